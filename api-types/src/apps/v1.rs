@@ -1,0 +1,181 @@
+//! `apps.example.dev/v1` WebApp: the storage version.
+
+use kapi_runtime::Convert;
+use kapi_runtime::meta::{Condition, ObjectMeta};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use super::Protocol;
+
+/// A web application run from one container image.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WebApp {
+    /// Standard object metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Desired state.
+    pub spec: WebAppSpec,
+    /// Observed state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<WebAppStatus>,
+}
+
+/// Desired state of a [`WebApp`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebAppSpec {
+    /// How many instances to run.
+    #[serde(default = "default_replicas")]
+    #[schemars(range(min = 0, max = 1000))]
+    pub replicas: i32,
+    /// What to run.
+    pub container: Container,
+    /// Stop reconciling while true.
+    #[serde(default)]
+    pub paused: bool,
+}
+
+impl Default for WebAppSpec {
+    fn default() -> Self {
+        WebAppSpec {
+            replicas: default_replicas(),
+            container: Container::default(),
+            paused: false,
+        }
+    }
+}
+
+fn default_replicas() -> i32 {
+    1
+}
+
+/// The container a [`WebApp`] runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    /// Container image reference.
+    #[schemars(length(min = 1))]
+    pub image: String,
+    /// Ports the container listens on, keyed by port number.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["containerPort"]))]
+    pub ports: Vec<ContainerPort>,
+    /// Environment variables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"]))]
+    pub env: Vec<EnvVar>,
+}
+
+/// A port a [`Container`] listens on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    /// Optional name of the port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Port number.
+    #[schemars(range(min = 1, max = 65535))]
+    pub container_port: i32,
+    /// `TCP` or `UDP`.
+    #[serde(default)]
+    pub protocol: Protocol,
+}
+
+/// An environment variable of a [`Container`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EnvVar {
+    /// Variable name.
+    pub name: String,
+    /// Variable value.
+    #[serde(default)]
+    pub value: String,
+}
+
+/// Observed state of a [`WebApp`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebAppStatus {
+    /// Instances running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Instances ready to serve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
+    /// The generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Observations of the WebApp's state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<Condition>,
+}
+
+// Field-by-field conversion to the hub. Written by hand until conversion attributes land
+// (issue "API versions"); v1 expresses every hub field, so both directions are lossless.
+impl Convert<super::WebApp> for WebApp {
+    fn into_hub(self) -> super::WebApp {
+        let status = self.status.unwrap_or_default();
+        super::WebApp {
+            metadata: self.metadata,
+            spec: super::WebAppSpec {
+                replicas: self.spec.replicas,
+                container: super::Container {
+                    image: self.spec.container.image,
+                    ports: (self.spec.container.ports.into_iter())
+                        .map(|p| super::ContainerPort {
+                            name: p.name,
+                            container_port: p.container_port,
+                            protocol: p.protocol,
+                        })
+                        .collect(),
+                    env: (self.spec.container.env.into_iter())
+                        .map(|e| super::EnvVar {
+                            name: e.name,
+                            value: e.value,
+                        })
+                        .collect(),
+                },
+                paused: self.spec.paused,
+            },
+            status: super::WebAppStatus {
+                replicas: status.replicas,
+                ready_replicas: status.ready_replicas,
+                observed_generation: status.observed_generation,
+                conditions: status.conditions,
+            },
+        }
+    }
+
+    fn from_hub(hub: super::WebApp) -> Self {
+        let status = hub.status;
+        WebApp {
+            metadata: hub.metadata,
+            spec: WebAppSpec {
+                replicas: hub.spec.replicas,
+                container: Container {
+                    image: hub.spec.container.image,
+                    ports: (hub.spec.container.ports.into_iter())
+                        .map(|p| ContainerPort {
+                            name: p.name,
+                            container_port: p.container_port,
+                            protocol: p.protocol,
+                        })
+                        .collect(),
+                    env: (hub.spec.container.env.into_iter())
+                        .map(|e| EnvVar {
+                            name: e.name,
+                            value: e.value,
+                        })
+                        .collect(),
+                },
+                paused: hub.spec.paused,
+            },
+            status: (status != super::WebAppStatus::default()).then_some(WebAppStatus {
+                replicas: status.replicas,
+                ready_replicas: status.ready_replicas,
+                observed_generation: status.observed_generation,
+                conditions: status.conditions,
+            }),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! The example API of kapi, written as a user writes theirs.
+//!
+//! - [`core`]: `Namespace` (cluster-scoped) and `ConfigMap`, served under `/api/v1`.
+//! - [`apps`]: `WebApp`, in two versions (`v1` stored, `v1beta1` deprecated) that
+//!   convert through a hub type.
+//! - [`platform`]: `Tenant`, cluster-scoped.
+//!
+//! Each kind is declared once, with `#[derive(Resource)]` on its hub type; [`KINDS`] lists
+//! them for the scheme, as Kubernetes' `AddToScheme` does.
+
+pub mod apps;
+pub mod core;
+pub mod platform;
+
+use kapi_runtime::Resource;
+use kapi_runtime::api::KindInfo;
+
+/// Every kind of the example API.
+pub const KINDS: &[&KindInfo] = &[
+    core::Namespace::INFO,
+    core::ConfigMap::INFO,
+    apps::WebApp::INFO,
+    platform::Tenant::INFO,
+];

@@ -1,0 +1,1 @@
+//! The API model and renderers.

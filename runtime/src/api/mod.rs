@@ -1,0 +1,175 @@
+//! The static description of an API, as `#[derive(Resource)]` emits it.
+//!
+//! One [`KindInfo`] per kind, declared once on the kind's hub type, with one
+//! [`VersionInfo`] per served version. Everything else (the API model, OpenAPI, discovery,
+//! the route table, the handler glue) is derived from these values, so an API is never
+//! described twice.
+
+mod route;
+
+pub use route::{Action, Method, Route};
+
+use schemars::{Schema, SchemaGenerator};
+
+/// Whether objects of a kind live in a namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `/namespaces/{namespace}/<plural>/...`
+    Namespaced,
+    /// `/<plural>/...`
+    Cluster,
+}
+
+impl Scope {
+    /// The name discovery and CRDs use: `Namespaced` or `Cluster`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Namespaced => "Namespaced",
+            Scope::Cluster => "Cluster",
+        }
+    }
+}
+
+/// Everything about one kind that is the same in all its versions.
+#[derive(Debug)]
+pub struct KindInfo {
+    /// API group; empty for the core (legacy) group served under `/api/v1`.
+    pub group: &'static str,
+    /// `WebApp`.
+    pub kind: &'static str,
+    /// `webapps`: the resource name in paths.
+    pub plural: &'static str,
+    /// `webapp`.
+    pub singular: &'static str,
+    /// Namespaced or cluster-scoped.
+    pub scope: Scope,
+    /// `kubectl get wa`.
+    pub short_names: &'static [&'static str],
+    /// `all` makes `kubectl get all` include the kind.
+    pub categories: &'static [&'static str],
+    /// The `status` and `scale` subresources.
+    pub subresources: Subresources,
+    /// Columns of `kubectl get` (a `meta.k8s.io/v1` Table), computed on the hub object.
+    pub printer_columns: &'static [PrinterColumn],
+    /// Field paths (besides `metadata.name` and `metadata.namespace`) usable in field selectors.
+    pub selectable_fields: &'static [&'static str],
+    /// Versions, in declaration order. Exactly one has `storage`.
+    pub versions: &'static [VersionInfo],
+    /// Rust path of the hub type, for generated glue (`api_types::apps::WebApp`).
+    pub rust_type: &'static str,
+}
+
+impl KindInfo {
+    /// The core group has no name and is served under `/api`.
+    pub fn is_core(&self) -> bool {
+        self.group.is_empty()
+    }
+
+    /// `webapps.apps.example.dev`, or `namespaces` for the core group: the name
+    /// kube-apiserver uses in messages (`webapps.apps.example.dev "web" not found`).
+    pub fn qualified_resource(&self) -> String {
+        if self.is_core() {
+            self.plural.to_owned()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// The version objects are stored in.
+    pub fn storage_version(&self) -> &'static VersionInfo {
+        self.versions
+            .iter()
+            .find(|v| v.storage)
+            .expect("#[derive(Resource)] guarantees exactly one storage version")
+    }
+
+    /// A version by name.
+    pub fn version(&self, name: &str) -> Option<&'static VersionInfo> {
+        self.versions.iter().find(|v| v.name == name)
+    }
+}
+
+/// The subresources a kind has.
+#[derive(Debug, Default)]
+pub struct Subresources {
+    /// `/status`: status is written only through it; the main resource ignores status changes.
+    pub status: bool,
+    /// `/scale`: an `autoscaling/v1` `Scale` view of the object.
+    pub scale: Option<ScaleInfo>,
+}
+
+/// Where the `scale` subresource reads and writes replica counts (JSON paths on the hub).
+#[derive(Debug)]
+pub struct ScaleInfo {
+    /// `.spec.replicas`
+    pub spec_replicas_path: &'static str,
+    /// `.status.replicas`
+    pub status_replicas_path: &'static str,
+    /// `.status.selector`, when the kind publishes one.
+    pub label_selector_path: Option<&'static str>,
+}
+
+/// One column of `kubectl get` output.
+#[derive(Debug)]
+pub struct PrinterColumn {
+    /// Column header.
+    pub name: &'static str,
+    /// OpenAPI type: `integer`, `number`, `string`, `boolean` or `date`.
+    pub column_type: &'static str,
+    /// OpenAPI format hint (`int32`, `name`, ...), or empty.
+    pub format: &'static str,
+    /// Simple JSON path into the hub object (`.spec.container.image`).
+    pub json_path: &'static str,
+    /// 0 shows always; greater shows with `-o wide` only.
+    pub priority: i32,
+    /// Shown by `kubectl explain`-like tools.
+    pub description: &'static str,
+}
+
+/// One version of a kind.
+#[derive(Debug)]
+pub struct VersionInfo {
+    /// `v1`, `v1beta1`.
+    pub name: &'static str,
+    /// Served over HTTP.
+    pub served: bool,
+    /// Objects are stored in this version.
+    pub storage: bool,
+    /// Deprecated versions are served with a `Warning` header.
+    pub deprecated: bool,
+    /// The warning text for a deprecated version (a default is built when empty).
+    pub deprecation_warning: Option<&'static str>,
+    /// Rust path of the version's type (`api_types::apps::v1::WebApp`).
+    pub rust_type: &'static str,
+    /// `SchemaGenerator::subschema_for::<VersionType>`: registers the version type's schema
+    /// (and those of the types it uses) in the generator and returns a `$ref` to it.
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Every route kube-apiserver would install for this kind in this version.
+    pub routes: &'static [Route],
+}
+
+/// A hub (internal) type: the one all versions of a kind convert through.
+pub trait Resource: Sized {
+    /// The kind's static description.
+    const INFO: &'static KindInfo;
+}
+
+/// Conversion of one served version to and from its kind's hub type.
+///
+/// Every version converts through the hub, so any version converts to any other.
+/// A kind with one version uses its hub as that version; the blanket identity impl covers it.
+pub trait Convert<Hub>: Sized {
+    /// This version as the hub.
+    fn into_hub(self) -> Hub;
+    /// The hub as this version.
+    fn from_hub(hub: Hub) -> Self;
+}
+
+impl<T> Convert<T> for T {
+    fn into_hub(self) -> T {
+        self
+    }
+    fn from_hub(hub: T) -> T {
+        hub
+    }
+}

@@ -1,0 +1,25 @@
+//! kapi's runtime: everything a generated API server needs that does not depend on a
+//! concrete resource type.
+//!
+//! - [`api`]: the static description of an API (kinds, versions, routes, printer columns)
+//!   that `#[derive(Resource)]` emits and `kapi-codegen` turns into an API model.
+//! - [`meta`]: the shared `meta.k8s.io` types (ObjectMeta, Status, Table, ...) every
+//!   resource and every response uses.
+//!
+//! Invariant: this crate names no concrete resource type; it learns them from the
+//! generated scheme at start-up.
+
+pub mod api;
+pub mod meta;
+
+pub use api::{Convert, Resource};
+
+/// The `#[derive(Resource)]` macro, with the `derive` feature.
+#[cfg(feature = "derive")]
+pub use kapi_macros::Resource;
+
+/// Items the derive expansions name. Not a public API: may change at any time.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+}

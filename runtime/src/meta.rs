@@ -1,0 +1,410 @@
+//! The shared `meta.k8s.io/v1` (and `autoscaling/v1` Scale) types.
+//!
+//! Field names, JSON shapes and schema names follow Kubernetes exactly, because real
+//! clients decode them: kubectl, client-go, kube-rs and the Python client. Schema names
+//! are the canonical ones (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`), which
+//! `kapi-codegen` keeps as they are.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A timestamp, RFC 3339 in UTC with second precision (`2026-11-22T13:01:40Z`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Time(pub String);
+
+impl JsonSchema for Time {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Time".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON. RFC 3339, UTC.",
+            "type": "string",
+            "format": "date-time"
+        })
+    }
+}
+
+/// Standard object metadata.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")]
+pub struct ObjectMeta {
+    /// Name must be unique within a namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Prefix the server uses to generate a unique name when `name` is not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate_name: Option<String>,
+    /// Namespace of a namespaced object; empty for cluster-scoped objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Deprecated; not set by this server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<String>,
+    /// Unique in time and space; set by the server on create.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Opaque version of the object's last change, for optimistic concurrency and watch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// Sequence number of changes to the desired state (spec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    /// When the object was created; set by the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<Time>,
+    /// When the object will be deleted; set by the server when deletion is requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<Time>,
+    /// Seconds allowed for graceful termination before deletion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_grace_period_seconds: Option<i64>,
+    /// Key/value pairs used to organize and select objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
+    /// Key/value pairs for arbitrary non-identifying metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<BTreeMap<String, String>>,
+    /// Objects this object depends on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kubernetes-patch-merge-key" = "uid", "x-kubernetes-patch-strategy" = "merge"))]
+    pub owner_references: Option<Vec<OwnerReference>>,
+    /// Must be empty before the object is deleted from storage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kubernetes-list-type" = "set", "x-kubernetes-patch-strategy" = "merge"))]
+    pub finalizers: Option<Vec<String>>,
+    /// Which manager owns which fields (server-side apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
+}
+
+/// A reference to an owning object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference")]
+pub struct OwnerReference {
+    /// API version of the referent.
+    pub api_version: String,
+    /// Kind of the referent.
+    pub kind: String,
+    /// Name of the referent.
+    pub name: String,
+    /// UID of the referent.
+    pub uid: String,
+    /// The referent is the managing controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    /// The owner cannot be deleted before this object (foreground deletion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
+}
+
+/// A record of the fields one manager owns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry")]
+pub struct ManagedFieldsEntry {
+    /// The manager's name (`kubectl`, `kubectl-client-side-apply`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manager: Option<String>,
+    /// `Apply` or `Update`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The version the fields are expressed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// When the entry was last changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Time>,
+    /// Always `FieldsV1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields_type: Option<String>,
+    /// The field set, in the FieldsV1 trie format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields_v1: Option<FieldsV1>,
+    /// The subresource the entry applies to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subresource: Option<String>,
+}
+
+/// A set of fields in the FieldsV1 trie format: an opaque JSON object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FieldsV1(pub Value);
+
+impl JsonSchema for FieldsV1 {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.",
+            "type": "object"
+        })
+    }
+}
+
+/// Metadata of a list.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta")]
+pub struct ListMeta {
+    /// The revision the list was read at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// Token for the next page, when the list was truncated by `limit`.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "continue")]
+    pub continue_: Option<String>,
+    /// How many items follow this page, when cheap to know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_item_count: Option<i64>,
+    /// Deprecated; not set by this server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<String>,
+}
+
+/// The result of an operation that returns no object, and every error.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.Status")]
+pub struct Status {
+    /// Always `Status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Always `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// Standard list metadata (empty).
+    #[serde(default)]
+    pub metadata: ListMeta,
+    /// `Success` or `Failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Machine-readable reason (`NotFound`, `AlreadyExists`, `Invalid`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Extended data about the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<StatusDetails>,
+    /// The HTTP status code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i32>,
+}
+
+/// Details of a [`Status`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails")]
+pub struct StatusDetails {
+    /// Name of the object concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Group of the object concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Kind (in practice the plural resource name) of the object concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// UID of the object concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// One entry per field-level problem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub causes: Option<Vec<StatusCause>>,
+    /// Seconds a client should wait before retrying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<i32>,
+}
+
+/// One field-level problem in a [`Status`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause")]
+pub struct StatusCause {
+    /// `FieldValueInvalid`, `FieldValueRequired`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The field path (`spec.replicas`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+/// One event of a watch stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent")]
+pub struct WatchEvent {
+    /// `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`.
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// The object (a `Status` for `ERROR`).
+    pub object: Value,
+}
+
+/// Options of a DELETE.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions")]
+pub struct DeleteOptions {
+    /// `DeleteOptions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// Seconds before the object is deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_period_seconds: Option<i64>,
+    /// Must be fulfilled before a deletion is carried out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preconditions: Option<Preconditions>,
+    /// `Orphan`, `Background` or `Foreground`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propagation_policy: Option<String>,
+    /// `All` processes the request without persisting it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<Vec<String>>,
+}
+
+/// Preconditions of a DELETE.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions")]
+pub struct Preconditions {
+    /// The target's resourceVersion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// The target's UID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+}
+
+/// `autoscaling/v1` Scale: the view the `scale` subresource gives of an object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.Scale")]
+pub struct Scale {
+    /// `Scale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `autoscaling/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// The scaled object's metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Desired state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<ScaleSpec>,
+    /// Observed state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ScaleStatus>,
+}
+
+/// Desired replicas of a [`Scale`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ScaleSpec")]
+pub struct ScaleSpec {
+    /// Desired number of instances.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+}
+
+/// Observed replicas of a [`Scale`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ScaleStatus")]
+pub struct ScaleStatus {
+    /// Actual number of observed instances.
+    pub replicas: i32,
+    /// Label query over the scaled pods, in string form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
+
+/// `meta.k8s.io/v1` Table: the server-side rendering `kubectl get` asks for.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.Table")]
+pub struct Table {
+    /// `Table`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `meta.k8s.io/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// resourceVersion and continue of the underlying list.
+    #[serde(default)]
+    pub metadata: ListMeta,
+    /// The columns; only in the first event of a watch.
+    #[serde(default)]
+    pub column_definitions: Vec<TableColumnDefinition>,
+    /// One row per object.
+    #[serde(default)]
+    pub rows: Vec<TableRow>,
+}
+
+/// A column of a [`Table`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.TableColumnDefinition")]
+pub struct TableColumnDefinition {
+    /// Header.
+    pub name: String,
+    /// OpenAPI type of the cells.
+    #[serde(rename = "type")]
+    pub column_type: String,
+    /// OpenAPI format; `name` marks the name column.
+    pub format: String,
+    /// What the column shows.
+    pub description: String,
+    /// 0 shows always; greater with `-o wide` only.
+    pub priority: i32,
+}
+
+/// A row of a [`Table`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.TableRow")]
+pub struct TableRow {
+    /// One cell per column definition.
+    pub cells: Vec<Value>,
+    /// The object, as `PartialObjectMetadata` by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<Value>,
+}
+
+/// `metav1.Condition`: one aspect of an object's observed state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition")]
+pub struct Condition {
+    /// Condition type, in CamelCase (`Ready`).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    /// Machine-readable CamelCase reason for the last transition.
+    #[serde(default)]
+    pub reason: String,
+    /// Human-readable details of the last transition.
+    #[serde(default)]
+    pub message: String,
+    /// When the condition last changed status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    /// The `metadata.generation` the condition was set for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
