@@ -1,1 +1,10 @@
-//! The API model and renderers.
+//! kapi's code generator: one [`ApiModel`] built from what the derives registered, and the
+//! renderers that turn it into OpenAPI documents, discovery documents and handler glue.
+//!
+//! Invariant: this crate does no I/O. It takes `&'static KindInfo`s and returns strings and
+//! bytes; `xtask` decides where they go.
+
+pub mod model;
+pub mod version_priority;
+
+pub use model::{ApiModel, GroupModel, GroupVersionModel, ModelError, ResourceModel};

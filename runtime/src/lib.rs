@@ -5,12 +5,15 @@
 //!   that `#[derive(Resource)]` emits and `kapi-codegen` turns into an API model.
 //! - [`meta`]: the shared `meta.k8s.io` types (ObjectMeta, Status, Table, ...) every
 //!   resource and every response uses.
+//! - [`scheme`]: the registered kinds, converting JSON between versions through each
+//!   kind's hub type.
 //!
 //! Invariant: this crate names no concrete resource type; it learns them from the
 //! generated scheme at start-up.
 
 pub mod api;
 pub mod meta;
+pub mod scheme;
 
 pub use api::{Convert, Resource};
 

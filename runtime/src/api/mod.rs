@@ -5,8 +5,10 @@
 //! the route table, the handler glue) is derived from these values, so an API is never
 //! described twice.
 
+mod binding;
 mod route;
 
+pub use binding::{Handler, RouteBinding};
 pub use route::{Action, Method, Route};
 
 use schemars::{Schema, SchemaGenerator};

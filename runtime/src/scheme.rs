@@ -1,0 +1,198 @@
+//! The scheme: every kind the server knows, with typed conversions between its versions
+//! erased behind function pointers.
+//!
+//! The generated glue registers each kind's hub type and version types; the generic
+//! machinery then converts JSON between any two versions through the hub without knowing
+//! any Rust type, as kube-apiserver's Scheme converts through the internal version.
+
+use std::any::Any;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::api::{Convert, KindInfo, Resource};
+
+/// A hub object with its type erased.
+pub type ErasedHub = Box<dyn Any + Send>;
+
+/// Why a conversion failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConversionError {
+    /// The object does not decode as the version's type.
+    #[error("{0}")]
+    Decode(#[from] serde_json::Error),
+    /// The kind is not served in that version.
+    #[error("no version {version} of {kind}")]
+    UnknownVersion {
+        /// The kind.
+        kind: &'static str,
+        /// The version asked for.
+        version: String,
+    },
+    /// The scheme was registered inconsistently: a programmer error.
+    #[error("scheme registration of {0} is inconsistent")]
+    Registration(&'static str),
+}
+
+/// One registered version of a kind.
+struct VersionEntry {
+    name: &'static str,
+    to_hub: fn(Value) -> Result<ErasedHub, ConversionError>,
+    from_hub: fn(ErasedHub) -> Result<Value, ConversionError>,
+}
+
+/// One registered kind.
+pub struct KindEntry {
+    /// The kind's static description.
+    pub info: &'static KindInfo,
+    versions: Vec<VersionEntry>,
+    hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
+}
+
+impl std::fmt::Debug for KindEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let versions: Vec<_> = self.versions.iter().map(|v| v.name).collect();
+        (f.debug_struct("KindEntry"))
+            .field("kind", &self.info.kind)
+            .field("versions", &versions)
+            .finish()
+    }
+}
+
+impl KindEntry {
+    /// Registers `Hub` with no versions yet.
+    pub fn new<Hub: Resource + Serialize + Send + 'static>() -> KindEntry {
+        KindEntry {
+            info: Hub::INFO,
+            versions: Vec::new(),
+            hub_to_json: hub_to_json::<Hub>,
+        }
+    }
+
+    /// Registers the version `name`, whose type is `V`.
+    pub fn version<Hub, V>(mut self, name: &'static str) -> KindEntry
+    where
+        Hub: Resource + Send + 'static,
+        V: Convert<Hub> + Serialize + DeserializeOwned,
+    {
+        self.versions.push(VersionEntry {
+            name,
+            to_hub: to_hub::<Hub, V>,
+            from_hub: from_hub::<Hub, V>,
+        });
+        self
+    }
+
+    /// Names of the registered versions.
+    pub fn versions(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.versions.iter().map(|v| v.name)
+    }
+
+    fn entry(&self, version: &str) -> Result<&VersionEntry, ConversionError> {
+        (self.versions.iter().find(|v| v.name == version)).ok_or_else(|| {
+            ConversionError::UnknownVersion {
+                kind: self.info.kind,
+                version: version.to_owned(),
+            }
+        })
+    }
+
+    /// Decodes `object` as version `version` and converts it to the hub.
+    pub fn to_hub(&self, object: Value, version: &str) -> Result<ErasedHub, ConversionError> {
+        (self.entry(version)?.to_hub)(object)
+    }
+
+    /// Converts a hub to version `version`, with `apiVersion` and `kind` set.
+    pub fn from_hub(&self, hub: ErasedHub, version: &str) -> Result<Value, ConversionError> {
+        let body = (self.entry(version)?.from_hub)(hub)?;
+        Ok(with_type_meta(body, &self.api_version(version), self.info.kind))
+    }
+
+    /// Converts `object` from one version to another through the hub.
+    pub fn convert(&self, object: Value, from: &str, to: &str) -> Result<Value, ConversionError> {
+        let hub = self.to_hub(object, from)?;
+        self.from_hub(hub, to)
+    }
+
+    /// The hub as JSON: what printer columns and the scale subresource read.
+    pub fn hub_json(&self, hub: &ErasedHub) -> Result<Value, ConversionError> {
+        (self.hub_to_json)(hub)
+    }
+
+    /// `v1` or `apps.example.dev/v1`.
+    pub fn api_version(&self, version: &str) -> String {
+        if self.info.is_core() {
+            version.to_owned()
+        } else {
+            format!("{}/{version}", self.info.group)
+        }
+    }
+}
+
+/// Every kind a server knows.
+#[derive(Debug, Default)]
+pub struct Scheme {
+    kinds: Vec<KindEntry>,
+}
+
+impl Scheme {
+    /// An empty scheme.
+    pub fn new() -> Scheme {
+        Scheme::default()
+    }
+
+    /// Adds a kind.
+    pub fn add(mut self, kind: KindEntry) -> Scheme {
+        self.kinds.push(kind);
+        self
+    }
+
+    /// Every kind, in registration order.
+    pub fn kinds(&self) -> &[KindEntry] {
+        &self.kinds
+    }
+
+    /// The kind serving `plural` in `group`.
+    pub fn by_resource(&self, group: &str, plural: &str) -> Option<&KindEntry> {
+        (self.kinds.iter()).find(|k| k.info.group == group && k.info.plural == plural)
+    }
+}
+
+fn to_hub<Hub, V>(object: Value) -> Result<ErasedHub, ConversionError>
+where
+    Hub: Send + 'static,
+    V: Convert<Hub> + DeserializeOwned,
+{
+    let typed: V = serde_json::from_value(object)?;
+    Ok(Box::new(typed.into_hub()))
+}
+
+fn from_hub<Hub, V>(hub: ErasedHub) -> Result<Value, ConversionError>
+where
+    Hub: Resource + 'static,
+    V: Convert<Hub> + Serialize,
+{
+    let hub = hub
+        .downcast::<Hub>()
+        .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?;
+    Ok(serde_json::to_value(V::from_hub(*hub))?)
+}
+
+fn hub_to_json<Hub: Resource + Serialize + 'static>(
+    hub: &ErasedHub,
+) -> Result<Value, ConversionError> {
+    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
+    Ok(serde_json::to_value(hub)?)
+}
+
+/// Puts `apiVersion` and `kind` first, as Kubernetes serializes objects.
+fn with_type_meta(body: Value, api_version: &str, kind: &str) -> Value {
+    let mut object = Map::new();
+    object.insert("apiVersion".into(), Value::String(api_version.into()));
+    object.insert("kind".into(), Value::String(kind.into()));
+    if let Value::Object(fields) = body {
+        object.extend(fields.into_iter().filter(|(k, _)| k != "apiVersion" && k != "kind"));
+    }
+    Value::Object(object)
+}
