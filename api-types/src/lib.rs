@@ -8,6 +8,10 @@
 //! Each kind is declared once, with `#[derive(Resource)]` on its hub type; [`KINDS`] lists
 //! them for the scheme, as Kubernetes' `AddToScheme` does.
 
+// clippy reads repeated `type = "integer"` in separate `printer_column(...)`s as duplicated
+// attributes (rust-clippy#12923).
+#![allow(clippy::duplicated_attributes)]
+
 pub mod apps;
 pub mod core;
 pub mod platform;

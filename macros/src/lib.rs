@@ -1,8 +1,142 @@
-//! Derives for kapi resource types. (Being written.)
-use proc_macro::TokenStream;
+//! Derives for kapi resource types: `#[derive(Resource)]` turns an annotated hub type into
+//! the static API description of `kapi_runtime::api` (see [`macro@Resource`]).
+//!
+//! The derive is a pipeline, as serde_derive's is:
+//!
+//! 1. `attr`: darling parses `#[resource(...)]` (syntax only: keys, value types).
+//! 2. `model`: defaults are applied and JSON paths parsed into a typed `model::Kind` that
+//!    keeps every span.
+//! 3. `check`: the rules, one small function each.
+//! 4. `expand`: the `Resource` impl, its route table from `routes`, and the checks only
+//!    rustc can make (JSON paths name fields, version types convert through the hub).
+//!
+//! Errors go into darling's `Accumulator` (our `Ctxt`) and are reported together, so a user
+//! sees all their mistakes in one compile. When the attribute itself does not parse there is
+//! nothing to check, so only darling's errors and the hub-shape errors are reported.
 
-/// Declares a kind on its hub type.
+mod attr;
+mod check;
+mod expand;
+mod json_path;
+mod model;
+mod names;
+mod routes;
+
+use darling::FromDeriveInput;
+use proc_macro::TokenStream;
+use syn::DeriveInput;
+
+/// Declares a kind on its hub type: implements `kapi_runtime::Resource`, whose `INFO`
+/// describes the kind, its versions and every route kube-apiserver would serve for it.
+///
+/// ```ignore
+/// #[derive(Resource)]
+/// #[resource(
+///     group = "apps.example.dev",
+///     kind = "WebApp",
+///     plural = "webapps",
+///     namespaced,
+///     short_name = "wa",
+///     category = "all",
+///     status,
+///     scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas"),
+///     printer_column(name = "Image", type = "string", json_path = ".spec.container.image"),
+///     selectable_field = ".spec.container.image",
+///     version(name = "v1", ty = v1::WebApp, storage),
+///     version(name = "v1beta1", ty = v1beta1::WebApp, deprecated = "use v1"),
+/// )]
+/// pub struct WebApp {
+///     pub metadata: ObjectMeta,
+///     pub spec: WebAppSpec,
+///     pub status: WebAppStatus,
+/// }
+/// ```
+///
+/// # Keys of `#[resource(...)]`
+///
+/// | key | meaning |
+/// |---|---|
+/// | `group = "apps.example.dev"` | required; a DNS subdomain, or `""` for the core group (`/api/v1`) |
+/// | `kind = "WebApp"` | UpperCamelCase ASCII; defaults to the struct's name |
+/// | `plural = "webapps"` | a DNS label; defaults to the lower-case kind pluralized (`policy` -> `policies`, `ingress` -> `ingresses`) |
+/// | `singular = "webapp"` | a DNS label; defaults to the lower-case kind |
+/// | `namespaced` | objects live in namespaces; cluster-scoped without it |
+/// | `short_name = "wa"` | repeatable, no duplicates |
+/// | `category = "all"` | repeatable |
+/// | `status` | a `status` subresource; the struct needs a `status` field |
+/// | `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector")` | a `scale` subresource; the selector is optional; paths under `.spec`, `.status`, `.spec` or `.status` |
+/// | `printer_column(name = "Image", type = "string", json_path = ".spec.x", priority = 1, format = "int32", description = "...")` | repeatable; `type` is `integer`, `number`, `string`, `boolean` or `date`; `priority` defaults to 0, `format` and `description` to empty |
+/// | `selectable_field = ".spec.x"` | repeatable, no duplicates |
+/// | `version(name = "v1", ty = v1::WebApp, storage, served = false, deprecated = "warning")` | repeatable, at least one, exactly one `storage`, names unique; `ty` (a path or a string) defaults to `Self`, `served` to true; `deprecated` is a flag or the warning text |
+///
+/// # What the expansion checks with rustc
+///
+/// - Every JSON path (printer columns, scale, selectable fields) names a field of the hub:
+///   each JSON field name is mapped to the snake_case Rust field (`readyReplicas` ->
+///   `ready_replicas`, `type` -> `r#type`) and `[N]` to indexing, and an access is
+///   type-checked, so a typo fails with rustc's "no field" error on the string literal.
+///   Under `.metadata` only the first field is checked, since `ObjectMeta`'s fields are all
+///   `Option`s.
+/// - `metadata` is a `kapi_runtime::meta::ObjectMeta`.
+/// - Every version type implements `Convert<Hub>` (the identity impl covers `Self`),
+///   `JsonSchema`, `Serialize` and `DeserializeOwned` (the expansion names `::serde`, so the
+///   crate must depend on serde under that name).
+///
+/// # Limitations
+///
+/// - JSON paths are checked as plain field accesses: every segment but the last must be a
+///   struct field (not an `Option`, a map or an enum), and the fields must be visible from the
+///   hub's module, as on hub types. The JSON names must be the camelCase forms of the Rust
+///   field names: `#[serde(rename = "...")]` is not followed.
+/// - `rust_type` is the version type's path as written, made absolute with `module_path!()`
+///   (or the crate's name for `crate::` paths); a `ty` that is an imported name yields the
+///   import's path, and `super::` is rejected.
+/// - The hub type cannot be generic.
 #[proc_macro_derive(Resource, attributes(resource))]
-pub fn derive_resource(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_resource(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    derive(&input).into()
+}
+
+fn derive(input: &DeriveInput) -> proc_macro2::TokenStream {
+    let mut errors = darling::Error::accumulator();
+    // The hub's shape does not depend on the attribute: report it even if that fails to parse.
+    let hub = model::Hub::from_input(input, &mut errors);
+    let attrs = attr::ResourceAttrs::from_derive_input(input)
+        .map_err(|e| span_unspanned(e, model::attr_span(input)));
+    let Some(attrs) = errors.handle(attrs) else {
+        return errors
+            .finish()
+            .err()
+            .map(darling::Error::write_errors)
+            .unwrap_or_default();
+    };
+    let kind = model::Kind::new(input, hub, attrs);
+    check::check(&kind, &mut errors);
+    match errors.finish() {
+        Ok(()) => expand::expand(&kind),
+        Err(errors) => {
+            // The type checks go out with the errors, so that a path naming no field shows
+            // up in the same compile as the attribute's other mistakes.
+            let mut tokens = errors.write_errors();
+            tokens.extend(expand::type_checks_alone(&kind));
+            tokens
+        }
+    }
+}
+
+/// darling leaves an error unspanned when a nested item (`printer_column(...)`) has several;
+/// point it at the `resource` attribute rather than at the derive, keeping darling's
+/// `at printer_column[0]` location in the message.
+fn span_unspanned(error: darling::Error, span: proc_macro2::Span) -> darling::Error {
+    let errors = (error.flatten().into_iter())
+        .map(|e| {
+            if e.has_span() {
+                e
+            } else {
+                model::error(span, e)
+            }
+        })
+        .collect();
+    darling::Error::multiple(errors)
 }

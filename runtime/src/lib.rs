@@ -25,4 +25,5 @@ pub use kapi_macros::Resource;
 #[doc(hidden)]
 pub mod __private {
     pub use schemars;
+    pub use serde;
 }

@@ -143,6 +143,7 @@ impl Scheme {
     }
 
     /// Adds a kind.
+    #[allow(clippy::should_implement_trait)] // a builder step, not `+`
     pub fn add(mut self, kind: KindEntry) -> Scheme {
         self.kinds.push(kind);
         self

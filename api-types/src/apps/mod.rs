@@ -9,6 +9,7 @@ pub mod v1beta1;
 
 use kapi_runtime::Resource;
 use kapi_runtime::meta::{Condition, ObjectMeta};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A web application run from one container image.
@@ -81,7 +82,7 @@ pub struct ContainerPort {
 }
 
 /// Transport protocol of a [`ContainerPort`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[allow(clippy::upper_case_acronyms)]
 pub enum Protocol {
     /// TCP.

@@ -1,0 +1,160 @@
+//! The `#[resource(...)]` attribute as written: darling receivers, one per nesting level.
+//!
+//! These structs check only syntax (known keys, value types, no duplicates of single keys);
+//! darling collects those errors, with "did you mean" suggestions for misspelled keys.
+//! Values stay as `syn` literals so that later checks can point at them; defaults and meaning
+//! are applied in [`crate::model`].
+
+use darling::util::SpannedValue;
+use darling::{FromDeriveInput, FromMeta};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Lit, LitStr, Meta};
+
+/// `#[resource(...)]` on the hub struct. Several `#[resource]` attributes are merged.
+#[derive(Debug, FromDeriveInput)]
+#[darling(attributes(resource))]
+pub struct ResourceAttrs {
+    /// `group = "apps.example.dev"`: the API group; `""` is the core group. Required.
+    pub group: Option<LitStr>,
+    /// `kind = "WebApp"`: defaults to the struct's name.
+    pub kind: Option<LitStr>,
+    /// `plural = "webapps"`: the resource name in paths; defaults to the lower-case kind,
+    /// pluralized.
+    pub plural: Option<LitStr>,
+    /// `singular = "webapp"`: defaults to the lower-case kind.
+    pub singular: Option<LitStr>,
+    /// `namespaced`: objects live in namespaces; without it the kind is cluster-scoped.
+    pub namespaced: Word,
+    /// `short_name = "wa"`, repeatable: aliases for `kubectl get`.
+    #[darling(multiple, rename = "short_name")]
+    pub short_names: Vec<LitStr>,
+    /// `category = "all"`, repeatable: groups of resources `kubectl get <category>` lists.
+    #[darling(multiple, rename = "category")]
+    pub categories: Vec<LitStr>,
+    /// `status`: the kind has a `status` subresource (and so a `status` field).
+    pub status: Word,
+    /// `scale(...)`: the kind has a `scale` subresource.
+    pub scale: Option<ScaleAttrs>,
+    /// `printer_column(...)`, repeatable: the columns of `kubectl get`.
+    #[darling(multiple, rename = "printer_column")]
+    pub printer_columns: Vec<PrinterColumnAttrs>,
+    /// `selectable_field = ".spec.x"`, repeatable: field paths usable in field selectors.
+    #[darling(multiple, rename = "selectable_field")]
+    pub selectable_fields: Vec<LitStr>,
+    /// `version(...)`, repeatable, at least one: the served versions.
+    #[darling(multiple, rename = "version")]
+    pub versions: Vec<SpannedValue<VersionAttrs>>,
+}
+
+/// `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas")`.
+#[derive(Debug, FromMeta)]
+pub struct ScaleAttrs {
+    /// `.spec.replicas`: the desired replica count, under `.spec`.
+    pub spec_replicas_path: LitStr,
+    /// `.status.replicas`: the observed replica count, under `.status`.
+    pub status_replicas_path: LitStr,
+    /// `.status.selector`: the label selector in string form, under `.spec` or `.status`.
+    pub label_selector_path: Option<LitStr>,
+}
+
+/// `printer_column(name = "Image", type = "string", json_path = ".spec.container.image")`.
+#[derive(Debug, FromMeta)]
+pub struct PrinterColumnAttrs {
+    /// Column header.
+    pub name: LitStr,
+    /// `type = "..."`: `integer`, `number`, `string`, `boolean` or `date`.
+    #[darling(rename = "type")]
+    pub column_type: LitStr,
+    /// Simple JSON path into the hub object.
+    pub json_path: LitStr,
+    /// `priority = 1`: 0 (the default) shows always; greater shows with `-o wide` only.
+    pub priority: Option<i32>,
+    /// OpenAPI format hint (`int32`, `date-time`, ...); empty by default.
+    pub format: Option<LitStr>,
+    /// Column description; empty by default.
+    pub description: Option<LitStr>,
+}
+
+/// `version(name = "v1", ty = v1::WebApp, storage)`.
+#[derive(Debug, FromMeta)]
+pub struct VersionAttrs {
+    /// `v1`, `v1beta1`.
+    pub name: LitStr,
+    /// The version's type, as a path (`v1::WebApp`) or a string (`"v1::WebApp"`), relative
+    /// to the hub's module. Defaults to `Self`: the hub is its own version.
+    pub ty: Option<syn::Path>,
+    /// `storage`: objects are stored in this version. Exactly one version has it.
+    pub storage: Word,
+    /// `served = false` stops serving the version; served by default.
+    pub served: Option<bool>,
+    /// `deprecated` or `deprecated = "warning text"`.
+    pub deprecated: Option<Deprecation>,
+}
+
+/// The value of `deprecated`: a flag, or the warning clients get.
+#[derive(Debug)]
+pub enum Deprecation {
+    /// `deprecated`: the runtime builds a default warning.
+    Flag,
+    /// `deprecated = "..."`.
+    Warning(LitStr),
+}
+
+impl FromMeta for Deprecation {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Deprecation::Flag)
+    }
+
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        match value {
+            Lit::Str(text) => Ok(Deprecation::Warning(text.clone())),
+            _ => Err(darling::Error::custom(
+                "expected `deprecated` or `deprecated = \"warning text\"`",
+            )
+            .with_span(value)),
+        }
+    }
+}
+
+/// A key written alone (`namespaced`, `status`, `storage`), with the span of the word so
+/// errors can point at it. Like darling's `Flag`, with a message that says what to write.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Word(Option<Span>);
+
+impl Word {
+    /// The word was written.
+    pub fn is_present(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The word's span (the call site when absent).
+    pub fn span(&self) -> Span {
+        self.0.unwrap_or_else(Span::call_site)
+    }
+}
+
+impl FromMeta for Word {
+    fn from_none() -> Option<Self> {
+        Some(Word(None))
+    }
+
+    fn from_meta(meta: &Meta) -> darling::Result<Self> {
+        match meta {
+            Meta::Path(path) => Ok(Word(Some(path.span()))),
+            Meta::NameValue(nv) => Err(takes_no_value(meta).with_span(&nv.value)),
+            Meta::List(_) => Err(takes_no_value(meta).with_span(meta)),
+        }
+    }
+}
+
+fn takes_no_value(meta: &Meta) -> darling::Error {
+    let key = meta
+        .path()
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    darling::Error::custom(format!(
+        "`{key}` is a flag and takes no value: write just `{key}`"
+    ))
+}

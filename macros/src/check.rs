@@ -1,0 +1,404 @@
+//! The rules a kind must follow, one small function each, all reporting into one accumulator
+//! so that a user sees every mistake in one compile.
+//!
+//! Each error points at the token to change: the literal, the flag word, or (for something
+//! missing) the `resource` attribute. Rules that need types (a JSON path naming no field, a
+//! version type without `Convert<Hub>`) cannot be checked here; the expansion states them for
+//! rustc instead (see [`crate::expand`]).
+
+use std::collections::HashMap;
+
+use darling::error::Accumulator;
+use proc_macro2::Span;
+use syn::LitStr;
+use syn::spanned::Spanned;
+
+use crate::json_path::{self, Segment};
+use crate::model::{JsonPath, Kind, VersionType, error};
+use crate::names;
+
+/// Runs every check.
+pub fn check(kind: &Kind, errors: &mut Accumulator) {
+    check_no_generics(kind, errors);
+    check_group(kind, errors);
+    check_kind_name(kind, errors);
+    check_resource_names(kind, errors);
+    check_short_names(kind, errors);
+    check_categories(kind, errors);
+    check_metadata_field(kind, errors);
+    check_status_field(kind, errors);
+    check_scale(kind, errors);
+    check_printer_columns(kind, errors);
+    check_selectable_fields(kind, errors);
+    check_versions(kind, errors);
+    check_version_types(kind, errors);
+}
+
+/// `INFO` is one value per kind; a generic hub would be a family of kinds.
+fn check_no_generics(kind: &Kind, errors: &mut Accumulator) {
+    let generics = &kind.hub.generics;
+    if !generics.params.is_empty() || generics.where_clause.is_some() {
+        errors.push(error(
+            generics.span(),
+            "a resource's hub type cannot have generic parameters or a where clause",
+        ));
+    }
+}
+
+fn check_group(kind: &Kind, errors: &mut Accumulator) {
+    match &kind.group {
+        None => errors.push(error(
+            kind.attr_span,
+            "missing `group`: add `group = \"example.dev\"` to `#[resource(...)]`, \
+             or `group = \"\"` for the core group",
+        )),
+        Some(group) if !group.value().is_empty() && !names::is_dns_subdomain(&group.value()) => {
+            errors.push(error(
+                group.span(),
+                format!(
+                    "`{}` is not a valid API group: use a lower-case DNS subdomain such as \
+                     `apps.example.dev`, or `\"\"` for the core group",
+                    group.value()
+                ),
+            ));
+        }
+        Some(_) => {}
+    }
+}
+
+fn check_kind_name(kind: &Kind, errors: &mut Accumulator) {
+    let name = &kind.kind;
+    if names::is_upper_camel_case(&name.value) {
+        return;
+    }
+    let message = if name.explicit {
+        format!(
+            "`{}` is not a valid kind: use UpperCamelCase ASCII letters and digits, such as `WebApp`",
+            name.value
+        )
+    } else {
+        format!(
+            "the kind defaults to the struct's name, and `{}` is not UpperCamelCase ASCII: \
+             add `kind = \"...\"` to `#[resource(...)]`",
+            name.value
+        )
+    };
+    errors.push(error(name.span, message));
+}
+
+/// Defaults derive from a valid kind and are valid, so only given names are checked
+/// (an invalid kind is reported once, not three times).
+fn check_resource_names(kind: &Kind, errors: &mut Accumulator) {
+    for (what, name, example) in [
+        ("plural", &kind.plural, "webapps"),
+        ("singular", &kind.singular, "webapp"),
+    ] {
+        if name.explicit && !names::is_dns_label(&name.value) {
+            errors.push(error(
+                name.span,
+                format!(
+                    "`{}` is not a valid {what}: use lower-case letters, digits and `-` \
+                     (a DNS label), such as `{example}`",
+                    name.value
+                ),
+            ));
+        }
+    }
+}
+
+fn check_short_names(kind: &Kind, errors: &mut Accumulator) {
+    check_labels("short name", &kind.short_names, errors);
+    for duplicate in duplicates(kind.short_names.iter().map(|l| (l.value(), l.span()))) {
+        errors.push(error(
+            duplicate.1,
+            format!("duplicate short name `{}`", duplicate.0),
+        ));
+    }
+}
+
+fn check_categories(kind: &Kind, errors: &mut Accumulator) {
+    check_labels("category", &kind.categories, errors);
+}
+
+fn check_labels(what: &str, lits: &[LitStr], errors: &mut Accumulator) {
+    for lit in lits.iter().filter(|l| !names::is_dns_label(&l.value())) {
+        errors.push(error(
+            lit.span(),
+            format!(
+                "`{}` is not a valid {what}: use lower-case letters, digits and `-` (a DNS label)",
+                lit.value()
+            ),
+        ));
+    }
+}
+
+/// Every object has standard metadata; the runtime reads names, namespaces and resource
+/// versions from it. (Its type is checked by the expansion.)
+fn check_metadata_field(kind: &Kind, errors: &mut Accumulator) {
+    let hub = &kind.hub;
+    if hub.fields.is_some() && hub.field("metadata").is_none() {
+        errors.push(error(
+            hub.ident.span(),
+            format!(
+                "`{}` has no `metadata` field: a resource needs \
+                 `pub metadata: kapi_runtime::meta::ObjectMeta`",
+                hub.ident
+            ),
+        ));
+    }
+}
+
+/// The status subresource reads and writes the hub's `status` field.
+fn check_status_field(kind: &Kind, errors: &mut Accumulator) {
+    let hub = &kind.hub;
+    if kind.status.is_present() && hub.fields.is_some() && hub.field("status").is_none() {
+        errors.push(error(
+            kind.status.span(),
+            format!(
+                "the `status` subresource needs a `status` field, and `{}` has none",
+                hub.ident
+            ),
+        ));
+    }
+}
+
+/// As kube-apiserver validates a CRD's scale subresource: the desired count lives under
+/// `.spec`, the observed count under `.status`, the selector under either.
+fn check_scale(kind: &Kind, errors: &mut Accumulator) {
+    let Some(scale) = &kind.scale else { return };
+    type Rule<'a> = (
+        &'a str,
+        Option<&'a JsonPath>,
+        &'a [&'a str],
+        &'a str,
+        &'a str,
+    );
+    let rules: [Rule; 3] = [
+        (
+            "spec_replicas_path",
+            Some(&scale.spec_replicas_path),
+            &["spec"],
+            "`.spec`",
+            ".spec.replicas",
+        ),
+        (
+            "status_replicas_path",
+            Some(&scale.status_replicas_path),
+            &["status"],
+            "`.status`",
+            ".status.replicas",
+        ),
+        (
+            "label_selector_path",
+            scale.label_selector_path.as_ref(),
+            &["spec", "status"],
+            "`.spec` or `.status`",
+            ".status.selector",
+        ),
+    ];
+    for (key, path, roots, under, example) in rules {
+        let Some(path) = path else { continue };
+        if !check_json_path(path, errors) {
+            continue;
+        }
+        // A field *under* the root: `.spec` itself is not a replica count.
+        let under_root = match path.segments.as_deref() {
+            Ok([Segment::Field(root), _, ..]) => roots.contains(&root.as_str()),
+            _ => false,
+        };
+        if !under_root {
+            errors.push(error(
+                path.lit.span(),
+                format!("`{key}` must be a path under {under}, such as `{example}`"),
+            ));
+        }
+    }
+}
+
+/// The column types and formats kube-apiserver accepts for CRD printer columns.
+fn check_printer_columns(kind: &Kind, errors: &mut Accumulator) {
+    const TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+    const FORMATS: &[&str] = &[
+        "int32",
+        "int64",
+        "float",
+        "double",
+        "byte",
+        "date",
+        "date-time",
+        "password",
+    ];
+    for column in &kind.printer_columns {
+        if column.name.value().trim().is_empty() {
+            errors.push(error(
+                column.name.span(),
+                "the printer column's name is empty",
+            ));
+        }
+        let ty = column.column_type.value();
+        if !TYPES.contains(&ty.as_str()) {
+            errors.push(error(
+                column.column_type.span(),
+                format!(
+                    "unknown printer column type `{ty}`: expected one of {}",
+                    list(TYPES)
+                ),
+            ));
+        }
+        if let Some(format) = &column.format {
+            let value = format.value();
+            if !value.is_empty() && !FORMATS.contains(&value.as_str()) {
+                errors.push(error(
+                    format.span(),
+                    format!(
+                        "unknown printer column format `{value}`: expected one of {}",
+                        list(FORMATS)
+                    ),
+                ));
+            }
+        }
+        check_json_path(&column.json_path, errors);
+    }
+}
+
+fn check_selectable_fields(kind: &Kind, errors: &mut Accumulator) {
+    for path in &kind.selectable_fields {
+        check_json_path(path, errors);
+    }
+    let paths = kind
+        .selectable_fields
+        .iter()
+        .map(|p| (p.lit.value(), p.lit.span()));
+    for (path, span) in duplicates(paths) {
+        errors.push(error(span, format!("duplicate selectable field `{path}`")));
+    }
+}
+
+/// Reports a path that is not a simple JSON path, or names a field no Rust field can stand
+/// for; returns whether the path is fine.
+fn check_json_path(path: &JsonPath, errors: &mut Accumulator) -> bool {
+    let segments = match &path.segments {
+        Ok(segments) => segments,
+        Err(reason) => {
+            errors.push(error(
+                path.lit.span(),
+                format!(
+                    "{reason} (expected a simple JSON path such as `.spec.container.image` \
+                     or `.spec.ports[0].name`)"
+                ),
+            ));
+            return false;
+        }
+    };
+    let mut ok = true;
+    for segment in segments {
+        if let Segment::Field(name) = segment
+            && let Err(reason) = json_path::rust_field(name)
+        {
+            errors.push(error(path.lit.span(), reason));
+            ok = false;
+        }
+    }
+    ok
+}
+
+fn check_versions(kind: &Kind, errors: &mut Accumulator) {
+    let versions = &kind.versions;
+    let Some(first) = versions.first() else {
+        errors.push(error(
+            kind.attr_span,
+            "missing `version(...)`: declare at least one, such as `version(name = \"v1\", storage)`",
+        ));
+        return;
+    };
+
+    for version in versions {
+        let name = version.name.value();
+        if !names::is_dns1035_label(&name) {
+            errors.push(error(
+                version.name.span(),
+                format!(
+                    "`{name}` is not a valid version name: use a DNS label starting with a letter, \
+                     such as `v1` or `v1beta1`"
+                ),
+            ));
+        }
+        if let Some(warning) = &version.deprecation_warning
+            && warning.value().trim().is_empty()
+        {
+            errors.push(error(
+                warning.span(),
+                "the deprecation warning is empty: write one, or use the `deprecated` flag \
+                 for the default warning",
+            ));
+        }
+    }
+
+    for (name, span) in duplicates(versions.iter().map(|v| (v.name.value(), v.name.span()))) {
+        errors.push(error(span, format!("duplicate version `{name}`")));
+    }
+
+    let mut storage = versions.iter().filter(|v| v.storage.is_present());
+    match storage.next() {
+        None => errors.push(error(
+            first.span,
+            "no version is the storage version: mark exactly one `version(...)` with `storage`",
+        )),
+        Some(stored) => {
+            for extra in storage {
+                errors.push(error(
+                    extra.storage.span(),
+                    format!(
+                        "only one version can be the storage version, and `{}` already is",
+                        stored.name.value()
+                    ),
+                ));
+            }
+        }
+    }
+
+    if !versions.iter().any(|v| v.served) {
+        errors.push(error(
+            first.span,
+            "no version is served: remove `served = false` from one",
+        ));
+    }
+}
+
+/// `rust_type` is built from the path as written, relative to the hub's module; a path up
+/// through `super` cannot be spelled out that way at expansion time.
+fn check_version_types(kind: &Kind, errors: &mut Accumulator) {
+    for version in &kind.versions {
+        if let VersionType::Path(path) = &version.ty
+            && let Some(first) = path.segments.first()
+            && first.ident == "super"
+        {
+            errors.push(error(
+                first.ident.span(),
+                "write `ty` relative to the hub's module or from `crate::`; `super::` is not supported",
+            ));
+        }
+    }
+}
+
+/// The second and later occurrences of each value.
+fn duplicates(items: impl IntoIterator<Item = (String, Span)>) -> Vec<(String, Span)> {
+    let mut seen = HashMap::new();
+    items
+        .into_iter()
+        .filter(|(value, _)| {
+            let count = seen.entry(value.clone()).or_insert(0);
+            *count += 1;
+            *count > 1
+        })
+        .collect()
+}
+
+/// `` `a`, `b`, `c` ``.
+fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,363 @@
+//! Code generation: the `Resource` impl with its static `KindInfo`, and the compile-time
+//! checks only rustc can make.
+//!
+//! The emitted code names everything by absolute path (`::kapi_runtime::...`) so it works
+//! whatever the user imported, and runs nothing: `INFO` is a constant, and the checks live
+//! in closures and function items that are type-checked but never called.
+
+use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+use crate::json_path::{self, Segment};
+use crate::model::{JsonPath, Kind, PrinterColumn, Version, VersionType};
+use crate::routes::{self, Action, Method};
+
+/// The whole expansion of a kind that passed every check.
+pub fn expand(kind: &Kind) -> TokenStream {
+    let hub = &kind.hub.ident;
+    let info = kind_info(kind);
+    let checks = type_checks(kind, Schemas::InInfo);
+    quote! {
+        #[automatically_derived]
+        impl ::kapi_runtime::Resource for #hub {
+            const INFO: &'static ::kapi_runtime::api::KindInfo = &#info;
+        }
+
+        #checks
+    }
+}
+
+/// The type checks, for when the attribute has errors and no `INFO` is emitted: they go out
+/// with the errors so that all mistakes show in one compile.
+pub fn type_checks_alone(kind: &Kind) -> TokenStream {
+    type_checks(kind, Schemas::Here)
+}
+
+/// Where `V: JsonSchema` is checked. `INFO`'s `schema: SchemaGenerator::subschema_for::<V>`
+/// already requires it, spanned on `ty`; requiring it again would report it twice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Schemas {
+    /// `INFO` is emitted and checks it.
+    InInfo,
+    /// No `INFO` (the attribute has errors): the checks name `subschema_for` themselves.
+    Here,
+}
+
+/// What only rustc can check, each error spanned on the token the user wrote:
+///
+/// - every JSON path names a field: `.spec.container.image` becomes
+///   `&o.spec.container.image` (camelCase to snake_case) spanned on the string literal, so
+///   rustc's "no field `imgae` on type `Container`" points at the path;
+/// - `metadata` is an `ObjectMeta`;
+/// - every version type converts through the hub and has a schema and serde impls.
+///
+/// All inside `const _: () = { ... };`: a closure and function items that are type-checked,
+/// referenced (so never dead code) and never called. Left out when the hub's shape would make
+/// them fail for unrelated reasons.
+fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
+    let hub = &kind.hub;
+    if hub.fields.is_none() || !hub.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &hub.ident;
+    let metadata = hub.field("metadata").map(|f| {
+        quote_spanned! {f.ty.span()=>
+            let _: &::kapi_runtime::meta::ObjectMeta = &o.metadata;
+        }
+    });
+    let paths = kind.json_paths().filter_map(field_access);
+    // Each helper only when something uses it.
+    let converts = (kind.versions.iter())
+        .any(|v| matches!(v.ty, VersionType::Path(_)))
+        .then(|| {
+            quote!(
+                fn __kapi_converts_through_hub<V: ::kapi_runtime::Convert<H>, H>() {}
+            )
+        });
+    let has_serde = (!kind.versions.is_empty()).then(|| {
+        quote!(
+            fn __kapi_has_serde<V: ::kapi_runtime::__private::serde::Serialize + ::kapi_runtime::__private::serde::de::DeserializeOwned>() {}
+        )
+    });
+    let versions = (kind.versions.iter()).map(|v| version_assertions(kind, v, schemas));
+    quote! {
+        const _: () = {
+            #converts
+            #has_serde
+            #(#versions)*
+            let _ = |o: &#ident| {
+                #metadata
+                #(#paths)*
+            };
+        };
+    }
+}
+
+/// `let _ = &o.spec.ports[0].name;` for `.spec.ports[0].name`, every token spanned on the
+/// literal. Only the first field under `.metadata` is accessed, because `ObjectMeta`'s
+/// fields are all `Option`s. `None` for a path with errors (reported by the checks).
+fn field_access(path: &JsonPath) -> Option<TokenStream> {
+    let segments = path.segments.as_ref().ok()?;
+    // Where the literal is, but marked as coming from this derive: rustc then reports the
+    // error on the literal without "similar name" rewrites of the literal into an ident.
+    let span = Span::call_site().located_at(path.lit.span());
+    let mut access = quote!(o);
+    for (i, segment) in segments.iter().enumerate() {
+        match segment {
+            Segment::Field(name) => {
+                let field = json_path::rust_field(name).ok()?;
+                let ident = if field.raw {
+                    Ident::new_raw(&field.name, span)
+                } else {
+                    Ident::new(&field.name, span)
+                };
+                access.extend(quote_spanned!(span=> .#ident));
+                if i == 1 && matches!(&segments[0], Segment::Field(root) if root == "metadata") {
+                    break;
+                }
+            }
+            Segment::Index(index) => {
+                let mut index = Literal::usize_unsuffixed(*index);
+                index.set_span(span);
+                let mut group = Group::new(Delimiter::Bracket, index.into_token_stream());
+                group.set_span(span);
+                access.extend(group.into_token_stream());
+            }
+        }
+    }
+    Some(quote_spanned!(span=> let _ = &#access;))
+}
+
+/// `V: Convert<Hub>`, `V: Serialize + DeserializeOwned` and (see [`Schemas`])
+/// `V: JsonSchema`, spanned on `ty`, or on the `version` word when the hub is its own version.
+fn version_assertions(kind: &Kind, version: &Version, schemas: Schemas) -> TokenStream {
+    let hub = &kind.hub.ident;
+    let ty = version_type(kind, version);
+    let convert = match &version.ty {
+        // `Convert<T> for T` covers the hub.
+        VersionType::Hub => None,
+        VersionType::Path(_) => Some(quote_spanned! {ty.span()=>
+            let _ = __kapi_converts_through_hub::<#ty, #hub>;
+        }),
+    };
+    let schema = (schemas == Schemas::Here).then(|| {
+        quote_spanned! {ty.span()=>
+            let _ = ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>;
+        }
+    });
+    quote_spanned! {ty.span()=>
+        #convert
+        let _ = __kapi_has_serde::<#ty>;
+        #schema
+    }
+}
+
+/// The version's type as written, or the hub's name spanned on the `version` word (so
+/// errors about it point into the attribute).
+fn version_type(kind: &Kind, version: &Version) -> TokenStream {
+    match &version.ty {
+        VersionType::Path(path) => path.to_token_stream(),
+        VersionType::Hub => {
+            let mut hub = kind.hub.ident.clone();
+            hub.set_span(version.span);
+            hub.to_token_stream()
+        }
+    }
+}
+
+fn kind_info(kind: &Kind) -> TokenStream {
+    let group = kind.group.as_ref().map(|g| g.value()).unwrap_or_default();
+    let kind_name = &kind.kind.value;
+    let plural = &kind.plural.value;
+    let singular = &kind.singular.value;
+    let scope = if kind.namespaced {
+        quote!(::kapi_runtime::api::Scope::Namespaced)
+    } else {
+        quote!(::kapi_runtime::api::Scope::Cluster)
+    };
+    let short_names = kind.short_names.iter().map(|l| l.value());
+    let categories = kind.categories.iter().map(|l| l.value());
+    let status = kind.status.is_present();
+    let scale = match &kind.scale {
+        None => quote!(::core::option::Option::None),
+        Some(scale) => {
+            let spec = scale.spec_replicas_path.lit.value();
+            let status = scale.status_replicas_path.lit.value();
+            let selector = option_str(scale.label_selector_path.as_ref().map(|p| p.lit.value()));
+            quote! {
+                ::core::option::Option::Some(::kapi_runtime::api::ScaleInfo {
+                    spec_replicas_path: #spec,
+                    status_replicas_path: #status,
+                    label_selector_path: #selector,
+                })
+            }
+        }
+    };
+    let printer_columns = kind.printer_columns.iter().map(printer_column);
+    let selectable_fields = kind.selectable_fields.iter().map(|p| p.lit.value());
+    let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
+    let rust_type = hub_rust_type(kind);
+    quote! {
+        ::kapi_runtime::api::KindInfo {
+            group: #group,
+            kind: #kind_name,
+            plural: #plural,
+            singular: #singular,
+            scope: #scope,
+            short_names: &[#(#short_names),*],
+            categories: &[#(#categories),*],
+            subresources: ::kapi_runtime::api::Subresources {
+                status: #status,
+                scale: #scale,
+            },
+            printer_columns: &[#(#printer_columns),*],
+            selectable_fields: &[#(#selectable_fields),*],
+            versions: &[#(#versions),*],
+            rust_type: #rust_type,
+        }
+    }
+}
+
+fn printer_column(column: &PrinterColumn) -> TokenStream {
+    let name = column.name.value();
+    let column_type = column.column_type.value();
+    let format = column
+        .format
+        .as_ref()
+        .map(|l| l.value())
+        .unwrap_or_default();
+    let json_path = column.json_path.lit.value();
+    let priority = column.priority;
+    let description = column
+        .description
+        .as_ref()
+        .map(|l| l.value())
+        .unwrap_or_default();
+    quote! {
+        ::kapi_runtime::api::PrinterColumn {
+            name: #name,
+            column_type: #column_type,
+            format: #format,
+            json_path: #json_path,
+            priority: #priority,
+            description: #description,
+        }
+    }
+}
+
+fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
+    let name = version.name.value();
+    let served = version.served;
+    let storage = version.storage.is_present();
+    let deprecated = version.deprecated;
+    let warning = option_str(version.deprecation_warning.as_ref().map(|l| l.value()));
+    let ty = version_type(kind, version);
+    let rust_type = match &version.ty {
+        VersionType::Hub => hub_rust_type(kind),
+        VersionType::Path(path) => path_rust_type(path),
+    };
+    let routes = routes::routes(&routes::Input {
+        group,
+        version: &name,
+        kind: &kind.kind.value,
+        plural: &kind.plural.value,
+        namespaced: kind.namespaced,
+        status: kind.status.is_present(),
+        scale: kind.scale.is_some(),
+    });
+    let routes = routes.iter().map(route);
+    quote! {
+        ::kapi_runtime::api::VersionInfo {
+            name: #name,
+            served: #served,
+            storage: #storage,
+            deprecated: #deprecated,
+            deprecation_warning: #warning,
+            rust_type: #rust_type,
+            schema: ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
+            routes: &[#(#routes),*],
+        }
+    }
+}
+
+fn route(route: &routes::Route) -> TokenStream {
+    let method = match route.method {
+        Method::Get => quote!(Get),
+        Method::Post => quote!(Post),
+        Method::Put => quote!(Put),
+        Method::Patch => quote!(Patch),
+        Method::Delete => quote!(Delete),
+    };
+    let action = match route.action {
+        Action::Get => quote!(Get),
+        Action::List => quote!(List),
+        Action::Create => quote!(Create),
+        Action::Update => quote!(Update),
+        Action::Patch => quote!(Patch),
+        Action::Delete => quote!(Delete),
+        Action::DeleteCollection => quote!(DeleteCollection),
+        Action::Watch => quote!(Watch),
+        Action::WatchList => quote!(WatchList),
+    };
+    let path = &route.path;
+    let subresource = option_str(route.subresource.map(str::to_owned));
+    let operation_id = &route.operation_id;
+    quote! {
+        ::kapi_runtime::api::Route {
+            method: ::kapi_runtime::api::Method::#method,
+            path: #path,
+            action: ::kapi_runtime::api::Action::#action,
+            subresource: #subresource,
+            operation_id: #operation_id,
+        }
+    }
+}
+
+/// `api_types::apps::WebApp`, from where the derive expands.
+fn hub_rust_type(kind: &Kind) -> TokenStream {
+    let name = kind.hub.ident.to_string();
+    quote!(::core::concat!(::core::module_path!(), "::", #name))
+}
+
+/// The absolute Rust path of a version type written relative to the hub's module:
+/// `v1::WebApp` and `self::v1::WebApp` are under `module_path!()`, `crate::x::Y` under the
+/// crate's name, `::other::Y` is already absolute. (`super::` is rejected by the checks.)
+fn path_rust_type(path: &syn::Path) -> TokenStream {
+    let segments: Vec<String> = path
+        .segments
+        .iter()
+        .map(|s| {
+            // Generic arguments are rare here; keep them as written, minus token spacing.
+            let args = s.arguments.to_token_stream().to_string().replace(' ', "");
+            format!("{}{args}", s.ident)
+        })
+        .collect();
+    let first = segments.first().map(String::as_str);
+    if path.leading_colon.is_some() {
+        let absolute = segments.join("::");
+        return quote!(#absolute);
+    }
+    match first {
+        Some("crate") => {
+            let rest = segments[1..].join("::");
+            quote!(::core::concat!(::core::env!("CARGO_CRATE_NAME"), "::", #rest))
+        }
+        Some("self") => {
+            let rest = segments[1..].join("::");
+            quote!(::core::concat!(::core::module_path!(), "::", #rest))
+        }
+        _ => {
+            let relative = segments.join("::");
+            quote!(::core::concat!(::core::module_path!(), "::", #relative))
+        }
+    }
+}
+
+fn option_str(value: Option<String>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}

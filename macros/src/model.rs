@@ -1,0 +1,343 @@
+//! The typed model of one kind: the attribute with its defaults applied, and the hub
+//! struct's fields.
+//!
+//! Every value keeps the span of the token it came from (or, for a default, of the token it
+//! was derived from), so that [`crate::check`] can point at the offending token and the
+//! expansion can make rustc point at it too. Nothing here rejects input except the shape of
+//! the hub type, which the checks and the expansion need.
+
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Generics, Ident, LitStr, Type};
+
+use crate::attr::{Deprecation, PrinterColumnAttrs, ResourceAttrs, ScaleAttrs, VersionAttrs, Word};
+use crate::json_path::{self, Segment};
+use crate::names;
+
+/// One kind, declared on its hub type.
+pub struct Kind {
+    /// The hub struct.
+    pub hub: Hub,
+    /// The `resource` of the first `#[resource(...)]` (the struct name when there is none):
+    /// where errors about something missing from the attribute point.
+    pub attr_span: Span,
+    /// `None` when missing, which [`crate::check`] reports.
+    pub group: Option<LitStr>,
+    /// `WebApp`.
+    pub kind: Name,
+    /// `webapps`.
+    pub plural: Name,
+    /// `webapp`.
+    pub singular: Name,
+    /// Objects live in namespaces.
+    pub namespaced: bool,
+    /// `wa`.
+    pub short_names: Vec<LitStr>,
+    /// `all`.
+    pub categories: Vec<LitStr>,
+    /// The `status` subresource, with the span of the `status` word.
+    pub status: Word,
+    /// The `scale` subresource.
+    pub scale: Option<Scale>,
+    /// Columns of `kubectl get`.
+    pub printer_columns: Vec<PrinterColumn>,
+    /// Field-selector paths.
+    pub selectable_fields: Vec<JsonPath>,
+    /// Versions, in declaration order.
+    pub versions: Vec<Version>,
+}
+
+/// The struct the derive is on.
+pub struct Hub {
+    /// `WebApp`.
+    pub ident: Ident,
+    /// Must be empty: `INFO` is one value per kind.
+    pub generics: Generics,
+    /// Named fields; `None` when the type is not a struct with named fields.
+    pub fields: Option<Vec<HubField>>,
+}
+
+/// A named field of the hub struct.
+pub struct HubField {
+    /// `metadata`.
+    pub ident: Ident,
+    /// `ObjectMeta`.
+    pub ty: Type,
+}
+
+/// A name with a default: given in the attribute, or derived from another name.
+pub struct Name {
+    /// `webapps`.
+    pub value: String,
+    /// The literal, or the token the default was derived from.
+    pub span: Span,
+    /// Written in the attribute (a default is valid when what it derives from is).
+    pub explicit: bool,
+}
+
+/// A simple JSON path as written, and its parse.
+pub struct JsonPath {
+    /// The string literal, for spans and for the path as the runtime sees it.
+    pub lit: LitStr,
+    /// Its segments, or why it is not a simple JSON path (reported by [`crate::check`]).
+    pub segments: Result<Vec<Segment>, String>,
+}
+
+/// The `scale` subresource.
+pub struct Scale {
+    /// `.spec.replicas`.
+    pub spec_replicas_path: JsonPath,
+    /// `.status.replicas`.
+    pub status_replicas_path: JsonPath,
+    /// `.status.selector`.
+    pub label_selector_path: Option<JsonPath>,
+}
+
+/// One column of `kubectl get`.
+pub struct PrinterColumn {
+    /// Header.
+    pub name: LitStr,
+    /// `string`, ...; checked by [`crate::check`].
+    pub column_type: LitStr,
+    /// Path into the hub.
+    pub json_path: JsonPath,
+    /// 0 by default.
+    pub priority: i32,
+    /// `int32`, ...; `None` for none.
+    pub format: Option<LitStr>,
+    /// `None` for none.
+    pub description: Option<LitStr>,
+}
+
+/// One version of the kind.
+pub struct Version {
+    /// The `version` word.
+    pub span: Span,
+    /// `v1`.
+    pub name: LitStr,
+    /// The version's Rust type.
+    pub ty: VersionType,
+    /// The `storage` word when present.
+    pub storage: Word,
+    /// Served over HTTP.
+    pub served: bool,
+    /// Served with a `Warning` header.
+    pub deprecated: bool,
+    /// The header's text, when given.
+    pub deprecation_warning: Option<LitStr>,
+}
+
+/// The Rust type of a version.
+pub enum VersionType {
+    /// No `ty`, or `ty = Self`: the hub serves as its own version.
+    Hub,
+    /// `ty = v1::WebApp`: a path relative to the hub's module.
+    Path(syn::Path),
+}
+
+impl Hub {
+    /// Reads the hub struct, reporting (into `errors`) a type that is not a struct with
+    /// named fields. Independent of the attribute, so it runs even when the attribute
+    /// does not parse.
+    pub fn from_input(input: &DeriveInput, errors: &mut darling::error::Accumulator) -> Hub {
+        const NEED: &str = "`#[derive(Resource)]` needs a struct with named fields \
+                            (`metadata`, `spec`, `status`)";
+        let fields = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(named) => Some(
+                    named
+                        .named
+                        .iter()
+                        .filter_map(|f| {
+                            Some(HubField {
+                                ident: f.ident.clone()?,
+                                ty: f.ty.clone(),
+                            })
+                        })
+                        .collect(),
+                ),
+                Fields::Unnamed(unnamed) => {
+                    errors.push(error(unnamed.span(), format!("{NEED}, not a tuple struct")));
+                    None
+                }
+                Fields::Unit => {
+                    errors.push(error(
+                        input.ident.span(),
+                        format!("{NEED}, not a unit struct"),
+                    ));
+                    None
+                }
+            },
+            Data::Enum(data) => {
+                errors.push(error(data.enum_token.span, format!("{NEED}, not an enum")));
+                None
+            }
+            Data::Union(data) => {
+                errors.push(error(data.union_token.span, format!("{NEED}, not a union")));
+                None
+            }
+        };
+        Hub {
+            ident: input.ident.clone(),
+            generics: input.generics.clone(),
+            fields,
+        }
+    }
+
+    /// The named field `name`, if the hub has it.
+    pub fn field(&self, name: &str) -> Option<&HubField> {
+        self.fields
+            .as_ref()?
+            .iter()
+            .find(|f| f.ident.unraw() == name)
+    }
+}
+
+impl Kind {
+    /// Applies the defaults of the grammar to the parsed attribute.
+    pub fn new(input: &DeriveInput, hub: Hub, attrs: ResourceAttrs) -> Kind {
+        let attr_span = attr_span(input);
+        let kind = match &attrs.kind {
+            Some(lit) => Name::given(lit),
+            None => Name {
+                value: hub.ident.unraw().to_string(),
+                span: hub.ident.span(),
+                explicit: false,
+            },
+        };
+        let lower = kind.value.to_lowercase();
+        let singular = match &attrs.singular {
+            Some(lit) => Name::given(lit),
+            None => Name {
+                value: lower.clone(),
+                span: kind.span,
+                explicit: false,
+            },
+        };
+        let plural = match &attrs.plural {
+            Some(lit) => Name::given(lit),
+            None => Name {
+                value: names::pluralize(&lower),
+                span: kind.span,
+                explicit: false,
+            },
+        };
+        Kind {
+            hub,
+            attr_span,
+            group: attrs.group,
+            kind,
+            plural,
+            singular,
+            namespaced: attrs.namespaced.is_present(),
+            short_names: attrs.short_names,
+            categories: attrs.categories,
+            status: attrs.status,
+            scale: attrs.scale.map(Scale::new),
+            printer_columns: attrs
+                .printer_columns
+                .into_iter()
+                .map(PrinterColumn::new)
+                .collect(),
+            selectable_fields: attrs
+                .selectable_fields
+                .into_iter()
+                .map(JsonPath::new)
+                .collect(),
+            versions: (attrs.versions.into_iter())
+                .map(|v| Version::new(v.span(), v.into_inner()))
+                .collect(),
+        }
+    }
+
+    /// Every JSON path of the kind, in declaration order.
+    pub fn json_paths(&self) -> impl Iterator<Item = &JsonPath> {
+        let scale = self.scale.iter().flat_map(|s| {
+            [
+                Some(&s.spec_replicas_path),
+                Some(&s.status_replicas_path),
+                s.label_selector_path.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+        });
+        let columns = self.printer_columns.iter().map(|c| &c.json_path);
+        scale.chain(columns).chain(&self.selectable_fields)
+    }
+}
+
+impl Name {
+    fn given(lit: &LitStr) -> Name {
+        Name {
+            value: lit.value(),
+            span: lit.span(),
+            explicit: true,
+        }
+    }
+}
+
+impl JsonPath {
+    fn new(lit: LitStr) -> JsonPath {
+        let segments = json_path::parse(&lit.value());
+        JsonPath { lit, segments }
+    }
+}
+
+impl Scale {
+    fn new(attrs: ScaleAttrs) -> Scale {
+        Scale {
+            spec_replicas_path: JsonPath::new(attrs.spec_replicas_path),
+            status_replicas_path: JsonPath::new(attrs.status_replicas_path),
+            label_selector_path: attrs.label_selector_path.map(JsonPath::new),
+        }
+    }
+}
+
+impl PrinterColumn {
+    fn new(attrs: PrinterColumnAttrs) -> PrinterColumn {
+        PrinterColumn {
+            name: attrs.name,
+            column_type: attrs.column_type,
+            json_path: JsonPath::new(attrs.json_path),
+            priority: attrs.priority.unwrap_or(0),
+            format: attrs.format,
+            description: attrs.description,
+        }
+    }
+}
+
+impl Version {
+    fn new(span: Span, attrs: VersionAttrs) -> Version {
+        let ty = match attrs.ty {
+            Some(path) if !path.is_ident("Self") => VersionType::Path(path),
+            _ => VersionType::Hub,
+        };
+        let (deprecated, deprecation_warning) = match attrs.deprecated {
+            None => (false, None),
+            Some(Deprecation::Flag) => (true, None),
+            Some(Deprecation::Warning(text)) => (true, Some(text)),
+        };
+        Version {
+            span,
+            name: attrs.name,
+            ty,
+            storage: attrs.storage,
+            served: attrs.served.unwrap_or(true),
+            deprecated,
+            deprecation_warning,
+        }
+    }
+}
+
+/// The `resource` of the first `#[resource(...)]`, or the struct's name when there is none.
+pub fn attr_span(input: &DeriveInput) -> Span {
+    (input.attrs.iter())
+        .find(|a| a.path().is_ident("resource"))
+        .map_or_else(|| input.ident.span(), |a| a.path().span())
+}
+
+/// An error pointing at `span`.
+pub fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
+    syn::Error::new(span, message).into()
+}

@@ -1,0 +1,361 @@
+//! The routes kube-apiserver's installer (`k8s.io/apiserver/pkg/endpoints/installer.go`)
+//! registers for a kind in one version, computed at expansion time so that the route table
+//! is plain `&'static` data.
+//!
+//! Operation ids follow the installer: `<verb><Namespaced?><Kind><Subresource?><List?>` plus
+//! `ForAllNamespaces` on the cross-namespace routes (`listNamespacedWebApp`,
+//! `watchWebAppListForAllNamespaces`, `readNamespacedWebAppStatus`). They are unique within a
+//! group-version, which OpenAPI needs.
+//!
+//! Order is fixed so the expansion is deterministic: collection, object, all-namespaces,
+//! the deprecated `/watch/` routes, then the `status` and `scale` subresources.
+
+/// HTTP method; mirrors `kapi_runtime::api::Method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+/// `x-kubernetes-action`; mirrors `kapi_runtime::api::Action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Get,
+    List,
+    Create,
+    Update,
+    Patch,
+    Delete,
+    DeleteCollection,
+    Watch,
+    WatchList,
+}
+
+/// What the routes of one version depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// `apps.example.dev`, or empty for the core group.
+    pub group: &'a str,
+    /// `v1`.
+    pub version: &'a str,
+    /// `WebApp`.
+    pub kind: &'a str,
+    /// `webapps`.
+    pub plural: &'a str,
+    /// Routes live under `/namespaces/{namespace}/`.
+    pub namespaced: bool,
+    /// The kind has a `status` subresource.
+    pub status: bool,
+    /// The kind has a `scale` subresource.
+    pub scale: bool,
+}
+
+/// One route, as the expansion writes it into a `kapi_runtime::api::Route`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub method: Method,
+    pub path: String,
+    pub action: Action,
+    pub subresource: Option<&'static str>,
+    pub operation_id: String,
+}
+
+/// Every route of one kind in one version.
+pub fn routes(input: &Input) -> Vec<Route> {
+    let Input {
+        kind,
+        plural,
+        namespaced,
+        ..
+    } = *input;
+    let prefix = if input.group.is_empty() {
+        // The core group predates API groups and keeps its legacy prefix (always `v1`).
+        format!("/api/{}", input.version)
+    } else {
+        format!("/apis/{}/{}", input.group, input.version)
+    };
+    // `Namespaced` in operation ids and the `/namespaces/{namespace}` path segment come
+    // together, as in the installer's `namespaced` string.
+    let (scope_path, ns) = if namespaced {
+        ("/namespaces/{namespace}", "Namespaced")
+    } else {
+        ("", "")
+    };
+    let collection = format!("{prefix}{scope_path}/{plural}");
+    let object = format!("{collection}/{{name}}");
+    let watch_collection = format!("{prefix}/watch{scope_path}/{plural}");
+
+    let route = |method, path: &str, action, subresource, operation_id: String| Route {
+        method,
+        path: path.to_owned(),
+        action,
+        subresource,
+        operation_id,
+    };
+    let mut routes = vec![
+        route(
+            Method::Get,
+            &collection,
+            Action::List,
+            None,
+            format!("list{ns}{kind}"),
+        ),
+        route(
+            Method::Post,
+            &collection,
+            Action::Create,
+            None,
+            format!("create{ns}{kind}"),
+        ),
+        route(
+            Method::Delete,
+            &collection,
+            Action::DeleteCollection,
+            None,
+            format!("deletecollection{ns}{kind}"),
+        ),
+        route(
+            Method::Get,
+            &object,
+            Action::Get,
+            None,
+            format!("read{ns}{kind}"),
+        ),
+        route(
+            Method::Put,
+            &object,
+            Action::Update,
+            None,
+            format!("replace{ns}{kind}"),
+        ),
+        route(
+            Method::Patch,
+            &object,
+            Action::Patch,
+            None,
+            format!("patch{ns}{kind}"),
+        ),
+        route(
+            Method::Delete,
+            &object,
+            Action::Delete,
+            None,
+            format!("delete{ns}{kind}"),
+        ),
+    ];
+    if namespaced {
+        routes.push(route(
+            Method::Get,
+            &format!("{prefix}/{plural}"),
+            Action::List,
+            None,
+            format!("list{kind}ForAllNamespaces"),
+        ));
+    }
+    routes.push(route(
+        Method::Get,
+        &watch_collection,
+        Action::WatchList,
+        None,
+        format!("watch{ns}{kind}List"),
+    ));
+    routes.push(route(
+        Method::Get,
+        &format!("{watch_collection}/{{name}}"),
+        Action::Watch,
+        None,
+        format!("watch{ns}{kind}"),
+    ));
+    if namespaced {
+        routes.push(route(
+            Method::Get,
+            &format!("{prefix}/watch/{plural}"),
+            Action::WatchList,
+            None,
+            format!("watch{kind}ListForAllNamespaces"),
+        ));
+    }
+    let subresources = [
+        (input.status, "status", "Status"),
+        (input.scale, "scale", "Scale"),
+    ];
+    for (_, name, title) in subresources.into_iter().filter(|(present, ..)| *present) {
+        // Subresources are read, replaced and patched; they have no collection routes.
+        let path = format!("{object}/{name}");
+        for (method, action, verb) in [
+            (Method::Get, Action::Get, "read"),
+            (Method::Put, Action::Update, "replace"),
+            (Method::Patch, Action::Patch, "patch"),
+        ] {
+            routes.push(route(
+                method,
+                &path,
+                action,
+                Some(name),
+                format!("{verb}{ns}{kind}{title}"),
+            ));
+        }
+    }
+    routes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Routes as lines of `METHOD path Action [subresource] operationId`.
+    fn render(routes: &[Route]) -> String {
+        routes
+            .iter()
+            .map(|r| {
+                let sub = r.subresource.map(|s| format!("[{s}] ")).unwrap_or_default();
+                let method = format!("{:?}", r.method).to_uppercase();
+                format!(
+                    "{method} {} {:?} {sub}{}\n",
+                    r.path, r.action, r.operation_id
+                )
+            })
+            .collect()
+    }
+
+    fn check(input: Input, expected: &str) {
+        let actual = render(&routes(&input));
+        let expected: String = expected
+            .lines()
+            .map(|l| format!("{}\n", l.trim()))
+            .filter(|l| l != "\n")
+            .collect();
+        assert_eq!(actual, expected, "\nactual:\n{actual}");
+    }
+
+    const WEBAPP: Input = Input {
+        group: "apps.example.dev",
+        version: "v1",
+        kind: "WebApp",
+        plural: "webapps",
+        namespaced: true,
+        status: true,
+        scale: true,
+    };
+
+    #[test]
+    fn namespaced_with_subresources() {
+        check(
+            WEBAPP,
+            "
+            GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps List listNamespacedWebApp
+            POST /apis/apps.example.dev/v1/namespaces/{namespace}/webapps Create createNamespacedWebApp
+            DELETE /apis/apps.example.dev/v1/namespaces/{namespace}/webapps DeleteCollection deletecollectionNamespacedWebApp
+            GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name} Get readNamespacedWebApp
+            PUT /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name} Update replaceNamespacedWebApp
+            PATCH /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name} Patch patchNamespacedWebApp
+            DELETE /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name} Delete deleteNamespacedWebApp
+            GET /apis/apps.example.dev/v1/webapps List listWebAppForAllNamespaces
+            GET /apis/apps.example.dev/v1/watch/namespaces/{namespace}/webapps WatchList watchNamespacedWebAppList
+            GET /apis/apps.example.dev/v1/watch/namespaces/{namespace}/webapps/{name} Watch watchNamespacedWebApp
+            GET /apis/apps.example.dev/v1/watch/webapps WatchList watchWebAppListForAllNamespaces
+            GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}/status Get [status] readNamespacedWebAppStatus
+            PUT /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}/status Update [status] replaceNamespacedWebAppStatus
+            PATCH /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}/status Patch [status] patchNamespacedWebAppStatus
+            GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}/scale Get [scale] readNamespacedWebAppScale
+            PUT /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}/scale Update [scale] replaceNamespacedWebAppScale
+            PATCH /apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}/scale Patch [scale] patchNamespacedWebAppScale
+            ",
+        );
+    }
+
+    #[test]
+    fn cluster_scoped_with_status() {
+        check(
+            Input {
+                group: "platform.example.dev",
+                kind: "Tenant",
+                plural: "tenants",
+                namespaced: false,
+                scale: false,
+                ..WEBAPP
+            },
+            "
+            GET /apis/platform.example.dev/v1/tenants List listTenant
+            POST /apis/platform.example.dev/v1/tenants Create createTenant
+            DELETE /apis/platform.example.dev/v1/tenants DeleteCollection deletecollectionTenant
+            GET /apis/platform.example.dev/v1/tenants/{name} Get readTenant
+            PUT /apis/platform.example.dev/v1/tenants/{name} Update replaceTenant
+            PATCH /apis/platform.example.dev/v1/tenants/{name} Patch patchTenant
+            DELETE /apis/platform.example.dev/v1/tenants/{name} Delete deleteTenant
+            GET /apis/platform.example.dev/v1/watch/tenants WatchList watchTenantList
+            GET /apis/platform.example.dev/v1/watch/tenants/{name} Watch watchTenant
+            GET /apis/platform.example.dev/v1/tenants/{name}/status Get [status] readTenantStatus
+            PUT /apis/platform.example.dev/v1/tenants/{name}/status Update [status] replaceTenantStatus
+            PATCH /apis/platform.example.dev/v1/tenants/{name}/status Patch [status] patchTenantStatus
+            ",
+        );
+    }
+
+    #[test]
+    fn core_group_namespaced_without_subresources() {
+        check(
+            Input {
+                group: "",
+                kind: "ConfigMap",
+                plural: "configmaps",
+                status: false,
+                scale: false,
+                ..WEBAPP
+            },
+            "
+            GET /api/v1/namespaces/{namespace}/configmaps List listNamespacedConfigMap
+            POST /api/v1/namespaces/{namespace}/configmaps Create createNamespacedConfigMap
+            DELETE /api/v1/namespaces/{namespace}/configmaps DeleteCollection deletecollectionNamespacedConfigMap
+            GET /api/v1/namespaces/{namespace}/configmaps/{name} Get readNamespacedConfigMap
+            PUT /api/v1/namespaces/{namespace}/configmaps/{name} Update replaceNamespacedConfigMap
+            PATCH /api/v1/namespaces/{namespace}/configmaps/{name} Patch patchNamespacedConfigMap
+            DELETE /api/v1/namespaces/{namespace}/configmaps/{name} Delete deleteNamespacedConfigMap
+            GET /api/v1/configmaps List listConfigMapForAllNamespaces
+            GET /api/v1/watch/namespaces/{namespace}/configmaps WatchList watchNamespacedConfigMapList
+            GET /api/v1/watch/namespaces/{namespace}/configmaps/{name} Watch watchNamespacedConfigMap
+            GET /api/v1/watch/configmaps WatchList watchConfigMapListForAllNamespaces
+            ",
+        );
+    }
+
+    #[test]
+    fn core_group_cluster_scoped() {
+        check(
+            Input {
+                group: "",
+                kind: "Namespace",
+                plural: "namespaces",
+                namespaced: false,
+                scale: false,
+                ..WEBAPP
+            },
+            "
+            GET /api/v1/namespaces List listNamespace
+            POST /api/v1/namespaces Create createNamespace
+            DELETE /api/v1/namespaces DeleteCollection deletecollectionNamespace
+            GET /api/v1/namespaces/{name} Get readNamespace
+            PUT /api/v1/namespaces/{name} Update replaceNamespace
+            PATCH /api/v1/namespaces/{name} Patch patchNamespace
+            DELETE /api/v1/namespaces/{name} Delete deleteNamespace
+            GET /api/v1/watch/namespaces WatchList watchNamespaceList
+            GET /api/v1/watch/namespaces/{name} Watch watchNamespace
+            GET /api/v1/namespaces/{name}/status Get [status] readNamespaceStatus
+            PUT /api/v1/namespaces/{name}/status Update [status] replaceNamespaceStatus
+            PATCH /api/v1/namespaces/{name}/status Patch [status] patchNamespaceStatus
+            ",
+        );
+    }
+
+    #[test]
+    fn operation_ids_are_unique() {
+        let routes = routes(&WEBAPP);
+        let mut ids: Vec<_> = routes.iter().map(|r| &r.operation_id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), routes.len());
+    }
+}

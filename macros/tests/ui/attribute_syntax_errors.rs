@@ -1,0 +1,14 @@
+// Errors darling finds while parsing: all reported, with the hub-shape error found alongside.
+use kapi_runtime::Resource;
+
+#[derive(Resource)]
+#[resource(
+    group = "example.dev",
+    group = "other.dev",
+    namespaced = "yes",
+    printer_column(name = "Image", type = "string", jsonpath = ".spec.image"),
+    version(name = "v1", storage, deprecated = 1)
+)]
+pub enum WebApp {}
+
+fn main() {}

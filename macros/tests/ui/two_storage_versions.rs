@@ -1,0 +1,14 @@
+use kapi_runtime::Resource;
+use kapi_runtime::meta::ObjectMeta;
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
+#[resource(
+    group = "example.dev",
+    version(name = "v1", storage),
+    version(name = "v2", storage)
+)]
+pub struct WebApp {
+    pub metadata: ObjectMeta,
+}
+
+fn main() {}
