@@ -12,6 +12,7 @@
 //! generated scheme at start-up.
 
 pub mod api;
+pub mod error;
 pub mod meta;
 pub mod scheme;
 

@@ -1,0 +1,486 @@
+//! Every failure a request can meet, and its Kubernetes `Status`.
+//!
+//! [`ApiError`] has one variant per kind of failure; [`ApiError::to_status`] is the one
+//! place that turns it into the `Status` body, code and message kube-apiserver would give
+//! (k8s.io/apimachinery `pkg/api/errors`), because clients parse them: kubectl prints
+//! `Error from server (<reason>): <message>`, client-go branches on the reason.
+
+use serde_json::Value;
+
+use crate::meta::{ListMeta, Status, StatusCause, StatusDetails};
+
+/// A resource named the way kube-apiserver names it in messages: `webapps.apps.example.dev`,
+/// or just `namespaces` in the core group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupResource {
+    /// API group, empty for the core group.
+    pub group: String,
+    /// Plural resource name.
+    pub resource: String,
+}
+
+impl GroupResource {
+    /// `group` / `resource`.
+    pub fn new(group: impl Into<String>, resource: impl Into<String>) -> GroupResource {
+        GroupResource {
+            group: group.into(),
+            resource: resource.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for GroupResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.group.is_empty() {
+            f.write_str(&self.resource)
+        } else {
+            write!(f, "{}.{}", self.resource, self.group)
+        }
+    }
+}
+
+/// How a field is wrong (`field.ErrorType` in Kubernetes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldErrorType {
+    /// `FieldValueRequired`
+    Required,
+    /// `FieldValueInvalid`
+    Invalid,
+    /// `FieldValueNotSupported`
+    NotSupported,
+    /// `FieldValueDuplicate`
+    Duplicate,
+    /// `FieldValueTooLong`
+    TooLong,
+    /// `FieldValueTooMany`
+    TooMany,
+    /// `FieldValueForbidden`
+    Forbidden,
+    /// `FieldValueNotFound`
+    NotFound,
+}
+
+impl FieldErrorType {
+    /// The cause reason on the wire.
+    pub fn reason(self) -> &'static str {
+        match self {
+            FieldErrorType::Required => "FieldValueRequired",
+            FieldErrorType::Invalid => "FieldValueInvalid",
+            FieldErrorType::NotSupported => "FieldValueNotSupported",
+            FieldErrorType::Duplicate => "FieldValueDuplicate",
+            FieldErrorType::TooLong => "FieldValueTooLong",
+            FieldErrorType::TooMany => "FieldValueTooMany",
+            FieldErrorType::Forbidden => "FieldValueForbidden",
+            FieldErrorType::NotFound => "FieldValueNotFound",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            FieldErrorType::Required => "Required value",
+            FieldErrorType::Invalid => "Invalid value",
+            FieldErrorType::NotSupported => "Unsupported value",
+            FieldErrorType::Duplicate => "Duplicate value",
+            FieldErrorType::TooLong => "Too long",
+            FieldErrorType::TooMany => "Too many",
+            FieldErrorType::Forbidden => "Forbidden",
+            FieldErrorType::NotFound => "Not found",
+        }
+    }
+}
+
+/// One problem with one field of an object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    /// How the field is wrong.
+    pub error_type: FieldErrorType,
+    /// Path of the field, in the request's version: `spec.replicas`, `spec.ports[0].name`.
+    pub field: String,
+    /// The offending value, when showing it helps.
+    pub value: Option<Value>,
+    /// What is wrong with it.
+    pub detail: String,
+}
+
+impl FieldError {
+    /// A field error of type `error_type`.
+    pub fn new(
+        error_type: FieldErrorType,
+        field: impl Into<String>,
+        value: Option<Value>,
+        detail: impl Into<String>,
+    ) -> FieldError {
+        FieldError {
+            error_type,
+            field: field.into(),
+            value,
+            detail: detail.into(),
+        }
+    }
+
+    /// The message without the field: `Invalid value: -1: must be greater than or equal to 0`.
+    pub fn body(&self) -> String {
+        let mut body = self.error_type.label().to_owned();
+        if let Some(value) = &self.value
+            && !matches!(
+                self.error_type,
+                FieldErrorType::Required
+                    | FieldErrorType::Forbidden
+                    | FieldErrorType::TooLong
+                    | FieldErrorType::TooMany
+            )
+        {
+            body.push_str(": ");
+            body.push_str(&render_value(value));
+        }
+        if !self.detail.is_empty() {
+            body.push_str(": ");
+            body.push_str(&self.detail);
+        }
+        body
+    }
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}
+
+/// Values print as Go's `%#v`-ish form kube uses: strings quoted, the rest as JSON.
+fn render_value(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// Every failure a request can meet.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ApiError {
+    /// 404: the object does not exist.
+    #[error("{resource} {name:?} not found")]
+    NotFound {
+        /// Its resource.
+        resource: GroupResource,
+        /// Its name.
+        name: String,
+    },
+    /// 404: no route serves the path.
+    #[error("the server could not find the requested resource")]
+    NoRoute,
+    /// 409: create of an object that exists.
+    #[error("{resource} {name:?} already exists")]
+    AlreadyExists {
+        /// Its resource.
+        resource: GroupResource,
+        /// Its name.
+        name: String,
+    },
+    /// 409: the object changed since the client read it, or a precondition failed.
+    #[error("Operation cannot be fulfilled on {resource} {name:?}: {message}")]
+    Conflict {
+        /// Its resource.
+        resource: GroupResource,
+        /// Its name.
+        name: String,
+        /// Why.
+        message: String,
+    },
+    /// 422: the object fails validation.
+    #[error("{} {name:?} is invalid: {}", qualified_kind(group, kind), join_causes(causes))]
+    Invalid {
+        /// Its group.
+        group: String,
+        /// Its kind.
+        kind: String,
+        /// Its name.
+        name: String,
+        /// One error per field.
+        causes: Vec<FieldError>,
+    },
+    /// 400: the request is malformed.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 403.
+    #[error("{0}")]
+    Forbidden(String),
+    /// 405: the resource does not support the verb.
+    #[error("{action} is not supported on resources of kind {resource:?}")]
+    MethodNotSupported {
+        /// Its resource.
+        resource: GroupResource,
+        /// The verb (`create`, `delete`, ...).
+        action: String,
+    },
+    /// 405: no route for this method on the path.
+    #[error("the server does not allow this method on the requested resource")]
+    MethodNotAllowed,
+    /// 406: no acceptable response media type.
+    #[error("only the following media types are accepted: {0}")]
+    NotAcceptable(String),
+    /// 415: the body's media type is not accepted.
+    #[error("the body of the request was in an unknown format - accepted media types include: {0}")]
+    UnsupportedMediaType(String),
+    /// 410: the resourceVersion is older than the retained history.
+    #[error("{0}")]
+    Expired(String),
+    /// 413: the body is larger than the limit.
+    #[error("Request entity too large: {0}")]
+    RequestEntityTooLarge(String),
+    /// 429: try again later.
+    #[error("Too many requests: {message}")]
+    TooManyRequests {
+        /// Why.
+        message: String,
+        /// Seconds to wait.
+        retry_after_seconds: i32,
+    },
+    /// 500: a bug or an unexpected failure below.
+    #[error("Internal error occurred: {0}")]
+    Internal(String),
+    /// 503: the storage cannot be reached.
+    #[error("{0}")]
+    ServiceUnavailable(String),
+    /// 504: the request did not complete in time; it may still take effect.
+    #[error("Timeout: {message}")]
+    Timeout {
+        /// What timed out.
+        message: String,
+        /// Seconds to wait.
+        retry_after_seconds: i32,
+    },
+}
+
+fn qualified_kind(group: &str, kind: &str) -> String {
+    if group.is_empty() {
+        kind.to_owned()
+    } else {
+        format!("{kind}.{group}")
+    }
+}
+
+/// Kubernetes' aggregate error format: one error as is, several as `[a, b]`.
+fn join_causes(causes: &[FieldError]) -> String {
+    match causes {
+        [one] => one.to_string(),
+        many => {
+            let parts: Vec<_> = many.iter().map(ToString::to_string).collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+impl ApiError {
+    /// The HTTP status code.
+    pub fn code(&self) -> u16 {
+        match self {
+            ApiError::NotFound { .. } | ApiError::NoRoute => 404,
+            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
+            ApiError::Invalid { .. } => 422,
+            ApiError::BadRequest(_) => 400,
+            ApiError::Unauthorized(_) => 401,
+            ApiError::Forbidden(_) => 403,
+            ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => 405,
+            ApiError::NotAcceptable(_) => 406,
+            ApiError::UnsupportedMediaType(_) => 415,
+            ApiError::Expired(_) => 410,
+            ApiError::RequestEntityTooLarge(_) => 413,
+            ApiError::TooManyRequests { .. } => 429,
+            ApiError::Internal(_) => 500,
+            ApiError::ServiceUnavailable(_) => 503,
+            ApiError::Timeout { .. } => 504,
+        }
+    }
+
+    /// The `reason` of the Status.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ApiError::NotFound { .. } | ApiError::NoRoute => "NotFound",
+            ApiError::AlreadyExists { .. } => "AlreadyExists",
+            ApiError::Conflict { .. } => "Conflict",
+            ApiError::Invalid { .. } => "Invalid",
+            ApiError::BadRequest(_) => "BadRequest",
+            ApiError::Unauthorized(_) => "Unauthorized",
+            ApiError::Forbidden(_) => "Forbidden",
+            ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => "MethodNotAllowed",
+            ApiError::NotAcceptable(_) => "NotAcceptable",
+            ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
+            ApiError::Expired(_) => "Expired",
+            ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
+            ApiError::TooManyRequests { .. } => "TooManyRequests",
+            ApiError::Internal(_) => "InternalError",
+            ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
+            ApiError::Timeout { .. } => "Timeout",
+        }
+    }
+
+    /// Seconds a client should wait before retrying, for `Retry-After`.
+    pub fn retry_after_seconds(&self) -> Option<i32> {
+        match self {
+            ApiError::TooManyRequests {
+                retry_after_seconds,
+                ..
+            }
+            | ApiError::Timeout {
+                retry_after_seconds,
+                ..
+            } => Some(*retry_after_seconds),
+            _ => None,
+        }
+    }
+
+    /// The `Status` body: the one place failures become wire objects.
+    pub fn to_status(&self) -> Status {
+        let resource_details = |resource: &GroupResource, name: Option<&str>| StatusDetails {
+            name: name.map(str::to_owned),
+            group: Some(resource.group.clone()),
+            kind: Some(resource.resource.clone()),
+            ..StatusDetails::default()
+        };
+        let details = match self {
+            ApiError::NotFound { resource, name }
+            | ApiError::AlreadyExists { resource, name }
+            | ApiError::Conflict { resource, name, .. } => Some(resource_details(resource, Some(name))),
+            ApiError::MethodNotSupported { resource, .. } => Some(resource_details(resource, None)),
+            ApiError::Invalid {
+                group,
+                kind,
+                name,
+                causes,
+            } => Some(StatusDetails {
+                name: Some(name.clone()),
+                group: Some(group.clone()),
+                kind: Some(kind.clone()),
+                causes: Some(
+                    (causes.iter())
+                        .map(|c| StatusCause {
+                            reason: Some(c.error_type.reason().to_owned()),
+                            message: Some(c.body()),
+                            field: Some(c.field.clone()),
+                        })
+                        .collect(),
+                ),
+                ..StatusDetails::default()
+            }),
+            ApiError::Internal(message) => Some(StatusDetails {
+                causes: Some(vec![StatusCause {
+                    message: Some(message.clone()),
+                    ..StatusCause::default()
+                }]),
+                ..StatusDetails::default()
+            }),
+            ApiError::TooManyRequests {
+                retry_after_seconds,
+                ..
+            }
+            | ApiError::Timeout {
+                retry_after_seconds,
+                ..
+            } => Some(StatusDetails {
+                retry_after_seconds: Some(*retry_after_seconds),
+                ..StatusDetails::default()
+            }),
+            _ => None,
+        };
+        Status {
+            kind: Some("Status".into()),
+            api_version: Some("v1".into()),
+            metadata: ListMeta::default(),
+            status: Some("Failure".into()),
+            message: Some(self.to_string()),
+            reason: Some(self.reason().into()),
+            details,
+            code: Some(i32::from(self.code())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn webapps() -> GroupResource {
+        GroupResource::new("apps.example.dev", "webapps")
+    }
+
+    #[track_caller]
+    fn check(error: ApiError, expected: Value) {
+        let actual = serde_json::to_value(error.to_status()).unwrap();
+        assert_eq!(actual, expected, "{}", serde_json::to_string_pretty(&actual).unwrap());
+    }
+
+    #[test]
+    fn statuses_match_kube_apiserver() {
+        check(
+            ApiError::NotFound {
+                resource: webapps(),
+                name: "web".into(),
+            },
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "webapps.apps.example.dev \"web\" not found", "reason": "NotFound",
+                "details": {"name": "web", "group": "apps.example.dev", "kind": "webapps"}, "code": 404}),
+        );
+        check(
+            ApiError::NotFound {
+                resource: GroupResource::new("", "namespaces"),
+                name: "x".into(),
+            },
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "namespaces \"x\" not found", "reason": "NotFound",
+                "details": {"name": "x", "group": "", "kind": "namespaces"}, "code": 404}),
+        );
+        check(
+            ApiError::Conflict {
+                resource: webapps(),
+                name: "web".into(),
+                message: "the object has been modified; please apply your changes to the latest version and try again".into(),
+            },
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "Operation cannot be fulfilled on webapps.apps.example.dev \"web\": the object has been modified; please apply your changes to the latest version and try again",
+                "reason": "Conflict",
+                "details": {"name": "web", "group": "apps.example.dev", "kind": "webapps"}, "code": 409}),
+        );
+        check(
+            ApiError::Invalid {
+                group: "apps.example.dev".into(),
+                kind: "WebApp".into(),
+                name: "web".into(),
+                causes: vec![FieldError::new(
+                    FieldErrorType::Invalid,
+                    "spec.replicas",
+                    Some(json!(-1)),
+                    "must be greater than or equal to 0",
+                )],
+            },
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "WebApp.apps.example.dev \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+                "reason": "Invalid",
+                "details": {"name": "web", "group": "apps.example.dev", "kind": "WebApp", "causes": [
+                    {"reason": "FieldValueInvalid", "message": "Invalid value: -1: must be greater than or equal to 0", "field": "spec.replicas"}]},
+                "code": 422}),
+        );
+    }
+
+    #[test]
+    fn several_causes_aggregate_in_brackets() {
+        let error = ApiError::Invalid {
+            group: String::new(),
+            kind: "ConfigMap".into(),
+            name: "c".into(),
+            causes: vec![
+                FieldError::new(FieldErrorType::Required, "metadata.name", None, "name or generateName is required"),
+                FieldError::new(FieldErrorType::NotSupported, "spec.protocol", Some(json!("SCTP")), "supported values: \"TCP\", \"UDP\""),
+            ],
+        };
+        assert_eq!(
+            error.to_string(),
+            "ConfigMap \"c\" is invalid: [metadata.name: Required value: name or generateName is required, spec.protocol: Unsupported value: \"SCTP\": supported values: \"TCP\", \"UDP\"]"
+        );
+    }
+}
