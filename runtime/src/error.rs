@@ -188,7 +188,11 @@ pub enum ApiError {
         message: String,
     },
     /// 422: the object fails validation.
-    #[error("{} {name:?} is invalid: {}", qualified_kind(group, kind), join_causes(causes))]
+    #[error(
+        "{} {name:?} is invalid: {}",
+        qualified_kind(group, kind),
+        join_causes(causes)
+    )]
     Invalid {
         /// Its group.
         group: String,
@@ -344,7 +348,9 @@ impl ApiError {
         let details = match self {
             ApiError::NotFound { resource, name }
             | ApiError::AlreadyExists { resource, name }
-            | ApiError::Conflict { resource, name, .. } => Some(resource_details(resource, Some(name))),
+            | ApiError::Conflict { resource, name, .. } => {
+                Some(resource_details(resource, Some(name)))
+            }
             ApiError::MethodNotSupported { resource, .. } => Some(resource_details(resource, None)),
             ApiError::Invalid {
                 group,
@@ -412,7 +418,12 @@ mod tests {
     #[track_caller]
     fn check(error: ApiError, expected: Value) {
         let actual = serde_json::to_value(error.to_status()).unwrap();
-        assert_eq!(actual, expected, "{}", serde_json::to_string_pretty(&actual).unwrap());
+        assert_eq!(
+            actual,
+            expected,
+            "{}",
+            serde_json::to_string_pretty(&actual).unwrap()
+        );
     }
 
     #[test]
@@ -474,8 +485,18 @@ mod tests {
             kind: "ConfigMap".into(),
             name: "c".into(),
             causes: vec![
-                FieldError::new(FieldErrorType::Required, "metadata.name", None, "name or generateName is required"),
-                FieldError::new(FieldErrorType::NotSupported, "spec.protocol", Some(json!("SCTP")), "supported values: \"TCP\", \"UDP\""),
+                FieldError::new(
+                    FieldErrorType::Required,
+                    "metadata.name",
+                    None,
+                    "name or generateName is required",
+                ),
+                FieldError::new(
+                    FieldErrorType::NotSupported,
+                    "spec.protocol",
+                    Some(json!("SCTP")),
+                    "supported values: \"TCP\", \"UDP\"",
+                ),
             ],
         };
         assert_eq!(

@@ -15,6 +15,8 @@ pub mod api;
 pub mod error;
 pub mod meta;
 pub mod scheme;
+#[cfg(feature = "server")]
+pub mod storage;
 
 pub use api::{Convert, Resource};
 

@@ -106,7 +106,11 @@ impl KindEntry {
     /// Converts a hub to version `version`, with `apiVersion` and `kind` set.
     pub fn from_hub(&self, hub: ErasedHub, version: &str) -> Result<Value, ConversionError> {
         let body = (self.entry(version)?.from_hub)(hub)?;
-        Ok(with_type_meta(body, &self.api_version(version), self.info.kind))
+        Ok(with_type_meta(
+            body,
+            &self.api_version(version),
+            self.info.kind,
+        ))
     }
 
     /// Converts `object` from one version to another through the hub.
@@ -193,7 +197,11 @@ fn with_type_meta(body: Value, api_version: &str, kind: &str) -> Value {
     object.insert("apiVersion".into(), Value::String(api_version.into()));
     object.insert("kind".into(), Value::String(kind.into()));
     if let Value::Object(fields) = body {
-        object.extend(fields.into_iter().filter(|(k, _)| k != "apiVersion" && k != "kind"));
+        object.extend(
+            fields
+                .into_iter()
+                .filter(|(k, _)| k != "apiVersion" && k != "kind"),
+        );
     }
     Value::Object(object)
 }
