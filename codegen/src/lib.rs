@@ -4,7 +4,12 @@
 //! Invariant: this crate does no I/O. It takes `&'static KindInfo`s and returns strings and
 //! bytes; `xtask` decides where they go.
 
+pub mod discovery;
+pub mod glue;
 pub mod model;
+pub mod openapi;
+pub mod render;
 pub mod version_priority;
 
 pub use model::{ApiModel, GroupModel, GroupVersionModel, ModelError, ResourceModel};
+pub use render::{FileKind, GeneratedFile, RenderError, render};

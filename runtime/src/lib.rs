@@ -18,7 +18,7 @@ pub mod scheme;
 #[cfg(feature = "server")]
 pub mod storage;
 
-pub use api::{Convert, Resource};
+pub use api::{Convert, Resource, Strategy};
 
 /// The `#[derive(Resource)]` macro, with the `derive` feature.
 #[cfg(feature = "derive")]

@@ -11,7 +11,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::api::{Convert, KindInfo, Resource};
+use crate::api::{Convert, KindInfo, Resource, Strategy};
+use crate::error::FieldError;
 
 /// A hub object with its type erased.
 pub type ErasedHub = Box<dyn Any + Send>;
@@ -48,6 +49,52 @@ pub struct KindEntry {
     pub info: &'static KindInfo,
     versions: Vec<VersionEntry>,
     hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
+    hooks: StrategyHooks,
+}
+
+/// A kind's [`Strategy`], erased.
+struct StrategyHooks {
+    prepare_for_create: fn(&mut ErasedHub),
+    prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
+    validate: fn(&ErasedHub) -> Vec<FieldError>,
+    validate_update: fn(&ErasedHub, &ErasedHub) -> Vec<FieldError>,
+    canonicalize: fn(&mut ErasedHub),
+}
+
+impl StrategyHooks {
+    fn of<Hub: Strategy + 'static>() -> StrategyHooks {
+        // A hub of another type can only come from a mis-registered scheme, which
+        // `KindEntry` rules out: every hub it sees was made by its own `to_hub`.
+        StrategyHooks {
+            prepare_for_create: |hub| {
+                if let Some(hub) = hub.downcast_mut::<Hub>() {
+                    hub.prepare_for_create();
+                }
+            },
+            prepare_for_update: |hub, old| {
+                if let (Some(hub), Some(old)) =
+                    (hub.downcast_mut::<Hub>(), old.downcast_ref::<Hub>())
+                {
+                    hub.prepare_for_update(old);
+                }
+            },
+            validate: |hub| {
+                hub.downcast_ref::<Hub>()
+                    .map(Hub::validate)
+                    .unwrap_or_default()
+            },
+            validate_update: |hub, old| match (hub.downcast_ref::<Hub>(), old.downcast_ref::<Hub>())
+            {
+                (Some(hub), Some(old)) => hub.validate_update(old),
+                _ => Vec::new(),
+            },
+            canonicalize: |hub| {
+                if let Some(hub) = hub.downcast_mut::<Hub>() {
+                    hub.canonicalize();
+                }
+            },
+        }
+    }
 }
 
 impl std::fmt::Debug for KindEntry {
@@ -62,11 +109,12 @@ impl std::fmt::Debug for KindEntry {
 
 impl KindEntry {
     /// Registers `Hub` with no versions yet.
-    pub fn new<Hub: Resource + Serialize + Send + 'static>() -> KindEntry {
+    pub fn new<Hub: Resource + Strategy + Serialize + Send + 'static>() -> KindEntry {
         KindEntry {
             info: Hub::INFO,
             versions: Vec::new(),
             hub_to_json: hub_to_json::<Hub>,
+            hooks: StrategyHooks::of::<Hub>(),
         }
     }
 
@@ -122,6 +170,31 @@ impl KindEntry {
     /// The hub as JSON: what printer columns and the scale subresource read.
     pub fn hub_json(&self, hub: &ErasedHub) -> Result<Value, ConversionError> {
         (self.hub_to_json)(hub)
+    }
+
+    /// [`Strategy::prepare_for_create`] of the kind.
+    pub fn prepare_for_create(&self, hub: &mut ErasedHub) {
+        (self.hooks.prepare_for_create)(hub)
+    }
+
+    /// [`Strategy::prepare_for_update`] of the kind.
+    pub fn prepare_for_update(&self, hub: &mut ErasedHub, old: &ErasedHub) {
+        (self.hooks.prepare_for_update)(hub, old)
+    }
+
+    /// [`Strategy::validate`] of the kind.
+    pub fn validate(&self, hub: &ErasedHub) -> Vec<FieldError> {
+        (self.hooks.validate)(hub)
+    }
+
+    /// [`Strategy::validate_update`] of the kind.
+    pub fn validate_update(&self, hub: &ErasedHub, old: &ErasedHub) -> Vec<FieldError> {
+        (self.hooks.validate_update)(hub, old)
+    }
+
+    /// [`Strategy::canonicalize`] of the kind.
+    pub fn canonicalize(&self, hub: &mut ErasedHub) {
+        (self.hooks.canonicalize)(hub)
     }
 
     /// `v1` or `apps.example.dev/v1`.

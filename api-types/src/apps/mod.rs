@@ -114,3 +114,5 @@ pub struct WebAppStatus {
     /// Observations of the WebApp's state.
     pub conditions: Vec<Condition>,
 }
+
+impl kapi_runtime::Strategy for WebApp {}

@@ -103,7 +103,8 @@ impl Convert<super::WebApp> for WebApp {
 
     fn from_hub(hub: super::WebApp) -> Self {
         let status = hub.status;
-        let port = (hub.spec.container.ports.first()).map_or_else(default_port, |p| p.container_port);
+        let port =
+            (hub.spec.container.ports.first()).map_or_else(default_port, |p| p.container_port);
         WebApp {
             metadata: hub.metadata,
             spec: WebAppSpec {

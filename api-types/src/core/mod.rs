@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use kapi_runtime::Resource;
+use kapi_runtime::error::{FieldError, FieldErrorType};
 use kapi_runtime::meta::ObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -68,7 +69,12 @@ pub enum NamespacePhase {
     plural = "configmaps",
     namespaced,
     short_name = "cm",
-    printer_column(name = "Data", type = "integer", json_path = ".data", description = "Number of data entries"),
+    printer_column(
+        name = "Data",
+        type = "integer",
+        json_path = ".data",
+        description = "Number of data entries"
+    ),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     version(name = "v1", storage)
 )]
@@ -87,4 +93,41 @@ pub struct ConfigMap {
     /// When true, `data` and `binaryData` cannot be changed after creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub immutable: Option<bool>,
+}
+
+impl kapi_runtime::Strategy for Namespace {
+    fn prepare_for_create(&mut self) {
+        // A namespace is born active; only deletion moves it to `Terminating`.
+        self.status.phase = Some(NamespacePhase::Active);
+    }
+
+    fn prepare_for_update(&mut self, old: &Self) {
+        // The phase is the server's: clients cannot change it through an update.
+        self.status.phase = old.status.phase;
+    }
+}
+
+impl kapi_runtime::Strategy for ConfigMap {
+    fn validate_update(&self, old: &Self) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        if old.immutable == Some(true) {
+            if self.data != old.data || self.binary_data != old.binary_data {
+                errors.push(FieldError::new(
+                    FieldErrorType::Forbidden,
+                    "data",
+                    None,
+                    "field is immutable when `immutable` is set",
+                ));
+            }
+            if self.immutable != Some(true) {
+                errors.push(FieldError::new(
+                    FieldErrorType::Forbidden,
+                    "immutable",
+                    None,
+                    "field is immutable when `immutable` is set",
+                ));
+            }
+        }
+        errors
+    }
 }

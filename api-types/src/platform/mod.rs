@@ -13,8 +13,16 @@ use serde::{Deserialize, Serialize};
     plural = "tenants",
     short_name = "tn",
     status,
-    printer_column(name = "Display Name", type = "string", json_path = ".spec.displayName"),
-    printer_column(name = "Max WebApps", type = "integer", json_path = ".spec.quota.maxWebApps"),
+    printer_column(
+        name = "Display Name",
+        type = "string",
+        json_path = ".spec.displayName"
+    ),
+    printer_column(
+        name = "Max WebApps",
+        type = "integer",
+        json_path = ".spec.quota.maxWebApps"
+    ),
     printer_column(name = "WebApps", type = "integer", json_path = ".status.webApps"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     version(name = "v1", storage)
@@ -76,3 +84,4 @@ pub struct TenantStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_apps: Option<i32>,
 }
+impl kapi_runtime::Strategy for Tenant {}

@@ -7,9 +7,11 @@
 
 mod binding;
 mod route;
+mod strategy;
 
 pub use binding::{Handler, RouteBinding};
 pub use route::{Action, Method, Route};
+pub use strategy::Strategy;
 
 use schemars::{Schema, SchemaGenerator};
 

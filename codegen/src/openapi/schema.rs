@@ -1,0 +1,490 @@
+//! Schemas: from what schemars emits to Kubernetes-style OpenAPI 3.0 ([`normalize`]), and
+//! from OpenAPI 3.0 to Swagger 2.0 ([`to_swagger2`]).
+//!
+//! The model generates schemas with schemars' OpenAPI 3.0 settings minus `nullable`, which
+//! leaves JSON Schema's ways of saying "optional" in place. Kubernetes' documents say it by
+//! leaving the field out of `required`, and its clients break on anything else (kubectl
+//! 1.20 rejects the whole v2 document over a `type: null`). So:
+//!
+//! | schemars emits                                   | kube-style 3.0                     |
+//! |--------------------------------------------------|------------------------------------|
+//! | `type: [string, "null"]` (`Option<String>`)      | `type: string`                     |
+//! | `anyOf: [{$ref}, {type: null}]` (`Option<Struct>`) | `allOf: [{$ref}]`, siblings kept |
+//! | `oneOf: [{type: string, enum: [A], description}, ...]` (documented unit enum) | `type: string, enum: [A, ...]`, variant docs appended to the description as kube does ("Possible enum values") |
+//!
+//! and Swagger 2.0 additionally has no `nullable`, `writeOnly`, `deprecated`, `oneOf`,
+//! `anyOf` or `not`, and writes a single-`$ref` `allOf` as a plain `$ref`.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::GroupVersionModel;
+use crate::model::SCHEMA_REF_PREFIX;
+
+/// Where Swagger 2.0 schemas live.
+pub(crate) const DEFINITION_REF_PREFIX: &str = "#/definitions/";
+
+/// The body schema of every PATCH operation (as kube-apiserver names it).
+pub(crate) const PATCH: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
+/// The body schema of DELETE operations.
+pub(crate) const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
+/// The response schema of DELETE operations.
+pub(crate) const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
+/// The response schema of watch operations.
+pub(crate) const WATCH_EVENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent";
+/// The body and response schema of the `scale` subresource.
+pub(crate) const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
+
+/// The schemas of a group-version's documents: the model's, normalized, plus [`PATCH`],
+/// sorted by name.
+pub(crate) fn document_schemas(gv: &GroupVersionModel) -> IndexMap<String, Value> {
+    let mut schemas: IndexMap<String, Value> = (gv.schemas.iter())
+        .map(|(name, schema)| {
+            let mut schema = schema.clone();
+            normalize(&mut schema);
+            (name.clone(), schema)
+        })
+        .collect();
+    schemas.insert(PATCH.to_owned(), patch_schema());
+    schemas.sort_keys();
+    schemas
+}
+
+fn patch_schema() -> Value {
+    json!({
+        "description": "A patch: a JSON Patch, a JSON Merge Patch or a server-side apply configuration, as the request's Content-Type says.",
+        "type": "object"
+    })
+}
+
+/// Rewrites a schema (and its subschemas) as schemars emits it into Kubernetes-style
+/// OpenAPI 3.0: see the module documentation.
+pub(crate) fn normalize(schema: &mut Value) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    for key in ["anyOf", "oneOf"] {
+        drop_null_alternative(map, key);
+    }
+    drop_null_type(map);
+    collapse_string_enum(map);
+    for_each_subschema(map, normalize);
+}
+
+/// Applies `f` to the direct subschemas of a schema.
+fn for_each_subschema(map: &mut Map<String, Value>, f: fn(&mut Value)) {
+    for (key, value) in map.iter_mut() {
+        match key.as_str() {
+            "properties" => value
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|p| p.values_mut())
+                .for_each(f),
+            "items" | "additionalProperties" | "not" => f(value),
+            "allOf" | "anyOf" | "oneOf" => value.as_array_mut().into_iter().flatten().for_each(f),
+            _ => {}
+        }
+    }
+}
+
+/// `{type: null}`, or what schemars' `AddNullable` makes of it.
+fn is_null_schema(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => !types.is_empty() && types.iter().all(|t| t == "null"),
+        Some(_) => false,
+        None => {
+            schema.get("const") == Some(&Value::Null) || schema.get("enum") == Some(&json!([null]))
+        }
+    }
+}
+
+/// `anyOf: [X, {type: null}]` -> `allOf: [X]` when X is a reference (kube's style for a
+/// described reference), X merged into the schema otherwise.
+fn drop_null_alternative(map: &mut Map<String, Value>, key: &str) {
+    let Some(Value::Array(alternatives)) = map.get(key) else {
+        return;
+    };
+    if !alternatives.iter().any(is_null_schema) {
+        return;
+    }
+    let mut rest: Vec<Value> = alternatives
+        .iter()
+        .filter(|a| !is_null_schema(a))
+        .cloned()
+        .collect();
+    if rest.len() > 1 {
+        map.insert(key.to_owned(), Value::Array(rest));
+        return;
+    }
+    map.remove(key);
+    let Some(only) = rest.pop() else {
+        return;
+    };
+    if only.get("$ref").is_some() {
+        let all_of = map.entry("allOf").or_insert_with(|| json!([]));
+        if let Some(all_of) = all_of.as_array_mut() {
+            all_of.push(only);
+        }
+    } else if let Value::Object(only) = only {
+        for (k, v) in only {
+            map.entry(k).or_insert(v);
+        }
+    }
+}
+
+/// `type: [string, "null"]` -> `type: string`. Several non-null types become an `anyOf`,
+/// which OpenAPI 3.0 can say and a type array it cannot.
+fn drop_null_type(map: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = map.get("type") else {
+        if map.get("type").is_some_and(|t| t == "null") {
+            map.remove("type");
+        }
+        return;
+    };
+    let mut types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+    match types.len() {
+        0 => {
+            map.remove("type");
+        }
+        1 => {
+            map.insert("type".into(), types.remove(0));
+        }
+        _ => {
+            map.remove("type");
+            if !map.contains_key("anyOf") {
+                let alternatives = types.into_iter().map(|t| json!({"type": t})).collect();
+                map.insert("anyOf".into(), Value::Array(alternatives));
+            }
+        }
+    }
+}
+
+/// A `oneOf` of string constants (a unit enum whose variants have doc comments) -> one
+/// string `enum`, with the variants' docs listed in the description as kube lists them.
+fn collapse_string_enum(map: &mut Map<String, Value>) {
+    let Some(Value::Array(alternatives)) = map.get("oneOf") else {
+        return;
+    };
+    if map.get("type").is_some_and(|t| t != "string") || map.contains_key("enum") {
+        return;
+    }
+    let mut values = Vec::new();
+    let mut docs = Vec::new();
+    for alternative in alternatives {
+        let Some(alternative) = alternative.as_object() else {
+            return;
+        };
+        let allowed = ["type", "enum", "const", "description", "title"];
+        if alternative.keys().any(|k| !allowed.contains(&k.as_str()))
+            || alternative.get("type").is_some_and(|t| t != "string")
+        {
+            return;
+        }
+        let these: Vec<&Value> = match (alternative.get("enum"), alternative.get("const")) {
+            (Some(Value::Array(e)), None) => e.iter().collect(),
+            (None, Some(c)) => vec![c],
+            _ => return,
+        };
+        if these.is_empty() || !these.iter().all(|v| v.is_string()) {
+            return;
+        }
+        let doc = alternative.get("description").and_then(Value::as_str);
+        for value in these {
+            let value = value.as_str().unwrap_or_default();
+            docs.push(match doc {
+                Some(doc) => format!(" - `\"{value}\"` {doc}"),
+                None => format!(" - `\"{value}\"`"),
+            });
+            values.push(Value::String(value.to_owned()));
+        }
+    }
+    map.remove("oneOf");
+    map.insert("type".into(), json!("string"));
+    map.insert("enum".into(), Value::Array(values));
+    let listing = format!("Possible enum values:\n{}", docs.join("\n"));
+    let description = match map.get("description").and_then(Value::as_str) {
+        Some(d) if !d.is_empty() => format!("{d}\n\n{listing}"),
+        _ => listing,
+    };
+    map.insert("description".into(), Value::String(description));
+}
+
+/// The Swagger 2.0 form of a (normalized) OpenAPI 3.0 schema.
+pub(crate) fn to_swagger2(schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    let mut single_all_of = None;
+    for (key, value) in map {
+        let converted = match key.as_str() {
+            "$ref" => Value::String(swagger2_ref(value)),
+            // Swagger 2.0 has none of these; dropping them only loosens the schema.
+            "nullable" | "writeOnly" | "deprecated" | "oneOf" | "anyOf" | "not" => continue,
+            "allOf" => match value.as_array().map(Vec::as_slice) {
+                Some([only]) => {
+                    single_all_of = Some(to_swagger2(only));
+                    continue;
+                }
+                _ => map_array(value, to_swagger2),
+            },
+            "properties" => match value {
+                Value::Object(properties) => Value::Object(
+                    (properties.iter())
+                        .map(|(name, p)| (name.clone(), to_swagger2(p)))
+                        .collect(),
+                ),
+                other => other.clone(),
+            },
+            "items" | "additionalProperties" => to_swagger2(value),
+            // 3.0's discriminator object; 2.0 names only the property.
+            "discriminator" => match value.get("propertyName") {
+                Some(name) => name.clone(),
+                None => value.clone(),
+            },
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), converted);
+    }
+    if let Some(Value::Object(inner)) = single_all_of {
+        // `allOf: [{$ref}]` with siblings is how 3.0 describes a reference; 2.0 (and
+        // kube's v2 document) puts the reference next to its description.
+        // The outer schema's own keywords win over the member's.
+        let mut merged = inner;
+        merged.extend(out);
+        out = merged;
+    }
+    if out.contains_key("$ref")
+        && out
+            .get("default")
+            .is_some_and(|d| d.as_object().is_some_and(Map::is_empty))
+    {
+        // `default: {}` next to a reference to a struct says nothing; kube's v2 leaves it
+        // out. Other defaults (an enum's value) stay.
+        out.remove("default");
+    }
+    Value::Object(out)
+}
+
+fn swagger2_ref(value: &Value) -> String {
+    let reference = value.as_str().unwrap_or_default();
+    match reference.strip_prefix(SCHEMA_REF_PREFIX) {
+        Some(name) => format!("{DEFINITION_REF_PREFIX}{name}"),
+        None => reference.to_owned(),
+    }
+}
+
+fn map_array(value: &Value, f: fn(&Value) -> Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(f).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Normalizing `input` (as schemars emits it) gives `expected`.
+    #[track_caller]
+    fn check_normalize(input: Value, expected: Value) {
+        let mut actual = input;
+        normalize(&mut actual);
+        assert_eq!(actual, expected, "\nactual: {actual:#}");
+    }
+
+    /// Converting `input` (normalized OpenAPI 3.0) to Swagger 2.0 gives `expected`.
+    #[track_caller]
+    fn check(input: Value, expected: Value) {
+        let actual = to_swagger2(&input);
+        assert_eq!(actual, expected, "\nactual: {actual:#}");
+    }
+
+    #[test]
+    fn optional_scalars_lose_their_null_type() {
+        check_normalize(
+            json!({"type": ["string", "null"], "description": "Name."}),
+            json!({"type": "string", "description": "Name."}),
+        );
+        check_normalize(
+            json!({"type": ["integer", "null"], "format": "int32"}),
+            json!({"type": "integer", "format": "int32"}),
+        );
+        check_normalize(
+            json!({"type": ["object", "null"], "additionalProperties": {"type": "string"}}),
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+        );
+        check_normalize(json!({"type": "null"}), json!({}));
+        check_normalize(
+            json!({"type": ["string", "integer", "null"]}),
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        );
+    }
+
+    #[test]
+    fn optional_references_become_all_of() {
+        check_normalize(
+            json!({
+                "anyOf": [{"$ref": "#/components/schemas/a.B"}, {"type": "null"}],
+                "description": "Observed state."
+            }),
+            json!({"description": "Observed state.", "allOf": [{"$ref": "#/components/schemas/a.B"}]}),
+        );
+        // What schemars' AddNullable would have made of the null alternative.
+        check_normalize(
+            json!({"oneOf": [{"$ref": "#/components/schemas/a.B"}, {"nullable": true, "const": null}]}),
+            json!({"allOf": [{"$ref": "#/components/schemas/a.B"}]}),
+        );
+        // An inline alternative is merged; the outer description wins.
+        check_normalize(
+            json!({
+                "anyOf": [{"type": "array", "items": {"type": ["string", "null"]}, "description": "inner"}, {"type": "null"}],
+                "description": "outer"
+            }),
+            json!({"description": "outer", "type": "array", "items": {"type": "string"}}),
+        );
+        // Real unions stay unions, without the null.
+        check_normalize(
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}),
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        );
+    }
+
+    #[test]
+    fn documented_unit_enums_become_string_enums() {
+        check_normalize(
+            json!({
+                "description": "Transport protocol.",
+                "oneOf": [
+                    {"type": "string", "description": "TCP.", "enum": ["TCP"]},
+                    {"type": "string", "const": "UDP"}
+                ]
+            }),
+            json!({
+                "description": "Transport protocol.\n\nPossible enum values:\n - `\"TCP\"` TCP.\n - `\"UDP\"`",
+                "type": "string",
+                "enum": ["TCP", "UDP"]
+            }),
+        );
+        // Undocumented unit enums already are string enums.
+        check_normalize(
+            json!({"type": "string", "enum": ["Active", "Terminating"]}),
+            json!({"type": "string", "enum": ["Active", "Terminating"]}),
+        );
+        // Enums with data stay as they are.
+        let mixed = json!({"oneOf": [{"type": "string", "enum": ["A"]}, {"type": "object", "properties": {"b": {"type": "string"}}}]});
+        check_normalize(mixed.clone(), mixed);
+    }
+
+    #[test]
+    fn normalization_reaches_every_subschema() {
+        check_normalize(
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": ["string", "null"]},
+                    "b": {"type": "array", "items": {"type": ["integer", "null"]}},
+                    "c": {"type": "object", "additionalProperties": {"type": ["boolean", "null"]}},
+                    "d": {"allOf": [{"type": ["number", "null"]}]}
+                }
+            }),
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string"},
+                    "b": {"type": "array", "items": {"type": "integer"}},
+                    "c": {"type": "object", "additionalProperties": {"type": "boolean"}},
+                    "d": {"allOf": [{"type": "number"}]}
+                }
+            }),
+        );
+    }
+
+    #[test]
+    fn references_point_into_definitions() {
+        check(
+            json!({"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time"}),
+            json!({"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Time"}),
+        );
+        check(
+            json!({"type": "array", "items": {"$ref": "#/components/schemas/a.B"}}),
+            json!({"type": "array", "items": {"$ref": "#/definitions/a.B"}}),
+        );
+        check(
+            json!({"type": "object", "additionalProperties": {"$ref": "#/components/schemas/a.B"}}),
+            json!({"type": "object", "additionalProperties": {"$ref": "#/definitions/a.B"}}),
+        );
+    }
+
+    #[test]
+    fn a_single_reference_all_of_becomes_a_reference() {
+        check(
+            json!({
+                "default": {},
+                "description": "Standard object metadata.",
+                "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]
+            }),
+            json!({
+                "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                "description": "Standard object metadata."
+            }),
+        );
+        // A default that says something stays.
+        check(
+            json!({"default": "TCP", "allOf": [{"$ref": "#/components/schemas/a.Protocol"}]}),
+            json!({"$ref": "#/definitions/a.Protocol", "default": "TCP"}),
+        );
+        // Several members stay an allOf, which 2.0 has.
+        check(
+            json!({"allOf": [{"$ref": "#/components/schemas/a.B"}, {"$ref": "#/components/schemas/a.C"}]}),
+            json!({"allOf": [{"$ref": "#/definitions/a.B"}, {"$ref": "#/definitions/a.C"}]}),
+        );
+        // A single inline member is merged.
+        check(
+            json!({"description": "d", "allOf": [{"type": "string", "description": "inner"}]}),
+            json!({"type": "string", "description": "d"}),
+        );
+    }
+
+    #[test]
+    fn what_swagger2_lacks_is_dropped() {
+        check(
+            json!({"type": "string", "nullable": true, "writeOnly": true, "deprecated": true}),
+            json!({"type": "string"}),
+        );
+        check(
+            json!({"description": "Either.", "oneOf": [{"type": "string"}, {"type": "integer"}], "anyOf": [{}], "not": {}}),
+            json!({"description": "Either."}),
+        );
+        check(
+            json!({"type": "object", "discriminator": {"propertyName": "kind"}}),
+            json!({"type": "object", "discriminator": "kind"}),
+        );
+    }
+
+    #[test]
+    fn kube_extensions_defaults_and_constraints_survive() {
+        let schema = json!({
+            "type": "object",
+            "description": "Spec.",
+            "required": ["image"],
+            "properties": {
+                "replicas": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 1000, "default": 1},
+                "image": {"type": "string", "minLength": 1},
+                "protocol": {"type": "string", "enum": ["TCP", "UDP"], "default": "TCP"},
+                "ports": {
+                    "type": "array",
+                    "items": {"type": "object"},
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["containerPort"]
+                },
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "anything": {"description": "Any JSON."},
+                "open": {"type": "object", "additionalProperties": true}
+            },
+            "x-kubernetes-group-version-kind": [{"group": "", "kind": "ConfigMap", "version": "v1"}]
+        });
+        check(schema.clone(), schema);
+    }
+}

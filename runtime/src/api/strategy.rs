@@ -1,0 +1,38 @@
+//! Per-kind hooks into the registry's create/update rules, on the hub type.
+//!
+//! The registry applies the generic rules of kube-apiserver itself (names, uid,
+//! timestamps, generation, resourceVersion, the status/spec split of the status
+//! subresource); a kind adds its own through [`Strategy`], in the order kube-apiserver's
+//! `rest.BeforeCreate` / `rest.BeforeUpdate` call them:
+//!
+//! 1. `prepare_for_create` / `prepare_for_update`: clear or set server-owned fields;
+//! 2. `validate` / `validate_update`: collect every field error;
+//! 3. `canonicalize`: normalise the object before it is stored.
+
+use crate::error::FieldError;
+
+/// A kind's own create/update rules. Every method has a neutral default.
+pub trait Strategy: Sized {
+    /// Called on a new object before validation.
+    fn prepare_for_create(&mut self) {}
+
+    /// Called on the new version of an object before validation; `old` is what is stored.
+    fn prepare_for_update(&mut self, old: &Self) {
+        let _ = old;
+    }
+
+    /// Field errors of a new object (paths in the hub's field names; the registry
+    /// reports them in the request's version).
+    fn validate(&self) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// Field errors of an update, e.g. changes to immutable fields.
+    fn validate_update(&self, old: &Self) -> Vec<FieldError> {
+        let _ = old;
+        self.validate()
+    }
+
+    /// Normalises the object before it is stored.
+    fn canonicalize(&mut self) {}
+}
