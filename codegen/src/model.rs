@@ -43,8 +43,8 @@ pub struct GroupVersionModel {
     pub version: &'static str,
     /// Resources served in this group-version, in the order the kinds were given.
     pub resources: Vec<ResourceModel>,
-    /// OpenAPI 3.0 schemas by qualified name, sorted by name; `$ref`s point into
-    /// [`SCHEMA_REF_PREFIX`].
+    /// OpenAPI 3.0 schemas by qualified name, sorted by name, in Kubernetes' style
+    /// (see [`crate::openapi::schema::normalize`]); `$ref`s point into [`SCHEMA_REF_PREFIX`].
     pub schemas: IndexMap<String, Value>,
 }
 
@@ -171,7 +171,11 @@ impl GroupVersionModel {
         let mut names = Vec::new();
         for (_, v) in kinds {
             let reference = (v.schema)(&mut generator);
-            names.push(ref_name(reference.as_value()).unwrap_or_default().to_owned());
+            names.push(
+                ref_name(reference.as_value())
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
         }
         // The shared meta types every group-version document carries.
         generator.subschema_for::<meta::ListMeta>();
@@ -194,6 +198,7 @@ impl GroupVersionModel {
         let mut schemas = IndexMap::new();
         for (name, mut schema) in raw {
             rewrite_refs(&mut schema, &qualify);
+            crate::openapi::schema::normalize(&mut schema);
             schemas.insert(qualify(&name), schema);
         }
         for (name, gvk) in meta_gvks() {
@@ -301,7 +306,10 @@ pub fn schema_prefix(group: &str, version: &str) -> String {
 
 /// The name a `{"$ref": "#/components/schemas/<name>"}` schema points to.
 pub fn ref_name(schema: &Value) -> Option<&str> {
-    schema.get("$ref")?.as_str()?.strip_prefix(SCHEMA_REF_PREFIX)
+    schema
+        .get("$ref")?
+        .as_str()?
+        .strip_prefix(SCHEMA_REF_PREFIX)
 }
 
 /// OpenAPI 3.0 schemas in Kubernetes' style: optional fields are simply not required,
@@ -377,7 +385,10 @@ fn add_type_meta(schema: &mut Value, api_version: &str, kind: &str) {
     let properties = map.entry("properties").or_insert_with(|| json!({}));
     if let Some(properties) = properties.as_object_mut() {
         let mut with_type_meta = serde_json::Map::new();
-        with_type_meta.insert("apiVersion".into(), type_meta_property("apiVersion", api_version));
+        with_type_meta.insert(
+            "apiVersion".into(),
+            type_meta_property("apiVersion", api_version),
+        );
         with_type_meta.insert("kind".into(), type_meta_property("kind", kind));
         with_type_meta.extend(std::mem::take(properties));
         *properties = with_type_meta;
@@ -386,8 +397,12 @@ fn add_type_meta(schema: &mut Value, api_version: &str, kind: &str) {
 
 fn type_meta_property(field: &str, value: &str) -> Value {
     let description = match field {
-        "apiVersion" => format!("APIVersion defines the versioned schema of this representation of an object: `{value}`."),
-        _ => format!("Kind is a string value representing the REST resource this object represents: `{value}`."),
+        "apiVersion" => format!(
+            "APIVersion defines the versioned schema of this representation of an object: `{value}`."
+        ),
+        _ => format!(
+            "Kind is a string value representing the REST resource this object represents: `{value}`."
+        ),
     };
     json!({"description": description, "type": "string"})
 }
@@ -419,10 +434,25 @@ fn list_schema(kind: &KindInfo, group: &str, version: &str, item_schema: &str) -
 fn meta_gvks() -> [(&'static str, Value); 5] {
     let gvk = |group: &str, version: &str, kind: &str| json!({"group": group, "kind": kind, "version": version});
     [
-        ("io.k8s.apimachinery.pkg.apis.meta.v1.Status", gvk("", "v1", "Status")),
-        ("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", gvk("", "v1", "DeleteOptions")),
-        ("io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent", gvk("", "v1", "WatchEvent")),
-        ("io.k8s.apimachinery.pkg.apis.meta.v1.Table", gvk("meta.k8s.io", "v1", "Table")),
-        ("io.k8s.api.autoscaling.v1.Scale", gvk("autoscaling", "v1", "Scale")),
+        (
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+            gvk("", "v1", "Status"),
+        ),
+        (
+            "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+            gvk("", "v1", "DeleteOptions"),
+        ),
+        (
+            "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+            gvk("", "v1", "WatchEvent"),
+        ),
+        (
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Table",
+            gvk("meta.k8s.io", "v1", "Table"),
+        ),
+        (
+            "io.k8s.api.autoscaling.v1.Scale",
+            gvk("autoscaling", "v1", "Scale"),
+        ),
     ]
 }

@@ -55,15 +55,35 @@ mod tests {
     #[test]
     fn kube_aware_order() {
         let mut versions = vec![
-            "foo1", "v1alpha1", "v10", "v1beta1", "v2", "v11alpha2", "v12alpha1", "v1", "v2beta1",
-            "v10beta3", "v3beta1", "foo10",
+            "foo1",
+            "v1alpha1",
+            "v10",
+            "v1beta1",
+            "v2",
+            "v11alpha2",
+            "v12alpha1",
+            "v1",
+            "v2beta1",
+            "v10beta3",
+            "v3beta1",
+            "foo10",
         ];
         versions.sort_by(|a, b| compare(a, b));
         assert_eq!(
             versions,
             [
-                "v10", "v2", "v1", "v10beta3", "v3beta1", "v2beta1", "v1beta1", "v12alpha1",
-                "v11alpha2", "v1alpha1", "foo1", "foo10"
+                "v10",
+                "v2",
+                "v1",
+                "v10beta3",
+                "v3beta1",
+                "v2beta1",
+                "v1beta1",
+                "v12alpha1",
+                "v11alpha2",
+                "v1alpha1",
+                "foo1",
+                "foo10"
             ]
         );
     }

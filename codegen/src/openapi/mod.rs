@@ -12,7 +12,7 @@
 //! `schema` module), so they cannot disagree. Everything here is pure: values in, values out.
 
 mod plan;
-mod schema;
+pub(crate) mod schema;
 pub mod v2;
 pub mod v2_proto;
 pub mod v3;

@@ -13,11 +13,11 @@ use crate::{GroupVersionModel, ResourceModel};
 pub(crate) const JSON_YAML: &[&str] = &["application/json", "application/yaml"];
 
 /// The patch types the server accepts. Not strategic merge: kubectl 1.32 switches to it
-/// when the PATCH operation lists it, and the server does not implement it.
+/// when the PATCH operation lists it, and the server does not implement it. Not apply
+/// (`application/apply-patch+yaml`) until server-side apply lands.
 pub(crate) const PATCH_TYPES: &[&str] = &[
     "application/json-patch+json",
     "application/merge-patch+json",
-    "application/apply-patch+yaml",
 ];
 
 /// What list and watch operations respond with: a watch (`?watch=true`) streams events.
@@ -406,7 +406,7 @@ fn query_param(name: &'static str, action: Action) -> Param {
         ),
         "fieldManager" if action == Action::Patch => (
             "string",
-            "The name of the actor making these changes, recorded in managedFields: at most 128 printable characters. Required for apply patches (application/apply-patch+yaml), optional for the other patch types.",
+            "The name of the actor making these changes, recorded in managedFields: at most 128 printable characters.",
         ),
         "fieldManager" => (
             "string",

@@ -35,16 +35,9 @@ pub(crate) const WATCH_EVENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Watch
 /// The body and response schema of the `scale` subresource.
 pub(crate) const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 
-/// The schemas of a group-version's documents: the model's, normalized, plus [`PATCH`],
-/// sorted by name.
+/// The schemas of a group-version's documents: the model's plus [`PATCH`], sorted by name.
 pub(crate) fn document_schemas(gv: &GroupVersionModel) -> IndexMap<String, Value> {
-    let mut schemas: IndexMap<String, Value> = (gv.schemas.iter())
-        .map(|(name, schema)| {
-            let mut schema = schema.clone();
-            normalize(&mut schema);
-            (name.clone(), schema)
-        })
-        .collect();
+    let mut schemas = gv.schemas.clone();
     schemas.insert(PATCH.to_owned(), patch_schema());
     schemas.sort_keys();
     schemas
@@ -52,7 +45,7 @@ pub(crate) fn document_schemas(gv: &GroupVersionModel) -> IndexMap<String, Value
 
 fn patch_schema() -> Value {
     json!({
-        "description": "A patch: a JSON Patch, a JSON Merge Patch or a server-side apply configuration, as the request's Content-Type says.",
+        "description": "A patch: a JSON Patch or a JSON Merge Patch, as the request's Content-Type says.",
         "type": "object"
     })
 }
@@ -63,12 +56,34 @@ pub(crate) fn normalize(schema: &mut Value) {
     let Some(map) = schema.as_object_mut() else {
         return;
     };
+    if let Some(Value::String(description)) = map.get_mut("description") {
+        *description = plain_description(description);
+    }
     for key in ["anyOf", "oneOf"] {
         drop_null_alternative(map, key);
     }
     drop_null_type(map);
     collapse_string_enum(map);
     for_each_subschema(map, normalize);
+}
+
+/// Doc comments become descriptions; rustdoc's intra-doc links (`` [`WebApp`] ``) mean
+/// nothing to `kubectl explain`, so only the code span is kept.
+fn plain_description(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[`") {
+        let Some(len) = rest[start + 2..].find("`]") else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push('`');
+        out.push_str(&rest[start + 2..start + 2 + len]);
+        out.push('`');
+        rest = &rest[start + 2 + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Applies `f` to the direct subschemas of a schema.
@@ -288,6 +303,14 @@ mod tests {
 
     /// Normalizing `input` (as schemars emits it) gives `expected`.
     #[track_caller]
+    #[test]
+    fn intra_doc_links_become_code_spans() {
+        check_normalize(
+            json!({"description": "Desired state of a [`WebApp`]; see [`Container`] and [x]."}),
+            json!({"description": "Desired state of a `WebApp`; see `Container` and [x]."}),
+        );
+    }
+
     fn check_normalize(input: Value, expected: Value) {
         let mut actual = input;
         normalize(&mut actual);

@@ -68,7 +68,7 @@ pub fn render(gv: &GroupVersionModel) -> Result<OpenAPI, Error> {
     })
 }
 
-/// The bytes to serve for a document (compact JSON), which [`hash`] hashes.
+/// A document as compact JSON.
 pub fn to_json(document: &OpenAPI) -> Vec<u8> {
     // Serializing derived structs with string keys into memory cannot fail.
     serde_json::to_vec(document).expect("an OpenAPI document serializes to JSON")
@@ -80,16 +80,6 @@ pub fn hash(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02X}"))
         .collect()
-}
-
-/// The `/openapi/v3` index of the whole API: each group-version's document by path, with
-/// the hash of its [`to_json`] bytes in the URL so that clients may cache it forever.
-pub fn index(model: &ApiModel) -> Result<Value, Error> {
-    let mut entries = Vec::new();
-    for gv in model.group_versions() {
-        entries.push((gv.openapi_v3_key(), hash(&to_json(&render(gv)?))));
-    }
-    Ok(index_of(entries))
 }
 
 /// The `/openapi/v3` index of documents given as (`apis/<g>/<v>` key, hash) pairs:
