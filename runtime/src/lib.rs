@@ -14,6 +14,8 @@
 pub mod api;
 pub mod error;
 pub mod meta;
+#[cfg(feature = "server")]
+pub mod registry;
 pub mod scheme;
 #[cfg(feature = "server")]
 pub mod storage;

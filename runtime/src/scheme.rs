@@ -49,6 +49,7 @@ pub struct KindEntry {
     pub info: &'static KindInfo,
     versions: Vec<VersionEntry>,
     hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
+    hub_from_json: fn(Value) -> Result<ErasedHub, ConversionError>,
     hooks: StrategyHooks,
 }
 
@@ -109,11 +110,15 @@ impl std::fmt::Debug for KindEntry {
 
 impl KindEntry {
     /// Registers `Hub` with no versions yet.
-    pub fn new<Hub: Resource + Strategy + Serialize + Send + 'static>() -> KindEntry {
+    pub fn new<Hub>() -> KindEntry
+    where
+        Hub: Resource + Strategy + Serialize + DeserializeOwned + Send + 'static,
+    {
         KindEntry {
             info: Hub::INFO,
             versions: Vec::new(),
             hub_to_json: hub_to_json::<Hub>,
+            hub_from_json: hub_from_json::<Hub>,
             hooks: StrategyHooks::of::<Hub>(),
         }
     }
@@ -170,6 +175,13 @@ impl KindEntry {
     /// The hub as JSON: what printer columns and the scale subresource read.
     pub fn hub_json(&self, hub: &ErasedHub) -> Result<Value, ConversionError> {
         (self.hub_to_json)(hub)
+    }
+
+    /// The hub from its JSON (what [`hub_json`](KindEntry::hub_json) gives): lets the
+    /// registry edit a hub as JSON (the scale subresource's replica path, generic metadata
+    /// rules) and copy one.
+    pub fn hub_from_json(&self, json: Value) -> Result<ErasedHub, ConversionError> {
+        (self.hub_from_json)(json)
     }
 
     /// [`Strategy::prepare_for_create`] of the kind.
@@ -262,6 +274,13 @@ fn hub_to_json<Hub: Resource + Serialize + 'static>(
 ) -> Result<Value, ConversionError> {
     let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
     Ok(serde_json::to_value(hub)?)
+}
+
+fn hub_from_json<Hub: DeserializeOwned + Send + 'static>(
+    json: Value,
+) -> Result<ErasedHub, ConversionError> {
+    let hub: Hub = serde_json::from_value(json)?;
+    Ok(Box::new(hub))
 }
 
 /// Puts `apiVersion` and `kind` first, as Kubernetes serializes objects.

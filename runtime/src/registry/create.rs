@@ -1,0 +1,208 @@
+//! Create (`POST`): kube's create handler, `Store.Create` and `rest.BeforeCreate`.
+//!
+//! Order: type meta -> unknown fields -> the namespace exists and is not terminating ->
+//! the body's namespace -> (status dropped) -> decode -> server-set metadata (name from
+//! `generateName`, uid, creationTimestamp, generation 1) -> `prepare_for_create` ->
+//! validation (metadata, replica paths, the kind's `validate`) -> `canonicalize` -> the
+//! storage create (a generated name is drawn again on a collision).
+
+use serde_json::Value;
+
+use super::body::{self, Expected};
+use super::object::{self, internal, meta_str, set_meta};
+use super::validation::{self, is_namespaces};
+use super::{Registry, Target, WriteOptions, Written};
+use crate::error::{ApiError, GroupResource};
+use crate::storage;
+
+/// kube's `maxNameGenerationCreateAttempts`.
+const NAME_GENERATION_ATTEMPTS: usize = 8;
+
+impl Registry {
+    pub(super) async fn create_object(
+        &self,
+        target: Target<'_>,
+        mut body: Value,
+        options: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        let kind = target.kind;
+        let info = kind.info;
+        let resource = object::resource(info);
+        let api_version = kind.api_version(target.version);
+        let expected = Expected {
+            api_version: &api_version,
+            kind: info.kind,
+        };
+        body::check_type_meta(&body, expected)?;
+        let warnings = body::check_unknown_fields(
+            options.field_validation,
+            &body,
+            || (kind.convert(body.clone(), target.version, target.version)).ok(),
+            expected,
+        )?;
+        if meta_str(&body, "resourceVersion").is_some() {
+            return Err(ApiError::Internal(
+                "resourceVersion should not be set on objects to be created".into(),
+            ));
+        }
+        if let (crate::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
+            let name = meta_str(&body, "name").unwrap_or_default().to_owned();
+            self.check_namespace_accepts(namespace, &resource, &name)
+                .await?;
+        }
+        body::ensure_namespace(&mut body, info, target.namespace)?;
+        if info.subresources.status
+            && let Some(fields) = body.as_object_mut()
+        {
+            fields.remove("status");
+        }
+
+        let hub = (kind.to_hub(body, target.version)).map_err(|e| expected.decode_error(e))?;
+        let mut json = kind.hub_json(&hub).map_err(internal)?;
+        let generate_prefix = match meta_str(&json, "name") {
+            None => meta_str(&json, "generateName").map(str::to_owned),
+            Some(_) => None,
+        };
+        if let Some(prefix) = &generate_prefix {
+            let name = object::generate_name(prefix);
+            set_meta(&mut json, "name", Some(Value::String(name)));
+        }
+        set_meta(&mut json, "uid", Some(Value::String(object::new_uid())));
+        set_meta(&mut json, "creationTimestamp", Some(object::now().into()));
+        set_meta(&mut json, "generation", Some(Value::from(1)));
+        for cleared in [
+            "resourceVersion",
+            "selfLink",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        ] {
+            set_meta(&mut json, cleared, None);
+        }
+
+        let mut hub = kind.hub_from_json(json).map_err(internal)?;
+        kind.prepare_for_create(&mut hub);
+        let json = kind.hub_json(&hub).map_err(internal)?;
+        let name = meta_str(&json, "name").unwrap_or_default().to_owned();
+        let mut errors = validation::object_meta(info, &json, true);
+        errors.extend(validation::scale(info, &json));
+        errors.extend(kind.validate(&hub));
+        if !errors.is_empty() {
+            return Err(ApiError::Invalid {
+                group: info.group.into(),
+                kind: info.kind.into(),
+                name,
+                causes: errors,
+            });
+        }
+        kind.canonicalize(&mut hub);
+        let storage_version = info.storage_version().name;
+        let mut stored = kind.from_hub(hub, storage_version).map_err(internal)?;
+
+        let keys = self.keys();
+        let namespace = meta_str(&stored, "namespace").map(str::to_owned);
+        let mut name = name;
+        let mut attempts = 0;
+        loop {
+            let key = keys.object(info, namespace.as_deref(), &name)?;
+            if options.dry_run {
+                return match self.storage.get(&key, 0).await {
+                    Ok(Some(_)) => Err(ApiError::AlreadyExists { resource, name }),
+                    Ok(None) => Ok(Written {
+                        object: (kind.convert(stored, storage_version, target.version))
+                            .map_err(internal)?,
+                        created: true,
+                        warnings,
+                    }),
+                    Err(e) => Err(object::storage_error(e, &resource, &name)),
+                };
+            }
+            if is_namespaces(info) {
+                self.purge_orphans(&key, &name).await?;
+            }
+            match self
+                .storage
+                .create(&key, object::encode(stored.clone())?)
+                .await
+            {
+                Ok(kv) => {
+                    return Ok(Written {
+                        object: object::stored_in_version(
+                            kind,
+                            &kv,
+                            target.version,
+                            kv.mod_revision,
+                        )?,
+                        created: true,
+                        warnings,
+                    });
+                }
+                Err(storage::Error::AlreadyExists { .. })
+                    if generate_prefix.is_some() && attempts + 1 < NAME_GENERATION_ATTEMPTS =>
+                {
+                    attempts += 1;
+                    name = object::generate_name(generate_prefix.as_deref().unwrap_or_default());
+                    set_meta(&mut stored, "name", Some(Value::String(name.clone())));
+                }
+                Err(e) => return Err(object::storage_error(e, &resource, &name)),
+            }
+        }
+    }
+
+    /// Before a namespace is created: removes what a create that raced the deletion of an
+    /// earlier namespace of that name left behind, so that it does not reappear. Only
+    /// objects created while the namespace was missing are removed: content of a namespace
+    /// created meanwhile by someone else is younger than the revision read here.
+    async fn purge_orphans(&self, key: &str, namespace: &str) -> Result<(), ApiError> {
+        let resource = GroupResource::new("", "namespaces");
+        let failed = |e| object::storage_error(e, &resource, namespace);
+        let revision = self.storage.current_revision().await.map_err(failed)?;
+        if self
+            .storage
+            .get(key, revision)
+            .await
+            .map_err(failed)?
+            .is_none()
+        {
+            self.purge_namespace(namespace, revision).await?;
+        }
+        Ok(())
+    }
+
+    /// The core `namespaces` kind, when the scheme has it.
+    pub(super) fn namespaces(&self) -> Option<&crate::scheme::KindEntry> {
+        (self.scheme.by_resource("", "namespaces")).filter(|k| is_namespaces(k.info))
+    }
+
+    /// kube's `NamespaceLifecycle` admission: content may only be created in a namespace
+    /// that exists and is not terminating.
+    pub(super) async fn check_namespace_accepts(
+        &self,
+        namespace: &str,
+        resource: &GroupResource,
+        name: &str,
+    ) -> Result<(), ApiError> {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(());
+        };
+        let namespaces_resource = object::resource(namespaces.info);
+        let key = self.keys().object(namespaces.info, None, namespace)?;
+        let not_found = || ApiError::NotFound {
+            resource: namespaces_resource.clone(),
+            name: namespace.to_owned(),
+        };
+        let kv = (self.storage.get(&key, 0).await)
+            .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
+            .ok_or_else(not_found)?;
+        if is_terminating(&object::decode(&kv)?) {
+            return Err(ApiError::Forbidden(format!(
+                "{resource} {name:?} is forbidden: unable to create new content in namespace {namespace} because it is being terminated"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a stored namespace is being deleted.
+pub(super) fn is_terminating(namespace: &Value) -> bool {
+    namespace.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating")
+}

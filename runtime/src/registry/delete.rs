@@ -1,0 +1,259 @@
+//! Delete, delete collection, and the namespace lifecycle.
+//!
+//! An object is deleted at once (no finalizers or graceful deletion yet), after its
+//! `DeleteOptions.preconditions`; the answer is the object as it was, with the revision of
+//! the delete as its resourceVersion (as kube's etcd store answers).
+//!
+//! Namespaces: kube marks a namespace `Terminating` and its namespace controller deletes
+//! the contents later. The registry does it at once, in an order that never leaves a state
+//! blocking the namespace's re-creation: (1) the namespace becomes `Terminating` (with a
+//! deletionTimestamp), so creates in it fail with 403 from then on; (2) every namespaced
+//! object in it is deleted; (3) the namespace is deleted; (4) a last sweep removes content
+//! a racing create slipped in (objects older than the delete only). A crash between (1)
+//! and (3) leaves a `Terminating` namespace, whose deletion [`Registry::new`] finishes;
+//! creating a namespace also removes leftover content older than its creation. `default`
+//! cannot be deleted, as in kube.
+
+use serde_json::{Value, json};
+
+use super::create::is_terminating;
+use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
+use super::scale::set_path;
+use super::update::precondition_failed;
+use super::validation::is_namespaces;
+use super::{ListOptions, ObjectList, Registry, Target, WriteOptions};
+use crate::api::Scope;
+use crate::error::ApiError;
+use crate::meta::DeleteOptions;
+use crate::storage::{self, KeyValue, ListRequest};
+
+impl Registry {
+    pub(super) async fn delete_object(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        options: &DeleteOptions,
+    ) -> Result<Value, ApiError> {
+        let kind = target.kind;
+        let info = kind.info;
+        let resource = object::resource(info);
+        let key = self.keys().object(info, target.namespace, name)?;
+        let dry_run = (options.dry_run.iter().flatten()).any(|d| d == "All");
+        if is_namespaces(info) && name == "default" {
+            return Err(ApiError::Forbidden(format!(
+                "{resource} {name:?} is forbidden: this namespace may not be deleted"
+            )));
+        }
+        for _ in 0..MAX_RETRIES {
+            let kv = (self.storage.get(&key, 0).await)
+                .map_err(|e| object::storage_error(e, &resource, name))?
+                .ok_or_else(|| ApiError::NotFound {
+                    resource: resource.clone(),
+                    name: name.to_owned(),
+                })?;
+            let stored = object::decode(&kv)?;
+            if let Some(preconditions) = &options.preconditions {
+                let failed = |detail: String| ApiError::Conflict {
+                    resource: resource.clone(),
+                    name: name.to_owned(),
+                    message: precondition_failed(&key, &detail),
+                };
+                let uid = meta_str(&stored, "uid").unwrap_or_default();
+                if let Some(expected) = &preconditions.uid
+                    && expected != uid
+                {
+                    return Err(failed(format!(
+                        "Precondition failed: UID in precondition: {expected}, UID in object meta: {uid}"
+                    )));
+                }
+                let revision = kv.mod_revision.to_string();
+                if let Some(expected) = &preconditions.resource_version
+                    && *expected != revision
+                {
+                    return Err(failed(format!(
+                        "Precondition failed: ResourceVersion in precondition: {expected}, ResourceVersion in object meta: {revision}"
+                    )));
+                }
+            }
+            if dry_run {
+                return object::stored_in_version(kind, &kv, target.version, kv.mod_revision);
+            }
+            if is_namespaces(info) {
+                return self.delete_namespace(target, name, kv).await;
+            }
+            match self.storage.delete(&key, Some(kv.mod_revision)).await {
+                Ok(deleted) => {
+                    return object::stored_in_version(
+                        kind,
+                        &deleted.prev,
+                        target.version,
+                        deleted.revision,
+                    );
+                }
+                Err(storage::Error::Conflict { .. }) => continue,
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            }
+        }
+        Err(ApiError::Conflict {
+            resource,
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.into(),
+        })
+    }
+
+    pub(super) async fn delete_objects(
+        &self,
+        target: Target<'_>,
+        list: &ListOptions,
+        options: &DeleteOptions,
+    ) -> Result<ObjectList, ApiError> {
+        let matching = self.list_objects(target, list).await?;
+        let mut deleted = Vec::with_capacity(matching.items.len());
+        for item in &matching.items {
+            let name = meta_str(item, "name").unwrap_or_default();
+            let one = Target {
+                namespace: meta_str(item, "namespace").or(target.namespace),
+                ..target
+            };
+            match self.delete_object(one, name, options).await {
+                Ok(object) => deleted.push(object),
+                Err(ApiError::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(ObjectList {
+            items: deleted,
+            ..matching
+        })
+    }
+
+    /// Deletes a namespace and its content (see the module documentation).
+    async fn delete_namespace(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        mut kv: KeyValue,
+    ) -> Result<Value, ApiError> {
+        let resource = object::resource(target.kind.info);
+        let not_found = || ApiError::NotFound {
+            resource: resource.clone(),
+            name: name.to_owned(),
+        };
+        for _ in 0..MAX_RETRIES {
+            let mut stored = object::decode(&kv)?;
+            if is_terminating(&stored) && meta_str(&stored, "deletionTimestamp").is_some() {
+                break;
+            }
+            set_path(&mut stored, ".status.phase", json!("Terminating"));
+            if meta_str(&stored, "deletionTimestamp").is_none() {
+                set_meta(&mut stored, "deletionTimestamp", Some(object::now().into()));
+            }
+            let update = self
+                .storage
+                .update(&kv.key, object::encode(stored)?, kv.mod_revision)
+                .await;
+            kv = match update {
+                Ok(updated) => updated,
+                Err(storage::Error::Conflict { .. }) => (self.storage.get(&kv.key, 0).await)
+                    .map_err(|e| object::storage_error(e, &resource, name))?
+                    .ok_or_else(not_found)?,
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            };
+        }
+        // Nothing can be created in a terminating namespace: all of it goes.
+        self.purge_namespace(name, storage::Revision::MAX).await?;
+        for _ in 0..MAX_RETRIES {
+            match self.storage.delete(&kv.key, Some(kv.mod_revision)).await {
+                Ok(deleted) => {
+                    // What a create that checked the namespace before it was terminating
+                    // wrote since, not what a namespace created anew holds.
+                    self.purge_namespace(name, deleted.revision - 1).await?;
+                    return object::stored_in_version(
+                        target.kind,
+                        &deleted.prev,
+                        target.version,
+                        deleted.revision,
+                    );
+                }
+                // Someone changed the namespace meanwhile (its labels, say): delete what is
+                // there now.
+                Err(storage::Error::Conflict { .. }) => {
+                    kv = (self.storage.get(&kv.key, 0).await)
+                        .map_err(|e| object::storage_error(e, &resource, name))?
+                        .ok_or_else(not_found)?;
+                }
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            }
+        }
+        Err(ApiError::Conflict {
+            resource,
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.into(),
+        })
+    }
+
+    /// Deletes every namespaced object in `namespace` created at or before `created_by`.
+    pub(super) async fn purge_namespace(
+        &self,
+        namespace: &str,
+        created_by: storage::Revision,
+    ) -> Result<(), ApiError> {
+        let keys = self.keys();
+        for kind in self.scheme.kinds() {
+            if kind.info.scope != Scope::Namespaced {
+                continue;
+            }
+            let resource = object::resource(kind.info);
+            let prefix = keys.collection(kind.info, Some(namespace));
+            let objects = (self.storage.list(ListRequest::prefix(prefix)).await)
+                .map_err(|e| object::storage_error(e, &resource, ""))?;
+            for kv in objects
+                .items
+                .iter()
+                .filter(|kv| kv.create_revision <= created_by)
+            {
+                match self.storage.delete(&kv.key, None).await {
+                    Ok(_) | Err(storage::Error::NotFound { .. }) => {}
+                    Err(e) => return Err(object::storage_error(e, &resource, "")),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// At start-up: finishes the deletion of namespaces left `Terminating`, and creates
+    /// `default` when missing, through the normal create path (so it gets its phase).
+    pub(super) async fn start_namespaces(&self) -> Result<(), ApiError> {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(());
+        };
+        let target = Target {
+            kind: namespaces,
+            version: namespaces.info.storage_version().name,
+            namespace: None,
+        };
+        let resource = object::resource(namespaces.info);
+        let prefix = self.keys().collection(namespaces.info, None);
+        let all = (self.storage.list(ListRequest::prefix(prefix)).await)
+            .map_err(|e| object::storage_error(e, &resource, ""))?;
+        for kv in all.items {
+            let stored = object::decode(&kv)?;
+            if is_terminating(&stored)
+                && let Some(name) = meta_str(&stored, "name").map(str::to_owned)
+            {
+                match self.delete_namespace(target, &name, kv).await {
+                    Ok(_) | Err(ApiError::NotFound { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let default = json!({"metadata": {"name": "default"}});
+        match self
+            .create_object(target, default, &WriteOptions::default())
+            .await
+        {
+            Ok(_) | Err(ApiError::AlreadyExists { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}

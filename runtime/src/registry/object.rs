@@ -1,0 +1,297 @@
+//! What every operation shares: storage keys, stored values, the JSON metadata of objects,
+//! server-set values (uids, timestamps, generated names), and the one mapping of storage
+//! errors to [`ApiError`]s.
+
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use super::names;
+use crate::api::{KindInfo, Scope};
+use crate::error::{ApiError, GroupResource};
+use crate::scheme::KindEntry;
+use crate::storage::{self, KeyValue, Revision};
+
+/// `OptimisticLockErrorMsg`: the reason of a 409 on a stale resourceVersion.
+pub const OPTIMISTIC_LOCK: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+/// How many times an unconditional write re-reads after losing a race before giving up
+/// with a 409 (kube's `GuaranteedUpdate` retries forever; a bound keeps a hot key from
+/// pinning a request).
+pub const MAX_RETRIES: usize = 32;
+
+/// The resource as messages name it (`webapps.apps.example.dev`).
+pub fn resource(info: &KindInfo) -> GroupResource {
+    GroupResource::new(info.group, info.plural)
+}
+
+/// Maps a storage failure to a Status: the one place this happens.
+pub fn storage_error(error: storage::Error, resource: &GroupResource, name: &str) -> ApiError {
+    use storage::Error;
+    match error {
+        Error::NotFound { .. } => ApiError::NotFound {
+            resource: resource.clone(),
+            name: name.to_owned(),
+        },
+        Error::AlreadyExists { .. } => ApiError::AlreadyExists {
+            resource: resource.clone(),
+            name: name.to_owned(),
+        },
+        Error::Conflict { .. } => ApiError::Conflict {
+            resource: resource.clone(),
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.to_owned(),
+        },
+        Error::Compacted {
+            requested,
+            compacted,
+        } => ApiError::Expired(format!(
+            "too old resource version: {requested} ({compacted})"
+        )),
+        Error::FutureRevision { requested, current } => ApiError::Timeout {
+            message: format!("Too large resource version: {requested}, current: {current}"),
+            retry_after_seconds: 1,
+        },
+        Error::TooLarge { limit, .. } => {
+            ApiError::RequestEntityTooLarge(format!("limit is {limit}"))
+        }
+        error @ Error::Unavailable(_) => ApiError::ServiceUnavailable(error.to_string()),
+        error @ Error::Timeout(_) => ApiError::Timeout {
+            message: error.to_string(),
+            retry_after_seconds: 1,
+        },
+        error @ (Error::Lagged { .. } | Error::InvalidArgument(_) | Error::Internal(_)) => {
+            ApiError::Internal(error.to_string())
+        }
+    }
+}
+
+/// An internal error about stored data or the scheme: a bug or corruption, never the
+/// client's fault.
+pub fn internal(what: impl std::fmt::Display) -> ApiError {
+    ApiError::Internal(what.to_string())
+}
+
+/// kube's key layout: `<prefix>/<group>/<plural>/<namespace>/<name>`, the group segment
+/// omitted for the core group and the namespace segment for cluster-scoped kinds.
+#[derive(Clone, Debug)]
+pub struct Keys<'a> {
+    prefix: &'a str,
+}
+
+impl<'a> Keys<'a> {
+    pub fn new(prefix: &'a str) -> Keys<'a> {
+        Keys { prefix }
+    }
+
+    /// The prefix of a kind's objects (all namespaces), ending in `/`.
+    pub fn kind_prefix(&self, info: &KindInfo) -> String {
+        let mut key = format!("{}/", self.prefix);
+        if !info.group.is_empty() {
+            key.push_str(info.group);
+            key.push('/');
+        }
+        key.push_str(info.plural);
+        key.push('/');
+        key
+    }
+
+    /// The prefix a list reads: one namespace, or every namespace when `namespace` is
+    /// `None` (and always for cluster-scoped kinds).
+    pub fn collection(&self, info: &KindInfo, namespace: Option<&str>) -> String {
+        let mut key = self.kind_prefix(info);
+        if let (Scope::Namespaced, Some(namespace)) = (info.scope, namespace) {
+            key.push_str(namespace);
+            key.push('/');
+        }
+        key
+    }
+
+    /// The key of one object. Namespaced kinds need a namespace (kube's
+    /// `NamespaceKeyFunc`); names and namespaces must be valid path segments, so that no
+    /// name reaches another key.
+    pub fn object(
+        &self,
+        info: &KindInfo,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        check_segment("Name", name)?;
+        if info.scope == Scope::Namespaced {
+            let Some(namespace) = namespace.filter(|n| !n.is_empty()) else {
+                return Err(ApiError::BadRequest("Namespace parameter required.".into()));
+            };
+            check_segment("Namespace", namespace)?;
+        }
+        Ok(format!("{}{name}", self.collection(info, namespace)))
+    }
+}
+
+/// A namespace from a request must be a valid path segment.
+pub fn check_namespace(namespace: &str) -> Result<(), ApiError> {
+    check_segment("Namespace", namespace)
+}
+
+fn check_segment(what: &str, value: &str) -> Result<(), ApiError> {
+    let problems = names::path_segment_name(value);
+    if value.is_empty() || !problems.is_empty() {
+        let detail = if value.is_empty() {
+            "may not be empty".to_owned()
+        } else {
+            problems.join(";")
+        };
+        return Err(ApiError::BadRequest(format!(
+            "{what} parameter invalid: {value:?}: {detail}"
+        )));
+    }
+    Ok(())
+}
+
+/// The `metadata` object of an object, if it has one.
+pub fn meta(object: &Value) -> Option<&Map<String, Value>> {
+    object.get("metadata")?.as_object()
+}
+
+/// The `metadata` object, created (or replaced, if not an object) when missing.
+pub fn meta_mut(object: &mut Value) -> &mut Map<String, Value> {
+    if !object.is_object() {
+        *object = Value::Object(Map::new());
+    }
+    let fields = object.as_object_mut().expect("made an object above");
+    let metadata = fields
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    metadata.as_object_mut().expect("made an object above")
+}
+
+/// A string field of `metadata` (`name`, `uid`, ...); empty strings count as unset.
+pub fn meta_str<'v>(object: &'v Value, field: &str) -> Option<&'v str> {
+    meta(object)?.get(field)?.as_str().filter(|s| !s.is_empty())
+}
+
+/// Sets `metadata.<field>`, or removes it for `None`.
+pub fn set_meta(object: &mut Value, field: &str, value: Option<Value>) {
+    let metadata = meta_mut(object);
+    match value {
+        Some(value) => {
+            metadata.insert(field.to_owned(), value);
+        }
+        None => {
+            metadata.remove(field);
+        }
+    }
+}
+
+/// `metadata.generation`, 0 when unset.
+pub fn generation(object: &Value) -> i64 {
+    meta(object)
+        .and_then(|m| m.get("generation"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
+/// Sets `metadata.resourceVersion` to a revision.
+pub fn set_resource_version(object: &mut Value, revision: Revision) {
+    set_meta(
+        object,
+        "resourceVersion",
+        Some(Value::String(revision.to_string())),
+    );
+}
+
+/// The current time as kube writes timestamps: RFC 3339, UTC, seconds.
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// A fresh uid (a random v4 UUID, as kube's).
+pub fn new_uid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// kube's `SimpleNameGenerator`: the prefix (cut to 58 bytes) and 5 random characters
+/// from an alphabet without vowels or confusable characters.
+pub fn generate_name(base: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    const MAX_PREFIX: usize = 63 - 5;
+    let mut cut = base.len().min(MAX_PREFIX);
+    while !base.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let random = uuid::Uuid::new_v4();
+    let suffix: String = (random.as_bytes().iter().take(5))
+        .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
+        .collect();
+    format!("{}{suffix}", &base[..cut])
+}
+
+/// The stored bytes of an object: compact JSON, without `metadata.resourceVersion` (the
+/// storage revision is the resourceVersion).
+pub fn encode(mut object: Value) -> Result<Bytes, ApiError> {
+    set_meta(&mut object, "resourceVersion", None);
+    serde_json::to_vec(&object)
+        .map(Bytes::from)
+        .map_err(internal)
+}
+
+/// A stored object as JSON, in the version it was stored in.
+pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
+    serde_json::from_slice(&kv.value)
+        .map_err(|e| internal(format!("decoding the object at {}: {e}", kv.key)))
+}
+
+/// The version a stored object is in: its `apiVersion` when the kind has it, else the
+/// storage version.
+pub fn stored_version<'k>(kind: &'k KindEntry, object: &Value) -> &'k str {
+    let api_version = object.get("apiVersion").and_then(Value::as_str);
+    let version = api_version.map(|v| v.rsplit('/').next().unwrap_or(v));
+    (kind.versions())
+        .find(|v| Some(*v) == version)
+        .unwrap_or_else(|| kind.info.storage_version().name)
+}
+
+/// A stored object in `version`, with its resourceVersion.
+pub fn stored_in_version(
+    kind: &KindEntry,
+    kv: &KeyValue,
+    version: &str,
+    revision: Revision,
+) -> Result<Value, ApiError> {
+    let stored = decode(kv)?;
+    let from = stored_version(kind, &stored);
+    let mut object = kind
+        .convert(stored, from, version)
+        .map_err(|e| internal(format!("converting the object at {}: {e}", kv.key)))?;
+    set_resource_version(&mut object, revision);
+    Ok(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_names_are_kubes() {
+        let name = generate_name("web-");
+        assert_eq!(name.len(), 9);
+        assert!(name.starts_with("web-"));
+        assert!(
+            name[4..]
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
+        );
+        assert_eq!(generate_name(&"a".repeat(70)).len(), 63);
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339_seconds_utc() {
+        let now = now();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.ends_with('Z'));
+    }
+}

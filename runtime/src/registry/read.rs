@@ -1,0 +1,350 @@
+//! Reads: get (with its `status` and `scale` views) and list.
+//!
+//! A list reads one revision: the first page's (or the one `resourceVersion` names with
+//! `resourceVersionMatch=Exact`); its continue token carries that revision and the last key
+//! read, so every page reads the same snapshot even under concurrent writes. As in kube's
+//! etcd store, a page with selectors keeps reading (doubling the batch) until it holds
+//! `limit` matching objects or the collection ends. The token has kube's format
+//! (base64url of `{"v":"meta.k8s.io/v1","rv":N,"start":"<key after the prefix>\u0000"}`).
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::object::{self, internal};
+use super::selector::Selectors;
+use super::update::parse_resource_version;
+use super::{ListOptions, ObjectList, Registry, Subresource, Target};
+use crate::error::{ApiError, FieldError, FieldErrorType};
+use crate::scheme::KindEntry;
+use crate::storage::{self, KeyValue, ListRequest, Revision};
+
+/// kube's `continueExpired`. kube's own answer (`inconsistentContinue`) also carries a
+/// token to go on at the latest revision in the Status' `metadata.continue`, which
+/// `ApiError` cannot carry yet.
+const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+/// kube's `expired` for a list at a compacted revision.
+const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
+/// The largest batch a filtered page reads at once (kube's `maxLimit`).
+const MAX_BATCH: usize = 10_000;
+
+impl Registry {
+    pub(super) async fn get_object(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        subresource: Option<Subresource>,
+    ) -> Result<Value, ApiError> {
+        let kind = target.kind;
+        let info = kind.info;
+        let resource = object::resource(info);
+        let key = self.keys().object(info, target.namespace, name)?;
+        let scale = match subresource {
+            Some(Subresource::Status) if !info.subresources.status => {
+                return Err(ApiError::NoRoute);
+            }
+            Some(Subresource::Scale) => {
+                Some(info.subresources.scale.as_ref().ok_or(ApiError::NoRoute)?)
+            }
+            _ => None,
+        };
+        let kv = (self.storage.get(&key, 0).await)
+            .map_err(|e| object::storage_error(e, &resource, name))?
+            .ok_or_else(|| ApiError::NotFound {
+                resource: resource.clone(),
+                name: name.to_owned(),
+            })?;
+        match scale {
+            Some(scale) => {
+                let stored = object::decode(&kv)?;
+                let from = object::stored_version(kind, &stored);
+                let hub = kind.to_hub(stored, from).map_err(internal)?;
+                let hub = kind.hub_json(&hub).map_err(internal)?;
+                Ok(super::scale::view(scale, &hub, kv.mod_revision))
+            }
+            None => object::stored_in_version(kind, &kv, target.version, kv.mod_revision),
+        }
+    }
+
+    pub(super) async fn list_objects(
+        &self,
+        target: Target<'_>,
+        options: &ListOptions,
+    ) -> Result<ObjectList, ApiError> {
+        let kind = target.kind;
+        let info = kind.info;
+        let resource = object::resource(info);
+        validate_list_options(options)?;
+        let selectors = Selectors::parse(
+            info,
+            options.label_selector.as_deref(),
+            options.field_selector.as_deref(),
+        )?;
+        if let Some(namespace) = target.namespace {
+            object::check_namespace(namespace)?;
+        }
+        let prefix = self.keys().collection(info, target.namespace);
+
+        let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
+        let continue_token = (options.continue_token.as_deref()).filter(|t| !t.is_empty());
+        let mut revision: Revision = 0;
+        let mut start_after = None;
+        let mut at_least: Revision = 0;
+        match continue_token {
+            Some(token) => {
+                if resource_version.is_some_and(|v| v != "0") {
+                    return Err(ApiError::BadRequest(
+                        "specifying resource version is not allowed when using continue".into(),
+                    ));
+                }
+                let (key, token_revision) = decode_continue(token, &prefix)
+                    .map_err(|e| ApiError::BadRequest(format!("invalid continue token: {e}")))?;
+                // A negative revision continues at the latest one (kube's `-1`).
+                revision = Revision::try_from(token_revision).unwrap_or(0);
+                start_after = Some(key);
+            }
+            None => match (resource_version, options.resource_version_match.as_deref()) {
+                (Some(v), Some("Exact")) => revision = parse_resource_version(v)?,
+                (Some(v), _) => at_least = parse_resource_version(v)?,
+                (None, _) => {}
+            },
+        }
+
+        let list_error = |error: storage::Error| match error {
+            storage::Error::Compacted { .. } if continue_token.is_some() => {
+                ApiError::Expired(CONTINUE_EXPIRED.into())
+            }
+            storage::Error::Compacted { .. } => ApiError::Expired(LIST_EXPIRED.into()),
+            other => object::storage_error(other, &resource, ""),
+        };
+        let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
+        let unfiltered = selectors.is_empty();
+        let mut batch = limit;
+        let mut items = Vec::new();
+        let mut last_key: Option<String> = None;
+        let mut more = false;
+        let mut remaining = None;
+        loop {
+            let request = ListRequest {
+                prefix: prefix.clone(),
+                start_after: start_after.clone(),
+                limit: batch,
+                revision,
+            };
+            let response = self.storage.list(request).await.map_err(list_error)?;
+            revision = response.revision;
+            let mut full = false;
+            for kv in &response.items {
+                if limit > 0 && items.len() >= limit {
+                    full = true;
+                    break;
+                }
+                last_key = Some(kv.key.clone());
+                if let Some(object) = select(kind, kv, target.version, &selectors)? {
+                    items.push(object);
+                }
+            }
+            if full {
+                more = true;
+                break;
+            }
+            if !response.more || limit == 0 {
+                break;
+            }
+            if items.len() >= limit {
+                more = true;
+                if unfiltered {
+                    remaining = i64::try_from(response.remaining).ok();
+                }
+                break;
+            }
+            batch = batch.saturating_mul(2).min(MAX_BATCH).max(batch);
+            start_after = last_key.clone();
+        }
+        if at_least > revision {
+            return Err(ApiError::Timeout {
+                message: format!("Too large resource version: {at_least}, current: {revision}"),
+                retry_after_seconds: 1,
+            });
+        }
+        let continue_token = match (more, &last_key) {
+            (true, Some(key)) => Some(encode_continue(key, &prefix, revision)),
+            _ => None,
+        };
+        Ok(ObjectList {
+            items,
+            resource_version: revision.to_string(),
+            continue_token,
+            remaining_item_count: remaining,
+        })
+    }
+}
+
+/// The object at `kv` in `version` when it matches the selectors.
+fn select(
+    kind: &KindEntry,
+    kv: &KeyValue,
+    version: &str,
+    selectors: &Selectors,
+) -> Result<Option<Value>, ApiError> {
+    let stored = object::decode(kv)?;
+    if !selectors.matches_labels(&stored) {
+        return Ok(None);
+    }
+    let from = object::stored_version(kind, &stored);
+    let hub = kind.to_hub(stored, from).map_err(internal)?;
+    if selectors.selects_fields() {
+        let json = kind.hub_json(&hub).map_err(internal)?;
+        if !selectors.matches_fields(kind.info, &json) {
+            return Ok(None);
+        }
+    }
+    let mut object = kind.from_hub(hub, version).map_err(internal)?;
+    object::set_resource_version(&mut object, kv.mod_revision);
+    Ok(Some(object))
+}
+
+/// kube's `ValidateListOptions` for what a plain list reads.
+fn validate_list_options(options: &ListOptions) -> Result<(), ApiError> {
+    let mut errors = Vec::new();
+    let resource_version = options.resource_version.as_deref().unwrap_or("");
+    let continues = options
+        .continue_token
+        .as_deref()
+        .is_some_and(|t| !t.is_empty());
+    let forbidden = |detail: &str| {
+        FieldError::new(
+            FieldErrorType::Forbidden,
+            "resourceVersionMatch",
+            None,
+            detail,
+        )
+    };
+    match options.resource_version_match.as_deref().unwrap_or("") {
+        "" => {}
+        matching @ ("Exact" | "NotOlderThan") => {
+            if resource_version.is_empty() {
+                errors.push(forbidden(
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            if continues {
+                errors.push(forbidden(
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+            if matching == "Exact" && resource_version == "0" {
+                errors.push(forbidden(
+                    "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                ));
+            }
+        }
+        other => errors.push(FieldError::new(
+            FieldErrorType::NotSupported,
+            "resourceVersionMatch",
+            Some(Value::String(other.to_owned())),
+            "supported values: \"Exact\", \"NotOlderThan\"",
+        )),
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::Invalid {
+        group: "meta.k8s.io".into(),
+        kind: "ListOptions".into(),
+        name: String::new(),
+        causes: errors,
+    })
+}
+
+/// kube's `continueToken`.
+#[derive(Serialize, Deserialize)]
+struct ContinueToken {
+    #[serde(rename = "v")]
+    api_version: String,
+    #[serde(rename = "rv")]
+    resource_version: i64,
+    #[serde(rename = "start")]
+    start_key: String,
+}
+
+/// A token to continue after `key` (which starts with `prefix`) at `revision`.
+fn encode_continue(key: &str, prefix: &str, revision: Revision) -> String {
+    let token = ContinueToken {
+        api_version: "meta.k8s.io/v1".into(),
+        resource_version: i64::try_from(revision).unwrap_or(i64::MAX),
+        start_key: format!("{}\0", key.strip_prefix(prefix).unwrap_or(key)),
+    };
+    let json = serde_json::to_vec(&token).unwrap_or_default();
+    URL_SAFE_NO_PAD.encode(json)
+}
+
+/// The key to continue after, and the revision, of a token (kube's `DecodeContinue`: the
+/// start key cannot leave `prefix`).
+fn decode_continue(token: &str, prefix: &str) -> Result<(String, i64), String> {
+    let invalid = |detail: &dyn std::fmt::Display| format!("continue key is not valid: {detail}");
+    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|e| invalid(&e))?;
+    let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|e| invalid(&e))?;
+    if token.api_version != "meta.k8s.io/v1" {
+        return Err(invalid(&format_args!(
+            "server does not recognize this encoded version {:?}",
+            token.api_version
+        )));
+    }
+    if token.resource_version == 0 {
+        return Err(invalid(
+            &"incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+        ));
+    }
+    if token.start_key.is_empty() {
+        return Err(invalid(&"encoded start key empty (version meta.k8s.io/v1)"));
+    }
+    let key = if token.start_key.starts_with('/') {
+        token.start_key.clone()
+    } else {
+        format!("/{}", token.start_key)
+    };
+    let clean = (key[1..].split('/')).all(|segment| !matches!(segment, "" | "." | ".."));
+    if !clean {
+        return Err(invalid(&token.start_key));
+    }
+    // kube's tokens start at `<last key>\0`: the first key after the last one read.
+    let relative = &key[1..];
+    let start = relative.strip_suffix('\0').unwrap_or(relative);
+    Ok((format!("{prefix}{start}"), token.resource_version))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_round_trip_and_stay_under_the_prefix() {
+        let prefix = "/registry/configmaps/default/";
+        let token = encode_continue("/registry/configmaps/default/b", prefix, 12);
+        let json = String::from_utf8(URL_SAFE_NO_PAD.decode(&token).unwrap()).unwrap();
+        assert_eq!(json, r#"{"v":"meta.k8s.io/v1","rv":12,"start":"b\u0000"}"#);
+        assert_eq!(
+            decode_continue(&token, prefix),
+            Ok(("/registry/configmaps/default/b".to_owned(), 12))
+        );
+        let forged = |start: &str, rv: i64| {
+            let json = serde_json::json!({"v": "meta.k8s.io/v1", "rv": rv, "start": start});
+            URL_SAFE_NO_PAD.encode(json.to_string())
+        };
+        assert_eq!(
+            decode_continue(&forged("../secrets/x", 3), prefix),
+            Err("continue key is not valid: ../secrets/x".to_owned())
+        );
+        assert_eq!(
+            decode_continue(&forged("b", 0), prefix),
+            Err("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".to_owned())
+        );
+        assert!(
+            decode_continue("%%%", prefix)
+                .unwrap_err()
+                .starts_with("continue key is not valid: ")
+        );
+    }
+}

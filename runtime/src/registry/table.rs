@@ -1,0 +1,328 @@
+//! `meta.k8s.io/v1` Tables, as apiextensions' `tableconvertor` builds them for custom
+//! resources: a `Name` column, then the kind's printer columns evaluated on the hub JSON.
+//!
+//! Cells follow `cellForJSONValue`: `integer`, `number`, `boolean` and `string` cells keep
+//! values of their type (strings also print numbers, booleans, and objects or arrays as
+//! JSON); `date` cells are ages (`5m`), as kube renders them on the server; anything else,
+//! and a missing value, is `null`. One addition: an `integer` column whose path holds an
+//! object or an array shows its number of entries (kube's ConfigMap `Data` column).
+
+use std::time::SystemTime;
+
+use serde_json::{Value, json};
+
+use super::object::{internal, meta, meta_str};
+use super::{ObjectList, Target};
+use crate::api::PrinterColumn;
+use crate::error::{ApiError, FieldError, FieldErrorType};
+use crate::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
+
+/// `ObjectMeta`'s documentation of `name`, kube's description of the name column.
+const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+
+/// What each row carries (`includeObject`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Include {
+    None,
+    Metadata,
+    Object,
+}
+
+/// The Table of `objects` (in `target.version`).
+pub fn table(
+    target: Target<'_>,
+    objects: &[Value],
+    list: Option<&ObjectList>,
+    include_object: &str,
+) -> Result<Table, ApiError> {
+    let include = match include_object {
+        "" | "Metadata" => Include::Metadata,
+        "Object" => Include::Object,
+        "None" => Include::None,
+        other => {
+            return Err(ApiError::Invalid {
+                group: "meta.k8s.io".into(),
+                kind: "TableOptions".into(),
+                name: String::new(),
+                causes: vec![FieldError::new(
+                    FieldErrorType::Invalid,
+                    "includeObject",
+                    Some(Value::String(other.to_owned())),
+                    "must be 'Metadata', 'Object', 'None', or empty",
+                )],
+            });
+        }
+    };
+    let kind = target.kind;
+    let columns = kind.info.printer_columns;
+    let now = SystemTime::now();
+    let mut rows = Vec::with_capacity(objects.len());
+    for object in objects {
+        let hub = kind
+            .to_hub(object.clone(), target.version)
+            .and_then(|hub| kind.hub_json(&hub))
+            .map_err(internal)?;
+        let mut cells = Vec::with_capacity(columns.len() + 1);
+        cells.push(Value::String(
+            meta_str(object, "name").unwrap_or_default().to_owned(),
+        ));
+        for column in columns {
+            let value = parse_path(column.json_path).and_then(|path| evaluate(&hub, &path));
+            cells.push(cell(column.column_type, value, now));
+        }
+        let object = match include {
+            Include::None => None,
+            Include::Object => Some(object.clone()),
+            Include::Metadata => Some(json!({
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": meta(object).cloned().unwrap_or_default(),
+            })),
+        };
+        rows.push(TableRow { cells, object });
+    }
+    let metadata = match list {
+        Some(list) => ListMeta {
+            resource_version: Some(list.resource_version.clone()),
+            continue_: list.continue_token.clone(),
+            remaining_item_count: list.remaining_item_count,
+            self_link: None,
+        },
+        None => ListMeta {
+            resource_version: match objects {
+                [one] => meta_str(one, "resourceVersion").map(str::to_owned),
+                _ => None,
+            },
+            ..ListMeta::default()
+        },
+    };
+    Ok(Table {
+        kind: Some("Table".into()),
+        api_version: Some("meta.k8s.io/v1".into()),
+        metadata,
+        column_definitions: column_definitions(columns),
+        rows,
+    })
+}
+
+fn column_definitions(columns: &[PrinterColumn]) -> Vec<TableColumnDefinition> {
+    let name = TableColumnDefinition {
+        name: "Name".into(),
+        column_type: "string".into(),
+        format: "name".into(),
+        description: NAME_DESCRIPTION.into(),
+        priority: 0,
+    };
+    let rest = columns.iter().map(|c| TableColumnDefinition {
+        name: c.name.into(),
+        column_type: c.column_type.into(),
+        format: c.format.into(),
+        description: if c.description.is_empty() {
+            format!(
+                "Custom resource definition column (in JSONPath format): {}",
+                c.json_path
+            )
+        } else {
+            c.description.into()
+        },
+        priority: c.priority,
+    });
+    std::iter::once(name).chain(rest).collect()
+}
+
+/// One step of a simple JSON path.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    Field(String),
+    Index(usize),
+}
+
+/// Parses a simple JSON path: `.a.b[0]['c']`, optionally in braces. `None` when it is not
+/// a simple path (its cells are then `null`).
+fn parse_path(path: &str) -> Option<Vec<Step>> {
+    let path = path.trim();
+    let path = (path.strip_prefix('{').and_then(|p| p.strip_suffix('}'))).unwrap_or(path);
+    let mut steps = Vec::new();
+    let mut rest = path.strip_prefix('$').unwrap_or(path);
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end > 0 {
+                steps.push(Step::Field(after[..end].to_owned()));
+            }
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']')?;
+            let inner = after[..end].trim();
+            let quoted = (inner.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
+                .or_else(|| inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')));
+            steps.push(match quoted {
+                Some(field) => Step::Field(field.to_owned()),
+                None => Step::Index(inner.parse().ok()?),
+            });
+            rest = &after[end + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+fn evaluate<'v>(value: &'v Value, path: &[Step]) -> Option<&'v Value> {
+    path.iter().try_fold(value, |value, step| match step {
+        Step::Field(name) => value.get(name),
+        Step::Index(i) => value.get(i),
+    })
+}
+
+/// The cell of one column for one value.
+fn cell(column_type: &str, value: Option<&Value>, now: SystemTime) -> Value {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Value::Null;
+    };
+    match (column_type, value) {
+        ("string", Value::String(s)) => Value::String(s.clone()),
+        ("string", other) => Value::String(other.to_string()),
+        ("integer", Value::Number(n)) => match n.as_i64() {
+            Some(i) => Value::from(i),
+            None => n.as_f64().map_or(Value::Null, |f| Value::from(f as i64)),
+        },
+        ("integer", Value::Object(entries)) => Value::from(entries.len()),
+        ("integer", Value::Array(items)) => Value::from(items.len()),
+        ("number", Value::Number(n)) => n.as_f64().map_or(Value::Null, Value::from),
+        ("boolean", Value::Bool(b)) => Value::Bool(*b),
+        ("date", Value::String(s)) => Value::String(age(s, now)),
+        _ => Value::Null,
+    }
+}
+
+/// kube's `ConvertToHumanReadableDateType`: the age of an RFC 3339 timestamp.
+fn age(timestamp: &str, now: SystemTime) -> String {
+    let Ok(time) = humantime::parse_rfc3339(timestamp) else {
+        return "<invalid>".into();
+    };
+    let seconds = match now.duration_since(time) {
+        Ok(elapsed) => i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX),
+        Err(ahead) => -i64::try_from(ahead.duration().as_secs()).unwrap_or(i64::MAX),
+    };
+    human_duration(seconds)
+}
+
+/// kube's `duration.HumanDuration`: two or three significant figures.
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 60 * 2 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 60 * 3 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let days = (hours / 24) % 365;
+        return if days == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{days}d", hours / 24 / 365)
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn durations_read_as_kubes() {
+        for (seconds, expected) in [
+            (-5, "<invalid>"),
+            (-1, "0s"),
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (125, "2m5s"),
+            (600, "10m"),
+            (179 * 60, "179m"),
+            (3 * 3600, "3h"),
+            (3 * 3600 + 60, "3h1m"),
+            (47 * 3600, "47h"),
+            (2 * 86400 + 3600, "2d1h"),
+            (8 * 86400, "8d"),
+            (3 * 365 * 86400 + 86400, "3y1d"),
+            (9 * 365 * 86400, "9y"),
+        ] {
+            assert_eq!(human_duration(seconds), expected, "{seconds}");
+        }
+    }
+
+    #[test]
+    fn simple_paths_and_cells() {
+        let object = json!({"spec": {"container": {"image": "nginx", "ports": [{"p": 80}]}, "replicas": 2.7},
+            "data": {"a": "1", "b": "2"}, "status": {"ready": null}});
+        let at = |path: &str| evaluate(&object, &parse_path(path).unwrap()).cloned();
+        assert_eq!(at(".spec.container.image"), Some(json!("nginx")));
+        assert_eq!(at(".spec.container.ports[0].p"), Some(json!(80)));
+        assert_eq!(at("{.spec['container'].image}"), Some(json!("nginx")));
+        assert_eq!(at(".spec.missing"), None);
+        assert_eq!(parse_path(".spec[?(@.x)]"), None);
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let cell = |ty: &str, path: &str| cell(ty, at(path).as_ref(), now);
+        assert_eq!(cell("string", ".spec.container.image"), json!("nginx"));
+        assert_eq!(
+            cell("string", ".spec.container.ports"),
+            json!("[{\"p\":80}]")
+        );
+        assert_eq!(cell("integer", ".spec.replicas"), json!(2));
+        assert_eq!(cell("number", ".spec.replicas"), json!(2.7));
+        assert_eq!(cell("integer", ".data"), json!(2));
+        assert_eq!(cell("integer", ".status.ready"), Value::Null);
+        assert_eq!(cell("boolean", ".spec.container.image"), Value::Null);
+        assert_eq!(
+            super::cell("date", Some(&json!("2001-09-09T01:43:40Z")), now),
+            json!("3m")
+        );
+        assert_eq!(
+            super::cell("date", Some(&json!("yesterday")), now),
+            json!("<invalid>")
+        );
+    }
+}

@@ -1,0 +1,442 @@
+//! Update (`PUT`) and patch (`PATCH`) of an object, its `status` or its `scale`: kube's
+//! `Store.Update` over `GuaranteedUpdate`, with `rest.BeforeUpdate` and apiextensions'
+//! status and scale strategies.
+//!
+//! One loop serves them all: read the object; apply the change to the view the request
+//! addresses (the object in the request's version, or its Scale) -- a replacement body or a
+//! patch; check the view's resourceVersion (a precondition when set) and uid; turn the
+//! view back into the object (a Scale only writes the spec replica path); apply the
+//! generic rules (immutable metadata, the status/spec split); `prepare_for_update`;
+//! bump `metadata.generation` when anything but metadata (and status, for kinds with a
+//! status subresource) changed; validate; `canonicalize`; then compare-and-swap on the
+//! revision read. Losing the race re-reads and starts over, so an update without a
+//! resourceVersion (and every patch that does not set one) never fails on a concurrent
+//! write; one with a stale resourceVersion gets kube's 409. An update that changes nothing
+//! is not written (kube's etcd store skips identical bytes) and keeps its resourceVersion.
+
+use serde_json::Value;
+
+use super::body::{self, Expected};
+use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str, set_meta};
+use super::patch::{self, Failure};
+use super::scale::{self, set_path};
+use super::{FieldValidation, PatchType, Registry, Subresource, Target, WriteOptions, Written};
+use crate::api::{KindInfo, ScaleInfo, Scope};
+use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
+use crate::meta::Scale;
+use crate::scheme::KindEntry;
+use crate::storage::{self, Revision};
+
+/// What an update does to the addressed view of the object.
+pub(super) enum Change<'a> {
+    /// `PUT`: the new view.
+    Replace(Value),
+    /// `PATCH`: a patch of the current view.
+    Patch(PatchType, &'a Value),
+}
+
+/// Whether a `PUT` of a missing object creates it (kube's `AllowCreateOnUpdate`): no for
+/// every kind today, as for custom resources.
+fn allow_create_on_update(_info: &KindInfo) -> bool {
+    false
+}
+
+/// What one request addresses.
+struct Request<'a> {
+    kind: &'a KindEntry,
+    target: Target<'a>,
+    name: &'a str,
+    subresource: Option<Subresource>,
+    resource: GroupResource,
+    key: String,
+}
+
+impl Request<'_> {
+    fn info(&self) -> &'static KindInfo {
+        self.kind.info
+    }
+
+    fn scale_info(&self) -> Result<&'static ScaleInfo, ApiError> {
+        self.info()
+            .subresources
+            .scale
+            .as_ref()
+            .ok_or(ApiError::NoRoute)
+    }
+
+    /// The type the view must be: the kind in the request's version, or a Scale.
+    fn expected<'s>(&self, api_version: &'s str) -> Expected<'s> {
+        match self.subresource {
+            Some(Subresource::Scale) => Expected {
+                api_version: "autoscaling/v1",
+                kind: "Scale",
+            },
+            _ => Expected {
+                api_version,
+                kind: self.info().kind,
+            },
+        }
+    }
+
+    fn not_found(&self) -> ApiError {
+        ApiError::NotFound {
+            resource: self.resource.clone(),
+            name: self.name.to_owned(),
+        }
+    }
+
+    fn conflict(&self, message: impl Into<String>) -> ApiError {
+        ApiError::Conflict {
+            resource: self.resource.clone(),
+            name: self.name.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    fn invalid(&self, causes: Vec<FieldError>) -> ApiError {
+        ApiError::Invalid {
+            group: self.info().group.into(),
+            kind: self.info().kind.into(),
+            name: self.name.to_owned(),
+            causes,
+        }
+    }
+
+    /// The view of an object (hub JSON) the request addresses, at `revision`.
+    fn view(&self, hub: &Value, revision: Revision) -> Result<Value, ApiError> {
+        if self.subresource == Some(Subresource::Scale) {
+            return Ok(scale::view(self.scale_info()?, hub, revision));
+        }
+        let typed = self.kind.hub_from_json(hub.clone()).map_err(internal)?;
+        let mut view = (self.kind.from_hub(typed, self.target.version)).map_err(internal)?;
+        object::set_resource_version(&mut view, revision);
+        Ok(view)
+    }
+
+    /// The unknown fields of a view, per `fieldValidation`.
+    fn unknown_fields(
+        &self,
+        mode: FieldValidation,
+        view: &Value,
+        expected: Expected<'_>,
+    ) -> Result<Vec<String>, ApiError> {
+        body::check_unknown_fields(
+            mode,
+            view,
+            || match self.subresource {
+                Some(Subresource::Scale) => (serde_json::from_value::<Scale>(view.clone()))
+                    .and_then(serde_json::to_value)
+                    .ok(),
+                _ => (self.kind)
+                    .convert(view.clone(), self.target.version, self.target.version)
+                    .ok(),
+            },
+            expected,
+        )
+    }
+}
+
+impl Registry {
+    pub(super) async fn update_object(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        subresource: Option<Subresource>,
+        mut change: Change<'_>,
+        options: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        let kind = target.kind;
+        let info = kind.info;
+        let request = Request {
+            kind,
+            target,
+            name,
+            subresource,
+            resource: object::resource(info),
+            key: self.keys().object(info, target.namespace, name)?,
+        };
+        match subresource {
+            Some(Subresource::Status) if !info.subresources.status => {
+                return Err(ApiError::NoRoute);
+            }
+            Some(Subresource::Scale) => {
+                request.scale_info()?;
+            }
+            _ => {}
+        }
+        let api_version = kind.api_version(target.version);
+        let expected = request.expected(&api_version);
+        let mut warnings = Vec::new();
+        match &mut change {
+            Change::Replace(body) => {
+                body::check_type_meta(body, expected)?;
+                warnings = request.unknown_fields(options.field_validation, body, expected)?;
+                body::ensure_namespace(body, info, target.namespace)?;
+                body::check_name(body, name, target.namespace)?;
+            }
+            Change::Patch(patch_type, _) if !patch::supports(info, *patch_type) => {
+                return Err(ApiError::UnsupportedMediaType(
+                    patch::accepted(info).join(", "),
+                ));
+            }
+            Change::Patch(..) => {}
+        }
+
+        for _ in 0..MAX_RETRIES {
+            let kv = match self.storage.get(&request.key, 0).await {
+                Ok(Some(kv)) => kv,
+                Ok(None) => {
+                    return match &change {
+                        Change::Replace(body)
+                            if allow_create_on_update(info)
+                                && meta_str(body, "resourceVersion").is_none()
+                                && subresource.is_none() =>
+                        {
+                            self.create_object(target, body.clone(), options).await
+                        }
+                        _ => Err(request.not_found()),
+                    };
+                }
+                Err(e) => return Err(object::storage_error(e, &request.resource, name)),
+            };
+            let stored = object::decode(&kv)?;
+            let from = object::stored_version(kind, &stored);
+            let old_hub = kind.to_hub(stored, from).map_err(internal)?;
+            let old = kind.hub_json(&old_hub).map_err(internal)?;
+
+            let view = match &change {
+                Change::Replace(body) => body.clone(),
+                Change::Patch(patch_type, patch) => {
+                    let current = request.view(&old, kv.mod_revision)?;
+                    let mut patched = patch::apply(*patch_type, patch, current).map_err(
+                        |failure| match failure {
+                            Failure::BadRequest(message) => ApiError::BadRequest(message),
+                            Failure::TooLarge(message) => ApiError::RequestEntityTooLarge(message),
+                            Failure::Invalid(message) => request.invalid(vec![FieldError::new(
+                                FieldErrorType::Invalid,
+                                "patch",
+                                None,
+                                message,
+                            )]),
+                        },
+                    )?;
+                    body::check_type_meta(&patched, expected)?;
+                    warnings =
+                        request.unknown_fields(options.field_validation, &patched, expected)?;
+                    body::ensure_namespace(&mut patched, info, target.namespace)?;
+                    body::check_name(&patched, name, target.namespace)?;
+                    patched
+                }
+            };
+            self.check_preconditions(&request, &view, &old, kv.mod_revision)?;
+
+            // The new object, as hub JSON.
+            let mut new = match subresource {
+                Some(Subresource::Scale) => {
+                    let scale: Scale = serde_json::from_value(view).map_err(|e| match &change {
+                        Change::Replace(_) => expected.decode_error(e),
+                        Change::Patch(..) => patch_decode_error(&request, e),
+                    })?;
+                    let replicas = scale.spec.and_then(|s| s.replicas).unwrap_or(0);
+                    let mut new = old.clone();
+                    set_path(
+                        &mut new,
+                        request.scale_info()?.spec_replicas_path,
+                        Value::from(replicas),
+                    );
+                    new
+                }
+                _ => {
+                    let hub = kind
+                        .to_hub(view, target.version)
+                        .map_err(|e| match &change {
+                            Change::Replace(_) => expected.decode_error(e),
+                            Change::Patch(..) => patch_decode_error(&request, e),
+                        })?;
+                    kind.hub_json(&hub).map_err(internal)?
+                }
+            };
+            apply_update_rules(info, &mut new, &old, subresource, target.namespace, name);
+
+            let mut new_hub = kind.hub_from_json(new).map_err(internal)?;
+            kind.prepare_for_update(&mut new_hub, &old_hub);
+            let mut new = kind.hub_json(&new_hub).map_err(internal)?;
+            if spec_changed(info, &new, &old) {
+                let generation = object::generation(&old) + 1;
+                set_meta(&mut new, "generation", Some(Value::from(generation)));
+                new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
+            }
+            let mut errors = super::validation::object_meta(info, &new, false);
+            errors.extend(super::validation::scale(info, &new));
+            errors.extend(kind.validate_update(&new_hub, &old_hub));
+            if !errors.is_empty() {
+                return Err(request.invalid(errors));
+            }
+            kind.canonicalize(&mut new_hub);
+            let new = kind.hub_json(&new_hub).map_err(internal)?;
+            let storage_version = info.storage_version().name;
+            let stored = kind.from_hub(new_hub, storage_version).map_err(internal)?;
+            let bytes = object::encode(stored)?;
+
+            if bytes == kv.value || options.dry_run {
+                let current = if bytes == kv.value { &old } else { &new };
+                return Ok(Written {
+                    object: request.view(current, kv.mod_revision)?,
+                    created: false,
+                    warnings,
+                });
+            }
+            match self
+                .storage
+                .update(&request.key, bytes, kv.mod_revision)
+                .await
+            {
+                Ok(written) => {
+                    return Ok(Written {
+                        object: request.view(&new, written.mod_revision)?,
+                        created: false,
+                        warnings,
+                    });
+                }
+                Err(storage::Error::Conflict { .. }) => continue,
+                Err(e) => return Err(object::storage_error(e, &request.resource, name)),
+            }
+        }
+        Err(request.conflict(OPTIMISTIC_LOCK))
+    }
+
+    /// The view's resourceVersion (when set) must be the stored revision; its uid (when
+    /// set) the stored uid.
+    fn check_preconditions(
+        &self,
+        request: &Request<'_>,
+        view: &Value,
+        old: &Value,
+        revision: Revision,
+    ) -> Result<(), ApiError> {
+        if let Some(resource_version) = meta_str(view, "resourceVersion")
+            && parse_resource_version(resource_version)? != revision
+        {
+            return Err(request.conflict(OPTIMISTIC_LOCK));
+        }
+        if let Some(uid) = meta_str(view, "uid")
+            && Some(uid) != meta_str(old, "uid")
+        {
+            return Err(request.conflict(precondition_failed(
+                &request.key,
+                &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    meta_str(old, "uid").unwrap_or_default()
+                ),
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A resourceVersion sent by a client: a revision (kube's `ParseResourceVersion`).
+pub(super) fn parse_resource_version(value: &str) -> Result<Revision, ApiError> {
+    value.parse::<Revision>().map_err(|_| {
+        ApiError::BadRequest(format!(
+            "invalid resource version: resourceVersion: Invalid value: {value:?}: strconv.ParseUint: parsing {value:?}: invalid syntax"
+        ))
+    })
+}
+
+/// The message of a failed storage precondition, as kube's `StorageError` prints it.
+pub(super) fn precondition_failed(key: &str, detail: &str) -> String {
+    format!(
+        "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
+    )
+}
+
+/// A patched object that no longer decodes (kube: a 422 on the field `patch`).
+fn patch_decode_error(request: &Request<'_>, error: impl std::fmt::Display) -> ApiError {
+    request.invalid(vec![FieldError::new(
+        FieldErrorType::Invalid,
+        "patch",
+        None,
+        error.to_string(),
+    )])
+}
+
+/// The generic rules of an update, on hub JSON: server-owned metadata comes from the
+/// stored object, and the status subresource splits what each endpoint may change.
+fn apply_update_rules(
+    info: &KindInfo,
+    new: &mut Value,
+    old: &Value,
+    subresource: Option<Subresource>,
+    namespace: Option<&str>,
+    name: &str,
+) {
+    match subresource {
+        // `/status` changes the status only (and managedFields, tracked per request).
+        Some(Subresource::Status) => {
+            let status = new.get("status").cloned();
+            let managed = meta(new).and_then(|m| m.get("managedFields")).cloned();
+            *new = old.clone();
+            set_top(new, "status", status);
+            set_meta(new, "managedFields", managed);
+        }
+        // The Scale already wrote its path into a copy of the stored object.
+        Some(Subresource::Scale) => {}
+        None if info.subresources.status => set_top(new, "status", old.get("status").cloned()),
+        None => {}
+    }
+    let old_meta = |field: &str| meta(old).and_then(|m| m.get(field)).cloned();
+    for kept in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "generation",
+    ] {
+        set_meta(new, kept, old_meta(kept));
+    }
+    if meta(new)
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .is_none()
+    {
+        set_meta(
+            new,
+            "deletionGracePeriodSeconds",
+            old_meta("deletionGracePeriodSeconds"),
+        );
+    }
+    for cleared in ["resourceVersion", "selfLink"] {
+        set_meta(new, cleared, None);
+    }
+    set_meta(new, "name", Some(Value::String(name.to_owned())));
+    let namespace = match info.scope {
+        Scope::Namespaced => namespace.map(|n| Value::String(n.to_owned())),
+        Scope::Cluster => None,
+    };
+    set_meta(new, "namespace", namespace);
+}
+
+fn set_top(object: &mut Value, field: &str, value: Option<Value>) {
+    if let Some(fields) = object.as_object_mut() {
+        match value {
+            Some(value) => {
+                fields.insert(field.to_owned(), value);
+            }
+            None => {
+                fields.remove(field);
+            }
+        }
+    }
+}
+
+/// Whether anything but metadata (and status, for kinds with a status subresource)
+/// differs: what makes `metadata.generation` move.
+fn spec_changed(info: &KindInfo, new: &Value, old: &Value) -> bool {
+    let strip = |object: &Value| {
+        let mut object = object.as_object().cloned().unwrap_or_default();
+        object.remove("metadata");
+        if info.subresources.status {
+            object.remove("status");
+        }
+        object
+    };
+    strip(new) != strip(old)
+}
