@@ -213,7 +213,7 @@ pub enum ApiError {
     #[error("{0}")]
     Forbidden(String),
     /// 405: the resource does not support the verb.
-    #[error("{action} is not supported on resources of kind {resource:?}")]
+    #[error("{action} is not supported on resources of kind {:?}", resource.to_string())]
     MethodNotSupported {
         /// Its resource.
         resource: GroupResource,

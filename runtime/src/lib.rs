@@ -14,9 +14,11 @@
 pub mod api;
 pub mod error;
 pub mod meta;
+pub mod scheme;
+#[cfg(feature = "server")]
+pub mod endpoints;
 #[cfg(feature = "server")]
 pub mod registry;
-pub mod scheme;
 #[cfg(feature = "server")]
 pub mod storage;
 

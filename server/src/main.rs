@@ -1,1 +1,322 @@
-fn main() {}
+//! `kapi-server`: the example API server. Flags and wiring only: open the store, build the
+//! registry from the generated scheme, serve `kapi_runtime::endpoints` over HTTP (or HTTPS),
+//! and shut down gracefully on SIGTERM / SIGINT.
+//!
+//! Once it listens it prints, first and flushed, `listening on http://ADDR` (tests read the
+//! port from it), then a ready-to-paste kubectl command line.
+
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use axum_server::Handle;
+use axum_server::tls_rustls::RustlsConfig;
+use clap::{Parser, ValueEnum};
+use kapi_runtime::endpoints::{self, Config, Documents, OpenApiV3Document, ServerVersion};
+use kapi_runtime::registry::Registry;
+use kapi_runtime::storage::Storage;
+use kapi_runtime::storage::embedded::EmbeddedStorage;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::prelude::*;
+
+/// How long in-flight requests may take to finish after SIGTERM before the server stops
+/// anyway.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// A Kubernetes-style API server for the kapi example API.
+#[derive(Debug, Parser)]
+#[command(name = "kapi-server", version)]
+struct Flags {
+    /// Address to serve on (`127.0.0.1:0` picks a free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: String,
+
+    /// Storage backend.
+    #[arg(long, value_enum, default_value_t = Backend::Embedded)]
+    storage: Backend,
+
+    /// Directory of the embedded store.
+    #[arg(long, value_name = "DIR", default_value = "./kapi-data")]
+    data_dir: PathBuf,
+
+    /// etcd servers to connect to (`--storage etcd`).
+    #[arg(long, value_name = "URL[,URL...]", value_delimiter = ',')]
+    etcd_servers: Vec<String>,
+
+    /// Prefix of every storage key.
+    #[arg(long, value_name = "PREFIX", default_value = "/registry")]
+    etcd_prefix: String,
+
+    /// Serve HTTPS with this certificate chain (PEM); needs --tls-private-key-file.
+    #[arg(long, value_name = "FILE", requires = "tls_private_key_file")]
+    tls_cert_file: Option<PathBuf>,
+
+    /// The private key (PEM) of --tls-cert-file.
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    tls_private_key_file: Option<PathBuf>,
+
+    /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace. `RUST_LOG`
+    /// (`info,kapi::http=warn`) overrides it.
+    #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
+    verbosity: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    /// The durable single-file store in --data-dir.
+    Embedded,
+    /// An etcd cluster (--etcd-servers).
+    Etcd,
+}
+
+fn main() -> ExitCode {
+    let flags = Flags::parse();
+    init_logging(flags.verbosity);
+    if flags.storage == Backend::Etcd {
+        eprintln!(
+            "kapi-server: --storage etcd: this build has no etcd support yet; use --storage embedded"
+        );
+        return ExitCode::from(2);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("kapi-server: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(flags)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kapi-server: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(verbosity: u8) {
+    let level = match verbosity {
+        0..=3 => LevelFilter::INFO,
+        4..=5 => LevelFilter::DEBUG,
+        _ => LevelFilter::TRACE,
+    };
+    let mut filter = Targets::new().with_default(level);
+    if let Ok(spec) = std::env::var("RUST_LOG") {
+        match spec.parse::<Targets>() {
+            Ok(targets) => filter = targets,
+            Err(e) => eprintln!("kapi-server: ignoring RUST_LOG={spec:?}: {e}"),
+        }
+    }
+    let colors = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let format = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(colors)
+        .with_target(true);
+    tracing_subscriber::registry()
+        .with(format.with_filter(filter))
+        .init();
+}
+
+async fn run(flags: Flags) -> Result<()> {
+    let started = Instant::now();
+    let tls = match (&flags.tls_cert_file, &flags.tls_private_key_file) {
+        (Some(cert), Some(key)) => Some(tls_config(cert, key).await?),
+        (None, None) => None,
+        _ => bail!("--tls-cert-file and --tls-private-key-file go together"),
+    };
+    let data_dir = flags.data_dir.clone();
+    let store = tokio::task::spawn_blocking(move || EmbeddedStorage::open(&data_dir))
+        .await
+        .context("opening the embedded store")?
+        .with_context(|| format!("opening the embedded store in {}", flags.data_dir.display()))?;
+    let storage: Arc<dyn Storage> = Arc::new(store);
+    let closed = Arc::downgrade(&storage);
+    let scheme = Arc::new(kapi_generated::scheme());
+    let registry = Registry::new(scheme, Arc::clone(&storage), flags.etcd_prefix.clone())
+        .await
+        .context("starting the registry")?;
+    let app = endpoints::router(Config {
+        routes: kapi_generated::ROUTES,
+        registry: Arc::new(registry),
+        storage,
+        documents: documents(),
+        version: version(),
+    });
+
+    let listener = bind(&flags.listen)?;
+    let addr = listener
+        .local_addr()
+        .context("reading the listening address")?;
+    announce(addr, &flags);
+    tracing::info!(
+        %addr,
+        data_dir = %flags.data_dir.display(),
+        startup = ?started.elapsed(),
+        "serving"
+    );
+
+    let handle = Handle::new();
+    tokio::spawn(shutdown_on_signal(handle.clone()));
+    let service = app.into_make_service();
+    match tls {
+        Some(tls) => {
+            (axum_server::tls_rustls::from_tcp_rustls(listener, tls)?)
+                .handle(handle)
+                .serve(service)
+                .await
+        }
+        None => {
+            (axum_server::from_tcp(listener)?)
+                .handle(handle)
+                .serve(service)
+                .await
+        }
+    }
+    .context("serving")?;
+
+    // The router (with the registry and the store) is gone with the server: the store has
+    // flushed and closed unless something still holds it.
+    if closed.upgrade().is_some() {
+        tracing::warn!("the store is still in use at exit; it recovers on the next start");
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+fn bind(listen: &str) -> Result<TcpListener> {
+    let addrs: Vec<SocketAddr> = (listen.to_socket_addrs())
+        .with_context(|| format!("--listen {listen:?}: not an address"))?
+        .collect();
+    TcpListener::bind(&addrs[..]).with_context(|| format!("listening on {listen}"))
+}
+
+async fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<RustlsConfig> {
+    // Several providers may be compiled in; use ring. An error only means one is set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    RustlsConfig::from_pem_file(cert, key)
+        .await
+        .with_context(|| {
+            format!(
+                "loading the TLS certificate {} and key {}",
+                cert.display(),
+                key.display()
+            )
+        })
+}
+
+/// Prints where the server listens (first, for whoever reads the port) and how to reach it.
+fn announce(addr: SocketAddr, flags: &Flags) {
+    use std::io::Write as _;
+
+    let scheme = if flags.tls_cert_file.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    // A wildcard address is not one to connect to.
+    let mut reachable = addr;
+    if addr.ip().is_unspecified() {
+        reachable.set_ip(if addr.is_ipv4() {
+            [127, 0, 0, 1].into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        });
+    }
+    // Over HTTPS kubectl asks for credentials when it has none; this server has no
+    // authentication, so any token does.
+    let tls_flags = match &flags.tls_cert_file {
+        Some(cert) => format!(" --certificate-authority={} --token=none", cert.display()),
+        None => String::new(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "listening on {scheme}://{addr}");
+    let _ = writeln!(
+        stdout,
+        "try: kubectl --server={scheme}://{reachable}{tls_flags} get {} -A",
+        example_resource()
+    );
+    let _ = stdout.flush();
+}
+
+/// The resource the printed kubectl line lists: the first namespaced kind outside the core
+/// group, else namespaces.
+fn example_resource() -> &'static str {
+    let scheme = kapi_generated::scheme();
+    let kind = (scheme.kinds().iter())
+        .map(|k| k.info)
+        .find(|info| !info.is_core() && info.scope == kapi_runtime::api::Scope::Namespaced);
+    kind.map_or("namespaces", |info| info.plural)
+}
+
+/// Waits for SIGTERM or SIGINT, then drains: no new connections, in-flight requests
+/// finish (up to [`SHUTDOWN_GRACE`]). A second signal stops at once.
+async fn shutdown_on_signal(handle: Handle<SocketAddr>) {
+    let signal = wait_for_signal().await;
+    tracing::info!(%signal, "shutting down: finishing in-flight requests");
+    handle.graceful_shutdown(Some(SHUTDOWN_GRACE));
+    let signal = wait_for_signal().await;
+    tracing::warn!(%signal, "stopping now");
+    handle.shutdown();
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::error!("cannot listen for signals");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> &'static str {
+    let _ = tokio::signal::ctrl_c().await;
+    "Ctrl-C"
+}
+
+/// The generated documents, as the runtime takes them.
+fn documents() -> Documents {
+    use kapi_generated::documents as generated;
+
+    Documents {
+        openapi_v2_json: generated::OPENAPI_V2_JSON,
+        openapi_v2_protobuf: generated::OPENAPI_V2_PROTO,
+        openapi_v3_index: generated::OPENAPI_V3_INDEX,
+        openapi_v3: (generated::OPENAPI_V3.iter())
+            .map(|document| OpenApiV3Document {
+                path: document.path,
+                hash: document.hash,
+                json: document.json,
+            })
+            .collect(),
+        discovery: generated::discovery,
+        aggregated_discovery: generated::aggregated_discovery,
+    }
+}
+
+/// `/version`: the Kubernetes version spoken, and this build.
+fn version() -> ServerVersion {
+    ServerVersion {
+        git_commit: env!("KAPI_GIT_COMMIT").into(),
+        build_date: Some(env!("KAPI_GIT_COMMIT_DATE"))
+            .filter(|date| !date.is_empty())
+            .map_or_else(|| ServerVersion::default().build_date, str::to_owned),
+        go_version: env!("KAPI_RUSTC_VERSION").into(),
+        ..ServerVersion::default()
+    }
+}

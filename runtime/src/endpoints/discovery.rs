@@ -1,0 +1,234 @@
+//! Discovery: `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`.
+//!
+//! `/api` and `/apis` answer with the aggregated document (`apidiscovery.k8s.io/v2` or
+//! `v2beta1` `APIGroupDiscoveryList`) when `Accept` prefers it, naming that media type in
+//! `Content-Type`, since clients (kubectl 1.32) decide the format by it alone; otherwise
+//! with the legacy `APIVersions` / `APIGroupList` as `application/json`.
+
+use std::collections::BTreeSet;
+
+use axum::Router;
+use axum::http::header::{CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::Value;
+
+use super::Documents;
+use super::media::{self, JSON};
+use crate::api::RouteBinding;
+use crate::error::ApiError;
+
+const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const AGGREGATED_V2BETA1: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+
+/// A document ready to serve, with its entity tag.
+#[derive(Clone)]
+pub(super) struct Prepared {
+    pub body: axum::body::Bytes,
+    pub etag: HeaderValue,
+}
+
+impl Prepared {
+    pub fn new(body: impl Into<axum::body::Bytes>) -> Prepared {
+        let body = body.into();
+        let etag = format!("\"{:016X}\"", fnv1a(&body));
+        Prepared {
+            body,
+            etag: HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"\"")),
+        }
+    }
+
+    /// 200 with `content_type`, or 304 when the request already has this version.
+    pub fn respond(&self, headers: &HeaderMap, content_type: &'static str) -> Response {
+        let mut response = if not_modified(headers, &self.etag) {
+            StatusCode::NOT_MODIFIED.into_response()
+        } else {
+            (StatusCode::OK, self.body.clone()).into_response()
+        };
+        let response_headers = response.headers_mut();
+        response_headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        response_headers.insert(ETAG, self.etag.clone());
+        response
+    }
+}
+
+/// `If-None-Match` names `etag` (or `*`).
+pub(super) fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
+    (headers.get_all(IF_NONE_MATCH).iter())
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|tag| tag.trim().trim_start_matches("W/"))
+        .any(|tag| tag == "*" || tag.as_bytes() == etag.as_bytes())
+}
+
+/// A stable 64-bit hash for entity tags.
+pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The discovery paths: every path the documents answer among those the route table
+/// implies, and always `/api`, `/api/v1` and `/apis` (kube-rs fails on a 404 there).
+pub(super) fn paths(bindings: &[RouteBinding], documents: &Documents) -> Vec<String> {
+    let mut paths = BTreeSet::from(["/api".to_owned(), "/api/v1".to_owned(), "/apis".to_owned()]);
+    for binding in bindings {
+        let group = binding.kind.group;
+        if group.is_empty() {
+            paths.insert(format!("/api/{}", binding.version));
+        } else {
+            paths.insert(format!("/apis/{group}"));
+            paths.insert(format!("/apis/{group}/{}", binding.version));
+        }
+    }
+    (paths.into_iter())
+        .filter(|path| (documents.discovery)(path).is_some() || empty_document(path).is_some())
+        .collect()
+}
+
+/// The discovery routes, one per path of [`paths`].
+pub(super) fn router(bindings: &[RouteBinding], documents: &Documents) -> Router {
+    let mut router = Router::new();
+    for path in paths(bindings, documents) {
+        let legacy = (documents.discovery)(&path)
+            .map(|document| document.as_bytes().to_vec())
+            .or_else(|| empty_document(&path));
+        let Some(legacy) = legacy else {
+            continue;
+        };
+        let legacy = Prepared::new(legacy);
+        let aggregated = (documents.aggregated_discovery)(&path).and_then(|document| {
+            Some((
+                Prepared::new(document.as_bytes().to_vec()),
+                Prepared::new(as_v2beta1(document)?),
+            ))
+        });
+        let handler = move |headers: HeaderMap| {
+            let (legacy, aggregated) = (legacy.clone(), aggregated.clone());
+            async move { serve(&headers, &legacy, aggregated.as_ref()) }
+        };
+        router = router.route(&path, get(handler).fallback(super::method_not_allowed));
+    }
+    router
+}
+
+/// What `/api`, `/api/v1` and `/apis` say when the API has nothing there.
+fn empty_document(path: &str) -> Option<Vec<u8>> {
+    let document = match path {
+        "/api" => serde_json::json!({
+            "kind": "APIVersions",
+            "versions": [],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}],
+        }),
+        "/api/v1" => serde_json::json!({
+            "kind": "APIResourceList",
+            "groupVersion": "v1",
+            "resources": [],
+        }),
+        "/apis" => serde_json::json!({
+            "kind": "APIGroupList",
+            "apiVersion": "v1",
+            "groups": [],
+        }),
+        _ => return None,
+    };
+    serde_json::to_vec_pretty(&document).ok()
+}
+
+/// The aggregated document as `apidiscovery.k8s.io/v2beta1`: the same shape.
+fn as_v2beta1(document: &str) -> Option<Vec<u8>> {
+    let mut value: Value = serde_json::from_str(document).ok()?;
+    value
+        .as_object_mut()?
+        .insert("apiVersion".into(), "apidiscovery.k8s.io/v2beta1".into());
+    let mut body = serde_json::to_vec_pretty(&value).ok()?;
+    body.push(b'\n');
+    Some(body)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Choice {
+    Legacy,
+    V2,
+    V2beta1,
+}
+
+fn choose(headers: &HeaderMap, aggregated: bool) -> Option<Choice> {
+    let ranges = media::accept(headers);
+    if !media::has_accept(headers) {
+        return Some(Choice::Legacy);
+    }
+    for range in ranges {
+        if !range.matches("application", "json") {
+            continue;
+        }
+        match (range.param("as"), range.param("g"), range.param("v")) {
+            (None, _, _) => return Some(Choice::Legacy),
+            (Some("APIGroupDiscoveryList"), Some("apidiscovery.k8s.io"), Some(v)) if aggregated => {
+                match v {
+                    "v2" => return Some(Choice::V2),
+                    "v2beta1" => return Some(Choice::V2beta1),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn serve(
+    headers: &HeaderMap,
+    legacy: &Prepared,
+    aggregated: Option<&(Prepared, Prepared)>,
+) -> Response {
+    let mut response = match (choose(headers, aggregated.is_some()), aggregated) {
+        (Some(Choice::V2), Some((v2, _))) => v2.respond(headers, AGGREGATED_V2),
+        (Some(Choice::V2beta1), Some((_, v2beta1))) => v2beta1.respond(headers, AGGREGATED_V2BETA1),
+        (Some(_), _) => legacy.respond(headers, JSON),
+        (None, _) => ApiError::NotAcceptable(JSON.into()).into_response(),
+    };
+    response
+        .headers_mut()
+        .insert(VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::header::ACCEPT;
+
+    use super::*;
+
+    #[track_caller]
+    fn check(accept: &str, expected: Option<Choice>) {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_str(accept).unwrap());
+        assert_eq!(choose(&headers, true), expected, "{accept}");
+    }
+
+    #[test]
+    fn aggregated_only_when_preferred() {
+        check(
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+            Some(Choice::V2),
+        );
+        check(
+            "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+            Some(Choice::V2beta1),
+        );
+        check(
+            "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json",
+            Some(Choice::Legacy),
+        );
+        check("application/json", Some(Choice::Legacy));
+        check("*/*", Some(Choice::Legacy));
+        check(
+            "application/json;q=0.5,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+            Some(Choice::V2),
+        );
+        check("application/vnd.kubernetes.protobuf", None);
+    }
+}

@@ -1,0 +1,327 @@
+//! Media types: `Accept` negotiation of responses and `Content-Type` decoding of bodies.
+
+use std::cmp::Ordering;
+
+use axum::http::header::{ACCEPT, CONTENT_TYPE, HeaderValue, USER_AGENT, VARY};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::registry::PatchType;
+
+pub(super) const JSON: &str = "application/json";
+pub(super) const YAML: &str = "application/yaml";
+
+/// What kube-apiserver lists in a 406 or 415 for objects.
+const SERIALIZERS: &str = "application/json, application/yaml";
+
+const PATCH_TYPES: &[(&str, PatchType)] = &[
+    ("application/json-patch+json", PatchType::Json),
+    ("application/merge-patch+json", PatchType::Merge),
+    (
+        "application/strategic-merge-patch+json",
+        PatchType::StrategicMerge,
+    ),
+    ("application/apply-patch+yaml", PatchType::Apply),
+];
+
+/// One media range of an `Accept` header.
+#[derive(Debug, PartialEq)]
+pub(super) struct MediaRange<'a> {
+    /// Lower-case type: `application`, `*`.
+    pub type_: String,
+    /// Lower-case subtype: `json`, `*`.
+    pub subtype: String,
+    /// Parameters other than `q`, keys lower-case, values unquoted.
+    pub params: Vec<(String, &'a str)>,
+    q: f32,
+}
+
+impl MediaRange<'_> {
+    /// The value of parameter `key`.
+    pub fn param(&self, key: &str) -> Option<&str> {
+        (self.params.iter())
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| *v)
+    }
+
+    /// Matches `type_/subtype`, wildcards included.
+    pub fn matches(&self, type_: &str, subtype: &str) -> bool {
+        (self.type_ == "*" || self.type_ == type_)
+            && (self.subtype == "*" || self.subtype == subtype)
+    }
+}
+
+/// The media ranges of the request's `Accept` headers, most preferred first (by `q`, then
+/// in the order given), without those with `q=0`. Empty when there is no `Accept`.
+pub(super) fn accept(headers: &HeaderMap) -> Vec<MediaRange<'_>> {
+    let mut ranges: Vec<_> = (headers.get_all(ACCEPT).iter())
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .filter_map(parse_range)
+        .filter(|range| range.q > 0.0)
+        .collect();
+    ranges.sort_by(|a, b| b.q.partial_cmp(&a.q).unwrap_or(Ordering::Equal));
+    ranges
+}
+
+/// The request states what it accepts (a missing or blank `Accept` accepts anything).
+pub(super) fn has_accept(headers: &HeaderMap) -> bool {
+    (headers.get_all(ACCEPT).iter()).any(|v| !v.as_bytes().iter().all(u8::is_ascii_whitespace))
+}
+
+fn parse_range(text: &str) -> Option<MediaRange<'_>> {
+    let mut parts = text.split(';');
+    let essence = parts.next()?.trim();
+    let (type_, subtype) = essence.split_once('/')?;
+    let (type_, subtype) = (type_.trim(), subtype.trim());
+    if type_.is_empty() || subtype.is_empty() {
+        return None;
+    }
+    let mut range = MediaRange {
+        type_: type_.to_ascii_lowercase(),
+        subtype: subtype.to_ascii_lowercase(),
+        params: Vec::new(),
+        q: 1.0,
+    };
+    for param in parts {
+        let Some((key, value)) = param.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let value = value.trim().trim_matches('"');
+        if key == "q" {
+            range.q = value.parse().unwrap_or(1.0);
+        } else {
+            range.params.push((key, value));
+        }
+    }
+    Some(range)
+}
+
+/// The `meta.k8s.io` version of a Table response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TableVersion {
+    V1,
+    V1beta1,
+}
+
+impl TableVersion {
+    pub fn api_version(self) -> &'static str {
+        match self {
+            TableVersion::V1 => "meta.k8s.io/v1",
+            TableVersion::V1beta1 => "meta.k8s.io/v1beta1",
+        }
+    }
+}
+
+/// How to render the response object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Format {
+    Json,
+    Yaml,
+    /// A `meta.k8s.io` Table of the object(s) (kubectl's human output).
+    Table(TableVersion),
+}
+
+/// The negotiated response format, and whether to indent it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Output {
+    pub format: Format,
+    pub pretty: bool,
+}
+
+/// Chooses the response format of a resource request from `Accept`; `tables` when the
+/// handler can answer with a Table (reads). 406 when nothing acceptable is left.
+pub(super) fn negotiate(
+    headers: &HeaderMap,
+    pretty: Option<bool>,
+    tables: bool,
+) -> Result<Output, ApiError> {
+    let ranges = accept(headers);
+    let user_agent_pretty = || {
+        let agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
+        // kube-apiserver indents for browsers and command-line HTTP tools.
+        agent.is_some_and(|a| {
+            a.starts_with("curl") || a.starts_with("Wget") || a.starts_with("Mozilla/5.0")
+        })
+    };
+    if !has_accept(headers) {
+        return Ok(Output {
+            format: Format::Json,
+            pretty: pretty.unwrap_or_else(user_agent_pretty),
+        });
+    }
+    for range in &ranges {
+        let Some(format) = format_of(range, tables) else {
+            continue;
+        };
+        let param_pretty = range.param("pretty").and_then(super::params::parse_bool);
+        let pretty = pretty.or(param_pretty).unwrap_or_else(user_agent_pretty);
+        return Ok(Output { format, pretty });
+    }
+    Err(ApiError::NotAcceptable(SERIALIZERS.into()))
+}
+
+fn format_of(range: &MediaRange<'_>, tables: bool) -> Option<Format> {
+    let json = range.matches("application", "json");
+    let yaml = range.type_ == "application" && range.subtype == "yaml";
+    match range.param("as") {
+        None if json => Some(Format::Json),
+        None if yaml => Some(Format::Yaml),
+        Some("Table") if json && tables && range.param("g") == Some("meta.k8s.io") => {
+            match range.param("v") {
+                Some("v1") => Some(Format::Table(TableVersion::V1)),
+                Some("v1beta1") => Some(Format::Table(TableVersion::V1beta1)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A serialized response: 200 unless changed, with its content type.
+pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Output) -> Response {
+    let encoded = match output.format {
+        Format::Yaml => serde_yaml_ng::to_string(value)
+            .map(String::into_bytes)
+            .map_err(|e| e.to_string()),
+        Format::Json | Format::Table(_) => {
+            let encoded = if output.pretty {
+                serde_json::to_vec_pretty(value)
+            } else {
+                serde_json::to_vec(value)
+            };
+            encoded
+                .map(|mut body| {
+                    body.push(b'\n');
+                    body
+                })
+                .map_err(|e| e.to_string())
+        }
+    };
+    let body = match encoded {
+        Ok(body) => body,
+        Err(e) => return ApiError::Internal(format!("encoding the response: {e}")).into_response(),
+    };
+    let content_type = match output.format {
+        Format::Yaml => YAML,
+        Format::Json | Format::Table(_) => JSON,
+    };
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// The essence of the request's `Content-Type` (`application/json`), lower-case, or `None`.
+fn content_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_TYPE)?.to_str().ok()?;
+    let essence = value.split(';').next().unwrap_or("").trim();
+    (!essence.is_empty()).then(|| essence.to_ascii_lowercase())
+}
+
+/// Decodes an object body by its `Content-Type`: JSON (also when missing or `*/*`) or YAML.
+pub(super) fn decode_object(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {
+    match content_type(headers).as_deref() {
+        None | Some("*/*") | Some(JSON) => decode_json(body),
+        Some(YAML) => decode_yaml(body),
+        Some(_) => Err(ApiError::UnsupportedMediaType(SERIALIZERS.into())),
+    }
+}
+
+/// The patch format named by the request's `Content-Type`; 415 for any other.
+pub(super) fn patch_type(headers: &HeaderMap) -> Result<PatchType, ApiError> {
+    let content_type = content_type(headers).unwrap_or_default();
+    (PATCH_TYPES.iter())
+        .find(|(name, _)| *name == content_type)
+        .map(|(_, patch_type)| *patch_type)
+        .ok_or_else(|| {
+            let names: Vec<_> = PATCH_TYPES.iter().map(|(name, _)| *name).collect();
+            ApiError::UnsupportedMediaType(names.join(", "))
+        })
+}
+
+/// Decodes a patch body: YAML (or JSON) for apply, JSON for the others.
+pub(super) fn decode_patch(patch_type: PatchType, body: &[u8]) -> Result<Value, ApiError> {
+    match patch_type {
+        PatchType::Apply => decode_yaml(body),
+        PatchType::Json | PatchType::Merge | PatchType::StrategicMerge => decode_json(body),
+    }
+}
+
+fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::BadRequest("the request body is empty".into()));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("error decoding the request body as JSON: {e}")))
+}
+
+fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::BadRequest("the request body is empty".into()));
+    }
+    serde_yaml_ng::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("error converting YAML to JSON: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(accept: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_str(accept).unwrap());
+        headers
+    }
+
+    #[track_caller]
+    fn check(accept: &str, tables: bool, expected: Option<Format>) {
+        let actual = negotiate(&headers(accept), None, tables)
+            .ok()
+            .map(|o| o.format);
+        assert_eq!(actual, expected, "{accept}");
+    }
+
+    #[test]
+    fn negotiation_follows_preference_and_capability() {
+        let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+        check(kubectl, true, Some(Format::Table(TableVersion::V1)));
+        check(kubectl, false, Some(Format::Json));
+        check(
+            "application/json;as=Table;v=v1beta1;g=meta.k8s.io",
+            true,
+            Some(Format::Table(TableVersion::V1beta1)),
+        );
+        check("application/json;as=Table;v=v1;g=meta.k8s.io", false, None);
+        check("application/yaml", true, Some(Format::Yaml));
+        check("*/*", true, Some(Format::Json));
+        check("application/*", true, Some(Format::Json));
+        check(
+            "text/html, application/yaml;q=0.9, application/json;q=0.5",
+            true,
+            Some(Format::Yaml),
+        );
+        check(
+            "application/json;q=0.1, application/yaml",
+            true,
+            Some(Format::Yaml),
+        );
+        check("application/vnd.kubernetes.protobuf", true, None);
+        check(
+            "application/vnd.kubernetes.protobuf, application/json",
+            true,
+            Some(Format::Json),
+        );
+        check(
+            "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io",
+            true,
+            None,
+        );
+        check("application/json;q=0", true, None);
+    }
+}

@@ -1,0 +1,145 @@
+//! `/openapi/v2` and `/openapi/v3`, as kube-openapi's handlers serve them.
+//!
+//! - v2: JSON, or the gnostic protobuf for `application/com.github.proto-openapi.spec.v2@v1.0+protobuf`
+//!   (kubectl 1.20 validates with it), answered with the dot form of that media type,
+//!   which Go's MIME parser accepts.
+//! - v3: the index, then one document per group-version. A request naming the current
+//!   `?hash=` is cacheable forever (`Cache-Control: public, immutable`); a stale hash is
+//!   redirected (301) to the current URL (`kube-openapi/pkg/handler3`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use axum::Router;
+use axum::extract::{Path, RawQuery};
+use axum::http::header::{CACHE_CONTROL, ETAG, EXPIRES, HeaderValue, LOCATION, VARY};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use super::Documents;
+use super::discovery::{Prepared, not_modified};
+use super::media::{self, JSON};
+use super::params::Query;
+use crate::error::ApiError;
+
+const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+const PROTOBUF_V2_SUBTYPES: [&str; 2] = [
+    "com.github.proto-openapi.spec.v2@v1.0+protobuf",
+    "com.github.proto-openapi.spec.v2.v1.0+protobuf",
+];
+
+/// A v3 document ready to serve.
+struct V3Document {
+    body: axum::body::Bytes,
+    hash: &'static str,
+    etag: HeaderValue,
+}
+
+pub(super) fn router(documents: &Documents) -> Router {
+    let v2_json = Prepared::new(documents.openapi_v2_json.as_bytes());
+    let v2_protobuf = Prepared::new(documents.openapi_v2_protobuf);
+    let v3_index = Prepared::new(documents.openapi_v3_index.as_bytes());
+    let v3: Arc<HashMap<&'static str, V3Document>> = Arc::new(
+        (documents.openapi_v3.iter())
+            .map(|document| {
+                let etag = HeaderValue::from_str(&format!("\"{}\"", document.hash))
+                    .unwrap_or_else(|_| HeaderValue::from_static("\"\""));
+                let v3 = V3Document {
+                    body: document.json.as_bytes().to_vec().into(),
+                    hash: document.hash,
+                    etag,
+                };
+                (document.path, v3)
+            })
+            .collect(),
+    );
+    let v2 = move |headers: HeaderMap| {
+        let (json, protobuf) = (v2_json.clone(), v2_protobuf.clone());
+        async move { serve_v2(&headers, &json, &protobuf) }
+    };
+    let index = move |headers: HeaderMap| {
+        let index = v3_index.clone();
+        async move { index.respond(&headers, JSON) }
+    };
+    let group_version =
+        move |Path(path): Path<String>, RawQuery(query): RawQuery, headers: HeaderMap| {
+            let v3 = Arc::clone(&v3);
+            async move { serve_v3(&v3, &path, query.as_deref(), &headers) }
+        };
+    Router::new()
+        .route("/openapi/v2", get(v2).fallback(super::method_not_allowed))
+        .route(
+            "/openapi/v3",
+            get(index).fallback(super::method_not_allowed),
+        )
+        .route(
+            "/openapi/v3/{*path}",
+            get(group_version).fallback(super::method_not_allowed),
+        )
+}
+
+/// Accepts the JSON or the protobuf form; kube-openapi treats a missing `Accept` as `*/*`.
+fn serve_v2(headers: &HeaderMap, json: &Prepared, protobuf: &Prepared) -> Response {
+    let ranges = media::accept(headers);
+    if !media::has_accept(headers) {
+        return json.respond(headers, JSON);
+    }
+    for range in &ranges {
+        if range.matches("application", "json") {
+            return json.respond(headers, JSON);
+        }
+        if range.type_ == "application" && PROTOBUF_V2_SUBTYPES.contains(&range.subtype.as_str()) {
+            return protobuf.respond(headers, PROTOBUF_V2);
+        }
+    }
+    ApiError::NotAcceptable(format!("{JSON}, {PROTOBUF_V2}")).into_response()
+}
+
+fn serve_v3(
+    documents: &HashMap<&'static str, V3Document>,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
+    let Some(document) = documents.get(path) else {
+        return ApiError::NoRoute.into_response();
+    };
+    let ranges = media::accept(headers);
+    if media::has_accept(headers) && !ranges.iter().any(|r| r.matches("application", "json")) {
+        return ApiError::NotAcceptable(JSON.into()).into_response();
+    }
+    let hash = Query::parse(query).string("hash");
+    if let Some(hash) = &hash
+        && hash != document.hash
+    {
+        let location = format!("/openapi/v3/{path}?hash={}", document.hash);
+        let mut response = StatusCode::MOVED_PERMANENTLY.into_response();
+        if let Ok(location) = HeaderValue::from_str(&location) {
+            response.headers_mut().insert(LOCATION, location);
+        }
+        return response;
+    }
+    let mut response = if not_modified(headers, &document.etag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut response = (StatusCode::OK, document.body.clone()).into_response();
+        (response.headers_mut()).insert(
+            axum::http::header::CONTENT_TYPE,
+            HeaderValue::from_static(JSON),
+        );
+        response
+    };
+    let response_headers = response.headers_mut();
+    response_headers.insert(ETAG, document.etag.clone());
+    response_headers.insert(VARY, HeaderValue::from_static("Accept"));
+    if hash.is_some() {
+        response_headers.insert(CACHE_CONTROL, HeaderValue::from_static("public, immutable"));
+        let expires = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(365 * 86400));
+        if let Ok(expires) = HeaderValue::from_str(&expires) {
+            response_headers.insert(EXPIRES, expires);
+        }
+    }
+    response
+}

@@ -1,0 +1,506 @@
+//! The resource routes: every [`RouteBinding`] mounted on its path, its generic
+//! [`Handler`] calling the [`Registry`].
+//!
+//! Each request: negotiate the response format (406 before any work), read the body
+//! (3 MiB), decode the query options, decode the body by its media type, check it
+//! addresses the path's object, call the registry, render the answer (object, list or
+//! Table) with the version's deprecation warning and the write's warnings.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Path, Request};
+use axum::http::StatusCode;
+use axum::http::header::USER_AGENT;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, delete, get, patch, post, put};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::media::{self, Format, Output};
+use super::params::{self, Query};
+use super::status::add_warning;
+use super::{MAX_REQUEST_BODY_BYTES, Shared};
+use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
+use crate::error::{ApiError, GroupResource};
+use crate::meta::{DeleteOptions, ListMeta};
+use crate::registry::{ObjectList, Subresource, Target, Written};
+
+/// One mounted route.
+struct Endpoint {
+    binding: &'static RouteBinding,
+    /// Index of the kind in the registry's scheme.
+    kind: usize,
+    /// The names of the path template's parameters, in order (`namespace`, `name`).
+    params: Vec<&'static str>,
+    /// `Warning` text for every response of a deprecated version.
+    deprecation: Option<String>,
+}
+
+/// The routes of `bindings`, grouped by path: one method router per path.
+pub(super) fn router(bindings: &'static [RouteBinding], shared: &Arc<Shared>) -> Router {
+    let mut paths: BTreeMap<&'static str, Vec<&'static RouteBinding>> = BTreeMap::new();
+    for binding in bindings {
+        paths.entry(binding.route.path).or_default().push(binding);
+    }
+    let scheme = shared.registry.scheme();
+    let mut router = Router::new();
+    for (path, bindings) in paths {
+        let (template, params) = axum_path(path);
+        let mut methods = MethodRouter::new();
+        let mut seen = Vec::new();
+        for binding in bindings {
+            let method = binding.route.method;
+            assert!(
+                !seen.contains(&method),
+                "two routes for {} {path}",
+                method.as_str()
+            );
+            seen.push(method);
+            let info = binding.kind;
+            let kind = (scheme.kinds().iter())
+                .position(|k| k.info.group == info.group && k.info.kind == info.kind)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "the route table names {}, which the scheme lacks",
+                        info.kind
+                    )
+                });
+            let endpoint = Arc::new(Endpoint {
+                binding,
+                kind,
+                params: params.clone(),
+                deprecation: info
+                    .version(binding.version)
+                    .and_then(|v| deprecation(info, v)),
+            });
+            let shared = Arc::clone(shared);
+            let handler = move |request: Request| serve(shared, endpoint, request);
+            methods = match method {
+                Method::Get => methods.merge(get(handler)),
+                Method::Post => methods.merge(post(handler)),
+                Method::Put => methods.merge(put(handler)),
+                Method::Patch => methods.merge(patch(handler)),
+                Method::Delete => methods.merge(delete(handler)),
+            };
+        }
+        router = router.route(&template, methods.fallback(super::method_not_allowed));
+    }
+    router
+}
+
+/// The axum path of a template, its parameters renamed by position (`{p0}`, `{p1}`) so that
+/// `/api/v1/namespaces/{name}` and `/api/v1/namespaces/{namespace}/configmaps` share a
+/// node, as the router requires; and the template's names, in order.
+fn axum_path(template: &'static str) -> (String, Vec<&'static str>) {
+    let mut path = String::with_capacity(template.len());
+    let mut params = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        path.push_str(&rest[..start]);
+        path.push_str(&format!("{{p{}}}", params.len()));
+        params.push(&rest[start + 1..start + len]);
+        rest = &rest[start + len + 1..];
+    }
+    path.push_str(rest);
+    (path, params)
+}
+
+/// kube-apiserver's default warning for a deprecated version:
+/// `apps.example.dev/v1beta1 WebApp is deprecated; use apps.example.dev/v1 WebApp`.
+fn deprecation(info: &KindInfo, version: &VersionInfo) -> Option<String> {
+    if !version.deprecated {
+        return None;
+    }
+    if let Some(text) = version.deprecation_warning.filter(|t| !t.is_empty()) {
+        return Some(text.to_owned());
+    }
+    let api_version = |v: &str| {
+        if info.is_core() {
+            v.to_owned()
+        } else {
+            format!("{}/{v}", info.group)
+        }
+    };
+    let mut text = format!("{} {} is deprecated", api_version(version.name), info.kind);
+    let replacement = (info.versions.iter())
+        .filter(|v| v.served && !v.deprecated)
+        .min_by(|a, b| version_priority(a.name, b.name));
+    if let Some(replacement) = replacement {
+        text.push_str(&format!(
+            "; use {} {}",
+            api_version(replacement.name),
+            info.kind
+        ));
+    }
+    Some(text)
+}
+
+/// Kubernetes' version order, most preferred first: GA, then beta, then alpha (higher
+/// numbers first), then anything else alphabetically.
+fn version_priority(a: &str, b: &str) -> Ordering {
+    fn parse(version: &str) -> Option<(u8, u64, u64)> {
+        let rest = version.strip_prefix('v')?;
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let major = rest[..digits].parse().ok()?;
+        let (stability, minor) = match &rest[digits..] {
+            "" => (3, "0"),
+            tail => match tail.strip_prefix("beta") {
+                Some(minor) => (2, minor),
+                None => (1, tail.strip_prefix("alpha")?),
+            },
+        };
+        Some((stability, major, minor.parse().ok()?))
+    }
+    match (parse(a), parse(b)) {
+        (Some(a), Some(b)) => b.cmp(&a),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+async fn serve(shared: Arc<Shared>, endpoint: Arc<Endpoint>, request: Request) -> Response {
+    let mut warnings = Vec::new();
+    let mut response = handle(&shared, &endpoint, request, &mut warnings)
+        .await
+        .unwrap_or_else(IntoResponse::into_response);
+    let headers = response.headers_mut();
+    for warning in endpoint.deprecation.iter().chain(&warnings) {
+        add_warning(headers, warning);
+    }
+    response
+}
+
+/// The path's `namespace` and `name`.
+struct Names {
+    namespace: Option<String>,
+    name: Option<String>,
+}
+
+async fn path_names(endpoint: &Endpoint, parts: &mut Parts) -> Result<Names, ApiError> {
+    let Path(values) = Path::<Vec<String>>::from_request_parts(parts, &())
+        .await
+        .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let mut names = Names {
+        namespace: None,
+        name: None,
+    };
+    for (param, value) in endpoint.params.iter().zip(values) {
+        match *param {
+            "namespace" => names.namespace = Some(value),
+            "name" => names.name = Some(value),
+            _ => {}
+        }
+    }
+    Ok(names)
+}
+
+async fn handle(
+    shared: &Shared,
+    endpoint: &Endpoint,
+    request: Request,
+    warnings: &mut Vec<String>,
+) -> Result<Response, ApiError> {
+    let (mut parts, body) = request.into_parts();
+    let names = path_names(endpoint, &mut parts).await?;
+    let query = Query::parse(parts.uri.query());
+    let registry = &shared.registry;
+    let kind = (registry.scheme().kinds().get(endpoint.kind))
+        .ok_or_else(|| ApiError::Internal("the route's kind is not registered".into()))?;
+    let target = Target {
+        kind,
+        version: endpoint.binding.version,
+        namespace: names.namespace.as_deref(),
+    };
+    let name = names.name.as_deref().unwrap_or("");
+    let headers = &parts.headers;
+    let user_agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
+    let handler = endpoint.binding.handler;
+    let tables = matches!(handler, Handler::Get | Handler::GetStatus | Handler::List);
+    let output = media::negotiate(headers, query.pretty()?, tables)?;
+    let include_object = match output.format {
+        Format::Table(_) => query.include_object()?,
+        Format::Json | Format::Yaml => "",
+    };
+
+    match handler {
+        Handler::Get | Handler::GetStatus | Handler::GetScale => {
+            let subresource = subresource(handler);
+            let object = registry.get(target, name, subresource).await?;
+            if let Format::Table(version) = output.format {
+                let objects = std::slice::from_ref(&object);
+                let table = registry.table(target, objects, None, include_object)?;
+                return Ok(render_table(table, None, version, output));
+            }
+            Ok(media::respond(StatusCode::OK, &object, output))
+        }
+        Handler::List => {
+            if query.watch()? {
+                return Err(watch_not_served(target));
+            }
+            let options = query.list_options()?;
+            let list = registry.list(target, &options).await?;
+            if let Format::Table(version) = output.format {
+                let table = registry.table(target, &list.items, Some(&list), include_object)?;
+                return Ok(render_table(table, Some(&list), version, output));
+            }
+            Ok(render_list(target, list, output))
+        }
+        Handler::Watch | Handler::WatchList => Err(watch_not_served(target)),
+        Handler::Create => {
+            let body = read_body(body).await?;
+            let options = query.write_options("CreateOptions", user_agent)?;
+            let object = media::decode_object(headers, &body)?;
+            check_object(&object, target, None, None)?;
+            let written = registry.create(target, object, &options).await?;
+            Ok(render_written(written, output, warnings))
+        }
+        Handler::Update | Handler::UpdateStatus | Handler::UpdateScale => {
+            let body = read_body(body).await?;
+            let options = query.write_options("UpdateOptions", user_agent)?;
+            let object = media::decode_object(headers, &body)?;
+            let scale = handler == Handler::UpdateScale;
+            check_object(
+                &object,
+                target,
+                Some(name),
+                scale.then_some(SCALE_API_VERSION),
+            )?;
+            let written =
+                (registry.update(target, name, object, subresource(handler), &options)).await?;
+            Ok(render_written(written, output, warnings))
+        }
+        Handler::Patch | Handler::PatchStatus | Handler::PatchScale => {
+            let body = read_body(body).await?;
+            let patch_type = media::patch_type(headers)?;
+            // `force` waits for `WriteOptions` to carry it; it is validated already.
+            let (options, _force) = query.patch_options(patch_type, user_agent)?;
+            let patch = media::decode_patch(patch_type, &body)?;
+            let written = registry
+                .patch(
+                    target,
+                    name,
+                    patch_type,
+                    patch,
+                    subresource(handler),
+                    &options,
+                )
+                .await?;
+            Ok(render_written(written, output, warnings))
+        }
+        Handler::Delete => {
+            let body = read_body(body).await?;
+            let options = delete_options(headers, &body, &query)?;
+            let object = registry.delete(target, name, &options).await?;
+            Ok(media::respond(StatusCode::OK, &object, output))
+        }
+        Handler::DeleteCollection => {
+            let body = read_body(body).await?;
+            let options = delete_options(headers, &body, &query)?;
+            let list_options = query.list_options()?;
+            let list = registry
+                .delete_collection(target, &list_options, &options)
+                .await?;
+            Ok(render_list(target, list, output))
+        }
+    }
+}
+
+const SCALE_API_VERSION: &str = "autoscaling/v1";
+
+fn subresource(handler: Handler) -> Option<Subresource> {
+    match handler {
+        Handler::GetStatus | Handler::UpdateStatus | Handler::PatchStatus => {
+            Some(Subresource::Status)
+        }
+        Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => Some(Subresource::Scale),
+        _ => None,
+    }
+}
+
+fn group_resource(target: Target<'_>) -> GroupResource {
+    GroupResource::new(target.kind.info.group, target.kind.info.plural)
+}
+
+/// `?watch=true` is not served yet: a 405 rather than a hanging request.
+fn watch_not_served(target: Target<'_>) -> ApiError {
+    ApiError::MethodNotSupported {
+        resource: group_resource(target),
+        action: "watch".into(),
+    }
+}
+
+/// Reads the body, up to kube-apiserver's 3 MiB.
+async fn read_body(body: Body) -> Result<axum::body::Bytes, ApiError> {
+    let limited = http_body_util::Limited::new(body, MAX_REQUEST_BODY_BYTES);
+    match http_body_util::BodyExt::collect(limited).await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(
+            ApiError::RequestEntityTooLarge(format!("limit is {MAX_REQUEST_BODY_BYTES}")),
+        ),
+        Err(e) => Err(ApiError::BadRequest(format!(
+            "reading the request body: {e}"
+        ))),
+    }
+}
+
+/// kube-apiserver's checks of a decoded body against the request: an object, of the
+/// path's group-version (or `expected_api_version`), with the path's name and namespace.
+fn check_object(
+    object: &Value,
+    target: Target<'_>,
+    name: Option<&str>,
+    expected_api_version: Option<&str>,
+) -> Result<(), ApiError> {
+    let Value::Object(fields) = object else {
+        return Err(ApiError::BadRequest(
+            "the request body must be a JSON or YAML object".into(),
+        ));
+    };
+    let expected = expected_api_version
+        .map(str::to_owned)
+        .unwrap_or_else(|| target.kind.api_version(target.version));
+    if let Some(api_version) = fields.get("apiVersion").and_then(Value::as_str)
+        && !api_version.is_empty()
+        && api_version != expected
+    {
+        return Err(ApiError::BadRequest(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({expected})"
+        )));
+    }
+    let metadata = fields.get("metadata");
+    let field = |key: &str| {
+        (metadata.and_then(|m| m.get(key)))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    if let (Some(expected), Some(actual)) = (name, field("name"))
+        && expected != actual
+    {
+        return Err(ApiError::BadRequest(format!(
+            "the name of the object ({actual}) does not match the name on the URL ({expected})"
+        )));
+    }
+    if let (Some(expected), Some(actual)) = (target.namespace, field("namespace"))
+        && expected != actual
+    {
+        return Err(ApiError::BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `DeleteOptions` from the body (JSON or YAML) when there is one, else from the query.
+fn delete_options(
+    headers: &axum::http::HeaderMap,
+    body: &[u8],
+    query: &Query,
+) -> Result<DeleteOptions, ApiError> {
+    let options = if body.iter().all(u8::is_ascii_whitespace) {
+        query.delete_options()?
+    } else {
+        let value = media::decode_object(headers, body)?;
+        serde_json::from_value(value).map_err(|e| {
+            ApiError::BadRequest(format!("the body is not a valid DeleteOptions: {e}"))
+        })?
+    };
+    params::validate_delete_options(&options)?;
+    Ok(options)
+}
+
+fn render_written(written: Written, output: Output, warnings: &mut Vec<String>) -> Response {
+    let status = if written.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    warnings.extend(written.warnings);
+    media::respond(status, &written.object, output)
+}
+
+/// A list in the request's version: `{apiVersion, kind: <Kind>List, metadata, items}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List {
+    api_version: String,
+    kind: String,
+    metadata: ListMeta,
+    items: Vec<Value>,
+}
+
+fn list_meta(list: &ObjectList) -> ListMeta {
+    ListMeta {
+        resource_version: Some(list.resource_version.clone()),
+        continue_: list.continue_token.clone().filter(|t| !t.is_empty()),
+        remaining_item_count: list.remaining_item_count,
+        self_link: None,
+    }
+}
+
+fn render_list(target: Target<'_>, list: ObjectList, output: Output) -> Response {
+    let body = List {
+        api_version: target.kind.api_version(target.version),
+        kind: format!("{}List", target.kind.info.kind),
+        metadata: list_meta(&list),
+        items: list.items,
+    };
+    media::respond(StatusCode::OK, &body, output)
+}
+
+fn render_table(
+    mut table: crate::meta::Table,
+    list: Option<&ObjectList>,
+    version: media::TableVersion,
+    output: Output,
+) -> Response {
+    table.kind = Some("Table".into());
+    table.api_version = Some(version.api_version().into());
+    if let Some(list) = list {
+        let meta = list_meta(list);
+        table.metadata.resource_version = table.metadata.resource_version.or(meta.resource_version);
+        table.metadata.continue_ = table.metadata.continue_.or(meta.continue_);
+        table.metadata.remaining_item_count =
+            (table.metadata.remaining_item_count).or(meta.remaining_item_count);
+    }
+    media::respond(StatusCode::OK, &table, output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_rename_parameters_by_position() {
+        assert_eq!(
+            axum_path("/api/v1/namespaces/{namespace}/configmaps/{name}"),
+            (
+                "/api/v1/namespaces/{p0}/configmaps/{p1}".to_owned(),
+                vec!["namespace", "name"]
+            )
+        );
+        assert_eq!(
+            axum_path("/apis/g/v1/tenants"),
+            ("/apis/g/v1/tenants".to_owned(), vec![])
+        );
+    }
+
+    #[test]
+    fn versions_order_as_kubernetes_orders_them() {
+        let mut versions = vec!["v1beta1", "foo", "v1alpha2", "v2", "v1", "v2beta1"];
+        versions.sort_by(|a, b| version_priority(a, b));
+        assert_eq!(
+            versions,
+            ["v2", "v1", "v2beta1", "v1beta1", "v1alpha2", "foo"]
+        );
+    }
+}

@@ -1,0 +1,76 @@
+//! The one place an [`ApiError`] becomes an HTTP response: its `Status` as JSON, its code,
+//! and `Retry-After` when it carries one.
+
+use axum::http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER, WARNING};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.to_status();
+        let mut body = serde_json::to_vec(&status).unwrap_or_else(|_| b"{}".to_vec());
+        body.push(b'\n');
+        let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (code, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(seconds) = self.retry_after_seconds() {
+            headers.insert(RETRY_AFTER, HeaderValue::from(seconds.max(0)));
+        }
+        response
+    }
+}
+
+/// Adds `Warning: 299 - "<text>"`, as kube-apiserver sends warnings to clients (kubectl
+/// prints `Warning: <text>`).
+pub(super) fn add_warning(headers: &mut HeaderMap, text: &str) {
+    let mut value = String::with_capacity(text.len() + 10);
+    value.push_str("299 - \"");
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                value.push('\\');
+                value.push(c);
+            }
+            // Header values cannot carry control characters.
+            c if c.is_control() => value.push(' '),
+            c => value.push(c),
+        }
+    }
+    value.push('"');
+    if let Ok(value) = HeaderValue::from_bytes(value.as_bytes()) {
+        headers.append(WARNING, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_carry_their_code_and_retry_after() {
+        let response = ApiError::TooManyRequests {
+            message: "slow down".into(),
+            retry_after_seconds: 3,
+        }
+        .into_response();
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(response.headers()[RETRY_AFTER], "3");
+        assert_eq!(response.headers()[CONTENT_TYPE], "application/json");
+        let response = ApiError::NoRoute.into_response();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert!(response.headers().get(RETRY_AFTER).is_none());
+    }
+
+    #[test]
+    fn warnings_are_quoted_strings() {
+        let mut headers = HeaderMap::new();
+        add_warning(&mut headers, "unknown field \"spec.bogus\"");
+        add_warning(&mut headers, "a\\b\nc");
+        let values: Vec<_> = headers.get_all(WARNING).iter().collect();
+        assert_eq!(values[0], r#"299 - "unknown field \"spec.bogus\"""#);
+        assert_eq!(values[1], r#"299 - "a\\b c""#);
+    }
+}

@@ -1,0 +1,892 @@
+//! The HTTP layer in process: the generated example API served by `endpoints::router` over
+//! a fresh embedded store, driven with `tower::ServiceExt::oneshot`. Each test states
+//! requests and what kube-apiserver would answer, through one `check` helper.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use kapi_runtime::endpoints::{self, Config, Documents, OpenApiV3Document, ServerVersion};
+use kapi_runtime::registry::Registry;
+use kapi_runtime::storage::Storage;
+use kapi_runtime::storage::embedded::EmbeddedStorage;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tower::ServiceExt;
+
+const KUBECTL_TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+const KUBECTL_DISCOVERY: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const PROTOBUF_V2_ACCEPT: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+const PROTOBUF_V2_CONTENT_TYPE: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+const WEBAPPS_V1BETA1: &str = "/apis/apps.example.dev/v1beta1/namespaces/default/webapps";
+
+/// The example API over a store in a temporary directory.
+struct Api {
+    router: Router,
+    _dir: TempDir,
+}
+
+async fn api() -> Api {
+    let dir = tempfile::tempdir().unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
+    let registry = Registry::new(
+        Arc::new(kapi_generated::scheme()),
+        Arc::clone(&storage),
+        "/registry",
+    )
+    .await
+    .unwrap();
+    let router = endpoints::router(Config {
+        routes: kapi_generated::ROUTES,
+        registry: Arc::new(registry),
+        storage,
+        documents: documents(),
+        version: ServerVersion::default(),
+    });
+    Api { router, _dir: dir }
+}
+
+fn documents() -> Documents {
+    use kapi_generated::documents as generated;
+    Documents {
+        openapi_v2_json: generated::OPENAPI_V2_JSON,
+        openapi_v2_protobuf: generated::OPENAPI_V2_PROTO,
+        openapi_v3_index: generated::OPENAPI_V3_INDEX,
+        openapi_v3: (generated::OPENAPI_V3.iter())
+            .map(|d| OpenApiV3Document {
+                path: d.path,
+                hash: d.hash,
+                json: d.json,
+            })
+            .collect(),
+        discovery: generated::discovery,
+        aggregated_discovery: generated::aggregated_discovery,
+    }
+}
+
+/// A request: method, path, headers, body.
+struct Req {
+    method: Method,
+    uri: String,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+}
+
+fn req(method: Method, uri: impl Into<String>) -> Req {
+    Req {
+        method,
+        uri: uri.into(),
+        headers: Vec::new(),
+        body: Vec::new(),
+    }
+}
+
+fn get(uri: impl Into<String>) -> Req {
+    req(Method::GET, uri)
+}
+
+impl Req {
+    fn header(mut self, name: &'static str, value: impl Into<String>) -> Req {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    fn accept(self, accept: &str) -> Req {
+        self.header("accept", accept)
+    }
+
+    fn json(self, body: Value) -> Req {
+        self.body(body.to_string().into_bytes(), "application/json")
+    }
+
+    fn body(mut self, body: impl Into<Vec<u8>>, content_type: &str) -> Req {
+        self.body = body.into();
+        self.header("content-type", content_type)
+    }
+}
+
+/// A response.
+struct Res {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Res {
+    fn header(&self, name: &str) -> &str {
+        (self.headers.get(name))
+            .map(|v| v.to_str().unwrap())
+            .unwrap_or("")
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).unwrap()
+    }
+}
+
+impl Api {
+    async fn send(&self, request: Req) -> Res {
+        let mut builder = Request::builder().method(request.method).uri(&request.uri);
+        for (name, value) in &request.headers {
+            builder = builder.header(*name, value);
+        }
+        let request = builder.body(Body::from(request.body)).unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        Res {
+            status: parts.status,
+            headers: parts.headers,
+            body: body.collect().await.unwrap().to_bytes(),
+        }
+    }
+
+    /// Sends `request`; checks the status, the content type and that the JSON body contains
+    /// `expected` (every field of `expected`, recursively; arrays element by element).
+    #[track_caller]
+    fn check(
+        &self,
+        request: Req,
+        status: u16,
+        content_type: &'static str,
+        expected: Value,
+    ) -> impl Future<Output = Res> + '_ {
+        let caller = std::panic::Location::caller();
+        let what = format!("{} {}", request.method, request.uri);
+        async move {
+            let response = self.send(request).await;
+            let body = String::from_utf8_lossy(&response.body).into_owned();
+            assert_eq!(
+                response.status.as_u16(),
+                status,
+                "{what} (at {caller}): {body}"
+            );
+            assert_eq!(
+                response.header("content-type"),
+                content_type,
+                "{what} (at {caller}): {body}"
+            );
+            if !expected.is_null() {
+                let actual = response.json();
+                if let Err(path) = contains(&actual, &expected, "") {
+                    panic!(
+                        "{what} (at {caller}): mismatch at {path}\nexpected {expected:#}\nin {actual:#}"
+                    );
+                }
+            }
+            response
+        }
+    }
+}
+
+/// `actual` has every field `expected` has, with the same values.
+fn contains(actual: &Value, expected: &Value, path: &str) -> Result<(), String> {
+    match (actual, expected) {
+        (Value::Object(actual), Value::Object(expected)) => {
+            for (key, value) in expected {
+                let path = format!("{path}.{key}");
+                contains(actual.get(key).unwrap_or(&Value::Null), value, &path)?;
+            }
+            Ok(())
+        }
+        (Value::Array(actual), Value::Array(expected)) if actual.len() == expected.len() => {
+            for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+                contains(a, e, &format!("{path}[{i}]"))?;
+            }
+            Ok(())
+        }
+        _ if actual == expected => Ok(()),
+        _ => Err(path.to_owned()),
+    }
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "code": code, "reason": reason, "message": message})
+}
+
+fn webapp(name: &str) -> Value {
+    json!({
+        "apiVersion": "apps.example.dev/v1",
+        "kind": "WebApp",
+        "metadata": {"name": name},
+        "spec": {"replicas": 2, "container": {"image": "nginx:1.27"}},
+    })
+}
+
+const JSON: &str = "application/json";
+
+#[tokio::test]
+async fn unknown_paths_and_methods_are_statuses() {
+    let api = api().await;
+    let not_found = status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    );
+    api.check(get("/nope"), 404, JSON, not_found.clone()).await;
+    api.check(
+        get("/apis/apps.example.dev/v2/webapps"),
+        404,
+        JSON,
+        not_found.clone(),
+    )
+    .await;
+    api.check(
+        get("/openapi/v3/apis/nope/v1"),
+        404,
+        JSON,
+        not_found.clone(),
+    )
+    .await;
+    api.check(get("/readyz/nope"), 404, JSON, not_found).await;
+    let not_allowed = status(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+    );
+    api.check(req(Method::PUT, WEBAPPS), 405, JSON, not_allowed.clone())
+        .await;
+    api.check(req(Method::POST, "/apis"), 405, JSON, not_allowed.clone())
+        .await;
+    api.check(req(Method::DELETE, "/version"), 405, JSON, not_allowed)
+        .await;
+}
+
+#[tokio::test]
+async fn watch_is_refused_not_hung() {
+    let api = api().await;
+    for uri in [
+        format!("{WEBAPPS}?watch=true"),
+        format!("{WEBAPPS}?watch=1&resourceVersion=0"),
+        "/apis/apps.example.dev/v1/watch/namespaces/default/webapps".to_owned(),
+    ] {
+        api.check(
+            get(uri),
+            405,
+            JSON,
+            json!({"reason": "MethodNotAllowed", "code": 405}),
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn request_errors_are_kube_statuses() {
+    let api = api().await;
+    // Nothing acceptable.
+    api.check(
+        get(WEBAPPS).accept("application/vnd.kubernetes.protobuf"),
+        406,
+        JSON,
+        status(
+            406,
+            "NotAcceptable",
+            "only the following media types are accepted: application/json, application/yaml",
+        ),
+    )
+    .await;
+    // A Table is no answer to a write.
+    api.check(
+        req(Method::POST, WEBAPPS)
+            .json(webapp("web"))
+            .accept("application/json;as=Table;v=v1;g=meta.k8s.io"),
+        406,
+        JSON,
+        json!({"reason": "NotAcceptable"}),
+    )
+    .await;
+    // Bodies in formats not served.
+    api.check(
+        req(Method::POST, WEBAPPS).body(vec![0x6b, 0x38, 0x73, 0], "application/vnd.kubernetes.protobuf"),
+        415,
+        JSON,
+        status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+        ),
+    )
+    .await;
+    api.check(
+        req(Method::PATCH, format!("{WEBAPPS}/web")).json(json!({"spec": {}})),
+        415,
+        JSON,
+        status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml",
+        ),
+    )
+    .await;
+    // Malformed bodies: the parser's position.
+    let response = api
+        .check(
+            req(Method::POST, WEBAPPS).body("{\"metadata\": {\"name\": }}", JSON),
+            400,
+            JSON,
+            json!({"reason": "BadRequest", "code": 400}),
+        )
+        .await;
+    let message = response.json()["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("line 1 column 23"), "{message}");
+    let response = api
+        .check(
+            req(Method::POST, WEBAPPS).body("metadata:\n  name: web\n bad: [", "application/yaml"),
+            400,
+            JSON,
+            json!({"reason": "BadRequest"}),
+        )
+        .await;
+    let message = response.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("error converting YAML to JSON: "),
+        "{message}"
+    );
+    assert!(message.contains("line 3"), "{message}");
+    // Bodies over 3 MiB.
+    api.check(
+        req(Method::POST, WEBAPPS).body(vec![b' '; 3 * 1024 * 1024 + 1], JSON),
+        413,
+        JSON,
+        status(
+            413,
+            "RequestEntityTooLarge",
+            "Request entity too large: limit is 3145728",
+        ),
+    )
+    .await;
+    // Options: unparsable is 400, unsupported is 422 on the options kind.
+    api.check(
+        get(format!("{WEBAPPS}?limit=ten")),
+        400,
+        JSON,
+        json!({"reason": "BadRequest"}),
+    )
+    .await;
+    api.check(
+        req(Method::POST, format!("{WEBAPPS}?dryRun=Yes")).json(webapp("web")),
+        422,
+        JSON,
+        status(
+            422,
+            "Invalid",
+            "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: \"Yes\": supported values: \"All\"",
+        ),
+    )
+    .await;
+    api.check(
+        req(Method::PUT, format!("{WEBAPPS}/web?fieldValidation=Loose")).json(webapp("web")),
+        422,
+        JSON,
+        json!({"reason": "Invalid", "details": {"group": "meta.k8s.io", "kind": "UpdateOptions",
+            "causes": [{"reason": "FieldValueNotSupported", "field": "fieldValidation"}]}}),
+    )
+    .await;
+    api.check(
+        req(Method::PATCH, format!("{WEBAPPS}/web")).body("{}", "application/apply-patch+yaml"),
+        422,
+        JSON,
+        json!({"reason": "Invalid", "message": "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"}),
+    )
+    .await;
+    api.check(
+        req(Method::DELETE, format!("{WEBAPPS}/web"))
+            .json(json!({"propagationPolicy": "Sometimes"})),
+        422,
+        JSON,
+        json!({"reason": "Invalid", "details": {"kind": "DeleteOptions"}}),
+    )
+    .await;
+    // A body for another object than the path's.
+    api.check(
+        req(Method::PUT, format!("{WEBAPPS}/other")).json(webapp("web")),
+        400,
+        JSON,
+        status(
+            400,
+            "BadRequest",
+            "the name of the object (web) does not match the name on the URL (other)",
+        ),
+    )
+    .await;
+    api.check(
+        req(Method::POST, WEBAPPS).json(json!({"apiVersion": "apps.example.dev/v1beta1", "kind": "WebApp", "metadata": {"name": "web"}})),
+        400,
+        JSON,
+        status(
+            400,
+            "BadRequest",
+            "the API version in the data (apps.example.dev/v1beta1) does not match the expected API version (apps.example.dev/v1)",
+        ),
+    )
+    .await;
+    // Registry errors go through the same mapping.
+    api.check(
+        get(format!("{WEBAPPS}/missing")),
+        404,
+        JSON,
+        status(
+            404,
+            "NotFound",
+            "webapps.apps.example.dev \"missing\" not found",
+        ),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn objects_negotiate_json_yaml_and_tables() {
+    let api = api().await;
+    let created = api
+        .check(
+            req(Method::POST, WEBAPPS).json(webapp("web")),
+            201,
+            JSON,
+            json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": "web", "namespace": "default"}}),
+        )
+        .await;
+    let resource_version = created.json()["metadata"]["resourceVersion"].clone();
+    assert!(resource_version.is_string(), "{}", created.text());
+    assert!(created.headers.get("warning").is_none());
+
+    // JSON, compact unless asked; YAML.
+    let response = api
+        .check(
+            get(format!("{WEBAPPS}/web")),
+            200,
+            JSON,
+            json!({"metadata": {"name": "web"}}),
+        )
+        .await;
+    assert_eq!(response.text().lines().count(), 1, "{}", response.text());
+    let response = api
+        .check(
+            get(format!("{WEBAPPS}/web?pretty=true")),
+            200,
+            JSON,
+            json!({"kind": "WebApp"}),
+        )
+        .await;
+    assert!(
+        response.text().contains("\n  \"kind\": \"WebApp\""),
+        "{}",
+        response.text()
+    );
+    let response = api
+        .check(
+            get(format!("{WEBAPPS}/web")).accept("application/yaml"),
+            200,
+            "application/yaml",
+            Value::Null,
+        )
+        .await;
+    assert!(
+        response.text().contains("kind: WebApp\n"),
+        "{}",
+        response.text()
+    );
+
+    // Tables, for one object and for a list.
+    api.check(
+        get(format!("{WEBAPPS}/web")).accept(KUBECTL_TABLE),
+        200,
+        JSON,
+        json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+            "rows": [{"object": {"kind": "PartialObjectMetadata", "metadata": {"name": "web"}}}]}),
+    )
+    .await;
+    api.check(
+        get(WEBAPPS).accept("application/json;as=Table;v=v1beta1;g=meta.k8s.io"),
+        200,
+        JSON,
+        json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1beta1", "rows": [{}]}),
+    )
+    .await;
+    let table = api
+        .check(
+            get(format!("{WEBAPPS}?limit=500")).accept(KUBECTL_TABLE),
+            200,
+            JSON,
+            json!({"kind": "Table"}),
+        )
+        .await
+        .json();
+    assert!(
+        table["metadata"]["resourceVersion"].is_string(),
+        "{table:#}"
+    );
+    let names: Vec<_> = (table["columnDefinitions"].as_array().unwrap().iter())
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"Image"), "{names:?}");
+
+    // Lists.
+    api.check(
+        get("/apis/apps.example.dev/v1/webapps"),
+        200,
+        JSON,
+        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebAppList",
+            "items": [{"kind": "WebApp", "metadata": {"name": "web"}}]}),
+    )
+    .await;
+
+    // A deprecated version warns, on every answer.
+    let response = api
+        .check(
+            get(format!("{WEBAPPS_V1BETA1}/web")),
+            200,
+            JSON,
+            json!({"apiVersion": "apps.example.dev/v1beta1", "spec": {"image": "nginx:1.27"}}),
+        )
+        .await;
+    assert_eq!(
+        response.header("warning"),
+        "299 - \"apps.example.dev/v1beta1 WebApp is deprecated; use apps.example.dev/v1 WebApp\""
+    );
+    let response = api
+        .check(
+            get(format!("{WEBAPPS_V1BETA1}/nope")),
+            404,
+            JSON,
+            Value::Null,
+        )
+        .await;
+    assert!(response.header("warning").contains("is deprecated"));
+
+    // Update (200), dry-run create (201, not stored), delete (200 with the object).
+    let mut updated = webapp("web");
+    updated["metadata"]["resourceVersion"] = resource_version;
+    updated["spec"]["replicas"] = json!(3);
+    api.check(
+        req(Method::PUT, format!("{WEBAPPS}/web")).json(updated),
+        200,
+        JSON,
+        json!({"spec": {"replicas": 3}}),
+    )
+    .await;
+    api.check(
+        req(Method::POST, format!("{WEBAPPS}?dryRun=All")).json(webapp("dry")),
+        201,
+        JSON,
+        json!({"metadata": {"name": "dry"}}),
+    )
+    .await;
+    api.check(
+        get(format!("{WEBAPPS}/dry")),
+        404,
+        JSON,
+        json!({"reason": "NotFound"}),
+    )
+    .await;
+    api.check(
+        req(Method::PATCH, format!("{WEBAPPS}/web")).body(
+            r#"{"spec":{"paused":true}}"#,
+            "application/merge-patch+json",
+        ),
+        200,
+        JSON,
+        json!({"spec": {"paused": true}}),
+    )
+    .await;
+    api.check(
+        req(Method::DELETE, format!("{WEBAPPS}/web"))
+            .json(json!({"propagationPolicy": "Background"})),
+        200,
+        JSON,
+        json!({"kind": "WebApp", "metadata": {"name": "web"}}),
+    )
+    .await;
+    api.check(
+        get(format!("{WEBAPPS}/web")),
+        404,
+        JSON,
+        json!({"reason": "NotFound"}),
+    )
+    .await;
+
+    // The registry's warnings (unknown fields, under the default `fieldValidation=Warn`).
+    let mut unknown = webapp("unknown");
+    unknown["spec"]["bogus"] = json!(1);
+    let response = api
+        .check(
+            req(Method::POST, WEBAPPS).json(unknown),
+            201,
+            JSON,
+            Value::Null,
+        )
+        .await;
+    let warning = response.header("warning");
+    assert!(
+        warning.starts_with("299 - \"") && warning.contains("bogus"),
+        "{warning:?}"
+    );
+
+    // YAML bodies.
+    api.check(
+        req(Method::POST, "/api/v1/namespaces/default/configmaps").body(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n",
+            "application/yaml",
+        ),
+        201,
+        JSON,
+        json!({"kind": "ConfigMap", "data": {"color": "blue"}}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn discovery_follows_accept() {
+    let api = api().await;
+    // Legacy for plain JSON (kubectl 1.20, Python).
+    api.check(
+        get("/api").accept(JSON),
+        200,
+        JSON,
+        json!({"kind": "APIVersions", "versions": ["v1"]}),
+    )
+    .await;
+    api.check(
+        get("/api/v1"),
+        200,
+        JSON,
+        json!({"kind": "APIResourceList", "groupVersion": "v1"}),
+    )
+    .await;
+    let groups = api
+        .check(
+            get("/apis").accept(JSON),
+            200,
+            JSON,
+            json!({"kind": "APIGroupList"}),
+        )
+        .await
+        .json();
+    let names: Vec<_> = (groups["groups"].as_array().unwrap().iter())
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["apps.example.dev", "platform.example.dev"]);
+    api.check(
+        get("/apis/apps.example.dev"),
+        200,
+        JSON,
+        json!({"kind": "APIGroup", "name": "apps.example.dev", "preferredVersion": {"version": "v1"}}),
+    )
+    .await;
+    api.check(
+        get("/apis/apps.example.dev/v1beta1"),
+        200,
+        JSON,
+        json!({"kind": "APIResourceList", "groupVersion": "apps.example.dev/v1beta1"}),
+    )
+    .await;
+
+    // Aggregated for kubectl 1.32, named in the content type.
+    let response = api
+        .check(
+            get("/apis").accept(KUBECTL_DISCOVERY),
+            200,
+            AGGREGATED_V2,
+            json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2"}),
+        )
+        .await;
+    assert_eq!(response.header("vary"), "Accept");
+    let etag = response.header("etag").to_owned();
+    assert!(!etag.is_empty());
+    let unchanged = api
+        .send(
+            get("/apis")
+                .accept(KUBECTL_DISCOVERY)
+                .header("if-none-match", etag),
+        )
+        .await;
+    assert_eq!(unchanged.status, StatusCode::NOT_MODIFIED);
+    api.check(
+        get("/api").accept(AGGREGATED_V2),
+        200,
+        AGGREGATED_V2,
+        json!({"kind": "APIGroupDiscoveryList", "items": [{"versions": [{"version": "v1"}]}]}),
+    )
+    .await;
+    api.check(
+        get("/apis").accept(
+            "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+        ),
+        200,
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+        json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2beta1"}),
+    )
+    .await;
+    api.check(
+        get("/apis").accept("application/vnd.kubernetes.protobuf"),
+        406,
+        JSON,
+        json!({"reason": "NotAcceptable"}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn openapi_v2_in_json_and_protobuf() {
+    let api = api().await;
+    let generated = &kapi_generated::documents::OPENAPI_V2_PROTO;
+    let response = api
+        .check(get("/openapi/v2"), 200, JSON, json!({"swagger": "2.0"}))
+        .await;
+    let etag = response.header("etag").to_owned();
+    assert!(etag.starts_with('"'), "{etag}");
+    for accept in [
+        PROTOBUF_V2_ACCEPT,
+        "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+        "application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json",
+    ] {
+        let response = api
+            .check(
+                get("/openapi/v2").accept(accept),
+                200,
+                PROTOBUF_V2_CONTENT_TYPE,
+                Value::Null,
+            )
+            .await;
+        assert_eq!(&response.body[..], &generated[..]);
+        assert_ne!(response.header("etag"), etag);
+    }
+    let unchanged = api
+        .send(get("/openapi/v2").header("if-none-match", etag))
+        .await;
+    assert_eq!(unchanged.status, StatusCode::NOT_MODIFIED);
+    api.check(
+        get("/openapi/v2").accept("text/html"),
+        406,
+        JSON,
+        json!({"code": 406}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn openapi_v3_index_documents_and_hashes() {
+    let api = api().await;
+    let index = api
+        .check(get("/openapi/v3"), 200, JSON, Value::Null)
+        .await
+        .json();
+    let url = index["paths"]["apis/apps.example.dev/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let hash = url.split_once("?hash=").unwrap().1.to_owned();
+
+    let response = api
+        .check(get(url.clone()), 200, JSON, json!({"openapi": "3.0.0"}))
+        .await;
+    assert_eq!(response.header("cache-control"), "public, immutable");
+    assert_eq!(response.header("etag"), format!("\"{hash}\""));
+    assert!(!response.header("expires").is_empty());
+
+    let response = api
+        .check(
+            get("/openapi/v3/apis/apps.example.dev/v1"),
+            200,
+            JSON,
+            Value::Null,
+        )
+        .await;
+    assert_eq!(response.header("cache-control"), "");
+
+    let response = api
+        .check(
+            get("/openapi/v3/apis/apps.example.dev/v1?hash=STALE"),
+            301,
+            "",
+            Value::Null,
+        )
+        .await;
+    assert_eq!(response.header("location"), url);
+}
+
+#[tokio::test]
+async fn version_and_health() {
+    let api = api().await;
+    let version = api
+        .check(get("/version"), 200, JSON, Value::Null)
+        .await
+        .json();
+    let fields: Vec<_> = version.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        fields,
+        [
+            "major",
+            "minor",
+            "gitVersion",
+            "gitCommit",
+            "gitTreeState",
+            "buildDate",
+            "goVersion",
+            "compiler",
+            "platform"
+        ]
+    );
+    assert_eq!(version["major"], "1");
+    assert_eq!(version["gitVersion"], "v1.32.0-kapi");
+
+    let index = api.check(get("/"), 200, JSON, Value::Null).await.json();
+    let paths: Vec<_> = (index["paths"].as_array().unwrap().iter())
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    for path in [
+        "/api",
+        "/api/v1",
+        "/apis",
+        "/apis/apps.example.dev/v1beta1",
+        "/openapi/v2",
+        "/readyz/storage",
+        "/version",
+    ] {
+        assert!(paths.contains(&path), "{path} in {paths:?}");
+    }
+    for path in paths {
+        assert_eq!(api.send(get(path)).await.status, StatusCode::OK, "{path}");
+    }
+
+    let text = "text/plain; charset=utf-8";
+    for path in [
+        "/healthz",
+        "/livez",
+        "/readyz",
+        "/readyz/ping",
+        "/readyz/storage",
+        "/livez/storage",
+    ] {
+        let response = api.check(get(path), 200, text, Value::Null).await;
+        assert_eq!(response.text(), "ok", "{path}");
+    }
+    let response = api
+        .check(get("/readyz?verbose"), 200, text, Value::Null)
+        .await;
+    assert_eq!(
+        response.text(),
+        "[+]ping ok\n[+]storage ok\nreadyz check passed\n"
+    );
+    let response = api
+        .check(
+            get("/healthz?verbose=1&exclude=storage"),
+            200,
+            text,
+            Value::Null,
+        )
+        .await;
+    assert_eq!(
+        response.text(),
+        "[+]ping ok\n[+]storage excluded: ok\nhealthz check passed\n"
+    );
+}
