@@ -373,6 +373,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     selectable_fields: &[],
     versions: &[],
     rust_type: "",
+    protobuf: None,
 };
 
 fn render_error(kind: KindInfo) -> RenderError {

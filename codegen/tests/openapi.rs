@@ -1089,6 +1089,7 @@ mod fixture {
             selectable_fields: &[],
             versions,
             rust_type: "fixture",
+            protobuf: None,
         }
     }
 

@@ -45,6 +45,9 @@ pub struct ResourceAttrs {
     /// `version(...)`, repeatable, at least one: the served versions.
     #[darling(multiple, rename = "version")]
     pub versions: Vec<SpannedValue<VersionAttrs>>,
+    /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi_runtime::api::ProtoMessage`
+    /// (a `static` or `const`), for protobuf request bodies. None by default.
+    pub protobuf: Option<syn::Path>,
 }
 
 /// `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas")`.

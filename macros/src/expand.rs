@@ -51,7 +51,8 @@ enum Schemas {
 ///   `&o.spec.container.image` (camelCase to snake_case) spanned on the string literal, so
 ///   rustc's "no field `imgae` on type `Container`" points at the path;
 /// - `metadata` is an `ObjectMeta`;
-/// - every version type converts through the hub and has a schema and serde impls.
+/// - every version type converts through the hub and has a schema and serde impls;
+/// - `protobuf` names a `ProtoMessage`.
 ///
 /// All inside `const _: () = { ... };`: a closure and function items that are type-checked,
 /// referenced (so never dead code) and never called. Left out when the hub's shape would make
@@ -78,10 +79,22 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
         });
     let has_serde = (!kind.versions.is_empty()).then(|| {
         quote!(
-            fn __kapi_has_serde<V: ::kapi_runtime::__private::serde::Serialize + ::kapi_runtime::__private::serde::de::DeserializeOwned>() {}
+            fn __kapi_has_serde<
+                V: ::kapi_runtime::__private::serde::Serialize
+                    + ::kapi_runtime::__private::serde::de::DeserializeOwned,
+            >() {
+            }
         )
     });
     let versions = (kind.versions.iter()).map(|v| version_assertions(kind, v, schemas));
+    // `INFO`'s `protobuf: Some(&PATH)` checks the descriptor's type when it is emitted.
+    let protobuf = (kind.protobuf.as_ref())
+        .filter(|_| schemas == Schemas::Here)
+        .map(|path| {
+            quote_spanned! {path.span()=>
+                let _: &'static ::kapi_runtime::api::ProtoMessage = &#path;
+            }
+        });
     quote! {
         const _: () = {
             #converts
@@ -90,6 +103,7 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
             let _ = |o: &#ident| {
                 #metadata
                 #(#paths)*
+                #protobuf
             };
         };
     }
@@ -199,6 +213,16 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let selectable_fields = kind.selectable_fields.iter().map(|p| p.lit.value());
     let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
     let rust_type = hub_rust_type(kind);
+    // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
+    let protobuf = match &kind.protobuf {
+        None => quote!(::core::option::Option::None),
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some({
+                let protobuf: &'static ::kapi_runtime::api::ProtoMessage = &#path;
+                protobuf
+            })
+        },
+    };
     quote! {
         ::kapi_runtime::api::KindInfo {
             group: #group,
@@ -216,6 +240,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             selectable_fields: &[#(#selectable_fields),*],
             versions: &[#(#versions),*],
             rust_type: #rust_type,
+            protobuf: #protobuf,
         }
     }
 }

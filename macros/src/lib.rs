@@ -68,6 +68,7 @@ use syn::DeriveInput;
 /// | `printer_column(name = "Image", type = "string", json_path = ".spec.x", priority = 1, format = "int32", description = "...")` | repeatable; `type` is `integer`, `number`, `string`, `boolean` or `date`; `priority` defaults to 0, `format` and `description` to empty |
 /// | `selectable_field = ".spec.x"` | repeatable, no duplicates |
 /// | `version(name = "v1", ty = v1::WebApp, storage, served = false, deprecated = "warning")` | repeatable, at least one, exactly one `storage`, names unique; `ty` (a path or a string) defaults to `Self`, `served` to true; `deprecated` is a flag or the warning text |
+/// | `protobuf = CONFIG_MAP_PROTO` | optional; a path (or a string) to the kind's `kapi_runtime::api::ProtoMessage` (a `static` or `const`): its `application/vnd.kubernetes.protobuf` request bodies are decoded to JSON, as kubectl sends them for kinds built into it; without it they get 415 |
 ///
 /// # What the expansion checks with rustc
 ///
@@ -78,6 +79,7 @@ use syn::DeriveInput;
 ///   Under `.metadata` only the first field is checked, since `ObjectMeta`'s fields are all
 ///   `Option`s.
 /// - `metadata` is a `kapi_runtime::meta::ObjectMeta`.
+/// - `protobuf` names a `kapi_runtime::api::ProtoMessage`.
 /// - Every version type implements `Convert<Hub>` (the identity impl covers `Self`),
 ///   `JsonSchema`, `Serialize` and `DeserializeOwned` (the expansion names `::serde`, so the
 ///   crate must depend on serde under that name).

@@ -46,6 +46,8 @@ pub struct Kind {
     pub selectable_fields: Vec<JsonPath>,
     /// Versions, in declaration order.
     pub versions: Vec<Version>,
+    /// The path of the kind's protobuf descriptor, when it accepts protobuf bodies.
+    pub protobuf: Option<syn::Path>,
 }
 
 /// The struct the derive is on.
@@ -248,6 +250,7 @@ impl Kind {
             versions: (attrs.versions.into_iter())
                 .map(|v| Version::new(v.span(), v.into_inner()))
                 .collect(),
+            protobuf: attrs.protobuf,
         }
     }
 

@@ -7,6 +7,7 @@ use kapi_runtime::api::{Action, KindInfo, Method, Scope, VersionInfo};
 /// A namespaced kind with two versions, a status and a scale subresource.
 mod shop {
     use kapi_runtime::Resource;
+    use kapi_runtime::api::{ProtoField, ProtoKind, ProtoMessage};
     use kapi_runtime::meta::ObjectMeta;
 
     /// The hub.
@@ -30,13 +31,24 @@ mod shop {
         printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
         selectable_field = ".spec.customerName",
         version(name = "v1", ty = v1::Order, deprecated),
-        version(name = "v2", ty = "crate::shop::v2::Order", storage)
+        version(name = "v2", ty = "crate::shop::v2::Order", storage),
+        protobuf = ORDER_PROTO
     )]
     pub struct Order {
         pub metadata: ObjectMeta,
         pub spec: OrderSpec,
         pub status: OrderStatus,
     }
+
+    /// The protobuf shape the kind's `protobuf` names.
+    pub static ORDER_PROTO: ProtoMessage = ProtoMessage {
+        name: "dev.example.shop.v2.Order",
+        fields: &[ProtoField::new(
+            1,
+            "metadata",
+            ProtoKind::Message(&kapi_runtime::meta::OBJECT_META_PROTO),
+        )],
+    };
 
     #[derive(Clone, Default)]
     pub struct OrderSpec {
@@ -136,6 +148,7 @@ fn namespaced_kind() {
     assert_eq!(info.selectable_fields, [".spec.customerName"]);
     assert_eq!(info.rust_type, "expand::shop::Order");
     assert_eq!(info.qualified_resource(), "orders.shop.example.dev");
+    assert!(std::ptr::eq(info.protobuf.unwrap(), &shop::ORDER_PROTO));
 
     assert!(info.subresources.status);
     let scale = info.subresources.scale.as_ref().expect("scale subresource");
@@ -268,6 +281,7 @@ fn cluster_kind_with_defaults() {
     assert!(!info.subresources.status && info.subresources.scale.is_none());
     assert!(info.printer_columns.is_empty() && info.selectable_fields.is_empty());
     assert_eq!(info.rust_type, "expand::Policy");
+    assert!(info.protobuf.is_none());
 
     let [v1] = info.versions else {
         panic!("one version expected");

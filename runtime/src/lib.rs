@@ -12,13 +12,13 @@
 //! generated scheme at start-up.
 
 pub mod api;
-pub mod error;
-pub mod meta;
-pub mod scheme;
 #[cfg(feature = "server")]
 pub mod endpoints;
+pub mod error;
+pub mod meta;
 #[cfg(feature = "server")]
 pub mod registry;
+pub mod scheme;
 #[cfg(feature = "server")]
 pub mod storage;
 

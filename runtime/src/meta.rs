@@ -4,12 +4,18 @@
 //! clients decode them: kubectl, client-go, kube-rs and the Python client. Schema names
 //! are the canonical ones (`io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`), which
 //! `kapi-codegen` keeps as they are.
+//!
+//! The protobuf descriptors (`*_PROTO`) of the types clients send as protobuf are declared
+//! beside them, with the field numbers of k8s.io/apimachinery's
+//! `pkg/apis/meta/v1/generated.proto` (see [`crate::api::protobuf`]).
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::api::protobuf::{ProtoField, ProtoKind, ProtoMessage};
 
 /// A timestamp, RFC 3339 in UTC with second precision (`2026-11-22T13:01:40Z`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -83,6 +89,38 @@ pub struct ObjectMeta {
     pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
 }
 
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta` on the wire. Numbers not here (15,
+/// the removed `clusterName`, and 16) are skipped.
+pub static OBJECT_META_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+    fields: &[
+        ProtoField::new(1, "name", ProtoKind::String),
+        ProtoField::new(2, "generateName", ProtoKind::String),
+        ProtoField::new(3, "namespace", ProtoKind::String),
+        ProtoField::new(4, "selfLink", ProtoKind::String),
+        ProtoField::new(5, "uid", ProtoKind::String),
+        ProtoField::new(6, "resourceVersion", ProtoKind::String),
+        ProtoField::new(7, "generation", ProtoKind::Int64),
+        ProtoField::new(8, "creationTimestamp", ProtoKind::Time),
+        ProtoField::new(9, "deletionTimestamp", ProtoKind::Time),
+        // `*int64` in Go: a 0 sent is a 0 meant.
+        ProtoField::new(10, "deletionGracePeriodSeconds", ProtoKind::Int64).keep_zero(),
+        ProtoField::map(11, "labels", &ProtoKind::String, &ProtoKind::String),
+        ProtoField::map(12, "annotations", &ProtoKind::String, &ProtoKind::String),
+        ProtoField::repeated(
+            13,
+            "ownerReferences",
+            ProtoKind::Message(&OWNER_REFERENCE_PROTO),
+        ),
+        ProtoField::repeated(14, "finalizers", ProtoKind::String),
+        ProtoField::repeated(
+            17,
+            "managedFields",
+            ProtoKind::Message(&MANAGED_FIELDS_ENTRY_PROTO),
+        ),
+    ],
+};
+
 /// A reference to an owning object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -103,6 +141,20 @@ pub struct OwnerReference {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_owner_deletion: Option<bool>,
 }
+
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference` on the wire. Every field keeps its
+/// zero: the strings have no `omitempty`, the bools are pointers.
+pub static OWNER_REFERENCE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
+    fields: &[
+        ProtoField::new(5, "apiVersion", ProtoKind::String).keep_zero(),
+        ProtoField::new(1, "kind", ProtoKind::String).keep_zero(),
+        ProtoField::new(3, "name", ProtoKind::String).keep_zero(),
+        ProtoField::new(4, "uid", ProtoKind::String).keep_zero(),
+        ProtoField::new(6, "controller", ProtoKind::Bool).keep_zero(),
+        ProtoField::new(7, "blockOwnerDeletion", ProtoKind::Bool).keep_zero(),
+    ],
+};
 
 /// A record of the fields one manager owns.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -131,6 +183,21 @@ pub struct ManagedFieldsEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subresource: Option<String>,
 }
+
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry` on the wire (5 was the
+/// pre-1.15 `Fields`). `fieldsV1` is `FieldsV1 {bytes Raw = 1}`, JSON in bytes.
+pub static MANAGED_FIELDS_ENTRY_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+    fields: &[
+        ProtoField::new(1, "manager", ProtoKind::String),
+        ProtoField::new(2, "operation", ProtoKind::String),
+        ProtoField::new(3, "apiVersion", ProtoKind::String),
+        ProtoField::new(4, "time", ProtoKind::Time),
+        ProtoField::new(6, "fieldsType", ProtoKind::String),
+        ProtoField::new(7, "fieldsV1", ProtoKind::RawJson),
+        ProtoField::new(8, "subresource", ProtoKind::String),
+    ],
+};
 
 /// A set of fields in the FieldsV1 trie format: an opaque JSON object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -276,6 +343,20 @@ pub struct DeleteOptions {
     pub dry_run: Option<Vec<String>>,
 }
 
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions` on the wire: typed clients may
+/// send DELETE bodies as protobuf. Its scalars are Go pointers, so their zeros are kept
+/// (`gracePeriodSeconds: 0` is "now"); `orphanDependents` is decoded as JSON has it.
+pub static DELETE_OPTIONS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    fields: &[
+        ProtoField::new(1, "gracePeriodSeconds", ProtoKind::Int64).keep_zero(),
+        ProtoField::new(2, "preconditions", ProtoKind::Message(&PRECONDITIONS_PROTO)),
+        ProtoField::new(3, "orphanDependents", ProtoKind::Bool).keep_zero(),
+        ProtoField::new(4, "propagationPolicy", ProtoKind::String).keep_zero(),
+        ProtoField::repeated(5, "dryRun", ProtoKind::String),
+    ],
+};
+
 /// Preconditions of a DELETE.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -288,6 +369,16 @@ pub struct Preconditions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions` on the wire (Go pointers: zeros
+/// kept).
+pub static PRECONDITIONS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions",
+    fields: &[
+        ProtoField::new(1, "uid", ProtoKind::String).keep_zero(),
+        ProtoField::new(2, "resourceVersion", ProtoKind::String).keep_zero(),
+    ],
+};
 
 /// `autoscaling/v1` Scale: the view the `scale` subresource gives of an object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -890,3 +890,297 @@ async fn version_and_health() {
         "[+]ping ok\n[+]storage excluded: ok\nhealthz check passed\n"
     );
 }
+
+/// `kubectl create namespace team-a` (kubectl 1.32), byte for byte: the `k8s\0` envelope
+/// (`v1`, `Namespace`) around a Namespace whose empty strings, zero generation and zero
+/// `creationTimestamp` are all on the wire, as Go writes them.
+const KUBECTL_NAMESPACE: &[u8] = b"k8s\x00\x0a\x0f\x0a\x02v1\x12\x09Namespace\x12\x1e\x0a\x16\x0a\x06team-a\x12\x00\x1a\x00\x22\x00\x2a\x002\x008\x00B\x00\x12\x00\x1a\x02\x0a\x00\x1a\x00\x22\x00";
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+const KUBECTL_PROTOBUF_ACCEPT: &str = "application/vnd.kubernetes.protobuf,application/json";
+
+/// A protobuf field: its key, and then its varint or its length-delimited bytes.
+fn pb_varint(number: u32, value: u64) -> Vec<u8> {
+    [varint(u64::from(number) << 3), varint(value)].concat()
+}
+
+fn pb_bytes(number: u32, value: &[u8]) -> Vec<u8> {
+    [
+        varint((u64::from(number) << 3) | 2),
+        varint(value.len() as u64),
+        value.to_vec(),
+    ]
+    .concat()
+}
+
+fn pb_string(number: u32, value: &str) -> Vec<u8> {
+    pb_bytes(number, value.as_bytes())
+}
+
+fn pb_message(number: u32, fields: &[Vec<u8>]) -> Vec<u8> {
+    pb_bytes(number, &fields.concat())
+}
+
+fn varint(mut value: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+    out
+}
+
+/// `k8s\0` + `runtime.Unknown {typeMeta {apiVersion, kind}, raw, "", ""}`, as kubectl frames
+/// every protobuf body.
+fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    [
+        b"k8s\0".to_vec(),
+        pb_message(1, &[pb_string(1, api_version), pb_string(2, kind)]),
+        pb_bytes(2, raw),
+        pb_string(3, ""),
+        pb_string(4, ""),
+    ]
+    .concat()
+}
+
+/// ObjectMeta as Go writes it: every value field, even empty; labels as map entries.
+fn object_meta(name: &str, namespace: &str, labels: &[(&str, &str)]) -> Vec<u8> {
+    let mut fields = vec![
+        pb_string(1, name),
+        pb_string(2, ""),
+        pb_string(3, namespace),
+        pb_string(4, ""),
+        pb_string(5, ""),
+        pb_string(6, ""),
+        pb_varint(7, 0),
+        pb_message(8, &[]),
+    ];
+    for (key, value) in labels {
+        fields.push(pb_message(11, &[pb_string(1, key), pb_string(2, value)]));
+    }
+    pb_message(1, &fields)
+}
+
+/// A ConfigMap as `kubectl create configmap` encodes it (`data`, `binaryData`), plus labels
+/// and `immutable`.
+fn config_map(
+    name: &str,
+    namespace: &str,
+    data: &[(&str, &str)],
+    binary: &[(&str, &[u8])],
+    immutable: Option<bool>,
+) -> Vec<u8> {
+    let mut fields = vec![object_meta(name, namespace, &[("app", "web")])];
+    for (key, value) in data {
+        fields.push(pb_message(2, &[pb_string(1, key), pb_string(2, value)]));
+    }
+    for (key, value) in binary {
+        fields.push(pb_message(3, &[pb_string(1, key), pb_bytes(2, value)]));
+    }
+    if let Some(immutable) = immutable {
+        fields.push(pb_varint(4, u64::from(immutable)));
+    }
+    envelope("v1", "ConfigMap", &fields.concat())
+}
+
+#[tokio::test]
+async fn protobuf_bodies_of_kinds_that_declare_their_shape() {
+    let api = api().await;
+    let namespaces = "/api/v1/namespaces";
+    let configmaps = "/api/v1/namespaces/team-a/configmaps";
+    let post = |uri: &str, body: Vec<u8>| {
+        req(Method::POST, uri)
+            .body(body, PROTOBUF)
+            .accept(KUBECTL_PROTOBUF_ACCEPT)
+    };
+
+    // kubectl's own bytes; the answer is JSON, which kubectl accepts.
+    api.check(
+        post(namespaces, KUBECTL_NAMESPACE.to_vec()),
+        201,
+        JSON,
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"},
+            "status": {"phase": "Active"}}),
+    )
+    .await;
+    let namespace = api
+        .check(
+            get(format!("{namespaces}/team-a")),
+            200,
+            JSON,
+            json!({"metadata": {"name": "team-a"}}),
+        )
+        .await
+        .json();
+    let metadata = namespace["metadata"].as_object().unwrap();
+    for absent in ["generateName", "namespace", "selfLink"] {
+        assert!(!metadata.contains_key(absent), "{absent}: {namespace}");
+    }
+    // Then it is a JSON body like any other: the registry's rules apply.
+    api.check(
+        post(namespaces, KUBECTL_NAMESPACE.to_vec()),
+        409,
+        JSON,
+        status(409, "AlreadyExists", "namespaces \"team-a\" already exists"),
+    )
+    .await;
+
+    // A ConfigMap: maps (values over 127 bytes), bytes, a bool, labels.
+    let long = "x".repeat(200);
+    let body = config_map(
+        "c1",
+        "team-a",
+        &[("a", "b"), ("long", &long)],
+        &[("bin", &[0, 1, 2, 0xff])],
+        Some(false),
+    );
+    let created = json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c1", "namespace": "team-a", "labels": {"app": "web"}},
+        "data": {"a": "b", "long": long},
+        "binaryData": {"bin": "AAEC/w=="},
+        "immutable": false,
+    });
+    api.check(post(configmaps, body), 201, JSON, created.clone())
+        .await;
+    api.check(get(format!("{configmaps}/c1")), 200, JSON, created)
+        .await;
+    // An update (PUT) too, with the resourceVersion unset: last write wins.
+    let body = config_map("c1", "team-a", &[("a", "c")], &[], None);
+    let updated = api
+        .check(
+            req(Method::PUT, format!("{configmaps}/c1")).body(body, PROTOBUF),
+            200,
+            JSON,
+            json!({"data": {"a": "c"}}),
+        )
+        .await
+        .json();
+    assert!(updated.get("binaryData").is_none(), "{updated}");
+    // The path's namespace and the envelope's version are checked as for JSON.
+    api.check(
+        post(configmaps, config_map("c2", "other", &[], &[], None)),
+        400,
+        JSON,
+        status(
+            400,
+            "BadRequest",
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ),
+    )
+    .await;
+    let raw = object_meta("c2", "", &[]);
+    api.check(
+        post(configmaps, envelope("v2", "ConfigMap", &raw)),
+        400,
+        JSON,
+        json!({"reason": "BadRequest",
+            "message": "the API version in the data (v2) does not match the expected API version (v1)"}),
+    )
+    .await;
+
+    // Malformed protobuf: 400 with the reason, never a panic.
+    let truncated = &KUBECTL_NAMESPACE[..KUBECTL_NAMESPACE.len() - 10];
+    api.check(
+        post(namespaces, truncated.to_vec()),
+        400,
+        JSON,
+        status(
+            400,
+            "BadRequest",
+            "error decoding the request body as protobuf: unexpected end of data: the message is truncated (at Unknown)",
+        ),
+    )
+    .await;
+    api.check(
+        post(namespaces, br#"{"metadata": {"name": "x"}}"#.to_vec()),
+        400,
+        JSON,
+        status(
+            400,
+            "BadRequest",
+            "error decoding the request body as protobuf: not a Kubernetes protobuf body: it does not start with the 4-byte prefix \"k8s\\x00\"",
+        ),
+    )
+    .await;
+    let wrong_wire_type = envelope("v1", "ConfigMap", &pb_varint(1, 7));
+    api.check(
+        post(configmaps, wrong_wire_type),
+        400,
+        JSON,
+        status(
+            400,
+            "BadRequest",
+            "error decoding the request body as protobuf: wire type 0 (varint) where 2 (length-delimited) was expected (at ConfigMap.metadata)",
+        ),
+    )
+    .await;
+    api.check(
+        post(namespaces, Vec::new()),
+        400,
+        JSON,
+        status(400, "BadRequest", "the request body is empty"),
+    )
+    .await;
+
+    // DELETE bodies: protobuf DeleteOptions, validated as JSON ones are.
+    let delete_options = |policy: &str| {
+        let raw = [pb_varint(1, 0), pb_string(4, policy)].concat();
+        req(Method::DELETE, format!("{configmaps}/c1"))
+            .body(envelope("v1", "DeleteOptions", &raw), PROTOBUF)
+    };
+    api.check(
+        delete_options("Sometimes"),
+        422,
+        JSON,
+        json!({"reason": "Invalid", "details": {"kind": "DeleteOptions"}}),
+    )
+    .await;
+    api.check(
+        delete_options("Background"),
+        200,
+        JSON,
+        json!({"metadata": {"name": "c1"}}),
+    )
+    .await;
+    api.check(
+        get(format!("{configmaps}/c1")),
+        404,
+        JSON,
+        json!({"reason": "NotFound"}),
+    )
+    .await;
+
+    // Kinds without a protobuf shape, and patches, still answer 415; kinds with one list it.
+    api.check(
+        post(WEBAPPS, envelope("apps.example.dev/v1", "WebApp", &[])),
+        415,
+        JSON,
+        status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+        ),
+    )
+    .await;
+    api.check(
+        req(Method::PATCH, format!("{namespaces}/team-a"))
+            .body(KUBECTL_NAMESPACE.to_vec(), PROTOBUF),
+        415,
+        JSON,
+        json!({"reason": "UnsupportedMediaType"}),
+    )
+    .await;
+    api.check(
+        req(Method::POST, namespaces).body("team-a", "text/plain"),
+        415,
+        JSON,
+        status(
+            415,
+            "UnsupportedMediaType",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+        ),
+    )
+    .await;
+}

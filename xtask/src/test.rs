@@ -3,10 +3,12 @@
 //! A thin orchestrator: first make sure every [`Prerequisite`] the tests use is present
 //! (checked first, installed only when missing), then run the workspace's tests with
 //! `cargo nextest` when it is installed (plus doctests, which nextest does not run), with
-//! `cargo test` otherwise. New needs (etcd, kubectl 1.20 from apt) are new entries in
-//! [`prerequisites`].
+//! `cargo test` otherwise. New needs (etcd, ...) are new entries in [`prerequisites`].
+//!
+//! A prerequisite may hand the test run an environment variable naming where it is
+//! (`KAPI_KUBECTL`, `KAPI_KUBECTL_1_20`), so that tests never guess.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
 use anyhow::{Context, Result, bail};
@@ -21,8 +23,13 @@ pub struct Prerequisite {
     pub name: &'static str,
     /// A command that succeeds when it is present.
     pub check: Vec<String>,
+    /// Text the check must print on stdout (a version), when set: present but another
+    /// version counts as missing.
+    pub expect: Option<&'static str>,
     /// Commands that install it, run in order.
     pub install: Vec<Vec<String>>,
+    /// An environment variable (name, value) given to the test run: where it is.
+    pub env: Option<(&'static str, String)>,
 }
 
 impl Prerequisite {
@@ -31,6 +38,7 @@ impl Prerequisite {
         Prerequisite {
             name: requirement,
             check: command(&["python3", "-c", &format!("import {module}")]),
+            expect: None,
             install: vec![command(&[
                 "python3",
                 "-m",
@@ -39,17 +47,54 @@ impl Prerequisite {
                 "--quiet",
                 requirement,
             ])],
+            env: None,
+        }
+    }
+
+    /// kubectl 1.32, the current client the kubectl tests drive, exported as
+    /// `KAPI_KUBECTL`. Installed with `apt-get install kubectl` when missing (the package
+    /// comes from Google's cloud-sdk apt repository; Debian has no kubectl 1.32).
+    pub fn kubectl_1_32() -> Prerequisite {
+        let kubectl = kubectl_1_32_path().display().to_string();
+        Prerequisite {
+            name: "kubectl 1.32 (apt package `kubectl` of Google's cloud-sdk repository)",
+            check: vec![kubectl.clone(), "version".into(), "--client".into()],
+            expect: Some("v1.32."),
+            install: vec![command(&["apt-get", "install", "--yes", "kubectl"])],
+            env: Some(("KAPI_KUBECTL", kubectl)),
+        }
+    }
+
+    /// kubectl 1.20, the oldest client the kubectl tests drive, exported as
+    /// `KAPI_KUBECTL_1_20`: Debian bookworm's `kubernetes-client` package, downloaded with
+    /// `apt-get download` and unpacked (`dpkg -x`) into `target/tools/kubectl-1.20/`
+    /// without installing it, because it conflicts with the `kubectl` package.
+    pub fn kubectl_1_20(root: &Path) -> Prerequisite {
+        let kubectl = kubectl_1_20_path(root).display().to_string();
+        let unpack_into = root.join(KUBECTL_1_20_DIR).display().to_string();
+        Prerequisite {
+            name: "kubectl 1.20 (Debian's `kubernetes-client`, unpacked into target/tools)",
+            check: vec![kubectl.clone(), "version".into(), "--client".into()],
+            expect: Some("v1.20."),
+            install: vec![command(&[
+                "sh",
+                "-c",
+                UNPACK_KUBERNETES_CLIENT,
+                "sh",
+                &unpack_into,
+            ])],
+            env: Some(("KAPI_KUBECTL_1_20", kubectl)),
         }
     }
 
     /// Present, or installed now.
     pub fn ensure(&self, root: &Path) -> Result<()> {
-        if quiet_success(&self.check, root) {
+        if self.is_present(root) {
             return Ok(());
         }
         eprintln!("xtask: installing {}", self.name);
         for command in &self.install {
-            let status = run(command, root)?;
+            let status = run(command, root, &[])?;
             if !status.success() {
                 bail!(
                     "installing {} failed: `{}` exited with {status}",
@@ -58,48 +103,111 @@ impl Prerequisite {
                 );
             }
         }
-        if !quiet_success(&self.check, root) {
+        if !self.is_present(root) {
             bail!("{} is still missing after installing it", self.name);
         }
         Ok(())
     }
+
+    fn is_present(&self, root: &Path) -> bool {
+        let Some((program, args)) = self.check.split_first() else {
+            return false;
+        };
+        let output = Command::new(program).args(args).current_dir(root).output();
+        output.is_ok_and(|o| {
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            o.status.success() && self.expect.is_none_or(|text| stdout.contains(text))
+        })
+    }
 }
 
 /// Everything the suite needs besides Rust.
-pub fn prerequisites() -> Vec<Prerequisite> {
-    vec![Prerequisite::python_module(
-        "openapi_spec_validator",
-        OPENAPI_SPEC_VALIDATOR,
-    )]
+pub fn prerequisites(root: &Path) -> Vec<Prerequisite> {
+    vec![
+        Prerequisite::python_module("openapi_spec_validator", OPENAPI_SPEC_VALIDATOR),
+        Prerequisite::kubectl_1_32(),
+        Prerequisite::kubectl_1_20(root),
+    ]
+}
+
+/// Where kubectl 1.20 is unpacked, relative to the workspace root.
+const KUBECTL_1_20_DIR: &str = "target/tools/kubectl-1.20";
+
+/// Downloads Debian's `kubernetes-client` (kubectl 1.20) and unpacks it into `$1`.
+/// `apt-get update` runs only when apt does not know a 1.20 candidate yet.
+const UNPACK_KUBERNETES_CLIENT: &str = r#"set -eu
+candidate() { apt-cache policy kubernetes-client | grep -q 'Candidate: 1\.20\.'; }
+candidate || apt-get update
+if ! candidate; then
+    echo "apt offers no kubernetes-client 1.20.x:" >&2
+    apt-cache policy kubernetes-client >&2
+    exit 1
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+apt-get download kubernetes-client
+rm -rf "$1"
+mkdir -p "$1"
+dpkg -x kubernetes-client_*.deb "$1"
+"#;
+
+/// kubectl 1.20: `$KAPI_KUBECTL_1_20`, else where `cargo xtask test` unpacks it.
+pub fn kubectl_1_20_path(root: &Path) -> PathBuf {
+    match std::env::var_os("KAPI_KUBECTL_1_20") {
+        Some(path) => PathBuf::from(path),
+        None => root.join(KUBECTL_1_20_DIR).join("usr/bin/kubectl"),
+    }
+}
+
+/// kubectl 1.32: `$KAPI_KUBECTL`, else `/usr/bin/kubectl`. When that is the Google Cloud
+/// SDK's dispatcher (which runs the `kubectl.1.NN` beside it that matches the server's
+/// version), its `kubectl.1.32` sibling, so that the version under test never depends on
+/// what the server reports.
+pub fn kubectl_1_32_path() -> PathBuf {
+    if let Some(path) = std::env::var_os("KAPI_KUBECTL") {
+        return PathBuf::from(path);
+    }
+    let kubectl = PathBuf::from("/usr/bin/kubectl");
+    let pinned = (kubectl.canonicalize().ok())
+        .and_then(|real| Some(real.parent()?.join("kubectl.1.32")))
+        .filter(|sibling| sibling.is_file());
+    pinned.unwrap_or(kubectl)
 }
 
 /// Runs the whole suite from `root`; `args` go to the test runner (a filter, `--nocapture`
 /// after `--`, ...). Returns the runner's status.
 pub fn run_suite(root: &Path, args: &[String]) -> Result<ExitStatus> {
-    for prerequisite in prerequisites() {
+    let mut env = Vec::new();
+    for prerequisite in prerequisites(root) {
         prerequisite.ensure(root)?;
+        env.extend(prerequisite.env);
+    }
+    for (name, value) in &env {
+        eprintln!("xtask: {name}={value}");
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if quiet_success(&["cargo", "nextest", "--version"], root) {
         let mut nextest = vec!["cargo", "nextest", "run", "--workspace", "--no-fail-fast"];
         nextest.extend(&args);
-        let status = run(&nextest, root)?;
+        let status = run(&nextest, root, &env)?;
         // nextest does not run doctests.
-        let doc = run(&["cargo", "test", "--workspace", "--doc"], root)?;
+        let doc = run(&["cargo", "test", "--workspace", "--doc"], root, &env)?;
         Ok(if status.success() { doc } else { status })
     } else {
         let mut test = vec!["cargo", "test", "--workspace", "--no-fail-fast"];
         test.extend(&args);
-        run(&test, root)
+        run(&test, root, &env)
     }
 }
 
-fn run<S: AsRef<str>>(command: &[S], root: &Path) -> Result<ExitStatus> {
+fn run<S: AsRef<str>>(command: &[S], root: &Path, env: &[(&str, String)]) -> Result<ExitStatus> {
     let command: Vec<&str> = command.iter().map(AsRef::as_ref).collect();
     eprintln!("xtask: {}", command.join(" "));
     let (program, args) = command.split_first().context("empty command")?;
     Command::new(program)
         .args(args)
+        .envs(env.iter().map(|(name, value)| (name, value)))
         .current_dir(root)
         .status()
         .with_context(|| format!("running `{}`", command.join(" ")))
@@ -126,7 +234,9 @@ mod tests {
         Prerequisite {
             name: "thing",
             check: command(check),
+            expect: None,
             install: vec![command(install)],
+            env: None,
         }
     }
 
@@ -165,6 +275,22 @@ mod tests {
                 .to_string()
                 .starts_with("installing thing failed: `false` exited with"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn another_version_counts_as_missing() {
+        let root = crate::project_root();
+        let mut wanted = prerequisite(&["echo", "Client Version: v1.20.2"], &["false"]);
+        wanted.expect = Some("v1.20.");
+        wanted.ensure(&root).unwrap();
+
+        let mut other = prerequisite(&["echo", "Client Version: v1.33.1"], &["true"]);
+        other.expect = Some("v1.20.");
+        let error = other.ensure(&root).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "thing is still missing after installing it"
         );
     }
 }

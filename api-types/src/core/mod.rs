@@ -1,10 +1,15 @@
 //! The core (legacy) group, served under `/api/v1`.
+//!
+//! Both kinds are built into kubectl, which sends them as protobuf (`kubectl create
+//! namespace`, `kubectl create configmap`): their descriptors (`*_PROTO`) follow
+//! k8s.io/api's `core/v1/generated.proto`.
 
 use std::collections::BTreeMap;
 
 use kapi_runtime::Resource;
+use kapi_runtime::api::{ProtoField, ProtoKind, ProtoMessage};
 use kapi_runtime::error::{FieldError, FieldErrorType};
-use kapi_runtime::meta::ObjectMeta;
+use kapi_runtime::meta::{OBJECT_META_PROTO, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +23,8 @@ use serde::{Deserialize, Serialize};
     status,
     printer_column(name = "Status", type = "string", json_path = ".status.phase"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
-    version(name = "v1", storage)
+    version(name = "v1", storage),
+    protobuf = NAMESPACE_PROTO
 )]
 #[schemars(rename = "io.k8s.api.core.v1.Namespace")]
 pub struct Namespace {
@@ -33,6 +39,16 @@ pub struct Namespace {
     pub status: NamespaceStatus,
 }
 
+/// `k8s.io.api.core.v1.Namespace` on the wire.
+pub static NAMESPACE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.core.v1.Namespace",
+    fields: &[
+        ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
+        ProtoField::new(2, "spec", ProtoKind::Message(&NAMESPACE_SPEC_PROTO)),
+        ProtoField::new(3, "status", ProtoKind::Message(&NAMESPACE_STATUS_PROTO)),
+    ],
+};
+
 /// Desired state of a [`Namespace`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "io.k8s.api.core.v1.NamespaceSpec")]
@@ -43,6 +59,12 @@ pub struct NamespaceSpec {
     pub finalizers: Vec<String>,
 }
 
+/// `k8s.io.api.core.v1.NamespaceSpec` on the wire.
+pub static NAMESPACE_SPEC_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.core.v1.NamespaceSpec",
+    fields: &[ProtoField::repeated(1, "finalizers", ProtoKind::String)],
+};
+
 /// Observed state of a [`Namespace`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "io.k8s.api.core.v1.NamespaceStatus")]
@@ -51,6 +73,13 @@ pub struct NamespaceStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<NamespacePhase>,
 }
+
+/// `k8s.io.api.core.v1.NamespaceStatus` on the wire. `conditions` (2) is not a field of
+/// [`NamespaceStatus`], so it is skipped.
+pub static NAMESPACE_STATUS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.core.v1.NamespaceStatus",
+    fields: &[ProtoField::new(1, "phase", ProtoKind::String)],
+};
 
 /// Lifecycle phase of a [`Namespace`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -76,7 +105,8 @@ pub enum NamespacePhase {
         description = "Number of data entries"
     ),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
-    version(name = "v1", storage)
+    version(name = "v1", storage),
+    protobuf = CONFIG_MAP_PROTO
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMap")]
@@ -94,6 +124,18 @@ pub struct ConfigMap {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub immutable: Option<bool>,
 }
+
+/// `k8s.io.api.core.v1.ConfigMap` on the wire: `binaryData` is `map<string, bytes>`,
+/// base64 in JSON; `immutable` is a Go `*bool`, so `false` sent is kept.
+pub static CONFIG_MAP_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.core.v1.ConfigMap",
+    fields: &[
+        ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
+        ProtoField::map(2, "data", &ProtoKind::String, &ProtoKind::String),
+        ProtoField::map(3, "binaryData", &ProtoKind::String, &ProtoKind::Bytes),
+        ProtoField::new(4, "immutable", ProtoKind::Bool).keep_zero(),
+    ],
+};
 
 impl kapi_runtime::Strategy for Namespace {
     fn prepare_for_create(&mut self) {

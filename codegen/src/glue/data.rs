@@ -485,6 +485,7 @@ mod tests {
             selectable_fields: &[],
             versions: &[],
             rust_type: "my_api::Thing",
+            protobuf: None,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {
             assert_eq!(rust_path(ok, &KIND).unwrap(), ok);

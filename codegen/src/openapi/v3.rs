@@ -21,8 +21,8 @@ use sha2::{Digest, Sha512};
 use super::plan::{Location, OperationPlan, Param, plan};
 use super::schema::document_schemas;
 use super::{Error, TITLE, VERSION};
-use crate::model::SCHEMA_REF_PREFIX;
 use crate::GroupVersionModel;
+use crate::model::SCHEMA_REF_PREFIX;
 
 /// The OpenAPI 3.0 document of one group-version: every route of every resource as an
 /// operation, and every schema of the group-version (plus the PATCH body schema).

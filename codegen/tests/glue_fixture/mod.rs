@@ -121,6 +121,7 @@ pub static CONFIG_MAP: KindInfo = KindInfo {
         ],
     }],
     rust_type: "fixture_api::core::ConfigMap",
+    protobuf: None,
 };
 
 const fn web_app_routes(
@@ -262,6 +263,7 @@ pub static WEB_APP: KindInfo = KindInfo {
         },
     ],
     rust_type: "fixture_api::apps::WebApp",
+    protobuf: None,
 };
 
 pub static TENANT: KindInfo = KindInfo {
@@ -318,6 +320,7 @@ pub static TENANT: KindInfo = KindInfo {
         ],
     }],
     rust_type: "fixture_api::platform::Tenant",
+    protobuf: None,
 };
 
 /// Every fixture kind.

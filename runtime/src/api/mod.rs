@@ -6,10 +6,12 @@
 //! described twice.
 
 mod binding;
+pub mod protobuf;
 mod route;
 mod strategy;
 
 pub use binding::{Handler, RouteBinding};
+pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use strategy::Strategy;
 
@@ -61,6 +63,11 @@ pub struct KindInfo {
     pub versions: &'static [VersionInfo],
     /// Rust path of the hub type, for generated glue (`api_types::apps::WebApp`).
     pub rust_type: &'static str,
+    /// The kind's protobuf message, for `application/vnd.kubernetes.protobuf` request
+    /// bodies (kubectl sends them for kinds built into it); `None` refuses them with 415.
+    /// It describes the wire shape of the kind's served versions (`#[resource(protobuf =
+    /// ...)]`).
+    pub protobuf: Option<&'static ProtoMessage>,
 }
 
 impl KindInfo {

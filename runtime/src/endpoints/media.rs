@@ -1,4 +1,8 @@
 //! Media types: `Accept` negotiation of responses and `Content-Type` decoding of bodies.
+//!
+//! Bodies are JSON or YAML, or Kubernetes protobuf for a kind with a protobuf descriptor
+//! ([`crate::api::protobuf`]): decoded to JSON here, so that the handlers and the registry
+//! see JSON only. Responses are JSON or YAML (kubectl falls back to JSON).
 
 use std::cmp::Ordering;
 
@@ -8,11 +12,13 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::api::protobuf::{self, ProtoMessage};
 use crate::error::ApiError;
 use crate::registry::PatchType;
 
 pub(super) const JSON: &str = "application/json";
 pub(super) const YAML: &str = "application/yaml";
+const PROTOBUF: &str = protobuf::MEDIA_TYPE;
 
 /// What kube-apiserver lists in a 406 or 415 for objects.
 const SERIALIZERS: &str = "application/json, application/yaml";
@@ -224,12 +230,21 @@ fn content_type(headers: &HeaderMap) -> Option<String> {
     (!essence.is_empty()).then(|| essence.to_ascii_lowercase())
 }
 
-/// Decodes an object body by its `Content-Type`: JSON (also when missing or `*/*`) or YAML.
-pub(super) fn decode_object(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {
-    match content_type(headers).as_deref() {
-        None | Some("*/*") | Some(JSON) => decode_json(body),
-        Some(YAML) => decode_yaml(body),
-        Some(_) => Err(ApiError::UnsupportedMediaType(SERIALIZERS.into())),
+/// Decodes an object body by its `Content-Type`: JSON (also when missing or `*/*`), YAML,
+/// or Kubernetes protobuf when `message` is the body's protobuf shape; 415 for the others.
+pub(super) fn decode_object(
+    headers: &HeaderMap,
+    body: &[u8],
+    message: Option<&ProtoMessage>,
+) -> Result<Value, ApiError> {
+    match (content_type(headers).as_deref(), message) {
+        (None | Some("*/*") | Some(JSON), _) => decode_json(body),
+        (Some(YAML), _) => decode_yaml(body),
+        (Some(PROTOBUF), Some(message)) => decode_protobuf(message, body),
+        (Some(_), None) => Err(ApiError::UnsupportedMediaType(SERIALIZERS.into())),
+        (Some(_), Some(_)) => Err(ApiError::UnsupportedMediaType(format!(
+            "{SERIALIZERS}, {PROTOBUF}"
+        ))),
     }
 }
 
@@ -259,6 +274,16 @@ fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
     }
     serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("error decoding the request body as JSON: {e}")))
+}
+
+/// A `k8s\0` envelope and the object's message, as the JSON the object would have been.
+fn decode_protobuf(message: &ProtoMessage, body: &[u8]) -> Result<Value, ApiError> {
+    if body.is_empty() {
+        return Err(ApiError::BadRequest("the request body is empty".into()));
+    }
+    protobuf::decode_body(message, body).map_err(|e| {
+        ApiError::BadRequest(format!("error decoding the request body as protobuf: {e}"))
+    })
 }
 
 fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {

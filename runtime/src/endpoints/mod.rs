@@ -5,7 +5,8 @@
 //! generated), so this crate names no concrete API. It serves:
 //!
 //! - the resource routes of the table, each bound to a generic handler (`resources`):
-//!   query options, body decoding (JSON, YAML, the four patch formats), content negotiation
+//!   query options, body decoding (JSON, YAML, Kubernetes protobuf for kinds that declare
+//!   their protobuf shape, the four patch formats), content negotiation
 //!   of responses (JSON, YAML, `meta.k8s.io` Table), `Warning` headers;
 //! - discovery, legacy and aggregated (`discovery`), and OpenAPI v2 and v3 (`openapi`);
 //! - `/version`, `/healthz`, `/livez` and `/readyz` (`health`).

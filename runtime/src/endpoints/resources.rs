@@ -27,7 +27,7 @@ use super::status::add_warning;
 use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
 use crate::error::{ApiError, GroupResource};
-use crate::meta::{DeleteOptions, ListMeta};
+use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions, ListMeta};
 use crate::registry::{ObjectList, Subresource, Target, Written};
 
 /// One mounted route.
@@ -258,7 +258,7 @@ async fn handle(
         Handler::Create => {
             let body = read_body(body).await?;
             let options = query.write_options("CreateOptions", user_agent)?;
-            let object = media::decode_object(headers, &body)?;
+            let object = media::decode_object(headers, &body, kind.info.protobuf)?;
             check_object(&object, target, None, None)?;
             let written = registry.create(target, object, &options).await?;
             Ok(render_written(written, output, warnings))
@@ -266,8 +266,10 @@ async fn handle(
         Handler::Update | Handler::UpdateStatus | Handler::UpdateScale => {
             let body = read_body(body).await?;
             let options = query.write_options("UpdateOptions", user_agent)?;
-            let object = media::decode_object(headers, &body)?;
             let scale = handler == Handler::UpdateScale;
+            // A `Scale` is not the kind: its protobuf is not the kind's.
+            let protobuf = kind.info.protobuf.filter(|_| !scale);
+            let object = media::decode_object(headers, &body, protobuf)?;
             check_object(
                 &object,
                 target,
@@ -400,7 +402,8 @@ fn check_object(
     Ok(())
 }
 
-/// `DeleteOptions` from the body (JSON or YAML) when there is one, else from the query.
+/// `DeleteOptions` from the body (JSON, YAML or protobuf) when there is one, else from the
+/// query.
 fn delete_options(
     headers: &axum::http::HeaderMap,
     body: &[u8],
@@ -409,7 +412,7 @@ fn delete_options(
     let options = if body.iter().all(u8::is_ascii_whitespace) {
         query.delete_options()?
     } else {
-        let value = media::decode_object(headers, body)?;
+        let value = media::decode_object(headers, body, Some(&DELETE_OPTIONS_PROTO))?;
         serde_json::from_value(value).map_err(|e| {
             ApiError::BadRequest(format!("the body is not a valid DeleteOptions: {e}"))
         })?

@@ -1,0 +1,50 @@
+//! The end-to-end harness shared by the integration tests: the real `kapi-server` binary
+//! ([`Server`]), real kubectl binaries ([`Kubectl`]) and a raw HTTP client ([`http`]) for
+//! what kubectl does not cover.
+//!
+//! Nothing here sleeps for a fixed time: every wait polls a condition until a deadline, and
+//! every failure message carries what is needed to understand it (the full command, its
+//! output, the tail of the server's log).
+
+// Each test crate compiles this module and uses a different part of it.
+#![allow(dead_code)]
+
+pub mod http;
+pub mod kubectl;
+pub mod server;
+pub mod table;
+
+#[allow(unused_imports)]
+pub use kubectl::{Kubectl, Run, Version, manifest};
+#[allow(unused_imports)]
+pub use server::Server;
+#[allow(unused_imports)]
+pub use table::Table;
+
+use std::time::{Duration, Instant};
+
+/// Polls `condition` every few milliseconds until it returns `Some`, or panics with `what`
+/// (and `context()`, computed only then) once `timeout` has passed.
+#[track_caller]
+pub fn wait_for<T>(
+    timeout: Duration,
+    what: &str,
+    context: impl Fn() -> String,
+    mut condition: impl FnMut() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(2);
+    loop {
+        if let Some(value) = condition() {
+            return value;
+        }
+        if Instant::now() >= deadline {
+            panic!(
+                "timed out after {timeout:?} waiting for {what}\n{}",
+                context()
+            );
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}

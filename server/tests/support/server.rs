@@ -1,0 +1,245 @@
+//! The real `kapi-server` binary, on a free port and a temporary data directory.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+use super::http;
+
+/// How long the server may take to print its address and then to answer `/readyz`.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The line the server prints on stdout once it listens (`listening on http://ADDR`).
+const LISTENING: &str = "listening on http://";
+
+/// A running `kapi-server`, killed (SIGKILL) when dropped. Its data directory lives as
+/// long as this value, across [`Server::restart`]s.
+pub struct Server {
+    child: Option<Child>,
+    addr: SocketAddr,
+    data_dir: TempDir,
+    log: Log,
+}
+
+impl Server {
+    /// Starts the server on `127.0.0.1:0` with a fresh data directory and waits until
+    /// `/readyz` answers 200.
+    #[track_caller]
+    pub fn start() -> Server {
+        let data_dir = tempfile::Builder::new()
+            .prefix("kapi-data-")
+            .tempdir()
+            .expect("creating the server's data directory");
+        let log = Log::default();
+        let (child, addr) = spawn(data_dir.path(), &log);
+        Server {
+            child: Some(child),
+            addr,
+            data_dir,
+            log,
+        }
+    }
+
+    /// The address it listens on (a new one after each restart).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://ADDR`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The embedded store's directory.
+    pub fn data_dir(&self) -> &Path {
+        self.data_dir.path()
+    }
+
+    /// Everything the server printed so far, shared with whoever holds a clone.
+    pub fn log(&self) -> Log {
+        self.log.clone()
+    }
+
+    /// Kills the process with SIGKILL (no chance to flush or clean up) and reaps it.
+    pub fn kill_9(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // `Child::kill` sends SIGKILL on Unix.
+            child.kill().expect("sending SIGKILL to the server");
+            let status = child.wait().expect("reaping the killed server");
+            self.log.note(&format!("killed with SIGKILL ({status})"));
+        }
+    }
+
+    /// Kills the server (SIGKILL) if it runs, then starts it again on the same data
+    /// directory and waits until it is ready. It listens on a new port.
+    #[track_caller]
+    pub fn restart(&mut self) {
+        self.kill_9();
+        self.log.note("restarting on the same data directory");
+        let (child, addr) = spawn(self.data_dir.path(), &self.log);
+        self.child = Some(child);
+        self.addr = addr;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts the binary, reads its address from stdout and waits for `/readyz`.
+#[track_caller]
+fn spawn(data_dir: &Path, log: &Log) -> (Child, SocketAddr) {
+    let binary = env!("CARGO_BIN_EXE_kapi-server");
+    let mut command = Command::new(binary);
+    command
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    log.note(&format!("$ {command:?}"));
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {binary}: {e}"));
+
+    let (address_tx, address_rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stdout_log = log.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Some(addr) = listening_address(&line) {
+                let _ = address_tx.send(addr);
+            }
+            stdout_log.line("stdout", &line);
+        }
+    });
+    let stderr = child.stderr.take().expect("piped stderr");
+    let stderr_log = log.clone();
+    std::thread::spawn(move || drain("stderr", stderr, &stderr_log));
+
+    let deadline = Instant::now() + START_TIMEOUT;
+    let addr = loop {
+        match address_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(addr) => break addr,
+            Err(RecvTimeoutError::Timeout) if Instant::now() < deadline => {
+                if let Ok(Some(status)) = child.try_wait() {
+                    fail_start(&mut child, log, &format!("the server exited ({status})"));
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => fail_start(
+                &mut child,
+                log,
+                &format!("no `{LISTENING}PORT` line on stdout within {START_TIMEOUT:?}"),
+            ),
+            Err(RecvTimeoutError::Disconnected) => {
+                // Stdout closes when the process exits: say how it did, if it did soon.
+                let exit = (0..100)
+                    .find_map(|_| {
+                        let status = child.try_wait().ok().flatten();
+                        if status.is_none() {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                        status
+                    })
+                    .map_or("it still runs".to_owned(), |s| format!("it exited ({s})"));
+                fail_start(
+                    &mut child,
+                    log,
+                    &format!("stdout closed without a `{LISTENING}PORT` line; {exit}"),
+                )
+            }
+        }
+    };
+
+    let client = http::Client::new(addr);
+    loop {
+        match client.get("/readyz") {
+            Ok(response) if response.status == 200 => break,
+            _ if Instant::now() >= deadline => fail_start(
+                &mut child,
+                log,
+                &format!("/readyz did not answer 200 within {START_TIMEOUT:?}"),
+            ),
+            _ => {}
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            fail_start(&mut child, log, &format!("the server exited ({status})"));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (child, addr)
+}
+
+#[track_caller]
+fn fail_start(child: &mut Child, log: &Log, why: &str) -> ! {
+    let _ = child.kill();
+    let _ = child.wait();
+    // Let the reader threads catch the last lines.
+    std::thread::sleep(Duration::from_millis(50));
+    panic!(
+        "kapi-server did not start: {why}\n--- server output ---\n{}",
+        log.tail(200)
+    );
+}
+
+/// `ADDR` in a line `... listening on http://ADDR ...`.
+fn listening_address(line: &str) -> Option<SocketAddr> {
+    let (_, rest) = line.split_once(LISTENING)?;
+    let addr = rest.split(|c: char| c.is_whitespace() || c == '/').next()?;
+    addr.parse().ok()
+}
+
+fn drain(stream: &str, from: impl Read, log: &Log) {
+    for line in BufReader::new(from).lines() {
+        let Ok(line) = line else { break };
+        log.line(stream, &line);
+    }
+}
+
+/// The server's output (both streams, interleaved as read, with the harness's notes).
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<String>>);
+
+impl Log {
+    fn line(&self, stream: &str, line: &str) {
+        let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(log, "[{stream}] {line}");
+    }
+
+    fn note(&self, note: &str) {
+        let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(log, "[harness] {note}");
+    }
+
+    /// The last `lines` lines.
+    pub fn tail(&self, lines: usize) -> String {
+        let log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let all: Vec<&str> = log.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_the_listening_line() {
+        let addr = super::listening_address("kapi-server listening on http://127.0.0.1:41234");
+        assert_eq!(addr, Some("127.0.0.1:41234".parse().unwrap()));
+        let addr = super::listening_address("listening on http://127.0.0.1:8080/ (embedded)");
+        assert_eq!(addr, Some("127.0.0.1:8080".parse().unwrap()));
+        assert_eq!(super::listening_address("kubectl --server=..."), None);
+    }
+}
