@@ -259,7 +259,6 @@ async fn handle(
             let body = read_body(body).await?;
             let options = query.write_options("CreateOptions", user_agent)?;
             let object = media::decode_object(headers, &body, kind.info.protobuf)?;
-            check_object(&object, target, None, None)?;
             let written = registry.create(target, object, &options).await?;
             Ok(render_written(written, output, warnings))
         }
@@ -270,12 +269,6 @@ async fn handle(
             // A `Scale` is not the kind: its protobuf is not the kind's.
             let protobuf = kind.info.protobuf.filter(|_| !scale);
             let object = media::decode_object(headers, &body, protobuf)?;
-            check_object(
-                &object,
-                target,
-                Some(name),
-                scale.then_some(SCALE_API_VERSION),
-            )?;
             let written =
                 (registry.update(target, name, object, subresource(handler), &options)).await?;
             Ok(render_written(written, output, warnings))
@@ -316,8 +309,6 @@ async fn handle(
     }
 }
 
-const SCALE_API_VERSION: &str = "autoscaling/v1";
-
 fn subresource(handler: Handler) -> Option<Subresource> {
     match handler {
         Handler::GetStatus | Handler::UpdateStatus | Handler::PatchStatus => {
@@ -352,54 +343,6 @@ async fn read_body(body: Body) -> Result<axum::body::Bytes, ApiError> {
             "reading the request body: {e}"
         ))),
     }
-}
-
-/// kube-apiserver's checks of a decoded body against the request: an object, of the
-/// path's group-version (or `expected_api_version`), with the path's name and namespace.
-fn check_object(
-    object: &Value,
-    target: Target<'_>,
-    name: Option<&str>,
-    expected_api_version: Option<&str>,
-) -> Result<(), ApiError> {
-    let Value::Object(fields) = object else {
-        return Err(ApiError::BadRequest(
-            "the request body must be a JSON or YAML object".into(),
-        ));
-    };
-    let expected = expected_api_version
-        .map(str::to_owned)
-        .unwrap_or_else(|| target.kind.api_version(target.version));
-    if let Some(api_version) = fields.get("apiVersion").and_then(Value::as_str)
-        && !api_version.is_empty()
-        && api_version != expected
-    {
-        return Err(ApiError::BadRequest(format!(
-            "the API version in the data ({api_version}) does not match the expected API version ({expected})"
-        )));
-    }
-    let metadata = fields.get("metadata");
-    let field = |key: &str| {
-        (metadata.and_then(|m| m.get(key)))
-            .and_then(Value::as_str)
-            .filter(|v| !v.is_empty())
-    };
-    if let (Some(expected), Some(actual)) = (name, field("name"))
-        && expected != actual
-    {
-        return Err(ApiError::BadRequest(format!(
-            "the name of the object ({actual}) does not match the name on the URL ({expected})"
-        )));
-    }
-    if let (Some(expected), Some(actual)) = (target.namespace, field("namespace"))
-        && expected != actual
-    {
-        return Err(ApiError::BadRequest(
-            "the namespace of the provided object does not match the namespace sent on the request"
-                .into(),
-        ));
-    }
-    Ok(())
 }
 
 /// `DeleteOptions` from the body (JSON, YAML or protobuf) when there is one, else from the
