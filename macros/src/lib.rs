@@ -1,5 +1,7 @@
 //! Derives for kapi resource types: `#[derive(Resource)]` turns an annotated hub type into
-//! the static API description of `kapi_runtime::api` (see [`macro@Resource`]).
+//! the static API description of `kapi_runtime::api` (see [`macro@Resource`]);
+//! `#[derive(Convert)]` converts a version type to and from its hub (see
+//! [`macro@Convert`], in `convert/`, which follows the same pipeline).
 //!
 //! The derive is a pipeline, as serde_derive's is:
 //!
@@ -16,6 +18,7 @@
 
 mod attr;
 mod check;
+mod convert;
 mod expand;
 mod json_path;
 mod model;
@@ -98,6 +101,60 @@ use syn::DeriveInput;
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
     derive(&input).into()
+}
+
+/// Converts a version struct (or a struct nested in one) to and from its hub struct:
+/// implements `kapi_runtime::Convert<Hub>` field by field.
+///
+/// `into_hub` writes onto a base hub and overwrites only the hub fields the struct
+/// expresses, so fields a version cannot express keep the base's values (the stored
+/// object's on an update). `from_hub` reads them.
+///
+/// ```ignore
+/// #[derive(Convert)]
+/// #[convert(hub = super::WebAppSpec)]
+/// pub struct WebAppSpec {
+///     pub replicas: i32,                    // hub `replicas`
+///     #[convert(path = "container.image")]  // hub `container.image`
+///     pub image: String,
+///     #[convert(with = "first_port")]       // `first_port::{into_hub, from_hub}`
+///     pub port: i32,
+/// }
+/// ```
+///
+/// # Keys
+///
+/// | where | key | meaning |
+/// |---|---|---|
+/// | struct | `hub = path` | required; the hub struct (a path or a string) |
+/// | field | (none) | the hub field of the same name |
+/// | field | `rename = "hub_field"` | the hub field of another name |
+/// | field | `path = "container.image"` | a nested hub field: Rust field names from the hub struct |
+/// | field | `with = "module"` (or a path) | `module::into_hub(value, &mut Hub)` and `module::from_hub(&Hub) -> value`, given the whole hub struct |
+/// | field | `skip` | no hub counterpart; `Default` when read from the hub |
+///
+/// A field takes at most one key.
+///
+/// # How field types convert
+///
+/// - `Vec<T>` to `Vec<U>` element by element (`T: Convert<U>`): the i-th element converts
+///   onto the base's i-th.
+/// - `Option<T>` to `Option<U>`, or to a plain `U`: then `None` writes `U::default()`, and a
+///   default `U` reads as `None`.
+/// - Anything else through `Convert<HubField>`: the identity impl for the same type, the
+///   derived impl for a nested struct.
+///
+/// `Vec` and `Option` are recognized by name, as written.
+///
+/// # What rustc checks
+///
+/// Hub fields are accessed with tokens spanned on the field name or on the `rename`/`path`
+/// literal: a field that does not exist is rustc's "no field" error there, and a type that
+/// does not convert is a "`Convert<..>` is not implemented" error on the field's type.
+#[proc_macro_derive(Convert, attributes(convert))]
+pub fn derive_convert(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    convert::derive(&input).into()
 }
 
 fn derive(input: &DeriveInput) -> proc_macro2::TokenStream {

@@ -82,15 +82,12 @@ mod shop {
                 }
 
                 impl Convert<super::Order> for Order {
-                    fn into_hub(self) -> super::Order {
-                        super::Order {
-                            metadata: self.metadata,
-                            ..Default::default()
-                        }
+                    fn into_hub(self, hub: &mut super::Order) {
+                        hub.metadata = self.metadata;
                     }
-                    fn from_hub(hub: super::Order) -> Self {
+                    fn from_hub(hub: &super::Order) -> Self {
                         Order {
-                            metadata: hub.metadata,
+                            metadata: hub.metadata.clone(),
                         }
                     }
                 }

@@ -24,9 +24,9 @@ pub mod storage;
 
 pub use api::{Convert, Resource, Strategy};
 
-/// The `#[derive(Resource)]` macro, with the `derive` feature.
+/// The `#[derive(Resource)]` and `#[derive(Convert)]` macros, with the `derive` feature.
 #[cfg(feature = "derive")]
-pub use kapi_macros::Resource;
+pub use kapi_macros::{Convert, Resource};
 
 /// Items the derive expansions name. Not a public API: may change at any time.
 #[doc(hidden)]

@@ -39,7 +39,7 @@ pub enum ConversionError {
 /// One registered version of a kind.
 struct VersionEntry {
     name: &'static str,
-    to_hub: fn(Value) -> Result<ErasedHub, ConversionError>,
+    to_hub: fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError>,
     from_hub: fn(ErasedHub) -> Result<Value, ConversionError>,
 }
 
@@ -126,7 +126,7 @@ impl KindEntry {
     /// Registers the version `name`, whose type is `V`.
     pub fn version<Hub, V>(mut self, name: &'static str) -> KindEntry
     where
-        Hub: Resource + Send + 'static,
+        Hub: Resource + Default + Send + 'static,
         V: Convert<Hub> + Serialize + DeserializeOwned,
     {
         self.versions.push(VersionEntry {
@@ -151,9 +151,26 @@ impl KindEntry {
         })
     }
 
-    /// Decodes `object` as version `version` and converts it to the hub.
+    /// Decodes `object` as version `version` and converts it to a new hub: onto the hub's
+    /// default, so hub fields the version cannot express get their defaults. Right for a
+    /// new object (create) and for reading one in a version that expresses the whole hub
+    /// (the storage version); a write over an existing object uses
+    /// [`to_hub_over`](KindEntry::to_hub_over).
     pub fn to_hub(&self, object: Value, version: &str) -> Result<ErasedHub, ConversionError> {
-        (self.entry(version)?.to_hub)(object)
+        (self.entry(version)?.to_hub)(object, None)
+    }
+
+    /// Decodes `object` as version `version` and converts it onto `base`, the hub of the
+    /// object it replaces: only the hub fields the version expresses are overwritten, so
+    /// an update through a version that cannot express some fields (`v1beta1` WebApp's
+    /// `env`, `paused`, extra ports) keeps them as stored.
+    pub fn to_hub_over(
+        &self,
+        object: Value,
+        version: &str,
+        base: ErasedHub,
+    ) -> Result<ErasedHub, ConversionError> {
+        (self.entry(version)?.to_hub)(object, Some(base))
     }
 
     /// Converts a hub to version `version`, with `apiVersion` and `kind` set.
@@ -249,13 +266,20 @@ impl Scheme {
     }
 }
 
-fn to_hub<Hub, V>(object: Value) -> Result<ErasedHub, ConversionError>
+fn to_hub<Hub, V>(object: Value, base: Option<ErasedHub>) -> Result<ErasedHub, ConversionError>
 where
-    Hub: Send + 'static,
+    Hub: Resource + Default + Send + 'static,
     V: Convert<Hub> + DeserializeOwned,
 {
     let typed: V = serde_json::from_value(object)?;
-    Ok(Box::new(typed.into_hub()))
+    let mut hub = match base {
+        Some(base) => base
+            .downcast::<Hub>()
+            .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?,
+        None => Box::default(),
+    };
+    typed.into_hub(&mut hub);
+    Ok(hub)
 }
 
 fn from_hub<Hub, V>(hub: ErasedHub) -> Result<Value, ConversionError>
@@ -266,7 +290,7 @@ where
     let hub = hub
         .downcast::<Hub>()
         .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?;
-    Ok(serde_json::to_value(V::from_hub(*hub))?)
+    Ok(serde_json::to_value(V::from_hub(&hub))?)
 }
 
 fn hub_to_json<Hub: Resource + Serialize + 'static>(

@@ -262,20 +262,29 @@ async fn unknown_paths_and_methods_are_statuses() {
 }
 
 #[tokio::test]
-async fn watch_is_refused_not_hung() {
+async fn watches_stream_json_lines_until_their_timeout() {
     let api = api().await;
+    api.check(
+        req(Method::POST, WEBAPPS).json(webapp("web")),
+        201,
+        JSON,
+        json!({}),
+    )
+    .await;
     for uri in [
-        format!("{WEBAPPS}?watch=true"),
-        format!("{WEBAPPS}?watch=1&resourceVersion=0"),
-        "/apis/apps.example.dev/v1/watch/namespaces/default/webapps".to_owned(),
+        format!("{WEBAPPS}?watch=true&timeoutSeconds=1"),
+        format!("{WEBAPPS}?watch=1&resourceVersion=0&timeoutSeconds=1"),
+        "/apis/apps.example.dev/v1/watch/namespaces/default/webapps?timeoutSeconds=1".to_owned(),
     ] {
-        api.check(
-            get(uri),
-            405,
-            JSON,
-            json!({"reason": "MethodNotAllowed", "code": 405}),
-        )
-        .await;
+        let res = api.send(get(&uri)).await;
+        assert_eq!(res.status, StatusCode::OK, "{uri}");
+        assert_eq!(res.header("content-type"), JSON, "{uri}");
+        for line in res.text().lines() {
+            let event: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(event["type"], "ADDED", "{uri}: {line}");
+            assert_eq!(event["object"]["metadata"]["name"], "web", "{uri}: {line}");
+        }
+        assert!(res.text().is_empty() || res.text().ends_with('\n'), "{uri}");
     }
 }
 

@@ -16,7 +16,7 @@ use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::endpoints::{self, Config, Documents, OpenApiV3Document, ServerVersion};
-use kapi_runtime::registry::Registry;
+use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::Storage;
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -139,9 +139,17 @@ async fn run(flags: Flags) -> Result<()> {
     let storage: Arc<dyn Storage> = Arc::new(store);
     let closed = Arc::downgrade(&storage);
     let scheme = Arc::new(kapi_generated::scheme());
+    // Every served version's schema, for defaulting and validation: a missing one is a
+    // start-up error, never a failed request.
+    let schemas = Schemas::new(
+        &scheme,
+        (kapi_generated::documents::OPENAPI_V3.iter()).map(|d| (d.path, d.json)),
+    )
+    .context("compiling the OpenAPI v3 schemas")?;
     let registry = Registry::new(scheme, Arc::clone(&storage), flags.etcd_prefix.clone())
         .await
-        .context("starting the registry")?;
+        .context("starting the registry")?
+        .with_schemas(Arc::new(schemas));
     let app = endpoints::router(Config {
         routes: kapi_generated::ROUTES,
         registry: Arc::new(registry),

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 pub use super::Protocol;
 
 /// A web application run from one container image.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::WebApp)]
 pub struct WebApp {
     /// Standard object metadata.
     #[serde(default)]
@@ -21,7 +22,8 @@ pub struct WebApp {
 }
 
 /// Desired state of a [`WebApp`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::WebAppSpec)]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// How many instances to run.
@@ -50,7 +52,8 @@ fn default_replicas() -> i32 {
 }
 
 /// The container a [`WebApp`] runs.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::Container)]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
     /// Container image reference.
@@ -67,7 +70,8 @@ pub struct Container {
 }
 
 /// A port a [`Container`] listens on.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::ContainerPort)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPort {
     /// Optional name of the port.
@@ -82,7 +86,8 @@ pub struct ContainerPort {
 }
 
 /// An environment variable of a [`Container`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::EnvVar)]
 pub struct EnvVar {
     /// Variable name.
     pub name: String,
@@ -92,7 +97,8 @@ pub struct EnvVar {
 }
 
 /// Observed state of a [`WebApp`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::WebAppStatus)]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppStatus {
     /// Instances running.
@@ -108,74 +114,4 @@ pub struct WebAppStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
-}
-
-// Field-by-field conversion to the hub. Written by hand until conversion attributes land
-// (issue "API versions"); v1 expresses every hub field, so both directions are lossless.
-impl Convert<super::WebApp> for WebApp {
-    fn into_hub(self) -> super::WebApp {
-        let status = self.status.unwrap_or_default();
-        super::WebApp {
-            metadata: self.metadata,
-            spec: super::WebAppSpec {
-                replicas: self.spec.replicas,
-                container: super::Container {
-                    image: self.spec.container.image,
-                    ports: (self.spec.container.ports.into_iter())
-                        .map(|p| super::ContainerPort {
-                            name: p.name,
-                            container_port: p.container_port,
-                            protocol: p.protocol,
-                        })
-                        .collect(),
-                    env: (self.spec.container.env.into_iter())
-                        .map(|e| super::EnvVar {
-                            name: e.name,
-                            value: e.value,
-                        })
-                        .collect(),
-                },
-                paused: self.spec.paused,
-            },
-            status: super::WebAppStatus {
-                replicas: status.replicas,
-                ready_replicas: status.ready_replicas,
-                observed_generation: status.observed_generation,
-                conditions: status.conditions,
-            },
-        }
-    }
-
-    fn from_hub(hub: super::WebApp) -> Self {
-        let status = hub.status;
-        WebApp {
-            metadata: hub.metadata,
-            spec: WebAppSpec {
-                replicas: hub.spec.replicas,
-                container: Container {
-                    image: hub.spec.container.image,
-                    ports: (hub.spec.container.ports.into_iter())
-                        .map(|p| ContainerPort {
-                            name: p.name,
-                            container_port: p.container_port,
-                            protocol: p.protocol,
-                        })
-                        .collect(),
-                    env: (hub.spec.container.env.into_iter())
-                        .map(|e| EnvVar {
-                            name: e.name,
-                            value: e.value,
-                        })
-                        .collect(),
-                },
-                paused: hub.spec.paused,
-            },
-            status: (status != super::WebAppStatus::default()).then_some(WebAppStatus {
-                replicas: status.replicas,
-                ready_replicas: status.ready_replicas,
-                observed_generation: status.observed_generation,
-                conditions: status.conditions,
-            }),
-        }
-    }
 }

@@ -6,7 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A web application run from one container image.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::WebApp)]
 pub struct WebApp {
     /// Standard object metadata.
     #[serde(default)]
@@ -19,7 +20,8 @@ pub struct WebApp {
 }
 
 /// Desired state of a [`WebApp`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::WebAppSpec)]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// How many instances to run.
@@ -28,10 +30,12 @@ pub struct WebAppSpec {
     pub replicas: i32,
     /// Container image reference (v1: `spec.container.image`).
     #[schemars(length(min = 1))]
+    #[convert(path = "container.image")]
     pub image: String,
     /// The port the container listens on (v1: the first of `spec.container.ports`).
     #[serde(default = "default_port")]
     #[schemars(range(min = 1, max = 65535))]
+    #[convert(with = "first_port")]
     pub port: i32,
 }
 
@@ -53,8 +57,29 @@ fn default_port() -> i32 {
     8080
 }
 
+/// `port` is the number of the hub's first container port; the other ports, and the first
+/// one's name and protocol, are not expressed here and keep the base hub's values.
+mod first_port {
+    use super::super::{ContainerPort, WebAppSpec};
+
+    pub fn into_hub(port: i32, hub: &mut WebAppSpec) {
+        match hub.container.ports.first_mut() {
+            Some(first) => first.container_port = port,
+            None => hub.container.ports.push(ContainerPort {
+                container_port: port,
+                ..ContainerPort::default()
+            }),
+        }
+    }
+
+    pub fn from_hub(hub: &WebAppSpec) -> i32 {
+        (hub.container.ports.first()).map_or_else(super::default_port, |p| p.container_port)
+    }
+}
+
 /// Observed state of a [`WebApp`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
+#[convert(hub = super::WebAppStatus)]
 #[serde(rename_all = "camelCase")]
 pub struct WebAppStatus {
     /// Instances running.
@@ -70,54 +95,4 @@ pub struct WebAppStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
-}
-
-// Written by hand until conversion attributes land (issue "API versions"). v1beta1 cannot
-// express env, paused or more than one port: that issue makes them survive a round trip.
-impl Convert<super::WebApp> for WebApp {
-    fn into_hub(self) -> super::WebApp {
-        let status = self.status.unwrap_or_default();
-        super::WebApp {
-            metadata: self.metadata,
-            spec: super::WebAppSpec {
-                replicas: self.spec.replicas,
-                container: super::Container {
-                    image: self.spec.image,
-                    ports: vec![super::ContainerPort {
-                        name: None,
-                        container_port: self.spec.port,
-                        protocol: super::Protocol::TCP,
-                    }],
-                    env: Vec::new(),
-                },
-                paused: false,
-            },
-            status: super::WebAppStatus {
-                replicas: status.replicas,
-                ready_replicas: status.ready_replicas,
-                observed_generation: status.observed_generation,
-                conditions: status.conditions,
-            },
-        }
-    }
-
-    fn from_hub(hub: super::WebApp) -> Self {
-        let status = hub.status;
-        let port =
-            (hub.spec.container.ports.first()).map_or_else(default_port, |p| p.container_port);
-        WebApp {
-            metadata: hub.metadata,
-            spec: WebAppSpec {
-                replicas: hub.spec.replicas,
-                image: hub.spec.container.image,
-                port,
-            },
-            status: (status != super::WebAppStatus::default()).then_some(WebAppStatus {
-                replicas: status.replicas,
-                ready_replicas: status.ready_replicas,
-                observed_generation: status.observed_generation,
-                conditions: status.conditions,
-            }),
-        }
-    }
 }

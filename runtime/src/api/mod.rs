@@ -6,11 +6,15 @@
 //! described twice.
 
 mod binding;
+mod convert;
 pub mod protobuf;
 mod route;
 mod strategy;
 
 pub use binding::{Handler, RouteBinding};
+#[doc(hidden)]
+pub use convert::__private as __convert;
+pub use convert::Convert;
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use strategy::Strategy;
@@ -163,24 +167,4 @@ pub struct VersionInfo {
 pub trait Resource: Sized {
     /// The kind's static description.
     const INFO: &'static KindInfo;
-}
-
-/// Conversion of one served version to and from its kind's hub type.
-///
-/// Every version converts through the hub, so any version converts to any other.
-/// A kind with one version uses its hub as that version; the blanket identity impl covers it.
-pub trait Convert<Hub>: Sized {
-    /// This version as the hub.
-    fn into_hub(self) -> Hub;
-    /// The hub as this version.
-    fn from_hub(hub: Hub) -> Self;
-}
-
-impl<T> Convert<T> for T {
-    fn into_hub(self) -> T {
-        self
-    }
-    fn from_hub(hub: T) -> T {
-        hub
-    }
 }

@@ -24,6 +24,7 @@ mod openapi;
 mod params;
 mod resources;
 mod status;
+mod watch;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::meta::DeleteOptions;
-use crate::registry::{FieldValidation, ListOptions, PatchType, WriteOptions};
+use crate::registry::{FieldValidation, ListOptions, PatchType, WatchOptions, WriteOptions};
 
 /// The longest `fieldManager` kube-apiserver accepts.
 const FIELD_MANAGER_MAX_LENGTH: usize = 128;
@@ -146,6 +146,25 @@ impl Query {
         }
         invalid("ListOptions", errors)?;
         Ok(options)
+    }
+
+    /// Options of a watch: selectors, `resourceVersion`, `resourceVersionMatch`,
+    /// `allowWatchBookmarks`, `sendInitialEvents` and `timeoutSeconds` (the registry
+    /// validates how they combine).
+    pub fn watch_options(&self) -> Result<WatchOptions, ApiError> {
+        let timeout = self.int("timeoutSeconds")?;
+        Ok(WatchOptions {
+            label_selector: self.string("labelSelector"),
+            field_selector: self.string("fieldSelector"),
+            resource_version: self.string("resourceVersion"),
+            resource_version_match: self.string("resourceVersionMatch"),
+            allow_watch_bookmarks: self.bool("allowWatchBookmarks")?.unwrap_or(false),
+            send_initial_events: self.bool("sendInitialEvents")?,
+            timeout: timeout
+                .filter(|t| *t > 0)
+                .map(|t| std::time::Duration::from_secs(t.unsigned_abs())),
+            bookmark_interval: None,
+        })
     }
 
     /// Options of a create (`CreateOptions`) or update (`UpdateOptions`).

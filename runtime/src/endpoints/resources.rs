@@ -26,7 +26,7 @@ use super::params::{self, Query};
 use super::status::add_warning;
 use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
-use crate::error::{ApiError, GroupResource};
+use crate::error::ApiError;
 use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions, ListMeta};
 use crate::registry::{ObjectList, Subresource, Target, Written};
 
@@ -224,7 +224,10 @@ async fn handle(
     let headers = &parts.headers;
     let user_agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
     let handler = endpoint.binding.handler;
-    let tables = matches!(handler, Handler::Get | Handler::GetStatus | Handler::List);
+    let tables = matches!(
+        handler,
+        Handler::Get | Handler::GetStatus | Handler::List | Handler::Watch | Handler::WatchList
+    );
     let output = media::negotiate(headers, query.pretty()?, tables)?;
     let include_object = match output.format {
         Format::Table(_) => query.include_object()?,
@@ -244,7 +247,10 @@ async fn handle(
         }
         Handler::List => {
             if query.watch()? {
-                return Err(watch_not_served(target));
+                let options = query.watch_options()?;
+                let registry = Arc::clone(registry);
+                return super::watch::serve(registry, target, options, output, include_object)
+                    .await;
             }
             let options = query.list_options()?;
             let list = registry.list(target, &options).await?;
@@ -254,7 +260,17 @@ async fn handle(
             }
             Ok(render_list(target, list, output))
         }
-        Handler::Watch | Handler::WatchList => Err(watch_not_served(target)),
+        Handler::Watch | Handler::WatchList => {
+            let mut options = query.watch_options()?;
+            if let Some(name) = names.name.as_deref().filter(|_| handler == Handler::Watch) {
+                options.field_selector = Some(match options.field_selector.take() {
+                    Some(fields) => format!("{fields},metadata.name={name}"),
+                    None => format!("metadata.name={name}"),
+                });
+            }
+            let registry = Arc::clone(registry);
+            super::watch::serve(registry, target, options, output, include_object).await
+        }
         Handler::Create => {
             let body = read_body(body).await?;
             let options = query.write_options("CreateOptions", user_agent)?;
@@ -316,18 +332,6 @@ fn subresource(handler: Handler) -> Option<Subresource> {
         }
         Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => Some(Subresource::Scale),
         _ => None,
-    }
-}
-
-fn group_resource(target: Target<'_>) -> GroupResource {
-    GroupResource::new(target.kind.info.group, target.kind.info.plural)
-}
-
-/// `?watch=true` is not served yet: a 405 rather than a hanging request.
-fn watch_not_served(target: Target<'_>) -> ApiError {
-    ApiError::MethodNotSupported {
-        resource: group_resource(target),
-        action: "watch".into(),
     }
 }
 

@@ -3,13 +3,15 @@
 //! Order: type meta -> unknown fields -> the namespace exists and is not terminating ->
 //! the body's namespace -> (status dropped) -> decode -> server-set metadata (name from
 //! `generateName`, uid, creationTimestamp, generation 1) -> `prepare_for_create` ->
-//! validation (metadata, replica paths, the kind's `validate`) -> `canonicalize` -> the
-//! storage create (a generated name is drawn again on a collision).
+//! validation (the version's schema, after its defaults before decoding; metadata, replica
+//! paths, the kind's `validate`) -> `canonicalize` -> the storage create (a generated name
+//! is drawn again on a collision).
 
 use serde_json::Value;
 
 use super::body::{self, Expected};
 use super::object::{self, internal, meta_str, set_meta};
+use super::schema_validation::not_reported;
 use super::validation::{self, is_namespaces};
 use super::{Registry, Target, WriteOptions, Written};
 use crate::error::{ApiError, GroupResource};
@@ -57,7 +59,22 @@ impl Registry {
             fields.remove("status");
         }
 
-        let hub = (kind.to_hub(body, target.version)).map_err(|e| expected.decode_error(e))?;
+        // Defaults and schema errors, in the request's version (kube: default on decode).
+        let schema_errors = self.apply_schema(target, &mut body, None)?;
+        let body_name = meta_str(&body, "name").unwrap_or_default().to_owned();
+        let hub = match kind.to_hub(body, target.version) {
+            Ok(hub) => hub,
+            // The schema already says why it does not decode (a type, an enum).
+            Err(_) if !schema_errors.is_empty() => {
+                return Err(ApiError::Invalid {
+                    group: info.group.into(),
+                    kind: info.kind.into(),
+                    name: body_name,
+                    causes: schema_errors,
+                });
+            }
+            Err(e) => return Err(expected.decode_error(e)),
+        };
         let mut json = kind.hub_json(&hub).map_err(internal)?;
         let generate_prefix = match meta_str(&json, "name") {
             None => meta_str(&json, "generateName").map(str::to_owned),
@@ -83,8 +100,10 @@ impl Registry {
         kind.prepare_for_create(&mut hub);
         let json = kind.hub_json(&hub).map_err(internal)?;
         let name = meta_str(&json, "name").unwrap_or_default().to_owned();
-        let mut errors = validation::object_meta(info, &json, true);
-        errors.extend(validation::scale(info, &json));
+        let mut errors = schema_errors;
+        errors.extend(validation::object_meta(info, &json, true));
+        let scale_errors = validation::scale(info, &json);
+        errors.extend(not_reported(scale_errors, &errors));
         errors.extend(kind.validate(&hub));
         if !errors.is_empty() {
             return Err(ApiError::Invalid {

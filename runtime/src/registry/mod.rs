@@ -13,10 +13,11 @@
 //!   kube's `GuaranteedUpdate`), `delete` (with the namespace lifecycle), `read` (get, and
 //!   list with continue tokens and resourceVersion), `table` (`kubectl get`'s Table);
 //! - `body` (type meta, name, namespace and unknown fields of request bodies),
-//!   `validation` (object metadata, replica paths), `patch` (patch formats), `scale` (the
-//!   Scale view), [`selector`] (label and field selectors, public for watches), `names`
-//!   (kube's name and label rules), `object` (keys, stored bytes, metadata helpers, the one
-//!   mapping of storage errors).
+//!   `validation` (object metadata, replica paths), `schema_validation` (defaulting and
+//!   validation against the versions' OpenAPI v3 schemas, [`Schemas`]), `patch` (patch
+//!   formats), `scale` (the Scale view), [`selector`] (label and field selectors, public
+//!   for watches), `names` (kube's name and label rules), `object` (keys, stored bytes,
+//!   metadata helpers, the one mapping of storage errors).
 //!
 //! Objects are stored in the kind's storage version; every rule of this module works on
 //! the hub as JSON ([`KindEntry::hub_json`] / [`KindEntry::hub_from_json`]), so it is the
@@ -31,10 +32,14 @@ mod object;
 mod patch;
 mod read;
 mod scale;
+mod schema_validation;
 pub mod selector;
 mod table;
 mod update;
 mod validation;
+mod watch;
+
+pub use watch::{DEFAULT_BOOKMARK_INTERVAL, EventStream, INITIAL_EVENTS_END};
 
 use std::sync::Arc;
 
@@ -44,6 +49,8 @@ use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
+
+pub use schema_validation::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas};
 
 /// What a request addresses: a kind in one of its served versions, in a namespace or not.
 #[derive(Clone, Copy, Debug)]
@@ -94,6 +101,54 @@ pub struct ListOptions {
     pub resource_version: Option<String>,
     /// `resourceVersionMatch`.
     pub resource_version_match: Option<String>,
+}
+
+/// Query options of a watch.
+#[derive(Clone, Debug, Default)]
+pub struct WatchOptions {
+    /// `labelSelector`, unparsed.
+    pub label_selector: Option<String>,
+    /// `fieldSelector`, unparsed.
+    pub field_selector: Option<String>,
+    /// `resourceVersion`: changes after it; `0` or none starts with the current objects.
+    pub resource_version: Option<String>,
+    /// `resourceVersionMatch` (only `NotOlderThan`, with `sendInitialEvents`).
+    pub resource_version_match: Option<String>,
+    /// `allowWatchBookmarks`.
+    pub allow_watch_bookmarks: bool,
+    /// `sendInitialEvents`.
+    pub send_initial_events: Option<bool>,
+    /// How long the watch lasts (`timeoutSeconds`); `None`: until the client leaves.
+    pub timeout: Option<std::time::Duration>,
+    /// How often bookmarks are sent; `None`: [`DEFAULT_BOOKMARK_INTERVAL`].
+    pub bookmark_interval: Option<std::time::Duration>,
+}
+
+/// The type of a [`WatchEvent`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum WatchEventType {
+    /// An object was created, or started matching the selectors.
+    Added,
+    /// An object changed.
+    Modified,
+    /// An object was deleted, or stopped matching the selectors.
+    Deleted,
+    /// The watch reached a revision (`object` has only `metadata.resourceVersion`).
+    Bookmark,
+    /// The watch failed (`object` is a `Status`); it ends.
+    Error,
+}
+
+/// One event of a watch (`{"type": "ADDED", "object": {...}}` on the wire).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WatchEvent {
+    /// What happened.
+    #[serde(rename = "type")]
+    pub type_: WatchEventType,
+    /// The object in the request's version, with its resourceVersion; a `Status` for
+    /// `ERROR`.
+    pub object: Value,
 }
 
 /// A page of a list, in the request's version.
@@ -147,6 +202,7 @@ pub struct Registry {
     scheme: Arc<Scheme>,
     storage: Arc<dyn Storage>,
     prefix: String,
+    schemas: Option<Arc<Schemas>>,
 }
 
 impl Registry {
@@ -163,9 +219,17 @@ impl Registry {
             scheme,
             storage,
             prefix,
+            schemas: None,
         };
         registry.start_namespaces().await?;
         Ok(registry)
+    }
+
+    /// Defaults and validates request objects (create, update, patch) against `schemas`,
+    /// the OpenAPI v3 schemas of the scheme's versions ([`Schemas::new`]).
+    pub fn with_schemas(mut self, schemas: Arc<Schemas>) -> Registry {
+        self.schemas = Some(schemas);
+        self
     }
 
     /// The scheme served.
@@ -194,6 +258,17 @@ impl Registry {
         options: &ListOptions,
     ) -> Result<ObjectList, ApiError> {
         self.list_objects(target, options).await
+    }
+
+    /// Watches a collection (narrowed to one object by a `metadata.name` field selector):
+    /// see the `watch` module for the events. Invalid options fail before the stream
+    /// starts; failures after are one `ERROR` event.
+    pub async fn watch(
+        &self,
+        target: Target<'_>,
+        options: &WatchOptions,
+    ) -> Result<EventStream, ApiError> {
+        self.watch_objects(target, options).await
     }
 
     /// Creates an object from a decoded body (`POST`).

@@ -6,7 +6,8 @@
 //! addresses (the object in the request's version, or its Scale) -- a replacement body or a
 //! patch; check the view's resourceVersion (a precondition when set) and uid; turn the
 //! view back into the object (a Scale only writes the spec replica path); apply the
-//! generic rules (immutable metadata, the status/spec split); `prepare_for_update`;
+//! generic rules (immutable metadata, the status/spec split) after the view's schema
+//! defaults (its schema errors join the validation below); `prepare_for_update`;
 //! bump `metadata.generation` when anything but metadata (and status, for kinds with a
 //! status subresource) changed; validate; `canonicalize`; then compare-and-swap on the
 //! revision read. Losing the race re-reads and starts over, so an update without a
@@ -20,6 +21,7 @@ use super::body::{self, Expected};
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str, set_meta};
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
+use super::schema_validation::not_reported;
 use super::{FieldValidation, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
@@ -230,6 +232,20 @@ impl Registry {
             };
             self.check_preconditions(&request, &view, &old, kv.mod_revision)?;
 
+            // Defaults and schema errors of the view, in the request's version (a Scale
+            // only writes the replica path, checked below).
+            let mut view = view;
+            let schema_errors = match subresource {
+                Some(Subresource::Scale) => Vec::new(),
+                _ => {
+                    let old_view = match self.has_immutable_fields(target) {
+                        true => Some(request.view(&old, kv.mod_revision)?),
+                        false => None,
+                    };
+                    self.apply_schema(target, &mut view, old_view.as_ref())?
+                }
+            };
+
             // The new object, as hub JSON.
             let mut new = match subresource {
                 Some(Subresource::Scale) => {
@@ -247,12 +263,16 @@ impl Registry {
                     new
                 }
                 _ => {
-                    let hub = kind
-                        .to_hub(view, target.version)
-                        .map_err(|e| match &change {
-                            Change::Replace(_) => expected.decode_error(e),
-                            Change::Patch(..) => patch_decode_error(&request, e),
-                        })?;
+                    // Onto a copy of the stored hub: fields the request's version cannot
+                    // express keep their stored values (ARCHITECTURE.md, "Hub conversion").
+                    let base = kind.hub_from_json(old.clone()).map_err(internal)?;
+                    let hub = kind.to_hub_over(view, target.version, base);
+                    let hub = hub.map_err(|e| match &change {
+                        // The schema already says why it does not decode.
+                        _ if !schema_errors.is_empty() => request.invalid(schema_errors.clone()),
+                        Change::Replace(_) => expected.decode_error(e),
+                        Change::Patch(..) => patch_decode_error(&request, e),
+                    })?;
                     kind.hub_json(&hub).map_err(internal)?
                 }
             };
@@ -266,8 +286,10 @@ impl Registry {
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
                 new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
             }
-            let mut errors = super::validation::object_meta(info, &new, false);
-            errors.extend(super::validation::scale(info, &new));
+            let mut errors = schema_errors;
+            errors.extend(super::validation::object_meta(info, &new, false));
+            let scale_errors = super::validation::scale(info, &new);
+            errors.extend(not_reported(scale_errors, &errors));
             errors.extend(kind.validate_update(&new_hub, &old_hub));
             if !errors.is_empty() {
                 return Err(request.invalid(errors));

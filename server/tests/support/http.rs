@@ -99,3 +99,93 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
         body,
     })
 }
+
+/// A watch in progress: its lines, read by a thread as the server sends them.
+pub struct Watch {
+    pub status: u16,
+    pub content_type: String,
+    lines: std::sync::mpsc::Receiver<Option<String>>,
+    ended: bool,
+}
+
+impl Client {
+    /// `GET path` as a stream (a watch), with `accept`; returns once the headers arrived.
+    pub fn watch(&self, path: &str, accept: &str) -> Result<Watch, ureq::Error> {
+        // A watch lasts as long as the server keeps it open: no global timeout.
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(5)))
+            .max_idle_connections(0)
+            .build();
+        let agent = ureq::Agent::new_with_config(config);
+        let response = (agent.get(format!("{}{path}", self.base)))
+            .header("Accept", accept)
+            .call()?;
+        let status = response.status().as_u16();
+        let content_type = (response.headers().get("content-type"))
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = response.into_body().into_reader();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(reader).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(Some(line)).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(None);
+        });
+        Ok(Watch {
+            status,
+            content_type,
+            lines: rx,
+            ended: false,
+        })
+    }
+}
+
+impl Watch {
+    /// The next line, or `None` when the stream ended; panics after `timeout`.
+    #[track_caller]
+    pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
+        if self.ended {
+            return None;
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(Some(line)) => Some(line),
+            Ok(None) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                self.ended = true;
+                None
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                panic!("no watch line within {timeout:?}")
+            }
+        }
+    }
+
+    /// The next event as JSON; panics when the stream ended or after `timeout`.
+    #[track_caller]
+    pub fn next_event(&mut self, timeout: Duration) -> Value {
+        let line = (self.next_line(timeout)).unwrap_or_else(|| panic!("the watch ended"));
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("watch line is not JSON ({e}): {line}"))
+    }
+
+    /// Whether a line arrives within `within` (without failing when none does).
+    pub fn poll_line(&mut self, within: Duration) -> Option<Option<String>> {
+        if self.ended {
+            return Some(None);
+        }
+        match self.lines.recv_timeout(within) {
+            Ok(Some(line)) => Some(Some(line)),
+            Ok(None) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                self.ended = true;
+                Some(None)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+        }
+    }
+}

@@ -353,3 +353,122 @@ impl fmt::Display for Run {
         write!(f, "--- server log (tail) ---\n{}", self.server_log.tail(40))
     }
 }
+
+/// A kubectl command left running (`get -w`): its stdout lines as they come, killed when
+/// dropped.
+pub struct Spawned {
+    pub command: String,
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+    server_log: Log,
+}
+
+impl Kubectl {
+    /// Starts `kubectl ARGS` without waiting for it.
+    pub fn spawn(&self, args: &[&str]) -> Spawned {
+        let home = self.home.path();
+        let global = [
+            format!("--server={}", self.server),
+            format!("--cache-dir={}", home.join("cache").display()),
+        ];
+        let mut command = Command::new(self.binary);
+        command
+            .args(&global)
+            .args(args)
+            .env_clear()
+            .env("HOME", home)
+            .env("KUBECONFIG", home.join("kubeconfig"))
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let line = format!(
+            "{} {} {}",
+            self.binary.display(),
+            global.join(" "),
+            args.iter()
+                .map(|a| shell_word(a))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("running {line}: {e}"));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = reader(child.stderr.take().expect("piped stderr"));
+        Spawned {
+            command: line,
+            child,
+            lines: rx,
+            seen: Vec::new(),
+            stderr: Some(stderr),
+            server_log: self.server_log.clone(),
+        }
+    }
+}
+
+impl Spawned {
+    /// Waits for a stdout line satisfying `matches`, returning it; panics after `timeout`
+    /// with everything printed so far.
+    #[track_caller]
+    pub fn wait_line(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        matches: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if matches(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => self.fail(&format!("no line with {what} within {timeout:?}")),
+            }
+        }
+    }
+
+    /// Everything printed on stdout so far.
+    pub fn seen(&self) -> &[String] {
+        &self.seen
+    }
+
+    #[track_caller]
+    fn fail(&mut self, why: &str) -> ! {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let stderr = (self.stderr.take())
+            .and_then(|s| s.join().ok())
+            .unwrap_or_default();
+        panic!(
+            "{why}\n$ {}\n--- stdout so far ---\n{}\n--- stderr ---\n{stderr}\n--- server log ---\n{}",
+            self.command,
+            self.seen.join("\n"),
+            self.server_log.tail(60)
+        );
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,154 @@
+//! Watch responses: `?watch=true` on a collection and the legacy `/watch/...` paths.
+//!
+//! HTTP 200, `Content-Type: application/json`, then one `{"type": ..., "object": ...}` JSON
+//! document per line, each sent as soon as it is ready (one chunk per event). Under a Table
+//! `Accept` each object is a one-row `Table`, with the column definitions in the first event
+//! only; bookmarks are row-less Tables carrying the revision, errors stay `Status`es. The
+//! stream ends at `timeoutSeconds` (default: kube's `--min-request-timeout` of 30 minutes
+//! with up to as much jitter); a client going away drops it, which ends the storage watch.
+//! Invalid options fail before the stream starts, as ordinary `Status` responses.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::StatusCode;
+use axum::http::header::{CONTENT_TYPE, HeaderValue};
+use axum::response::Response;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use super::media::{Format, Output, TableVersion};
+use crate::error::ApiError;
+use crate::meta::ListMeta;
+use crate::registry::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
+
+/// kube-apiserver's `--min-request-timeout`: watches without `timeoutSeconds` last between
+/// this and twice this.
+const MIN_REQUEST_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Serves a watch of `target` as a stream of JSON lines.
+pub(super) async fn serve(
+    registry: Arc<Registry>,
+    target: Target<'_>,
+    mut options: WatchOptions,
+    output: Output,
+    include_object: &str,
+) -> Result<Response, ApiError> {
+    if options.timeout.is_none() {
+        options.timeout = Some(default_timeout());
+    }
+    let events = registry.watch(target, &options).await?;
+    let kind = (registry.scheme().kinds().iter())
+        .position(|k| std::ptr::eq(k, target.kind))
+        .ok_or_else(|| ApiError::Internal("the watched kind is not registered".into()))?;
+    let version = target.version.to_owned();
+    let include_object = include_object.to_owned();
+    let table = match output.format {
+        Format::Table(table) => Some(table),
+        Format::Json | Format::Yaml => None,
+    };
+    let mut first = true;
+    let lines = events.map(move |event| {
+        let event = match table {
+            Some(table_version) => {
+                let kind = &registry.scheme().kinds()[kind];
+                let target = Target {
+                    kind,
+                    version: &version,
+                    namespace: None,
+                };
+                as_table(
+                    &registry,
+                    target,
+                    event,
+                    table_version,
+                    &include_object,
+                    first,
+                )
+            }
+            None => event,
+        };
+        if event.type_ != WatchEventType::Error && event.type_ != WatchEventType::Bookmark {
+            first = false;
+        }
+        let mut line = serde_json::to_vec(&event).unwrap_or_else(|e| {
+            let error = ApiError::Internal(format!("encoding a watch event: {e}"));
+            serde_json::to_vec(&json!({"type": "ERROR", "object": error.to_status()}))
+                .unwrap_or_default()
+        });
+        line.push(b'\n');
+        Ok::<_, Infallible>(Bytes::from(line))
+    });
+    let mut response = Response::new(Body::from_stream(lines));
+    *response.status_mut() = StatusCode::OK;
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(super::media::JSON));
+    headers.insert(
+        axum::http::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
+    Ok(response)
+}
+
+/// 30 to 60 minutes, as kube-apiserver spreads watch ends over time.
+fn default_timeout() -> Duration {
+    let jitter = uuid::Uuid::new_v4().as_u128() % u128::from(MIN_REQUEST_TIMEOUT.as_secs());
+    MIN_REQUEST_TIMEOUT + Duration::from_secs(u64::try_from(jitter).unwrap_or(0))
+}
+
+/// An event whose object is a one-row Table (or, for a bookmark, a row-less one).
+fn as_table(
+    registry: &Registry,
+    target: Target<'_>,
+    event: WatchEvent,
+    version: TableVersion,
+    include_object: &str,
+    first: bool,
+) -> WatchEvent {
+    let resource_version = (event.object.pointer("/metadata/resourceVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let table = match event.type_ {
+        WatchEventType::Error => return event,
+        WatchEventType::Bookmark => Ok(crate::meta::Table::default()),
+        _ => registry.table(
+            target,
+            std::slice::from_ref(&event.object),
+            None,
+            include_object,
+        ),
+    };
+    let mut table = match table {
+        Ok(table) => table,
+        Err(error) => {
+            return WatchEvent {
+                type_: WatchEventType::Error,
+                object: serde_json::to_value(error.to_status()).unwrap_or_default(),
+            };
+        }
+    };
+    table.kind = Some("Table".into());
+    table.api_version = Some(version.api_version().into());
+    table.metadata = ListMeta {
+        resource_version,
+        ..ListMeta::default()
+    };
+    if !first || event.type_ == WatchEventType::Bookmark {
+        table.column_definitions.clear();
+    }
+    match serde_json::to_value(&table) {
+        Ok(object) => WatchEvent {
+            type_: event.type_,
+            object,
+        },
+        Err(e) => WatchEvent {
+            type_: WatchEventType::Error,
+            object: serde_json::to_value(
+                ApiError::Internal(format!("encoding a Table: {e}")).to_status(),
+            )
+            .unwrap_or_default(),
+        },
+    }
+}

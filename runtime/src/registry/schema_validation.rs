@@ -1,0 +1,982 @@
+//! Defaulting and validation of request objects against the OpenAPI v3 schema of their
+//! version: apiextensions-apiserver's structural defaulting (`pkg/apiserver/schema/defaulting`)
+//! and schema validation (`pkg/apiserver/validation`, `pkg/apiserver/schema/listtype`), on
+//! the documents `cargo xtask generate` writes from the version types' `schemars`
+//! attributes -- one source of truth for docs, clients and the server.
+//!
+//! [`Schemas`] is compiled once at start-up: per (group, version, kind) of the scheme, the
+//! document's component with that `x-kubernetes-group-version-kind`, `$ref`s resolved into
+//! one arena of nodes. A kind or version without a schema, or a `$ref` that does not
+//! resolve, is a start-up error.
+//!
+//! At request time, in the request's version, before conversion to the hub (kube's order:
+//! default on decode, then validate):
+//!
+//! - defaulting fills absent properties (and non-nullable `null`s) from `default`, top-down,
+//!   in nested objects, map values and list items; non-nullable `null`s without a default
+//!   are dropped. Stored objects need none: they decode through the version types, whose
+//!   `#[serde(default = ..)]` are the same defaults;
+//! - validation reports every problem as one [`FieldError`]: type, `required`,
+//!   `minimum`/`maximum` (and exclusive), `minLength`/`maxLength`, `pattern`, `enum`,
+//!   `minItems`/`maxItems`, `x-kubernetes-list-type: set` and `map` uniqueness;
+//! - on update, fields marked `x-kapi-immutable: true` may not change once set.
+//!
+//! The object's `apiVersion`, `kind` and `metadata` are left to the generic rules
+//! (`validation::object_meta`), as kube does for custom resources.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+
+use super::{Registry, Target};
+use crate::error::{ApiError, FieldError, FieldErrorType};
+use crate::scheme::Scheme;
+
+/// The extension marking a field immutable once set.
+pub const IMMUTABLE_EXTENSION: &str = "x-kapi-immutable";
+
+/// kube's `FieldImmutableErrorMsg`.
+const FIELD_IMMUTABLE: &str = "field is immutable";
+
+/// Top-level properties the schema does not govern.
+const GENERIC_PROPERTIES: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// A schema that cannot be used: missing, or with a `$ref` or keyword that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SchemaError(String);
+
+/// The compiled schemas of every kind and served version of a scheme.
+#[derive(Debug, Default)]
+pub struct Schemas {
+    nodes: Vec<Node>,
+    roots: HashMap<(String, String, String), usize>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+enum ListType {
+    #[default]
+    Atomic,
+    Set,
+    Map(Vec<String>),
+}
+
+/// One schema, its `$ref` and `allOf` branches as indices into the arena.
+#[derive(Debug, Default)]
+struct Node {
+    ty: Option<String>,
+    nullable: bool,
+    int_or_string: bool,
+    properties: Vec<(String, usize)>,
+    additional: Option<usize>,
+    items: Option<usize>,
+    required: Vec<String>,
+    default: Option<Value>,
+    minimum: Option<(Number, bool)>,
+    maximum: Option<(Number, bool)>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<(String, regex_lite::Regex)>,
+    enumeration: Option<Vec<Value>>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    list_type: ListType,
+    immutable: bool,
+    all_of: Vec<usize>,
+}
+
+/// Compiles the schemas of one document into the arena.
+struct Compiler<'a> {
+    document: &'a str,
+    components: &'a Map<String, Value>,
+    nodes: &'a mut Vec<Node>,
+    refs: HashMap<String, usize>,
+}
+
+impl Compiler<'_> {
+    fn error(&self, message: impl std::fmt::Display) -> SchemaError {
+        SchemaError(format!("OpenAPI v3 document {}: {message}", self.document))
+    }
+
+    fn reference(&mut self, reference: &Value) -> Result<usize, SchemaError> {
+        let name = (reference.as_str())
+            .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            .ok_or_else(|| self.error(format_args!("unsupported $ref {reference}")))?;
+        if let Some(&index) = self.refs.get(name) {
+            return Ok(index);
+        }
+        let target = (self.components.get(name))
+            .ok_or_else(|| self.error(format_args!("$ref {name:?} does not resolve")))?;
+        // Reserved before compiling the target, so recursive schemas terminate.
+        let index = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.refs.insert(name.to_owned(), index);
+        let compiled = self.compile(target)?;
+        self.nodes[index].all_of.push(compiled);
+        Ok(index)
+    }
+
+    fn compile(&mut self, schema: &Value) -> Result<usize, SchemaError> {
+        let index = self.nodes.len();
+        self.nodes.push(Node::default());
+        let Some(schema) = schema.as_object() else {
+            return Ok(index);
+        };
+        let mut node = Node::default();
+        if let Some(reference) = schema.get("$ref") {
+            node.all_of.push(self.reference(reference)?);
+        }
+        for branch in (schema.get("allOf").and_then(Value::as_array))
+            .into_iter()
+            .flatten()
+        {
+            node.all_of.push(self.compile(branch)?);
+        }
+        node.ty = schema
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        node.nullable = schema.get("nullable") == Some(&Value::Bool(true));
+        node.int_or_string = schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
+        node.immutable = schema.get(IMMUTABLE_EXTENSION) == Some(&Value::Bool(true));
+        node.default = schema.get("default").cloned();
+        for (name, property) in (schema.get("properties").and_then(Value::as_object))
+            .into_iter()
+            .flatten()
+        {
+            let child = self.compile(property)?;
+            node.properties.push((name.clone(), child));
+        }
+        if let Some(additional) = schema.get("additionalProperties")
+            && additional.is_object()
+        {
+            node.additional = Some(self.compile(additional)?);
+        }
+        if let Some(items) = schema.get("items") {
+            node.items = Some(self.compile(items)?);
+        }
+        node.required = (schema.get("required").and_then(Value::as_array))
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str().map(str::to_owned))
+            .collect();
+        node.minimum = bound(schema, "minimum", "exclusiveMinimum");
+        node.maximum = bound(schema, "maximum", "exclusiveMaximum");
+        let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+        node.min_length = count("minLength");
+        node.max_length = count("maxLength");
+        node.min_items = count("minItems");
+        node.max_items = count("maxItems");
+        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+            let regex = regex_lite::Regex::new(pattern)
+                .map_err(|e| self.error(format_args!("pattern {pattern:?}: {e}")))?;
+            node.pattern = Some((pattern.to_owned(), regex));
+        }
+        node.enumeration = schema.get("enum").and_then(Value::as_array).cloned();
+        node.list_type = match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
+            Some("set") => ListType::Set,
+            Some("map") => ListType::Map(
+                (schema
+                    .get("x-kubernetes-list-map-keys")
+                    .and_then(Value::as_array))
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect(),
+            ),
+            _ => ListType::Atomic,
+        };
+        self.nodes[index] = node;
+        Ok(index)
+    }
+}
+
+/// `minimum` (or `maximum`) and whether it is exclusive: OpenAPI 3.0's boolean
+/// `exclusiveMinimum`, or JSON Schema's numeric one.
+fn bound(schema: &Map<String, Value>, key: &str, exclusive: &str) -> Option<(Number, bool)> {
+    match (schema.get(key), schema.get(exclusive)) {
+        (_, Some(Value::Number(n))) => Some((n.clone(), true)),
+        (Some(Value::Number(n)), flag) => Some((n.clone(), flag == Some(&Value::Bool(true)))),
+        _ => None,
+    }
+}
+
+impl Schemas {
+    /// Compiles the schema of every kind and served version of `scheme` from the OpenAPI v3
+    /// documents, given as (`path`, `json`): `api/v1`, `apis/<group>/<version>`.
+    pub fn new<'a>(
+        scheme: &Scheme,
+        documents: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Schemas, SchemaError> {
+        let mut parsed = HashMap::new();
+        for (path, json) in documents {
+            let document: Value = serde_json::from_str(json)
+                .map_err(|e| SchemaError(format!("OpenAPI v3 document {path}: {e}")))?;
+            parsed.insert(path.to_owned(), document);
+        }
+        let mut schemas = Schemas::default();
+        for kind in scheme.kinds() {
+            let info = kind.info;
+            for version in kind.versions() {
+                let path = match info.group {
+                    "" => format!("api/{version}"),
+                    group => format!("apis/{group}/{version}"),
+                };
+                let missing = || {
+                    SchemaError(format!(
+                        "no OpenAPI v3 schema for {} {} (document {path})",
+                        kind.api_version(version),
+                        info.kind
+                    ))
+                };
+                let document = parsed.get(&path).ok_or_else(missing)?;
+                let components = (document.pointer("/components/schemas"))
+                    .and_then(Value::as_object)
+                    .ok_or_else(missing)?;
+                let name = (components.iter())
+                    .find(|(_, schema)| has_gvk(schema, info.group, version, info.kind))
+                    .map(|(name, _)| name.clone())
+                    .ok_or_else(missing)?;
+                let root = schemas.compile_component(&path, components, &name)?;
+                schemas
+                    .roots
+                    .insert((info.group.into(), version.into(), info.kind.into()), root);
+            }
+        }
+        Ok(schemas)
+    }
+
+    /// Compiles one component of `components` (`document` names it in errors), and
+    /// registers nothing: for [`Schemas::new`] and tests.
+    fn compile_component(
+        &mut self,
+        document: &str,
+        components: &Map<String, Value>,
+        name: &str,
+    ) -> Result<usize, SchemaError> {
+        let mut compiler = Compiler {
+            document,
+            components,
+            nodes: &mut self.nodes,
+            refs: HashMap::new(),
+        };
+        compiler.reference(&Value::String(format!("#/components/schemas/{name}")))
+    }
+
+    /// The schema of `kind` in `group`/`version`.
+    pub fn kind(&self, group: &str, version: &str, kind: &str) -> Option<KindSchema<'_>> {
+        let key = (group.to_owned(), version.to_owned(), kind.to_owned());
+        (self.roots.get(&key)).map(|&root| KindSchema {
+            schemas: self,
+            root,
+        })
+    }
+
+    /// `id` and its `allOf` (and `$ref`) branches, depth first.
+    fn flatten(&self, id: usize) -> Vec<&Node> {
+        let mut nodes = Vec::new();
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            // A `$ref` cycle made of `allOf` alone would have no end.
+            if nodes.len() > 64 {
+                break;
+            }
+            let node = &self.nodes[id];
+            nodes.push(node);
+            stack.extend(node.all_of.iter().rev());
+        }
+        nodes
+    }
+}
+
+/// Whether a component has the `x-kubernetes-group-version-kind` of a kind.
+fn has_gvk(schema: &Value, group: &str, version: &str, kind: &str) -> bool {
+    (schema
+        .get("x-kubernetes-group-version-kind")
+        .and_then(Value::as_array))
+    .into_iter()
+    .flatten()
+    .any(|gvk| {
+        gvk.get("group").and_then(Value::as_str) == Some(group)
+            && gvk.get("version").and_then(Value::as_str) == Some(version)
+            && gvk.get("kind").and_then(Value::as_str) == Some(kind)
+    })
+}
+
+/// The schema of one kind in one version.
+#[derive(Clone, Copy, Debug)]
+pub struct KindSchema<'a> {
+    schemas: &'a Schemas,
+    root: usize,
+}
+
+/// The flattened view of a node and its branches.
+struct View<'a> {
+    nodes: Vec<&'a Node>,
+}
+
+impl<'a> View<'a> {
+    fn properties(&self) -> impl Iterator<Item = &'a (String, usize)> + '_ {
+        self.nodes.iter().flat_map(|n| n.properties.iter())
+    }
+
+    fn first<T>(&self, f: impl Fn(&'a Node) -> Option<T>) -> Option<T> {
+        self.nodes.iter().find_map(|n| f(n))
+    }
+
+    fn nullable(&self) -> bool {
+        self.nodes.iter().any(|n| n.nullable)
+    }
+}
+
+impl KindSchema<'_> {
+    fn view(&self, id: usize) -> View<'_> {
+        View {
+            nodes: self.schemas.flatten(id),
+        }
+    }
+
+    /// Fills absent fields of `object` from the schema's defaults.
+    pub fn default(&self, object: &mut Value) {
+        self.default_node(self.root, object, true);
+    }
+
+    fn default_node(&self, id: usize, value: &mut Value, top: bool) {
+        let view = self.view(id);
+        match value {
+            Value::Object(fields) => {
+                for (name, child) in view.properties() {
+                    if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
+                        continue;
+                    }
+                    let child_view = self.view(*child);
+                    match fields.get(name) {
+                        None | Some(Value::Null) => {
+                            match child_view.first(|n| n.default.as_ref()) {
+                                Some(default) => {
+                                    fields.insert(name.clone(), default.clone());
+                                }
+                                None if fields.contains_key(name) && !child_view.nullable() => {
+                                    fields.remove(name);
+                                }
+                                None => {}
+                            }
+                        }
+                        Some(_) => {}
+                    }
+                    if let Some(field) = fields.get_mut(name) {
+                        self.default_node(*child, field, false);
+                    }
+                }
+                if let Some(additional) = view.first(|n| n.additional) {
+                    for field in fields.values_mut() {
+                        self.default_node(additional, field, false);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item) = view.first(|n| n.items) {
+                    for value in items {
+                        self.default_node(item, value, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Every problem of `object` (defaulted) against the schema.
+    pub fn validate(&self, object: &Value) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        self.validate_node(self.root, object, &mut String::new(), &mut errors, true);
+        // kube checks sets and list-maps (`listtype`) after the schema: their duplicates
+        // come last.
+        let (duplicates, mut errors): (Vec<_>, Vec<_>) =
+            (errors.into_iter()).partition(|e| e.error_type == FieldErrorType::Duplicate);
+        errors.extend(duplicates);
+        errors
+    }
+
+    fn validate_node(
+        &self,
+        id: usize,
+        value: &Value,
+        path: &mut String,
+        errors: &mut Vec<FieldError>,
+        top: bool,
+    ) {
+        let view = self.view(id);
+        let invalid = |path: &str, detail: String| {
+            FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail)
+        };
+        for node in &view.nodes {
+            if let Some(ty) = &node.ty
+                && !has_type(value, ty)
+                && !(value.is_null() && view.nullable())
+            {
+                errors.push(invalid(
+                    path,
+                    format!("must be of type {ty}: {:?}", type_name(value)),
+                ));
+                return;
+            }
+            if node.int_or_string && !(value.is_string() || has_type(value, "integer")) {
+                errors.push(invalid(
+                    path,
+                    format!("must be of type integer or string: {:?}", type_name(value)),
+                ));
+                return;
+            }
+        }
+        for node in &view.nodes {
+            check_scalar(node, value, path, errors);
+        }
+        match value {
+            Value::Object(fields) => {
+                for node in &view.nodes {
+                    for required in &node.required {
+                        if top && GENERIC_PROPERTIES.contains(&required.as_str()) {
+                            continue;
+                        }
+                        if fields.get(required).is_none_or(Value::is_null) {
+                            let path = child_path(path, required);
+                            errors.push(FieldError::new(FieldErrorType::Required, path, None, ""));
+                        }
+                    }
+                }
+                for (name, child) in view.properties() {
+                    if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
+                        continue;
+                    }
+                    if let Some(field) = fields.get(name) {
+                        let len = path.len();
+                        push_property(path, name);
+                        self.validate_node(*child, field, path, errors, false);
+                        path.truncate(len);
+                    }
+                }
+                if let Some(additional) = view.first(|n| n.additional) {
+                    for (key, field) in fields {
+                        let len = path.len();
+                        path.push_str(&format!("[{key}]"));
+                        self.validate_node(additional, field, path, errors, false);
+                        path.truncate(len);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for node in &view.nodes {
+                    check_list(node, items, path, errors);
+                }
+                if let Some(item) = view.first(|n| n.items) {
+                    for (index, field) in items.iter().enumerate() {
+                        let len = path.len();
+                        path.push_str(&format!("[{index}]"));
+                        self.validate_node(item, field, path, errors, false);
+                        path.truncate(len);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Changes to immutable fields between `old` and `new` (both defaulted).
+    pub fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        self.immutable_node(self.root, new, old, &mut String::new(), &mut errors, true);
+        errors
+    }
+
+    fn immutable_node(
+        &self,
+        id: usize,
+        new: &Value,
+        old: &Value,
+        path: &mut String,
+        errors: &mut Vec<FieldError>,
+        top: bool,
+    ) {
+        let (Value::Object(new_fields), Value::Object(old_fields)) = (new, old) else {
+            return;
+        };
+        for (name, child) in self.view(id).properties() {
+            if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
+                continue;
+            }
+            let Some(old_field) = old_fields.get(name) else {
+                continue;
+            };
+            let new_field = new_fields.get(name).unwrap_or(&Value::Null);
+            let len = path.len();
+            push_property(path, name);
+            if self.view(*child).nodes.iter().any(|n| n.immutable) {
+                if new_field != old_field {
+                    errors.push(FieldError::new(
+                        FieldErrorType::Invalid,
+                        path.as_str(),
+                        Some(new_field.clone()),
+                        FIELD_IMMUTABLE,
+                    ));
+                }
+            } else {
+                self.immutable_node(*child, new_field, old_field, path, errors, false);
+            }
+            path.truncate(len);
+        }
+    }
+}
+
+fn push_property(path: &mut String, name: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(name);
+}
+
+fn child_path(path: &str, name: &str) -> String {
+    let mut path = path.to_owned();
+    push_property(&mut path, name);
+    path
+}
+
+fn has_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "number" => value.is_number(),
+        "integer" => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        _ => true,
+    }
+}
+
+/// The JSON type of a value, as kube-openapi names it.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Values as Go's `%q` / `%v` print them in kube's messages.
+fn render(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// Go's `%#v` of a `map[string]interface{}` (keys sorted), as `field.Duplicate` prints the
+/// keys of a list-map item.
+fn go_map(keys: &[(&str, &Value)]) -> String {
+    let mut keys = keys.to_vec();
+    keys.sort_by_key(|(k, _)| *k);
+    let entries: Vec<String> = (keys.iter())
+        .map(|(k, v)| format!("{k:?}:{}", render(v)))
+        .collect();
+    format!("map[string]interface {{}}{{{}}}", entries.join(", "))
+}
+
+/// `enum`, numeric bounds, string lengths and `pattern`.
+fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let invalid = |detail: String| {
+        FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail)
+    };
+    if let Some(values) = &node.enumeration
+        && !values.contains(value)
+    {
+        let supported: Vec<String> = values.iter().map(render).collect();
+        errors.push(FieldError::new(
+            FieldErrorType::NotSupported,
+            path,
+            Some(value.clone()),
+            format!("supported values: {}", supported.join(", ")),
+        ));
+    }
+    if let Some(number) = value.as_f64() {
+        if let Some((minimum, exclusive)) = &node.minimum
+            && let Some(min) = minimum.as_f64()
+        {
+            if *exclusive && number <= min {
+                errors.push(invalid(format!("must be greater than {minimum}")));
+            } else if number < min {
+                errors.push(invalid(format!(
+                    "must be greater than or equal to {minimum}"
+                )));
+            }
+        }
+        if let Some((maximum, exclusive)) = &node.maximum
+            && let Some(max) = maximum.as_f64()
+        {
+            if *exclusive && number >= max {
+                errors.push(invalid(format!("must be less than {maximum}")));
+            } else if number > max {
+                errors.push(invalid(format!("must be less than or equal to {maximum}")));
+            }
+        }
+    }
+    if let Some(string) = value.as_str() {
+        let chars = string.chars().count() as u64;
+        if let Some(max) = node.max_length
+            && chars > max
+        {
+            let unit = if max == 1 { "byte" } else { "bytes" };
+            errors.push(FieldError::new(
+                FieldErrorType::TooLong,
+                path,
+                None,
+                format!("may not be more than {max} {unit}"),
+            ));
+        }
+        if let Some(min) = node.min_length
+            && chars < min
+        {
+            errors.push(invalid(format!("should be at least {min} chars long")));
+        }
+        if let Some((pattern, regex)) = &node.pattern
+            && !regex.is_match(string)
+        {
+            errors.push(invalid(format!("should match '{pattern}'")));
+        }
+    }
+}
+
+/// `minItems`, `maxItems` and the uniqueness of sets and list-maps.
+fn check_list(node: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldError>) {
+    if let Some(max) = node.max_items
+        && items.len() as u64 > max
+    {
+        errors.push(FieldError::new(
+            FieldErrorType::TooMany,
+            path,
+            Some(Value::from(items.len())),
+            format!("must have at most {max} items"),
+        ));
+    }
+    if let Some(min) = node.min_items
+        && (items.len() as u64) < min
+    {
+        errors.push(FieldError::new(
+            FieldErrorType::Invalid,
+            path,
+            Some(Value::Array(items.to_vec())),
+            format!("should have at least {min} items"),
+        ));
+    }
+    match &node.list_type {
+        ListType::Atomic => {}
+        ListType::Set => {
+            for (index, item) in items.iter().enumerate() {
+                if items[..index].contains(item) {
+                    errors.push(FieldError::new(
+                        FieldErrorType::Duplicate,
+                        format!("{path}[{index}]"),
+                        Some(item.clone()),
+                        "",
+                    ));
+                }
+            }
+        }
+        ListType::Map(keys) => {
+            let key_of = |item: &'_ Value| -> Vec<Value> {
+                (keys.iter())
+                    .map(|k| item.get(k).cloned().unwrap_or(Value::Null))
+                    .collect()
+            };
+            let mut seen: Vec<Vec<Value>> = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                if !item.is_object() {
+                    continue;
+                }
+                let key = key_of(item);
+                if seen.contains(&key) {
+                    let present: Vec<(&str, &Value)> = (keys.iter())
+                        .zip(&key)
+                        .filter(|(_, v)| !v.is_null())
+                        .map(|(k, v)| (k.as_str(), v))
+                        .collect();
+                    // The value is Go's rendering, which `FieldError` cannot print: it
+                    // goes in the detail, so the message reads as kube's.
+                    errors.push(FieldError::new(
+                        FieldErrorType::Duplicate,
+                        format!("{path}[{index}]"),
+                        None,
+                        go_map(&present),
+                    ));
+                }
+                seen.push(key);
+            }
+        }
+    }
+}
+
+/// `errors` less those about a field `reported` already has an error for: the replica
+/// paths' own checks (`.spec.replicas`) repeat what the schema says of `spec.replicas`.
+pub(super) fn not_reported(errors: Vec<FieldError>, reported: &[FieldError]) -> Vec<FieldError> {
+    let seen = |error: &FieldError| {
+        let field = error.field.trim_start_matches('.');
+        reported.iter().any(|r| r.field == field)
+    };
+    errors.into_iter().filter(|e| !seen(e)).collect()
+}
+
+impl Registry {
+    /// Defaults `object` (in `target.version`) from its schema and validates it; with
+    /// `old` (the stored object in the same version), also checks immutable fields. No
+    /// schemas configured: nothing to do.
+    pub(super) fn apply_schema(
+        &self,
+        target: Target<'_>,
+        object: &mut Value,
+        old: Option<&Value>,
+    ) -> Result<Vec<FieldError>, ApiError> {
+        let Some(schemas) = &self.schemas else {
+            return Ok(Vec::new());
+        };
+        let info = target.kind.info;
+        let schema = schemas
+            .kind(info.group, target.version, info.kind)
+            .ok_or_else(|| {
+                ApiError::Internal(format!(
+                    "no schema for {} {}",
+                    target.kind.api_version(target.version),
+                    info.kind
+                ))
+            })?;
+        schema.default(object);
+        let mut errors = schema.validate(object);
+        if let Some(old) = old {
+            let mut old = old.clone();
+            schema.default(&mut old);
+            errors.extend(schema.validate_update(object, &old));
+        }
+        Ok(errors)
+    }
+
+    /// Whether the schema of `target` marks any field immutable (updates then need the
+    /// stored object in the request's version).
+    pub(super) fn has_immutable_fields(&self, target: Target<'_>) -> bool {
+        let Some(schemas) = &self.schemas else {
+            return false;
+        };
+        let info = target.kind.info;
+        (schemas.kind(info.group, target.version, info.kind))
+            .is_some_and(|schema| schema.schemas.nodes.iter().any(|n| n.immutable))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The schema `root` of the `components` given, compiled.
+    fn compile(components: Value) -> (Schemas, usize) {
+        let components = components.as_object().unwrap().clone();
+        let mut schemas = Schemas::default();
+        let root = schemas
+            .compile_component("test", &components, "Root")
+            .unwrap();
+        (schemas, root)
+    }
+
+    /// Defaults and validates `object` against `components["Root"]`; compares the errors'
+    /// `field: message` lines and, when given, the defaulted object.
+    #[track_caller]
+    fn check(components: Value, mut object: Value, expected: &[&str]) -> Value {
+        let (schemas, root) = compile(components);
+        let schema = KindSchema {
+            schemas: &schemas,
+            root,
+        };
+        schema.default(&mut object);
+        let errors: Vec<String> = schema
+            .validate(&object)
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(errors, expected, "object: {object}");
+        object
+    }
+
+    fn webapp() -> Value {
+        let document: Value = serde_json::from_str(include_str!(
+            "../../../generated/openapi/v3/apis/apps.example.dev/v1.json"
+        ))
+        .unwrap();
+        let mut components = document["components"]["schemas"].clone();
+        let root = components["dev.example.apps.v1.WebApp"].clone();
+        components["Root"] = root;
+        components
+    }
+
+    #[test]
+    fn generated_webapp_schema_validates_and_defaults() {
+        let defaulted = check(
+            webapp(),
+            json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": "web"},
+                "spec": {"container": {"image": "nginx", "ports": [{"containerPort": 80}]}}}),
+            &[],
+        );
+        assert_eq!(defaulted["spec"]["replicas"], json!(1));
+        assert_eq!(defaulted["spec"]["paused"], json!(false));
+        assert_eq!(
+            defaulted["spec"]["container"]["ports"][0]["protocol"],
+            json!("TCP")
+        );
+        check(
+            webapp(),
+            json!({"spec": {"replicas": -1, "container": {"image": "",
+                "ports": [{"containerPort": 80}, {"containerPort": 0, "protocol": "SCTP"},
+                          {"containerPort": 80, "protocol": "UDP"}]}}}),
+            &[
+                "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+                "spec.container.image: Invalid value: \"\": should be at least 1 chars long",
+                "spec.container.ports[1].containerPort: Invalid value: 0: must be greater than or equal to 1",
+                "spec.container.ports[1].protocol: Unsupported value: \"SCTP\": supported values: \"TCP\", \"UDP\"",
+                "spec.container.ports[2]: Duplicate value: map[string]interface {}{\"containerPort\":80}",
+            ],
+        );
+        check(
+            webapp(),
+            json!({"spec": {"replicas": 1001, "container": {}}}),
+            &[
+                "spec.replicas: Invalid value: 1001: must be less than or equal to 1000",
+                "spec.container.image: Required value",
+            ],
+        );
+        check(webapp(), json!({}), &["spec: Required value"]);
+        check(
+            webapp(),
+            json!({"spec": {"replicas": "two", "container": {"image": "x"}}}),
+            &["spec.replicas: Invalid value: \"two\": must be of type integer: \"string\""],
+        );
+    }
+
+    #[test]
+    fn every_keyword() {
+        let components = json!({"Root": {"type": "object", "properties": {
+            "exclusive": {"type": "number", "minimum": 0, "exclusiveMinimum": true,
+                          "maximum": 10, "exclusiveMaximum": true},
+            "short": {"type": "string", "maxLength": 3},
+            "one": {"type": "string", "maxLength": 1},
+            "dns": {"type": "string", "pattern": "^[a-z]+$"},
+            "few": {"type": "array", "maxItems": 1, "items": {"type": "string"}},
+            "many": {"type": "array", "minItems": 2, "items": {"type": "string"}},
+            "set": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "flag": {"type": "boolean"},
+        }}});
+        check(
+            components.clone(),
+            json!({"exclusive": 0, "short": "abcd", "one": "ab", "dns": "A", "few": ["a", "b"],
+                "many": ["a"], "set": ["a", "b", "a"], "labels": {"k": 1}, "flag": "yes"}),
+            &[
+                "exclusive: Invalid value: 0: must be greater than 0",
+                "short: Too long: may not be more than 3 bytes",
+                "one: Too long: may not be more than 1 byte",
+                "dns: Invalid value: \"A\": should match '^[a-z]+$'",
+                "few: Too many: must have at most 1 items",
+                "many: Invalid value: [\"a\"]: should have at least 2 items",
+                "labels[k]: Invalid value: 1: must be of type string: \"integer\"",
+                "flag: Invalid value: \"yes\": must be of type boolean: \"string\"",
+                "set[2]: Duplicate value: \"a\"",
+            ],
+        );
+        check(
+            components,
+            json!({"exclusive": 10, "short": "abc", "dns": "abc", "set": ["a", "b"]}),
+            &["exclusive: Invalid value: 10: must be less than 10"],
+        );
+    }
+
+    #[test]
+    fn defaults_apply_top_down_through_refs_and_lists() {
+        let components = json!({
+            "Root": {"type": "object", "properties": {
+                "spec": {"default": {}, "allOf": [{"$ref": "#/components/schemas/Spec"}]},
+                "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
+                "gone": {"type": "string"},
+                "kept": {"type": "string", "nullable": true},
+            }},
+            "Spec": {"type": "object", "properties": {
+                "quota": {"default": {"max": 10}, "allOf": [{"$ref": "#/components/schemas/Quota"}]},
+            }},
+            "Quota": {"type": "object", "properties": {
+                "max": {"type": "integer", "default": 10, "minimum": 0},
+                "min": {"type": "integer", "default": 0},
+            }},
+            "Item": {"type": "object", "properties": {"protocol": {"type": "string", "default": "TCP"}}},
+        });
+        let defaulted = check(
+            components.clone(),
+            json!({"items": [{}, {"protocol": "UDP"}], "gone": null, "kept": null}),
+            &[],
+        );
+        assert_eq!(
+            defaulted,
+            json!({"items": [{"protocol": "TCP"}, {"protocol": "UDP"}], "kept": null,
+                "spec": {"quota": {"max": 10, "min": 0}}})
+        );
+        check(
+            components,
+            json!({"spec": {"quota": {"max": -1}}}),
+            &["spec.quota.max: Invalid value: -1: must be greater than or equal to 0"],
+        );
+    }
+
+    #[test]
+    fn immutable_fields_may_not_change_once_set() {
+        let (schemas, root) = compile(json!({"Root": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "class": {"type": "string", "x-kapi-immutable": true},
+                "size": {"type": "integer"},
+            }},
+        }}}));
+        let schema = KindSchema {
+            schemas: &schemas,
+            root,
+        };
+        let messages = |new: Value, old: Value| -> Vec<String> {
+            (schema.validate_update(&new, &old).iter())
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert_eq!(
+            messages(
+                json!({"spec": {"class": "b", "size": 2}}),
+                json!({"spec": {"class": "a", "size": 1}})
+            ),
+            ["spec.class: Invalid value: \"b\": field is immutable"]
+        );
+        assert_eq!(
+            messages(json!({"spec": {}}), json!({"spec": {"class": "a"}})),
+            ["spec.class: Invalid value: null: field is immutable"]
+        );
+        assert!(messages(json!({"spec": {"class": "a"}}), json!({"spec": {}})).is_empty());
+    }
+
+    #[test]
+    fn unresolved_refs_fail_to_compile() {
+        let components = json!({"Root": {"$ref": "#/components/schemas/Missing"}});
+        let mut schemas = Schemas::default();
+        let error = schemas
+            .compile_component("test", components.as_object().unwrap(), "Root")
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "OpenAPI v3 document test: $ref \"Missing\" does not resolve"
+        );
+    }
+}

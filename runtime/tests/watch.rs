@@ -1,0 +1,420 @@
+//! Registry watches against the embedded store: what the HTTP tests cannot reach (a
+//! compacted revision, a short bookmark interval) and the event rules at the source.
+#![cfg(feature = "server")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use api_types::{apps, core};
+use futures_util::StreamExt;
+use kapi_runtime::registry::{
+    EventStream, INITIAL_EVENTS_END, Registry, Target, WatchEvent, WatchEventType, WatchOptions,
+    WriteOptions,
+};
+use kapi_runtime::scheme::{KindEntry, Scheme};
+use kapi_runtime::storage::Storage;
+use kapi_runtime::storage::embedded::EmbeddedStorage;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// How long any one event may take to arrive.
+const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn scheme() -> Scheme {
+    Scheme::new()
+        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
+        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"))
+        .add(
+            KindEntry::new::<apps::WebApp>()
+                .version::<apps::WebApp, apps::v1::WebApp>("v1")
+                .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1"),
+        )
+}
+
+struct Env {
+    registry: Registry,
+    storage: Arc<dyn Storage>,
+    _dir: TempDir,
+}
+
+async fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
+    let registry = Registry::new(Arc::new(scheme()), storage.clone(), "/registry")
+        .await
+        .unwrap();
+    Env {
+        registry,
+        storage,
+        _dir: dir,
+    }
+}
+
+impl Env {
+    fn configmaps(&self) -> Target<'_> {
+        Target {
+            kind: self
+                .registry
+                .scheme()
+                .by_resource("", "configmaps")
+                .unwrap(),
+            version: "v1",
+            namespace: Some("default"),
+        }
+    }
+
+    fn webapps<'a>(&'a self, version: &'a str) -> Target<'a> {
+        Target {
+            kind: (self.registry.scheme())
+                .by_resource("apps.example.dev", "webapps")
+                .unwrap(),
+            version,
+            namespace: Some("default"),
+        }
+    }
+
+    async fn create(&self, target: Target<'_>, body: Value) -> Value {
+        let options = WriteOptions::default();
+        (self.registry.create(target, body, &options).await)
+            .unwrap()
+            .object
+    }
+
+    async fn update(&self, target: Target<'_>, name: &str, body: Value) -> Value {
+        let options = WriteOptions::default();
+        (self.registry)
+            .update(target, name, body, None, &options)
+            .await
+            .unwrap()
+            .object
+    }
+
+    async fn delete(&self, target: Target<'_>, name: &str) -> Value {
+        (self.registry)
+            .delete(target, name, &Default::default())
+            .await
+            .unwrap()
+    }
+
+    async fn watch(&self, target: Target<'_>, options: WatchOptions) -> EventStream {
+        self.registry.watch(target, &options).await.unwrap()
+    }
+}
+
+fn configmap(name: &str, labels: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "labels": labels}, "data": {"k": name}})
+}
+
+fn rv(object: &Value) -> String {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn next(events: &mut EventStream) -> WatchEvent {
+    tokio::time::timeout(EVENT_TIMEOUT, events.next())
+        .await
+        .expect("no watch event within the deadline")
+        .expect("the watch ended")
+}
+
+/// `(type, name, resourceVersion)` of an event.
+fn summary(event: &WatchEvent) -> (WatchEventType, String, String) {
+    let name = event.object["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default();
+    (event.type_, name.to_owned(), rv(&event.object))
+}
+
+fn from(rv: &str) -> WatchOptions {
+    WatchOptions {
+        resource_version: Some(rv.to_owned()),
+        ..WatchOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn a_compacted_revision_is_one_410_error_event() {
+    let env = env().await;
+    let first = env
+        .create(env.configmaps(), configmap("a", json!({})))
+        .await;
+    env.create(env.configmaps(), configmap("b", json!({})))
+        .await;
+    let current = env.storage.current_revision().await.unwrap();
+    env.storage.compact(current).await.unwrap();
+
+    let mut events = env.watch(env.configmaps(), from(&rv(&first))).await;
+    let event = next(&mut events).await;
+    assert_eq!(event.type_, WatchEventType::Error);
+    assert_eq!(event.object["kind"], "Status");
+    assert_eq!(event.object["code"], 410);
+    assert_eq!(event.object["reason"], "Expired");
+    assert_eq!(
+        event.object["message"],
+        format!("too old resource version: {} ({current})", rv(&first))
+    );
+    assert!(events.next().await.is_none(), "the watch ends after ERROR");
+}
+
+#[tokio::test]
+async fn changes_arrive_in_order_once_in_the_watched_version() {
+    let env = env().await;
+    let v1 = env.webapps("v1");
+    let web = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "metadata": {"name": "web"}, "spec": {"replicas": 1, "container": {"image": "a"}}});
+    let start = env
+        .create(env.configmaps(), configmap("x", json!({})))
+        .await;
+    let mut events = env.watch(env.webapps("v1beta1"), from(&rv(&start))).await;
+
+    let created = env.create(v1, web.clone()).await;
+    let mut changed = created.clone();
+    changed["spec"]["replicas"] = json!(3);
+    let updated = env.update(v1, "web", changed).await;
+    env.delete(v1, "web").await;
+    let delete_revision = env.storage.current_revision().await.unwrap();
+
+    let added = next(&mut events).await;
+    assert_eq!(added.object["apiVersion"], "apps.example.dev/v1beta1");
+    assert_eq!(
+        summary(&added),
+        (WatchEventType::Added, "web".into(), rv(&created))
+    );
+    let modified = next(&mut events).await;
+    assert_eq!(
+        summary(&modified),
+        (WatchEventType::Modified, "web".into(), rv(&updated))
+    );
+    let gone = next(&mut events).await;
+    assert_eq!(
+        summary(&gone),
+        (
+            WatchEventType::Deleted,
+            "web".into(),
+            delete_revision.to_string()
+        )
+    );
+    assert_eq!(gone.object["apiVersion"], "apps.example.dev/v1beta1");
+}
+
+#[tokio::test]
+async fn resource_version_0_starts_with_the_current_objects() {
+    let env = env().await;
+    let a = env
+        .create(env.configmaps(), configmap("a", json!({})))
+        .await;
+    let b = env
+        .create(env.configmaps(), configmap("b", json!({})))
+        .await;
+    for options in [from("0"), WatchOptions::default()] {
+        let mut events = env.watch(env.configmaps(), options).await;
+        assert_eq!(
+            summary(&next(&mut events).await),
+            (WatchEventType::Added, "a".into(), rv(&a))
+        );
+        assert_eq!(
+            summary(&next(&mut events).await),
+            (WatchEventType::Added, "b".into(), rv(&b))
+        );
+        let c = env
+            .create(env.configmaps(), configmap("c", json!({})))
+            .await;
+        assert_eq!(
+            summary(&next(&mut events).await),
+            (WatchEventType::Added, "c".into(), rv(&c))
+        );
+        env.delete(env.configmaps(), "c").await;
+        assert_eq!(next(&mut events).await.type_, WatchEventType::Deleted);
+    }
+}
+
+#[tokio::test]
+async fn label_selectors_turn_transitions_into_added_and_deleted() {
+    let env = env().await;
+    let cms = env.configmaps();
+    let start = env.create(cms, configmap("other", json!({}))).await;
+    let options = WatchOptions {
+        label_selector: Some("tier=web".into()),
+        ..from(&rv(&start))
+    };
+    let mut events = env.watch(cms, options).await;
+
+    env.create(cms, configmap("a", json!({"tier": "db"}))).await;
+    let mut a = env
+        .update(cms, "a", configmap("a", json!({"tier": "web"})))
+        .await;
+    a["data"]["k"] = json!("changed");
+    let changed = env.update(cms, "a", a).await;
+    let mut moved = changed.clone();
+    moved["metadata"]["labels"]["tier"] = json!("db");
+    let moved = env.update(cms, "a", moved).await;
+    env.delete(cms, "a").await;
+    let b = env
+        .create(cms, configmap("b", json!({"tier": "web"})))
+        .await;
+
+    let added = next(&mut events).await;
+    assert_eq!(added.type_, WatchEventType::Added);
+    assert_eq!(added.object["metadata"]["labels"]["tier"], "web");
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Modified, "a".into(), rv(&changed))
+    );
+    let left = next(&mut events).await;
+    assert_eq!(
+        summary(&left),
+        (WatchEventType::Deleted, "a".into(), rv(&moved))
+    );
+    assert_eq!(
+        left.object["metadata"]["labels"]["tier"], "web",
+        "the last state that matched"
+    );
+    // The delete of `a` (no longer matching) is not seen.
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "b".into(), rv(&b))
+    );
+}
+
+#[tokio::test]
+async fn bookmarks_carry_the_revision_reached() {
+    let env = env().await;
+    let cms = env.configmaps();
+    let start = env.create(cms, configmap("a", json!({"x": "1"}))).await;
+    let options = WatchOptions {
+        allow_watch_bookmarks: true,
+        bookmark_interval: Some(Duration::from_millis(50)),
+        label_selector: Some("x=2".into()),
+        ..from(&rv(&start))
+    };
+    let mut events = env.watch(cms, options).await;
+    let bookmark = next(&mut events).await;
+    assert_eq!(bookmark.type_, WatchEventType::Bookmark);
+    assert_eq!(
+        bookmark.object,
+        json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": rv(&start)}})
+    );
+    // A change the selector filters out still moves the bookmarks on.
+    let b = env.create(cms, configmap("b", json!({"x": "1"}))).await;
+    let reached = loop {
+        let event = next(&mut events).await;
+        assert_eq!(event.type_, WatchEventType::Bookmark);
+        if rv(&event.object) == rv(&b) {
+            break event;
+        }
+    };
+    assert_eq!(reached.object["kind"], "ConfigMap");
+}
+
+#[tokio::test]
+async fn send_initial_events_ends_with_an_annotated_bookmark() {
+    let env = env().await;
+    let cms = env.configmaps();
+    let a = env.create(cms, configmap("a", json!({}))).await;
+    let options = WatchOptions {
+        send_initial_events: Some(true),
+        allow_watch_bookmarks: true,
+        resource_version_match: Some("NotOlderThan".into()),
+        ..WatchOptions::default()
+    };
+    let mut events = env.watch(cms, options).await;
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "a".into(), rv(&a))
+    );
+    let end = next(&mut events).await;
+    assert_eq!(end.type_, WatchEventType::Bookmark);
+    assert_eq!(
+        end.object["metadata"]["annotations"][INITIAL_EVENTS_END],
+        "true"
+    );
+    assert_eq!(rv(&end.object), rv(&a));
+    let b = env.create(cms, configmap("b", json!({}))).await;
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "b".into(), rv(&b))
+    );
+
+    // kube's validation of the combination.
+    let bad = WatchOptions {
+        send_initial_events: Some(true),
+        ..WatchOptions::default()
+    };
+    let error = env.registry.watch(cms, &bad).await.err().unwrap();
+    assert_eq!(error.code(), 422);
+    assert!(
+        error
+            .to_string()
+            .contains("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn the_watch_ends_at_its_timeout() {
+    let env = env().await;
+    let options = WatchOptions {
+        timeout: Some(Duration::from_millis(100)),
+        ..from("1")
+    };
+    let mut events = env.watch(env.configmaps(), options).await;
+    let end = tokio::time::timeout(EVENT_TIMEOUT, events.next()).await;
+    assert!(matches!(end, Ok(None)), "the stream ends cleanly");
+}
+
+/// A watcher nobody reads does not hold up writes; read at last, it delivers them in
+/// order, or, if the store dropped it, an in-order part then one `ERROR` (500) and the end.
+#[tokio::test]
+async fn a_slow_watcher_gets_every_change_in_order_or_an_error_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = kapi_runtime::storage::embedded::Options {
+        watch_capacity: 1,
+        ..Default::default()
+    };
+    let storage: Arc<dyn Storage> =
+        Arc::new(EmbeddedStorage::open_with(dir.path(), options).unwrap());
+    let registry = Registry::new(Arc::new(scheme()), storage.clone(), "/registry")
+        .await
+        .unwrap();
+    let env = Env {
+        registry,
+        storage,
+        _dir: dir,
+    };
+    let mut events = env.watch(env.configmaps(), WatchOptions::default()).await;
+    let first = env
+        .create(env.configmaps(), configmap("a", json!({})))
+        .await;
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "a".into(), rv(&first))
+    );
+    let mut names = Vec::new();
+    for i in 0..8 {
+        let name = format!("b{i}");
+        env.create(env.configmaps(), configmap(&name, json!({})))
+            .await;
+        names.push(name);
+    }
+    for (i, name) in names.iter().enumerate() {
+        let event = next(&mut events).await;
+        if event.type_ == WatchEventType::Error {
+            assert_eq!(event.object["code"], 500, "{}", event.object);
+            let message = event.object["message"].as_str().unwrap();
+            assert!(
+                message.contains("watch again from the last resourceVersion"),
+                "{message}"
+            );
+            assert!(events.next().await.is_none(), "the watch ends after ERROR");
+            return;
+        }
+        assert_eq!(
+            (event.type_, event.object["metadata"]["name"].as_str()),
+            (WatchEventType::Added, Some(name.as_str())),
+            "event {i}"
+        );
+    }
+}

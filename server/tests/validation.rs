@@ -1,0 +1,301 @@
+//! Defaulting and validation against the versions' OpenAPI v3 schemas, with kubectl 1.32
+//! against the real `kapi-server`: invalid manifests (`manifests/invalid-*.yaml`) are
+//! rejected with the message kubectl prints for kube-apiserver's 422, in create, replace,
+//! patch and apply; defaults show up in what is stored; server-side dry runs change
+//! nothing; unknown fields are rejected with kubectl's default flags.
+
+mod support;
+
+use serde_json::json;
+use support::{Kubectl, Server, Version, manifest};
+
+/// A fresh server and kubectl 1.32 pointed at it.
+fn start() -> (Server, Kubectl) {
+    let version = Version::V1_32;
+    version.binary();
+    let server = Server::start();
+    let kubectl = Kubectl::new(version, &server);
+    (server, kubectl)
+}
+
+/// One rule of the schema per manifest, and the message kubectl prints for it.
+#[test]
+fn invalid_manifests_are_rejected_with_kubes_messages() {
+    let (_server, kubectl) = start();
+    let web = "The WebApp \"web\" is invalid: ";
+    for (file, expected) in [
+        (
+            "invalid-replicas.yaml",
+            format!("{web}spec.replicas: Invalid value: -1: must be greater than or equal to 0"),
+        ),
+        (
+            "invalid-replicas-max.yaml",
+            format!("{web}spec.replicas: Invalid value: 1001: must be less than or equal to 1000"),
+        ),
+        (
+            "invalid-image-missing.yaml",
+            format!("{web}spec.container.image: Required value"),
+        ),
+        (
+            "invalid-image-empty.yaml",
+            format!(
+                "{web}spec.container.image: Invalid value: \"\": should be at least 1 chars long"
+            ),
+        ),
+        (
+            "invalid-protocol.yaml",
+            format!(
+                "{web}spec.container.ports[1].protocol: Unsupported value: \"SCTP\": \
+                 supported values: \"TCP\", \"UDP\""
+            ),
+        ),
+        (
+            "invalid-duplicate-port.yaml",
+            format!(
+                "{web}spec.container.ports[1]: Duplicate value: \
+                 map[string]interface {{}}{{\"containerPort\":80}}"
+            ),
+        ),
+        (
+            "invalid-type.yaml",
+            format!(
+                "{web}spec.replicas: Invalid value: \"two\": must be of type integer: \"string\""
+            ),
+        ),
+        (
+            "invalid-several.yaml",
+            format!(
+                "{web}\n\
+                 * spec.replicas: Invalid value: -1: must be greater than or equal to 0\n\
+                 * spec.container.image: Invalid value: \"\": should be at least 1 chars long\n\
+                 * spec.container.ports[0].containerPort: Invalid value: 70000: \
+                 must be less than or equal to 65535"
+            ),
+        ),
+        (
+            "invalid-v1beta1-port.yaml",
+            "The WebApp \"legacy\" is invalid: spec.port: Invalid value: 0: \
+             must be greater than or equal to 1"
+                .to_owned(),
+        ),
+        (
+            "invalid-tenant.yaml",
+            "The Tenant \"acme\" is invalid: \n\
+             * spec.quota.maxWebApps: Invalid value: -5: must be greater than or equal to 0\n\
+             * spec.owners[1]: Duplicate value: \"alice@example.dev\""
+                .to_owned(),
+        ),
+    ] {
+        let path = manifest(file);
+        kubectl
+            .fails(&["create", "-f", &path])
+            .stderr_has(&expected);
+        kubectl
+            .fails(&["apply", "-f", &path, "--dry-run=server"])
+            .stderr_has(&expected);
+    }
+    kubectl
+        .ok(&["get", "wa,tn", "-A", "-o", "name"])
+        .stdout_is("");
+}
+
+/// Updates are validated too: replace, merge and JSON patches, apply; nothing changes.
+#[test]
+fn updates_and_patches_are_validated() {
+    let (_server, kubectl) = start();
+    kubectl.ok(&["create", "-f", &manifest("webapp.yaml")]);
+    let before = kubectl.ok(&["get", "wa", "web", "-o", "json"]).json();
+
+    let below = "The WebApp \"web\" is invalid: \
+                 spec.replicas: Invalid value: -1: must be greater than or equal to 0";
+    let invalid = manifest("invalid-replicas.yaml");
+    kubectl
+        .fails(&["replace", "-f", &invalid])
+        .stderr_has(below);
+    kubectl.fails(&["apply", "-f", &invalid]).stderr_has(below);
+    kubectl
+        .fails(&[
+            "patch",
+            "wa",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":-1}}"#,
+        ])
+        .stderr_has(below);
+    kubectl
+        .fails(&[
+            "patch",
+            "wa",
+            "web",
+            "--type=json",
+            "-p",
+            r#"[{"op":"add","path":"/spec/container/ports/-","value":{"containerPort":80}}]"#,
+        ])
+        .stderr_has(
+            "The WebApp \"web\" is invalid: spec.container.ports[1]: Duplicate value: \
+             map[string]interface {}{\"containerPort\":80}",
+        );
+    kubectl
+        .fails(&[
+            "patch",
+            "wa",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"container":{"image":""}}}"#,
+        ])
+        .stderr_has(
+            "The WebApp \"web\" is invalid: spec.container.image: Invalid value: \"\": \
+             should be at least 1 chars long",
+        );
+
+    let after = kubectl.ok(&["get", "wa", "web", "-o", "json"]).json();
+    assert_eq!(after, before, "failed updates should change nothing");
+
+    // A valid patch still goes through, and a patch that sets a defaulted field to null
+    // gets its default back.
+    kubectl
+        .ok(&[
+            "patch",
+            "wa",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":null}}"#,
+        ])
+        .stdout_is("webapp.apps.example.dev/web patched");
+    let run = kubectl.ok(&["get", "wa", "web", "-o", "json"]);
+    run.check(
+        run.json()["spec"]["replicas"] == 1,
+        "replicas defaulted to 1",
+    );
+}
+
+/// Fields left out get their schema defaults, in every version.
+#[test]
+fn defaults_are_applied() {
+    let (_server, kubectl) = start();
+    let bare = kubectl.write_file(
+        "bare.yaml",
+        "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: bare\n\
+         spec:\n  container:\n    image: nginx:1.25\n    ports:\n      - containerPort: 80\n",
+    );
+    kubectl.ok(&["create", "-f", &bare]);
+    let run = kubectl.ok(&["get", "wa", "bare", "-o", "yaml"]);
+    run.stdout_has("  replicas: 1\n")
+        .stdout_has("protocol: TCP\n");
+
+    let legacy = kubectl.write_file(
+        "legacy.yaml",
+        "apiVersion: apps.example.dev/v1beta1\nkind: WebApp\nmetadata:\n  name: legacy\n\
+         spec:\n  image: httpd:2.4\n",
+    );
+    kubectl.ok(&["create", "-f", &legacy]);
+    let run = kubectl.ok(&[
+        "get",
+        "webapps.v1beta1.apps.example.dev",
+        "legacy",
+        "-o",
+        "json",
+    ]);
+    run.check(
+        run.json()["spec"]["port"] == 8080 && run.json()["spec"]["replicas"] == 1,
+        "v1beta1 port defaulted to 8080, replicas to 1",
+    );
+
+    let tenant = kubectl.write_file(
+        "tenant.yaml",
+        "apiVersion: platform.example.dev/v1\nkind: Tenant\nmetadata:\n  name: bare\nspec: {}\n",
+    );
+    kubectl.ok(&["create", "-f", &tenant]);
+    let run = kubectl.ok(&["get", "tn", "bare", "-o", "json"]);
+    run.check(
+        run.json()["spec"]["quota"] == json!({"maxWebApps": 10}),
+        "quota.maxWebApps defaulted to 10",
+    );
+}
+
+/// `--dry-run=server` runs defaulting and validation but stores nothing.
+#[test]
+fn server_dry_runs_change_nothing() {
+    let (_server, kubectl) = start();
+    kubectl
+        .ok(&["apply", "-f", &manifest("webapp.yaml"), "--dry-run=server"])
+        .stdout_is("webapp.apps.example.dev/web created (server dry run)");
+    kubectl
+        .fails(&["get", "wa", "web"])
+        .stderr_has("(NotFound)");
+
+    kubectl.ok(&["apply", "-f", &manifest("webapp.yaml")]);
+    let before = kubectl.ok(&["get", "wa", "web", "-o", "json"]).json();
+    kubectl
+        .ok(&[
+            "apply",
+            "-f",
+            &manifest("webapp-updated.yaml"),
+            "--dry-run=server",
+        ])
+        .stdout_is("webapp.apps.example.dev/web configured (server dry run)");
+    let run = kubectl.ok(&["get", "wa", "web", "-o", "json"]);
+    run.check(
+        run.json() == before,
+        "a server dry run should store nothing",
+    );
+}
+
+/// Unknown fields are an error with kubectl's default flags (`fieldValidation=Strict`), in
+/// a create and in the patch of an apply.
+#[test]
+fn unknown_fields_are_rejected() {
+    let (_server, kubectl) = start();
+    kubectl
+        .fails(&["create", "-f", &manifest("webapp-unknown-field.yaml")])
+        .stderr_has("Error from server (BadRequest): ")
+        .stderr_has("unknown field \"spec.replica\"");
+    kubectl.ok(&["create", "-f", &manifest("webapp.yaml")]);
+    let typo = kubectl.write_file(
+        "typo.yaml",
+        "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: web\n\
+         spec:\n  replica: 3\n  container:\n    image: nginx:1.25\n",
+    );
+    kubectl
+        .fails(&["apply", "-f", &typo])
+        .stderr_has("Error from server (BadRequest): ")
+        .stderr_has("unknown field \"spec.replica\"");
+}
+
+/// Every kind and served version of the example API has a schema in the generated
+/// documents; one missing is an error when the server starts, not when a request comes.
+#[test]
+fn schemas_compile_at_start_up() {
+    use kapi_generated::documents::OPENAPI_V3;
+    use kapi_runtime::registry::Schemas;
+
+    let scheme = kapi_generated::scheme();
+    let all = OPENAPI_V3.iter().map(|d| (d.path, d.json));
+    let schemas = Schemas::new(&scheme, all).expect("every version has a schema");
+    for (group, version, kind) in [
+        ("apps.example.dev", "v1", "WebApp"),
+        ("apps.example.dev", "v1beta1", "WebApp"),
+        ("platform.example.dev", "v1", "Tenant"),
+        ("", "v1", "ConfigMap"),
+        ("", "v1", "Namespace"),
+    ] {
+        assert!(
+            schemas.kind(group, version, kind).is_some(),
+            "{group}/{version} {kind}"
+        );
+    }
+
+    let without_core = (OPENAPI_V3.iter())
+        .filter(|d| d.path != "api/v1")
+        .map(|d| (d.path, d.json));
+    let error = Schemas::new(&scheme, without_core).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("no OpenAPI v3 schema for v1 "),
+        "{error}"
+    );
+}
