@@ -30,6 +30,24 @@ const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old
 const MAX_BATCH: usize = 10_000;
 
 impl Registry {
+    /// What list, watch and deletecollection share: the parsed selectors and the key prefix
+    /// of the collection `target` addresses.
+    pub(super) fn collection_scope(
+        &self,
+        target: Target<'_>,
+        label_selector: Option<&str>,
+        field_selector: Option<&str>,
+    ) -> Result<(Selectors, String), ApiError> {
+        let selectors = Selectors::parse(target.kind.info, label_selector, field_selector)?;
+        if let Some(namespace) = target.namespace {
+            object::check_namespace(namespace)?;
+        }
+        Ok((
+            selectors,
+            self.keys().collection(target.kind.info, target.namespace),
+        ))
+    }
+
     pub(super) async fn get_object(
         &self,
         target: Target<'_>,
@@ -76,15 +94,11 @@ impl Registry {
         let info = kind.info;
         let resource = object::resource(info);
         validate_list_options(options)?;
-        let selectors = Selectors::parse(
-            info,
+        let (selectors, prefix) = self.collection_scope(
+            target,
             options.label_selector.as_deref(),
             options.field_selector.as_deref(),
         )?;
-        if let Some(namespace) = target.namespace {
-            object::check_namespace(namespace)?;
-        }
-        let prefix = self.keys().collection(info, target.namespace);
 
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let continue_token = (options.continue_token.as_deref()).filter(|t| !t.is_empty());

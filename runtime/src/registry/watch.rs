@@ -52,15 +52,11 @@ impl Registry {
         let info = kind.info;
         let resource = object::resource(info);
         validate_watch_options(options)?;
-        let selectors = Selectors::parse(
-            info,
+        let (selectors, prefix) = self.collection_scope(
+            target,
             options.label_selector.as_deref(),
             options.field_selector.as_deref(),
         )?;
-        if let Some(namespace) = target.namespace {
-            object::check_namespace(namespace)?;
-        }
-        let prefix = self.keys().collection(info, target.namespace);
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let requested = resource_version.map(parse_resource_version).transpose()?;
         let send_initial = match options.send_initial_events {
