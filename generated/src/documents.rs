@@ -3,6 +3,8 @@
 //! The OpenAPI and discovery documents of the API, compiled in from the files
 //! `cargo xtask generate` writes next to this crate's sources (`openapi/`, `discovery/`).
 
+use kapi_runtime::api::{Documents, OpenApiV3Document};
+
 /// `GET /openapi/v2`: the whole API as one OpenAPI 2.0 (Swagger) document.
 pub const OPENAPI_V2_JSON: &str = include_str!("../openapi/v2.json");
 
@@ -12,17 +14,6 @@ pub const OPENAPI_V2_PROTO: &[u8] = include_bytes!("../openapi/v2.pb");
 
 /// `GET /openapi/v3`: where each group-version's document is, its URL carrying its hash.
 pub const OPENAPI_V3_INDEX: &str = include_str!("../openapi/v3/index.json");
-
-/// One group-version's OpenAPI 3.0 document.
-#[derive(Clone, Copy, Debug)]
-pub struct OpenApiV3Document {
-    /// Its key in `/openapi/v3`: `api/v1`, `apis/apps.example.dev/v1`.
-    pub path: &'static str,
-    /// Upper-case hex SHA-512 of `json`: the `?hash=` of its URL, and its `ETag`.
-    pub hash: &'static str,
-    /// The document.
-    pub json: &'static str,
-}
 
 /// Every group-version's OpenAPI 3.0 document, served at `/openapi/v3/<path>`.
 pub static OPENAPI_V3: &[OpenApiV3Document] = &[
@@ -86,3 +77,13 @@ pub fn aggregated_discovery(path: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// Every document above, as the runtime's HTTP layer serves them.
+pub static DOCUMENTS: Documents = Documents {
+    openapi_v2_json: OPENAPI_V2_JSON,
+    openapi_v2_protobuf: OPENAPI_V2_PROTO,
+    openapi_v3_index: OPENAPI_V3_INDEX,
+    openapi_v3: OPENAPI_V3,
+    discovery,
+    aggregated_discovery,
+};

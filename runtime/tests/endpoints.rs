@@ -8,7 +8,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use kapi_runtime::endpoints::{self, Config, Documents, OpenApiV3Document, ServerVersion};
+use kapi_runtime::endpoints::{self, Config, ServerVersion};
 use kapi_runtime::registry::Registry;
 use kapi_runtime::storage::Storage;
 use kapi_runtime::storage::embedded::EmbeddedStorage;
@@ -44,28 +44,10 @@ async fn api() -> Api {
         routes: kapi_generated::ROUTES,
         registry: Arc::new(registry),
         storage,
-        documents: documents(),
+        documents: kapi_generated::documents::DOCUMENTS,
         version: ServerVersion::default(),
     });
     Api { router, _dir: dir }
-}
-
-fn documents() -> Documents {
-    use kapi_generated::documents as generated;
-    Documents {
-        openapi_v2_json: generated::OPENAPI_V2_JSON,
-        openapi_v2_protobuf: generated::OPENAPI_V2_PROTO,
-        openapi_v3_index: generated::OPENAPI_V3_INDEX,
-        openapi_v3: (generated::OPENAPI_V3.iter())
-            .map(|d| OpenApiV3Document {
-                path: d.path,
-                hash: d.hash,
-                json: d.json,
-            })
-            .collect(),
-        discovery: generated::discovery,
-        aggregated_discovery: generated::aggregated_discovery,
-    }
 }
 
 /// A request: method, path, headers, body.

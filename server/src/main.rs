@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use clap::{Parser, ValueEnum};
-use kapi_runtime::endpoints::{self, Config, Documents, OpenApiV3Document, ServerVersion};
+use kapi_runtime::endpoints::{self, Config, ServerVersion};
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::Storage;
 use kapi_runtime::storage::embedded::EmbeddedStorage;
@@ -154,7 +154,7 @@ async fn run(flags: Flags) -> Result<()> {
         routes: kapi_generated::ROUTES,
         registry: Arc::new(registry),
         storage,
-        documents: documents(),
+        documents: kapi_generated::documents::DOCUMENTS,
         version: version(),
     });
 
@@ -295,26 +295,6 @@ async fn wait_for_signal() -> &'static str {
 async fn wait_for_signal() -> &'static str {
     let _ = tokio::signal::ctrl_c().await;
     "Ctrl-C"
-}
-
-/// The generated documents, as the runtime takes them.
-fn documents() -> Documents {
-    use kapi_generated::documents as generated;
-
-    Documents {
-        openapi_v2_json: generated::OPENAPI_V2_JSON,
-        openapi_v2_protobuf: generated::OPENAPI_V2_PROTO,
-        openapi_v3_index: generated::OPENAPI_V3_INDEX,
-        openapi_v3: (generated::OPENAPI_V3.iter())
-            .map(|document| OpenApiV3Document {
-                path: document.path,
-                hash: document.hash,
-                json: document.json,
-            })
-            .collect(),
-        discovery: generated::discovery,
-        aggregated_discovery: generated::aggregated_discovery,
-    }
 }
 
 /// `/version`: the Kubernetes version spoken, and this build.

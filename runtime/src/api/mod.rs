@@ -7,6 +7,7 @@
 
 mod binding;
 mod convert;
+mod documents;
 pub mod protobuf;
 mod route;
 mod strategy;
@@ -15,6 +16,7 @@ pub use binding::{Handler, RouteBinding};
 #[doc(hidden)]
 pub use convert::__private as __convert;
 pub use convert::Convert;
+pub use documents::{Documents, OpenApiV3Document};
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use strategy::Strategy;

@@ -26,6 +26,7 @@ mod resources;
 mod status;
 mod watch;
 
+pub use crate::api::{Documents, OpenApiV3Document};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -55,35 +56,6 @@ pub struct Config {
     pub documents: Documents,
     /// What `/version` reports.
     pub version: ServerVersion,
-}
-
-/// The static OpenAPI and discovery documents of the API, as generated.
-#[derive(Clone, Debug)]
-pub struct Documents {
-    /// `/openapi/v2` as JSON.
-    pub openapi_v2_json: &'static str,
-    /// `/openapi/v2` as the gnostic `openapi_v2.Document` protobuf.
-    pub openapi_v2_protobuf: &'static [u8],
-    /// `/openapi/v3`: the index of the group-version documents.
-    pub openapi_v3_index: &'static str,
-    /// `/openapi/v3/<path>`: one document per group-version.
-    pub openapi_v3: Vec<OpenApiV3Document>,
-    /// The legacy discovery document at a path (`/api`, `/api/v1`, `/apis`, `/apis/<g>`,
-    /// `/apis/<g>/<v>`).
-    pub discovery: fn(&str) -> Option<&'static str>,
-    /// The aggregated discovery document (`apidiscovery.k8s.io/v2`) at `/api` or `/apis`.
-    pub aggregated_discovery: fn(&str) -> Option<&'static str>,
-}
-
-/// One group-version's OpenAPI v3 document.
-#[derive(Clone, Copy, Debug)]
-pub struct OpenApiV3Document {
-    /// Its key in the index: `api/v1`, `apis/apps.example.dev/v1`.
-    pub path: &'static str,
-    /// Its hash: the `?hash=` of its URL in the index, and its `ETag`.
-    pub hash: &'static str,
-    /// The document.
-    pub json: &'static str,
 }
 
 /// `/version`: the nine fields of kube's `version.Info`.
