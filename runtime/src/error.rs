@@ -249,6 +249,15 @@ pub enum ApiError {
     /// 503: the storage cannot be reached.
     #[error("{0}")]
     ServiceUnavailable(String),
+    /// 504: a read asked for a resourceVersion the server has not reached, even after
+    /// waiting for it (kube's `NewTooLargeResourceVersionError`); retry in a second.
+    #[error("Timeout: Too large resource version: {requested}, current: {current}")]
+    TooLargeResourceVersion {
+        /// The resourceVersion asked for.
+        requested: u64,
+        /// The latest one the server has.
+        current: u64,
+    },
     /// 504: the request did not complete in time; it may still take effect.
     #[error("Timeout: {message}")]
     Timeout {
@@ -258,6 +267,9 @@ pub enum ApiError {
         retry_after_seconds: i32,
     },
 }
+
+/// kube's `resourceVersionTooHighRetrySeconds`.
+const TOO_LARGE_RETRY_SECONDS: i32 = 1;
 
 fn qualified_kind(group: &str, kind: &str) -> String {
     if group.is_empty() {
@@ -296,7 +308,7 @@ impl ApiError {
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Internal(_) => 500,
             ApiError::ServiceUnavailable(_) => 503,
-            ApiError::Timeout { .. } => 504,
+            ApiError::Timeout { .. } | ApiError::TooLargeResourceVersion { .. } => 504,
         }
     }
 
@@ -318,7 +330,7 @@ impl ApiError {
             ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::Internal(_) => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
-            ApiError::Timeout { .. } => "Timeout",
+            ApiError::Timeout { .. } | ApiError::TooLargeResourceVersion { .. } => "Timeout",
         }
     }
 
@@ -333,6 +345,7 @@ impl ApiError {
                 retry_after_seconds,
                 ..
             } => Some(*retry_after_seconds),
+            ApiError::TooLargeResourceVersion { .. } => Some(TOO_LARGE_RETRY_SECONDS),
             _ => None,
         }
     }
@@ -388,6 +401,15 @@ impl ApiError {
                 ..
             } => Some(StatusDetails {
                 retry_after_seconds: Some(*retry_after_seconds),
+                ..StatusDetails::default()
+            }),
+            ApiError::TooLargeResourceVersion { .. } => Some(StatusDetails {
+                retry_after_seconds: Some(TOO_LARGE_RETRY_SECONDS),
+                causes: Some(vec![StatusCause {
+                    reason: Some("ResourceVersionTooLarge".into()),
+                    message: Some("Too large resource version".into()),
+                    field: None,
+                }]),
                 ..StatusDetails::default()
             }),
             _ => None,

@@ -13,6 +13,8 @@
 
 pub mod api;
 #[cfg(feature = "server")]
+pub mod cache;
+#[cfg(feature = "server")]
 pub mod endpoints;
 pub mod error;
 pub mod meta;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use api_types::{apps, core};
 use futures_util::StreamExt;
+use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::registry::{
     EventStream, INITIAL_EVENTS_END, Registry, Target, WatchEvent, WatchEventType, WatchOptions,
     WriteOptions,
@@ -135,18 +136,35 @@ fn from(rv: &str) -> WatchOptions {
     }
 }
 
+/// A watch from before the cache's history is one 410 `ERROR`; one inside it replays.
 #[tokio::test]
-async fn a_compacted_revision_is_one_410_error_event() {
+async fn a_revision_older_than_the_cache_history_is_one_410_error_event() {
     let env = env().await;
-    let first = env
-        .create(env.configmaps(), configmap("a", json!({})))
-        .await;
-    env.create(env.configmaps(), configmap("b", json!({})))
-        .await;
-    let current = env.storage.current_revision().await.unwrap();
-    env.storage.compact(current).await.unwrap();
+    let registry = Registry::new(Arc::new(scheme()), env.storage.clone(), "/registry")
+        .await
+        .unwrap()
+        .with_watch_cache(CacheOptions {
+            history: 2,
+            ..CacheOptions::default()
+        });
+    let env = Env { registry, ..env };
+    let cms = env.configmaps();
+    let a = env.create(cms, configmap("a", json!({}))).await;
+    let b = env.create(cms, configmap("b", json!({}))).await;
+    let c = env.create(cms, configmap("c", json!({}))).await;
+    let d = env.create(cms, configmap("d", json!({}))).await;
+    // The history holds c and d: watches may start at b or later.
+    let mut events = env.watch(cms, from(&rv(&b))).await;
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "c".into(), rv(&c))
+    );
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "d".into(), rv(&d))
+    );
 
-    let mut events = env.watch(env.configmaps(), from(&rv(&first))).await;
+    let mut events = env.watch(cms, from(&rv(&a))).await;
     let event = next(&mut events).await;
     assert_eq!(event.type_, WatchEventType::Error);
     assert_eq!(event.object["kind"], "Status");
@@ -154,9 +172,31 @@ async fn a_compacted_revision_is_one_410_error_event() {
     assert_eq!(event.object["reason"], "Expired");
     assert_eq!(
         event.object["message"],
-        format!("too old resource version: {} ({current})", rv(&first))
+        format!("too old resource version: {} ({})", rv(&a), rv(&b))
     );
     assert!(events.next().await.is_none(), "the watch ends after ERROR");
+}
+
+/// Compacting the store does not shorten the cache's history (kube's cacher serves
+/// watches from its own ring), and the cache keeps following the store.
+#[tokio::test]
+async fn storage_compaction_leaves_cached_history_alone() {
+    let env = env().await;
+    let cms = env.configmaps();
+    let first = env.create(cms, configmap("a", json!({}))).await;
+    let b = env.create(cms, configmap("b", json!({}))).await;
+    let current = env.storage.current_revision().await.unwrap();
+    env.storage.compact(current).await.unwrap();
+    let mut events = env.watch(cms, from(&rv(&first))).await;
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "b".into(), rv(&b))
+    );
+    let c = env.create(cms, configmap("c", json!({}))).await;
+    assert_eq!(
+        summary(&next(&mut events).await),
+        (WatchEventType::Added, "c".into(), rv(&c))
+    );
 }
 
 #[tokio::test]
@@ -365,56 +405,51 @@ async fn the_watch_ends_at_its_timeout() {
     assert!(matches!(end, Ok(None)), "the stream ends cleanly");
 }
 
-/// A watcher nobody reads does not hold up writes; read at last, it delivers them in
-/// order, or, if the store dropped it, an in-order part then one `ERROR` (500) and the end.
+/// A watcher nobody reads does not hold up writes nor the other watchers: the cache drops
+/// it once its buffer is full. Read at last, it delivers what it held, in order, then one
+/// `ERROR` (500) saying to watch again, and the end.
 #[tokio::test]
-async fn a_slow_watcher_gets_every_change_in_order_or_an_error_event() {
+async fn a_slow_watcher_is_dropped_with_an_error_after_what_it_held() {
     let dir = tempfile::tempdir().unwrap();
-    let options = kapi_runtime::storage::embedded::Options {
-        watch_capacity: 1,
-        ..Default::default()
-    };
-    let storage: Arc<dyn Storage> =
-        Arc::new(EmbeddedStorage::open_with(dir.path(), options).unwrap());
+    let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
     let registry = Registry::new(Arc::new(scheme()), storage.clone(), "/registry")
         .await
-        .unwrap();
+        .unwrap()
+        .with_watch_cache(CacheOptions {
+            watcher_buffer: 2,
+            ..CacheOptions::default()
+        });
     let env = Env {
         registry,
         storage,
         _dir: dir,
     };
-    let mut events = env.watch(env.configmaps(), WatchOptions::default()).await;
-    let first = env
-        .create(env.configmaps(), configmap("a", json!({})))
-        .await;
-    assert_eq!(
-        summary(&next(&mut events).await),
-        (WatchEventType::Added, "a".into(), rv(&first))
-    );
+    let mut slow = env.watch(env.configmaps(), WatchOptions::default()).await;
+    let mut fast = env.watch(env.configmaps(), WatchOptions::default()).await;
     let mut names = Vec::new();
     for i in 0..8 {
         let name = format!("b{i}");
         env.create(env.configmaps(), configmap(&name, json!({})))
             .await;
+        // The other watcher keeps up, and sees every change.
+        let event = next(&mut fast).await;
+        assert_eq!(event.object["metadata"]["name"], name.as_str());
         names.push(name);
     }
-    for (i, name) in names.iter().enumerate() {
-        let event = next(&mut events).await;
-        if event.type_ == WatchEventType::Error {
-            assert_eq!(event.object["code"], 500, "{}", event.object);
-            let message = event.object["message"].as_str().unwrap();
-            assert!(
-                message.contains("watch again from the last resourceVersion"),
-                "{message}"
-            );
-            assert!(events.next().await.is_none(), "the watch ends after ERROR");
-            return;
-        }
+    for name in &names[..2] {
+        let event = next(&mut slow).await;
         assert_eq!(
             (event.type_, event.object["metadata"]["name"].as_str()),
-            (WatchEventType::Added, Some(name.as_str())),
-            "event {i}"
+            (WatchEventType::Added, Some(name.as_str()))
         );
     }
+    let error = next(&mut slow).await;
+    assert_eq!(error.type_, WatchEventType::Error);
+    assert_eq!(error.object["code"], 500, "{}", error.object);
+    let message = error.object["message"].as_str().unwrap();
+    assert!(
+        message.contains("more than 2 changes behind") && message.contains("watch again"),
+        "{message}"
+    );
+    assert!(slow.next().await.is_none(), "the watch ends after ERROR");
 }

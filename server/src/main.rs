@@ -8,17 +8,18 @@
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use clap::{Parser, ValueEnum};
+use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::endpoints::{self, Config, ServerVersion};
 use kapi_runtime::registry::{Registry, Schemas};
-use kapi_runtime::storage::Storage;
 use kapi_runtime::storage::embedded::EmbeddedStorage;
+use kapi_runtime::storage::{Storage, compactor};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 
@@ -57,6 +58,16 @@ struct Flags {
     /// The private key (PEM) of --tls-cert-file.
     #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
     tls_private_key_file: Option<PathBuf>,
+
+    /// How many recent changes each resource's watch cache keeps for watches that resume
+    /// from a past resourceVersion (older ones get 410 Expired and relist).
+    #[arg(long, value_name = "EVENTS", default_value_t = kapi_runtime::cache::DEFAULT_HISTORY)]
+    watch_cache_history: usize,
+
+    /// How often the store's history is compacted, keeping one interval of it (kube's
+    /// `--etcd-compaction-interval`, e.g. `5m`, `30s`); `0` disables compaction.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
+    compaction_interval: Duration,
 
     /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace. `RUST_LOG`
     /// (`info,kapi::http=warn`) overrides it.
@@ -149,10 +160,17 @@ async fn run(flags: Flags) -> Result<()> {
     let registry = Registry::new(scheme, Arc::clone(&storage), flags.etcd_prefix.clone())
         .await
         .context("starting the registry")?
-        .with_schemas(Arc::new(schemas));
+        .with_schemas(Arc::new(schemas))
+        .with_watch_cache(CacheOptions {
+            history: flags.watch_cache_history.max(1),
+            ..CacheOptions::default()
+        });
+    let registry = Arc::new(registry);
+    let compactor = (!flags.compaction_interval.is_zero())
+        .then(|| compactor::start(&storage, flags.compaction_interval));
     let app = endpoints::router(Config {
         routes: kapi_generated::ROUTES,
-        registry: Arc::new(registry),
+        registry: Arc::clone(&registry),
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
         version: version(),
@@ -171,7 +189,12 @@ async fn run(flags: Flags) -> Result<()> {
     );
 
     let handle = Handle::new();
-    tokio::spawn(shutdown_on_signal(handle.clone()));
+    // Weak: the registry (and its store) must go with the router when serving ends.
+    tokio::spawn(shutdown_on_signal(
+        handle.clone(),
+        Arc::downgrade(&registry),
+    ));
+    drop(registry);
     let service = app.into_make_service();
     match tls {
         Some(tls) => {
@@ -188,6 +211,10 @@ async fn run(flags: Flags) -> Result<()> {
         }
     }
     .context("serving")?;
+    if let Some(compactor) = compactor {
+        compactor.abort();
+        let _ = compactor.await;
+    }
 
     // The router (with the registry and the store) is gone with the server: the store has
     // flushed and closed unless something still holds it.
@@ -263,11 +290,15 @@ fn example_resource() -> &'static str {
     kind.map_or("namespaces", |info| info.plural)
 }
 
-/// Waits for SIGTERM or SIGINT, then drains: no new connections, in-flight requests
-/// finish (up to [`SHUTDOWN_GRACE`]). A second signal stops at once.
-async fn shutdown_on_signal(handle: Handle<SocketAddr>) {
+/// Waits for SIGTERM or SIGINT, then drains: no new connections, open watches end at once
+/// (clients watch again elsewhere), other in-flight requests finish (up to
+/// [`SHUTDOWN_GRACE`]). A second signal stops at once.
+async fn shutdown_on_signal(handle: Handle<SocketAddr>, registry: Weak<Registry>) {
     let signal = wait_for_signal().await;
     tracing::info!(%signal, "shutting down: finishing in-flight requests");
+    if let Some(registry) = registry.upgrade() {
+        registry.stop_watches();
+    }
     handle.graceful_shutdown(Some(SHUTDOWN_GRACE));
     let signal = wait_for_signal().await;
     tracing::warn!(%signal, "stopping now");

@@ -28,7 +28,7 @@ use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
 use crate::error::ApiError;
 use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions, ListMeta};
-use crate::registry::{ObjectList, Subresource, Target, Written};
+use crate::registry::{GetOptions, ObjectList, Subresource, Target, Written};
 
 /// One mounted route.
 struct Endpoint {
@@ -237,7 +237,10 @@ async fn handle(
     match handler {
         Handler::Get | Handler::GetStatus | Handler::GetScale => {
             let subresource = subresource(handler);
-            let object = registry.get(target, name, subresource).await?;
+            let options = GetOptions {
+                resource_version: query.string("resourceVersion"),
+            };
+            let object = (registry.get_with(target, name, subresource, &options)).await?;
             if let Format::Table(version) = output.format {
                 let objects = std::slice::from_ref(&object);
                 let table = registry.table(target, objects, None, include_object)?;

@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use axum::http::header::{CONTENT_TYPE, HeaderValue};
 use axum::response::Response;
 use futures_util::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::media::{Format, Output, TableVersion};
 use crate::error::ApiError;
@@ -73,13 +73,7 @@ pub(super) async fn serve(
         if event.type_ != WatchEventType::Error && event.type_ != WatchEventType::Bookmark {
             first = false;
         }
-        let mut line = serde_json::to_vec(&event).unwrap_or_else(|e| {
-            let error = ApiError::Internal(format!("encoding a watch event: {e}"));
-            serde_json::to_vec(&json!({"type": "ERROR", "object": error.to_status()}))
-                .unwrap_or_default()
-        });
-        line.push(b'\n');
-        Ok::<_, Infallible>(Bytes::from(line))
+        Ok::<_, Infallible>(frame(&event))
     });
     let mut response = Response::new(Body::from_stream(lines));
     *response.status_mut() = StatusCode::OK;
@@ -90,6 +84,27 @@ pub(super) async fn serve(
         HeaderValue::from_static("no-cache, private"),
     );
     Ok(response)
+}
+
+/// One line of the stream: `{"type":"...","object":...}` and a newline. The object's
+/// encoding is the one the registry shares between every watcher of the change in that
+/// version; only the frame is written per watcher.
+fn frame(event: &WatchEvent) -> Bytes {
+    let type_ = match event.type_ {
+        WatchEventType::Added => "ADDED",
+        WatchEventType::Modified => "MODIFIED",
+        WatchEventType::Deleted => "DELETED",
+        WatchEventType::Bookmark => "BOOKMARK",
+        WatchEventType::Error => "ERROR",
+    };
+    let object = event.object.json();
+    let mut line = Vec::with_capacity(object.len() + 32);
+    line.extend_from_slice(b"{\"type\":\"");
+    line.extend_from_slice(type_.as_bytes());
+    line.extend_from_slice(b"\",\"object\":");
+    line.extend_from_slice(&object);
+    line.extend_from_slice(b"}\n");
+    Bytes::from(line)
 }
 
 /// 30 to 60 minutes, as kube-apiserver spreads watch ends over time.
@@ -125,7 +140,9 @@ fn as_table(
         Err(error) => {
             return WatchEvent {
                 type_: WatchEventType::Error,
-                object: serde_json::to_value(error.to_status()).unwrap_or_default(),
+                object: serde_json::to_value(error.to_status())
+                    .unwrap_or_default()
+                    .into(),
             };
         }
     };
@@ -141,14 +158,15 @@ fn as_table(
     match serde_json::to_value(&table) {
         Ok(object) => WatchEvent {
             type_: event.type_,
-            object,
+            object: object.into(),
         },
         Err(e) => WatchEvent {
             type_: WatchEventType::Error,
             object: serde_json::to_value(
                 ApiError::Internal(format!("encoding a Table: {e}")).to_status(),
             )
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            .into(),
         },
     }
 }

@@ -45,6 +45,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub use crate::cache::SharedObject;
+use crate::cache::{self, Cache, CacheOptions, Caches};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
@@ -103,6 +105,14 @@ pub struct ListOptions {
     pub resource_version_match: Option<String>,
 }
 
+/// Query options of a get (`GetOptions`).
+#[derive(Clone, Debug, Default)]
+pub struct GetOptions {
+    /// `resourceVersion`: none reads the latest (from storage); `0` any (the watch cache);
+    /// `N` not older than `N` (the cache once it has reached `N`).
+    pub resource_version: Option<String>,
+}
+
 /// Query options of a watch.
 #[derive(Clone, Debug, Default)]
 pub struct WatchOptions {
@@ -147,8 +157,9 @@ pub struct WatchEvent {
     #[serde(rename = "type")]
     pub type_: WatchEventType,
     /// The object in the request's version, with its resourceVersion; a `Status` for
-    /// `ERROR`.
-    pub object: Value,
+    /// `ERROR`. Shared with every watcher sending the same change in the same version, so
+    /// it is encoded once ([`SharedObject::json`]).
+    pub object: SharedObject,
 }
 
 /// A page of a list, in the request's version.
@@ -203,23 +214,33 @@ pub struct Registry {
     storage: Arc<dyn Storage>,
     prefix: String,
     schemas: Option<Arc<Schemas>>,
+    /// One watch cache per kind.
+    caches: Caches,
 }
 
 impl Registry {
     /// A registry keeping objects of `scheme` in `storage`, under keys starting with
-    /// `prefix` (`/registry`). Creates the `default` namespace when the scheme has the core
-    /// `namespaces` resource and it is missing.
+    /// `prefix` (`/registry`), with a watch cache per kind ([`CacheOptions::default`]; see
+    /// [`Registry::with_watch_cache`]) fed by tasks on the current tokio runtime. Creates the
+    /// `default` namespace when the scheme has the core `namespaces` resource and it is
+    /// missing.
     pub async fn new(
         scheme: Arc<Scheme>,
         storage: Arc<dyn Storage>,
         prefix: impl Into<String>,
     ) -> Result<Registry, ApiError> {
         let prefix = prefix.into().trim_end_matches('/').to_owned();
+        let keys = object::Keys::new(&prefix);
+        let prefixes: Vec<String> = (scheme.kinds().iter())
+            .map(|kind| keys.kind_prefix(kind.info))
+            .collect();
+        let caches = Caches::start(&storage, prefixes, CacheOptions::default());
         let registry = Registry {
             scheme,
             storage,
             prefix,
             schemas: None,
+            caches,
         };
         registry.start_namespaces().await?;
         Ok(registry)
@@ -232,23 +253,101 @@ impl Registry {
         self
     }
 
+    /// Sets the watch caches' history size and watcher buffer.
+    pub fn with_watch_cache(self, options: CacheOptions) -> Registry {
+        self.caches.configure(options);
+        self
+    }
+
     /// The scheme served.
     pub fn scheme(&self) -> &Scheme {
         &self.scheme
+    }
+
+    /// Ends every open watch cleanly and refuses new ones (503): the server is shutting
+    /// down, and watches would otherwise hold its drain until their timeout.
+    pub fn stop_watches(&self) {
+        self.caches.close();
+    }
+
+    /// How many watches the caches serve now.
+    pub fn watchers(&self) -> usize {
+        self.caches.iter().map(|c| c.watchers()).sum()
+    }
+
+    /// The index of `kind` in the scheme (watch streams keep it rather than a borrow).
+    fn kind_index(&self, kind: &KindEntry) -> Result<usize, ApiError> {
+        let info = kind.info;
+        (self.scheme.kinds().iter())
+            .position(|k| std::ptr::eq(k, kind))
+            .or_else(|| {
+                (self.scheme.kinds().iter())
+                    .position(|k| k.info.group == info.group && k.info.kind == info.kind)
+            })
+            .ok_or_else(|| {
+                object::internal(format!("{} is not in the registry's scheme", info.kind))
+            })
+    }
+
+    /// The watch cache of `kind`, once it has loaded (kube answers 429 "storage is
+    /// (re)initializing" after waiting a little).
+    async fn ready_cache(&self, kind: &KindEntry) -> Result<&Cache, ApiError> {
+        let prefix = self.keys().kind_prefix(kind.info);
+        let cache = (self.caches.for_prefix(&prefix))
+            .ok_or_else(|| object::internal(format!("{} has no watch cache", kind.info.kind)))?;
+        if cache.revision().is_none() {
+            cache.wait_for(0, cache::FRESHNESS_TIMEOUT).await;
+        }
+        Ok(cache)
+    }
+
+    /// Whether `cache` may answer a read "not older than" `at_least`: it has reached it
+    /// (`true`), or storage has and the cache may never (its kind saw no change at that
+    /// revision; `false`: read storage). Neither, after waiting kube's `blockTimeout` for
+    /// the revision to come: 504 "Too large resource version".
+    async fn cache_reaches(&self, cache: &Cache, at_least: u64) -> Result<bool, ApiError> {
+        if cache.revision().is_some_and(|r| r >= at_least) {
+            return Ok(true);
+        }
+        let current = self.storage.current_revision().await;
+        let current = current
+            .map_err(|e| object::storage_error(e, &crate::error::GroupResource::new("", ""), ""))?;
+        if current >= at_least {
+            return Ok(false);
+        }
+        match cache.wait_for(at_least, cache::FRESHNESS_TIMEOUT).await {
+            Some(_) => Ok(true),
+            None => Err(ApiError::TooLargeResourceVersion {
+                requested: at_least,
+                current: cache.revision().unwrap_or(current).max(current),
+            }),
+        }
     }
 
     fn keys(&self) -> object::Keys<'_> {
         object::Keys::new(&self.prefix)
     }
 
-    /// Reads one object (`GET .../{name}`), or its `status` / `scale` view.
+    /// Reads the latest state of one object (`GET .../{name}`), or its `status` / `scale`
+    /// view.
     pub async fn get(
         &self,
         target: Target<'_>,
         name: &str,
         subresource: Option<Subresource>,
     ) -> Result<Value, ApiError> {
-        self.get_object(target, name, subresource).await
+        (self.get_object(target, name, subresource, &GetOptions::default())).await
+    }
+
+    /// Reads one object with `GetOptions` (`resourceVersion`).
+    pub async fn get_with(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        subresource: Option<Subresource>,
+        options: &GetOptions,
+    ) -> Result<Value, ApiError> {
+        self.get_object(target, name, subresource, options).await
     }
 
     /// Lists a collection.

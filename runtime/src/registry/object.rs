@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::names;
 use crate::api::{KindInfo, Scope};
+use crate::cache::CacheError;
 use crate::error::{ApiError, GroupResource};
 use crate::scheme::KindEntry;
 use crate::storage::{self, KeyValue, Revision};
@@ -50,10 +51,9 @@ pub fn storage_error(error: storage::Error, resource: &GroupResource, name: &str
         } => ApiError::Expired(format!(
             "too old resource version: {requested} ({compacted})"
         )),
-        Error::FutureRevision { requested, current } => ApiError::Timeout {
-            message: format!("Too large resource version: {requested}, current: {current}"),
-            retry_after_seconds: 1,
-        },
+        Error::FutureRevision { requested, current } => {
+            ApiError::TooLargeResourceVersion { requested, current }
+        }
         Error::TooLarge { limit, .. } => {
             ApiError::RequestEntityTooLarge(format!("limit is {limit}"))
         }
@@ -65,6 +65,18 @@ pub fn storage_error(error: storage::Error, resource: &GroupResource, name: &str
         error @ (Error::Lagged { .. } | Error::InvalidArgument(_) | Error::Internal(_)) => {
             ApiError::Internal(error.to_string())
         }
+    }
+}
+
+/// Maps a watch cache failure to a Status.
+pub fn cache_error(error: CacheError) -> ApiError {
+    match error {
+        CacheError::NotReady => ApiError::TooManyRequests {
+            message: error.to_string(),
+            retry_after_seconds: 1,
+        },
+        CacheError::TooOld { .. } => ApiError::Expired(error.to_string()),
+        CacheError::ShuttingDown => ApiError::ServiceUnavailable(error.to_string()),
     }
 }
 

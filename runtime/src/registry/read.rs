@@ -15,7 +15,8 @@ use serde_json::Value;
 use super::object::{self, internal};
 use super::selector::Selectors;
 use super::update::parse_resource_version;
-use super::{ListOptions, ObjectList, Registry, Subresource, Target};
+use super::watch::{in_version, matches_cached};
+use super::{GetOptions, ListOptions, ObjectList, Registry, Subresource, Target};
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::scheme::KindEntry;
 use crate::storage::{self, KeyValue, ListRequest, Revision};
@@ -53,6 +54,7 @@ impl Registry {
         target: Target<'_>,
         name: &str,
         subresource: Option<Subresource>,
+        options: &GetOptions,
     ) -> Result<Value, ApiError> {
         let kind = target.kind;
         let info = kind.info;
@@ -67,12 +69,39 @@ impl Registry {
             }
             _ => None,
         };
+        let not_found = || ApiError::NotFound {
+            resource: resource.clone(),
+            name: name.to_owned(),
+        };
+        // `0`: any state, the cache's; `N`: not older than `N`, the cache's once it has
+        // reached `N`; none: the latest, from storage (a consistent read).
+        let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
+        let cached = match resource_version.map(parse_resource_version).transpose()? {
+            None => false,
+            Some(0) => true,
+            Some(at_least) => {
+                let cache = self.ready_cache(kind).await?;
+                self.cache_reaches(cache, at_least).await?
+            }
+        };
+        if cached {
+            let cache = self.ready_cache(kind).await?;
+            let (object, _) = cache.get(&key).map_err(object::cache_error)?;
+            let object = object.ok_or_else(not_found)?;
+            return match scale {
+                Some(scale) => {
+                    let stored = object.decoded.clone().map_err(internal)?;
+                    let from = object::stored_version(kind, &stored);
+                    let hub = kind.to_hub(stored, from).map_err(internal)?;
+                    let hub = kind.hub_json(&hub).map_err(internal)?;
+                    Ok(super::scale::view(scale, &hub, object.kv.mod_revision))
+                }
+                None => Ok(in_version(kind, &object, target.version)?.value().clone()),
+            };
+        }
         let kv = (self.storage.get(&key, 0).await)
             .map_err(|e| object::storage_error(e, &resource, name))?
-            .ok_or_else(|| ApiError::NotFound {
-                resource: resource.clone(),
-                name: name.to_owned(),
-            })?;
+            .ok_or_else(not_found)?;
         match scale {
             Some(scale) => {
                 let stored = object::decode(&kv)?;
@@ -102,6 +131,12 @@ impl Registry {
 
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let continue_token = (options.continue_token.as_deref()).filter(|t| !t.is_empty());
+        if let Some(list) = self
+            .list_cached(target, options, &selectors, &prefix)
+            .await?
+        {
+            return Ok(list);
+        }
         let mut revision: Revision = 0;
         let mut start_after = None;
         let mut at_least: Revision = 0;
@@ -192,6 +227,53 @@ impl Registry {
             continue_token,
             remaining_item_count: remaining,
         })
+    }
+}
+
+impl Registry {
+    /// A list the watch cache answers, as kube's cacher does (`shouldDelegateList`): not a
+    /// continuation, with a `resourceVersion` (none is a consistent read: storage), matched
+    /// "not older than", and unpaginated unless at `0` (whose limit the cache ignores, as
+    /// kube's). `None`: read storage.
+    async fn list_cached(
+        &self,
+        target: Target<'_>,
+        options: &ListOptions,
+        selectors: &Selectors,
+        prefix: &str,
+    ) -> Result<Option<ObjectList>, ApiError> {
+        let kind = target.kind;
+        let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
+        let continues = (options.continue_token.as_deref()).is_some_and(|t| !t.is_empty());
+        let not_older_than = matches!(
+            options.resource_version_match.as_deref(),
+            None | Some("" | "NotOlderThan")
+        );
+        let Some(resource_version) = resource_version.filter(|_| !continues && not_older_than)
+        else {
+            return Ok(None);
+        };
+        let at_least = parse_resource_version(resource_version)?;
+        if options.limit > 0 && at_least != 0 {
+            return Ok(None);
+        }
+        let cache = self.ready_cache(kind).await?;
+        if at_least > 0 && !self.cache_reaches(cache, at_least).await? {
+            return Ok(None);
+        }
+        let snapshot = cache.list(prefix).map_err(object::cache_error)?;
+        let mut items = Vec::new();
+        for cached in &snapshot.objects {
+            if matches_cached(kind, cached, selectors)? {
+                items.push(in_version(kind, cached, target.version)?.value().clone());
+            }
+        }
+        Ok(Some(ObjectList {
+            items,
+            resource_version: snapshot.revision.to_string(),
+            continue_token: None,
+            remaining_item_count: None,
+        }))
     }
 }
 

@@ -1,18 +1,22 @@
-//! Watch: every change of a collection after a revision, as kube-apiserver's etcd watcher
-//! (`storage/etcd3/watcher.go`) sends them, on top of [`Storage::watch`](crate::storage::Storage::watch).
+//! Watch: every change of a collection after a revision, as kube-apiserver's cacher
+//! (`storage/cacher`) sends them, served from the kind's watch [`Cache`].
 //!
-//! - A `resourceVersion` of `N` delivers every change after `N`, in order, exactly once; `0`
-//!   or none first sends an `ADDED` event per current object (a list at the current revision)
-//!   then every change after that revision, so nothing is missed or repeated.
+//! - A `resourceVersion` of `N` delivers every change after `N`, in order, exactly once,
+//!   from the cache's history (older than it: one `ERROR` event with kube's 410 `Expired`
+//!   Status, then the end). `0` first sends an `ADDED` event per object the cache holds,
+//!   then every later change; none (the most recent, consistent) does the same from a
+//!   storage list, then follows the cache from that list's revision.
 //! - Selectors apply to both sides of a change: matched before and after is `MODIFIED`, only
 //!   after is `ADDED`, only before is `DELETED` (the old object at the change's revision).
 //!   A `DELETED` event carries the last state of the object with the delete's revision.
-//! - A revision older than the retained history is one `ERROR` event with kube's 410
-//!   `Expired` Status, then the end; so is a watcher too slow to keep up (a 500).
+//! - Objects come from the cache, converted to the watch's version once per change and
+//!   version and shared by every watcher ([`SharedObject`]).
+//! - A watcher too slow to keep up is dropped by the cache: its buffered events, then one
+//!   `ERROR` (500) saying to watch again; the cache re-listing ends the stream cleanly.
 //! - `allowWatchBookmarks` sends a `BOOKMARK` every [`WatchOptions::bookmark_interval`]
 //!   with the last revision the watch has seen; `sendInitialEvents=true` ends its initial
 //!   events with a bookmark annotated `k8s.io/initial-events-end: "true"`.
-//! - The stream ends cleanly at [`WatchOptions::timeout`].
+//! - The stream ends cleanly at [`WatchOptions::timeout`] and when the server shuts down.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -20,7 +24,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_core::Stream;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -28,12 +31,13 @@ use super::object::{self, internal};
 use super::selector::Selectors;
 use super::update::parse_resource_version;
 use super::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
-use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
+use crate::cache::{self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription};
+use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::scheme::{KindEntry, Scheme};
-use crate::storage::{self, KeyValue, ListRequest, Revision, WatchStream};
+use crate::storage::{ListRequest, Revision};
 
 /// The stream of a watch: it ends at the timeout, after an `ERROR`, or when the storage
-/// closes. Dropping it ends the storage watch.
+/// closes. Dropping it unregisters the watcher.
 pub type EventStream = Pin<Box<dyn Stream<Item = WatchEvent> + Send>>;
 
 /// How often bookmarks are sent by default (kube's cacher sends one about every minute).
@@ -63,58 +67,70 @@ impl Registry {
             Some(send) => send,
             None => matches!(requested, None | Some(0)),
         };
-        let kind_index = (self.scheme.kinds().iter())
-            .position(|k| std::ptr::eq(k, kind))
-            .or_else(|| {
-                (self.scheme.kinds().iter())
-                    .position(|k| k.info.group == info.group && k.info.kind == info.kind)
-            })
-            .ok_or_else(|| internal(format!("{} is not in the registry's scheme", info.kind)))?;
+        let kind_index = self.kind_index(kind)?;
+        let cache = self.ready_cache(kind).await?;
 
         let mut pending = VecDeque::new();
-        let from = if send_initial {
-            let list = (self.storage.list(ListRequest::prefix(prefix.clone())).await)
-                .map_err(|e| object::storage_error(e, &resource, ""))?;
-            if let Some(at_least) = requested.filter(|r| *r > list.revision) {
-                return Err(ApiError::Timeout {
-                    message: format!(
-                        "Too large resource version: {at_least}, current: {}",
-                        list.revision
-                    ),
-                    retry_after_seconds: 1,
-                });
-            }
-            for kv in &list.items {
-                let stored = object::decode(kv)?;
-                if matches(kind, &stored, &selectors)? {
-                    let object = convert(kind, kv, stored, target.version, kv.mod_revision)?;
-                    pending.push_back(event(WatchEventType::Added, object));
+        let mut initial = Vec::new();
+        let started = if send_initial {
+            // What the initial events come from: the cache when it may answer (`0`, or
+            // not older than a revision it has reached), else a consistent storage list.
+            let fresh = match requested {
+                Some(0) => true,
+                Some(at_least) => self.cache_reaches(cache, at_least).await?,
+                None => false,
+            };
+            let (revision, subscription) = if fresh {
+                let (snapshot, subscription) =
+                    cache.list_and_watch(&prefix).map_err(object::cache_error)?;
+                for cached in &snapshot.objects {
+                    if matches_cached(kind, cached, &selectors)? {
+                        let object = in_version(kind, cached, target.version)?;
+                        initial.push(event(WatchEventType::Added, object));
+                    }
                 }
-            }
+                (snapshot.revision, Ok(subscription))
+            } else {
+                let list = (self.storage.list(ListRequest::prefix(prefix.clone())).await)
+                    .map_err(|e| object::storage_error(e, &resource, ""))?;
+                for kv in &list.items {
+                    let stored = object::decode(kv)?;
+                    if matches(kind, &stored, &selectors)? {
+                        let object =
+                            object::stored_in_version(kind, kv, target.version, kv.mod_revision)?;
+                        initial.push(event(WatchEventType::Added, object.into()));
+                    }
+                }
+                (list.revision, cache.watch(&prefix, list.revision))
+            };
+            pending.extend(initial);
             if options.send_initial_events == Some(true) {
-                let mut bookmark = bookmark(kind, target.version, list.revision);
+                let mut bookmark = bookmark(kind, target.version, revision);
                 object::set_meta(
                     &mut bookmark,
                     "annotations",
                     Some(json!({ INITIAL_EVENTS_END: "true" })),
                 );
-                pending.push_back(event(WatchEventType::Bookmark, bookmark));
+                pending.push_back(event(WatchEventType::Bookmark, bookmark.into()));
             }
-            list.revision
+            subscription.map(|s| (revision, s))
         } else {
-            requested.unwrap_or(0)
+            let after = match requested {
+                Some(revision) if revision > 0 => revision,
+                // Changes from now on.
+                _ => (self.storage.current_revision().await)
+                    .map_err(|e| object::storage_error(e, &resource, ""))?,
+            };
+            cache.watch(&prefix, after).map(|s| (after, s))
         };
-
-        let mut done = false;
-        let events = match self.storage.watch(&prefix, from).await {
-            Ok(events) => Some(events),
-            Err(error @ storage::Error::Compacted { .. }) => {
+        let (from, events, done) = match started {
+            Ok((from, subscription)) => (from, Some(subscription), false),
+            Err(error @ cache::CacheError::TooOld { .. }) => {
                 pending.clear();
-                pending.push_back(error_event(&object::storage_error(error, &resource, "")));
-                done = true;
-                None
+                pending.push_back(error_event(&object::cache_error(error)));
+                (0, None, true)
             }
-            Err(error) => return Err(object::storage_error(error, &resource, "")),
+            Err(error) => return Err(object::cache_error(error)),
         };
         let interval = options
             .bookmark_interval
@@ -124,7 +140,6 @@ impl Registry {
             scheme: Arc::clone(&self.scheme),
             kind: kind_index,
             version: target.version.to_owned(),
-            resource,
             selectors,
             events,
             pending,
@@ -151,13 +166,12 @@ struct Watcher {
     /// Index of the kind in the scheme.
     kind: usize,
     version: String,
-    resource: GroupResource,
     selectors: Selectors,
-    /// `None` once the storage stream is gone.
-    events: Option<WatchStream>,
+    /// `None` once the cache's stream is gone.
+    events: Option<Subscription>,
     /// Events ready to send (initial events, a final error).
     pending: VecDeque<WatchEvent>,
-    /// The last revision seen from storage (every change under the prefix, selected or
+    /// The last revision seen from the cache (every change under the prefix, selected or
     /// not): what a bookmark may claim.
     last: Revision,
     bookmarks: bool,
@@ -170,7 +184,7 @@ struct Watcher {
 
 /// What woke the watcher.
 enum Wake {
-    Storage(Option<storage::Result<storage::WatchEvent>>),
+    Cache(Result<Arc<CachedEvent>, End>),
     Bookmark,
     Timeout,
 }
@@ -191,7 +205,7 @@ impl Watcher {
             let wake = tokio::select! {
                 biased;
                 () = sleep_until(deadline) => Wake::Timeout,
-                item = events.next() => Wake::Storage(item),
+                item = events.next() => Wake::Cache(item),
                 () = tokio::time::sleep_until(next_bookmark), if bookmarks => Wake::Bookmark,
             };
             match wake {
@@ -203,18 +217,20 @@ impl Watcher {
                     self.next_bookmark = Instant::now() + self.interval;
                     let kind = &self.scheme.kinds()[self.kind];
                     let object = bookmark(kind, &self.version, self.last);
-                    return Some(event(WatchEventType::Bookmark, object));
+                    return Some(event(WatchEventType::Bookmark, object.into()));
                 }
-                Wake::Storage(None) => {
+                Wake::Cache(Err(End::Lagged { buffer })) => {
+                    self.finish();
+                    return Some(error_event(&ApiError::Internal(format!(
+                        "the watch fell more than {buffer} changes behind and was closed; watch again from the last resourceVersion received"
+                    ))));
+                }
+                Wake::Cache(Err(End::Reset | End::Closed)) => {
                     self.finish();
                     return None;
                 }
-                Wake::Storage(Some(Err(error))) => {
-                    self.finish();
-                    return Some(error_event(&watch_error(error, &self.resource)));
-                }
-                Wake::Storage(Some(Ok(change))) => {
-                    self.last = self.last.max(change.revision());
+                Wake::Cache(Ok(change)) => {
+                    self.last = self.last.max(change.revision);
                     match self.transform(&change) {
                         Ok(Some(event)) => return Some(event),
                         Ok(None) => {}
@@ -228,51 +244,53 @@ impl Watcher {
         }
     }
 
-    /// Ends the stream and the storage watch.
+    /// Ends the stream and unregisters from the cache.
     fn finish(&mut self) {
         self.done = true;
         self.events = None;
     }
 
-    /// kube's `watchChan.transform`: the event a change is for this watch, if any.
-    fn transform(&self, change: &storage::WatchEvent) -> Result<Option<WatchEvent>, ApiError> {
+    /// kube's `cacheWatcher.convertToWatchEvent`: the event a change is for this watch, if
+    /// any.
+    fn transform(&self, change: &CachedEvent) -> Result<Option<WatchEvent>, ApiError> {
         let kind = &self.scheme.kinds()[self.kind];
         let selectors = &self.selectors;
         let version = self.version.as_str();
-        let decoded = |kv: &KeyValue| -> Result<(bool, Value), ApiError> {
-            let stored = object::decode(kv)?;
-            Ok((matches(kind, &stored, selectors)?, stored))
-        };
-        match change {
-            storage::WatchEvent::Progress { .. } => Ok(None),
-            storage::WatchEvent::Delete { prev, revision } => {
-                let (matched, stored) = decoded(prev)?;
-                if !matched {
+        let revision = change.revision;
+        match &change.change {
+            Change::Progress => Ok(None),
+            Change::Delete { prev } => {
+                if !matches_cached(kind, prev, selectors)? {
                     return Ok(None);
                 }
-                let object = convert(kind, prev, stored, version, *revision)?;
+                let object = gone(kind, change, prev, version)?;
                 Ok(Some(event(WatchEventType::Deleted, object)))
             }
-            storage::WatchEvent::Put { kv, prev } => {
-                let (now, stored) = decoded(kv)?;
+            Change::Put { object, prev } => {
+                let now = matches_cached(kind, object, selectors)?;
                 let before = match prev {
-                    Some(prev) if !selectors.is_empty() => Some(decoded(prev)?),
-                    Some(_) => Some((true, Value::Null)),
+                    Some(prev) if !selectors.is_empty() => {
+                        Some(matches_cached(kind, prev, selectors)?)
+                    }
+                    Some(_) => Some(true),
                     None => None,
                 };
-                let revision = kv.mod_revision;
                 match (before, now) {
-                    (None, true) | (Some((false, _)), true) => {
-                        let object = convert(kind, kv, stored, version, revision)?;
+                    (None | Some(false), true) => {
+                        let object = in_version(kind, object, version)?;
                         Ok(Some(event(WatchEventType::Added, object)))
                     }
-                    (Some((true, _)), true) => {
-                        let object = convert(kind, kv, stored, version, revision)?;
+                    (Some(true), true) => {
+                        let object = in_version(kind, object, version)?;
                         Ok(Some(event(WatchEventType::Modified, object)))
                     }
-                    (Some((true, old)), false) => {
-                        let prev = prev.as_ref().expect("a previous value was decoded");
-                        let object = convert(kind, prev, old, version, revision)?;
+                    (Some(true), false) => {
+                        let prev = prev.as_ref().expect("a previous object was matched");
+                        let object = gone(kind, change, prev, version)?;
+                        debug_assert_eq!(
+                            object.pointer("/metadata/resourceVersion"),
+                            Some(&Value::String(revision.to_string()))
+                        );
                         Ok(Some(event(WatchEventType::Deleted, object)))
                     }
                     (_, false) => Ok(None),
@@ -282,14 +300,67 @@ impl Watcher {
     }
 }
 
-/// The Status ending a watch on a storage failure.
-fn watch_error(error: storage::Error, resource: &GroupResource) -> ApiError {
-    match error {
-        storage::Error::Lagged { capacity } => ApiError::Internal(format!(
-            "the watch fell more than {capacity} changes behind and was closed; watch again from the last resourceVersion received"
-        )),
-        other => object::storage_error(other, resource, ""),
+/// A cached object in `version` with its own revision, converted once per version.
+pub(super) fn in_version(
+    kind: &KindEntry,
+    cached: &CachedObject,
+    version: &str,
+) -> Result<SharedObject, ApiError> {
+    (cached.versions).get_or_try_insert(version, || {
+        converted(kind, cached, version, cached.kv.mod_revision)
+    })
+}
+
+/// The old object of a change in `version`, with the change's revision (a `DELETED`
+/// event's object), converted once per version.
+fn gone(
+    kind: &KindEntry,
+    change: &CachedEvent,
+    prev: &CachedObject,
+    version: &str,
+) -> Result<SharedObject, ApiError> {
+    (change.gone).get_or_try_insert(version, || converted(kind, prev, version, change.revision))
+}
+
+fn converted(
+    kind: &KindEntry,
+    cached: &CachedObject,
+    version: &str,
+    revision: Revision,
+) -> Result<Value, ApiError> {
+    let stored = cached.decoded.clone().map_err(internal)?;
+    let from = object::stored_version(kind, &stored);
+    let mut object = kind
+        .convert(stored, from, version)
+        .map_err(|e| internal(format!("converting the object at {}: {e}", cached.kv.key)))?;
+    object::set_resource_version(&mut object, revision);
+    Ok(object)
+}
+
+/// Whether a cached object matches the selectors; its hub JSON (for field selectors) is
+/// computed once.
+pub(super) fn matches_cached(
+    kind: &KindEntry,
+    cached: &CachedObject,
+    selectors: &Selectors,
+) -> Result<bool, ApiError> {
+    let stored = cached.decoded.as_ref().map_err(internal)?;
+    if !selectors.matches_labels(stored) {
+        return Ok(false);
     }
+    if !selectors.selects_fields() {
+        return Ok(true);
+    }
+    let hub = match cached.derived.get() {
+        Some(hub) => hub,
+        None => {
+            let from = object::stored_version(kind, stored);
+            let hub = kind.to_hub(stored.clone(), from).map_err(internal)?;
+            let json = kind.hub_json(&hub).map_err(internal)?;
+            cached.derived.get_or_init(|| json)
+        }
+    };
+    Ok(selectors.matches_fields(kind.info, hub))
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -299,14 +370,14 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-fn event(type_: WatchEventType, object: Value) -> WatchEvent {
+fn event(type_: WatchEventType, object: SharedObject) -> WatchEvent {
     WatchEvent { type_, object }
 }
 
 /// An `ERROR` event carrying the Status of `error`.
 pub(super) fn error_event(error: &ApiError) -> WatchEvent {
     let status = serde_json::to_value(error.to_status()).unwrap_or_else(|_| json!({}));
-    event(WatchEventType::Error, status)
+    event(WatchEventType::Error, status.into())
 }
 
 /// A bookmark: the kind, and the revision the watch has reached.
@@ -330,22 +401,6 @@ fn matches(kind: &KindEntry, stored: &Value, selectors: &Selectors) -> Result<bo
     let hub = kind.to_hub(stored.clone(), from).map_err(internal)?;
     let json = kind.hub_json(&hub).map_err(internal)?;
     Ok(selectors.matches_fields(kind.info, &json))
-}
-
-/// A decoded stored object in `version`, with `revision` as its resourceVersion.
-fn convert(
-    kind: &KindEntry,
-    kv: &KeyValue,
-    stored: Value,
-    version: &str,
-    revision: Revision,
-) -> Result<Value, ApiError> {
-    let from = object::stored_version(kind, &stored);
-    let mut object = kind
-        .convert(stored, from, version)
-        .map_err(|e| internal(format!("converting the object at {}: {e}", kv.key)))?;
-    object::set_resource_version(&mut object, revision);
-    Ok(object)
 }
 
 /// kube's `validateWatchOptions`.
@@ -400,16 +455,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn storage_failures_become_statuses() {
-        let resource = GroupResource::new("apps.example.dev", "webapps");
-        let lagged = watch_error(storage::Error::Lagged { capacity: 8 }, &resource);
-        assert_eq!(lagged.code(), 500);
-        assert!(lagged.to_string().contains("more than 8 changes behind"));
-        let compacted = storage::Error::Compacted {
+    fn cache_failures_become_statuses() {
+        let expired = object::cache_error(cache::CacheError::TooOld {
             requested: 3,
-            compacted: 9,
-        };
-        let expired = watch_error(compacted, &resource);
+            oldest: 9,
+        });
         assert_eq!(expired.code(), 410);
         assert_eq!(expired.to_string(), "too old resource version: 3 (9)");
         let event = error_event(&expired);
@@ -420,5 +470,8 @@ mod tests {
             "ERROR",
             "the wire name"
         );
+        let not_ready = object::cache_error(cache::CacheError::NotReady);
+        assert_eq!(not_ready.code(), 429);
+        assert_eq!(not_ready.retry_after_seconds(), Some(1));
     }
 }

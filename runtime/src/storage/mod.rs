@@ -20,6 +20,7 @@ use std::pin::Pin;
 use bytes::Bytes;
 use futures_core::Stream;
 
+pub mod compactor;
 #[doc(hidden)]
 pub mod conformance;
 pub mod embedded;

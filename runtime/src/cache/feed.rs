@@ -1,0 +1,97 @@
+//! The feed of a cache: list, then follow one storage watch of the prefix (kube's
+//! reflector `ListAndWatch` under the cacher).
+//!
+//! A failed or ended watch is re-established from the last revision applied, with a
+//! backoff, so a storage outage (etcd restarting, a lagging watch) costs watchers nothing;
+//! only a compacted revision forces a new list, which resets the cache. The task holds the
+//! storage weakly: when the storage is dropped the feed ends and so do the watchers.
+
+use std::sync::Weak;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+
+use super::WeakCache;
+use crate::storage::{Error, ListRequest, Revision, Storage};
+
+/// The first and the longest wait between failed attempts.
+const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
+
+/// Runs until the cache or the storage is dropped.
+pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
+    let mut backoff = BACKOFF.0;
+    'list: loop {
+        let Some(prefix) = cache.upgrade().map(|c| c.prefix.clone()) else {
+            return;
+        };
+        let Some(store) = storage.upgrade() else {
+            return closed(&cache);
+        };
+        let listed = store.list(ListRequest::prefix(prefix.clone())).await;
+        drop(store);
+        let mut revision: Revision = match listed {
+            Ok(list) => {
+                let Some(cache) = cache.upgrade() else { return };
+                cache.replace(list.items, list.revision);
+                backoff = BACKOFF.0;
+                list.revision
+            }
+            Err(error) => {
+                let wait = failing("list", &error, &mut backoff);
+                tokio::time::sleep(wait).await;
+                continue 'list;
+            }
+        };
+        loop {
+            let Some(store) = storage.upgrade() else {
+                return closed(&cache);
+            };
+            let watched = store.watch(&prefix, revision).await;
+            drop(store);
+            let mut events = match watched {
+                Ok(events) => events,
+                Err(Error::Compacted { .. }) => continue 'list,
+                Err(error) => {
+                    let wait = failing("watch", &error, &mut backoff);
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+            };
+            while let Some(item) = events.next().await {
+                match item {
+                    Ok(event) => {
+                        revision = revision.max(event.revision());
+                        let Some(cache) = cache.upgrade() else { return };
+                        cache.apply(event);
+                        backoff = BACKOFF.0;
+                    }
+                    Err(Error::Compacted { .. }) => continue 'list,
+                    Err(error) => {
+                        let wait = failing("watch", &error, &mut backoff);
+                        tokio::time::sleep(wait).await;
+                        break;
+                    }
+                }
+            }
+            // The stream ended: the storage closed, or will be watched again.
+            if storage.strong_count() == 0 {
+                return closed(&cache);
+            }
+            tokio::time::sleep(BACKOFF.0).await;
+        }
+    }
+}
+
+/// Logs a failure; returns how long to wait before the next attempt, doubling `backoff`.
+fn failing(what: &str, error: &Error, backoff: &mut Duration) -> Duration {
+    tracing::warn!(%error, ?backoff, "watch cache: {what} failed; retrying");
+    let wait = *backoff;
+    *backoff = (*backoff * 2).min(BACKOFF.1);
+    wait
+}
+
+fn closed(cache: &WeakCache) {
+    if let Some(cache) = cache.upgrade() {
+        cache.storage_closed();
+    }
+}

@@ -1,0 +1,576 @@
+//! The watch cache: kube-apiserver's cacher (`storage/cacher`) between the registry and
+//! [`Storage`].
+//!
+//! One [`Cache`] per storage key prefix (per kind: `/registry/apps.example.dev/webapps/`),
+//! started with the registry. Each is fed by ONE [`Storage::watch`] of its prefix, after an
+//! initial [`Storage::list`] (`feed`), and holds:
+//!
+//! - the current objects, keyed by storage key, each decoded once ([`CachedObject`]);
+//! - a bounded ring of the most recent changes ([`CachedEvent`]), `history` of them
+//!   ([`CacheOptions::history`], `--watch-cache-history`); a watch from a revision older
+//!   than the ring reaches back fails with [`CacheError::TooOld`] (kube's 410 "too old
+//!   resource version");
+//! - its watchers: each has a bounded buffer ([`CacheOptions::watcher_buffer`]). The feed
+//!   hands every change to every watcher without waiting: a watcher whose buffer is full is
+//!   dropped ([`End::Lagged`]) after the events it holds, so a stalled client never delays
+//!   the others nor grows memory without bound.
+//!
+//! What is shared: a cached object (and the old object of an event) memoizes its
+//! conversions per served version as [`SharedObject`]s, whose JSON encoding is computed at
+//! most once; every watcher (and every list served from the cache) of that version uses the
+//! same bytes. The registry decides what the cache serves (watches always; gets and lists
+//! that allow a cached answer), and how objects convert; the cache knows only keys, JSON
+//! values and revisions.
+//!
+//! When its storage watch fails the feed watches again from the last revision it applied,
+//! so watchers see nothing; only when that revision was compacted does it list again
+//! ([`End::Reset`] for every watcher, history emptied: clients watch again, and relist on
+//! the 410).
+
+mod feed;
+mod shared;
+
+pub use shared::{Memo, SharedObject};
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use crate::storage::{KeyValue, Revision, Storage};
+
+/// How many changes a cache keeps by default (`--watch-cache-history`): kube's cacher
+/// sized its ring to 100 events before it sized it by time (75 s of changes); 1000 keeps a
+/// minute or more of moderate write traffic for watchers that reconnect.
+pub const DEFAULT_HISTORY: usize = 1000;
+
+/// How many events a watcher may hold unread before it is dropped by default.
+pub const DEFAULT_WATCHER_BUFFER: usize = 1024;
+
+/// How long a read waits for the cache to reach a revision (kube's `blockTimeout`).
+pub const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The tunables of the caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheOptions {
+    /// How many recent changes each cache keeps for watches that start in the past.
+    pub history: usize,
+    /// How many events a watcher may fall behind before it is dropped.
+    pub watcher_buffer: usize,
+}
+
+impl Default for CacheOptions {
+    fn default() -> CacheOptions {
+        CacheOptions {
+            history: DEFAULT_HISTORY,
+            watcher_buffer: DEFAULT_WATCHER_BUFFER,
+        }
+    }
+}
+
+/// Why the cache cannot serve a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CacheError {
+    /// The cache has not loaded its objects yet, or is loading them again.
+    #[error("storage is (re)initializing")]
+    NotReady,
+    /// The revision is older than the changes the cache keeps.
+    #[error("too old resource version: {requested} ({oldest})")]
+    TooOld {
+        /// The revision asked for.
+        requested: Revision,
+        /// The oldest revision a watch may start from.
+        oldest: Revision,
+    },
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+}
+
+/// Why a watcher's stream of events ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// It fell `buffer` events behind and was dropped.
+    Lagged {
+        /// The watcher buffer's size.
+        buffer: usize,
+    },
+    /// The cache listed its objects again: watch again (kube closes its watchers).
+    Reset,
+    /// The server is shutting down, or the storage closed.
+    Closed,
+}
+
+/// One object as the cache holds it: its stored value, decoded once.
+pub struct CachedObject {
+    /// The stored key and value.
+    pub kv: KeyValue,
+    /// The decoded JSON, or why it does not decode.
+    pub decoded: Result<Value, String>,
+    /// A value the registry derives once from the object (its hub as JSON, for field
+    /// selectors).
+    pub derived: OnceLock<Value>,
+    /// The object in each served version, with its `mod_revision` as resourceVersion.
+    pub versions: Memo,
+}
+
+impl CachedObject {
+    fn new(kv: KeyValue) -> Arc<CachedObject> {
+        let decoded = serde_json::from_slice(&kv.value)
+            .map_err(|e| format!("decoding the object at {}: {e}", kv.key));
+        Arc::new(CachedObject {
+            kv,
+            decoded,
+            derived: OnceLock::new(),
+            versions: Memo::default(),
+        })
+    }
+}
+
+/// What a change did.
+pub enum Change {
+    /// Created (`prev` is `None`) or updated the object.
+    Put {
+        /// The object after the change.
+        object: Arc<CachedObject>,
+        /// The object before it.
+        prev: Option<Arc<CachedObject>>,
+    },
+    /// Deleted the object.
+    Delete {
+        /// The object before the delete.
+        prev: Arc<CachedObject>,
+    },
+    /// Nothing under the prefix changed up to the revision (a storage progress
+    /// notification).
+    Progress,
+}
+
+/// One change, as every watcher receives it.
+pub struct CachedEvent {
+    /// Its revision.
+    pub revision: Revision,
+    /// What changed.
+    pub change: Change,
+    /// The old object in each served version with this event's revision as
+    /// resourceVersion: what a `DELETED` event carries (a delete, or an update that makes the
+    /// object leave a selection).
+    pub gone: Memo,
+}
+
+impl CachedEvent {
+    /// The key changed; `None` for a progress notification.
+    pub fn key(&self) -> Option<&str> {
+        match &self.change {
+            Change::Put { object, .. } => Some(&object.kv.key),
+            Change::Delete { prev } => Some(&prev.kv.key),
+            Change::Progress => None,
+        }
+    }
+}
+
+/// The objects under a prefix at one revision.
+pub struct Snapshot {
+    /// The objects, ordered by key.
+    pub objects: Vec<Arc<CachedObject>>,
+    /// The revision the cache had reached.
+    pub revision: Revision,
+}
+
+/// The freshness the cache publishes to readers waiting for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Progress {
+    ready: bool,
+    revision: Revision,
+}
+
+/// A registered watcher, as the feed sees it.
+struct Slot {
+    prefix: String,
+    /// Only changes after this revision.
+    after: Revision,
+    sender: mpsc::Sender<Arc<CachedEvent>>,
+    end: Arc<OnceLock<End>>,
+}
+
+struct State {
+    objects: BTreeMap<String, Arc<CachedObject>>,
+    history: VecDeque<Arc<CachedEvent>>,
+    /// The revision the cache reflects.
+    revision: Revision,
+    /// Watches may start at this revision or later: every change after it is in
+    /// `history`.
+    oldest: Revision,
+    ready: bool,
+    closed: bool,
+    options: CacheOptions,
+    watchers: HashMap<u64, Slot>,
+    next_id: u64,
+}
+
+/// The cache of one key prefix. See the module documentation.
+pub struct Cache {
+    prefix: String,
+    state: Mutex<State>,
+    progress: watch::Sender<Progress>,
+}
+
+impl Cache {
+    /// A cache of the keys under `prefix`, fed from `storage` by a task on the current tokio
+    /// runtime; the task ends with the returned handle, or when the storage is dropped.
+    pub fn start(
+        storage: &Arc<dyn Storage>,
+        prefix: impl Into<String>,
+        options: CacheOptions,
+    ) -> (Arc<Cache>, tokio::task::AbortHandle) {
+        let cache = Arc::new(Cache {
+            prefix: prefix.into(),
+            state: Mutex::new(State {
+                objects: BTreeMap::new(),
+                history: VecDeque::new(),
+                revision: 0,
+                oldest: 0,
+                ready: false,
+                closed: false,
+                options,
+                watchers: HashMap::new(),
+                next_id: 0,
+            }),
+            progress: watch::Sender::new(Progress::default()),
+        });
+        let task = tokio::spawn(feed::run(Arc::downgrade(&cache), Arc::downgrade(storage)));
+        (cache, task.abort_handle())
+    }
+
+    /// The key prefix cached.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Changes the history size and watcher buffer (for watchers registered from now on).
+    pub fn configure(&self, options: CacheOptions) {
+        let mut state = self.lock();
+        state.options = CacheOptions {
+            history: options.history.max(1),
+            watcher_buffer: options.watcher_buffer.max(1),
+        };
+        while state.history.len() > state.options.history {
+            state.evict();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The revision the cache has reached, if it is ready.
+    pub fn revision(&self) -> Option<Revision> {
+        let progress = *self.progress.borrow();
+        progress.ready.then_some(progress.revision)
+    }
+
+    /// Waits until the cache is ready and has reached `revision`, at most `timeout`.
+    /// Returns the revision reached, or `None` on timeout (or when the cache closes).
+    pub async fn wait_for(&self, revision: Revision, timeout: Duration) -> Option<Revision> {
+        let mut progress = self.progress.subscribe();
+        let reached = tokio::time::timeout(
+            timeout,
+            progress.wait_for(|p| p.ready && p.revision >= revision),
+        )
+        .await;
+        match reached {
+            Ok(Ok(progress)) => Some(progress.revision),
+            _ => None,
+        }
+    }
+
+    /// The object at `key`, and the revision of the cache.
+    pub fn get(&self, key: &str) -> Result<(Option<Arc<CachedObject>>, Revision), CacheError> {
+        let state = self.lock();
+        state.check()?;
+        Ok((state.objects.get(key).cloned(), state.revision))
+    }
+
+    /// The objects under `prefix` (within the cache's prefix).
+    pub fn list(&self, prefix: &str) -> Result<Snapshot, CacheError> {
+        let state = self.lock();
+        state.check()?;
+        Ok(state.snapshot(prefix))
+    }
+
+    /// Watches the changes under `prefix` after revision `after`: first those the history
+    /// holds, then every later one. A revision ahead of the cache is allowed: the changes
+    /// after it are delivered as they come.
+    pub fn watch(&self, prefix: &str, after: Revision) -> Result<Subscription, CacheError> {
+        let mut state = self.lock();
+        state.check()?;
+        if after < state.oldest {
+            return Err(CacheError::TooOld {
+                requested: after,
+                oldest: state.oldest,
+            });
+        }
+        let replay = (state.history.iter())
+            .filter(|e| e.revision > after && e.key().is_some_and(|k| k.starts_with(prefix)))
+            .cloned()
+            .collect();
+        Ok(state.register(prefix, after, replay))
+    }
+
+    /// The objects under `prefix` now, and a watch of every change after them, atomically.
+    pub fn list_and_watch(&self, prefix: &str) -> Result<(Snapshot, Subscription), CacheError> {
+        let mut state = self.lock();
+        state.check()?;
+        let snapshot = state.snapshot(prefix);
+        let subscription = state.register(prefix, snapshot.revision, VecDeque::new());
+        Ok((snapshot, subscription))
+    }
+
+    /// Ends every watcher ([`End::Closed`]) and refuses new requests: the server is
+    /// shutting down.
+    pub fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        state.terminate_all(End::Closed);
+    }
+
+    /// How many watchers are registered.
+    pub fn watchers(&self) -> usize {
+        self.lock().watchers.len()
+    }
+
+    fn publish(&self, state: &State) {
+        self.progress.send_replace(Progress {
+            ready: state.ready,
+            revision: state.revision,
+        });
+    }
+
+    /// Loads the objects of a (re)list: every watcher ends, the history restarts.
+    fn replace(&self, items: Vec<KeyValue>, revision: Revision) {
+        let mut state = self.lock();
+        state.terminate_all(End::Reset);
+        state.objects = (items.into_iter())
+            .map(|kv| (kv.key.clone(), CachedObject::new(kv)))
+            .collect();
+        state.history.clear();
+        state.revision = revision;
+        state.oldest = revision;
+        state.ready = true;
+        self.publish(&state);
+    }
+
+    /// Applies one change from the storage watch and hands it to the watchers.
+    fn apply(&self, event: crate::storage::WatchEvent) {
+        use crate::storage::WatchEvent as Storage;
+        let mut state = self.lock();
+        let revision = event.revision();
+        if revision <= state.revision && !matches!(event, Storage::Progress { .. }) {
+            return;
+        }
+        let change = match event {
+            Storage::Put { kv, prev } => {
+                let object = CachedObject::new(kv);
+                let old = state.objects.insert(object.kv.key.clone(), object.clone());
+                let prev = old.or_else(|| prev.map(CachedObject::new));
+                Change::Put { object, prev }
+            }
+            Storage::Delete { prev, .. } => {
+                let old = state.objects.remove(&prev.key);
+                Change::Delete {
+                    prev: old.unwrap_or_else(|| CachedObject::new(prev)),
+                }
+            }
+            Storage::Progress { .. } if revision <= state.revision => return,
+            Storage::Progress { .. } => Change::Progress,
+        };
+        let event = Arc::new(CachedEvent {
+            revision,
+            change,
+            gone: Memo::default(),
+        });
+        state.revision = revision;
+        if !matches!(event.change, Change::Progress) {
+            state.history.push_back(Arc::clone(&event));
+            while state.history.len() > state.options.history {
+                state.evict();
+            }
+        }
+        state.dispatch(&event);
+        self.publish(&state);
+    }
+
+    /// The storage watch ended for good (the storage closed).
+    fn storage_closed(&self) {
+        let mut state = self.lock();
+        state.ready = false;
+        state.terminate_all(End::Closed);
+        self.publish(&state);
+    }
+}
+
+impl State {
+    fn check(&self) -> Result<(), CacheError> {
+        if self.closed {
+            Err(CacheError::ShuttingDown)
+        } else if !self.ready {
+            Err(CacheError::NotReady)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn snapshot(&self, prefix: &str) -> Snapshot {
+        let objects = (self.objects.range(prefix.to_owned()..))
+            .take_while(|(key, _)| key.starts_with(prefix))
+            .map(|(_, object)| Arc::clone(object))
+            .collect();
+        Snapshot {
+            objects,
+            revision: self.revision,
+        }
+    }
+
+    fn evict(&mut self) {
+        if let Some(event) = self.history.pop_front() {
+            self.oldest = self.oldest.max(event.revision);
+        }
+    }
+
+    fn register(
+        &mut self,
+        prefix: &str,
+        after: Revision,
+        replay: VecDeque<Arc<CachedEvent>>,
+    ) -> Subscription {
+        let (sender, receiver) = mpsc::channel(self.options.watcher_buffer.max(1));
+        let end = Arc::new(OnceLock::new());
+        let id = self.next_id;
+        self.next_id += 1;
+        self.watchers.insert(
+            id,
+            Slot {
+                prefix: prefix.to_owned(),
+                after: after.max(replay.back().map_or(0, |e: &Arc<CachedEvent>| e.revision)),
+                sender,
+                end: Arc::clone(&end),
+            },
+        );
+        Subscription {
+            replay,
+            receiver,
+            end,
+        }
+    }
+
+    /// Hands an event to every watcher it concerns, never waiting: a full buffer drops
+    /// the watcher.
+    fn dispatch(&mut self, event: &Arc<CachedEvent>) {
+        self.watchers.retain(|_, slot| {
+            if event.revision <= slot.after {
+                return true;
+            }
+            if event.key().is_some_and(|k| !k.starts_with(&slot.prefix)) {
+                return true;
+            }
+            match slot.sender.try_send(Arc::clone(event)) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    let _ = slot.end.set(End::Lagged {
+                        buffer: slot.sender.max_capacity(),
+                    });
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
+        });
+    }
+
+    fn terminate_all(&mut self, end: End) {
+        for (_, slot) in self.watchers.drain() {
+            let _ = slot.end.set(end);
+        }
+    }
+}
+
+/// One watcher's events: the replayed history, then every later change, then why it
+/// ended. Dropping it unregisters the watcher (at the next change).
+pub struct Subscription {
+    replay: VecDeque<Arc<CachedEvent>>,
+    receiver: mpsc::Receiver<Arc<CachedEvent>>,
+    end: Arc<OnceLock<End>>,
+}
+
+impl Subscription {
+    /// The next event, or why the watch ended.
+    pub async fn next(&mut self) -> Result<Arc<CachedEvent>, End> {
+        if let Some(event) = self.replay.pop_front() {
+            return Ok(event);
+        }
+        match self.receiver.recv().await {
+            Some(event) => Ok(event),
+            None => Err(self.end.get().copied().unwrap_or(End::Closed)),
+        }
+    }
+}
+
+/// The caches of a registry: one per kind's key prefix. Dropping it stops their feeds.
+#[derive(Default)]
+pub struct Caches {
+    caches: Vec<Arc<Cache>>,
+    tasks: Vec<tokio::task::AbortHandle>,
+}
+
+impl Caches {
+    /// Starts one cache per prefix.
+    pub fn start(
+        storage: &Arc<dyn Storage>,
+        prefixes: impl IntoIterator<Item = String>,
+        options: CacheOptions,
+    ) -> Caches {
+        let mut caches = Caches::default();
+        for prefix in prefixes {
+            let (cache, task) = Cache::start(storage, prefix, options);
+            caches.caches.push(cache);
+            caches.tasks.push(task);
+        }
+        caches
+    }
+
+    /// The cache holding the keys under `prefix`.
+    pub fn for_prefix(&self, prefix: &str) -> Option<&Arc<Cache>> {
+        (self.caches.iter()).find(|c| prefix.starts_with(c.prefix()))
+    }
+
+    /// Every cache.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Cache>> {
+        self.caches.iter()
+    }
+
+    /// Reconfigures every cache.
+    pub fn configure(&self, options: CacheOptions) {
+        for cache in &self.caches {
+            cache.configure(options);
+        }
+    }
+
+    /// Ends every watch and refuses new ones ([`Cache::close`]).
+    pub fn close(&self) {
+        for cache in &self.caches {
+            cache.close();
+        }
+    }
+}
+
+impl Drop for Caches {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Keeps `Weak` in scope for the feed.
+pub(crate) type WeakCache = Weak<Cache>;

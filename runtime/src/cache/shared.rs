@@ -1,0 +1,115 @@
+//! Objects encoded once and shared: [`SharedObject`] (a JSON value with its lazily computed
+//! encoding) and [`Memo`] (one per served version).
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use bytes::Bytes;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// A JSON object shared by every watcher that sends it: cloning is cheap, and its
+/// encoding ([`SharedObject::json`]) is computed at most once.
+#[derive(Clone)]
+pub struct SharedObject(Arc<Inner>);
+
+struct Inner {
+    value: Value,
+    json: OnceLock<Bytes>,
+}
+
+impl SharedObject {
+    /// The value.
+    pub fn value(&self) -> &Value {
+        &self.0.value
+    }
+
+    /// The value as compact JSON, encoded on first use and shared afterwards.
+    pub fn json(&self) -> Bytes {
+        (self.0.json.get_or_init(|| {
+            // A `Value` always encodes.
+            Bytes::from(serde_json::to_vec(&self.0.value).unwrap_or_default())
+        }))
+        .clone()
+    }
+
+    /// Whether two handles share one value (and so one encoding).
+    pub fn ptr_eq(a: &SharedObject, b: &SharedObject) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl From<Value> for SharedObject {
+    fn from(value: Value) -> SharedObject {
+        SharedObject(Arc::new(Inner {
+            value,
+            json: OnceLock::new(),
+        }))
+    }
+}
+
+impl Deref for SharedObject {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.0.value
+    }
+}
+
+impl fmt::Debug for SharedObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.value.fmt(f)
+    }
+}
+
+impl fmt::Display for SharedObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.value.fmt(f)
+    }
+}
+
+impl PartialEq for SharedObject {
+    fn eq(&self, other: &SharedObject) -> bool {
+        self.0.value == other.0.value
+    }
+}
+
+impl PartialEq<Value> for SharedObject {
+    fn eq(&self, other: &Value) -> bool {
+        &self.0.value == other
+    }
+}
+
+impl Serialize for SharedObject {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.value.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SharedObject, D::Error> {
+        Value::deserialize(deserializer).map(SharedObject::from)
+    }
+}
+
+/// One [`SharedObject`] per served version, computed on first use.
+#[derive(Default)]
+pub struct Memo(Mutex<Vec<(String, SharedObject)>>);
+
+impl Memo {
+    /// The object in `version`, made by `make` the first time.
+    pub fn get_or_try_insert<E>(
+        &self,
+        version: &str,
+        make: impl FnOnce() -> Result<Value, E>,
+    ) -> Result<SharedObject, E> {
+        let mut versions = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, object)) = versions.iter().find(|(v, _)| v == version) {
+            return Ok(object.clone());
+        }
+        let object = SharedObject::from(make()?);
+        versions.push((version.to_owned(), object.clone()));
+        Ok(object)
+    }
+}
