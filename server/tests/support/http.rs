@@ -17,6 +17,8 @@ pub struct Client {
 pub struct Response {
     pub status: u16,
     pub content_type: String,
+    /// The `Retry-After` header, if any.
+    pub retry_after: Option<String>,
     pub body: String,
 }
 
@@ -92,10 +94,14 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
+    let retry_after = (response.headers().get("retry-after"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let body = response.body_mut().read_to_string()?;
     Ok(Response {
         status,
         content_type,
+        retry_after,
         body,
     })
 }

@@ -26,6 +26,8 @@ pub struct Server {
     addr: SocketAddr,
     data_dir: TempDir,
     log: Log,
+    /// Flags added to every start.
+    args: Vec<String>,
 }
 
 impl Server {
@@ -33,17 +35,25 @@ impl Server {
     /// `/readyz` answers 200.
     #[track_caller]
     pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// [`Server::start`] with more flags (`--watch-cache-history=5`).
+    #[track_caller]
+    pub fn start_with(args: &[&str]) -> Server {
         let data_dir = tempfile::Builder::new()
             .prefix("kapi-data-")
             .tempdir()
             .expect("creating the server's data directory");
         let log = Log::default();
-        let (child, addr) = spawn(data_dir.path(), &log);
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let (child, addr) = spawn(data_dir.path(), &log, "127.0.0.1:0", &args);
         Server {
             child: Some(child),
             addr,
             data_dir,
             log,
+            args,
         }
     }
 
@@ -83,9 +93,51 @@ impl Server {
     pub fn restart(&mut self) {
         self.kill_9();
         self.log.note("restarting on the same data directory");
-        let (child, addr) = spawn(self.data_dir.path(), &self.log);
+        let (child, addr) = spawn(self.data_dir.path(), &self.log, "127.0.0.1:0", &self.args);
         self.child = Some(child);
         self.addr = addr;
+    }
+
+    /// [`Server::restart`] on the same port, for clients that keep the address (a
+    /// kube-rs client reconnecting). The killed server's listening socket is gone, and
+    /// the new one binds with `SO_REUSEADDR` (Rust's default on Unix).
+    #[track_caller]
+    pub fn restart_on_same_port(&mut self) {
+        self.kill_9();
+        self.log
+            .note("restarting on the same port and data directory");
+        let listen = self.addr.to_string();
+        let (child, addr) = spawn(self.data_dir.path(), &self.log, &listen, &self.args);
+        self.child = Some(child);
+        self.addr = addr;
+    }
+
+    /// Sends SIGTERM and waits for the process to exit, at most `timeout` (then panics
+    /// with the log). Returns its exit status.
+    #[track_caller]
+    pub fn terminate(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("the server runs");
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("running kill -TERM");
+        assert!(status.success(), "kill -TERM failed: {status}");
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = child.try_wait().expect("waiting for the server") {
+                self.log.note(&format!("exited after SIGTERM ({status})"));
+                return status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "the server did not exit within {timeout:?} of SIGTERM\n--- server output ---\n{}",
+                    self.log.tail(100)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -100,12 +152,13 @@ impl Drop for Server {
 
 /// Starts the binary, reads its address from stdout and waits for `/readyz`.
 #[track_caller]
-fn spawn(data_dir: &Path, log: &Log) -> (Child, SocketAddr) {
+fn spawn(data_dir: &Path, log: &Log, listen: &str, args: &[String]) -> (Child, SocketAddr) {
     let binary = env!("CARGO_BIN_EXE_kapi-server");
     let mut command = Command::new(binary);
     command
-        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .args(["--listen", listen, "--data-dir"])
         .arg(data_dir)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
