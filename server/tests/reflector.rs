@@ -1,0 +1,176 @@
+//! A kube-rs `reflector` (the `kube` crate's `watcher` feeding a `Store`) against the real
+//! `kapi-server`: its store stays exactly the server's collection (names and
+//! resourceVersions) through creates, updates, deletes and a server restart in the middle,
+//! after which it resumes its watch (or relists) by itself.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use kube::api::{Api, ListParams};
+use kube::core::{DynamicObject, GroupVersionKind};
+use kube::discovery::ApiResource;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use serde_json::{Value, json};
+use support::Server;
+use support::http::Client;
+
+/// How long the store may take to catch up with a change (a restart included).
+const SYNC: Duration = Duration::from_secs(30);
+
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+
+fn webapp(name: &str, replicas: i64) -> Value {
+    json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "metadata": {"name": name},
+        "spec": {"replicas": replicas, "container": {"image": "nginx:1.27"}}})
+}
+
+#[track_caller]
+fn create(client: &Client, name: &str) {
+    let response = client.post(WEBAPPS, &webapp(name, 1)).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+}
+
+#[track_caller]
+fn scale(client: &Client, name: &str, replicas: i64) {
+    let path = format!("{WEBAPPS}/{name}");
+    let mut object = client.get(&path).unwrap().json();
+    object["spec"]["replicas"] = json!(replicas);
+    let response = client.put(&path, &object).unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+}
+
+#[track_caller]
+fn delete(client: &Client, name: &str) {
+    let response = client.delete(&format!("{WEBAPPS}/{name}")).unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+}
+
+/// name -> resourceVersion.
+type State = BTreeMap<String, String>;
+
+fn store_state(store: &Store<DynamicObject>) -> State {
+    (store.state().iter())
+        .map(|o| {
+            let name = o.metadata.name.clone().unwrap_or_default();
+            (
+                name,
+                o.metadata.resource_version.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+async fn server_state(api: &Api<DynamicObject>) -> Option<State> {
+    let list = api.list(&ListParams::default()).await.ok()?;
+    Some(
+        (list.items.iter())
+            .map(|o| {
+                let name = o.metadata.name.clone().unwrap_or_default();
+                (
+                    name,
+                    o.metadata.resource_version.clone().unwrap_or_default(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Waits until the store holds exactly what the server lists, and `expect` holds of it.
+async fn in_sync(
+    store: &Store<DynamicObject>,
+    api: &Api<DynamicObject>,
+    what: &str,
+    expect: impl Fn(&State) -> bool,
+) -> State {
+    let deadline = Instant::now() + SYNC;
+    loop {
+        let server = server_state(api).await;
+        let local = store_state(store);
+        if server.as_ref() == Some(&local) && expect(&local) {
+            return local;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "after {SYNC:?} ({what}) the reflector's store {local:?} is not the server's {server:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn api(server: &Server) -> Api<DynamicObject> {
+    let config = kube::Config::new(server.url().parse().unwrap());
+    let client = kube::Client::try_from(config).unwrap();
+    let gvk = GroupVersionKind::gvk("apps.example.dev", "v1", "WebApp");
+    let resource = ApiResource::from_gvk_with_plural(&gvk, "webapps");
+    Api::namespaced_with(client, "default", &resource)
+}
+
+#[test]
+fn a_reflector_stays_in_sync_through_writes_and_a_restart() {
+    let mut server = Server::start();
+    let client = Client::new(server.addr());
+    for name in ["a", "b", "c"] {
+        create(&client, name);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let api = runtime.block_on(async { api(&server) });
+    // Two reflectors: one lists then watches, one streams its list (`sendInitialEvents`).
+    let (store, task) = start_reflector(&runtime, &api, watcher::Config::default());
+    let (streamed, streamed_task) =
+        start_reflector(&runtime, &api, watcher::Config::default().streaming_lists());
+    let sync = |what: &str, names: &'static [&'static str]| {
+        let has = |state: &State| state.keys().map(String::as_str).eq(names.iter().copied());
+        let state = runtime.block_on(in_sync(&store, &api, what, has));
+        let other = runtime.block_on(in_sync(&streamed, &api, what, has));
+        assert_eq!(state, other, "{what}: both reflectors agree");
+        state
+    };
+    sync("the initial list", &["a", "b", "c"]);
+
+    create(&client, "d");
+    scale(&client, "a", 3);
+    delete(&client, "b");
+    let before = sync("writes", &["a", "c", "d"]);
+
+    // A restart on the same address: the watches break, the reflectors come back by
+    // themselves.
+    server.restart_on_same_port();
+    let client = Client::new(server.addr());
+    scale(&client, "c", 5);
+    create(&client, "e");
+    delete(&client, "d");
+    let after = sync("writes after a restart", &["a", "c", "e"]);
+    assert_eq!(after["a"], before["a"], "a did not change");
+    assert_ne!(after["c"], before["c"], "c changed after the restart");
+
+    for i in 0..20 {
+        scale(&client, "a", i);
+    }
+    create(&client, "f");
+    sync("a burst of writes", &["a", "c", "e", "f"]);
+    task.abort();
+    streamed_task.abort();
+}
+
+/// A reflector of `api`'s collection running on `runtime`, with kube's default backoff.
+fn start_reflector(
+    runtime: &tokio::runtime::Runtime,
+    api: &Api<DynamicObject>,
+    config: watcher::Config,
+) -> (Store<DynamicObject>, tokio::task::JoinHandle<()>) {
+    let gvk = GroupVersionKind::gvk("apps.example.dev", "v1", "WebApp");
+    let writer = reflector::store::Writer::new(ApiResource::from_gvk_with_plural(&gvk, "webapps"));
+    let store = writer.as_reader();
+    let stream = reflector::reflector(writer, watcher(api.clone(), config)).default_backoff();
+    let _guard = runtime.enter();
+    (store, runtime.spawn(stream.for_each(|_| async {})))
+}
