@@ -232,6 +232,15 @@ pub enum ApiError {
     /// 410: the resourceVersion is older than the retained history.
     #[error("{0}")]
     Expired(String),
+    /// 410: a continue token's revision was compacted (kube's `inconsistentContinue`); the
+    /// Status' `metadata.continue` goes on from the same key at the latest revision.
+    #[error(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+    )]
+    InconsistentContinue {
+        /// The token to go on with.
+        continue_token: String,
+    },
     /// 413: the body is larger than the limit.
     #[error("Request entity too large: {0}")]
     RequestEntityTooLarge(String),
@@ -303,7 +312,7 @@ impl ApiError {
             ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => 405,
             ApiError::NotAcceptable(_) => 406,
             ApiError::UnsupportedMediaType(_) => 415,
-            ApiError::Expired(_) => 410,
+            ApiError::Expired(_) | ApiError::InconsistentContinue { .. } => 410,
             ApiError::RequestEntityTooLarge(_) => 413,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Internal(_) => 500,
@@ -325,7 +334,7 @@ impl ApiError {
             ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => "MethodNotAllowed",
             ApiError::NotAcceptable(_) => "NotAcceptable",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
-            ApiError::Expired(_) => "Expired",
+            ApiError::Expired(_) | ApiError::InconsistentContinue { .. } => "Expired",
             ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
             ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::Internal(_) => "InternalError",
@@ -414,10 +423,17 @@ impl ApiError {
             }),
             _ => None,
         };
+        let metadata = match self {
+            ApiError::InconsistentContinue { continue_token } => ListMeta {
+                continue_: Some(continue_token.clone()),
+                ..ListMeta::default()
+            },
+            _ => ListMeta::default(),
+        };
         Status {
             kind: Some("Status".into()),
             api_version: Some("v1".into()),
-            metadata: ListMeta::default(),
+            metadata,
             status: Some("Failure".into()),
             message: Some(self.to_string()),
             reason: Some(self.reason().into()),

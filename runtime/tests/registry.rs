@@ -1284,7 +1284,33 @@ async fn lists_page_through_one_snapshot_under_concurrent_writes() {
         .await,
         410,
         "Expired",
-        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+    );
+    // The Status carries kube's token to go on at the latest revision.
+    let expired = env
+        .list(
+            target,
+            ListOptions {
+                limit: 2,
+                continue_token: first.continue_token.clone(),
+                ..list_options()
+            },
+        )
+        .await
+        .unwrap_err()
+        .to_status();
+    let fresh = expired.metadata.continue_.expect("a fresh continue token");
+    assert_eq!(
+        env.names(
+            target,
+            ListOptions {
+                continue_token: Some(fresh),
+                ..list_options()
+            }
+        )
+        .await,
+        ["bb", "d", "e"],
+        "the rest after the token's key, as it is now"
     );
     check_error(
         env.list(target, past).await,

@@ -9,8 +9,8 @@ use api_types::{apps, core};
 use futures_util::StreamExt;
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::registry::{
-    EventStream, INITIAL_EVENTS_END, Registry, Target, WatchEvent, WatchEventType, WatchOptions,
-    WriteOptions,
+    EventStream, INITIAL_EVENTS_END, Registry, SharedObject, Target, WatchEvent, WatchEventType,
+    WatchOptions, WriteOptions,
 };
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use kapi_runtime::storage::Storage;
@@ -452,4 +452,35 @@ async fn a_slow_watcher_is_dropped_with_an_error_after_what_it_held() {
         "{message}"
     );
     assert!(slow.next().await.is_none(), "the watch ends after ERROR");
+}
+
+/// Every watcher of one version gets the same encoded object for a change: it is
+/// converted and encoded once, not once per watcher.
+#[tokio::test]
+async fn watchers_of_one_version_share_each_event_encoding() {
+    let env = env().await;
+    let start = env
+        .create(env.configmaps(), configmap("start", json!({})))
+        .await;
+    let mut v1 = Vec::new();
+    for _ in 0..3 {
+        v1.push(env.watch(env.webapps("v1"), from(&rv(&start))).await);
+    }
+    let mut beta = env.watch(env.webapps("v1beta1"), from(&rv(&start))).await;
+    let web = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "metadata": {"name": "web"}, "spec": {"replicas": 1, "container": {"image": "a"}}});
+    env.create(env.webapps("v1"), web).await;
+    let mut events = Vec::new();
+    for watch in &mut v1 {
+        events.push(next(watch).await);
+    }
+    let other = next(&mut beta).await;
+    assert!(
+        events
+            .windows(2)
+            .all(|w| SharedObject::ptr_eq(&w[0].object, &w[1].object))
+    );
+    assert_eq!(events[0].object.json(), events[1].object.json());
+    assert!(!SharedObject::ptr_eq(&events[0].object, &other.object));
+    assert_eq!(other.object["apiVersion"], "apps.example.dev/v1beta1");
 }

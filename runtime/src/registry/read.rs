@@ -21,10 +21,6 @@ use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::scheme::KindEntry;
 use crate::storage::{self, KeyValue, ListRequest, Revision};
 
-/// kube's `continueExpired`. kube's own answer (`inconsistentContinue`) also carries a
-/// token to go on at the latest revision in the Status' `metadata.continue`, which
-/// `ApiError` cannot carry yet.
-const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
 /// kube's `expired` for a list at a compacted revision.
 const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
 /// The largest batch a filtered page reads at once (kube's `maxLimit`).
@@ -160,12 +156,17 @@ impl Registry {
             },
         }
 
-        let list_error = |error: storage::Error| match error {
-            storage::Error::Compacted { .. } if continue_token.is_some() => {
-                ApiError::Expired(CONTINUE_EXPIRED.into())
-            }
-            storage::Error::Compacted { .. } => ApiError::Expired(LIST_EXPIRED.into()),
-            other => object::storage_error(other, &resource, ""),
+        // kube's `handleCompactedErrorForPaging`: the 410 carries a token to go on from
+        // the same key at the latest revision (`-1`), an inconsistent but complete rest.
+        let continue_key = start_after.clone();
+        let list_error = |error: storage::Error| match (error, &continue_key) {
+            (storage::Error::Compacted { .. }, Some(key)) => ApiError::InconsistentContinue {
+                continue_token: encode_continue(key, &prefix, -1),
+            },
+            (error, _) => match error {
+                storage::Error::Compacted { .. } => ApiError::Expired(LIST_EXPIRED.into()),
+                other => object::storage_error(other, &resource, ""),
+            },
         };
         let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
         let unfiltered = selectors.is_empty();
@@ -218,7 +219,11 @@ impl Registry {
             });
         }
         let continue_token = match (more, &last_key) {
-            (true, Some(key)) => Some(encode_continue(key, &prefix, revision)),
+            (true, Some(key)) => Some(encode_continue(
+                key,
+                &prefix,
+                i64::try_from(revision).unwrap_or(i64::MAX),
+            )),
             _ => None,
         };
         Ok(ObjectList {
@@ -365,11 +370,12 @@ struct ContinueToken {
     start_key: String,
 }
 
-/// A token to continue after `key` (which starts with `prefix`) at `revision`.
-fn encode_continue(key: &str, prefix: &str, revision: Revision) -> String {
+/// A token to continue after `key` (which starts with `prefix`) at `revision` (`-1`: the
+/// latest).
+fn encode_continue(key: &str, prefix: &str, revision: i64) -> String {
     let token = ContinueToken {
         api_version: "meta.k8s.io/v1".into(),
-        resource_version: i64::try_from(revision).unwrap_or(i64::MAX),
+        resource_version: revision,
         start_key: format!("{}\0", key.strip_prefix(prefix).unwrap_or(key)),
     };
     let json = serde_json::to_vec(&token).unwrap_or_default();

@@ -1,0 +1,292 @@
+//! The watch cache on its own, against the embedded store and a wrapper of it whose watches
+//! the test breaks: it follows the store, replays its history, answers "too old" beyond it,
+//! resumes a broken storage watch from the last revision it applied without disturbing
+//! its watchers, and lists again (ending its watchers) only when that revision is gone.
+#![cfg(feature = "server")]
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use kapi_runtime::cache::{
+    Cache, CacheError, CacheOptions, CachedEvent, Change, End, Subscription,
+};
+use kapi_runtime::storage::embedded::EmbeddedStorage;
+use kapi_runtime::storage::{
+    Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchStream,
+};
+use tempfile::TempDir;
+use tokio::sync::broadcast;
+
+/// How long anything may take to arrive.
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// The embedded store, with watches the test can break and a switch making every watch
+/// answer "compacted" (as etcd does for a revision compacted away).
+struct Flaky {
+    inner: Arc<dyn Storage>,
+    breaker: broadcast::Sender<()>,
+    compacted: AtomicBool,
+    lists: AtomicUsize,
+    watches: Mutex<Vec<Revision>>,
+}
+
+impl Flaky {
+    /// Ends every open watch with an `Unavailable` error.
+    fn break_watches(&self) {
+        let _ = self.breaker.send(());
+    }
+}
+
+#[async_trait::async_trait]
+impl Storage for Flaky {
+    async fn get(&self, key: &str, revision: Revision) -> Result<Option<KeyValue>> {
+        self.inner.get(key, revision).await
+    }
+    async fn list(&self, request: ListRequest) -> Result<ListResponse> {
+        self.lists.fetch_add(1, Ordering::SeqCst);
+        self.inner.list(request).await
+    }
+    async fn count(&self, prefix: &str) -> Result<u64> {
+        self.inner.count(prefix).await
+    }
+    async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
+        self.inner.create(key, value).await
+    }
+    async fn update(&self, key: &str, value: Bytes, expected: Revision) -> Result<KeyValue> {
+        self.inner.update(key, value, expected).await
+    }
+    async fn delete(&self, key: &str, expected: Option<Revision>) -> Result<Deleted> {
+        self.inner.delete(key, expected).await
+    }
+    async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream> {
+        self.watches.lock().unwrap().push(from_revision);
+        if self.compacted.load(Ordering::SeqCst) {
+            return Err(Error::Compacted {
+                requested: from_revision,
+                compacted: 0,
+            });
+        }
+        let events = self.inner.watch(prefix, from_revision).await?;
+        let broken = self.breaker.subscribe();
+        let state = (events, broken, false);
+        Ok(Box::pin(futures_util::stream::unfold(
+            state,
+            |(mut events, mut broken, done)| async move {
+                if done {
+                    return None;
+                }
+                tokio::select! {
+                    item = events.next() => item.map(|item| (item, (events, broken, false))),
+                    _ = broken.recv() => {
+                        let error = Error::Unavailable("connection reset".into());
+                        Some((Err(error), (events, broken, true)))
+                    }
+                }
+            },
+        )))
+    }
+    async fn compact(&self, revision: Revision) -> Result<()> {
+        self.inner.compact(revision).await
+    }
+    async fn current_revision(&self) -> Result<Revision> {
+        self.inner.current_revision().await
+    }
+    async fn health(&self) -> Result<()> {
+        self.inner.health().await
+    }
+}
+
+struct Env {
+    flaky: Arc<Flaky>,
+    storage: Arc<dyn Storage>,
+    cache: Arc<Cache>,
+    _dir: TempDir,
+}
+
+async fn env(options: CacheOptions) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let inner: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
+    let flaky = Arc::new(Flaky {
+        inner,
+        breaker: broadcast::channel(4).0,
+        compacted: AtomicBool::new(false),
+        lists: AtomicUsize::new(0),
+        watches: Mutex::new(Vec::new()),
+    });
+    let storage: Arc<dyn Storage> = flaky.clone();
+    let (cache, _task) = Cache::start(&storage, "/r/", options);
+    Env {
+        flaky,
+        storage,
+        cache,
+        _dir: dir,
+    }
+}
+
+impl Env {
+    async fn put(&self, name: &str, value: &str) -> Revision {
+        let key = format!("/r/{name}");
+        let value = Bytes::from(format!("{{\"v\":\"{value}\"}}"));
+        match self.storage.get(&key, 0).await.unwrap() {
+            Some(kv) => self.storage.update(&key, value, kv.mod_revision).await,
+            None => self.storage.create(&key, value).await,
+        }
+        .unwrap()
+        .mod_revision
+    }
+
+    /// Waits until the cache reached `revision`.
+    async fn reached(&self, revision: Revision) {
+        let reached = self.cache.wait_for(revision, DEADLINE).await;
+        assert!(reached.is_some(), "the cache did not reach {revision}");
+    }
+}
+
+/// `(revision, key, value)` of an event.
+fn summary(event: &CachedEvent) -> (Revision, String, String) {
+    let (key, value) = match &event.change {
+        Change::Put { object, .. } => (
+            object.kv.key.clone(),
+            object.decoded.clone().unwrap()["v"].to_string(),
+        ),
+        Change::Delete { prev } => (prev.kv.key.clone(), "deleted".into()),
+        Change::Progress => (String::new(), "progress".into()),
+    };
+    (event.revision, key, value)
+}
+
+async fn next(subscription: &mut Subscription) -> (Revision, String, String) {
+    let event = tokio::time::timeout(DEADLINE, subscription.next())
+        .await
+        .expect("an event in time")
+        .expect("the watch goes on");
+    summary(&event)
+}
+
+fn event(revision: Revision, name: &str, value: &str) -> (Revision, String, String) {
+    (revision, format!("/r/{name}"), format!("\"{value}\""))
+}
+
+#[tokio::test]
+async fn the_cache_follows_the_store_and_replays_its_history() {
+    let env = env(CacheOptions {
+        history: 3,
+        ..CacheOptions::default()
+    })
+    .await;
+    let a1 = env.put("a", "1").await;
+    // Keys outside the prefix are not the cache's.
+    env.storage
+        .create("/other/x", Bytes::from("{}"))
+        .await
+        .unwrap();
+    let b1 = env.put("b", "1").await;
+    let a2 = env.put("a", "2").await;
+    env.reached(a2).await;
+
+    let snapshot = env.cache.list("/r/").unwrap();
+    assert_eq!(snapshot.revision, a2);
+    let keys: Vec<_> = snapshot.objects.iter().map(|o| o.kv.key.as_str()).collect();
+    assert_eq!(keys, ["/r/a", "/r/b"]);
+    let (a, _) = env.cache.get("/r/a").unwrap();
+    assert_eq!(a.unwrap().kv.mod_revision, a2);
+
+    // From a revision in the history: the later changes, then live ones.
+    let mut watch = env.cache.watch("/r/", a1).unwrap();
+    assert_eq!(next(&mut watch).await, event(b1, "b", "1"));
+    assert_eq!(next(&mut watch).await, event(a2, "a", "2"));
+    let c1 = env.put("c", "1").await;
+    assert_eq!(next(&mut watch).await, event(c1, "c", "1"));
+
+    // The history keeps 3 changes (a2, c1, d1): a1 and b1 fell out, so watches start at
+    // b1 at the earliest.
+    let d1 = env.put("d", "1").await;
+    assert_eq!(next(&mut watch).await, event(d1, "d", "1"));
+    assert!(env.cache.watch("/r/", b1).is_ok());
+    let too_old = env.cache.watch("/r/", a1).err().unwrap();
+    assert_eq!(
+        too_old,
+        CacheError::TooOld {
+            requested: a1,
+            oldest: b1
+        }
+    );
+    // A narrower prefix sees only its keys.
+    let mut only_c = env.cache.watch("/r/c", b1).unwrap();
+    assert_eq!(next(&mut only_c).await, event(c1, "c", "1"));
+    assert_eq!(env.flaky.lists.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_broken_storage_watch_is_resumed_from_the_last_revision_unseen_by_watchers() {
+    let env = env(CacheOptions::default()).await;
+    let first = env.put("a", "1").await;
+    env.reached(first).await;
+    let mut watch = env.cache.watch("/r/", first).unwrap();
+
+    for round in 0..3 {
+        env.flaky.break_watches();
+        // Writes while the feed reconnects are picked up from the store's history.
+        let revision = env.put("a", &format!("{}", round + 2)).await;
+        assert_eq!(
+            next(&mut watch).await,
+            event(revision, "a", &format!("{}", round + 2))
+        );
+    }
+    assert_eq!(env.flaky.lists.load(Ordering::SeqCst), 1, "no relist");
+    let watches = env.flaky.watches.lock().unwrap().clone();
+    assert!(watches.len() >= 4, "{watches:?}");
+    assert!(
+        watches.windows(2).all(|w| w[0] <= w[1]),
+        "each re-watch starts from the last revision applied: {watches:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_compacted_resume_relists_and_ends_the_watchers() {
+    let env = env(CacheOptions::default()).await;
+    let first = env.put("a", "1").await;
+    env.reached(first).await;
+    let mut watch = env.cache.watch("/r/", first).unwrap();
+
+    env.flaky.compacted.store(true, Ordering::SeqCst);
+    env.flaky.break_watches();
+    let end = tokio::time::timeout(DEADLINE, watch.next()).await.unwrap();
+    assert!(
+        matches!(end, Err(End::Reset)),
+        "the watchers end when the cache relists"
+    );
+    assert!(env.flaky.lists.load(Ordering::SeqCst) >= 2);
+
+    // Back to a working store: the cache relists once more and follows it.
+    env.flaky.compacted.store(false, Ordering::SeqCst);
+    env.flaky.break_watches();
+    let revision = env.put("b", "1").await;
+    env.reached(revision).await;
+    let keys: Vec<_> = (env.cache.list("/r/").unwrap().objects.iter())
+        .map(|o| o.kv.key.clone())
+        .collect();
+    assert_eq!(keys, ["/r/a", "/r/b"]);
+    // History restarted at the relist: the old revision is too old now.
+    assert!(matches!(
+        env.cache.watch("/r/", first - 1),
+        Err(CacheError::TooOld { .. })
+    ));
+}
+
+#[tokio::test]
+async fn closing_ends_the_watchers_and_refuses_new_ones() {
+    let env = env(CacheOptions::default()).await;
+    let first = env.put("a", "1").await;
+    env.reached(first).await;
+    let mut watch = env.cache.watch("/r/", first).unwrap();
+    env.cache.close();
+    assert!(matches!(watch.next().await, Err(End::Closed)));
+    assert!(matches!(
+        env.cache.watch("/r/", first),
+        Err(CacheError::ShuttingDown)
+    ));
+}
