@@ -5,7 +5,8 @@
 //! `Accept` each object is a one-row `Table`, with the column definitions in the first event
 //! only; bookmarks are row-less Tables carrying the revision, errors stay `Status`es. The
 //! stream ends at `timeoutSeconds` (default: kube's `--min-request-timeout` of 30 minutes
-//! with up to as much jitter); a client going away drops it, which ends the storage watch.
+//! with up to as much jitter); a client going away drops it, which unregisters it from the
+//! watch cache. Each event's object is the registry's shared encoding, framed per watcher.
 //! Invalid options fail before the stream starts, as ordinary `Status` responses.
 
 use std::convert::Infallible;

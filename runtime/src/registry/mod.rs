@@ -11,7 +11,8 @@
 //!
 //! - `create`, `update` (PUT, PATCH, `/status`, `/scale`: one read-modify-CAS loop, as
 //!   kube's `GuaranteedUpdate`), `delete` (with the namespace lifecycle), `read` (get, and
-//!   list with continue tokens and resourceVersion), `table` (`kubectl get`'s Table);
+//!   list with continue tokens and resourceVersion, from storage or the watch cache),
+//!   `watch` (from the watch cache, [`crate::cache`]), `table` (`kubectl get`'s Table);
 //! - `body` (type meta, name, namespace and unknown fields of request bodies),
 //!   `validation` (object metadata, replica paths), `schema_validation` (defaulting and
 //!   validation against the versions' OpenAPI v3 schemas, [`Schemas`]), `patch` (patch

@@ -12,7 +12,8 @@
 //! - [`embedded`]: the default, a durable single-file store (redb) in `--data-dir`.
 //!
 //! Every backend must pass the shared suite in [`conformance`]
-//! ([`storage_conformance_tests!`](crate::storage_conformance_tests)).
+//! ([`storage_conformance_tests!`](crate::storage_conformance_tests)). [`compactor`]
+//! compacts any backend periodically (`--compaction-interval`).
 
 use std::fmt;
 use std::pin::Pin;
