@@ -306,13 +306,18 @@ impl Registry {
     /// (`true`), or storage has and the cache may never (its kind saw no change at that
     /// revision; `false`: read storage). Neither, after waiting kube's `blockTimeout` for
     /// the revision to come: 504 "Too large resource version".
-    async fn cache_reaches(&self, cache: &Cache, at_least: u64) -> Result<bool, ApiError> {
+    async fn cache_reaches(
+        &self,
+        kind: &KindEntry,
+        cache: &Cache,
+        at_least: u64,
+    ) -> Result<bool, ApiError> {
         if cache.revision().is_some_and(|r| r >= at_least) {
             return Ok(true);
         }
         let current = self.storage.current_revision().await;
-        let current = current
-            .map_err(|e| object::storage_error(e, &crate::error::GroupResource::new("", ""), ""))?;
+        let current =
+            current.map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
         if current >= at_least {
             return Ok(false);
         }

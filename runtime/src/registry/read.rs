@@ -77,7 +77,7 @@ impl Registry {
             Some(0) => true,
             Some(at_least) => {
                 let cache = self.ready_cache(kind).await?;
-                self.cache_reaches(cache, at_least).await?
+                self.cache_reaches(kind, cache, at_least).await?
             }
         };
         if cached {
@@ -263,7 +263,7 @@ impl Registry {
             return Ok(None);
         }
         let cache = self.ready_cache(kind).await?;
-        if at_least > 0 && !self.cache_reaches(cache, at_least).await? {
+        if at_least > 0 && !self.cache_reaches(kind, cache, at_least).await? {
             return Ok(None);
         }
         let snapshot = cache.list(prefix).map_err(object::cache_error)?;

@@ -77,7 +77,7 @@ impl Registry {
             // not older than a revision it has reached), else a consistent storage list.
             let fresh = match requested {
                 Some(0) => true,
-                Some(at_least) => self.cache_reaches(cache, at_least).await?,
+                Some(at_least) => self.cache_reaches(kind, cache, at_least).await?,
                 None => false,
             };
             let (revision, subscription) = if fresh {
