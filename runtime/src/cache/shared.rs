@@ -1,5 +1,6 @@
 //! Objects encoded once and shared: [`SharedObject`] (a JSON value with its lazily computed
-//! encoding) and [`Memo`] (one per served version).
+//! encodings: JSON, and derived ones such as a Table row) and [`Memo`] (one per served
+//! version).
 
 use std::fmt;
 use std::ops::Deref;
@@ -17,6 +18,8 @@ pub struct SharedObject(Arc<Inner>);
 struct Inner {
     value: Value,
     json: OnceLock<Bytes>,
+    /// Other encodings derived from the value (a Table row), by name.
+    derived: Mutex<Vec<(String, Bytes)>>,
 }
 
 impl SharedObject {
@@ -34,6 +37,18 @@ impl SharedObject {
         .clone()
     }
 
+    /// An encoding derived from the value under `name` (such as its Table row), made by
+    /// `make` the first time it returns one and shared afterwards.
+    pub fn encoded_as(&self, name: &str, make: impl FnOnce() -> Option<Bytes>) -> Option<Bytes> {
+        let mut derived = self.0.derived.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, bytes)) = derived.iter().find(|(n, _)| n == name) {
+            return Some(bytes.clone());
+        }
+        let bytes = make()?;
+        derived.push((name.to_owned(), bytes.clone()));
+        Some(bytes)
+    }
+
     /// Whether two handles share one value (and so one encoding).
     pub fn ptr_eq(a: &SharedObject, b: &SharedObject) -> bool {
         Arc::ptr_eq(&a.0, &b.0)
@@ -45,6 +60,7 @@ impl From<Value> for SharedObject {
         SharedObject(Arc::new(Inner {
             value,
             json: OnceLock::new(),
+            derived: Mutex::new(Vec::new()),
         }))
     }
 }
@@ -111,5 +127,35 @@ impl Memo {
         let object = SharedObject::from(make()?);
         versions.push((version.to_owned(), object.clone()));
         Ok(object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_are_made_once_and_shared() {
+        let object = SharedObject::from(serde_json::json!({"a": 1}));
+        let copy = object.clone();
+        assert_eq!(&object.json()[..], br#"{"a":1}"#);
+        assert_eq!(object.json().as_ptr(), copy.json().as_ptr(), "one encoding");
+        let row = object.encoded_as("row", || Some(Bytes::from_static(b"row")));
+        assert_eq!(row.as_deref(), Some(&b"row"[..]));
+        let again = copy.encoded_as("row", || panic!("made twice"));
+        assert_eq!(again, row);
+        assert_eq!(
+            object.encoded_as("other", || None),
+            None,
+            "failures are not kept"
+        );
+        let memo = Memo::default();
+        let v1 = memo
+            .get_or_try_insert::<()>("v1", || Ok(serde_json::json!(1)))
+            .unwrap();
+        let v1_again = memo
+            .get_or_try_insert::<()>("v1", || panic!("converted twice"))
+            .unwrap();
+        assert!(SharedObject::ptr_eq(&v1, &v1_again));
     }
 }

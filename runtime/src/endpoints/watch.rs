@@ -52,29 +52,53 @@ pub(super) async fn serve(
     };
     let mut first = true;
     let lines = events.map(move |event| {
-        let event = match table {
-            Some(table_version) => {
-                let kind = &registry.scheme().kinds()[kind];
-                let target = Target {
-                    kind,
-                    version: &version,
-                    namespace: None,
-                };
-                as_table(
+        let Some(table_version) = table else {
+            return Ok::<_, Infallible>(frame(event.type_, &event.object.json()));
+        };
+        let kind = &registry.scheme().kinds()[kind];
+        let target = Target {
+            kind,
+            version: &version,
+            namespace: None,
+        };
+        let row = matches!(
+            event.type_,
+            WatchEventType::Added | WatchEventType::Modified | WatchEventType::Deleted
+        );
+        // Row-only Tables (every row event but a watch's first) are shared by every
+        // watcher of the change in this version, Table version and `includeObject`.
+        let key = format!("{}:{include_object}", table_version.api_version());
+        let shared = (row && !first).then(|| {
+            (event.object).encoded_as(&key, || {
+                let table = as_table(
+                    &registry,
+                    target,
+                    event.clone(),
+                    table_version,
+                    &include_object,
+                    false,
+                );
+                (table.type_ == event.type_).then(|| table.object.json())
+            })
+        });
+        let line = match shared.flatten() {
+            Some(bytes) => frame(event.type_, &bytes),
+            None => {
+                let table = as_table(
                     &registry,
                     target,
                     event,
                     table_version,
                     &include_object,
                     first,
-                )
+                );
+                frame(table.type_, &table.object.json())
             }
-            None => event,
         };
-        if event.type_ != WatchEventType::Error && event.type_ != WatchEventType::Bookmark {
+        if row {
             first = false;
         }
-        Ok::<_, Infallible>(frame(&event))
+        Ok(line)
     });
     let mut response = Response::new(Body::from_stream(lines));
     *response.status_mut() = StatusCode::OK;
@@ -90,20 +114,19 @@ pub(super) async fn serve(
 /// One line of the stream: `{"type":"...","object":...}` and a newline. The object's
 /// encoding is the one the registry shares between every watcher of the change in that
 /// version; only the frame is written per watcher.
-fn frame(event: &WatchEvent) -> Bytes {
-    let type_ = match event.type_ {
+fn frame(type_: WatchEventType, object: &Bytes) -> Bytes {
+    let type_ = match type_ {
         WatchEventType::Added => "ADDED",
         WatchEventType::Modified => "MODIFIED",
         WatchEventType::Deleted => "DELETED",
         WatchEventType::Bookmark => "BOOKMARK",
         WatchEventType::Error => "ERROR",
     };
-    let object = event.object.json();
     let mut line = Vec::with_capacity(object.len() + 32);
     line.extend_from_slice(b"{\"type\":\"");
     line.extend_from_slice(type_.as_bytes());
     line.extend_from_slice(b"\",\"object\":");
-    line.extend_from_slice(&object);
+    line.extend_from_slice(object);
     line.extend_from_slice(b"}\n");
     Bytes::from(line)
 }
