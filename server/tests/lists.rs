@@ -449,14 +449,17 @@ fn stalled_watch(server: &Server, path: &str) -> TcpStream {
 }
 
 /// 200 watchers over HTTP see every change, in order, once, while another watcher of the
-/// same kind never reads its socket, with more to send than the socket buffers hold (the
-/// server's write to it is blocked): the others complete while it is still stalled, and
-/// read at last it still gets everything.
+/// same kind never reads its socket: it has more to send than the socket buffers hold (the
+/// server's write to it is blocked) and then more changes than its buffer in the watch
+/// cache holds. The cache drops it rather than wait, the others complete while it is
+/// still stalled, and read at last it has its events then an `ERROR` saying to watch
+/// again.
 #[test]
 fn two_hundred_watchers_see_every_event_while_one_stalls() {
     const WATCHERS: usize = 200;
     const CHANGES: usize = 40;
     const BIG: usize = 12;
+    const SMALL: usize = 1100;
     let server = Server::start();
     let client = Client::new(server.addr());
     let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "stall"}});
@@ -487,6 +490,24 @@ fn two_hundred_watchers_see_every_event_while_one_stalls() {
             &response.body[..500.min(response.body.len())]
         );
         last_big = rv(&response.json());
+    }
+    // More changes than a watcher's buffer in the cache (1024): were the cache to wait for
+    // the stalled watcher, it would stop here and the watchers below would see nothing.
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let addr = server.addr();
+            std::thread::spawn(move || {
+                let client = Client::new(addr);
+                for i in 0..SMALL / 4 {
+                    let body = webapp(&format!("small-{w}-{i}"), json!({}), "nginx:1.27");
+                    let response = client.post(stall, &body).unwrap();
+                    assert_eq!(response.status, 201, "{response:?}");
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
     }
 
     let start = rv(&get(&client, WEBAPPS));
@@ -526,28 +547,42 @@ fn two_hundred_watchers_see_every_event_while_one_stalls() {
         assert_eq!(thread.join().unwrap(), expected);
     }
 
-    // Everyone finished while the stalled watcher had read nothing. Read at last, it
-    // gets every one of its events (or, had it fallen too far behind, an ERROR).
+    // Everyone finished while the stalled watcher had read nothing. Read at last, it has
+    // its big events, then what its buffer held, then the ERROR that closed it.
     stalled.set_read_timeout(Some(EVENT)).unwrap();
     let mut received = Vec::new();
     let mut buffer = vec![0; 1 << 20];
-    let end = format!("\"resourceVersion\":\"{last_big}\"");
-    loop {
+    let big_end = format!("\"resourceVersion\":\"{last_big}\"");
+    let mut big_at = None;
+    let error = loop {
         let tail = &received[received.len().saturating_sub(2 << 20)..];
         let text = String::from_utf8_lossy(tail);
-        if text.contains(&end) || text.contains("\"type\":\"ERROR\"") {
-            break;
+        if big_at.is_none() && text.contains(&big_end) {
+            big_at = Some(received.len());
+        }
+        if let Some(at) = text.find("{\"type\":\"ERROR\"") {
+            let line = text[at..].lines().next().unwrap_or_default().to_owned();
+            if line.ends_with('}') {
+                break line;
+            }
         }
         let read =
             std::io::Read::read(&mut stalled, &mut buffer).expect("reading the stalled watch");
         assert!(read > 0, "the stalled watch closed without an error");
         received.extend_from_slice(&buffer[..read]);
-    }
+    };
+    let big_at = big_at.expect("the big events arrived before the error");
+    // The last big event's resourceVersion comes before its padding.
     assert!(
-        // The last event's resourceVersion comes before its padding.
-        received.len() > (BIG - 1) << 20,
-        "all {BIG} big events arrived ({} bytes)",
-        received.len()
+        big_at > (BIG - 1) << 20,
+        "more than socket buffers hold: {big_at} bytes"
+    );
+    let error: Value = serde_json::from_str(&error).unwrap();
+    assert_eq!(error["object"]["code"], 500, "{error}");
+    let message = error["object"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("fell more than 1024 changes behind") && message.contains("watch again"),
+        "{message}"
     );
 }
 
