@@ -1,7 +1,8 @@
 //! The watch cache on its own, against the embedded store and a wrapper of it whose watches
 //! the test breaks: it follows the store, replays its history, answers "too old" beyond it,
 //! resumes a broken storage watch from the last revision it applied without disturbing
-//! its watchers, and lists again (ending its watchers) only when that revision is gone.
+//! its watchers, lists again (ending its watchers) only when that revision is gone, and
+//! answers the registry's consistent reads once it has caught up with storage.
 #![cfg(feature = "server")]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -289,4 +290,105 @@ async fn closing_ends_the_watchers_and_refuses_new_ones() {
         env.cache.watch("/r/", first),
         Err(CacheError::ShuttingDown)
     ));
+}
+
+/// Consistent reads (no resourceVersion) come from the cache once it has reached storage's
+/// current revision, and from storage when it has not (the last write was to another
+/// kind, which the kind's cache never hears of): the same answer either way.
+#[tokio::test]
+async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
+    use api_types::core;
+    use kapi_runtime::registry::{ListOptions, Registry, Target, WriteOptions};
+    use kapi_runtime::scheme::{KindEntry, Scheme};
+
+    let env = env(CacheOptions::default()).await;
+    let scheme = Scheme::new()
+        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
+        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"));
+    let registry = Registry::new(Arc::new(scheme), env.storage.clone(), "/registry")
+        .await
+        .unwrap();
+    let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
+    let configmaps = Target {
+        kind: kind("configmaps"),
+        version: "v1",
+        namespace: Some("default"),
+    };
+    let body =
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}});
+    let created = (registry
+        .create(configmaps, body, &WriteOptions::default())
+        .await)
+        .unwrap();
+    let revision = created.object["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let names = |list: &kapi_runtime::registry::ObjectList| -> Vec<String> {
+        (list.items.iter())
+            .map(|o| o["metadata"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Once the cache has the write, a consistent list does not touch storage's lists.
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let at_least = ListOptions {
+            resource_version: Some("0".into()),
+            ..ListOptions::default()
+        };
+        let list = registry.list(configmaps, &at_least).await.unwrap();
+        if list.resource_version == revision {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the cache never caught up"
+        );
+        tokio::task::yield_now().await;
+    }
+    let lists = env.flaky.lists.load(Ordering::SeqCst);
+    let list = registry
+        .list(configmaps, &ListOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        (names(&list), list.resource_version.as_str()),
+        (vec!["a".to_owned()], revision.as_str())
+    );
+    assert_eq!(
+        env.flaky.lists.load(Ordering::SeqCst),
+        lists,
+        "served from the cache"
+    );
+
+    // A write to another kind: the configmaps' cache cannot know it is current; storage
+    // answers, at the new revision.
+    let namespaces = Target {
+        kind: kind("namespaces"),
+        version: "v1",
+        namespace: None,
+    };
+    let body =
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    let other = (registry
+        .create(namespaces, body, &WriteOptions::default())
+        .await)
+        .unwrap();
+    let lists = env.flaky.lists.load(Ordering::SeqCst);
+    let list = registry
+        .list(configmaps, &ListOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(names(&list), ["a"]);
+    assert_eq!(
+        list.resource_version,
+        other.object["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+    );
+    assert_eq!(
+        env.flaky.lists.load(Ordering::SeqCst),
+        lists + 1,
+        "served from storage"
+    );
 }

@@ -302,6 +302,16 @@ impl Registry {
         Ok(cache)
     }
 
+    /// Whether `cache` may answer a consistent read: it has reached storage's current
+    /// revision (kube's `ConsistentListFromCache`, without waiting: storage answers
+    /// otherwise, as the cache may never see a revision written to another kind).
+    async fn cache_is_current(&self, kind: &KindEntry, cache: &Cache) -> Result<bool, ApiError> {
+        let current = self.storage.current_revision().await;
+        let current =
+            current.map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
+        Ok(cache.revision().is_some_and(|r| r >= current))
+    }
+
     /// Whether `cache` may answer a read "not older than" `at_least`: it has reached it
     /// (`true`), or storage has and the cache may never (its kind saw no change at that
     /// revision; `false`: read storage). Neither, after waiting kube's `blockTimeout` for

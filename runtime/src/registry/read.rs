@@ -70,10 +70,14 @@ impl Registry {
             name: name.to_owned(),
         };
         // `0`: any state, the cache's; `N`: not older than `N`, the cache's once it has
-        // reached `N`; none: the latest, from storage (a consistent read).
+        // reached `N`; none: the latest (a consistent read), the cache's when it has
+        // reached storage's current revision, else storage's.
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let cached = match resource_version.map(parse_resource_version).transpose()? {
-            None => false,
+            None => {
+                let cache = self.ready_cache(kind).await?;
+                self.cache_is_current(kind, cache).await?
+            }
             Some(0) => true,
             Some(at_least) => {
                 let cache = self.ready_cache(kind).await?;
@@ -236,10 +240,11 @@ impl Registry {
 }
 
 impl Registry {
-    /// A list the watch cache answers, as kube's cacher does (`shouldDelegateList`): not a
-    /// continuation, with a `resourceVersion` (none is a consistent read: storage), matched
-    /// "not older than", and unpaginated unless at `0` (whose limit the cache ignores, as
-    /// kube's). `None`: read storage.
+    /// A list the watch cache answers, as kube's cacher does (`shouldDelegateList`, with
+    /// `ConsistentListFromCache`): not a continuation, matched "not older than",
+    /// unpaginated unless at `0` (whose limit the cache ignores, as kube's); without a
+    /// `resourceVersion` (a consistent read) only once the cache has reached storage's
+    /// current revision. `None`: read storage.
     async fn list_cached(
         &self,
         target: Target<'_>,
@@ -254,9 +259,18 @@ impl Registry {
             options.resource_version_match.as_deref(),
             None | Some("" | "NotOlderThan")
         );
-        let Some(resource_version) = resource_version.filter(|_| !continues && not_older_than)
-        else {
+        if continues || !not_older_than {
             return Ok(None);
+        }
+        let Some(resource_version) = resource_version else {
+            if options.limit > 0 {
+                return Ok(None);
+            }
+            let cache = self.ready_cache(kind).await?;
+            if !self.cache_is_current(kind, cache).await? {
+                return Ok(None);
+            }
+            return self.list_from(cache, target, selectors, prefix).map(Some);
         };
         let at_least = parse_resource_version(resource_version)?;
         if options.limit > 0 && at_least != 0 {
@@ -266,6 +280,19 @@ impl Registry {
         if at_least > 0 && !self.cache_reaches(kind, cache, at_least).await? {
             return Ok(None);
         }
+        self.list_from(cache, target, selectors, prefix).map(Some)
+    }
+
+    /// The objects of `cache` under `prefix` that match the selectors, in `target`'s
+    /// version.
+    fn list_from(
+        &self,
+        cache: &crate::cache::Cache,
+        target: Target<'_>,
+        selectors: &Selectors,
+        prefix: &str,
+    ) -> Result<ObjectList, ApiError> {
+        let kind = target.kind;
         let snapshot = cache.list(prefix).map_err(object::cache_error)?;
         let mut items = Vec::new();
         for cached in &snapshot.objects {
@@ -273,12 +300,12 @@ impl Registry {
                 items.push(in_version(kind, cached, target.version)?.value().clone());
             }
         }
-        Ok(Some(ObjectList {
+        Ok(ObjectList {
             items,
             resource_version: snapshot.revision.to_string(),
             continue_token: None,
             remaining_item_count: None,
-        }))
+        })
     }
 }
 

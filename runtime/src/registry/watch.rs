@@ -4,8 +4,9 @@
 //! - A `resourceVersion` of `N` delivers every change after `N`, in order, exactly once,
 //!   from the cache's history (older than it: one `ERROR` event with kube's 410 `Expired`
 //!   Status, then the end). `0` first sends an `ADDED` event per object the cache holds,
-//!   then every later change; none (the most recent, consistent) does the same from a
-//!   storage list, then follows the cache from that list's revision.
+//!   then every later change; none (the most recent, consistent) does the same once the
+//!   cache has reached storage's current revision, else from a storage list, then follows
+//!   the cache from that list's revision.
 //! - Selectors apply to both sides of a change: matched before and after is `MODIFIED`, only
 //!   after is `ADDED`, only before is `DELETED` (the old object at the change's revision).
 //!   A `DELETED` event carries the last state of the object with the delete's revision.
@@ -73,12 +74,13 @@ impl Registry {
         let mut pending = VecDeque::new();
         let mut initial = Vec::new();
         let started = if send_initial {
-            // What the initial events come from: the cache when it may answer (`0`, or
-            // not older than a revision it has reached), else a consistent storage list.
+            // What the initial events come from: the cache when it may answer (`0`, not
+            // older than a revision it has reached, or, for the latest state, once it has
+            // reached storage's current revision), else a consistent storage list.
             let fresh = match requested {
                 Some(0) => true,
                 Some(at_least) => self.cache_reaches(kind, cache, at_least).await?,
-                None => false,
+                None => self.cache_is_current(kind, cache).await?,
             };
             let (revision, subscription) = if fresh {
                 let (snapshot, subscription) =
