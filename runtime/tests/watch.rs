@@ -484,3 +484,22 @@ async fn watchers_of_one_version_share_each_event_encoding() {
     assert!(!SharedObject::ptr_eq(&events[0].object, &other.object));
     assert_eq!(other.object["apiVersion"], "apps.example.dev/v1beta1");
 }
+
+/// A watch dropped by its client leaves the cache; `stop_watches` (shutdown) ends the
+/// open ones cleanly and refuses new ones with 503.
+#[tokio::test]
+async fn watches_leave_the_cache_and_end_at_shutdown() {
+    let env = env().await;
+    let cms = env.configmaps();
+    let first = env.watch(cms, WatchOptions::default()).await;
+    let mut second = env.watch(cms, WatchOptions::default()).await;
+    assert_eq!(env.registry.watchers(), 2);
+    drop(first);
+    assert_eq!(env.registry.watchers(), 1);
+
+    env.registry.stop_watches();
+    let end = tokio::time::timeout(EVENT_TIMEOUT, second.next()).await;
+    assert!(matches!(end, Ok(None)), "the watch ends cleanly");
+    let refused = env.registry.watch(cms, &WatchOptions::default()).await;
+    assert_eq!(refused.err().map(|e| e.code()), Some(503));
+}

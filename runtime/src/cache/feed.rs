@@ -11,11 +11,13 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use super::WeakCache;
+use super::Cache;
 use crate::storage::{Error, ListRequest, Revision, Storage};
 
 /// The first and the longest wait between failed attempts.
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
+
+type WeakCache = std::sync::Weak<Cache>;
 
 /// Runs until the cache or the storage is dropped.
 pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {

@@ -33,7 +33,7 @@ mod shared;
 pub use shared::{Memo, SharedObject};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -336,9 +336,12 @@ impl Cache {
         state.terminate_all(End::Closed);
     }
 
-    /// How many watchers are registered.
+    /// How many watchers are registered and still listening.
     pub fn watchers(&self) -> usize {
-        self.lock().watchers.len()
+        let state = self.lock();
+        (state.watchers.values())
+            .filter(|slot| !slot.sender.is_closed())
+            .count()
     }
 
     fn publish(&self, state: &State) {
@@ -445,6 +448,9 @@ impl State {
         after: Revision,
         replay: VecDeque<Arc<CachedEvent>>,
     ) -> Subscription {
+        // Watchers whose clients left are dropped here too, not only at the next change of
+        // their prefix, so that a quiet prefix does not collect them.
+        self.watchers.retain(|_, slot| !slot.sender.is_closed());
         let (sender, receiver) = mpsc::channel(self.options.watcher_buffer.max(1));
         let end = Arc::new(OnceLock::new());
         let id = self.next_id;
@@ -469,6 +475,9 @@ impl State {
     /// the watcher.
     fn dispatch(&mut self, event: &Arc<CachedEvent>) {
         self.watchers.retain(|_, slot| {
+            if slot.sender.is_closed() {
+                return false;
+            }
             if event.revision <= slot.after {
                 return true;
             }
@@ -571,6 +580,3 @@ impl Drop for Caches {
         }
     }
 }
-
-/// Keeps `Weak` in scope for the feed.
-pub(crate) type WeakCache = Weak<Cache>;
