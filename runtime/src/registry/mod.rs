@@ -32,7 +32,7 @@ mod object;
 mod patch;
 mod read;
 mod scale;
-mod schema_validation;
+pub(crate) mod schema_validation;
 pub mod selector;
 mod table;
 mod update;

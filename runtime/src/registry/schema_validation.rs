@@ -54,7 +54,7 @@ pub struct Schemas {
 }
 
 #[derive(Debug, Default, Clone, PartialEq)]
-enum ListType {
+pub(crate) enum ListType {
     #[default]
     Atomic,
     Set,
@@ -63,26 +63,27 @@ enum ListType {
 
 /// One schema, its `$ref` and `allOf` branches as indices into the arena.
 #[derive(Debug, Default)]
-struct Node {
-    ty: Option<String>,
-    nullable: bool,
-    int_or_string: bool,
-    properties: Vec<(String, usize)>,
-    additional: Option<usize>,
-    items: Option<usize>,
-    required: Vec<String>,
-    default: Option<Value>,
-    minimum: Option<(Number, bool)>,
-    maximum: Option<(Number, bool)>,
-    min_length: Option<u64>,
-    max_length: Option<u64>,
-    pattern: Option<(String, regex_lite::Regex)>,
-    enumeration: Option<Vec<Value>>,
-    min_items: Option<u64>,
-    max_items: Option<u64>,
-    list_type: ListType,
-    immutable: bool,
-    all_of: Vec<usize>,
+pub(crate) struct Node {
+    pub(crate) ty: Option<String>,
+    pub(crate) format: Option<String>,
+    pub(crate) nullable: bool,
+    pub(crate) int_or_string: bool,
+    pub(crate) properties: Vec<(String, usize)>,
+    pub(crate) additional: Option<usize>,
+    pub(crate) items: Option<usize>,
+    pub(crate) required: Vec<String>,
+    pub(crate) default: Option<Value>,
+    pub(crate) minimum: Option<(Number, bool)>,
+    pub(crate) maximum: Option<(Number, bool)>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    pub(crate) pattern: Option<(String, regex_lite::Regex)>,
+    pub(crate) enumeration: Option<Vec<Value>>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    pub(crate) list_type: ListType,
+    pub(crate) immutable: bool,
+    pub(crate) all_of: Vec<usize>,
 }
 
 /// Compiles the schemas of one document into the arena.
@@ -136,6 +137,7 @@ impl Compiler<'_> {
             .get("type")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        node.format = (schema.get("format").and_then(Value::as_str)).map(str::to_owned);
         node.nullable = schema.get("nullable") == Some(&Value::Bool(true));
         node.int_or_string = schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
         node.immutable = schema.get(IMMUTABLE_EXTENSION) == Some(&Value::Bool(true));
@@ -326,6 +328,21 @@ impl<'a> View<'a> {
 
     fn nullable(&self) -> bool {
         self.nodes.iter().any(|n| n.nullable)
+    }
+}
+
+impl<'a> KindSchema<'a> {
+    /// The root node: the kind's component (for `crate::testing`, which generates objects
+    /// within the same compiled schema the registry validates against).
+    #[cfg(feature = "testing")]
+    pub(crate) fn root(&self) -> usize {
+        self.root
+    }
+
+    /// Node `id` and its `allOf` (and `$ref`) branches, depth first.
+    #[cfg(feature = "testing")]
+    pub(crate) fn nodes(&self, id: usize) -> Vec<&'a Node> {
+        self.schemas.flatten(id)
     }
 }
 
