@@ -2,7 +2,8 @@
 //! against the real `kapi-server`: invalid manifests (`manifests/invalid-*.yaml`) are
 //! rejected with the message kubectl prints for kube-apiserver's 422, in create, replace,
 //! patch and apply; defaults show up in what is stored; server-side dry runs change
-//! nothing; unknown fields are rejected with kubectl's default flags.
+//! nothing; unknown fields are rejected with kubectl's default flags; `kubectl explain`
+//! (1.32 and 1.20) shows the defaults.
 
 mod support;
 
@@ -11,7 +12,11 @@ use support::{Kubectl, Server, Version, manifest};
 
 /// A fresh server and kubectl 1.32 pointed at it.
 fn start() -> (Server, Kubectl) {
-    let version = Version::V1_32;
+    start_with(Version::V1_32)
+}
+
+/// A fresh server and kubectl `version` pointed at it.
+fn start_with(version: Version) -> (Server, Kubectl) {
     version.binary();
     let server = Server::start();
     let kubectl = Kubectl::new(version, &server);
@@ -214,6 +219,55 @@ fn defaults_are_applied() {
         run.json()["spec"]["quota"] == json!({"maxWebApps": 10}),
         "quota.maxWebApps defaulted to 10",
     );
+}
+
+/// Defaults are published in the schemas' descriptions too, since `kubectl explain` (1.32
+/// from OpenAPI v3, 1.20 from v2) prints descriptions but not `default`.
+fn explain_shows_defaults(version: Version) {
+    let (_server, kubectl) = start_with(version);
+    for (args, expected) in [
+        (
+            &["webapps.spec.replicas"][..],
+            "How many instances to run. Defaults to 1.",
+        ),
+        (
+            &["webapps.spec.paused"],
+            "Stop reconciling while true. Defaults to false.",
+        ),
+        (
+            &["webapps.spec.container.ports.protocol"],
+            "`TCP` or `UDP`. Defaults to \"TCP\".",
+        ),
+        (
+            &[
+                "webapps.spec.port",
+                "--api-version=apps.example.dev/v1beta1",
+            ],
+            "Defaults to 8080.",
+        ),
+        (&["tenants.spec.quota.maxWebApps"], "Defaults to 10."),
+    ] {
+        let run = kubectl.ok(&[&["explain"], args].concat());
+        // Descriptions are wrapped: compare words.
+        let words = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        run.check(
+            words.contains(expected),
+            &format!(
+                "`kubectl explain {}` should say {expected:?}",
+                args.join(" ")
+            ),
+        );
+    }
+}
+
+#[test]
+fn kubectl_1_32_explain_shows_defaults() {
+    explain_shows_defaults(Version::V1_32);
+}
+
+#[test]
+fn kubectl_1_20_explain_shows_defaults() {
+    explain_shows_defaults(Version::V1_20);
 }
 
 /// `--dry-run=server` runs defaulting and validation but stores nothing.
