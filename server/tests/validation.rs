@@ -270,6 +270,57 @@ fn kubectl_1_20_explain_shows_defaults() {
     explain_shows_defaults(Version::V1_20);
 }
 
+/// The kind's own cross-field rule (`Strategy::validate`: an image tagged `latest` runs at
+/// most one replica) is reported at the image's path in the version the client wrote: v1's
+/// `spec.container.image`, v1beta1's `spec.image`; on create and on update.
+fn cross_field_rule_paths_are_in_the_request_version(version: Version) {
+    let (_server, kubectl) = start_with(version);
+    let message = |path: &str| {
+        format!(
+            "The WebApp \"web\" is invalid: {path}: Invalid value: \"nginx:latest\": an image \
+             tagged `latest` may run only one replica: pin a version or a digest"
+        )
+    };
+    let v1 = kubectl.write_file(
+        "latest-v1.yaml",
+        "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: web\n\
+         spec:\n  replicas: 2\n  container:\n    image: nginx:latest\n",
+    );
+    kubectl
+        .fails(&["create", "-f", &v1])
+        .stderr_has(&message("spec.container.image"));
+    let beta = |replicas: u32| {
+        format!(
+            "apiVersion: apps.example.dev/v1beta1\nkind: WebApp\nmetadata:\n  name: web\n\
+             spec:\n  replicas: {replicas}\n  image: nginx:latest\n"
+        )
+    };
+    let two = kubectl.write_file("latest-v1beta1.yaml", &beta(2));
+    kubectl
+        .fails(&["create", "-f", &two])
+        .stderr_has(&message("spec.image"));
+
+    // An update through v1beta1: one replica is fine, two are not.
+    let one = kubectl.write_file("latest-one.yaml", &beta(1));
+    kubectl.ok(&["create", "-f", &one]);
+    kubectl
+        .fails(&["replace", "-f", &two])
+        .stderr_has(&message("spec.image"));
+    kubectl
+        .fails(&["scale", "wa", "web", "--replicas=3"])
+        .stderr_has("is invalid: ");
+}
+
+#[test]
+fn kubectl_1_32_cross_field_rule_paths_are_in_the_request_version() {
+    cross_field_rule_paths_are_in_the_request_version(Version::V1_32);
+}
+
+#[test]
+fn kubectl_1_20_cross_field_rule_paths_are_in_the_request_version() {
+    cross_field_rule_paths_are_in_the_request_version(Version::V1_20);
+}
+
 /// `--dry-run=server` runs defaulting and validation but stores nothing.
 #[test]
 fn server_dry_runs_change_nothing() {

@@ -13,6 +13,7 @@
 //!   kube's `GuaranteedUpdate`), `delete` (with the namespace lifecycle), `read` (get, and
 //!   list with continue tokens and resourceVersion), `table` (`kubectl get`'s Table);
 //! - `body` (type meta, name, namespace and unknown fields of request bodies),
+//!   `field_paths` (the kind's own validation errors, in the request's version),
 //!   `validation` (object metadata, replica paths), `schema_validation` (defaulting and
 //!   validation against the versions' OpenAPI v3 schemas, [`Schemas`]), `patch` (patch
 //!   formats), `scale` (the Scale view), [`selector`] (label and field selectors, public
@@ -27,6 +28,7 @@
 mod body;
 mod create;
 mod delete;
+mod field_paths;
 mod names;
 mod object;
 mod patch;

@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use super::body::{self, Expected};
+use super::field_paths;
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str, set_meta};
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
@@ -290,7 +291,11 @@ impl Registry {
             errors.extend(super::validation::object_meta(info, &new, false));
             let scale_errors = super::validation::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
-            errors.extend(kind.validate_update(&new_hub, &old_hub));
+            let own = kind.validate_update(&new_hub, &old_hub);
+            if !own.is_empty() {
+                let hub = kind.hub_json(&new_hub).map_err(internal)?;
+                errors.extend(field_paths::to_version(kind, target.version, &hub, own));
+            }
             if !errors.is_empty() {
                 return Err(request.invalid(errors));
             }
