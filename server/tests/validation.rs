@@ -321,6 +321,42 @@ fn kubectl_1_20_cross_field_rule_paths_are_in_the_request_version() {
     cross_field_rule_paths_are_in_the_request_version(Version::V1_20);
 }
 
+/// A port's name (`x-kapi-immutable`, inside the `ports` list-map) cannot change once set,
+/// through replace or apply; ports are matched by their key, so reordering them or adding
+/// one is fine.
+#[test]
+fn immutable_fields_inside_lists_cannot_change() {
+    let (_server, kubectl) = start();
+    let web = |ports: &str| {
+        format!(
+            "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: web\n\
+             spec:\n  container:\n    image: nginx:1.27\n    ports:\n{ports}"
+        )
+    };
+    let http = "    - {name: http, containerPort: 80}\n";
+    let tls = "    - {name: tls, containerPort: 443}\n";
+    let created = kubectl.write_file("named.yaml", &web(http));
+    kubectl.ok(&["apply", "-f", &created]);
+    let reordered = kubectl.write_file("reordered.yaml", &web(&format!("{tls}{http}")));
+    kubectl.ok(&["apply", "-f", &reordered]);
+
+    let renamed = web(&format!("{tls}    - {{name: web, containerPort: 80}}\n"));
+    let renamed = kubectl.write_file("renamed.yaml", &renamed);
+    let expected = "The WebApp \"web\" is invalid: spec.container.ports[1].name: Invalid value: \
+                    \"web\": field is immutable";
+    kubectl
+        .fails(&["apply", "-f", &renamed])
+        .stderr_has(expected);
+    kubectl
+        .fails(&["replace", "-f", &renamed])
+        .stderr_has(expected);
+    let run = kubectl.ok(&["get", "wa", "web", "-o", "json"]);
+    run.check(
+        run.json()["spec"]["container"]["ports"][1]["name"] == "http",
+        "the name stays http",
+    );
+}
+
 /// `--dry-run=server` runs defaulting and validation but stores nothing.
 #[test]
 fn server_dry_runs_change_nothing() {

@@ -19,7 +19,9 @@
 //! - validation reports every problem as one [`FieldError`]: type, `required`,
 //!   `minimum`/`maximum` (and exclusive), `minLength`/`maxLength`, `pattern`, `enum`,
 //!   `minItems`/`maxItems`, `x-kubernetes-list-type: set` and `map` uniqueness;
-//! - on update, fields marked `x-kapi-immutable: true` may not change once set.
+//! - on update, fields marked `x-kapi-immutable: true` may not change once set, also
+//!   inside map entries and list-map items, matched by key as kube's transition rules
+//!   match them.
 //!
 //! The object's `apiVersion`, `kind` and `metadata` are left to the generic rules
 //! (`validation::object_meta`), as kube does for custom resources.
@@ -505,6 +507,10 @@ impl KindSchema<'_> {
         errors
     }
 
+    /// Walks `new` and `old` together where kube's ratcheting and transition rules
+    /// correlate them: object properties, map entries (by key) and list-map items (by their
+    /// keys). Atomic lists and sets have no correlated items: an immutable field inside
+    /// one is not checked (mark the list itself immutable).
     fn immutable_node(
         &self,
         id: usize,
@@ -514,32 +520,92 @@ impl KindSchema<'_> {
         errors: &mut Vec<FieldError>,
         top: bool,
     ) {
-        let (Value::Object(new_fields), Value::Object(old_fields)) = (new, old) else {
-            return;
-        };
-        for (name, child) in self.view(id).properties() {
-            if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
-                continue;
-            }
-            let Some(old_field) = old_fields.get(name) else {
-                continue;
-            };
-            let new_field = new_fields.get(name).unwrap_or(&Value::Null);
-            let len = path.len();
-            push_property(path, name);
-            if self.view(*child).nodes.iter().any(|n| n.immutable) {
-                if new_field != old_field {
-                    errors.push(FieldError::new(
-                        FieldErrorType::Invalid,
-                        path.as_str(),
-                        Some(new_field.clone()),
-                        FIELD_IMMUTABLE,
-                    ));
+        let view = self.view(id);
+        match (new, old) {
+            (Value::Object(new_fields), Value::Object(old_fields)) => {
+                for (name, child) in view.properties() {
+                    if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
+                        continue;
+                    }
+                    let Some(old_field) = old_fields.get(name) else {
+                        continue;
+                    };
+                    let new_field = new_fields.get(name).unwrap_or(&Value::Null);
+                    let len = path.len();
+                    push_property(path, name);
+                    self.immutable_child(*child, new_field, old_field, path, errors);
+                    path.truncate(len);
                 }
-            } else {
-                self.immutable_node(*child, new_field, old_field, path, errors, false);
+                if let Some(additional) = view.first(|n| n.additional) {
+                    let declared = |key: &String| view.properties().any(|(name, _)| name == key);
+                    for (key, old_field) in old_fields.iter().filter(|(k, _)| !declared(k)) {
+                        // A removed entry is not a changed field of it.
+                        let Some(new_field) = new_fields.get(key) else {
+                            continue;
+                        };
+                        let len = path.len();
+                        path.push_str(&format!("[{key}]"));
+                        self.immutable_child(additional, new_field, old_field, path, errors);
+                        path.truncate(len);
+                    }
+                }
             }
-            path.truncate(len);
+            (Value::Array(new_items), Value::Array(old_items)) => {
+                let keys = view.first(|n| match &n.list_type {
+                    ListType::Map(keys) => Some(keys),
+                    _ => None,
+                });
+                let (Some(keys), Some(item)) = (keys, view.first(|n| n.items)) else {
+                    return;
+                };
+                let key_of = |item: &Value| -> Vec<Value> {
+                    (keys.iter())
+                        .map(|k| item.get(k).cloned().unwrap_or(Value::Null))
+                        .collect()
+                };
+                let mut seen = Vec::new();
+                for (index, new_item) in new_items.iter().enumerate() {
+                    let key = key_of(new_item);
+                    // A repeated key is a duplicate (reported as such), not a changed item.
+                    if seen.contains(&key) {
+                        continue;
+                    }
+                    // An item with a new key is a new item, not a changed one.
+                    let Some(old_item) = old_items.iter().find(|old| key_of(old) == key) else {
+                        seen.push(key);
+                        continue;
+                    };
+                    seen.push(key);
+                    let len = path.len();
+                    path.push_str(&format!("[{index}]"));
+                    self.immutable_node(item, new_item, old_item, path, errors, false);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An immutable field compared whole, or any other walked into.
+    fn immutable_child(
+        &self,
+        id: usize,
+        new: &Value,
+        old: &Value,
+        path: &mut String,
+        errors: &mut Vec<FieldError>,
+    ) {
+        if self.view(id).nodes.iter().any(|n| n.immutable) {
+            if new != old {
+                errors.push(FieldError::new(
+                    FieldErrorType::Invalid,
+                    path.as_str(),
+                    Some(new.clone()),
+                    FIELD_IMMUTABLE,
+                ));
+            }
+        } else {
+            self.immutable_node(id, new, old, path, errors, false);
         }
     }
 }
@@ -982,6 +1048,60 @@ mod tests {
             ["spec.class: Invalid value: null: field is immutable"]
         );
         assert!(messages(json!({"spec": {"class": "a"}}), json!({"spec": {}})).is_empty());
+    }
+
+    #[test]
+    fn immutable_fields_inside_list_maps_and_maps_are_matched_by_key() {
+        let (schemas, root) = compile(json!({"Root": {"type": "object", "properties": {
+            "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["port"],
+                "items": {"type": "object", "properties": {
+                    "port": {"type": "integer"},
+                    "name": {"type": "string", "x-kapi-immutable": true},
+                }}},
+            "tags": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string", "x-kapi-immutable": true},
+            }}},
+            "volumes": {"type": "object", "additionalProperties": {"type": "object",
+                "properties": {"size": {"type": "integer", "x-kapi-immutable": true}}}},
+        }}}));
+        let schema = KindSchema {
+            schemas: &schemas,
+            root,
+        };
+        let messages = |new: Value, old: Value| -> Vec<String> {
+            (schema.validate_update(&new, &old).iter())
+                .map(ToString::to_string)
+                .collect()
+        };
+        let old = json!({
+            "ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "https"}],
+            "tags": [{"name": "a"}],
+            "volumes": {"data": {"size": 1}, "logs": {"size": 2}},
+        });
+        // Reordered, one item added (and one repeated: a duplicate, not a change), one entry
+        // removed: no field of an item changed.
+        assert!(
+            messages(
+                json!({"ports": [{"port": 443, "name": "https"}, {"port": 8080, "name": "x"},
+                                 {"port": 80, "name": "http"}, {"port": 80}],
+                       "tags": [{"name": "b"}], "volumes": {"data": {"size": 1}}}),
+                old.clone()
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            messages(
+                json!({"ports": [{"port": 443, "name": "tls"}, {"port": 80}],
+                       "volumes": {"data": {"size": 1}, "logs": {"size": 3}}}),
+                old
+            ),
+            [
+                "ports[0].name: Invalid value: \"tls\": field is immutable",
+                "ports[1].name: Invalid value: null: field is immutable",
+                "volumes[logs].size: Invalid value: 3: field is immutable",
+            ]
+        );
     }
 
     #[test]
