@@ -7,7 +7,8 @@
 
 mod support;
 
-use serde_json::json;
+use serde_json::{Value, json};
+use support::http::{Client, Response};
 use support::{Kubectl, Server, Version, manifest};
 
 /// A fresh server and kubectl 1.32 pointed at it.
@@ -438,5 +439,178 @@ fn schemas_compile_at_start_up() {
             .to_string()
             .starts_with("no OpenAPI v3 schema for v1 "),
         "{error}"
+    );
+}
+
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+
+/// A v1 WebApp body that repeats `spec.replicas` (the last, `replicas`, wins) and has an
+/// unknown field `spec.bogus`: what no `Value`, and so no kubectl, can send.
+fn repeating_body(name: &str, resource_version: Option<&str>, replicas: u32) -> String {
+    let version =
+        resource_version.map_or(String::new(), |rv| format!(",\"resourceVersion\":\"{rv}\""));
+    format!(
+        r#"{{"apiVersion":"apps.example.dev/v1","kind":"WebApp","metadata":{{"name":"{name}"{version}}},"spec":{{"replicas":1,"replicas":{replicas},"bogus":true,"container":{{"image":"nginx:1.27"}}}}}}"#
+    )
+}
+
+/// A merge patch that repeats `spec.replicas` and has an unknown field.
+fn repeating_patch(replicas: u32) -> String {
+    format!(r#"{{"spec":{{"replicas":1,"replicas":{replicas},"bogus":true}}}}"#)
+}
+
+const MERGE_PATCH: &str = "application/merge-patch+json";
+
+fn get_webapp(client: &Client, name: &str) -> Response {
+    client.get(&format!("{WEBAPPS}/{name}")).unwrap()
+}
+
+/// `fieldValidation` on create, update and (merge) patch, with raw HTTP: `Strict` fails with
+/// one 400 listing the repeated and the unknown field, `Warn` (also the default) succeeds
+/// with one `Warning` header each, `Ignore` succeeds silently; the last of a repeated field
+/// wins.
+#[test]
+fn field_validation_on_create_update_and_patch() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let strict = "WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding \
+                  error: duplicate field \"spec.replicas\", unknown field \"spec.bogus\"";
+    let warnings = [
+        r#"299 - "duplicate field \"spec.replicas\"""#,
+        r#"299 - "unknown field \"spec.bogus\"""#,
+    ];
+    for (mode, query) in [
+        ("strict", "?fieldValidation=Strict"),
+        ("warn", "?fieldValidation=Warn"),
+        ("default", ""),
+        ("ignore", "?fieldValidation=Ignore"),
+    ] {
+        let name = format!("web-{mode}");
+        let check = |op: &str, response: &Response, ok: u16, replicas: u32| {
+            let context = format!("{op} with {mode:?}: {response:?}");
+            match mode {
+                "strict" => {
+                    assert_eq!(response.status, 400, "{context}");
+                    assert_eq!(response.json()["message"], strict, "{context}");
+                    assert_eq!(response.json()["reason"], "BadRequest", "{context}");
+                }
+                _ => {
+                    assert_eq!(response.status, ok, "{context}");
+                    assert_eq!(response.json()["spec"]["replicas"], replicas, "{context}");
+                    assert_eq!(response.json()["spec"].get("bogus"), None, "{context}");
+                    let expected: &[&str] = if mode == "ignore" { &[] } else { &warnings };
+                    assert_eq!(response.warnings, expected, "{context}");
+                }
+            }
+        };
+
+        let created = client
+            .send_raw(
+                "POST",
+                &format!("{WEBAPPS}{query}"),
+                "application/json",
+                &repeating_body(&name, None, 3),
+            )
+            .unwrap();
+        check("create", &created, 201, 3);
+        if mode == "strict" {
+            assert_eq!(get_webapp(&client, &name).status, 404, "nothing created");
+            let plain = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": name}, "spec": {"replicas": 3, "container": {"image": "nginx:1.27"}}});
+            assert_eq!(client.post(WEBAPPS, &plain).unwrap().status, 201);
+        }
+        let before = get_webapp(&client, &name).json();
+        let rv = before["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+
+        let path = format!("{WEBAPPS}/{name}{query}");
+        let updated = client
+            .send_raw(
+                "PUT",
+                &path,
+                "application/json",
+                &repeating_body(&name, Some(&rv), 4),
+            )
+            .unwrap();
+        check("update", &updated, 200, 4);
+        let patched = client
+            .send_raw("PATCH", &path, MERGE_PATCH, &repeating_patch(5))
+            .unwrap();
+        check("patch", &patched, 200, 5);
+        if mode == "strict" {
+            assert_eq!(
+                get_webapp(&client, &name).json(),
+                before,
+                "a strict failure changes nothing"
+            );
+        }
+    }
+}
+
+/// `dryRun=All` runs the whole pipeline (defaulting, validation, conversion) and answers
+/// with the object as it would be, on create, update and patch; nothing is stored.
+#[test]
+fn dry_run_on_create_update_and_patch_stores_nothing() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let web = |replicas: Value| {
+        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": "web"},
+            "spec": {"replicas": replicas, "container": {"image": "nginx:1.27", "ports": [{"containerPort": 80}]}}})
+    };
+    let dry = format!("{WEBAPPS}?dryRun=All");
+    let created = client.post(&dry, &web(json!(2))).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let object = created.json();
+    assert_eq!(
+        object["spec"]["container"]["ports"][0]["protocol"], "TCP",
+        "defaulted"
+    );
+    assert_eq!(object["metadata"]["name"], "web");
+    assert_eq!(
+        get_webapp(&client, "web").status,
+        404,
+        "a dry-run create stores nothing"
+    );
+    let invalid = client.post(&dry, &web(json!(-1))).unwrap();
+    assert_eq!(invalid.status, 422, "a dry run validates: {invalid:?}");
+
+    assert_eq!(client.post(WEBAPPS, &web(json!(2))).unwrap().status, 201);
+    let before = get_webapp(&client, "web").json();
+    let mut changed = before.clone();
+    changed["spec"]["replicas"] = json!(7);
+    let dry = format!("{WEBAPPS}/web?dryRun=All");
+    let updated = client.put(&dry, &changed).unwrap();
+    assert_eq!(
+        (updated.status, &updated.json()["spec"]["replicas"]),
+        (200, &json!(7)),
+        "{updated:?}"
+    );
+    let patched = client
+        .send_raw("PATCH", &dry, MERGE_PATCH, r#"{"spec":{"replicas":8}}"#)
+        .unwrap();
+    assert_eq!(
+        (patched.status, &patched.json()["spec"]["replicas"]),
+        (200, &json!(8)),
+        "{patched:?}"
+    );
+    let beta = client
+        .send_raw(
+            "PATCH",
+            "/apis/apps.example.dev/v1beta1/namespaces/default/webapps/web?dryRun=All",
+            MERGE_PATCH,
+            r#"{"spec":{"image":"nginx:1.28"}}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        (beta.status, &beta.json()["spec"]["image"]),
+        (200, &json!("nginx:1.28")),
+        "{beta:?}"
+    );
+    assert_eq!(
+        get_webapp(&client, "web").json(),
+        before,
+        "dry runs store nothing"
     );
 }

@@ -19,6 +19,7 @@
 
 mod discovery;
 mod health;
+mod json;
 mod media;
 mod openapi;
 mod params;

@@ -41,6 +41,7 @@ impl Registry {
             options.field_validation,
             &body,
             || (kind.convert(body.clone(), target.version, target.version)).ok(),
+            &options.duplicate_fields,
             expected,
         )?;
         if meta_str(&body, "resourceVersion").is_some() {

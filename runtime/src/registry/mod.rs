@@ -86,6 +86,9 @@ pub struct WriteOptions {
     pub field_manager: Option<String>,
     /// `fieldValidation`.
     pub field_validation: FieldValidation,
+    /// Paths of the fields the body (or merge patch) repeats, found while decoding it:
+    /// reported per `fieldValidation` like unknown fields.
+    pub duplicate_fields: Vec<String>,
 }
 
 /// Query options of list (and deletecollection).

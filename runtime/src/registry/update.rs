@@ -23,7 +23,7 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
 use super::schema_validation::not_reported;
-use super::{FieldValidation, PatchType, Registry, Subresource, Target, WriteOptions, Written};
+use super::{PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use crate::meta::Scale;
@@ -119,12 +119,12 @@ impl Request<'_> {
     /// The unknown fields of a view, per `fieldValidation`.
     fn unknown_fields(
         &self,
-        mode: FieldValidation,
+        options: &WriteOptions,
         view: &Value,
         expected: Expected<'_>,
     ) -> Result<Vec<String>, ApiError> {
         body::check_unknown_fields(
-            mode,
+            options.field_validation,
             view,
             || match self.subresource {
                 Some(Subresource::Scale) => (serde_json::from_value::<Scale>(view.clone()))
@@ -134,6 +134,7 @@ impl Request<'_> {
                     .convert(view.clone(), self.target.version, self.target.version)
                     .ok(),
             },
+            &options.duplicate_fields,
             expected,
         )
     }
@@ -173,7 +174,7 @@ impl Registry {
         match &mut change {
             Change::Replace(body) => {
                 body::check_type_meta(body, expected)?;
-                warnings = request.unknown_fields(options.field_validation, body, expected)?;
+                warnings = request.unknown_fields(options, body, expected)?;
                 body::ensure_namespace(body, info, target.namespace)?;
                 body::check_name(body, name, target.namespace)?;
             }
@@ -224,8 +225,7 @@ impl Registry {
                         },
                     )?;
                     body::check_type_meta(&patched, expected)?;
-                    warnings =
-                        request.unknown_fields(options.field_validation, &patched, expected)?;
+                    warnings = request.unknown_fields(options, &patched, expected)?;
                     body::ensure_namespace(&mut patched, info, target.namespace)?;
                     body::check_name(&patched, name, target.namespace)?;
                     patched
