@@ -85,6 +85,37 @@ fn invalid_manifests_are_rejected_with_kubes_messages() {
                 .to_owned(),
         ),
         (
+            "invalid-env-name.yaml",
+            format!(
+                "{web}spec.container.env[0].name: Invalid value: \"1ST_VALUE\": \
+                 should match '^[A-Za-z_][A-Za-z0-9_]*$'"
+            ),
+        ),
+        (
+            "invalid-display-name.yaml",
+            "The Tenant \"acme\" is invalid: spec.displayName: Too long: may not be more \
+             than 63 bytes"
+                .to_owned(),
+        ),
+        (
+            "invalid-owners-empty.yaml",
+            "The Tenant \"acme\" is invalid: spec.owners: Invalid value: 0: should have at \
+             least 1 items"
+                .to_owned(),
+        ),
+        (
+            "invalid-owners-many.yaml",
+            "The Tenant \"acme\" is invalid: spec.owners: Too many: 11: must have at most 10 \
+             items"
+                .to_owned(),
+        ),
+        (
+            "invalid-cpu.yaml",
+            "The Tenant \"acme\" is invalid: spec.quota.cpu: Invalid value: 0: must be \
+             greater than 0"
+                .to_owned(),
+        ),
+        (
             "invalid-tenant.yaml",
             "The Tenant \"acme\" is invalid: \n\
              * spec.quota.maxWebApps: Invalid value: -5: must be greater than or equal to 0\n\

@@ -91,7 +91,8 @@ pub struct ContainerPort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
 #[convert(hub = super::EnvVar)]
 pub struct EnvVar {
-    /// Variable name.
+    /// Variable name: letters, digits and `_`, not starting with a digit.
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$"))]
     pub name: String,
     /// Variable value.
     #[serde(default)]

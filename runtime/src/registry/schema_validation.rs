@@ -669,6 +669,14 @@ fn go_map(keys: &[(&str, &Value)]) -> String {
     format!("map[string]interface {{}}{{{}}}", entries.join(", "))
 }
 
+/// A bound as Go's `%v` prints it: `0`, not `0.0`, for a whole `float64`.
+fn go_number(number: &Number) -> String {
+    match number.as_f64() {
+        Some(f) if number.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+        _ => number.to_string(),
+    }
+}
+
 /// `enum`, numeric bounds, string lengths and `pattern`.
 fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let invalid = |detail: String| {
@@ -689,6 +697,7 @@ fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldEr
         if let Some((minimum, exclusive)) = &node.minimum
             && let Some(min) = minimum.as_f64()
         {
+            let minimum = go_number(minimum);
             if *exclusive && number <= min {
                 errors.push(invalid(format!("must be greater than {minimum}")));
             } else if number < min {
@@ -700,6 +709,7 @@ fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldEr
         if let Some((maximum, exclusive)) = &node.maximum
             && let Some(max) = maximum.as_f64()
         {
+            let maximum = go_number(maximum);
             if *exclusive && number >= max {
                 errors.push(invalid(format!("must be less than {maximum}")));
             } else if number > max {
@@ -748,10 +758,11 @@ fn check_list(node: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldEr
     if let Some(min) = node.min_items
         && (items.len() as u64) < min
     {
+        // kube's value is the count, as for `maxItems`.
         errors.push(FieldError::new(
             FieldErrorType::Invalid,
             path,
-            Some(Value::Array(items.to_vec())),
+            Some(Value::from(items.len())),
             format!("should have at least {min} items"),
         ));
     }
@@ -970,8 +981,8 @@ mod tests {
                 "short: Too long: may not be more than 3 bytes",
                 "one: Too long: may not be more than 1 byte",
                 "dns: Invalid value: \"A\": should match '^[a-z]+$'",
-                "few: Too many: must have at most 1 items",
-                "many: Invalid value: [\"a\"]: should have at least 2 items",
+                "few: Too many: 2: must have at most 1 items",
+                "many: Invalid value: 1: should have at least 2 items",
                 "labels[k]: Invalid value: 1: must be of type string: \"integer\"",
                 "flag: Invalid value: \"yes\": must be of type boolean: \"string\"",
                 "set[2]: Duplicate value: \"a\"",
