@@ -3,7 +3,10 @@
 //! rejected with the message kubectl prints for kube-apiserver's 422, in create, replace,
 //! patch and apply; defaults show up in what is stored; server-side dry runs change
 //! nothing; unknown fields are rejected with kubectl's default flags; `kubectl explain`
-//! (1.32 and 1.20) shows the defaults.
+//! (1.32 and 1.20) shows the defaults; immutable fields inside lists and the kind's own
+//! cross-field rule (paths in the request's version); and, with raw HTTP where kubectl
+//! cannot go, `fieldValidation` (repeated and unknown fields) and `dryRun=All` on create,
+//! update and patch.
 
 mod support;
 
