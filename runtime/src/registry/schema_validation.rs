@@ -23,6 +23,10 @@
 //!   inside map entries and list-map items, matched by key as kube's transition rules
 //!   match them.
 //!
+//! Messages are go-openapi's, as apiextensions-apiserver reports them, less the
+//! `<path> in body` prefix that repeats the field kubectl already prints; bounds say "must
+//! be" (the wording of kube's built-in types) where go-openapi says "should be".
+//!
 //! The object's `apiVersion`, `kind` and `metadata` are left to the generic rules
 //! (`validation::object_meta`), as kube does for custom resources.
 
