@@ -43,7 +43,7 @@ impl<T: Clone> Convert<T> for T {
 ///
 /// A version field of type `Option<T>` may map to a hub field `Option<U>` or `U`. Which one
 /// is known only to rustc, so the expansion dispatches on the hub field's type by method
-/// resolution ("autoref specialization"): [`OptSlot`] by value matches only `Option<U>`
+/// resolution ("autoref specialization"): [`OptSlot`](__private::OptSlot) by value matches only `Option<U>`
 /// hub fields, `&mut OptSlot` (the fallback) any other.
 #[doc(hidden)]
 pub mod __private {
