@@ -256,7 +256,7 @@ impl Schemas {
 
     /// Compiles one component of `components` (`document` names it in errors), and
     /// registers nothing: for [`Schemas::new`] and tests.
-    fn compile_component(
+    pub(crate) fn compile_component(
         &mut self,
         document: &str,
         components: &Map<String, Value>,
@@ -343,6 +343,12 @@ impl<'a> KindSchema<'a> {
     #[cfg(feature = "testing")]
     pub(crate) fn root(&self) -> usize {
         self.root
+    }
+
+    /// Node `root` of `schemas` as a kind's schema: for tests of `crate::testing`.
+    #[cfg(all(test, feature = "testing"))]
+    pub(crate) fn of(schemas: &'a Schemas, root: usize) -> KindSchema<'a> {
+        KindSchema { schemas, root }
     }
 
     /// Node `id` and its `allOf` (and `$ref`) branches, depth first.

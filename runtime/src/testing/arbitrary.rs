@@ -168,10 +168,11 @@ impl Generator<'_> {
         let max = (facts.max_items.map(|m| m as usize))
             .unwrap_or(usize::MAX)
             .min(min + extra);
-        let item = self.node(items, depth + 1, false);
+        let item_strategy = self.node(items, depth + 1, false);
         let list_type = facts.list_type.cloned().unwrap_or_default();
-        proptest::collection::vec(item, min..=max.max(min))
-            .prop_map(move |items| unique(items, &list_type))
+        let key_defaults = self.key_defaults(items, &list_type);
+        proptest::collection::vec(item_strategy, min..=max.max(min))
+            .prop_map(move |items| unique(items, &list_type, &key_defaults))
             // Dropping duplicates may leave fewer than `minItems`.
             .prop_filter("fewer unique items than minItems", move |items| {
                 items.as_array().is_some_and(|items| items.len() >= min)
@@ -180,12 +181,38 @@ impl Generator<'_> {
     }
 }
 
-/// A set without repeated items, a list-map without repeated keys (first one kept).
-fn unique(items: Vec<Value>, list_type: &ListType) -> Value {
+impl Generator<'_> {
+    /// The `default` of each key of a list-map's items (`Null` for none): an item without
+    /// a key has its default once defaulted, so that is its key.
+    fn key_defaults(&self, items: usize, list_type: &ListType) -> Vec<Value> {
+        let ListType::Map(keys) = list_type else {
+            return Vec::new();
+        };
+        let nodes = self.schema.nodes(items);
+        let facts = Facts::of(&nodes);
+        (keys.iter())
+            .map(|key| {
+                (facts.properties.iter())
+                    .find(|(name, _)| name == key)
+                    .and_then(|(_, child)| {
+                        (self.schema.nodes(*child).iter()).find_map(|n| n.default.clone())
+                    })
+                    .unwrap_or(Value::Null)
+            })
+            .collect()
+    }
+}
+
+/// A set without repeated items, a list-map without repeated keys (first one kept; a key
+/// left out counts as its default).
+fn unique(items: Vec<Value>, list_type: &ListType, key_defaults: &[Value]) -> Value {
     let key = |item: &Value| -> Value {
         match list_type {
-            ListType::Map(keys) => (keys.iter())
-                .map(|k| item.get(k).cloned().unwrap_or(Value::Null))
+            ListType::Map(keys) => (keys.iter().enumerate())
+                .map(|(i, k)| match item.get(k) {
+                    Some(value) if !value.is_null() => value.clone(),
+                    _ => key_defaults.get(i).cloned().unwrap_or(Value::Null),
+                })
                 .collect(),
             ListType::Set | ListType::Atomic => item.clone(),
         }
@@ -373,4 +400,83 @@ fn base64() -> BoxedStrategy<String> {
     proptest::collection::vec(any::<u8>(), 0..16)
         .prop_map(|bytes| base64::engine::general_purpose::STANDARD.encode(bytes))
         .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    use serde_json::json;
+
+    use super::*;
+    use crate::registry::Schemas;
+
+    /// `count` objects of `components["Root"]`, each checked against the schema after
+    /// defaulting, as the round-trip properties check them.
+    fn valid_samples(components: Value, count: usize) -> Vec<Value> {
+        let mut schemas = Schemas::default();
+        let components = components.as_object().unwrap().clone();
+        let root = schemas
+            .compile_component("test", &components, "Root")
+            .unwrap();
+        let schema = KindSchema::of(&schemas, root);
+        let strategy = object(schema);
+        let mut runner = TestRunner::deterministic();
+        (0..count)
+            .map(|_| {
+                let mut value = strategy.new_tree(&mut runner).unwrap().current();
+                schema.default(&mut value);
+                let errors = schema.validate(&value);
+                assert!(errors.is_empty(), "{errors:?} in {value}");
+                value
+            })
+            .collect()
+    }
+
+    #[test]
+    fn list_map_keys_left_out_count_as_their_default() {
+        let samples = valid_samples(
+            json!({"Root": {"type": "object", "properties": {"ports": {
+            "type": "array", "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["protocol"],
+            "items": {"type": "object", "properties": {
+                "protocol": {"type": "string", "enum": ["TCP", "UDP"], "default": "TCP"},
+            }}}}}}),
+            200,
+        );
+        let two = |v: &Value| {
+            v.get("ports")
+                .and_then(Value::as_array)
+                .is_some_and(|p| p.len() == 2)
+        };
+        assert!(samples.iter().any(two), "some list has both protocols");
+    }
+
+    #[test]
+    fn every_keyword_is_respected() {
+        let samples = valid_samples(
+            json!({"Root": {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$", "maxLength": 8},
+                "size": {"type": "integer", "format": "int32", "minimum": 0,
+                         "exclusiveMinimum": true, "maximum": 10, "exclusiveMaximum": true},
+                "ratio": {"type": "number", "minimum": 0.5, "maximum": 1},
+                "tags": {"type": "array", "minItems": 2, "maxItems": 3,
+                         "x-kubernetes-list-type": "set", "items": {"type": "string", "minLength": 1}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "when": {"type": "string", "format": "date-time"},
+                "blob": {"type": "string", "format": "byte"},
+                "port": {"x-kubernetes-int-or-string": true},
+                "raw": {"type": "object"},
+            }}}),
+            300,
+        );
+        assert!(
+            samples.iter().all(|s| s["name"].is_string()),
+            "required is always there"
+        );
+        assert!(
+            samples.iter().any(|s| s.get("size") == Some(&json!(9))),
+            "edges are tried"
+        );
+    }
 }
