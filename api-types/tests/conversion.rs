@@ -148,3 +148,15 @@ fn scheme_update_through_v1beta1_keeps_v1_fields() {
         1
     );
 }
+
+/// A hub without ports reads as v1beta1's default port; writing that back adds no port.
+#[test]
+fn v1beta1_default_port_written_back_onto_a_hub_without_ports_adds_none() {
+    let mut stored = rich_hub();
+    stored.spec.container.ports.clear();
+    let beta = v1beta1::WebApp::from_hub(&stored);
+    assert_eq!(beta.spec.port, 8080);
+    let mut written = stored.clone();
+    beta.into_hub(&mut written);
+    assert_eq!(written, stored);
+}

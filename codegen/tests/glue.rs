@@ -88,6 +88,7 @@ fn layout() {
             "Rust src/lib.rs",
             "Rust src/routes.rs",
             "Rust src/scheme.rs",
+            "Rust tests/round_trip.rs",
         ]
     );
 }
@@ -127,6 +128,48 @@ fn scheme_registers_hub_and_version_types() {
                 )
         }
         "#,
+    );
+}
+
+#[test]
+fn round_trip_tests_cover_every_served_version_of_every_kind() {
+    // One module per group (`core` would shadow the standard library's), one test per
+    // served version in declaration order.
+    let tests = text("tests/round_trip.rs");
+    let functions: Vec<&str> = (tests.lines())
+        .filter_map(|l| l.trim().strip_prefix("fn "))
+        .collect();
+    let checks: Vec<&str> = (tests.lines())
+        .filter_map(|l| l.trim().strip_prefix("ROUND_TRIP.check("))
+        .collect();
+    let modules: Vec<&str> = (tests.lines())
+        .filter_map(|l| l.strip_prefix("mod "))
+        .collect();
+    assert_eq!(
+        modules,
+        [
+            "core_group {",
+            "apps_example_dev {",
+            "platform_example_dev {"
+        ]
+    );
+    assert_eq!(
+        functions,
+        [
+            "config_map_v1() {",
+            "web_app_v1beta1() {",
+            "web_app_v1() {",
+            "tenant_v1() {"
+        ]
+    );
+    assert_eq!(
+        checks,
+        [
+            r#""", "ConfigMap", "v1");"#,
+            r#""apps.example.dev", "WebApp", "v1beta1");"#,
+            r#""apps.example.dev", "WebApp", "v1");"#,
+            r#""platform.example.dev", "Tenant", "v1");"#,
+        ]
     );
 }
 

@@ -124,10 +124,7 @@ impl FieldError {
         if let Some(value) = &self.value
             && !matches!(
                 self.error_type,
-                FieldErrorType::Required
-                    | FieldErrorType::Forbidden
-                    | FieldErrorType::TooLong
-                    | FieldErrorType::TooMany
+                FieldErrorType::Required | FieldErrorType::Forbidden | FieldErrorType::TooLong
             )
         {
             body.push_str(": ");

@@ -7,6 +7,8 @@
 //!   resource and every response uses.
 //! - [`scheme`]: the registered kinds, converting JSON between versions through each
 //!   kind's hub type.
+//! - `testing` (feature `testing`): arbitrary objects within a version's schema and the
+//!   hub-conversion round-trip properties `cargo xtask generate` writes tests for.
 //!
 //! Invariant: this crate names no concrete resource type; it learns them from the
 //! generated scheme at start-up.
@@ -23,6 +25,8 @@ pub mod registry;
 pub mod scheme;
 #[cfg(feature = "server")]
 pub mod storage;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use api::{Convert, Resource, Strategy};
 

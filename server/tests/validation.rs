@@ -2,16 +2,25 @@
 //! against the real `kapi-server`: invalid manifests (`manifests/invalid-*.yaml`) are
 //! rejected with the message kubectl prints for kube-apiserver's 422, in create, replace,
 //! patch and apply; defaults show up in what is stored; server-side dry runs change
-//! nothing; unknown fields are rejected with kubectl's default flags.
+//! nothing; unknown fields are rejected with kubectl's default flags; `kubectl explain`
+//! (1.32 and 1.20) shows the defaults; immutable fields inside lists and the kind's own
+//! cross-field rule (paths in the request's version); and, with raw HTTP where kubectl
+//! cannot go, `fieldValidation` (repeated and unknown fields) and `dryRun=All` on create,
+//! update and patch.
 
 mod support;
 
-use serde_json::json;
+use serde_json::{Value, json};
+use support::http::{Client, Response};
 use support::{Kubectl, Server, Version, manifest};
 
 /// A fresh server and kubectl 1.32 pointed at it.
 fn start() -> (Server, Kubectl) {
-    let version = Version::V1_32;
+    start_with(Version::V1_32)
+}
+
+/// A fresh server and kubectl `version` pointed at it.
+fn start_with(version: Version) -> (Server, Kubectl) {
     version.binary();
     let server = Server::start();
     let kubectl = Kubectl::new(version, &server);
@@ -76,6 +85,37 @@ fn invalid_manifests_are_rejected_with_kubes_messages() {
             "invalid-v1beta1-port.yaml",
             "The WebApp \"legacy\" is invalid: spec.port: Invalid value: 0: \
              must be greater than or equal to 1"
+                .to_owned(),
+        ),
+        (
+            "invalid-env-name.yaml",
+            format!(
+                "{web}spec.container.env[0].name: Invalid value: \"1ST_VALUE\": \
+                 should match '^[A-Za-z_][A-Za-z0-9_]*$'"
+            ),
+        ),
+        (
+            "invalid-display-name.yaml",
+            "The Tenant \"acme\" is invalid: spec.displayName: Too long: may not be more \
+             than 63 bytes"
+                .to_owned(),
+        ),
+        (
+            "invalid-owners-empty.yaml",
+            "The Tenant \"acme\" is invalid: spec.owners: Invalid value: 0: should have at \
+             least 1 items"
+                .to_owned(),
+        ),
+        (
+            "invalid-owners-many.yaml",
+            "The Tenant \"acme\" is invalid: spec.owners: Too many: 11: must have at most 10 \
+             items"
+                .to_owned(),
+        ),
+        (
+            "invalid-cpu.yaml",
+            "The Tenant \"acme\" is invalid: spec.quota.cpu: Invalid value: 0: must be \
+             greater than 0"
                 .to_owned(),
         ),
         (
@@ -216,6 +256,142 @@ fn defaults_are_applied() {
     );
 }
 
+/// Defaults are published in the schemas' descriptions too, since `kubectl explain` (1.32
+/// from OpenAPI v3, 1.20 from v2) prints descriptions but not `default`.
+fn explain_shows_defaults(version: Version) {
+    let (_server, kubectl) = start_with(version);
+    for (args, expected) in [
+        (
+            &["webapps.spec.replicas"][..],
+            "How many instances to run. Defaults to 1.",
+        ),
+        (
+            &["webapps.spec.paused"],
+            "Stop reconciling while true. Defaults to false.",
+        ),
+        (
+            &["webapps.spec.container.ports.protocol"],
+            "`TCP` or `UDP`. Defaults to \"TCP\".",
+        ),
+        (
+            &[
+                "webapps.spec.port",
+                "--api-version=apps.example.dev/v1beta1",
+            ],
+            "Defaults to 8080.",
+        ),
+        (&["tenants.spec.quota.maxWebApps"], "Defaults to 10."),
+    ] {
+        let run = kubectl.ok(&[&["explain"], args].concat());
+        // Descriptions are wrapped: compare words.
+        let words = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        run.check(
+            words.contains(expected),
+            &format!(
+                "`kubectl explain {}` should say {expected:?}",
+                args.join(" ")
+            ),
+        );
+    }
+}
+
+#[test]
+fn kubectl_1_32_explain_shows_defaults() {
+    explain_shows_defaults(Version::V1_32);
+}
+
+#[test]
+fn kubectl_1_20_explain_shows_defaults() {
+    explain_shows_defaults(Version::V1_20);
+}
+
+/// The kind's own cross-field rule (`Strategy::validate`: an image tagged `latest` runs at
+/// most one replica) is reported at the image's path in the version the client wrote: v1's
+/// `spec.container.image`, v1beta1's `spec.image`; on create and on update.
+fn cross_field_rule_paths_are_in_the_request_version(version: Version) {
+    let (_server, kubectl) = start_with(version);
+    let message = |path: &str| {
+        format!(
+            "The WebApp \"web\" is invalid: {path}: Invalid value: \"nginx:latest\": an image \
+             tagged `latest` may run only one replica: pin a version or a digest"
+        )
+    };
+    let v1 = kubectl.write_file(
+        "latest-v1.yaml",
+        "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: web\n\
+         spec:\n  replicas: 2\n  container:\n    image: nginx:latest\n",
+    );
+    kubectl
+        .fails(&["create", "-f", &v1])
+        .stderr_has(&message("spec.container.image"));
+    let beta = |replicas: u32| {
+        format!(
+            "apiVersion: apps.example.dev/v1beta1\nkind: WebApp\nmetadata:\n  name: web\n\
+             spec:\n  replicas: {replicas}\n  image: nginx:latest\n"
+        )
+    };
+    let two = kubectl.write_file("latest-v1beta1.yaml", &beta(2));
+    kubectl
+        .fails(&["create", "-f", &two])
+        .stderr_has(&message("spec.image"));
+
+    // An update through v1beta1: one replica is fine, two are not.
+    let one = kubectl.write_file("latest-one.yaml", &beta(1));
+    kubectl.ok(&["create", "-f", &one]);
+    kubectl
+        .fails(&["replace", "-f", &two])
+        .stderr_has(&message("spec.image"));
+    kubectl
+        .fails(&["scale", "wa", "web", "--replicas=3"])
+        .stderr_has("is invalid: ");
+}
+
+#[test]
+fn kubectl_1_32_cross_field_rule_paths_are_in_the_request_version() {
+    cross_field_rule_paths_are_in_the_request_version(Version::V1_32);
+}
+
+#[test]
+fn kubectl_1_20_cross_field_rule_paths_are_in_the_request_version() {
+    cross_field_rule_paths_are_in_the_request_version(Version::V1_20);
+}
+
+/// A port's name (`x-kapi-immutable`, inside the `ports` list-map) cannot change once set,
+/// through replace or apply; ports are matched by their key, so reordering them or adding
+/// one is fine.
+#[test]
+fn immutable_fields_inside_lists_cannot_change() {
+    let (_server, kubectl) = start();
+    let web = |ports: &str| {
+        format!(
+            "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: web\n\
+             spec:\n  container:\n    image: nginx:1.27\n    ports:\n{ports}"
+        )
+    };
+    let http = "    - {name: http, containerPort: 80}\n";
+    let tls = "    - {name: tls, containerPort: 443}\n";
+    let created = kubectl.write_file("named.yaml", &web(http));
+    kubectl.ok(&["apply", "-f", &created]);
+    let reordered = kubectl.write_file("reordered.yaml", &web(&format!("{tls}{http}")));
+    kubectl.ok(&["apply", "-f", &reordered]);
+
+    let renamed = web(&format!("{tls}    - {{name: web, containerPort: 80}}\n"));
+    let renamed = kubectl.write_file("renamed.yaml", &renamed);
+    let expected = "The WebApp \"web\" is invalid: spec.container.ports[1].name: Invalid value: \
+                    \"web\": field is immutable";
+    kubectl
+        .fails(&["apply", "-f", &renamed])
+        .stderr_has(expected);
+    kubectl
+        .fails(&["replace", "-f", &renamed])
+        .stderr_has(expected);
+    let run = kubectl.ok(&["get", "wa", "web", "-o", "json"]);
+    run.check(
+        run.json()["spec"]["container"]["ports"][1]["name"] == "http",
+        "the name stays http",
+    );
+}
+
 /// `--dry-run=server` runs defaulting and validation but stores nothing.
 #[test]
 fn server_dry_runs_change_nothing() {
@@ -297,5 +473,178 @@ fn schemas_compile_at_start_up() {
             .to_string()
             .starts_with("no OpenAPI v3 schema for v1 "),
         "{error}"
+    );
+}
+
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+
+/// A v1 WebApp body that repeats `spec.replicas` (the last, `replicas`, wins) and has an
+/// unknown field `spec.bogus`: what no `Value`, and so no kubectl, can send.
+fn repeating_body(name: &str, resource_version: Option<&str>, replicas: u32) -> String {
+    let version =
+        resource_version.map_or(String::new(), |rv| format!(",\"resourceVersion\":\"{rv}\""));
+    format!(
+        r#"{{"apiVersion":"apps.example.dev/v1","kind":"WebApp","metadata":{{"name":"{name}"{version}}},"spec":{{"replicas":1,"replicas":{replicas},"bogus":true,"container":{{"image":"nginx:1.27"}}}}}}"#
+    )
+}
+
+/// A merge patch that repeats `spec.replicas` and has an unknown field.
+fn repeating_patch(replicas: u32) -> String {
+    format!(r#"{{"spec":{{"replicas":1,"replicas":{replicas},"bogus":true}}}}"#)
+}
+
+const MERGE_PATCH: &str = "application/merge-patch+json";
+
+fn get_webapp(client: &Client, name: &str) -> Response {
+    client.get(&format!("{WEBAPPS}/{name}")).unwrap()
+}
+
+/// `fieldValidation` on create, update and (merge) patch, with raw HTTP: `Strict` fails with
+/// one 400 listing the repeated and the unknown field, `Warn` (also the default) succeeds
+/// with one `Warning` header each, `Ignore` succeeds silently; the last of a repeated field
+/// wins.
+#[test]
+fn field_validation_on_create_update_and_patch() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let strict = "WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding \
+                  error: duplicate field \"spec.replicas\", unknown field \"spec.bogus\"";
+    let warnings = [
+        r#"299 - "duplicate field \"spec.replicas\"""#,
+        r#"299 - "unknown field \"spec.bogus\"""#,
+    ];
+    for (mode, query) in [
+        ("strict", "?fieldValidation=Strict"),
+        ("warn", "?fieldValidation=Warn"),
+        ("default", ""),
+        ("ignore", "?fieldValidation=Ignore"),
+    ] {
+        let name = format!("web-{mode}");
+        let check = |op: &str, response: &Response, ok: u16, replicas: u32| {
+            let context = format!("{op} with {mode:?}: {response:?}");
+            match mode {
+                "strict" => {
+                    assert_eq!(response.status, 400, "{context}");
+                    assert_eq!(response.json()["message"], strict, "{context}");
+                    assert_eq!(response.json()["reason"], "BadRequest", "{context}");
+                }
+                _ => {
+                    assert_eq!(response.status, ok, "{context}");
+                    assert_eq!(response.json()["spec"]["replicas"], replicas, "{context}");
+                    assert_eq!(response.json()["spec"].get("bogus"), None, "{context}");
+                    let expected: &[&str] = if mode == "ignore" { &[] } else { &warnings };
+                    assert_eq!(response.warnings, expected, "{context}");
+                }
+            }
+        };
+
+        let created = client
+            .send_raw(
+                "POST",
+                &format!("{WEBAPPS}{query}"),
+                "application/json",
+                &repeating_body(&name, None, 3),
+            )
+            .unwrap();
+        check("create", &created, 201, 3);
+        if mode == "strict" {
+            assert_eq!(get_webapp(&client, &name).status, 404, "nothing created");
+            let plain = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": name}, "spec": {"replicas": 3, "container": {"image": "nginx:1.27"}}});
+            assert_eq!(client.post(WEBAPPS, &plain).unwrap().status, 201);
+        }
+        let before = get_webapp(&client, &name).json();
+        let rv = before["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+
+        let path = format!("{WEBAPPS}/{name}{query}");
+        let updated = client
+            .send_raw(
+                "PUT",
+                &path,
+                "application/json",
+                &repeating_body(&name, Some(&rv), 4),
+            )
+            .unwrap();
+        check("update", &updated, 200, 4);
+        let patched = client
+            .send_raw("PATCH", &path, MERGE_PATCH, &repeating_patch(5))
+            .unwrap();
+        check("patch", &patched, 200, 5);
+        if mode == "strict" {
+            assert_eq!(
+                get_webapp(&client, &name).json(),
+                before,
+                "a strict failure changes nothing"
+            );
+        }
+    }
+}
+
+/// `dryRun=All` runs the whole pipeline (defaulting, validation, conversion) and answers
+/// with the object as it would be, on create, update and patch; nothing is stored.
+#[test]
+fn dry_run_on_create_update_and_patch_stores_nothing() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let web = |replicas: Value| {
+        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": "web"},
+            "spec": {"replicas": replicas, "container": {"image": "nginx:1.27", "ports": [{"containerPort": 80}]}}})
+    };
+    let dry = format!("{WEBAPPS}?dryRun=All");
+    let created = client.post(&dry, &web(json!(2))).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let object = created.json();
+    assert_eq!(
+        object["spec"]["container"]["ports"][0]["protocol"], "TCP",
+        "defaulted"
+    );
+    assert_eq!(object["metadata"]["name"], "web");
+    assert_eq!(
+        get_webapp(&client, "web").status,
+        404,
+        "a dry-run create stores nothing"
+    );
+    let invalid = client.post(&dry, &web(json!(-1))).unwrap();
+    assert_eq!(invalid.status, 422, "a dry run validates: {invalid:?}");
+
+    assert_eq!(client.post(WEBAPPS, &web(json!(2))).unwrap().status, 201);
+    let before = get_webapp(&client, "web").json();
+    let mut changed = before.clone();
+    changed["spec"]["replicas"] = json!(7);
+    let dry = format!("{WEBAPPS}/web?dryRun=All");
+    let updated = client.put(&dry, &changed).unwrap();
+    assert_eq!(
+        (updated.status, &updated.json()["spec"]["replicas"]),
+        (200, &json!(7)),
+        "{updated:?}"
+    );
+    let patched = client
+        .send_raw("PATCH", &dry, MERGE_PATCH, r#"{"spec":{"replicas":8}}"#)
+        .unwrap();
+    assert_eq!(
+        (patched.status, &patched.json()["spec"]["replicas"]),
+        (200, &json!(8)),
+        "{patched:?}"
+    );
+    let beta = client
+        .send_raw(
+            "PATCH",
+            "/apis/apps.example.dev/v1beta1/namespaces/default/webapps/web?dryRun=All",
+            MERGE_PATCH,
+            r#"{"spec":{"image":"nginx:1.28"}}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        (beta.status, &beta.json()["spec"]["image"]),
+        (200, &json!("nginx:1.28")),
+        "{beta:?}"
+    );
+    assert_eq!(
+        get_webapp(&client, "web").json(),
+        before,
+        "dry runs store nothing"
     );
 }

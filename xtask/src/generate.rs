@@ -5,7 +5,8 @@
 //! through `rustfmt --edition 2024` (stdin to stdout), so the committed files are exactly
 //! what a check renders. The generator owns `generated/README.md` and everything under
 //! [`OWNED_DIRS`]: files there it no longer produces are deleted (and reported by the
-//! check). `generated/Cargo.toml` is written by hand.
+//! check). `generated/Cargo.toml` is written by hand, and so may be tests next to
+//! `tests/round_trip.rs`, which is generated (and checked) but leaves `tests/` shared.
 
 use std::collections::BTreeSet;
 use std::fmt;

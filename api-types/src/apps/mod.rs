@@ -8,6 +8,7 @@ pub mod v1;
 pub mod v1beta1;
 
 use kapi_runtime::Resource;
+use kapi_runtime::error::{FieldError, FieldErrorType};
 use kapi_runtime::meta::{Condition, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -115,4 +116,19 @@ pub struct WebAppStatus {
     pub conditions: Vec<Condition>,
 }
 
-impl kapi_runtime::Strategy for WebApp {}
+impl kapi_runtime::Strategy for WebApp {
+    /// Replicas must all run the same code: an image tagged `latest` can be a different
+    /// image on each node that pulls it, so it may run at most one replica.
+    fn validate(&self) -> Vec<FieldError> {
+        let image = &self.spec.container.image;
+        if self.spec.replicas > 1 && image.ends_with(":latest") {
+            return vec![FieldError::new(
+                FieldErrorType::Invalid,
+                "spec.container.image",
+                Some(image.as_str().into()),
+                "an image tagged `latest` may run only one replica: pin a version or a digest",
+            )];
+        }
+        Vec::new()
+    }
+}

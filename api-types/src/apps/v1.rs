@@ -74,8 +74,10 @@ pub struct Container {
 #[convert(hub = super::ContainerPort)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPort {
-    /// Optional name of the port.
+    /// Optional name of the port. Once set it cannot change: Services refer to ports by
+    /// name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kapi-immutable" = true))]
     pub name: Option<String>,
     /// Port number.
     #[schemars(range(min = 1, max = 65535))]
@@ -89,7 +91,8 @@ pub struct ContainerPort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
 #[convert(hub = super::EnvVar)]
 pub struct EnvVar {
-    /// Variable name.
+    /// Variable name: letters, digits and `_`, not starting with a digit.
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$"))]
     pub name: String,
     /// Variable value.
     #[serde(default)]

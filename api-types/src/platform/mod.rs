@@ -44,10 +44,11 @@ pub struct Tenant {
 pub struct TenantSpec {
     /// Human-friendly name of the tenant.
     #[serde(default)]
+    #[schemars(length(max = 63))]
     pub display_name: String,
-    /// Users who administer the tenant.
+    /// Users who administer the tenant: at least one when given, at most ten.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "set"))]
+    #[schemars(length(min = 1, max = 10), extend("x-kubernetes-list-type" = "set"))]
     pub owners: Vec<String>,
     /// Limits on what the tenant may run.
     #[serde(default)]
@@ -62,12 +63,18 @@ pub struct Quota {
     #[serde(default = "default_max_web_apps")]
     #[schemars(range(min = 0))]
     pub max_web_apps: i32,
+    /// CPU cores all the tenant's WebApps may use together: more than 0. No limit when
+    /// unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0), extend("exclusiveMinimum" = true))]
+    pub cpu: Option<f64>,
 }
 
 impl Default for Quota {
     fn default() -> Self {
         Quota {
             max_web_apps: default_max_web_apps(),
+            cpu: None,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use heck::ToShoutySnakeCase;
+use heck::{ToShoutySnakeCase, ToSnakeCase};
 use kapi_runtime::api::{Handler, KindInfo};
 use serde::Serialize;
 
@@ -501,5 +501,70 @@ mod tests {
         ] {
             assert!(rust_path(bad, &KIND).is_err(), "{bad}");
         }
+    }
+}
+
+#[derive(Serialize)]
+pub(super) struct RoundTrip {
+    header: &'static str,
+    groups: Vec<RoundTripGroup>,
+}
+
+#[derive(Serialize)]
+struct RoundTripGroup {
+    /// `apps_example_dev`, `core_group`: the test module.
+    module: String,
+    /// `` `apps.example.dev` ``, or `the core group`.
+    display: String,
+    tests: Vec<RoundTripTest>,
+}
+
+#[derive(Serialize)]
+struct RoundTripTest {
+    /// `web_app_v1beta1`.
+    name: String,
+    /// `apps.example.dev`, `` for the core group.
+    group: &'static str,
+    /// `WebApp`.
+    kind: &'static str,
+    /// `v1beta1`.
+    version: &'static str,
+    /// `apps.example.dev/v1beta1`.
+    api_version: String,
+}
+
+/// One round-trip test per kind and served version, grouped by API group in model order.
+pub(super) fn round_trip(model: &ApiModel) -> RoundTrip {
+    let groups = (model.groups.iter())
+        .map(|group| {
+            let mut tests = Vec::new();
+            for kind in kinds(model).into_iter().filter(|k| k.group == group.name) {
+                for version in kind.versions.iter().filter(|v| v.served) {
+                    tests.push(RoundTripTest {
+                        name: format!(
+                            "{}_{}",
+                            kind.kind.to_snake_case(),
+                            version.name.to_snake_case()
+                        ),
+                        group: kind.group,
+                        kind: kind.kind,
+                        version: version.name,
+                        api_version: api_version(kind.group, version.name),
+                    });
+                }
+            }
+            RoundTripGroup {
+                module: match group.name {
+                    "" => "core_group".to_owned(),
+                    name => name.to_snake_case(),
+                },
+                display: group_display(group.name),
+                tests,
+            }
+        })
+        .collect();
+    RoundTrip {
+        header: super::HEADER,
+        groups,
     }
 }

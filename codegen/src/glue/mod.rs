@@ -7,6 +7,8 @@
 //!   version it serves or stores.
 //! - `routes.rs`: `ROUTES`, every route of every served version bound to its handler.
 //! - `documents.rs`: the OpenAPI and discovery documents, compiled in with `include_str!`.
+//! - `tests/round_trip.rs`: one hub-conversion round-trip property test per kind and served
+//!   version (`kapi_runtime::testing::RoundTrip`).
 //!
 //! and two Markdown files: `generated/README.md` ([`readme`]) and the API reference
 //! ([`api_reference`]).
@@ -79,6 +81,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("scheme.rs", include_str!("../../templates/scheme.rs.hbs")),
     ("routes.rs", include_str!("../../templates/routes.rs.hbs")),
     (
+        "round_trip.rs",
+        include_str!("../../templates/round_trip.rs.hbs"),
+    ),
+    (
         "documents.rs",
         include_str!("../../templates/documents.rs.hbs"),
     ),
@@ -97,6 +103,7 @@ pub fn render(model: &ApiModel, documents: &DocumentIndex) -> Result<Vec<RustFil
     let scheme = data::scheme(model)?;
     let routes = data::routes(model)?;
     let documents = data::documents(documents);
+    let round_trip = data::round_trip(model);
     Ok(vec![
         RustFile {
             path: "src/lib.rs",
@@ -113,6 +120,10 @@ pub fn render(model: &ApiModel, documents: &DocumentIndex) -> Result<Vec<RustFil
         RustFile {
             path: "src/documents.rs",
             source: render_template(&registry, "documents.rs", &documents)?,
+        },
+        RustFile {
+            path: "tests/round_trip.rs",
+            source: render_template(&registry, "round_trip.rs", &round_trip)?,
         },
     ])
 }

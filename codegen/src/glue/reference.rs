@@ -323,6 +323,10 @@ fn constraints(property: &Value, shape: &Value) -> String {
         Some("set") => out.push("set".to_owned()),
         _ => {}
     }
+    // The registry's `IMMUTABLE_EXTENSION`.
+    if property.get("x-kapi-immutable") == Some(&Value::Bool(true)) {
+        out.push("immutable once set".to_owned());
+    }
     out.join("; ")
 }
 

@@ -12,7 +12,11 @@
 //! | `anyOf: [{$ref}, {type: null}]` (`Option<Struct>`) | `allOf: [{$ref}]`, siblings kept |
 //! | `oneOf: [{type: string, enum: [A], description}, ...]` (documented unit enum) | `type: string, enum: [A, ...]`, variant docs appended to the description as kube does ("Possible enum values") |
 //!
-//! and Swagger 2.0 additionally has no `nullable`, `writeOnly`, `deprecated`, `oneOf`,
+//! A `default` is also said in the description ("How many instances to run. Defaults to
+//! 1."), as Kubernetes' API docs say it: `kubectl explain` prints descriptions but not
+//! `default`.
+//!
+//! Swagger 2.0 additionally has no `nullable`, `writeOnly`, `deprecated`, `oneOf`,
 //! `anyOf` or `not`, and writes a single-`$ref` `allOf` as a plain `$ref`.
 
 use indexmap::IndexMap;
@@ -59,12 +63,48 @@ pub(crate) fn normalize(schema: &mut Value) {
     if let Some(Value::String(description)) = map.get_mut("description") {
         *description = plain_description(description);
     }
+    describe_default(map);
     for key in ["anyOf", "oneOf"] {
         drop_null_alternative(map, key);
     }
     drop_null_type(map);
     collapse_string_enum(map);
     for_each_subschema(map, normalize);
+}
+
+/// Appends "Defaults to `value`." to the description of a schema with a `default`, unless
+/// it says so already or the default is empty (`""`, `{}`, `[]`): that is no news.
+/// Strings are quoted and the rest written as JSON, as kube's docs write them (`Defaults to
+/// "TCP".`, `Defaults to 1.`).
+fn describe_default(map: &mut Map<String, Value>) {
+    let Some(default) = map.get("default") else {
+        return;
+    };
+    let empty = match default {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(fields) => fields.is_empty(),
+        Value::Bool(_) | Value::Number(_) => false,
+    };
+    if empty {
+        return;
+    }
+    let sentence = format!("Defaults to {default}.");
+    let description = match map.get("description").and_then(Value::as_str) {
+        Some(d) if d.contains("Defaults to") => return,
+        Some(d) if !d.trim().is_empty() => {
+            let d = d.trim_end();
+            let stop = if d.ends_with(['.', '!', '?']) {
+                ""
+            } else {
+                "."
+            };
+            format!("{d}{stop} {sentence}")
+        }
+        _ => sentence,
+    };
+    map.insert("description".into(), Value::String(description));
 }
 
 /// Doc comments become descriptions; rustdoc's intra-doc links (`` [`WebApp`] ``) mean
@@ -301,8 +341,6 @@ fn map_array(value: &Value, f: fn(&Value) -> Value) -> Value {
 mod tests {
     use super::*;
 
-    /// Normalizing `input` (as schemars emits it) gives `expected`.
-    #[track_caller]
     #[test]
     fn intra_doc_links_become_code_spans() {
         check_normalize(
@@ -311,6 +349,41 @@ mod tests {
         );
     }
 
+    #[test]
+    fn defaults_are_said_in_the_description() {
+        for (input, expected) in [
+            (
+                json!({"description": "How many.", "default": 1}),
+                json!({"description": "How many. Defaults to 1.", "default": 1}),
+            ),
+            (
+                json!({"description": "`TCP` or `UDP`", "default": "TCP"}),
+                json!({"description": "`TCP` or `UDP`. Defaults to \"TCP\".", "default": "TCP"}),
+            ),
+            (
+                json!({"default": false}),
+                json!({"description": "Defaults to false.", "default": false}),
+            ),
+            // Empty defaults, and descriptions that say it already, stay as they are.
+            (
+                json!({"description": "Meta.", "default": {}}),
+                json!({"description": "Meta.", "default": {}}),
+            ),
+            (
+                json!({"description": "Reason.", "default": ""}),
+                json!({"description": "Reason.", "default": ""}),
+            ),
+            (
+                json!({"description": "Size. Defaults to 3 items.", "default": 3}),
+                json!({"description": "Size. Defaults to 3 items.", "default": 3}),
+            ),
+        ] {
+            check_normalize(input, expected);
+        }
+    }
+
+    /// Normalizing `input` (as schemars emits it) gives `expected`.
+    #[track_caller]
     fn check_normalize(input: Value, expected: Value) {
         let mut actual = input;
         normalize(&mut actual);

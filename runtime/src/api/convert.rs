@@ -14,10 +14,14 @@
 /// it (and every leaf type: `i32`, `String`, `ObjectMeta`, ...), where "overwrite what the
 /// version expresses" is "replace".
 ///
-/// Laws, checked by the round-trip tests of `api-types`:
-/// - `V::from_hub(&h)` then `into_hub(&mut h)` leaves `h` unchanged (nothing is lost);
-/// - for a version that expresses every hub field, `into_hub` then `from_hub` is the
-///   identity.
+/// Laws, checked for every kind and served version by the generated round-trip property
+/// tests (`generated/tests/round_trip.rs`, `kapi_runtime::testing`):
+/// - `V::from_hub(&h)` then `into_hub(&mut h)` leaves `h` unchanged (nothing is lost, and
+///   nothing is invented: a hand-written `with` function given the value it reads from a
+///   hub must leave that hub alone);
+/// - `into_hub` onto a new hub then `from_hub` is the identity on the version;
+/// - for the storage version, which expresses every hub field, `from_hub` then `into_hub`
+///   onto a new hub is the identity on the hub.
 pub trait Convert<Hub>: Sized {
     /// Writes the hub fields this version expresses into `hub`, leaving the others as they
     /// are.
@@ -39,7 +43,7 @@ impl<T: Clone> Convert<T> for T {
 ///
 /// A version field of type `Option<T>` may map to a hub field `Option<U>` or `U`. Which one
 /// is known only to rustc, so the expansion dispatches on the hub field's type by method
-/// resolution ("autoref specialization"): [`OptSlot`] by value matches only `Option<U>`
+/// resolution ("autoref specialization"): [`OptSlot`](__private::OptSlot) by value matches only `Option<U>`
 /// hub fields, `&mut OptSlot` (the fallback) any other.
 #[doc(hidden)]
 pub mod __private {

@@ -21,8 +21,9 @@ pub trait Strategy: Sized {
         let _ = old;
     }
 
-    /// Field errors of a new object (paths in the hub's field names; the registry
-    /// reports them in the request's version).
+    /// Field errors of a new object: cross-field rules the schema cannot say. Paths are in
+    /// the hub's JSON field names (`spec.container.image`); the registry reports each in
+    /// the request's version (`v1beta1`'s `spec.image`), found through the conversion.
     fn validate(&self) -> Vec<FieldError> {
         Vec::new()
     }

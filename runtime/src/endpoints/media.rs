@@ -232,15 +232,18 @@ fn content_type(headers: &HeaderMap) -> Option<String> {
 
 /// Decodes an object body by its `Content-Type`: JSON (also when missing or `*/*`), YAML,
 /// or Kubernetes protobuf when `message` is the body's protobuf shape; 415 for the others.
+/// Returns the paths of the fields a JSON body repeats beside it.
 pub(super) fn decode_object(
     headers: &HeaderMap,
     body: &[u8],
     message: Option<&ProtoMessage>,
-) -> Result<Value, ApiError> {
+) -> Result<(Value, Vec<String>), ApiError> {
     match (content_type(headers).as_deref(), message) {
         (None | Some("*/*") | Some(JSON), _) => decode_json(body),
-        (Some(YAML), _) => decode_yaml(body),
-        (Some(PROTOBUF), Some(message)) => decode_protobuf(message, body),
+        (Some(YAML), _) => decode_yaml(body).map(|value| (value, Vec::new())),
+        (Some(PROTOBUF), Some(message)) => {
+            decode_protobuf(message, body).map(|value| (value, Vec::new()))
+        }
         (Some(_), None) => Err(ApiError::UnsupportedMediaType(SERIALIZERS.into())),
         (Some(_), Some(_)) => Err(ApiError::UnsupportedMediaType(format!(
             "{SERIALIZERS}, {PROTOBUF}"
@@ -260,19 +263,25 @@ pub(super) fn patch_type(headers: &HeaderMap) -> Result<PatchType, ApiError> {
         })
 }
 
-/// Decodes a patch body: YAML (or JSON) for apply, JSON for the others.
-pub(super) fn decode_patch(patch_type: PatchType, body: &[u8]) -> Result<Value, ApiError> {
+/// Decodes a patch body: YAML (or JSON) for apply, JSON for the others. Returns the paths
+/// of the fields a merge patch repeats beside it (a JSON patch's operations are not
+/// fields of the object).
+pub(super) fn decode_patch(
+    patch_type: PatchType,
+    body: &[u8],
+) -> Result<(Value, Vec<String>), ApiError> {
     match patch_type {
-        PatchType::Apply => decode_yaml(body),
-        PatchType::Json | PatchType::Merge | PatchType::StrategicMerge => decode_json(body),
+        PatchType::Apply => decode_yaml(body).map(|value| (value, Vec::new())),
+        PatchType::Json => decode_json(body).map(|(value, _)| (value, Vec::new())),
+        PatchType::Merge | PatchType::StrategicMerge => decode_json(body),
     }
 }
 
-fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
+fn decode_json(body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::BadRequest("the request body is empty".into()));
     }
-    serde_json::from_slice(body)
+    super::json::decode(body)
         .map_err(|e| ApiError::BadRequest(format!("error decoding the request body as JSON: {e}")))
 }
 

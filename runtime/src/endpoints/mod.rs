@@ -12,13 +12,14 @@
 //! - `/version`, `/healthz`, `/livez` and `/readyz` (`health`).
 //!
 //! This layer speaks HTTP only: every rule about objects lives in the registry. Every
-//! failure is an [`ApiError`](crate::error::ApiError), turned into a `Status` response in
+//! failure is an [`ApiError`], turned into a `Status` response in
 //! one place (`status`); unknown paths answer 404 and known paths with another method 405,
 //! both as `Status`es. Each request is logged on one line (method, path, status, duration),
 //! and a panicking handler answers 500 instead of dropping the connection.
 
 mod discovery;
 mod health;
+mod json;
 mod media;
 mod openapi;
 mod params;

@@ -184,6 +184,7 @@ impl Query {
                 field_manager.unwrap_or_else(|| manager_from_user_agent(user_agent)),
             ),
             field_validation,
+            duplicate_fields: Vec::new(),
         })
     }
 
@@ -223,6 +224,7 @@ impl Query {
                 field_manager.unwrap_or_else(|| manager_from_user_agent(user_agent)),
             ),
             field_validation,
+            duplicate_fields: Vec::new(),
         };
         Ok((options, force.unwrap_or(false)))
     }

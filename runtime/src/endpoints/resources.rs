@@ -276,18 +276,20 @@ async fn handle(
         }
         Handler::Create => {
             let body = read_body(body).await?;
-            let options = query.write_options("CreateOptions", user_agent)?;
-            let object = media::decode_object(headers, &body, kind.info.protobuf)?;
+            let mut options = query.write_options("CreateOptions", user_agent)?;
+            let (object, duplicates) = media::decode_object(headers, &body, kind.info.protobuf)?;
+            options.duplicate_fields = duplicates;
             let written = registry.create(target, object, &options).await?;
             Ok(render_written(written, output, warnings))
         }
         Handler::Update | Handler::UpdateStatus | Handler::UpdateScale => {
             let body = read_body(body).await?;
-            let options = query.write_options("UpdateOptions", user_agent)?;
+            let mut options = query.write_options("UpdateOptions", user_agent)?;
             let scale = handler == Handler::UpdateScale;
             // A `Scale` is not the kind: its protobuf is not the kind's.
             let protobuf = kind.info.protobuf.filter(|_| !scale);
-            let object = media::decode_object(headers, &body, protobuf)?;
+            let (object, duplicates) = media::decode_object(headers, &body, protobuf)?;
+            options.duplicate_fields = duplicates;
             let written =
                 (registry.update(target, name, object, subresource(handler), &options)).await?;
             Ok(render_written(written, output, warnings))
@@ -296,8 +298,9 @@ async fn handle(
             let body = read_body(body).await?;
             let patch_type = media::patch_type(headers)?;
             // `force` waits for `WriteOptions` to carry it; it is validated already.
-            let (options, _force) = query.patch_options(patch_type, user_agent)?;
-            let patch = media::decode_patch(patch_type, &body)?;
+            let (mut options, _force) = query.patch_options(patch_type, user_agent)?;
+            let (patch, duplicates) = media::decode_patch(patch_type, &body)?;
+            options.duplicate_fields = duplicates;
             let written = registry
                 .patch(
                     target,
@@ -362,7 +365,7 @@ fn delete_options(
     let options = if body.iter().all(u8::is_ascii_whitespace) {
         query.delete_options()?
     } else {
-        let value = media::decode_object(headers, body, Some(&DELETE_OPTIONS_PROTO))?;
+        let (value, _) = media::decode_object(headers, body, Some(&DELETE_OPTIONS_PROTO))?;
         serde_json::from_value(value).map_err(|e| {
             ApiError::BadRequest(format!("the body is not a valid DeleteOptions: {e}"))
         })?

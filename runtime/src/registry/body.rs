@@ -151,23 +151,26 @@ pub fn ensure_namespace(
 
 /// Applies `fieldValidation` to a body and what its type kept of it (`typed`: the body
 /// decoded and encoded again; `None` when it does not decode, which the decode itself
-/// reports): returns the warnings (`Warn`) or fails (`Strict`).
+/// reports), and to the fields it repeated (`duplicates`, found while decoding its JSON):
+/// returns the warnings (`Warn`) or fails (`Strict`), listing every one.
 pub fn check_unknown_fields(
     mode: FieldValidation,
     body: &Value,
     typed: impl FnOnce() -> Option<Value>,
+    duplicates: &[String],
     expected: Expected<'_>,
 ) -> Result<Vec<String>, ApiError> {
     if mode == FieldValidation::Ignore {
         return Ok(Vec::new());
     }
-    let Some(typed) = typed() else {
-        return Ok(Vec::new());
-    };
     let mut unknown = Vec::new();
-    walk(&mut String::new(), body, &typed, &mut unknown);
-    let messages: Vec<String> = (unknown.iter())
-        .map(|path| format!("unknown field {path:?}"))
+    if let Some(typed) = typed() {
+        walk(&mut String::new(), body, &typed, &mut unknown);
+    }
+    // Kube finds repeated fields while decoding, before unknown ones.
+    let messages: Vec<String> = (duplicates.iter())
+        .map(|path| format!("duplicate field {path:?}"))
+        .chain(unknown.iter().map(|path| format!("unknown field {path:?}")))
         .collect();
     if mode == FieldValidation::Strict && !messages.is_empty() {
         return Err(expected.decode_error(format_args!(
@@ -257,9 +260,14 @@ mod tests {
         let body = json!({"spec": {"replicas": 1, "foo": 1, "ports": [{"x": "y", "p": 1}], "empty": {}},
             "metadata": {"labels": {"a": "b"}}});
         let typed = json!({"spec": {"replicas": 1, "ports": [{"p": 1}]}, "metadata": {"labels": {"a": "b"}}});
-        let warnings =
-            check_unknown_fields(FieldValidation::Warn, &body, || Some(typed.clone()), WEBAPP)
-                .unwrap();
+        let warnings = check_unknown_fields(
+            FieldValidation::Warn,
+            &body,
+            || Some(typed.clone()),
+            &[],
+            WEBAPP,
+        )
+        .unwrap();
         assert_eq!(
             warnings,
             [
@@ -268,13 +276,19 @@ mod tests {
             ]
         );
         assert_eq!(
-            check_unknown_fields(FieldValidation::Strict, &body, || Some(typed.clone()), WEBAPP).unwrap_err(),
-            ApiError::BadRequest("WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding error: unknown field \"spec.foo\", unknown field \"spec.ports[0].x\"".into())
+            check_unknown_fields(FieldValidation::Strict, &body, || Some(typed.clone()), &["spec.replicas".into()], WEBAPP).unwrap_err(),
+            ApiError::BadRequest("WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding error: duplicate field \"spec.replicas\", unknown field \"spec.foo\", unknown field \"spec.ports[0].x\"".into())
         );
         assert!(
-            check_unknown_fields(FieldValidation::Ignore, &body, || unreachable!(), WEBAPP)
-                .unwrap()
-                .is_empty()
+            check_unknown_fields(
+                FieldValidation::Ignore,
+                &body,
+                || unreachable!(),
+                &["spec.replicas".into()],
+                WEBAPP
+            )
+            .unwrap()
+            .is_empty()
         );
     }
 }

@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use super::body::{self, Expected};
+use super::field_paths;
 use super::object::{self, internal, meta_str, set_meta};
 use super::schema_validation::not_reported;
 use super::validation::{self, is_namespaces};
@@ -40,6 +41,7 @@ impl Registry {
             options.field_validation,
             &body,
             || (kind.convert(body.clone(), target.version, target.version)).ok(),
+            &options.duplicate_fields,
             expected,
         )?;
         if meta_str(&body, "resourceVersion").is_some() {
@@ -104,7 +106,8 @@ impl Registry {
         errors.extend(validation::object_meta(info, &json, true));
         let scale_errors = validation::scale(info, &json);
         errors.extend(not_reported(scale_errors, &errors));
-        errors.extend(kind.validate(&hub));
+        let own = kind.validate(&hub);
+        errors.extend(field_paths::to_version(kind, target.version, &json, own));
         if !errors.is_empty() {
             return Err(ApiError::Invalid {
                 group: info.group.into(),

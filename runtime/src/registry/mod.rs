@@ -14,6 +14,7 @@
 //!   list with continue tokens and resourceVersion, from storage or the watch cache),
 //!   `watch` (from the watch cache, [`crate::cache`]), `table` (`kubectl get`'s Table);
 //! - `body` (type meta, name, namespace and unknown fields of request bodies),
+//!   `field_paths` (the kind's own validation errors, in the request's version),
 //!   `validation` (object metadata, replica paths), `schema_validation` (defaulting and
 //!   validation against the versions' OpenAPI v3 schemas, [`Schemas`]), `patch` (patch
 //!   formats), `scale` (the Scale view), [`selector`] (label and field selectors, public
@@ -28,12 +29,13 @@
 mod body;
 mod create;
 mod delete;
+mod field_paths;
 mod names;
 mod object;
 mod patch;
 mod read;
 mod scale;
-mod schema_validation;
+pub(crate) mod schema_validation;
 pub mod selector;
 mod table;
 mod update;
@@ -87,6 +89,9 @@ pub struct WriteOptions {
     pub field_manager: Option<String>,
     /// `fieldValidation`.
     pub field_validation: FieldValidation,
+    /// Paths of the fields the body (or merge patch) repeats, found while decoding it:
+    /// reported per `fieldValidation` like unknown fields.
+    pub duplicate_fields: Vec<String>,
 }
 
 /// Query options of list (and deletecollection).

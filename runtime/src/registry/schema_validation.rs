@@ -19,7 +19,13 @@
 //! - validation reports every problem as one [`FieldError`]: type, `required`,
 //!   `minimum`/`maximum` (and exclusive), `minLength`/`maxLength`, `pattern`, `enum`,
 //!   `minItems`/`maxItems`, `x-kubernetes-list-type: set` and `map` uniqueness;
-//! - on update, fields marked `x-kapi-immutable: true` may not change once set.
+//! - on update, fields marked `x-kapi-immutable: true` may not change once set, also
+//!   inside map entries and list-map items, matched by key as kube's transition rules
+//!   match them.
+//!
+//! Messages are go-openapi's, as apiextensions-apiserver reports them, less the
+//! `<path> in body` prefix that repeats the field kubectl already prints; bounds say "must
+//! be" (the wording of kube's built-in types) where go-openapi says "should be".
 //!
 //! The object's `apiVersion`, `kind` and `metadata` are left to the generic rules
 //! (`validation::object_meta`), as kube does for custom resources.
@@ -54,7 +60,7 @@ pub struct Schemas {
 }
 
 #[derive(Debug, Default, Clone, PartialEq)]
-enum ListType {
+pub(crate) enum ListType {
     #[default]
     Atomic,
     Set,
@@ -63,26 +69,27 @@ enum ListType {
 
 /// One schema, its `$ref` and `allOf` branches as indices into the arena.
 #[derive(Debug, Default)]
-struct Node {
-    ty: Option<String>,
-    nullable: bool,
-    int_or_string: bool,
-    properties: Vec<(String, usize)>,
-    additional: Option<usize>,
-    items: Option<usize>,
-    required: Vec<String>,
-    default: Option<Value>,
-    minimum: Option<(Number, bool)>,
-    maximum: Option<(Number, bool)>,
-    min_length: Option<u64>,
-    max_length: Option<u64>,
-    pattern: Option<(String, regex_lite::Regex)>,
-    enumeration: Option<Vec<Value>>,
-    min_items: Option<u64>,
-    max_items: Option<u64>,
-    list_type: ListType,
-    immutable: bool,
-    all_of: Vec<usize>,
+pub(crate) struct Node {
+    pub(crate) ty: Option<String>,
+    pub(crate) format: Option<String>,
+    pub(crate) nullable: bool,
+    pub(crate) int_or_string: bool,
+    pub(crate) properties: Vec<(String, usize)>,
+    pub(crate) additional: Option<usize>,
+    pub(crate) items: Option<usize>,
+    pub(crate) required: Vec<String>,
+    pub(crate) default: Option<Value>,
+    pub(crate) minimum: Option<(Number, bool)>,
+    pub(crate) maximum: Option<(Number, bool)>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    pub(crate) pattern: Option<(String, regex_lite::Regex)>,
+    pub(crate) enumeration: Option<Vec<Value>>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    pub(crate) list_type: ListType,
+    pub(crate) immutable: bool,
+    pub(crate) all_of: Vec<usize>,
 }
 
 /// Compiles the schemas of one document into the arena.
@@ -136,6 +143,7 @@ impl Compiler<'_> {
             .get("type")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        node.format = (schema.get("format").and_then(Value::as_str)).map(str::to_owned);
         node.nullable = schema.get("nullable") == Some(&Value::Bool(true));
         node.int_or_string = schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
         node.immutable = schema.get(IMMUTABLE_EXTENSION) == Some(&Value::Bool(true));
@@ -248,7 +256,7 @@ impl Schemas {
 
     /// Compiles one component of `components` (`document` names it in errors), and
     /// registers nothing: for [`Schemas::new`] and tests.
-    fn compile_component(
+    pub(crate) fn compile_component(
         &mut self,
         document: &str,
         components: &Map<String, Value>,
@@ -326,6 +334,27 @@ impl<'a> View<'a> {
 
     fn nullable(&self) -> bool {
         self.nodes.iter().any(|n| n.nullable)
+    }
+}
+
+impl<'a> KindSchema<'a> {
+    /// The root node: the kind's component (for `crate::testing`, which generates objects
+    /// within the same compiled schema the registry validates against).
+    #[cfg(feature = "testing")]
+    pub(crate) fn root(&self) -> usize {
+        self.root
+    }
+
+    /// Node `root` of `schemas` as a kind's schema: for tests of `crate::testing`.
+    #[cfg(all(test, feature = "testing"))]
+    pub(crate) fn of(schemas: &'a Schemas, root: usize) -> KindSchema<'a> {
+        KindSchema { schemas, root }
+    }
+
+    /// Node `id` and its `allOf` (and `$ref`) branches, depth first.
+    #[cfg(feature = "testing")]
+    pub(crate) fn nodes(&self, id: usize) -> Vec<&'a Node> {
+        self.schemas.flatten(id)
     }
 }
 
@@ -488,6 +517,10 @@ impl KindSchema<'_> {
         errors
     }
 
+    /// Walks `new` and `old` together where kube's ratcheting and transition rules
+    /// correlate them: object properties, map entries (by key) and list-map items (by their
+    /// keys). Atomic lists and sets have no correlated items: an immutable field inside
+    /// one is not checked (mark the list itself immutable).
     fn immutable_node(
         &self,
         id: usize,
@@ -497,32 +530,92 @@ impl KindSchema<'_> {
         errors: &mut Vec<FieldError>,
         top: bool,
     ) {
-        let (Value::Object(new_fields), Value::Object(old_fields)) = (new, old) else {
-            return;
-        };
-        for (name, child) in self.view(id).properties() {
-            if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
-                continue;
-            }
-            let Some(old_field) = old_fields.get(name) else {
-                continue;
-            };
-            let new_field = new_fields.get(name).unwrap_or(&Value::Null);
-            let len = path.len();
-            push_property(path, name);
-            if self.view(*child).nodes.iter().any(|n| n.immutable) {
-                if new_field != old_field {
-                    errors.push(FieldError::new(
-                        FieldErrorType::Invalid,
-                        path.as_str(),
-                        Some(new_field.clone()),
-                        FIELD_IMMUTABLE,
-                    ));
+        let view = self.view(id);
+        match (new, old) {
+            (Value::Object(new_fields), Value::Object(old_fields)) => {
+                for (name, child) in view.properties() {
+                    if top && GENERIC_PROPERTIES.contains(&name.as_str()) {
+                        continue;
+                    }
+                    let Some(old_field) = old_fields.get(name) else {
+                        continue;
+                    };
+                    let new_field = new_fields.get(name).unwrap_or(&Value::Null);
+                    let len = path.len();
+                    push_property(path, name);
+                    self.immutable_child(*child, new_field, old_field, path, errors);
+                    path.truncate(len);
                 }
-            } else {
-                self.immutable_node(*child, new_field, old_field, path, errors, false);
+                if let Some(additional) = view.first(|n| n.additional) {
+                    let declared = |key: &String| view.properties().any(|(name, _)| name == key);
+                    for (key, old_field) in old_fields.iter().filter(|(k, _)| !declared(k)) {
+                        // A removed entry is not a changed field of it.
+                        let Some(new_field) = new_fields.get(key) else {
+                            continue;
+                        };
+                        let len = path.len();
+                        path.push_str(&format!("[{key}]"));
+                        self.immutable_child(additional, new_field, old_field, path, errors);
+                        path.truncate(len);
+                    }
+                }
             }
-            path.truncate(len);
+            (Value::Array(new_items), Value::Array(old_items)) => {
+                let keys = view.first(|n| match &n.list_type {
+                    ListType::Map(keys) => Some(keys),
+                    _ => None,
+                });
+                let (Some(keys), Some(item)) = (keys, view.first(|n| n.items)) else {
+                    return;
+                };
+                let key_of = |item: &Value| -> Vec<Value> {
+                    (keys.iter())
+                        .map(|k| item.get(k).cloned().unwrap_or(Value::Null))
+                        .collect()
+                };
+                let mut seen = Vec::new();
+                for (index, new_item) in new_items.iter().enumerate() {
+                    let key = key_of(new_item);
+                    // A repeated key is a duplicate (reported as such), not a changed item.
+                    if seen.contains(&key) {
+                        continue;
+                    }
+                    // An item with a new key is a new item, not a changed one.
+                    let Some(old_item) = old_items.iter().find(|old| key_of(old) == key) else {
+                        seen.push(key);
+                        continue;
+                    };
+                    seen.push(key);
+                    let len = path.len();
+                    path.push_str(&format!("[{index}]"));
+                    self.immutable_node(item, new_item, old_item, path, errors, false);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An immutable field compared whole, or any other walked into.
+    fn immutable_child(
+        &self,
+        id: usize,
+        new: &Value,
+        old: &Value,
+        path: &mut String,
+        errors: &mut Vec<FieldError>,
+    ) {
+        if self.view(id).nodes.iter().any(|n| n.immutable) {
+            if new != old {
+                errors.push(FieldError::new(
+                    FieldErrorType::Invalid,
+                    path.as_str(),
+                    Some(new.clone()),
+                    FIELD_IMMUTABLE,
+                ));
+            }
+        } else {
+            self.immutable_node(id, new, old, path, errors, false);
         }
     }
 }
@@ -586,6 +679,14 @@ fn go_map(keys: &[(&str, &Value)]) -> String {
     format!("map[string]interface {{}}{{{}}}", entries.join(", "))
 }
 
+/// A bound as Go's `%v` prints it: `0`, not `0.0`, for a whole `float64`.
+fn go_number(number: &Number) -> String {
+    match number.as_f64() {
+        Some(f) if number.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+        _ => number.to_string(),
+    }
+}
+
 /// `enum`, numeric bounds, string lengths and `pattern`.
 fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
     let invalid = |detail: String| {
@@ -606,6 +707,7 @@ fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldEr
         if let Some((minimum, exclusive)) = &node.minimum
             && let Some(min) = minimum.as_f64()
         {
+            let minimum = go_number(minimum);
             if *exclusive && number <= min {
                 errors.push(invalid(format!("must be greater than {minimum}")));
             } else if number < min {
@@ -617,6 +719,7 @@ fn check_scalar(node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldEr
         if let Some((maximum, exclusive)) = &node.maximum
             && let Some(max) = maximum.as_f64()
         {
+            let maximum = go_number(maximum);
             if *exclusive && number >= max {
                 errors.push(invalid(format!("must be less than {maximum}")));
             } else if number > max {
@@ -665,10 +768,11 @@ fn check_list(node: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldEr
     if let Some(min) = node.min_items
         && (items.len() as u64) < min
     {
+        // kube's value is the count, as for `maxItems`.
         errors.push(FieldError::new(
             FieldErrorType::Invalid,
             path,
-            Some(Value::Array(items.to_vec())),
+            Some(Value::from(items.len())),
             format!("should have at least {min} items"),
         ));
     }
@@ -887,8 +991,8 @@ mod tests {
                 "short: Too long: may not be more than 3 bytes",
                 "one: Too long: may not be more than 1 byte",
                 "dns: Invalid value: \"A\": should match '^[a-z]+$'",
-                "few: Too many: must have at most 1 items",
-                "many: Invalid value: [\"a\"]: should have at least 2 items",
+                "few: Too many: 2: must have at most 1 items",
+                "many: Invalid value: 1: should have at least 2 items",
                 "labels[k]: Invalid value: 1: must be of type string: \"integer\"",
                 "flag: Invalid value: \"yes\": must be of type boolean: \"string\"",
                 "set[2]: Duplicate value: \"a\"",
@@ -965,6 +1069,60 @@ mod tests {
             ["spec.class: Invalid value: null: field is immutable"]
         );
         assert!(messages(json!({"spec": {"class": "a"}}), json!({"spec": {}})).is_empty());
+    }
+
+    #[test]
+    fn immutable_fields_inside_list_maps_and_maps_are_matched_by_key() {
+        let (schemas, root) = compile(json!({"Root": {"type": "object", "properties": {
+            "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["port"],
+                "items": {"type": "object", "properties": {
+                    "port": {"type": "integer"},
+                    "name": {"type": "string", "x-kapi-immutable": true},
+                }}},
+            "tags": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string", "x-kapi-immutable": true},
+            }}},
+            "volumes": {"type": "object", "additionalProperties": {"type": "object",
+                "properties": {"size": {"type": "integer", "x-kapi-immutable": true}}}},
+        }}}));
+        let schema = KindSchema {
+            schemas: &schemas,
+            root,
+        };
+        let messages = |new: Value, old: Value| -> Vec<String> {
+            (schema.validate_update(&new, &old).iter())
+                .map(ToString::to_string)
+                .collect()
+        };
+        let old = json!({
+            "ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "https"}],
+            "tags": [{"name": "a"}],
+            "volumes": {"data": {"size": 1}, "logs": {"size": 2}},
+        });
+        // Reordered, one item added (and one repeated: a duplicate, not a change), one entry
+        // removed: no field of an item changed.
+        assert!(
+            messages(
+                json!({"ports": [{"port": 443, "name": "https"}, {"port": 8080, "name": "x"},
+                                 {"port": 80, "name": "http"}, {"port": 80}],
+                       "tags": [{"name": "b"}], "volumes": {"data": {"size": 1}}}),
+                old.clone()
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            messages(
+                json!({"ports": [{"port": 443, "name": "tls"}, {"port": 80}],
+                       "volumes": {"data": {"size": 1}, "logs": {"size": 3}}}),
+                old
+            ),
+            [
+                "ports[0].name: Invalid value: \"tls\": field is immutable",
+                "ports[1].name: Invalid value: null: field is immutable",
+                "volumes[logs].size: Invalid value: 3: field is immutable",
+            ]
+        );
     }
 
     #[test]

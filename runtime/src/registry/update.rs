@@ -18,11 +18,12 @@
 use serde_json::Value;
 
 use super::body::{self, Expected};
+use super::field_paths;
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str, set_meta};
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
 use super::schema_validation::not_reported;
-use super::{FieldValidation, PatchType, Registry, Subresource, Target, WriteOptions, Written};
+use super::{PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use crate::meta::Scale;
@@ -118,12 +119,12 @@ impl Request<'_> {
     /// The unknown fields of a view, per `fieldValidation`.
     fn unknown_fields(
         &self,
-        mode: FieldValidation,
+        options: &WriteOptions,
         view: &Value,
         expected: Expected<'_>,
     ) -> Result<Vec<String>, ApiError> {
         body::check_unknown_fields(
-            mode,
+            options.field_validation,
             view,
             || match self.subresource {
                 Some(Subresource::Scale) => (serde_json::from_value::<Scale>(view.clone()))
@@ -133,6 +134,7 @@ impl Request<'_> {
                     .convert(view.clone(), self.target.version, self.target.version)
                     .ok(),
             },
+            &options.duplicate_fields,
             expected,
         )
     }
@@ -172,7 +174,7 @@ impl Registry {
         match &mut change {
             Change::Replace(body) => {
                 body::check_type_meta(body, expected)?;
-                warnings = request.unknown_fields(options.field_validation, body, expected)?;
+                warnings = request.unknown_fields(options, body, expected)?;
                 body::ensure_namespace(body, info, target.namespace)?;
                 body::check_name(body, name, target.namespace)?;
             }
@@ -223,8 +225,7 @@ impl Registry {
                         },
                     )?;
                     body::check_type_meta(&patched, expected)?;
-                    warnings =
-                        request.unknown_fields(options.field_validation, &patched, expected)?;
+                    warnings = request.unknown_fields(options, &patched, expected)?;
                     body::ensure_namespace(&mut patched, info, target.namespace)?;
                     body::check_name(&patched, name, target.namespace)?;
                     patched
@@ -290,7 +291,11 @@ impl Registry {
             errors.extend(super::validation::object_meta(info, &new, false));
             let scale_errors = super::validation::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
-            errors.extend(kind.validate_update(&new_hub, &old_hub));
+            let own = kind.validate_update(&new_hub, &old_hub);
+            if !own.is_empty() {
+                let hub = kind.hub_json(&new_hub).map_err(internal)?;
+                errors.extend(field_paths::to_version(kind, target.version, &hub, own));
+            }
             if !errors.is_empty() {
                 return Err(request.invalid(errors));
             }

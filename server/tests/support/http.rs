@@ -12,13 +12,15 @@ pub struct Client {
     agent: ureq::Agent,
 }
 
-/// A response: status, content type and body.
+/// A response: status, content type, `Warning` headers and body.
 #[derive(Debug)]
 pub struct Response {
     pub status: u16,
     pub content_type: String,
     /// The `Retry-After` header, if any.
     pub retry_after: Option<String>,
+    /// Every `Warning` header, in order (`299 - "..."`).
+    pub warnings: Vec<String>,
     pub body: String,
 }
 
@@ -74,16 +76,29 @@ impl Client {
     }
 
     fn send(&self, method: &str, path: &str, body: &Value) -> Result<Response, ureq::Error> {
+        self.send_raw(method, path, "application/json", &body.to_string())
+    }
+
+    /// `method path` (`POST`, `PUT`, `PATCH`) with `body` as it is (a JSON `Value` cannot
+    /// repeat a field) and its `Content-Type`.
+    pub fn send_raw(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: &str,
+    ) -> Result<Response, ureq::Error> {
         let url = format!("{}{path}", self.base);
         let request = match method {
             "POST" => self.agent.post(url),
             "PUT" => self.agent.put(url),
+            "PATCH" => self.agent.patch(url),
             _ => unreachable!("{method}"),
         };
         let response = request
             .header("Accept", "application/json")
-            .header("Content-Type", "application/json")
-            .send(body.to_string())?;
+            .header("Content-Type", content_type)
+            .send(body)?;
         read(response)
     }
 }
@@ -97,11 +112,15 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
     let retry_after = (response.headers().get("retry-after"))
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let warnings = (response.headers().get_all("warning").iter())
+        .filter_map(|v| v.to_str().ok().map(str::to_owned))
+        .collect();
     let body = response.body_mut().read_to_string()?;
     Ok(Response {
         status,
         content_type,
         retry_after,
+        warnings,
         body,
     })
 }

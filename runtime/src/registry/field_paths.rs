@@ -1,0 +1,287 @@
+//! Field paths of a kind's own validation ([`Strategy`](crate::api::Strategy), on the hub)
+//! in the request's version: kube reports every cause in the version the client wrote.
+//!
+//! The registry knows no mapping between hub and version fields; the conversion does. So a
+//! hub path is translated by probing: change the hub's value at the path (every scalar under
+//! it, one at a time, to another value of the same type the hub still decodes), convert the
+//! changed hub to the request's version, and see which fields of the version change. The
+//! path is the longest common prefix of those fields (less the scalar's own path below the
+//! field, when the version has it at the same relative place). Renames, moved fields and hand-written
+//! `with` functions are all covered (hub `spec.container.image` is `v1beta1`'s
+//! `spec.image`; hub `spec.container.ports` shows as `spec.port`). A field the version cannot
+//! express shows as its nearest ancestor that it can; when none can, or the field is
+//! absent from the hub, the hub's path is kept.
+
+use serde_json::Value;
+
+use crate::error::FieldError;
+use crate::scheme::KindEntry;
+
+/// One step of a field path: `spec`, `[2]`, `[key]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Segment {
+    Field(String),
+    Index(usize),
+    Key(String),
+}
+
+/// `errors` (paths in the hub's field names, for the hub `hub`) with paths in `version`.
+pub(super) fn to_version(
+    kind: &KindEntry,
+    version: &str,
+    hub: &Value,
+    errors: Vec<FieldError>,
+) -> Vec<FieldError> {
+    if errors.is_empty() {
+        return errors;
+    }
+    let Some(base) = convert(kind, version, hub.clone()) else {
+        return errors;
+    };
+    errors
+        .into_iter()
+        .map(|mut error| {
+            if let Some(path) = translate(kind, version, hub, &base, &parse(&error.field)) {
+                error.field = render(&path);
+            }
+            error
+        })
+        .collect()
+}
+
+/// The hub JSON as `version`, or `None` when it does not decode or convert.
+fn convert(kind: &KindEntry, version: &str, hub: Value) -> Option<Value> {
+    let hub = kind.hub_from_json(hub).ok()?;
+    kind.from_hub(hub, version).ok()
+}
+
+/// The version path of hub path `path`, trying its ancestors in turn.
+fn translate(
+    kind: &KindEntry,
+    version: &str,
+    hub: &Value,
+    base: &Value,
+    path: &[Segment],
+) -> Option<Vec<Segment>> {
+    for len in (1..=path.len()).rev() {
+        let prefix = &path[..len];
+        let Some(value) = get(hub, prefix) else {
+            continue;
+        };
+        let mut changed: Vec<Vec<Segment>> = Vec::new();
+        for leaf in leaves(value) {
+            let mut leaf_path = prefix.to_vec();
+            leaf_path.extend(leaf.iter().cloned());
+            let mut probe = hub.clone();
+            let Some(slot) = get_mut(&mut probe, &leaf_path) else {
+                continue;
+            };
+            let Some(other) = another(slot) else {
+                continue;
+            };
+            *slot = other;
+            let Some(converted) = convert(kind, version, probe) else {
+                continue;
+            };
+            let mut paths = Vec::new();
+            differences(base, &converted, &mut Vec::new(), &mut paths);
+            // A leaf found under the same relative path names the field itself
+            // (`data.k` changes `data.k`: the field is `data`); one found elsewhere was
+            // mapped, and its path is as close as the version gets.
+            changed.extend(
+                paths
+                    .into_iter()
+                    .map(|path| match path.strip_suffix(&leaf[..]) {
+                        Some(field) => field.to_vec(),
+                        None => path,
+                    }),
+            );
+        }
+        if let Some(common) = common_prefix(&changed) {
+            return Some(common);
+        }
+    }
+    None
+}
+
+/// Paths (relative to `value`) of every scalar in it.
+fn leaves(value: &Value) -> Vec<Vec<Segment>> {
+    match value {
+        Value::Object(fields) => (fields.iter())
+            .flat_map(|(name, child)| {
+                leaves(child).into_iter().map(move |mut path| {
+                    path.insert(0, Segment::Field(name.clone()));
+                    path
+                })
+            })
+            .collect(),
+        Value::Array(items) => (items.iter().enumerate())
+            .flat_map(|(index, child)| {
+                leaves(child).into_iter().map(move |mut path| {
+                    path.insert(0, Segment::Index(index));
+                    path
+                })
+            })
+            .collect(),
+        Value::Null => Vec::new(),
+        _ => vec![Vec::new()],
+    }
+}
+
+/// A different value of the same JSON type. Strings that must be one of an enum will not
+/// decode changed; their probe is skipped.
+fn another(value: &Value) -> Option<Value> {
+    match value {
+        Value::Bool(b) => Some(Value::Bool(!b)),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if i < i64::from(i32::MAX) => Some(Value::from(i + 1)),
+            Some(i) => Some(Value::from(i - 1)),
+            None => n.as_f64().map(|f| Value::from(f + 1.0)),
+        },
+        Value::String(s) => Some(Value::String(format!("{s}x"))),
+        _ => None,
+    }
+}
+
+/// Appends to `out` the paths where `a` and `b` differ, as deep as both have structure.
+fn differences(a: &Value, b: &Value, at: &mut Vec<Segment>, out: &mut Vec<Vec<Segment>>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for key in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                at.push(Segment::Field(key.clone()));
+                match (x.get(key), y.get(key)) {
+                    (Some(x), Some(y)) => differences(x, y, at, out),
+                    (x, y) if x != y => out.push(at.clone()),
+                    _ => {}
+                }
+                at.pop();
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (index, (x, y)) in x.iter().zip(y).enumerate() {
+                at.push(Segment::Index(index));
+                differences(x, y, at, out);
+                at.pop();
+            }
+        }
+        _ if a != b => out.push(at.clone()),
+        _ => {}
+    }
+}
+
+/// The longest common prefix of `paths`; `None` when there are none or it is empty (the
+/// whole object: no better than the hub's path).
+fn common_prefix(paths: &[Vec<Segment>]) -> Option<Vec<Segment>> {
+    let (first, rest) = paths.split_first()?;
+    let mut len = first.len();
+    for path in rest {
+        len = len.min(path.len());
+        len = (0..len).find(|&i| first[i] != path[i]).unwrap_or(len);
+    }
+    (len > 0).then(|| first[..len].to_vec())
+}
+
+fn get<'a>(value: &'a Value, path: &[Segment]) -> Option<&'a Value> {
+    path.iter().try_fold(value, |value, segment| match segment {
+        Segment::Field(name) | Segment::Key(name) => value.get(name),
+        Segment::Index(index) => value.get(index),
+    })
+}
+
+fn get_mut<'a>(value: &'a mut Value, path: &[Segment]) -> Option<&'a mut Value> {
+    path.iter().try_fold(value, |value, segment| match segment {
+        Segment::Field(name) | Segment::Key(name) => value.get_mut(name),
+        Segment::Index(index) => value.get_mut(index),
+    })
+}
+
+/// `spec.ports[0].name`, `metadata.labels[app]` as segments.
+fn parse(path: &str) -> Vec<Segment> {
+    let mut segments = Vec::new();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, mut rest) = match part.find('[') {
+            Some(at) => part.split_at(at),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            segments.push(Segment::Field(name.to_owned()));
+        }
+        while let Some(inner) = rest.strip_prefix('[') {
+            let Some(end) = inner.find(']') else { break };
+            let key = &inner[..end];
+            segments.push(match key.parse() {
+                Ok(index) => Segment::Index(index),
+                Err(_) => Segment::Key(key.to_owned()),
+            });
+            rest = &inner[end + 1..];
+        }
+    }
+    segments
+}
+
+fn render(path: &[Segment]) -> String {
+    let mut out = String::new();
+    for segment in path {
+        match segment {
+            Segment::Field(name) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Segment::Index(index) => out.push_str(&format!("[{index}]")),
+            Segment::Key(key) => out.push_str(&format!("[{key}]")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_parse_and_render_back() {
+        for path in [
+            "spec.replicas",
+            "spec.ports[0].name",
+            "metadata.labels[app]",
+            "a[1][2].b",
+        ] {
+            assert_eq!(render(&parse(path)), path);
+        }
+        assert_eq!(
+            parse("spec.ports[3]"),
+            [
+                Segment::Field("spec".into()),
+                Segment::Field("ports".into()),
+                Segment::Index(3)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_common_prefix_of_changed_paths_is_the_field() {
+        let path = |p: &str| parse(p);
+        assert_eq!(common_prefix(&[path("spec.port")]), Some(path("spec.port")));
+        assert_eq!(
+            common_prefix(&[path("spec.a.x"), path("spec.a.y"), path("spec.a")]),
+            Some(path("spec.a"))
+        );
+        assert_eq!(common_prefix(&[path("spec.a"), path("status.b")]), None);
+        assert_eq!(common_prefix(&[]), None);
+    }
+
+    #[test]
+    fn differences_stop_where_structure_differs() {
+        let mut out = Vec::new();
+        differences(
+            &serde_json::json!({"spec": {"a": 1, "b": [1, 2], "c": [1]}}),
+            &serde_json::json!({"spec": {"a": 2, "b": [1, 3], "c": [1, 2], "d": true}}),
+            &mut Vec::new(),
+            &mut out,
+        );
+        let out: Vec<String> = out.iter().map(|p| render(p)).collect();
+        assert_eq!(out, ["spec.a", "spec.b[1]", "spec.c", "spec.d"]);
+    }
+}
