@@ -1,7 +1,8 @@
 //! The official Python client (`kubernetes` on PyPI, pinned in
 //! [`support::python::PYTHON_KUBERNETES`]) against the real `kapi-server`, unchanged:
 //! `kubernetes.dynamic.DynamicClient` for discovery, CRUD, both WebApp versions,
-//! validation errors, pagination, and `kubernetes.watch` for watches, live and expired.
+//! validation errors, pagination, and `kubernetes.watch` for watches, live and expired;
+//! the typed APIs (`VersionApi`, `CoreV1Api`, `CustomObjectsApi`, ...) too.
 //!
 //! Each test runs one script of `tests/python/` (the checks a Python user would write,
 //! failing with a message) and then checks what it printed against kube-apiserver's
@@ -384,4 +385,53 @@ fn a_python_watch_from_an_expired_resource_version_raises_410() {
     let recovered = line(&lines, "step", "recovered");
     assert_eq!(recovered["type"], "ADDED");
     assert_eq!(recovered["name"], "late");
+}
+
+/// The typed (generated) APIs, which call kube's paths as its OpenAPI names them:
+/// `/version/`, `/api/`, `/apis/`, `/api/v1/` (a 404 there before the discovery routes
+/// answered with a trailing slash), ConfigMaps through `CoreV1Api` (a delete answering
+/// kube's Success Status), WebApps through `CustomObjectsApi`.
+#[test]
+fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
+    let server = Server::start();
+    let lines = Script::run("typed.py", &server);
+
+    let discovery = line(&lines, "api", "discovery");
+    assert_eq!(discovery["coreVersions"], json!(["v1"]));
+    assert_eq!(
+        discovery["groups"],
+        json!({
+            "apps.example.dev": "apps.example.dev/v1",
+            "platform.example.dev": "platform.example.dev/v1",
+        })
+    );
+    assert_eq!(
+        discovery["coreResources"],
+        json!(["configmaps", "namespaces", "namespaces/status"])
+    );
+    assert_eq!(
+        discovery["webappResources"],
+        json!(["webapps", "webapps/scale", "webapps/status"])
+    );
+
+    let deleted = &line(&lines, "api", "core")["deleted"];
+    let uid = &deleted["details"]["uid"];
+    assert!(uid.is_string(), "{deleted}");
+    assert_eq!(
+        *deleted,
+        json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": {"name": "settings", "kind": "configmaps", "uid": uid},
+        })
+    );
+    assert_eq!(
+        line(&lines, "api", "watch")["events"],
+        json!(["MODIFIED", "DELETED"])
+    );
+    let custom = &line(&lines, "api", "custom")["deleted"];
+    assert_eq!(custom["kind"], "WebApp", "{custom}");
+    assert_eq!(custom["spec"]["replicas"], 3, "{custom}");
 }
