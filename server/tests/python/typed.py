@@ -72,10 +72,11 @@ for event in watcher.stream(
 ):
     expect(type(event["object"]).__name__, "V1ConfigMap", "type of an event's object")
     events.append(event["type"])
+    last = event["object"].metadata.resource_version
     if event["type"] == "DELETED":
         watcher.stop()
 expect(events, ["MODIFIED", "DELETED"], "typed watch events after the create")
-expect_true(watcher.resource_version is not None, "the watcher follows resourceVersions")
+expect(watcher.resource_version, last, "the resourceVersion the watcher would resume from")
 emit(api="watch", events=events)
 
 # WebApps through CustomObjectsApi: plain dicts; a delete answers with the object.
