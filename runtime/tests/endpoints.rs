@@ -805,6 +805,36 @@ async fn openapi_v3_index_documents_and_hashes() {
     assert_eq!(response.header("location"), url);
 }
 
+/// kube-apiserver's discovery routes answer with a trailing slash too: the Python
+/// client's typed APIs call `/api/`, `/api/v1/`, `/apis/` (and `/apis/<group>/` for
+/// built-in groups).
+#[tokio::test]
+async fn discovery_answers_with_a_trailing_slash() {
+    let api = api().await;
+    for path in [
+        "/api",
+        "/api/v1",
+        "/apis",
+        "/apis/apps.example.dev",
+        "/apis/apps.example.dev/v1",
+        "/apis/platform.example.dev/v1",
+    ] {
+        let plain = api
+            .check(get(path).accept(JSON), 200, JSON, Value::Null)
+            .await;
+        let slash = (api.check(get(format!("{path}/")).accept(JSON), 200, JSON, Value::Null)).await;
+        assert_eq!(slash.body, plain.body, "{path}/");
+        // Aggregated discovery too.
+        let aggregated = api
+            .send(get(format!("{path}/")).accept(KUBECTL_DISCOVERY))
+            .await;
+        assert_eq!(aggregated.status.as_u16(), 200, "{path}/");
+    }
+    // The slash ends the path: what follows is still unknown.
+    api.check(get("/apis/apps.example.dev/v2/"), 404, JSON, Value::Null)
+        .await;
+}
+
 #[tokio::test]
 async fn version_and_health() {
     let api = api().await;
@@ -828,6 +858,9 @@ async fn version_and_health() {
         ]
     );
     assert_eq!(version["major"], "1");
+    // kube's route is `/version/` (the Python client's `VersionApi.get_code` calls it).
+    let slash = api.check(get("/version/"), 200, JSON, Value::Null).await;
+    assert_eq!(slash.json(), version);
     assert_eq!(version["gitVersion"], "v1.32.0-kapi");
 
     let index = api.check(get("/"), 200, JSON, Value::Null).await.json();
@@ -1132,7 +1165,7 @@ async fn protobuf_bodies_of_kinds_that_declare_their_shape() {
         delete_options("Background"),
         200,
         JSON,
-        json!({"metadata": {"name": "c1"}}),
+        json!({"kind": "Status", "status": "Success", "details": {"name": "c1"}}),
     )
     .await;
     api.check(

@@ -1039,6 +1039,49 @@ async fn deletes_check_preconditions_and_return_the_object() {
     );
 }
 
+/// kube's generic store answers a delete of a built-in kind (ConfigMap) with a `Success`
+/// Status naming the object (what code written against kube reads), a dry run too; custom
+/// kinds answer with the object (above), and a delete collection with the objects, for
+/// every kind.
+#[tokio::test]
+async fn a_deleted_configmap_answers_with_a_success_status() {
+    let env = env().await;
+    let target = env.configmaps("default");
+    let created = env.create(target, configmap("c", json!({}))).await.unwrap();
+    let success = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {"name": "c", "kind": "configmaps", "uid": created["metadata"]["uid"]},
+    });
+    let dry = DeleteOptions {
+        dry_run: Some(vec!["All".into()]),
+        ..DeleteOptions::default()
+    };
+    assert_eq!(
+        env.registry.delete(target, "c", &dry).await.unwrap(),
+        success
+    );
+    assert!(env.get(target, "c").await.is_ok());
+    assert_eq!(env.delete(target, "c").await.unwrap(), success);
+    check_error(
+        env.get(target, "c").await,
+        404,
+        "NotFound",
+        "configmaps \"c\" not found",
+    );
+
+    env.create(target, configmap("d", json!({}))).await.unwrap();
+    let deleted = (env.registry)
+        .delete_collection(target, &list_options(), &DeleteOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(deleted.items.len(), 1);
+    assert_eq!(deleted.items[0]["kind"], "ConfigMap");
+    assert_eq!(deleted.items[0]["data"], json!({"k": "d"}));
+}
+
 #[tokio::test]
 async fn namespaces_start_with_default_and_take_their_content_with_them() {
     let env = env().await;

@@ -16,6 +16,10 @@ use anyhow::{Context, Result, bail};
 /// `openapi-spec-validator` on PyPI: validates the generated OpenAPI documents.
 pub const OPENAPI_SPEC_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 
+/// `kubernetes` on PyPI, the official Python client `server/tests/python_client.rs` drives
+/// the server with (the harness names the same pin: `support::python::PYTHON_KUBERNETES`).
+pub const PYTHON_KUBERNETES: &str = "kubernetes==37.0.2";
+
 /// Something the tests need besides Rust.
 #[derive(Debug)]
 pub struct Prerequisite {
@@ -33,11 +37,17 @@ pub struct Prerequisite {
 }
 
 impl Prerequisite {
-    /// A Python module, installed with pip from `requirement` (`package==version`).
+    /// A Python module, installed with pip from `requirement` (`package==version`): present
+    /// when `module` imports and the installed `package` is that version.
     pub fn python_module(module: &'static str, requirement: &'static str) -> Prerequisite {
+        let (package, version) = requirement.split_once("==").unwrap_or((requirement, ""));
+        let check = format!(
+            "import sys, importlib.metadata, {module}\n\
+             sys.exit(importlib.metadata.version({package:?}) != {version:?})"
+        );
         Prerequisite {
             name: requirement,
-            check: command(&["python3", "-c", &format!("import {module}")]),
+            check: command(&["python3", "-c", &check]),
             expect: None,
             install: vec![command(&[
                 "python3",
@@ -125,6 +135,7 @@ impl Prerequisite {
 pub fn prerequisites(root: &Path) -> Vec<Prerequisite> {
     vec![
         Prerequisite::python_module("openapi_spec_validator", OPENAPI_SPEC_VALIDATOR),
+        Prerequisite::python_module("kubernetes", PYTHON_KUBERNETES),
         Prerequisite::kubectl_1_32(),
         Prerequisite::kubectl_1_20(root),
     ]
@@ -275,6 +286,37 @@ mod tests {
                 .to_string()
                 .starts_with("installing thing failed: `false` exited with"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_python_module_is_present_in_its_pinned_version_only() {
+        let root = crate::project_root();
+        // pip is there (it installs the others): in the version it reports, not another.
+        let output = Command::new("python3")
+            .args(["-m", "pip", "--version"])
+            .output();
+        let output = String::from_utf8(output.unwrap().stdout).unwrap();
+        let version = output
+            .split_whitespace()
+            .nth(1)
+            .expect("pip VERSION from ...");
+        let pinned: &'static str = format!("pip=={version}").leak();
+        assert!(Prerequisite::python_module("pip", pinned).is_present(&root));
+        assert!(!Prerequisite::python_module("pip", "pip==0.0.1").is_present(&root));
+        assert!(
+            !Prerequisite::python_module("no_such_module", "no-such-module==1").is_present(&root)
+        );
+    }
+
+    #[test]
+    fn the_python_client_test_names_the_installed_pin() {
+        let harness = crate::project_root().join("server/tests/support/python.rs");
+        let harness = std::fs::read_to_string(&harness).unwrap();
+        let pin = format!("pub const PYTHON_KUBERNETES: &str = {PYTHON_KUBERNETES:?};");
+        assert!(
+            harness.contains(&pin),
+            "server/tests/support/python.rs lacks `{pin}`"
         );
     }
 

@@ -1,4 +1,5 @@
-//! Discovery: `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`.
+//! Discovery: `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, each
+//! also with a trailing slash.
 //!
 //! `/api` and `/apis` answer with the aggregated document (`apidiscovery.k8s.io/v2` or
 //! `v2beta1` `APIGroupDiscoveryList`) when `Accept` prefers it, naming that media type in
@@ -109,7 +110,18 @@ pub(super) fn router(bindings: &[RouteBinding], documents: &Documents) -> Router
             let (legacy, aggregated) = (legacy.clone(), aggregated.clone());
             async move { serve(&headers, &legacy, aggregated.as_ref()) }
         };
-        router = router.route(&path, get(handler).fallback(super::method_not_allowed));
+        // kube-apiserver's discovery routes also answer with a trailing slash (go-restful
+        // routes `/api/`, `/apis/<group>/<version>/`, ...), the paths the Python client's
+        // typed APIs call (`CoreApi.get_api_versions`: `GET /api/`).
+        router = router
+            .route(
+                &path,
+                get(handler.clone()).fallback(super::method_not_allowed),
+            )
+            .route(
+                &format!("{path}/"),
+                get(handler).fallback(super::method_not_allowed),
+            );
     }
     router
 }

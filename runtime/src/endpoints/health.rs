@@ -1,4 +1,4 @@
-//! `/version` and the health endpoints `/healthz`, `/livez`, `/readyz`, in kube-apiserver's
+//! `/version` (also `/version/`) and the health endpoints `/healthz`, `/livez`, `/readyz`, in kube-apiserver's
 //! text format: `ok`, or with `?verbose` one `[+]<check> ok` line per check and
 //! `<endpoint> check passed`; a failing check answers 503 (`[-]<check> failed: reason
 //! withheld`, the reason goes to the log). Each check also has its own path
@@ -33,14 +33,16 @@ pub(super) fn router(shared: &Arc<Shared>) -> Router {
         body.push(b'\n');
         axum::body::Bytes::from(body)
     };
-    let mut router = Router::new().route(
-        "/version",
-        get(move || {
-            let body = version.clone();
-            async move { ([(CONTENT_TYPE, "application/json")], body) }
-        })
-        .fallback(super::method_not_allowed),
-    );
+    let version = get(move || {
+        let body = version.clone();
+        async move { ([(CONTENT_TYPE, "application/json")], body) }
+    })
+    .fallback(super::method_not_allowed);
+    // kube-apiserver's route is `/version/` (go-restful), which also answers without the
+    // slash; the Python client's `VersionApi.get_code` calls `/version/`.
+    let mut router = Router::new()
+        .route("/version", version.clone())
+        .route("/version/", version);
     for endpoint in ENDPOINTS {
         let all = {
             let shared = Arc::clone(shared);

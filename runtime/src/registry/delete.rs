@@ -1,8 +1,13 @@
 //! Delete, delete collection, and the namespace lifecycle.
 //!
 //! An object is deleted at once (no finalizers or graceful deletion yet), after its
-//! `DeleteOptions.preconditions`; the answer is the object as it was, with the revision of
-//! the delete as its resourceVersion (as kube's etcd store answers).
+//! `DeleteOptions.preconditions`. The answer ([`answer`]) is the object as it was, with the
+//! revision of the delete as its resourceVersion, for kinds of named groups (kube's
+//! custom-resource store sets `ReturnDeletedObject`); built-in kinds of the core group
+//! answer with a `Success` Status naming the object instead (kube's generic store without
+//! `ReturnDeletedObject`, e.g. ConfigMaps): code written against kube reads it (the Python
+//! client's `delete_namespaced_config_map` hands the body over as a dict, whose `status` is
+//! `Success`). A delete collection answers with the deleted objects, for every kind.
 //!
 //! Namespaces: kube marks a namespace `Terminating` and its namespace controller deletes
 //! the contents later. The registry does it at once, in an order that never leaves a state
@@ -22,10 +27,35 @@ use super::scale::set_path;
 use super::update::precondition_failed;
 use super::validation::is_namespaces;
 use super::{ListOptions, ObjectList, Registry, Target, WriteOptions};
-use crate::api::Scope;
+use crate::api::{KindInfo, Scope};
 use crate::error::ApiError;
-use crate::meta::DeleteOptions;
+use crate::meta::{DeleteOptions, Status, StatusDetails};
 use crate::storage::{self, KeyValue, ListRequest};
+
+/// What a delete of one object answers, given the object as deleted: the object itself,
+/// or for a built-in (core group) kind other than namespaces (whose answer is the
+/// `Terminating` namespace) a `Success` Status with the object's name, plural (as `kind`,
+/// as kube sets it) and uid.
+pub(super) fn answer(info: &KindInfo, deleted: Value) -> Value {
+    if !info.is_core() || is_namespaces(info) {
+        return deleted;
+    }
+    let meta = |key| meta_str(&deleted, key).map(str::to_owned);
+    let status = Status {
+        kind: Some("Status".into()),
+        api_version: Some("v1".into()),
+        status: Some("Success".into()),
+        details: Some(StatusDetails {
+            name: meta("name"),
+            // The core group has no name: kube leaves `group` out.
+            kind: Some(info.plural.to_owned()),
+            uid: meta("uid"),
+            ..StatusDetails::default()
+        }),
+        ..Status::default()
+    };
+    serde_json::to_value(status).unwrap_or(deleted)
+}
 
 impl Registry {
     pub(super) async fn delete_object(

@@ -432,15 +432,17 @@ impl Registry {
             .await
     }
 
-    /// Deletes an object, returning it as it was. Deleting a namespace deletes its content
-    /// at once (kube's namespace controller does it asynchronously).
+    /// Deletes an object, answering as kube's store does ([`delete::answer`]): with the
+    /// object as it was, or with a `Success` Status for built-in kinds. Deleting a namespace
+    /// deletes its content at once (kube's namespace controller does it asynchronously).
     pub async fn delete(
         &self,
         target: Target<'_>,
         name: &str,
         options: &DeleteOptions,
     ) -> Result<Value, ApiError> {
-        self.delete_object(target, name, options).await
+        let deleted = self.delete_object(target, name, options).await?;
+        Ok(delete::answer(target.kind.info, deleted))
     }
 
     /// Deletes the objects of a collection that match `list`, returning them.

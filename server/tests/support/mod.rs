@@ -1,6 +1,6 @@
 //! The end-to-end harness shared by the integration tests: the real `kapi-server` binary
-//! ([`Server`]), real kubectl binaries ([`Kubectl`]) and a raw HTTP client ([`http`]) for
-//! what kubectl does not cover.
+//! ([`Server`]), real kubectl binaries ([`Kubectl`]), scripts using the official Python
+//! client ([`python`]) and a raw HTTP client ([`http`]) for what no client covers.
 //!
 //! Nothing here sleeps for a fixed time: every wait polls a condition until a deadline, and
 //! every failure message carries what is needed to understand it (the full command, its
@@ -11,6 +11,7 @@
 
 pub mod http;
 pub mod kubectl;
+pub mod python;
 pub mod server;
 pub mod table;
 
