@@ -198,11 +198,11 @@ fn a_webapp_reads_and_writes_through_both_versions() {
     let created = line(&lines, "step", "created-through-v1beta1");
     assert_eq!(
         created["v1beta1"]["spec"],
-        json!({"image": "nginx:1.26", "port": 8080, "replicas": 2})
+        json!({"image": "nginx:1.26", "port": 8081, "replicas": 2})
     );
     assert_eq!(
         created["v1"]["spec"]["container"],
-        json!({"image": "nginx:1.26", "ports": [{"containerPort": 8080, "protocol": "TCP"}]})
+        json!({"image": "nginx:1.26", "ports": [{"containerPort": 8081, "protocol": "TCP"}]})
     );
 
     let replaced = line(&lines, "step", "replaced-through-v1beta1");

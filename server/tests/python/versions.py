@@ -15,22 +15,24 @@ dyn.resources.get(api_version="v1", kind="Namespace").create(
 v1 = dyn.resources.get(api_version="apps.example.dev/v1", kind="WebApp")
 v1beta1 = dyn.resources.get(api_version="apps.example.dev/v1beta1", kind="WebApp")
 
-# Written through v1beta1: defaults of v1beta1 (port 8080) fill in.
+# Written through v1beta1 with a port: v1 sees it as the first container port. (A v1beta1
+# object left at the default port has no ports in v1: a portless v1 object reads through
+# v1beta1 as port 8080, and writing that back must not invent a port.)
 created = v1beta1.create(
     namespace=NAMESPACE,
     body={
         "apiVersion": "apps.example.dev/v1beta1",
         "kind": "WebApp",
         "metadata": {"name": "legacy"},
-        "spec": {"image": "nginx:1.26", "replicas": 2},
+        "spec": {"image": "nginx:1.26", "replicas": 2, "port": 8081},
     },
 )
 expect(created.apiVersion, "apps.example.dev/v1beta1", "apiVersion of the created object")
-expect(created.spec.port, 8080, "defaulted v1beta1 spec.port")
+expect(created.spec.port, 8081, "v1beta1 spec.port")
 as_v1 = v1.get(name="legacy", namespace=NAMESPACE)
 expect(as_v1.apiVersion, "apps.example.dev/v1", "apiVersion read through v1")
 expect(as_v1.spec.container.image, "nginx:1.26", "v1 spec.container.image")
-expect(as_v1.spec.container.ports[0].containerPort, 8080, "v1 first container port")
+expect(as_v1.spec.container.ports[0].containerPort, 8081, "v1 first container port")
 expect(as_v1.spec.replicas, 2, "v1 spec.replicas")
 expect(as_v1.metadata.uid, created.metadata.uid, "one object, one uid")
 emit(step="created-through-v1beta1", v1beta1=plain(created), v1=plain(as_v1))
