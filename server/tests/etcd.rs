@@ -145,9 +145,11 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
     let first = create(&client, "before");
     let mut open_watch = watch(&client, &rv(&first));
 
-    // One member down: a majority remains; requests go on (the client retries on the
-    // others what could not reach the stopped one).
-    etcd.stop(0);
+    // One member down, the leader (the harder case: an election follows): a majority
+    // remains; requests go on (the client retries on the others what could not reach the
+    // stopped one, and what a member refused for want of a leader).
+    let leader = etcd.leader().expect("a leader");
+    etcd.stop(leader);
     for i in 0..10 {
         let name = format!("one-down-{i}");
         create(&client, &name);
@@ -157,7 +159,8 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
     }
 
     // Two down: no quorum. Requests fail with 503/504 Status in bounded time, never hang.
-    etcd.stop(1);
+    let second = (leader + 1) % 3;
+    etcd.stop(second);
     for (method, path) in [
         ("POST", CONFIGMAPS.to_owned()),
         ("GET", format!("{CONFIGMAPS}/before")),
@@ -184,10 +187,10 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
 
     // The members return: the same server process serves again, and its open watch
     // resumes where it was.
-    etcd.restart(0);
-    etcd.restart(1);
-    etcd.wait_healthy(0);
-    etcd.wait_healthy(1);
+    etcd.restart(leader);
+    etcd.restart(second);
+    etcd.wait_healthy(leader);
+    etcd.wait_healthy(second);
     let log = server.log();
     wait_for(
         Duration::from_secs(30),
@@ -275,4 +278,90 @@ fn kill_9_of_a_replica_loses_no_acknowledged_write() {
             acknowledged.len()
         );
     }
+}
+
+/// PEM files of a test CA, an etcd member certificate for `127.0.0.1` and a client
+/// certificate, all signed by the CA, written into `dir`.
+struct Certificates {
+    ca: String,
+    member: (String, String),
+    client: (String, String),
+}
+
+fn certificates(dir: &std::path::Path) -> Certificates {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    };
+
+    let write = |name: &str, pem: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, pem).unwrap();
+        path.display().to_string()
+    };
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    (ca_params.distinguished_name).push(DnType::CommonName, "kapi etcd test CA");
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let leaf = |name: &str, usage: ExtendedKeyUsagePurpose| {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+        (params.distinguished_name).push(DnType::CommonName, name);
+        params.extended_key_usages = vec![usage];
+        let cert = params.signed_by(&key, &issuer).unwrap();
+        (
+            write(&format!("{name}.pem"), cert.pem()),
+            write(&format!("{name}-key.pem"), key.serialize_pem()),
+        )
+    };
+    Certificates {
+        ca: write("ca.pem", ca.pem()),
+        member: leaf("member", ExtendedKeyUsagePurpose::ServerAuth),
+        client: leaf("client", ExtendedKeyUsagePurpose::ClientAuth),
+    }
+}
+
+/// etcd serving clients over TLS and asking for client certificates: the server trusts the
+/// members through `--etcd-cafile` and presents `--etcd-certfile`/`--etcd-keyfile`;
+/// without its certificate etcd turns it away and it does not start.
+#[test]
+fn tls_to_etcd_with_a_client_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let certs = certificates(dir.path());
+    let etcd = Etcd::start_tls(support::etcd::EtcdTls {
+        cert_file: certs.member.0.clone().into(),
+        key_file: certs.member.1.clone().into(),
+        client_ca_file: Some(certs.ca.clone().into()),
+    });
+    assert!(etcd.servers_flag().starts_with("https://"));
+    let mut args = etcd_args(&etcd);
+    args.extend(["--etcd-cafile".to_owned(), certs.ca.clone()]);
+    let server = Server::start_with(
+        &[
+            args.clone(),
+            vec![
+                "--etcd-certfile".into(),
+                certs.client.0.clone(),
+                "--etcd-keyfile".into(),
+                certs.client.1.clone(),
+            ],
+        ]
+        .concat(),
+    );
+    let client = Client::new(server.addr());
+    let created = create(&client, "over-tls");
+    let read = client.get(&format!("{CONFIGMAPS}/over-tls")).unwrap();
+    assert_eq!(rv(&read.json()), rv(&created));
+
+    // No client certificate: etcd refuses the connection; the server fails to start
+    // (after its request deadline) instead of serving.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("etcd"), "{stderr}");
 }

@@ -179,6 +179,17 @@ impl Etcd {
         }
     }
 
+    /// The member that is the leader now, if a running one says so (its
+    /// `etcd_server_is_leader` metric).
+    pub fn leader(&self) -> Option<usize> {
+        (0..self.members.len()).find(|&i| {
+            self.members[i].child.is_some()
+                && get(self.members[i].metrics_port, "/metrics")
+                    .lines()
+                    .any(|line| line.trim() == "etcd_server_is_leader 1")
+        })
+    }
+
     /// The last `lines` lines of member `i`'s log.
     pub fn log_tail(&self, i: usize, lines: usize) -> String {
         let log = std::fs::read_to_string(self.log_path(i)).unwrap_or_default();
@@ -258,15 +269,20 @@ impl Drop for Etcd {
 
 /// `GET /health` on a member's metrics URL: whether it answers `"health":"true"`.
 fn health(port: u16) -> bool {
+    get(port, "/health").contains("\"health\":\"true\"")
+}
+
+/// The response (headers and body) to `GET path` on a loopback port; empty on failure.
+fn get(port: u16, path: &str) -> String {
     let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
+        return String::new();
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let request = "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    let request = format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
     if stream.write_all(request.as_bytes()).is_err() {
-        return false;
+        return String::new();
     }
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
-    response.contains("\"health\":\"true\"")
+    response
 }

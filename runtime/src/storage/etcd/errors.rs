@@ -60,16 +60,19 @@ fn message(error: &EtcdError) -> String {
 }
 
 /// Whether the request can be sent again (on another member, after a pause): always for a
-/// read that failed for want of a member, and for a write only when it never reached one
-/// (the connection was refused), as a write that reached a member may have been applied.
-pub(super) fn retryable(error: &EtcdError, read: bool) -> bool {
+/// read that failed for want of a member; for a write only when it never reached raft: the
+/// connection was refused, or the member refused it for want of a leader (etcd checks
+/// `require-leader` before anything else), while `electing` (an election may be under way).
+/// A write that reached a member may have been applied, so it is not sent twice.
+pub(super) fn retryable(error: &EtcdError, read: bool, electing: bool) -> bool {
     let text = message(error);
     let not_sent = text.contains("tcp connect error")
         || text.contains("error trying to connect")
         || text.contains("Connection refused");
+    let no_leader = text.contains("no leader");
     let unavailable = matches!(error, EtcdError::TransportError(_) | EtcdError::IoError(_))
         || Code::of(error) == Some(Code::Unavailable);
-    not_sent || (read && unavailable && !text.contains("no leader"))
+    not_sent || (no_leader && electing) || (read && unavailable && !no_leader)
 }
 
 /// The storage error for a failed etcd request.

@@ -18,6 +18,10 @@
 mod errors;
 mod watch;
 
+/// The etcd client this backend uses, for tools that talk to the same cluster directly
+/// (`cargo xtask bench` compares the server with raw etcd transactions).
+pub use etcd_client;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -34,6 +38,11 @@ use crate::storage::{
 
 /// etcd's default `--max-request-bytes` (1.5 MiB): what a write may weigh.
 const MAX_REQUEST_BYTES: usize = 1536 * 1024;
+
+/// How long a request refused for want of a leader is retried: long enough for an
+/// election after a member's failure (etcd's default election timeout is 1 s), short
+/// enough that a cluster without quorum fails requests fast (503).
+const ELECTION_GRACE: Duration = Duration::from_secs(3);
 
 /// The key the health check reads, as etcd's own `/health` endpoint does.
 const HEALTH_KEY: &str = "health";
@@ -115,7 +124,8 @@ impl EtcdStorage {
     }
 
     /// Runs `call` (one etcd request) under the request deadline, retrying it on another
-    /// member while it fails with an error `retry` says is safe to retry.
+    /// member while it fails with an error that is safe to retry (`errors::retryable`;
+    /// `retry_reads`: the request is a read).
     async fn call<T, F, Fut>(
         &self,
         what: &str,
@@ -128,12 +138,14 @@ impl EtcdStorage {
         Fut: std::future::Future<Output = Result<T, etcd_client::Error>>,
     {
         let timeout = self.options.request_timeout;
+        let started = tokio::time::Instant::now();
         let attempts = async {
             let mut pause = Duration::from_millis(10);
             loop {
+                let electing = started.elapsed() < ELECTION_GRACE;
                 match call(self.client.clone()).await {
                     Ok(value) => return Ok(value),
-                    Err(error) if errors::retryable(&error, retry_reads) => {
+                    Err(error) if errors::retryable(&error, retry_reads, electing) => {
                         tracing::debug!(%error, what, "etcd request failed; retrying");
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(Duration::from_millis(500));
