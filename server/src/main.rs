@@ -88,16 +88,16 @@ enum Backend {
 fn main() -> ExitCode {
     let flags = Flags::parse();
     init_logging(flags.verbosity);
+    if flags.storage == Backend::Etcd && flags.etcd_servers.is_empty() {
+        eprintln!("kapi-server: --storage etcd needs --etcd-servers URL[,URL...]");
+        return ExitCode::from(2);
+    }
     if flags.storage == Backend::Etcd && !cfg!(feature = "etcd") {
         eprintln!(
             "kapi-server: --storage etcd: this binary was built without etcd support; build it \
              with `cargo build --release -p kapi-server --features etcd` (needs protoc, Debian's \
              protobuf-compiler), or use --storage embedded"
         );
-        return ExitCode::from(2);
-    }
-    if flags.storage == Backend::Etcd && flags.etcd_servers.is_empty() {
-        eprintln!("kapi-server: --storage etcd needs --etcd-servers URL[,URL...]");
         return ExitCode::from(2);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
