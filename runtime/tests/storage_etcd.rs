@@ -75,6 +75,35 @@ async fn a_watch_resumes_after_the_member_returns() {
     assert_eq!(next(&mut watch).await.revision(), b.mod_revision);
 }
 
+/// etcd's progress notifications arrive as `Progress` events carrying the revision every
+/// change up to which was delivered (etcd started with a short notify interval).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_notifications() {
+    let etcd = tokio::task::spawn_blocking(|| {
+        Etcd::start_with(&["--experimental-watch-progress-notify-interval=100ms"])
+    })
+    .await
+    .unwrap();
+    let storage = EtcdStorage::connect(EtcdOptions::new(etcd.endpoints()))
+        .await
+        .unwrap();
+    let mut watch = storage.watch("/p/", 0).await.unwrap();
+    // A change elsewhere moves the revision without an event for this watch.
+    let other = storage.create("/elsewhere", Bytes::new()).await.unwrap();
+    let revision = loop {
+        match tokio::time::timeout(DEADLINE, watch.next()).await {
+            Ok(Some(Ok(WatchEvent::Progress { revision }))) if revision >= other.mod_revision => {
+                break revision;
+            }
+            Ok(Some(Ok(WatchEvent::Progress { .. }))) => continue,
+            other => panic!("expected progress, got {other:?}"),
+        }
+    };
+    assert_eq!(revision, other.mod_revision);
+    let mine = storage.create("/p/a", Bytes::new()).await.unwrap();
+    assert_eq!(next(&mut watch).await.revision(), mine.mod_revision);
+}
+
 async fn next(watch: &mut kapi_runtime::storage::WatchStream) -> WatchEvent {
     loop {
         match tokio::time::timeout(DEADLINE, watch.next()).await {

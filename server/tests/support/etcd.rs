@@ -45,6 +45,8 @@ pub struct Etcd {
     dir: TempDir,
     tls: Option<EtcdTls>,
     token: String,
+    /// More flags for every member.
+    extra: Vec<String>,
 }
 
 /// The etcd binary: `$KAPI_ETCD`, else `etcd` on the `PATH`; panics when there is none.
@@ -86,17 +88,23 @@ impl Etcd {
     /// `size` members forming one cluster, all healthy.
     #[track_caller]
     pub fn cluster(size: usize) -> Etcd {
-        Etcd::launch(size, None)
+        Etcd::launch(size, None, &[])
     }
 
     /// One member serving clients over TLS.
     #[track_caller]
     pub fn start_tls(tls: EtcdTls) -> Etcd {
-        Etcd::launch(1, Some(tls))
+        Etcd::launch(1, Some(tls), &[])
+    }
+
+    /// One member with more flags.
+    #[track_caller]
+    pub fn start_with(extra: &[&str]) -> Etcd {
+        Etcd::launch(1, None, extra)
     }
 
     #[track_caller]
-    fn launch(size: usize, tls: Option<EtcdTls>) -> Etcd {
+    fn launch(size: usize, tls: Option<EtcdTls>, extra: &[&str]) -> Etcd {
         let dir = tempfile::Builder::new()
             .prefix("kapi-etcd-")
             .tempdir()
@@ -120,6 +128,7 @@ impl Etcd {
             dir,
             tls,
             token,
+            extra: extra.iter().map(|a| (*a).to_owned()).collect(),
         };
         for i in 0..size {
             etcd.spawn(i);
@@ -234,6 +243,7 @@ impl Etcd {
             // Elections in a tenth of the default time: loopback is fast.
             .args(["--heartbeat-interval=50", "--election-timeout=500"])
             .args(["--logger=zap", "--log-outputs=stderr"])
+            .args(&self.extra)
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("cloning the log file"))
             .stderr(log);
