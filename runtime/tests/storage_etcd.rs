@@ -104,6 +104,22 @@ async fn progress_notifications() {
     assert_eq!(next(&mut watch).await.revision(), mine.mod_revision);
 }
 
+/// Writes above etcd's default request limit (1.5 MiB) are refused as too large.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_large_writes() {
+    let (storage, _etcd) = backend().await;
+    let big = Bytes::from(vec![0; 1536 * 1024]);
+    assert!(matches!(
+        storage.create("/big", big).await,
+        Err(Error::TooLarge { .. })
+    ));
+    let kv = (storage
+        .create("/big", Bytes::from(vec![0; 1024 * 1024]))
+        .await)
+        .unwrap();
+    assert_eq!(kv.value.len(), 1024 * 1024);
+}
+
 async fn next(watch: &mut kapi_runtime::storage::WatchStream) -> WatchEvent {
     loop {
         match tokio::time::timeout(DEADLINE, watch.next()).await {

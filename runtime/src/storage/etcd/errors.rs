@@ -5,7 +5,6 @@
 //! (refused connections, a lost quorum, no leader) are the cluster being unavailable.
 
 use etcd_client::Error as EtcdError;
-use tonic_code::Code;
 
 use crate::storage::{Error, Revision};
 
@@ -20,34 +19,34 @@ pub(super) enum Context {
     Write { size: usize },
 }
 
-/// gRPC status codes, by number (`tonic::Code` without depending on tonic directly).
-mod tonic_code {
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum Code {
-        Cancelled,
-        InvalidArgument,
-        DeadlineExceeded,
-        ResourceExhausted,
-        OutOfRange,
-        Unavailable,
-        Other,
-    }
+/// The gRPC status codes this mapping tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Code {
+    Cancelled,
+    InvalidArgument,
+    DeadlineExceeded,
+    ResourceExhausted,
+    OutOfRange,
+    Unavailable,
+    Other,
+}
 
-    impl Code {
-        pub fn of(status: &etcd_client::Error) -> Option<Code> {
-            let etcd_client::Error::GRpcStatus(status) = status else {
-                return None;
-            };
-            Some(match status.code() as i32 {
-                1 => Code::Cancelled,
-                3 => Code::InvalidArgument,
-                4 => Code::DeadlineExceeded,
-                8 => Code::ResourceExhausted,
-                11 => Code::OutOfRange,
-                14 => Code::Unavailable,
-                _ => Code::Other,
-            })
-        }
+impl Code {
+    /// The code of a gRPC status error; `None` for other errors.
+    fn of(error: &EtcdError) -> Option<Code> {
+        let EtcdError::GRpcStatus(status) = error else {
+            return None;
+        };
+        // By number, as gRPC defines them.
+        Some(match status.code() as i32 {
+            1 => Code::Cancelled,
+            3 => Code::InvalidArgument,
+            4 => Code::DeadlineExceeded,
+            8 => Code::ResourceExhausted,
+            11 => Code::OutOfRange,
+            14 => Code::Unavailable,
+            _ => Code::Other,
+        })
     }
 }
 
