@@ -139,6 +139,8 @@ impl EtcdStorage {
     {
         let timeout = self.options.request_timeout;
         let started = tokio::time::Instant::now();
+        // The error of the last attempt, when the deadline cuts the retries short.
+        let mut last_error = None;
         let attempts = async {
             let mut pause = Duration::from_millis(10);
             loop {
@@ -147,6 +149,7 @@ impl EtcdStorage {
                     Ok(value) => return Ok(value),
                     Err(error) if errors::retryable(&error, retry_reads, electing) => {
                         tracing::debug!(%error, what, "etcd request failed; retrying");
+                        last_error = Some(map_error(error, context));
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(Duration::from_millis(500));
                     }
@@ -156,9 +159,13 @@ impl EtcdStorage {
         };
         match tokio::time::timeout(timeout, attempts).await {
             Ok(result) => result,
-            Err(_) => Err(Error::Timeout(format!(
-                "etcd did not answer {what} within {timeout:?}"
-            ))),
+            // Every member refused or had no leader: unavailable (503), not slow.
+            Err(_) => Err(match last_error {
+                Some(Error::Unavailable(last)) => Error::Unavailable(format!(
+                    "etcd could not serve {what} within {timeout:?}: {last}"
+                )),
+                _ => Error::Timeout(format!("etcd did not answer {what} within {timeout:?}")),
+            }),
         }
     }
 

@@ -44,14 +44,26 @@ pub(super) async fn start(
         pending: VecDeque::new(),
         done: false,
     };
-    match watch.open(from_revision).await {
-        Ok(()) => {}
-        // Reported as the stream's first item, as the contract asks.
-        Err(error @ Error::Compacted { .. }) => {
-            watch.pending.push_back(Err(error));
-            watch.done = true;
+    // A member may refuse for a moment (no leader yet, a connection being re-made): try
+    // again, on any member, within the request deadline.
+    let deadline = tokio::time::Instant::now() + watch.options.request_timeout;
+    let mut pause = Duration::from_millis(20);
+    loop {
+        match watch.open(from_revision).await {
+            Ok(()) => break,
+            // Reported as the stream's first item, as the contract asks.
+            Err(error @ Error::Compacted { .. }) => {
+                watch.pending.push_back(Err(error));
+                watch.done = true;
+                break;
+            }
+            Err(Error::Unavailable(why)) if tokio::time::Instant::now() + pause < deadline => {
+                tracing::debug!(reason = %why, "etcd refused a watch; retrying");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(MAX_BACKOFF);
+            }
+            Err(error) => return Err(error),
         }
-        Err(error) => return Err(error),
     }
     Ok(Box::pin(futures_util::stream::unfold(
         watch,
