@@ -176,6 +176,10 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
         }
         .unwrap_or_else(|e| panic!("{method} {path}: no response: {e}"));
         let took = started.elapsed();
+        eprintln!(
+            "without quorum: {method} {path} -> {} in {took:?}",
+            response.status
+        );
         assert!(
             [503, 504].contains(&response.status),
             "{method} {path} without quorum: {response:?}"
