@@ -362,39 +362,3 @@ async fn watch_hand_over_under_load() {
         tokio::time::timeout(DEADLINE, task).await.unwrap().unwrap();
     }
 }
-
-/// Not a test: prints the write throughput with 16 concurrent writers. Run with
-/// `cargo test --release -p kapi-runtime --features server --test storage_embedded
-/// throughput -- --ignored --nocapture`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement"]
-async fn throughput() {
-    for writers in [1, 16] {
-        let (storage, _dir) = backend().await;
-        let per_writer = 4000 / writers;
-        let started = std::time::Instant::now();
-        let tasks: Vec<_> = (0..writers)
-            .map(|task| {
-                let storage = Arc::clone(&storage);
-                tokio::spawn(async move {
-                    for i in 0..per_writer {
-                        let key = format!("/bench/{task}/{i}");
-                        storage
-                            .create(&key, Bytes::from(vec![1; 1024]))
-                            .await
-                            .unwrap();
-                    }
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await.unwrap();
-        }
-        let elapsed = started.elapsed();
-        let writes = (writers * per_writer) as f64;
-        println!(
-            "{writers:>2} writers: {writes} creates of 1 KiB in {elapsed:.2?}: {:.0} creates/s",
-            writes / elapsed.as_secs_f64()
-        );
-    }
-}

@@ -51,6 +51,19 @@ struct Flags {
     #[arg(long, value_name = "PREFIX", default_value = "/registry")]
     etcd_prefix: String,
 
+    /// CA certificate (PEM) that signed the etcd members' certificates; with https://
+    /// --etcd-servers.
+    #[arg(long, value_name = "FILE")]
+    etcd_cafile: Option<PathBuf>,
+
+    /// Client certificate (PEM) to present to etcd; needs --etcd-keyfile.
+    #[arg(long, value_name = "FILE", requires = "etcd_keyfile")]
+    etcd_certfile: Option<PathBuf>,
+
+    /// The private key (PEM) of --etcd-certfile.
+    #[arg(long, value_name = "FILE", requires = "etcd_certfile")]
+    etcd_keyfile: Option<PathBuf>,
+
     /// Serve HTTPS with this certificate chain (PEM); needs --tls-private-key-file.
     #[arg(long, value_name = "FILE", requires = "tls_private_key_file")]
     tls_cert_file: Option<PathBuf>,
@@ -86,9 +99,15 @@ enum Backend {
 fn main() -> ExitCode {
     let flags = Flags::parse();
     init_logging(flags.verbosity);
-    if flags.storage == Backend::Etcd {
+    if flags.storage == Backend::Etcd && flags.etcd_servers.is_empty() {
+        eprintln!("kapi-server: --storage etcd needs --etcd-servers URL[,URL...]");
+        return ExitCode::from(2);
+    }
+    if flags.storage == Backend::Etcd && !cfg!(feature = "etcd") {
         eprintln!(
-            "kapi-server: --storage etcd: this build has no etcd support yet; use --storage embedded"
+            "kapi-server: --storage etcd: this binary was built without etcd support; build it \
+             with `cargo build --release -p kapi-server --features etcd` (needs protoc, Debian's \
+             protobuf-compiler), or use --storage embedded"
         );
         return ExitCode::from(2);
     }
@@ -142,12 +161,7 @@ async fn run(flags: Flags) -> Result<()> {
         (None, None) => None,
         _ => bail!("--tls-cert-file and --tls-private-key-file go together"),
     };
-    let data_dir = flags.data_dir.clone();
-    let store = tokio::task::spawn_blocking(move || EmbeddedStorage::open(&data_dir))
-        .await
-        .context("opening the embedded store")?
-        .with_context(|| format!("opening the embedded store in {}", flags.data_dir.display()))?;
-    let storage: Arc<dyn Storage> = Arc::new(store);
+    let storage = open_storage(&flags).await?;
     let closed = Arc::downgrade(&storage);
     let scheme = Arc::new(kapi_generated::scheme());
     // Every served version's schema, for defaulting and validation: a missing one is a
@@ -183,7 +197,7 @@ async fn run(flags: Flags) -> Result<()> {
     announce(addr, &flags);
     tracing::info!(
         %addr,
-        data_dir = %flags.data_dir.display(),
+        storage = %storage_description(&flags),
         startup = ?started.elapsed(),
         "serving"
     );
@@ -223,6 +237,59 @@ async fn run(flags: Flags) -> Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The store `--storage` names.
+async fn open_storage(flags: &Flags) -> Result<Arc<dyn Storage>> {
+    match flags.storage {
+        Backend::Embedded => {
+            let data_dir = flags.data_dir.clone();
+            let store = tokio::task::spawn_blocking(move || EmbeddedStorage::open(&data_dir))
+                .await
+                .context("opening the embedded store")?
+                .with_context(|| {
+                    format!("opening the embedded store in {}", flags.data_dir.display())
+                })?;
+            Ok(Arc::new(store))
+        }
+        Backend::Etcd => open_etcd(flags).await,
+    }
+}
+
+#[cfg(feature = "etcd")]
+async fn open_etcd(flags: &Flags) -> Result<Arc<dyn Storage>> {
+    use kapi_runtime::storage::etcd::{EtcdOptions, EtcdStorage, EtcdTls};
+
+    let mut options = EtcdOptions::new(flags.etcd_servers.iter().cloned());
+    if flags.etcd_cafile.is_some() || flags.etcd_certfile.is_some() {
+        options.tls = Some(EtcdTls {
+            ca_file: flags.etcd_cafile.clone(),
+            cert_file: flags.etcd_certfile.clone(),
+            key_file: flags.etcd_keyfile.clone(),
+        });
+    }
+    let store = EtcdStorage::connect(options)
+        .await
+        .with_context(|| format!("connecting to etcd at {}", flags.etcd_servers.join(",")))?;
+    Ok(Arc::new(store))
+}
+
+#[cfg(not(feature = "etcd"))]
+async fn open_etcd(_flags: &Flags) -> Result<Arc<dyn Storage>> {
+    // `main` refuses `--storage etcd` in this build before getting here.
+    bail!("this binary was built without etcd support")
+}
+
+/// Where the data is, for the log.
+fn storage_description(flags: &Flags) -> String {
+    match flags.storage {
+        Backend::Embedded => format!("embedded in {}", flags.data_dir.display()),
+        Backend::Etcd => format!(
+            "etcd at {} under {}",
+            flags.etcd_servers.join(","),
+            flags.etcd_prefix
+        ),
+    }
 }
 
 fn bind(listen: &str) -> Result<TcpListener> {

@@ -1,5 +1,6 @@
 //! kubectl against the real `kapi-server`: each scenario runs with kubectl 1.32 and with
-//! kubectl 1.20, default flags (validation on), one fresh server per test. What kubectl
+//! kubectl 1.20, default flags (validation on), one fresh server per test, on the embedded
+//! store and (with the `etcd` feature, as `etcd::*`) on an etcd of its own. What kubectl
 //! prints is checked as it prints it against kube-apiserver.
 //!
 //! The binaries: `$KAPI_KUBECTL` / `$KAPI_KUBECTL_1_20`, else the paths `cargo xtask test`
@@ -10,22 +11,43 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde_json::json;
-use support::{Kubectl, Server, Version, manifest};
+use support::{Backend, Kubectl, Server, Version, manifest};
 
-/// One test per scenario and kubectl version: `kubectl_1_32_<scenario>`,
-/// `kubectl_1_20_<scenario>`.
+/// One test per scenario, kubectl version and storage backend: `kubectl_1_32_<scenario>`,
+/// `kubectl_1_20_<scenario>` on the embedded store, and the same in `etcd::` on etcd (with
+/// the `etcd` feature).
 macro_rules! for_both_versions {
-    ($($scenario:ident => $v1_32:ident, $v1_20:ident;)*) => {$(
-        #[test]
-        fn $v1_32() {
-            $scenario(Version::V1_32);
-        }
+    ($($scenario:ident => $v1_32:ident, $v1_20:ident;)*) => {
+        $(
+            #[test]
+            fn $v1_32() {
+                $scenario(Version::V1_32, Backend::Embedded);
+            }
 
-        #[test]
-        fn $v1_20() {
-            $scenario(Version::V1_20);
+            #[test]
+            fn $v1_20() {
+                $scenario(Version::V1_20, Backend::Embedded);
+            }
+        )*
+
+        /// The same scenarios with `--storage etcd`.
+        #[cfg(feature = "etcd")]
+        mod etcd {
+            use super::*;
+
+            $(
+                #[test]
+                fn $v1_32() {
+                    $scenario(Version::V1_32, Backend::Etcd);
+                }
+
+                #[test]
+                fn $v1_20() {
+                    $scenario(Version::V1_20, Backend::Etcd);
+                }
+            )*
         }
-    )*};
+    };
 }
 
 for_both_versions! {
@@ -46,8 +68,8 @@ const V1BETA1_WARNING: &str =
     "Warning: apps.example.dev/v1beta1 WebApp is deprecated; use apps.example.dev/v1 WebApp";
 
 /// `version`, `api-resources`, `api-versions`, `explain`.
-fn discovery_and_explain(version: Version) {
-    let (_server, kubectl) = start(version);
+fn discovery_and_explain(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
 
     let run = kubectl.ok(&["version"]);
     run.stdout_has("Server Version");
@@ -157,8 +179,8 @@ fn discovery_and_explain(version: Version) {
 
 /// `create namespace` and `create configmap --from-literal`: kubectl's typed client (which
 /// in 1.32 sends Protobuf bodies, as it does for every built-in kind).
-fn create_namespace_and_configmap(version: Version) {
-    let (_server, kubectl) = start(version);
+fn create_namespace_and_configmap(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
 
     kubectl
         .ok(&["create", "namespace", "team-a"])
@@ -223,8 +245,8 @@ fn create_namespace_and_configmap(version: Version) {
 }
 
 /// `create -f` of each kind, then `get` in every form.
-fn create_and_get(version: Version) {
-    let (_server, kubectl) = start(version);
+fn create_and_get(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
     create_namespaces(&kubectl);
 
     kubectl
@@ -426,8 +448,8 @@ fn create_and_get(version: Version) {
 }
 
 /// `apply -f` on each kind: created, then (same manifest) unchanged, then configured.
-fn apply(version: Version) {
-    let (_server, kubectl) = start(version);
+fn apply(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
     create_namespaces(&kubectl);
 
     // Applying the same manifest again patches nothing, except where a merge patch
@@ -493,8 +515,8 @@ fn apply(version: Version) {
 }
 
 /// `replace -f` (and its Conflict on a stale resourceVersion), `delete`, then NotFound.
-fn replace_and_delete(version: Version) {
-    let (_server, kubectl) = start(version);
+fn replace_and_delete(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
     create_namespaces(&kubectl);
     kubectl.ok(&["create", "-f", &manifest("webapp.yaml"), "-n", "team-a"]);
     kubectl.ok(&["create", "-f", &manifest("tenant.yaml")]);
@@ -587,8 +609,8 @@ fn replace_and_delete(version: Version) {
 }
 
 /// Errors print as kubectl prints kube-apiserver's.
-fn errors(version: Version) {
-    let (_server, kubectl) = start(version);
+fn errors(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
     create_namespaces(&kubectl);
     let webapp = manifest("webapp.yaml");
     kubectl.ok(&["create", "-f", &webapp, "-n", "team-a"]);
@@ -649,8 +671,8 @@ fn errors(version: Version) {
 
 /// A typo in a manifest is an error, with validation on by default: kubectl 1.32 has the
 /// server check (`fieldValidation=Strict`), kubectl 1.20 checks against `/openapi/v2`.
-fn rejects_unknown_fields(version: Version) {
-    let (_server, kubectl) = start(version);
+fn rejects_unknown_fields(version: Version, backend: Backend) {
+    let (_server, kubectl) = start(version, backend);
     let typo = manifest("webapp-unknown-field.yaml");
     let run = kubectl.fails(&["create", "-f", &typo]);
     match version {
@@ -671,10 +693,10 @@ fn rejects_unknown_fields(version: Version) {
         .stdout_is("webapp.apps.example.dev/typo created");
 }
 
-/// A fresh server and `version` pointed at it (checked to be there first).
-fn start(version: Version) -> (Server, Kubectl) {
+/// A fresh server on `backend` and `version` pointed at it (checked to be there first).
+fn start(version: Version, backend: Backend) -> (Server, Kubectl) {
     version.binary();
-    let server = Server::start();
+    let server = Server::start_on(backend);
     let kubectl = Kubectl::new(version, &server);
     (server, kubectl)
 }

@@ -264,14 +264,23 @@ fn flag_errors_exit_with_2() {
             String::from_utf8_lossy(&output.stderr).into_owned(),
         )
     };
-    let (code, stderr) = run(&[
-        "--storage",
-        "etcd",
-        "--etcd-servers",
-        "http://127.0.0.1:2379",
-    ]);
+    // Without the `etcd` feature, `--storage etcd` says how to build with it.
+    if !cfg!(feature = "etcd") {
+        let (code, stderr) = run(&[
+            "--storage",
+            "etcd",
+            "--etcd-servers",
+            "http://127.0.0.1:2379",
+        ]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("built without etcd support") && stderr.contains("--features etcd"),
+            "{stderr}"
+        );
+    }
+    let (code, stderr) = run(&["--storage", "etcd"]);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("no etcd support"), "{stderr}");
+    assert!(stderr.contains("--etcd-servers"), "{stderr}");
     let (code, stderr) = run(&["--tls-cert-file", "server.crt"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--tls-private-key-file"), "{stderr}");

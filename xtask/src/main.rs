@@ -28,6 +28,8 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Print throughput numbers: the stores, raw etcd, and the release server over HTTP.
+    Bench,
 }
 
 fn main() -> Result<ExitCode> {
@@ -40,6 +42,14 @@ fn main() -> Result<ExitCode> {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
+            })
+        }
+        Task::Bench => {
+            let status = xtask::bench::run(&xtask::project_root())?;
+            Ok(if status.success() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
             })
         }
         Task::Test { args } => {

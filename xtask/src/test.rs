@@ -3,15 +3,21 @@
 //! A thin orchestrator: first make sure every [`Prerequisite`] the tests use is present
 //! (checked first, installed only when missing), then run the workspace's tests with
 //! `cargo nextest` when it is installed (plus doctests, which nextest does not run), with
-//! `cargo test` otherwise. New needs (etcd, ...) are new entries in [`prerequisites`].
+//! `cargo test` otherwise. New needs are new entries in [`prerequisites`].
+//!
+//! The run enables the default-off cargo features the suite covers ([`FEATURES`]: the etcd
+//! backend), so its tests run, and fail rather than skip when etcd is missing.
 //!
 //! A prerequisite may hand the test run an environment variable naming where it is
-//! (`KAPI_KUBECTL`, `KAPI_KUBECTL_1_20`), so that tests never guess.
+//! (`KAPI_KUBECTL`, `KAPI_KUBECTL_1_20`, `KAPI_ETCD`), so that tests never guess.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
 use anyhow::{Context, Result, bail};
+
+/// The features the suite builds with: the etcd backend and its tests.
+pub const FEATURES: &str = "kapi-server/etcd,kapi-runtime/etcd";
 
 /// `openapi-spec-validator` on PyPI: validates the generated OpenAPI documents.
 pub const OPENAPI_SPEC_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
@@ -97,6 +103,39 @@ impl Prerequisite {
         }
     }
 
+    /// A Debian package providing `binary` (checked with `binary --version`), installed
+    /// with apt-get (after `apt-get update` when apt does not know the package yet).
+    pub fn debian(name: &'static str, package: &'static str, binary: &'static str) -> Prerequisite {
+        Prerequisite {
+            name,
+            check: command(&[binary, "--version"]),
+            expect: None,
+            install: vec![command(&["sh", "-c", APT_INSTALL, "sh", package])],
+            env: None,
+        }
+    }
+
+    /// etcd (Debian's `etcd-server`), exported as `KAPI_ETCD` for the etcd tests.
+    pub fn etcd() -> Prerequisite {
+        Prerequisite {
+            env: Some(("KAPI_ETCD", "/usr/bin/etcd".into())),
+            ..Prerequisite::debian(
+                "etcd (Debian's `etcd-server`)",
+                "etcd-server",
+                "/usr/bin/etcd",
+            )
+        }
+    }
+
+    /// `protoc` (Debian's `protobuf-compiler`): `etcd-client` needs it to build.
+    pub fn protoc() -> Prerequisite {
+        Prerequisite::debian(
+            "protoc (Debian's `protobuf-compiler`)",
+            "protobuf-compiler",
+            "protoc",
+        )
+    }
+
     /// Present, or installed now.
     pub fn ensure(&self, root: &Path) -> Result<()> {
         if self.is_present(root) {
@@ -138,8 +177,18 @@ pub fn prerequisites(root: &Path) -> Vec<Prerequisite> {
         Prerequisite::python_module("kubernetes", PYTHON_KUBERNETES),
         Prerequisite::kubectl_1_32(),
         Prerequisite::kubectl_1_20(root),
+        Prerequisite::protoc(),
+        Prerequisite::etcd(),
     ]
 }
+
+/// Installs the Debian package `$1`, running `apt-get update` first only when apt does not
+/// know it yet.
+const APT_INSTALL: &str = r#"set -eu
+known() { apt-cache policy "$1" | grep -q 'Candidate: [0-9]'; }
+known "$1" || apt-get update
+DEBIAN_FRONTEND=noninteractive apt-get install -y "$1"
+"#;
 
 /// Where kubectl 1.20 is unpacked, relative to the workspace root.
 const KUBECTL_1_20_DIR: &str = "target/tools/kubectl-1.20";
@@ -199,14 +248,31 @@ pub fn run_suite(root: &Path, args: &[String]) -> Result<ExitStatus> {
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if quiet_success(&["cargo", "nextest", "--version"], root) {
-        let mut nextest = vec!["cargo", "nextest", "run", "--workspace", "--no-fail-fast"];
+        let mut nextest = vec![
+            "cargo",
+            "nextest",
+            "run",
+            "--workspace",
+            "--features",
+            FEATURES,
+        ];
+        nextest.push("--no-fail-fast");
         nextest.extend(&args);
         let status = run(&nextest, root, &env)?;
         // nextest does not run doctests.
-        let doc = run(&["cargo", "test", "--workspace", "--doc"], root, &env)?;
+        let doc = [
+            "cargo",
+            "test",
+            "--workspace",
+            "--features",
+            FEATURES,
+            "--doc",
+        ];
+        let doc = run(&doc, root, &env)?;
         Ok(if status.success() { doc } else { status })
     } else {
-        let mut test = vec!["cargo", "test", "--workspace", "--no-fail-fast"];
+        let mut test = vec!["cargo", "test", "--workspace", "--features", FEATURES];
+        test.push("--no-fail-fast");
         test.extend(&args);
         run(&test, root, &env)
     }

@@ -10,6 +10,7 @@
 //! its etcd equivalent. Backends:
 //!
 //! - [`embedded`]: the default, a durable single-file store (redb) in `--data-dir`.
+//! - `etcd` (with the `etcd` feature): an etcd v3 cluster, shared by several servers.
 //!
 //! Every backend must pass the shared suite in [`conformance`]
 //! ([`storage_conformance_tests!`](crate::storage_conformance_tests)). [`compactor`]
@@ -25,6 +26,8 @@ pub mod compactor;
 #[doc(hidden)]
 pub mod conformance;
 pub mod embedded;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 
 /// A revision: the value of the store's global write counter.
 ///

@@ -9,6 +9,7 @@
 // Each test crate compiles this module and uses a different part of it.
 #![allow(dead_code)]
 
+pub mod etcd;
 pub mod http;
 pub mod kubectl;
 pub mod python;
@@ -18,7 +19,7 @@ pub mod table;
 #[allow(unused_imports)]
 pub use kubectl::{Kubectl, Run, Version, manifest};
 #[allow(unused_imports)]
-pub use server::Server;
+pub use server::{Backend, Server};
 #[allow(unused_imports)]
 pub use table::Table;
 

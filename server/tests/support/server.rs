@@ -1,4 +1,5 @@
-//! The real `kapi-server` binary, on a free port and a temporary data directory.
+//! The real `kapi-server` binary, on a free port and a temporary data directory, on the
+//! embedded store or on etcd ([`Backend`]), with extra flags if asked.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read};
@@ -11,7 +12,17 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+use super::etcd::Etcd;
 use super::http;
+
+/// The store a test server runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded store in the server's temporary data directory.
+    Embedded,
+    /// A single-member etcd started for this server (needs the `etcd` feature).
+    Etcd,
+}
 
 /// How long the server may take to print its address and then to answer `/readyz`.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -26,8 +37,10 @@ pub struct Server {
     addr: SocketAddr,
     data_dir: TempDir,
     log: Log,
-    /// Flags added to every start.
+    /// Flags beyond `--listen` and `--data-dir`, kept across restarts.
     args: Vec<String>,
+    /// The etcd this server started for itself ([`Backend::Etcd`]); dropped after it.
+    etcd: Option<Etcd>,
 }
 
 impl Server {
@@ -35,18 +48,33 @@ impl Server {
     /// `/readyz` answers 200.
     #[track_caller]
     pub fn start() -> Server {
-        Server::start_with(&[])
+        Server::start_with::<&str>(&[])
     }
 
-    /// [`Server::start`] with more flags (`--watch-cache-history=5`).
+    /// Starts the server on `backend`: for [`Backend::Etcd`], on an etcd member of its own.
     #[track_caller]
-    pub fn start_with(args: &[&str]) -> Server {
+    pub fn start_on(backend: Backend) -> Server {
+        match backend {
+            Backend::Embedded => Server::start(),
+            Backend::Etcd => {
+                let etcd = Etcd::start();
+                let mut server = Server::start_with(&etcd_args(&etcd));
+                server.etcd = Some(etcd);
+                server
+            }
+        }
+    }
+
+    /// Starts the server with extra flags (such as `--storage etcd --etcd-servers ...`),
+    /// given again at each restart.
+    #[track_caller]
+    pub fn start_with<S: AsRef<str>>(args: &[S]) -> Server {
         let data_dir = tempfile::Builder::new()
             .prefix("kapi-data-")
             .tempdir()
             .expect("creating the server's data directory");
         let log = Log::default();
-        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
         let (child, addr) = spawn(data_dir.path(), &log, "127.0.0.1:0", &args);
         Server {
             child: Some(child),
@@ -54,6 +82,7 @@ impl Server {
             data_dir,
             log,
             args,
+            etcd: None,
         }
     }
 
@@ -148,6 +177,14 @@ impl Drop for Server {
             let _ = child.wait();
         }
     }
+}
+
+/// The flags that put a server on `etcd`.
+pub fn etcd_args(etcd: &Etcd) -> Vec<String> {
+    let servers = etcd.servers_flag();
+    ["--storage", "etcd", "--etcd-servers", &servers]
+        .map(str::to_owned)
+        .to_vec()
 }
 
 /// Starts the binary, reads its address from stdout and waits for `/readyz`.

@@ -1,0 +1,120 @@
+//! etcd's failures as [`storage::Error`](crate::storage::Error)s, in one place.
+//!
+//! etcd reports its own conditions as gRPC statuses whose messages are stable strings
+//! (`etcdserver: mvcc: required revision has been compacted`, ...); transport failures
+//! (refused connections, a lost quorum, no leader) are the cluster being unavailable.
+
+use etcd_client::Error as EtcdError;
+
+use crate::storage::{Error, Revision};
+
+/// What the failed request was, for the error's details.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Context {
+    /// Setting up the client.
+    Connect,
+    /// A read (or compaction) at `revision` (`0`: the latest).
+    Read { revision: Revision },
+    /// A write of `size` bytes.
+    Write { size: usize },
+}
+
+/// The gRPC status codes this mapping tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Code {
+    Cancelled,
+    InvalidArgument,
+    DeadlineExceeded,
+    ResourceExhausted,
+    OutOfRange,
+    Unavailable,
+    Other,
+}
+
+impl Code {
+    /// The code of a gRPC status error; `None` for other errors.
+    fn of(error: &EtcdError) -> Option<Code> {
+        let EtcdError::GRpcStatus(status) = error else {
+            return None;
+        };
+        // By number, as gRPC defines them.
+        Some(match status.code() as i32 {
+            1 => Code::Cancelled,
+            3 => Code::InvalidArgument,
+            4 => Code::DeadlineExceeded,
+            8 => Code::ResourceExhausted,
+            11 => Code::OutOfRange,
+            14 => Code::Unavailable,
+            _ => Code::Other,
+        })
+    }
+}
+
+/// The message of a gRPC status, or the error's text.
+fn message(error: &EtcdError) -> String {
+    match error {
+        EtcdError::GRpcStatus(status) => status.message().to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether the request can be sent again (on another member, after a pause): always for a
+/// read that failed for want of a member; for a write only when it never reached raft: the
+/// connection was refused, or the member refused it for want of a leader (etcd checks
+/// `require-leader` before anything else), while `electing` (an election may be under way).
+/// A write that reached a member may have been applied, so it is not sent twice.
+pub(super) fn retryable(error: &EtcdError, read: bool, electing: bool) -> bool {
+    let text = message(error);
+    let not_sent = text.contains("tcp connect error")
+        || text.contains("error trying to connect")
+        || text.contains("Connection refused");
+    let no_leader = text.contains("no leader");
+    let unavailable = matches!(error, EtcdError::TransportError(_) | EtcdError::IoError(_))
+        || Code::of(error) == Some(Code::Unavailable);
+    not_sent || (no_leader && electing) || (read && unavailable && !no_leader)
+}
+
+/// The storage error for a failed etcd request.
+pub(super) fn map_error(error: EtcdError, context: Context) -> Error {
+    let text = message(&error);
+    let requested = match context {
+        Context::Read { revision } => revision,
+        _ => 0,
+    };
+    if text.contains("required revision has been compacted") {
+        return Error::Compacted {
+            requested,
+            compacted: 0,
+        };
+    }
+    if text.contains("required revision is a future revision") {
+        return Error::FutureRevision {
+            requested,
+            current: 0,
+        };
+    }
+    if text.contains("request is too large") {
+        let size = match context {
+            Context::Write { size } => size,
+            _ => 0,
+        };
+        return Error::TooLarge {
+            size,
+            limit: super::MAX_REQUEST_BYTES,
+        };
+    }
+    match (&error, Code::of(&error)) {
+        (EtcdError::TransportError(_) | EtcdError::IoError(_), _) => {
+            Error::Unavailable(format!("etcd is unreachable: {error}"))
+        }
+        (_, Some(Code::DeadlineExceeded)) => Error::Timeout(format!("etcd: {text}")),
+        (_, Some(Code::Unavailable | Code::Cancelled | Code::ResourceExhausted)) => {
+            Error::Unavailable(format!("etcd: {text}"))
+        }
+        (EtcdError::InvalidArgs(_) | EtcdError::InvalidUri(_), _)
+        | (_, Some(Code::InvalidArgument | Code::OutOfRange)) => {
+            Error::InvalidArgument(format!("etcd: {text}"))
+        }
+        _ => Error::Internal(format!("etcd: {error}")),
+    }
+}

@@ -1,0 +1,492 @@
+//! The etcd backend: [`Storage`] on an etcd v3 cluster, through `etcd-client` (gRPC).
+//!
+//! Each trait method is the one etcd request its documentation names: ranges for reads,
+//! transactions comparing `create_revision` / `mod_revision` for writes, a watch with
+//! `prev_kv` and progress notifications, compaction with `physical`. Keys are stored as the
+//! registry builds them (`/registry/<group>/<resource>/<namespace>/<name>`); revisions are
+//! etcd's, so several servers on one cluster share them and see each other's writes.
+//!
+//! Nothing waits without bound: every request has a deadline ([`EtcdOptions`]), after which
+//! it fails with [`Error::Timeout`] (504); an unreachable cluster, a lost quorum or a member
+//! without a leader (requests carry etcd's `require-leader` metadata) is
+//! [`Error::Unavailable`] (503). Reads, and writes refused before they reached a member
+//! (connection refused), are retried on the other members within the deadline, as etcd's
+//! own client does. Watches survive a member's failure (`watch`).
+//!
+//! Built only with the `etcd` feature: `etcd-client` needs `protoc` and brings gRPC in.
+
+mod errors;
+mod watch;
+
+/// The etcd client this backend uses, for tools that talk to the same cluster directly
+/// (`cargo xtask bench` compares the server with raw etcd transactions).
+pub use etcd_client;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use etcd_client::{
+    Client, CompactionOptions, Compare, CompareOp, ConnectOptions, DeleteOptions, GetOptions,
+    GetResponse, PutOptions, Txn, TxnOp, TxnOpResponse, TxnResponse,
+};
+
+use self::errors::{Context, map_error};
+use crate::storage::{
+    Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchStream,
+};
+
+/// etcd's default `--max-request-bytes` (1.5 MiB): what a write may weigh.
+const MAX_REQUEST_BYTES: usize = 1536 * 1024;
+
+/// How long a request refused for want of a leader is retried: long enough for an
+/// election after a member's failure (etcd's default election timeout is 1 s), short
+/// enough that a cluster without quorum fails requests fast (503).
+const ELECTION_GRACE: Duration = Duration::from_secs(3);
+
+/// The key the health check reads, as etcd's own `/health` endpoint does.
+const HEALTH_KEY: &str = "health";
+
+/// How to reach the cluster.
+#[derive(Clone, Debug)]
+pub struct EtcdOptions {
+    /// Client URLs of the members (`http://127.0.0.1:2379`, `https://...` with TLS).
+    pub endpoints: Vec<String>,
+    /// TLS to etcd, as kube-apiserver's `--etcd-cafile`, `--etcd-certfile`,
+    /// `--etcd-keyfile`.
+    pub tls: Option<EtcdTls>,
+    /// The deadline of each request (retries included); past it the request fails with
+    /// [`Error::Timeout`].
+    pub request_timeout: Duration,
+    /// The deadline of establishing one connection to a member.
+    pub dial_timeout: Duration,
+    /// The deadline of the health check (kube-apiserver's `--etcd-healthcheck-timeout`).
+    pub health_timeout: Duration,
+}
+
+impl EtcdOptions {
+    /// The given endpoints with the default deadlines: 5 s per request, 2 s to dial a
+    /// member, 2 s for a health check.
+    pub fn new(endpoints: impl IntoIterator<Item = impl Into<String>>) -> EtcdOptions {
+        EtcdOptions {
+            endpoints: endpoints.into_iter().map(Into::into).collect(),
+            tls: None,
+            request_timeout: Duration::from_secs(5),
+            dial_timeout: Duration::from_secs(2),
+            health_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+/// PEM files for TLS to etcd.
+#[derive(Clone, Debug, Default)]
+pub struct EtcdTls {
+    /// The CA that signed the members' certificates (`--etcd-cafile`); the system's roots
+    /// are not used.
+    pub ca_file: Option<PathBuf>,
+    /// The client certificate (`--etcd-certfile`), for members started with
+    /// `--client-cert-auth`.
+    pub cert_file: Option<PathBuf>,
+    /// Its private key (`--etcd-keyfile`).
+    pub key_file: Option<PathBuf>,
+}
+
+/// A [`Storage`] on an etcd cluster. Cheap to clone: clones share the connections.
+#[derive(Clone)]
+pub struct EtcdStorage {
+    client: Client,
+    options: EtcdOptions,
+}
+
+impl EtcdStorage {
+    /// Sets up the connections to the cluster. Members are dialed lazily: this fails only
+    /// on bad options (no endpoint, an unreadable TLS file); an unreachable cluster shows
+    /// in the first request (see [`health`](Storage::health)).
+    pub async fn connect(options: EtcdOptions) -> Result<EtcdStorage> {
+        if options.endpoints.is_empty() {
+            return Err(Error::InvalidArgument("no etcd endpoint given".into()));
+        }
+        let mut connect = ConnectOptions::new()
+            .with_connect_timeout(options.dial_timeout)
+            .with_timeout(options.request_timeout)
+            // Notice a member that stopped answering without closing its connections.
+            .with_keep_alive(Duration::from_secs(10), Duration::from_secs(5))
+            // A member cut off from the leader refuses requests at once instead of
+            // serving stale reads or holding writes until etcd's own timeout.
+            .with_require_leader(true);
+        if let Some(tls) = &options.tls {
+            connect = connect.with_tls(tls_options(tls)?);
+        }
+        let client = Client::connect(&options.endpoints, Some(connect))
+            .await
+            .map_err(|e| map_error(e, Context::Connect))?;
+        Ok(EtcdStorage { client, options })
+    }
+
+    /// Runs `call` (one etcd request) under the request deadline, retrying it on another
+    /// member while it fails with an error that is safe to retry (`errors::retryable`;
+    /// `retry_reads`: the request is a read).
+    async fn call<T, F, Fut>(
+        &self,
+        what: &str,
+        retry_reads: bool,
+        context: Context,
+        call: F,
+    ) -> Result<T>
+    where
+        F: Fn(Client) -> Fut,
+        Fut: std::future::Future<Output = Result<T, etcd_client::Error>>,
+    {
+        let timeout = self.options.request_timeout;
+        let started = tokio::time::Instant::now();
+        // The error of the last attempt, when the deadline cuts the retries short.
+        let mut last_error = None;
+        let attempts = async {
+            let mut pause = Duration::from_millis(10);
+            loop {
+                let electing = started.elapsed() < ELECTION_GRACE;
+                match call(self.client.clone()).await {
+                    Ok(value) => return Ok(value),
+                    Err(error) if errors::retryable(&error, retry_reads, electing) => {
+                        tracing::debug!(%error, what, "etcd request failed; retrying");
+                        last_error = Some(map_error(error, context));
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_millis(500));
+                    }
+                    Err(error) => return Err(map_error(error, context)),
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, attempts).await {
+            Ok(result) => result,
+            // Every member refused or had no leader: unavailable (503), not slow.
+            Err(_) => Err(match last_error {
+                Some(Error::Unavailable(last)) => Error::Unavailable(format!(
+                    "etcd could not serve {what} within {timeout:?}: {last}"
+                )),
+                _ => Error::Timeout(format!("etcd did not answer {what} within {timeout:?}")),
+            }),
+        }
+    }
+
+    /// A linearizable range read.
+    async fn range(
+        &self,
+        what: &str,
+        key: Vec<u8>,
+        options: GetOptions,
+        revision: Revision,
+    ) -> Result<GetResponse> {
+        self.call(what, true, Context::Read { revision }, |mut client| {
+            let (key, options) = (key.clone(), options.clone());
+            async move { client.get(key, Some(options)).await }
+        })
+        .await
+    }
+
+    /// A transaction: a write, so retried only when it cannot have reached a member.
+    async fn txn(&self, what: &str, txn: Txn, context: Context) -> Result<TxnResponse> {
+        self.call(what, false, context, |mut client| {
+            let txn = txn.clone();
+            async move { client.txn(txn).await }
+        })
+        .await
+    }
+}
+
+fn tls_options(tls: &EtcdTls) -> Result<etcd_client::TlsOptions> {
+    let read = |path: &PathBuf, what: &str| {
+        std::fs::read(path).map_err(|e| {
+            Error::InvalidArgument(format!("reading the etcd {what} {}: {e}", path.display()))
+        })
+    };
+    let mut options = etcd_client::TlsOptions::new();
+    if let Some(ca) = &tls.ca_file {
+        options = options.ca_certificate(etcd_client::Certificate::from_pem(read(ca, "CA")?));
+    }
+    match (&tls.cert_file, &tls.key_file) {
+        (Some(cert), Some(key)) => {
+            let identity = etcd_client::Identity::from_pem(
+                read(cert, "client certificate")?,
+                read(key, "client key")?,
+            );
+            options = options.identity(identity);
+        }
+        (None, None) => {}
+        _ => {
+            return Err(Error::InvalidArgument(
+                "the etcd client certificate and key go together".into(),
+            ));
+        }
+    }
+    Ok(options)
+}
+
+/// The first key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
+fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    // Only 0xff bytes, or empty: every key.
+    vec![0]
+}
+
+/// etcd's revisions are `i64`; ours are `u64`.
+fn revision(value: i64) -> Revision {
+    value.max(0) as Revision
+}
+
+fn header_revision(header: Option<&etcd_client::ResponseHeader>) -> Result<Revision> {
+    (header.map(|h| revision(h.revision())))
+        .ok_or_else(|| Error::Internal("etcd answered without a response header".into()))
+}
+
+fn key_value(kv: &etcd_client::KeyValue) -> Result<KeyValue> {
+    let key = (kv.key_str())
+        .map_err(|e| Error::Internal(format!("etcd returned a key that is not UTF-8: {e}")))?;
+    Ok(KeyValue {
+        key: key.to_owned(),
+        value: Bytes::copy_from_slice(kv.value()),
+        create_revision: revision(kv.create_revision()),
+        mod_revision: revision(kv.mod_revision()),
+    })
+}
+
+fn check_key(key: &str) -> Result<()> {
+    if key.is_empty() {
+        return Err(Error::InvalidArgument("empty key".into()));
+    }
+    Ok(())
+}
+
+fn check_size(key: &str, value: &Bytes) -> Result<()> {
+    let size = key.len() + value.len();
+    if size > MAX_REQUEST_BYTES {
+        return Err(Error::TooLarge {
+            size,
+            limit: MAX_REQUEST_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// What the `failure` branch of a compare-and-swap read: the key's current state.
+fn current_of(response: &TxnResponse, key: &str, expected: Revision) -> Error {
+    let current = (response.op_responses().into_iter())
+        .find_map(|op| match op {
+            TxnOpResponse::Get(get) => Some(get.kvs().first().map(|kv| kv.mod_revision())),
+            _ => None,
+        })
+        .flatten();
+    match current {
+        None => Error::NotFound { key: key.into() },
+        Some(current) => Error::Conflict {
+            key: key.into(),
+            expected,
+            current: revision(current),
+        },
+    }
+}
+
+#[async_trait::async_trait]
+impl Storage for EtcdStorage {
+    async fn get(&self, key: &str, at: Revision) -> Result<Option<KeyValue>> {
+        check_key(key)?;
+        let options = GetOptions::new().with_revision(at as i64);
+        let response = self.range("a get", key.into(), options, at).await?;
+        response.kvs().first().map(key_value).transpose()
+    }
+
+    async fn list(&self, request: ListRequest) -> Result<ListResponse> {
+        let end = prefix_end(request.prefix.as_bytes());
+        let mut start = request.prefix.as_bytes().to_vec();
+        if let Some(after) = &request.start_after {
+            let mut next = after.as_bytes().to_vec();
+            next.push(0);
+            start = start.max(next);
+        }
+        let options = GetOptions::new()
+            .with_range(end)
+            .with_limit(request.limit as i64)
+            .with_revision(request.revision as i64);
+        let response = (self.range("a list", start, options, request.revision)).await?;
+        let items = (response.kvs().iter())
+            .map(key_value)
+            .collect::<Result<Vec<_>>>()?;
+        // The header carries the current revision; a read at a past one was read there.
+        let read_at = match request.revision {
+            0 => header_revision(response.header())?,
+            at => at,
+        };
+        let count = revision(response.count());
+        Ok(ListResponse {
+            remaining: count.saturating_sub(items.len() as u64),
+            more: response.more(),
+            items,
+            revision: read_at,
+        })
+    }
+
+    async fn count(&self, prefix: &str) -> Result<u64> {
+        let options = GetOptions::new()
+            .with_range(prefix_end(prefix.as_bytes()))
+            .with_count_only();
+        let response = self.range("a count", prefix.into(), options, 0).await?;
+        Ok(revision(response.count()))
+    }
+
+    async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
+        check_key(key)?;
+        check_size(key, &value)?;
+        let txn = Txn::new()
+            .when([Compare::create_revision(key, CompareOp::Equal, 0)])
+            .and_then([TxnOp::put(key, value.to_vec(), None)]);
+        let context = Context::Write {
+            size: key.len() + value.len(),
+        };
+        let response = self.txn("a create", txn, context).await?;
+        if !response.succeeded() {
+            return Err(Error::AlreadyExists { key: key.into() });
+        }
+        let at = header_revision(response.header())?;
+        Ok(KeyValue {
+            key: key.into(),
+            value,
+            create_revision: at,
+            mod_revision: at,
+        })
+    }
+
+    async fn update(
+        &self,
+        key: &str,
+        value: Bytes,
+        expected_mod_revision: Revision,
+    ) -> Result<KeyValue> {
+        check_key(key)?;
+        check_size(key, &value)?;
+        let txn = Txn::new()
+            .when([
+                Compare::mod_revision(key, CompareOp::Equal, expected_mod_revision as i64),
+                // A missing key's mod revision is 0: never create here.
+                Compare::create_revision(key, CompareOp::NotEqual, 0),
+            ])
+            .and_then([TxnOp::put(
+                key,
+                value.to_vec(),
+                Some(PutOptions::new().with_prev_key()),
+            )])
+            .or_else([TxnOp::get(key, None)]);
+        let context = Context::Write {
+            size: key.len() + value.len(),
+        };
+        let response = self.txn("an update", txn, context).await?;
+        if !response.succeeded() {
+            return Err(current_of(&response, key, expected_mod_revision));
+        }
+        let at = header_revision(response.header())?;
+        let create_revision = (response.op_responses().into_iter())
+            .find_map(|op| match op {
+                TxnOpResponse::Put(put) => put.prev_key().map(|kv| revision(kv.create_revision())),
+                _ => None,
+            })
+            .ok_or_else(|| Error::Internal("etcd's update returned no previous value".into()))?;
+        Ok(KeyValue {
+            key: key.into(),
+            value,
+            create_revision,
+            mod_revision: at,
+        })
+    }
+
+    async fn delete(&self, key: &str, expected_mod_revision: Option<Revision>) -> Result<Deleted> {
+        check_key(key)?;
+        let compare = match expected_mod_revision {
+            Some(expected) => Compare::mod_revision(key, CompareOp::Equal, expected as i64),
+            None => Compare::mod_revision(key, CompareOp::Greater, 0),
+        };
+        let txn = Txn::new()
+            .when([compare])
+            .and_then([TxnOp::delete(
+                key,
+                Some(DeleteOptions::new().with_prev_key()),
+            )])
+            .or_else([TxnOp::get(key, None)]);
+        let response = self
+            .txn("a delete", txn, Context::Write { size: 0 })
+            .await?;
+        if !response.succeeded() {
+            return Err(current_of(
+                &response,
+                key,
+                expected_mod_revision.unwrap_or(0),
+            ));
+        }
+        let at = header_revision(response.header())?;
+        let prev = (response.op_responses().into_iter())
+            .find_map(|op| match op {
+                TxnOpResponse::Delete(delete) => delete.prev_kvs().first().map(key_value),
+                _ => None,
+            })
+            .ok_or_else(|| Error::Internal("etcd's delete returned no previous value".into()))??;
+        Ok(Deleted { prev, revision: at })
+    }
+
+    async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream> {
+        watch::start(
+            self.client.clone(),
+            self.options.clone(),
+            prefix,
+            from_revision,
+        )
+        .await
+    }
+
+    async fn compact(&self, at: Revision) -> Result<()> {
+        if at == 0 {
+            return Err(Error::InvalidArgument("compaction at revision 0".into()));
+        }
+        let context = Context::Read { revision: at };
+        self.call("a compaction", false, context, |mut client| async move {
+            let options = CompactionOptions::new().with_physical();
+            client.compact(at as i64, Some(options)).await
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn current_revision(&self) -> Result<Revision> {
+        let options = GetOptions::new().with_limit(1).with_count_only();
+        let response = (self.range("a revision read", HEALTH_KEY.into(), options, 0)).await?;
+        header_revision(response.header())
+    }
+
+    async fn health(&self) -> Result<()> {
+        let timeout = self.options.health_timeout;
+        let options = GetOptions::new().with_limit(1).with_count_only();
+        let read = self.range("the health check", HEALTH_KEY.into(), options, 0);
+        match tokio::time::timeout(timeout, read).await {
+            Ok(result) => result.map(drop),
+            Err(_) => Err(Error::Timeout(format!(
+                "etcd did not answer the health check within {timeout:?}"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_end;
+
+    #[test]
+    fn prefix_ends() {
+        assert_eq!(prefix_end(b"/a/b/"), b"/a/b0");
+        assert_eq!(prefix_end(b"a\xff"), b"b");
+        assert_eq!(prefix_end(b"\xff\xff"), b"\0");
+        assert_eq!(prefix_end(b""), b"\0");
+    }
+}

@@ -1,0 +1,265 @@
+//! Watches on etcd: one etcd watch (`prev_kv`, `progress_notify`) per [`Storage::watch`],
+//! resumed from the last revision delivered when its member fails.
+//!
+//! kube-apiserver's etcd watcher ends its watch on any error and lets the cacher watch
+//! again. Here a transient failure (the member stopped, lost its leader, the connection
+//! broke) is invisible instead: the watch is established again on whichever member
+//! answers, from the last revision delivered, with a growing pause between attempts, so an
+//! HTTP watch open on the server resumes by itself once the cluster is back. What cannot be
+//! resumed ends the stream with an error: a revision compacted meanwhile
+//! ([`Error::Compacted`], 410 for the client, which lists again).
+//!
+//! The contract of [`Storage::watch`](crate::storage::Storage::watch): etcd's watch starts
+//! at `start_revision` inclusive, so events at the starting revision itself (already seen)
+//! are dropped; a watch from `0` starts after the revision of etcd's `created` response,
+//! which arrives once the watch is registered, so a write completing after `watch` returns
+//! is delivered.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use etcd_client::{Client, EventType, WatchOptions};
+
+use super::errors::{Context, map_error};
+use super::{EtcdOptions, header_revision, key_value, prefix_end};
+use crate::storage::{Error, Result, Revision, WatchEvent, WatchStream};
+
+/// The longest pause between two attempts to re-establish a watch.
+const MAX_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Starts a watch of `prefix` after `from_revision` (`0`: after now).
+pub(super) async fn start(
+    client: Client,
+    options: EtcdOptions,
+    prefix: &str,
+    from_revision: Revision,
+) -> Result<WatchStream> {
+    let mut watch = Watch {
+        client,
+        options,
+        key: prefix.as_bytes().to_vec(),
+        range_end: prefix_end(prefix.as_bytes()),
+        last: from_revision,
+        stream: None,
+        pending: VecDeque::new(),
+        done: false,
+    };
+    // A member may refuse for a moment (no leader yet, a connection being re-made): try
+    // again, on any member, within the request deadline.
+    let deadline = tokio::time::Instant::now() + watch.options.request_timeout;
+    let mut pause = Duration::from_millis(20);
+    loop {
+        match watch.open(from_revision).await {
+            Ok(()) => break,
+            // Reported as the stream's first item, as the contract asks.
+            Err(error @ Error::Compacted { .. }) => {
+                watch.pending.push_back(Err(error));
+                watch.done = true;
+                break;
+            }
+            Err(Error::Unavailable(why)) if tokio::time::Instant::now() + pause < deadline => {
+                tracing::debug!(reason = %why, "etcd refused a watch; retrying");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(MAX_BACKOFF);
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(Box::pin(futures_util::stream::unfold(
+        watch,
+        |mut watch| async move {
+            let item = watch.next().await?;
+            Some((item, watch))
+        },
+    )))
+}
+
+/// The state of one watch.
+struct Watch {
+    client: Client,
+    options: EtcdOptions,
+    key: Vec<u8>,
+    range_end: Vec<u8>,
+    /// Every change up to this revision was delivered (or precedes the watch).
+    last: Revision,
+    /// The etcd watch; `None` while it must be re-established.
+    stream: Option<etcd_client::WatchStream>,
+    /// Items ready to deliver.
+    pending: VecDeque<Result<WatchEvent>>,
+    /// Nothing more after `pending`.
+    done: bool,
+}
+
+/// What one etcd watch response meant.
+enum Step {
+    /// Events or progress were queued (possibly none).
+    Continue,
+    /// The etcd watch broke; establish it again.
+    Resume(String),
+}
+
+impl Watch {
+    /// Establishes the etcd watch at `start` (etcd's inclusive `start_revision`; `0`: now),
+    /// waiting for etcd's `created` answer under the request deadline.
+    async fn open(&mut self, start: Revision) -> Result<()> {
+        let options = WatchOptions::new()
+            .with_range(self.range_end.clone())
+            .with_start_revision(start as i64)
+            .with_prev_key()
+            .with_progress_notify();
+        let timeout = self.options.request_timeout;
+        let mut client = self.client.clone();
+        let key = self.key.clone();
+        let opened = async move {
+            let mut stream = (client.watch(key, Some(options)).await)
+                .map_err(|e| map_error(e, Context::Read { revision: start }))?;
+            let created = (stream.message().await)
+                .map_err(|e| map_error(e, Context::Read { revision: start }))?
+                .ok_or_else(|| Error::Unavailable("etcd closed the watch at once".into()))?;
+            if created.compact_revision() > 0 {
+                return Err(Error::Compacted {
+                    requested: start,
+                    compacted: created.compact_revision() as Revision,
+                });
+            }
+            if created.canceled() || !created.created() {
+                return Err(Error::Unavailable(format!(
+                    "etcd refused the watch: {}",
+                    created.cancel_reason()
+                )));
+            }
+            Ok((stream, header_revision(created.header())?))
+        };
+        let (stream, revision) = match tokio::time::timeout(timeout, opened).await {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(Error::Timeout(format!(
+                    "etcd did not establish a watch within {timeout:?}"
+                )));
+            }
+        };
+        if start == 0 {
+            self.last = revision;
+        }
+        self.stream = Some(stream);
+        Ok(())
+    }
+
+    async fn next(&mut self) -> Option<Result<WatchEvent>> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Some(item);
+            }
+            if self.done {
+                return None;
+            }
+            let step = match self.stream.as_mut() {
+                None => self.resume().await,
+                Some(stream) => match stream.message().await {
+                    Ok(Some(response)) => self.receive(&response),
+                    Ok(None) => Step::Resume("etcd closed the watch stream".into()),
+                    Err(error) => Step::Resume(error.to_string()),
+                },
+            };
+            if let Step::Resume(why) = step {
+                tracing::info!(reason = %why, last = self.last, "etcd watch broke; resuming");
+                self.stream = None;
+            }
+        }
+    }
+
+    /// Queues what one response carries.
+    fn receive(&mut self, response: &etcd_client::WatchResponse) -> Step {
+        if response.compact_revision() > 0 {
+            self.pending.push_back(Err(Error::Compacted {
+                requested: self.last,
+                compacted: response.compact_revision() as Revision,
+            }));
+            self.done = true;
+            return Step::Continue;
+        }
+        if response.canceled() {
+            // Cancelled by the member (lost leader, shutting down): not by us.
+            return Step::Resume(format!(
+                "etcd cancelled the watch: {}",
+                response.cancel_reason()
+            ));
+        }
+        if response.events().is_empty() {
+            // A progress notification: every change up to the header's revision was sent.
+            if let Some(header) = response.header() {
+                let revision = header.revision().max(0) as Revision;
+                if revision > self.last && !response.created() {
+                    self.last = revision;
+                    self.pending
+                        .push_back(Ok(WatchEvent::Progress { revision }));
+                }
+            }
+            return Step::Continue;
+        }
+        for event in response.events() {
+            match self.event(event) {
+                Ok(Some(event)) => {
+                    self.last = event.revision();
+                    self.pending.push_back(Ok(event));
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    self.pending.push_back(Err(error));
+                    self.done = true;
+                    break;
+                }
+            }
+        }
+        Step::Continue
+    }
+
+    /// One etcd event as ours; `None` when already delivered.
+    fn event(&self, event: &etcd_client::Event) -> Result<Option<WatchEvent>> {
+        let kv = (event.kv()).ok_or_else(|| Error::Internal("etcd event without a key".into()))?;
+        if (kv.mod_revision().max(0) as Revision) <= self.last {
+            return Ok(None);
+        }
+        let prev = event.prev_kv().map(key_value).transpose()?;
+        Ok(Some(match event.event_type() {
+            EventType::Put => WatchEvent::Put {
+                kv: key_value(kv)?,
+                prev,
+            },
+            EventType::Delete => WatchEvent::Delete {
+                prev: prev.ok_or_else(|| {
+                    Error::Internal("etcd delete event without the previous value".into())
+                })?,
+                revision: kv.mod_revision().max(0) as Revision,
+            },
+        }))
+    }
+
+    /// Establishes the watch again from the last revision delivered, pausing between
+    /// attempts; gives up only on what retrying cannot fix.
+    async fn resume(&mut self) -> Step {
+        let mut pause = Duration::from_millis(50);
+        loop {
+            // From `last` (inclusive, dropped as seen): its compaction check is that of a
+            // read at `last`, and `last + 1` may not exist yet.
+            match self.open(self.last.max(1)).await {
+                Ok(()) => return Step::Continue,
+                Err(error @ Error::Compacted { .. }) => {
+                    self.pending.push_back(Err(error));
+                    self.done = true;
+                    return Step::Continue;
+                }
+                Err(error @ (Error::Unavailable(_) | Error::Timeout(_))) => {
+                    tracing::debug!(%error, "re-establishing an etcd watch");
+                }
+                Err(error) => {
+                    self.pending.push_back(Err(error));
+                    self.done = true;
+                    return Step::Continue;
+                }
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(MAX_BACKOFF);
+        }
+    }
+}

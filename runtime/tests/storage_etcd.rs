@@ -1,0 +1,133 @@
+//! The etcd backend against real etcd processes: the shared conformance suite (each case on
+//! an etcd of its own, since revisions and compaction are global), and what only a
+//! networked store has (an unreachable cluster, a member's failure).
+#![cfg(feature = "etcd")]
+
+#[path = "../../server/tests/support/etcd.rs"]
+#[allow(dead_code)]
+mod etcd;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use etcd::Etcd;
+use futures_util::StreamExt;
+use kapi_runtime::storage::etcd::{EtcdOptions, EtcdStorage};
+use kapi_runtime::storage::{Error, Storage, WatchEvent};
+
+/// A fresh single-member etcd and a store on it; the etcd lives as long as the guard.
+async fn backend() -> (Arc<dyn Storage>, Etcd) {
+    let etcd = tokio::task::spawn_blocking(Etcd::start).await.unwrap();
+    let storage = EtcdStorage::connect(EtcdOptions::new(etcd.endpoints()))
+        .await
+        .unwrap();
+    (Arc::new(storage), etcd)
+}
+
+kapi_runtime::storage_conformance_tests!(async || backend().await);
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// With no member reachable, requests fail within the request deadline, as 503/504 errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_cluster_fails_fast() {
+    let mut etcd = tokio::task::spawn_blocking(Etcd::start).await.unwrap();
+    let mut options = EtcdOptions::new(etcd.endpoints());
+    options.request_timeout = Duration::from_secs(1);
+    // One store connected before the cluster went away, one after.
+    let connected = EtcdStorage::connect(options.clone()).await.unwrap();
+    connected.create("/x", Bytes::new()).await.unwrap();
+    etcd.stop(0);
+    let fresh = EtcdStorage::connect(options).await.unwrap();
+    for store in [&connected as &dyn Storage, &fresh] {
+        let started = Instant::now();
+        let results = [
+            store.get("/x", 0).await.err(),
+            store.create("/y", Bytes::new()).await.err(),
+            store.health().await.err(),
+        ];
+        for error in results {
+            assert!(
+                matches!(error, Some(Error::Unavailable(_) | Error::Timeout(_))),
+                "{error:?}"
+            );
+        }
+        assert!(
+            started.elapsed() < DEADLINE,
+            "failing took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// A watch outlives its member: restarted, the member serves the watch again from where it
+/// was, with nothing lost or repeated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_resumes_after_the_member_returns() {
+    let (storage, mut etcd) = backend().await;
+    let mut watch = storage.watch("/w/", 0).await.unwrap();
+    let a = storage.create("/w/a", Bytes::new()).await.unwrap();
+    assert_eq!(next(&mut watch).await.revision(), a.mod_revision);
+    etcd.stop(0);
+    etcd.restart(0);
+    tokio::task::block_in_place(|| etcd.wait_healthy(0));
+    // The client's request retries (within its deadline) cover reconnecting.
+    let b = storage.create("/w/b", Bytes::new()).await.unwrap();
+    assert_eq!(next(&mut watch).await.revision(), b.mod_revision);
+}
+
+/// etcd's progress notifications arrive as `Progress` events carrying the revision every
+/// change up to which was delivered (etcd started with a short notify interval).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_notifications() {
+    let etcd = tokio::task::spawn_blocking(|| {
+        Etcd::start_with(&["--experimental-watch-progress-notify-interval=100ms"])
+    })
+    .await
+    .unwrap();
+    let storage = EtcdStorage::connect(EtcdOptions::new(etcd.endpoints()))
+        .await
+        .unwrap();
+    let mut watch = storage.watch("/p/", 0).await.unwrap();
+    // A change elsewhere moves the revision without an event for this watch.
+    let other = storage.create("/elsewhere", Bytes::new()).await.unwrap();
+    let revision = loop {
+        match tokio::time::timeout(DEADLINE, watch.next()).await {
+            Ok(Some(Ok(WatchEvent::Progress { revision }))) if revision >= other.mod_revision => {
+                break revision;
+            }
+            Ok(Some(Ok(WatchEvent::Progress { .. }))) => continue,
+            other => panic!("expected progress, got {other:?}"),
+        }
+    };
+    assert_eq!(revision, other.mod_revision);
+    let mine = storage.create("/p/a", Bytes::new()).await.unwrap();
+    assert_eq!(next(&mut watch).await.revision(), mine.mod_revision);
+}
+
+/// Writes above etcd's default request limit (1.5 MiB) are refused as too large.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_large_writes() {
+    let (storage, _etcd) = backend().await;
+    let big = Bytes::from(vec![0; 1536 * 1024]);
+    assert!(matches!(
+        storage.create("/big", big).await,
+        Err(Error::TooLarge { .. })
+    ));
+    let kv = (storage
+        .create("/big", Bytes::from(vec![0; 1024 * 1024]))
+        .await)
+        .unwrap();
+    assert_eq!(kv.value.len(), 1024 * 1024);
+}
+
+async fn next(watch: &mut kapi_runtime::storage::WatchStream) -> WatchEvent {
+    loop {
+        match tokio::time::timeout(DEADLINE, watch.next()).await {
+            Ok(Some(Ok(WatchEvent::Progress { .. }))) => continue,
+            Ok(Some(Ok(event))) => return event,
+            other => panic!("expected a watch event, got {other:?}"),
+        }
+    }
+}
