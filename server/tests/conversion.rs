@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Kubectl, Server, Version};
+use support::{Kubectl, Server, Version, for_both_versions};
 
 /// A v1 WebApp with everything v1beta1 cannot express.
 const RICH_V1: &str = "\
@@ -42,22 +42,6 @@ spec:
   image: nginx:1.27
   port: 80
 ";
-
-/// One test per scenario and kubectl version: `kubectl_1_32_<scenario>`,
-/// `kubectl_1_20_<scenario>`.
-macro_rules! for_both_versions {
-    ($($scenario:ident => $v1_32:ident, $v1_20:ident;)*) => {$(
-        #[test]
-        fn $v1_32() {
-            $scenario(Version::V1_32);
-        }
-
-        #[test]
-        fn $v1_20() {
-            $scenario(Version::V1_20);
-        }
-    )*};
-}
 
 for_both_versions! {
     replace_through_v1beta1_keeps_v1_fields =>

@@ -17,26 +17,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Client, Watch};
-use support::{Kubectl, Server, Version, wait_for};
+use support::{Kubectl, Server, Version, for_both_versions, wait_for};
 
 /// How long one event, line or condition may take.
 const EVENT: Duration = Duration::from_secs(20);
 
 const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
-
-macro_rules! for_both_versions {
-    ($($scenario:ident => $v1_32:ident, $v1_20:ident;)*) => {$(
-        #[test]
-        fn $v1_32() {
-            $scenario(Version::V1_32);
-        }
-
-        #[test]
-        fn $v1_20() {
-            $scenario(Version::V1_20);
-        }
-    )*};
-}
 
 for_both_versions! {
     kubectl_wait_for_condition =>
@@ -81,22 +67,6 @@ fn names(list: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Waits until the server logged a watch request whose line holds `part`.
-#[track_caller]
-fn wait_for_watch(server: &Server, part: &str) {
-    let log = server.log();
-    wait_for(
-        EVENT,
-        &format!("a watch request with {part}"),
-        || log.tail(60),
-        || {
-            (log.tail(400).lines())
-                .any(|l| l.contains("watch=true") && l.contains(part))
-                .then_some(())
-        },
-    );
-}
-
 /// `kubectl wait --for=condition=Ready wa/web` returns once another client's status
 /// update sets the condition.
 fn kubectl_wait_for_condition(version: Version) {
@@ -113,7 +83,7 @@ fn kubectl_wait_for_condition(version: Version) {
         "default",
         "--timeout=60s",
     ]);
-    wait_for_watch(&server, "metadata.name");
+    server.wait_for_watch(EVENT, "metadata.name");
     let mut web = get(&client, &format!("{WEBAPPS}/web"));
     web["status"] = json!({"conditions": [{"type": "Ready", "status": "True",
         "reason": "Serving", "message": "all replicas ready",
@@ -594,7 +564,7 @@ fn sigterm_ends_open_watches_promptly() {
     let client = Client::new(server.addr());
     let mut open = watch(&client, "");
     let mut bookmarks = watch(&client, "allowWatchBookmarks=true&resourceVersion=0");
-    wait_for_watch(&server, "allowWatchBookmarks");
+    server.wait_for_watch(EVENT, "allowWatchBookmarks");
     let status = server.terminate(Duration::from_secs(15));
     assert!(status.success(), "{status}");
     assert_eq!(open.next_line(EVENT), None, "the watch ended");

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Client, Watch};
-use support::{Kubectl, Server, Version, wait_for};
+use support::{Kubectl, Server, Version};
 
 /// How long one event may take.
 const EVENT: Duration = Duration::from_secs(10);
@@ -264,22 +264,6 @@ fn bad_options_are_status_responses_before_the_stream() {
     assert_eq!(response.status, 422, "{response:?}");
 }
 
-/// Waits until the server logged a watch request whose path holds `part`.
-#[track_caller]
-fn wait_for_watch(server: &Server, part: &str) {
-    let log = server.log();
-    wait_for(
-        EVENT,
-        &format!("a watch request with {part}"),
-        || log.tail(60),
-        || {
-            (log.tail(400).lines())
-                .any(|l| l.contains("watch=true") && l.contains(part))
-                .then_some(())
-        },
-    );
-}
-
 /// `kubectl get wa -w` prints a row for an object another client creates, and
 /// `kubectl get wa web -w` a row for a change of `web`.
 fn kubectl_get_watch(version: Version) {
@@ -297,7 +281,7 @@ fn kubectl_get_watch(version: Version) {
 
     let mut one = kubectl.spawn(&["get", "wa", "web", "-n", "default", "-w"]);
     one.wait_line(EVENT, "the row of web", |l| l.starts_with("web "));
-    wait_for_watch(&server, "metadata.name");
+    server.wait_for_watch(EVENT, "metadata.name");
     update(&client, "web", |o| o["spec"]["replicas"] = json!(7));
     let row = one.wait_line(EVENT, "a row for web with 7 replicas", |l| {
         l.starts_with("web ") && l.split_whitespace().any(|c| c == "7")

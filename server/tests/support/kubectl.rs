@@ -21,6 +21,26 @@ const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 const EMPTY_KUBECONFIG: &str =
     "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n";
 
+/// One test per scenario and kubectl version: `for_both_versions! { scenario =>
+/// kubectl_1_32_scenario, kubectl_1_20_scenario; }` runs `scenario(Version::V1_32)` and
+/// `scenario(Version::V1_20)` as two tests.
+#[allow(unused_macros)]
+macro_rules! for_both_versions {
+    ($($scenario:ident => $v1_32:ident, $v1_20:ident;)*) => {$(
+        #[test]
+        fn $v1_32() {
+            $scenario($crate::support::Version::V1_32);
+        }
+
+        #[test]
+        fn $v1_20() {
+            $scenario($crate::support::Version::V1_20);
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use for_both_versions;
+
 /// A kubectl release the tests drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Version {

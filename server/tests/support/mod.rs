@@ -17,6 +17,8 @@ pub mod server;
 pub mod table;
 
 #[allow(unused_imports)]
+pub(crate) use kubectl::for_both_versions;
+#[allow(unused_imports)]
 pub use kubectl::{Kubectl, Run, Version, manifest};
 #[allow(unused_imports)]
 pub use server::{Backend, Server};

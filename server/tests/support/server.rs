@@ -106,6 +106,23 @@ impl Server {
         self.log.clone()
     }
 
+    /// Waits until the server logged a watch request whose line holds `part` (a client's
+    /// watch is established once its request is logged).
+    #[track_caller]
+    pub fn wait_for_watch(&self, timeout: Duration, part: &str) {
+        let log = self.log();
+        super::wait_for(
+            timeout,
+            &format!("a watch request with {part}"),
+            || log.tail(60),
+            || {
+                (log.tail(400).lines())
+                    .any(|l| l.contains("watch=true") && l.contains(part))
+                    .then_some(())
+            },
+        );
+    }
+
     /// Kills the process with SIGKILL (no chance to flush or clean up) and reaps it.
     pub fn kill_9(&mut self) {
         if let Some(mut child) = self.child.take() {
