@@ -523,6 +523,17 @@ fn check_example_schemas(
                 );
                 let spec = resolved(schemas, p("spec"), ref_prefix);
                 assert_eq!(spec["required"], json!(["container"]), "{at}");
+                assert_eq!(p("spec.paused")["default"], false, "{at}");
+                assert_eq!(
+                    p("spec.container.ports[].protocol")["default"],
+                    "TCP",
+                    "{at}: a default inside list items"
+                );
+                assert_eq!(p("spec.container.ports[].name")["x-kapi-immutable"], true);
+                assert_eq!(
+                    p("spec.container.env[].name")["pattern"],
+                    "^[A-Za-z_][A-Za-z0-9_]*$"
+                );
             }
             ("apps.example.dev", "v1beta1", "WebApp") => {
                 assert_eq!(p("spec.replicas")["default"], 1);
@@ -536,7 +547,33 @@ fn check_example_schemas(
             ("platform.example.dev", "v1", "Tenant") => {
                 let max = p("spec.quota.maxWebApps");
                 assert_eq!((&max["default"], &max["minimum"]), (&json!(10), &json!(0)));
-                assert_eq!(p("spec.owners")["x-kubernetes-list-type"], "set");
+                assert_eq!(
+                    p("spec.quota")["default"],
+                    json!({"maxWebApps": 10}),
+                    "{at}: a nested struct's default"
+                );
+                let owners = p("spec.owners");
+                assert_eq!(
+                    (
+                        &owners["x-kubernetes-list-type"],
+                        &owners["minItems"],
+                        &owners["maxItems"]
+                    ),
+                    (&json!("set"), &json!(1), &json!(10))
+                );
+                assert_eq!(p("spec.displayName")["maxLength"], 63);
+                // A number's bounds: `0.0` in v3, `0` in v2 (the same number in JSON).
+                let cpu = p("spec.quota.cpu");
+                assert_eq!(
+                    (
+                        cpu["minimum"].as_f64(),
+                        &cpu["exclusiveMinimum"],
+                        cpu["maximum"].as_f64(),
+                        &cpu["exclusiveMaximum"]
+                    ),
+                    (Some(0.0), &json!(true), Some(1024.0), &json!(true)),
+                    "{at}"
+                );
             }
             ("", "v1", "Namespace") => {
                 let phase = resolved(schemas, p("status.phase"), ref_prefix);

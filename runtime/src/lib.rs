@@ -5,6 +5,7 @@
 //!   that `#[derive(Resource)]` emits and `kapi-codegen` turns into an API model.
 //! - [`meta`]: the shared `meta.k8s.io` types (ObjectMeta, Status, Table, ...) every
 //!   resource and every response uses.
+//! - [`defaults`]: literal field defaults (`#[serde(default = "kapi_runtime::defaults::i32::<1>")]`).
 //! - [`scheme`]: the registered kinds, converting JSON between versions through each
 //!   kind's hub type.
 //! - `testing` (feature `testing`): arbitrary objects within a version's schema and the
@@ -16,6 +17,7 @@
 pub mod api;
 #[cfg(feature = "server")]
 pub mod cache;
+pub mod defaults;
 #[cfg(feature = "server")]
 pub mod endpoints;
 pub mod error;

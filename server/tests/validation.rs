@@ -119,6 +119,12 @@ fn invalid_manifests_are_rejected_with_kubes_messages() {
                 .to_owned(),
         ),
         (
+            "invalid-cpu-max.yaml",
+            "The Tenant \"acme\" is invalid: spec.quota.cpu: Invalid value: 1024: must be \
+             less than 1024"
+                .to_owned(),
+        ),
+        (
             "invalid-tenant.yaml",
             "The Tenant \"acme\" is invalid: \n\
              * spec.quota.maxWebApps: Invalid value: -5: must be greater than or equal to 0\n\
@@ -256,6 +262,92 @@ fn defaults_are_applied() {
     );
 }
 
+/// Objects already in storage without fields that have defaults (written before those
+/// fields existed, say) are defaulted when read, as kube-apiserver defaults on decoding
+/// from etcd: through get, list and watch, in every version. Nothing is written back.
+#[test]
+fn stored_objects_are_defaulted_on_read() {
+    use kapi_runtime::storage::Storage;
+    use kapi_runtime::storage::embedded::EmbeddedStorage;
+
+    let (mut server, _) = start();
+    server.kill_9();
+    let stored = [
+        (
+            "/registry/apps.example.dev/webapps/default/old",
+            json!({
+                "apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+                "metadata": {"name": "old", "namespace": "default",
+                             "uid": "3e2c1d1c-0000-4000-8000-000000000001",
+                             "creationTimestamp": "2024-01-01T00:00:00Z"},
+                "spec": {"container": {"image": "nginx:1.20", "ports": [{"containerPort": 80}]}},
+            }),
+        ),
+        (
+            "/registry/platform.example.dev/tenants/old",
+            json!({
+                "apiVersion": "platform.example.dev/v1", "kind": "Tenant",
+                "metadata": {"name": "old", "uid": "3e2c1d1c-0000-4000-8000-000000000002",
+                             "creationTimestamp": "2024-01-01T00:00:00Z"},
+                "spec": {},
+            }),
+        ),
+    ];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let storage = EmbeddedStorage::open(server.data_dir()).expect("opening the store");
+        for (key, object) in &stored {
+            let bytes = serde_json::to_vec(object).unwrap();
+            storage.create(key, bytes.into()).await.expect("writing");
+        }
+    });
+    server.restart();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+
+    let check_v1 = |object: &Value, how: &str| {
+        let spec = &object["spec"];
+        assert_eq!(
+            (
+                &spec["replicas"],
+                &spec["paused"],
+                &spec["container"]["ports"][0]["protocol"]
+            ),
+            (&json!(1), &json!(false), &json!("TCP")),
+            "{how}: {object:#}"
+        );
+    };
+    check_v1(&kubectl.ok(&["get", "wa", "old", "-o", "json"]).json(), "get");
+    check_v1(
+        &kubectl.ok(&["get", "wa", "-o", "json"]).json()["items"][0],
+        "list",
+    );
+    let legacy = kubectl
+        .ok(&["get", "webapps.v1beta1.apps.example.dev", "old", "-o", "json"])
+        .json();
+    assert_eq!(
+        (&legacy["spec"]["replicas"], &legacy["spec"]["port"]),
+        (&json!(1), &json!(80)),
+        "v1beta1: {legacy:#}"
+    );
+    let tenant = kubectl.ok(&["get", "tn", "old", "-o", "json"]).json();
+    assert_eq!(tenant["spec"]["quota"], json!({"maxWebApps": 10}), "{tenant:#}");
+
+    // A watch's initial events too.
+    let client = Client::new(server.addr());
+    let mut watch = client
+        .watch(
+            "/apis/apps.example.dev/v1/namespaces/default/webapps?watch=true&resourceVersion=0",
+            "application/json",
+        )
+        .expect("watch");
+    let event = watch.next_event(std::time::Duration::from_secs(10));
+    assert_eq!(event["type"], "ADDED", "{event}");
+    check_v1(&event["object"], "watch");
+}
+
 /// Defaults are published in the schemas' descriptions too, since `kubectl explain` (1.32
 /// from OpenAPI v3, 1.20 from v2) prints descriptions but not `default`.
 fn explain_shows_defaults(version: Version) {
@@ -279,6 +371,13 @@ fn explain_shows_defaults(version: Version) {
                 "--api-version=apps.example.dev/v1beta1",
             ],
             "Defaults to 8080.",
+        ),
+        (
+            &[
+                "webapps.spec.replicas",
+                "--api-version=apps.example.dev/v1beta1",
+            ],
+            "How many instances to run. Defaults to 1.",
         ),
         (&["tenants.spec.quota.maxWebApps"], "Defaults to 10."),
     ] {
@@ -477,6 +576,81 @@ fn schemas_compile_at_start_up() {
 }
 
 const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+
+/// One `422 Invalid` Status names the object and carries one cause per field, with
+/// kube-apiserver's cause reasons (what clients other than kubectl read), field paths and
+/// messages.
+#[test]
+fn invalid_objects_get_one_cause_per_field() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let check = |path: &str, body: Value, details: Value, causes: &[(&str, &str, &str)]| {
+        let response = client.post(path, &body).unwrap();
+        let status = response.json();
+        assert_eq!(
+            (response.status, &status["reason"], &status["code"]),
+            (422, &json!("Invalid"), &json!(422)),
+            "{response:?}"
+        );
+        let mut expected = details.as_object().unwrap().clone();
+        expected.insert(
+            "causes".into(),
+            causes
+                .iter()
+                .map(|(reason, field, message)| {
+                    json!({"reason": reason, "field": field, "message": message})
+                })
+                .collect(),
+        );
+        assert_eq!(status["details"], Value::Object(expected), "{status:#}");
+    };
+
+    check(
+        WEBAPPS,
+        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": "web"},
+            "spec": {"replicas": -1, "container": {"ports": [
+                {"containerPort": 80}, {"containerPort": 80}, {"containerPort": 81, "protocol": "SCTP"}]}}}),
+        json!({"name": "web", "group": "apps.example.dev", "kind": "WebApp"}),
+        &[
+            (
+                "FieldValueInvalid",
+                "spec.replicas",
+                "Invalid value: -1: must be greater than or equal to 0",
+            ),
+            ("FieldValueRequired", "spec.container.image", "Required value"),
+            (
+                "FieldValueNotSupported",
+                "spec.container.ports[2].protocol",
+                "Unsupported value: \"SCTP\": supported values: \"TCP\", \"UDP\"",
+            ),
+            // List-map keys are checked after the schema, as kube-apiserver does.
+            (
+                "FieldValueDuplicate",
+                "spec.container.ports[1]",
+                "Duplicate value: map[string]interface {}{\"containerPort\":80}",
+            ),
+        ],
+    );
+    check(
+        "/apis/platform.example.dev/v1/tenants",
+        json!({"apiVersion": "platform.example.dev/v1", "kind": "Tenant", "metadata": {"name": "acme"},
+            "spec": {"displayName": "x".repeat(64),
+                     "owners": (0..11).map(|i| format!("u{i}@example.dev")).collect::<Vec<_>>()}}),
+        json!({"name": "acme", "group": "platform.example.dev", "kind": "Tenant"}),
+        &[
+            (
+                "FieldValueTooLong",
+                "spec.displayName",
+                "Too long: may not be more than 63 bytes",
+            ),
+            (
+                "FieldValueTooMany",
+                "spec.owners",
+                "Too many: 11: must have at most 10 items",
+            ),
+        ],
+    );
+}
 
 /// A v1 WebApp body that repeats `spec.replicas` (the last, `replicas`, wins) and has an
 /// unknown field `spec.bogus`: what no `Value`, and so no kubectl, can send.

@@ -25,7 +25,7 @@ pub struct WebApp {
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// How many instances to run.
-    #[serde(default = "default_replicas")]
+    #[serde(default = "kapi_runtime::defaults::i32::<1>")]
     #[schemars(range(min = 0, max = 1000))]
     pub replicas: i32,
     /// Container image reference (v1: `spec.container.image`).
@@ -42,15 +42,11 @@ pub struct WebAppSpec {
 impl Default for WebAppSpec {
     fn default() -> Self {
         WebAppSpec {
-            replicas: default_replicas(),
+            replicas: kapi_runtime::defaults::i32::<1>(),
             image: String::new(),
             port: default_port(),
         }
     }
-}
-
-fn default_replicas() -> i32 {
-    1
 }
 
 fn default_port() -> i32 {

@@ -63,10 +63,13 @@ pub struct Quota {
     #[serde(default = "default_max_web_apps")]
     #[schemars(range(min = 0))]
     pub max_web_apps: i32,
-    /// CPU cores all the tenant's WebApps may use together: more than 0. No limit when
-    /// unset.
+    /// CPU cores all the tenant's WebApps may use together: more than 0 and less than
+    /// 1024. No limit when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0), extend("exclusiveMinimum" = true))]
+    #[schemars(
+        range(min = 0, max = 1024),
+        extend("exclusiveMinimum" = true, "exclusiveMaximum" = true)
+    )]
     pub cpu: Option<f64>,
 }
 

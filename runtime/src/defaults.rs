@@ -1,0 +1,41 @@
+//! Literal defaults for fields of version types, written where serde takes a function:
+//!
+//! ```
+//! # use serde::Deserialize;
+//! # use schemars::JsonSchema;
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Spec {
+//!     /// How many instances to run.
+//!     #[serde(default = "kapi_runtime::defaults::i32::<1>")]
+//!     replicas: i32,
+//!     /// Stop reconciling while true.
+//!     #[serde(default = "kapi_runtime::defaults::bool::<false>")]
+//!     paused: bool,
+//! }
+//! # let spec: Spec = serde_json::from_str("{}").unwrap();
+//! # assert_eq!((spec.replicas, spec.paused), (1, false));
+//! # let schema = serde_json::to_value(schemars::schema_for!(Spec)).unwrap();
+//! # assert_eq!(schema["properties"]["replicas"]["default"], 1);
+//! ```
+//!
+//! A default is one attribute, read by both derives: serde fills the field when a body or a
+//! stored object lacks it (decoding is where Kubernetes defaults), and schemars publishes
+//! the value as the field's `default` in the OpenAPI schemas, where the registry applies it
+//! to request bodies and `kubectl explain` shows it. So the literal is written once, like a
+//! `+default=` marker in Go, and cannot drift between the two.
+//!
+//! Const generics carry the literal, so only integers, `bool` and `char` fit (Rust has no
+//! `&str` const parameters yet); any other default is a function of the user's, written
+//! the same way (`#[serde(default = "default_image")]`).
+
+macro_rules! literal_defaults {
+    ($($ty:ident),* $(,)?) => {$(
+        #[doc = concat!("The literal `N` as a `", stringify!($ty), "` default: `#[serde(default = \"kapi_runtime::defaults::", stringify!($ty), "::<N>\")]`.")]
+        #[must_use]
+        pub const fn $ty<const N: $ty>() -> $ty {
+            N
+        }
+    )*};
+}
+
+literal_defaults!(i8, i16, i32, i64, u8, u16, u32, u64, bool, char);
