@@ -77,6 +77,12 @@ struct Flags {
     #[arg(long, value_name = "EVENTS", default_value_t = kapi_runtime::cache::DEFAULT_HISTORY)]
     watch_cache_history: usize,
 
+    /// How often a watch that allows bookmarks (`allowWatchBookmarks=true`) gets a BOOKMARK
+    /// event with the resourceVersion it has reached (kube's watch cache sends one about
+    /// every minute; e.g. `1m`, `200ms`). At least 10ms.
+    #[arg(long, value_name = "DURATION", default_value = "1m", value_parser = humantime::parse_duration)]
+    watch_bookmark_interval: Duration,
+
     /// How often the store's history is compacted, keeping one interval of it (kube's
     /// `--etcd-compaction-interval`, e.g. `5m`, `30s`); `0` disables compaction.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
@@ -177,6 +183,7 @@ async fn run(flags: Flags) -> Result<()> {
         .with_schemas(Arc::new(schemas))
         .with_watch_cache(CacheOptions {
             history: flags.watch_cache_history.max(1),
+            bookmark_interval: flags.watch_bookmark_interval,
             ..CacheOptions::default()
         });
     let registry = Arc::new(registry);

@@ -1,5 +1,7 @@
-//! Watches against the real `kapi-server`: raw HTTP watches (order, initial events,
-//! selectors, Tables, timeouts, errors) and `kubectl get -w` with kubectl 1.32 and 1.20.
+//! Watches against the real `kapi-server`: raw HTTP watches (order, initial events and
+//! `sendInitialEvents`, label and field selectors, periodic bookmarks, Tables, timeouts,
+//! errors), `kubectl get -w` with kubectl 1.32 and 1.20, and what watchers see of
+//! deletions by selector (`kubectl delete -l`, a deletecollection with a field selector).
 //!
 //! Nothing waits for a fixed time: each event is awaited with a deadline, and "nothing
 //! else was sent" is shown by a later marker event arriving next.
@@ -10,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Client, Watch};
-use support::{Kubectl, Server, Version};
+use support::{Kubectl, Server, Version, for_both_versions};
 
 /// How long one event may take.
 const EVENT: Duration = Duration::from_secs(10);
@@ -262,6 +264,20 @@ fn bad_options_are_status_responses_before_the_stream() {
         .get(&format!("{WEBAPPS}?watch=true&sendInitialEvents=true"))
         .unwrap();
     assert_eq!(response.status, 422, "{response:?}");
+    // A field the kind cannot select on: kube's 400, not an ERROR event in a stream.
+    let response = client
+        .get(&format!(
+            "{WEBAPPS}?watch=true&fieldSelector=spec.replicas%3D2"
+        ))
+        .unwrap();
+    assert_eq!(response.status, 400, "{response:?}");
+    let status = response.json();
+    assert_eq!(status["kind"], "Status");
+    assert_eq!(status["reason"], "BadRequest");
+    assert_eq!(
+        status["message"], "field label not supported: spec.replicas",
+        "{status}"
+    );
 }
 
 /// `kubectl get wa -w` prints a row for an object another client creates, and
@@ -318,4 +334,270 @@ fn watches_speak_every_served_version() {
     assert_eq!(event["type"], "ADDED");
     assert_eq!(event["object"]["apiVersion"], "apps.example.dev/v1beta1");
     assert_eq!(rv(&event["object"]), rv(&web));
+}
+
+/// A field selector on the kind's selectable `spec.container.image`: an object whose image
+/// changes into the selected one is `ADDED`, changes while selected are `MODIFIED`, and an
+/// image changing away is `DELETED` carrying the last state that matched with the change's
+/// resourceVersion (kube's `cacheWatcher.convertToWatchEvent` sends the previous object,
+/// versioned at the event).
+#[test]
+fn field_selector_watches_see_objects_enter_and_leave() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let from = list_rv(&client);
+    let mut watch = watch(
+        &client,
+        &format!("fieldSelector=spec.container.image%3Dnginx%3A2&resourceVersion={from}"),
+    );
+
+    create(&client, "a", json!({}));
+    let entered = update(&client, "a", |o| {
+        o["spec"]["container"]["image"] = json!("nginx:2")
+    });
+    let modified = update(&client, "a", |o| o["spec"]["replicas"] = json!(5));
+    let left = update(&client, "a", |o| {
+        o["spec"]["container"]["image"] = json!("nginx:3")
+    });
+    delete(&client, "a");
+    let mut body = webapp("marker", json!({}));
+    body["spec"]["container"]["image"] = json!("nginx:2");
+    let response = client.post(WEBAPPS, &body).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+    let marker = response.json();
+
+    let added = watch.next_event(EVENT);
+    assert_eq!(added["type"], "ADDED", "{added}");
+    assert_eq!(added["object"]["spec"]["container"]["image"], "nginx:2");
+    assert_eq!(rv(&added["object"]), rv(&entered));
+    let changed = watch.next_event(EVENT);
+    assert_eq!(changed["type"], "MODIFIED", "{changed}");
+    assert_eq!(changed["object"]["spec"]["replicas"], 5);
+    assert_eq!(rv(&changed["object"]), rv(&modified));
+    let deleted = watch.next_event(EVENT);
+    assert_eq!(deleted["type"], "DELETED", "{deleted}");
+    assert_eq!(
+        deleted["object"]["spec"]["container"]["image"], "nginx:2",
+        "the last state that matched"
+    );
+    assert_eq!(deleted["object"]["spec"]["replicas"], 5);
+    assert_eq!(rv(&deleted["object"]), rv(&left), "the change's revision");
+    // The delete of an object no longer selected sends nothing.
+    assert_eq!(next(&mut watch), event("ADDED", "marker", rv(&marker)));
+}
+
+/// `sendInitialEvents=true` without a resourceVersion (a client-go watch list): an `ADDED`
+/// event per existing object the selectors match, then a `BOOKMARK` annotated
+/// `k8s.io/initial-events-end` at a revision not older than a list made before, then the
+/// changes after it.
+#[test]
+fn send_initial_events_then_an_annotated_bookmark_then_changes() {
+    const WATCH_LIST: &str =
+        "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let a = create(&client, "a", json!({"tier": "web"}));
+    let b = create(&client, "b", json!({"tier": "db"}));
+    let c = create(&client, "c", json!({"tier": "web"}));
+    let listed: u64 = list_rv(&client).parse().unwrap();
+    let mut all = watch(&client, WATCH_LIST);
+    let mut web = watch(&client, &format!("{WATCH_LIST}&labelSelector=tier%3Dweb"));
+
+    let initial_end = |watch: &mut Watch| -> u64 {
+        let event = watch.next_event(EVENT);
+        assert_eq!(event["type"], "BOOKMARK", "{event}");
+        let object = &event["object"];
+        assert_eq!(object["kind"], "WebApp", "{event}");
+        assert_eq!(object["apiVersion"], "apps.example.dev/v1", "{event}");
+        assert_eq!(
+            object["metadata"]["annotations"],
+            json!({"k8s.io/initial-events-end": "true"}),
+            "{event}"
+        );
+        let at: u64 = rv(object).parse().unwrap();
+        assert!(
+            at >= listed,
+            "the bookmark at {at} is older than the list at {listed}"
+        );
+        at
+    };
+    assert_eq!(next(&mut all), event("ADDED", "a", rv(&a)));
+    assert_eq!(next(&mut all), event("ADDED", "b", rv(&b)));
+    assert_eq!(next(&mut all), event("ADDED", "c", rv(&c)));
+    let all_end = initial_end(&mut all);
+    assert_eq!(next(&mut web), event("ADDED", "a", rv(&a)));
+    assert_eq!(next(&mut web), event("ADDED", "c", rv(&c)));
+    let web_end = initial_end(&mut web);
+
+    let e = create(&client, "e", json!({"tier": "db"}));
+    let d = create(&client, "d", json!({"tier": "web"}));
+    assert!(rv(&e).parse::<u64>().unwrap() > all_end.max(web_end));
+    assert_eq!(next(&mut all), event("ADDED", "e", rv(&e)));
+    assert_eq!(next(&mut all), event("ADDED", "d", rv(&d)));
+    assert_eq!(next(&mut web), event("ADDED", "d", rv(&d)));
+}
+
+/// `--watch-bookmark-interval`: a watch allowing bookmarks gets one every interval, as kube
+/// sends them (the kind's `kind` and `apiVersion`, and only `metadata.resourceVersion`), at
+/// the revision the watch has reached, including writes its selector filters out; a watch
+/// that does not allow them gets none.
+#[test]
+fn bookmarks_arrive_every_interval_at_the_revision_reached() {
+    let server = Server::start_with(&["--watch-bookmark-interval=200ms"]);
+    let client = Client::new(server.addr());
+    let from = list_rv(&client);
+    let selected = format!("labelSelector=tier%3Dweb&resourceVersion={from}");
+    let mut bookmarks = watch(&client, &format!("allowWatchBookmarks=true&{selected}"));
+    let mut plain = watch(&client, &selected);
+
+    // Two periodic bookmarks at the watch's start (nothing changed since).
+    for _ in 0..2 {
+        let event = bookmarks.next_event(EVENT);
+        assert_eq!(event["type"], "BOOKMARK", "{event}");
+        assert_eq!(
+            event["object"],
+            json!({"kind": "WebApp", "apiVersion": "apps.example.dev/v1",
+                "metadata": {"resourceVersion": from}}),
+            "only the revision, with the kind"
+        );
+    }
+
+    // A write the selector filters out still moves the bookmarks' revision.
+    let filtered = create(&client, "db", json!({"tier": "db"}));
+    let filtered_rv: u64 = rv(&filtered).parse().unwrap();
+    let deadline = std::time::Instant::now() + EVENT;
+    loop {
+        let event = bookmarks.next_event(EVENT);
+        assert_eq!(event["type"], "BOOKMARK", "only bookmarks: {event}");
+        let at: u64 = rv(&event["object"]).parse().unwrap();
+        if at >= filtered_rv {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no bookmark at {filtered_rv} or later within {EVENT:?} (last at {at})"
+        );
+    }
+
+    // By now several intervals have passed for the other watch too: its next event is
+    // the marker, with no bookmark before it.
+    let marker = create(&client, "marker", json!({"tier": "web"}));
+    assert_eq!(next(&mut plain), event("ADDED", "marker", rv(&marker)));
+    let next_change = loop {
+        let event = bookmarks.next_event(EVENT);
+        if event["type"] != "BOOKMARK" {
+            break event;
+        }
+    };
+    assert_eq!(next_change["type"], "ADDED", "{next_change}");
+    assert_eq!(rv(&next_change["object"]), rv(&marker));
+}
+
+for_both_versions! {
+    kubectl_delete_by_label => kubectl_1_32_delete_by_label, kubectl_1_20_delete_by_label;
+}
+
+#[track_caller]
+fn create_namespace(client: &Client, name: &str) {
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+    let response = client.post("/api/v1/namespaces", &namespace).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+}
+
+/// Creates a WebApp with `image` in `namespace`.
+#[track_caller]
+fn create_in(client: &Client, namespace: &str, name: &str, image: &str) {
+    let mut body = webapp(name, json!({}));
+    body["spec"]["container"]["image"] = json!(image);
+    let path = format!("/apis/apps.example.dev/v1/namespaces/{namespace}/webapps");
+    let response = client.post(&path, &body).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+}
+
+/// The next events of `watch` are `DELETED` for exactly `names`, in order, then `ADDED` for
+/// a marker object created now: nothing else came in between.
+#[track_caller]
+fn expect_deleted_then_marker(client: &Client, watch: &mut Watch, names: &[&str]) {
+    let marker = create(client, "marker", json!({}));
+    let seen: Vec<_> = (0..=names.len()).map(|_| next(watch)).collect();
+    let (types, seen_names): (Vec<_>, Vec<_>) = (seen.iter())
+        .map(|(type_, name, _)| (type_.as_str(), name.as_str()))
+        .unzip();
+    let mut expected_types = vec!["DELETED"; names.len()];
+    expected_types.push("ADDED");
+    let mut expected_names = names.to_vec();
+    expected_names.push("marker");
+    assert_eq!((types, seen_names), (expected_types, expected_names));
+    assert_eq!(seen.last().map(|e| e.2.as_str()), Some(rv(&marker)));
+}
+
+/// The names in a list, in order.
+fn names(list: &Value) -> Vec<&str> {
+    (list["items"].as_array().unwrap().iter())
+        .map(|o| o["metadata"]["name"].as_str().unwrap())
+        .collect()
+}
+
+/// `kubectl delete wa -l tier=web` deletes exactly the matching objects (kubectl lists with
+/// the selector, then deletes each), and a watcher opened before sees exactly those go.
+fn kubectl_delete_by_label(version: Version) {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let kubectl = Kubectl::new(version, &server);
+    create(&client, "web-1", json!({"tier": "web"}));
+    create(&client, "api", json!({"tier": "api"}));
+    create(&client, "web-2", json!({"tier": "web", "canary": "true"}));
+    create(&client, "plain", json!({}));
+    let mut watch = watch(&client, &format!("resourceVersion={}", list_rv(&client)));
+
+    let run = kubectl.ok(&["delete", "wa", "-n", "default", "-l", "tier=web"]);
+    let mut printed: Vec<&str> = run.stdout.lines().collect();
+    printed.sort_unstable();
+    assert_eq!(
+        printed,
+        [
+            "webapp.apps.example.dev \"web-1\" deleted",
+            "webapp.apps.example.dev \"web-2\" deleted",
+        ],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        names(&client.get(WEBAPPS).unwrap().json()),
+        ["api", "plain"]
+    );
+    expect_deleted_then_marker(&client, &mut watch, &["web-1", "web-2"]);
+}
+
+/// A raw deletecollection (`DELETE` on the collection) with a field selector on the kind's
+/// selectable `spec.container.image` deletes exactly the matching objects of that
+/// namespace and answers them as a list; a watcher opened before sees exactly those go.
+#[test]
+fn delete_collection_with_a_field_selector() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    create_namespace(&client, "other");
+    create_in(&client, "default", "old-1", "nginx:1.0");
+    create_in(&client, "default", "new", "nginx:1.27");
+    create_in(&client, "default", "old-2", "nginx:1.0");
+    create_in(&client, "other", "old-3", "nginx:1.0");
+    let mut watch = watch(&client, &format!("resourceVersion={}", list_rv(&client)));
+
+    let response = client
+        .delete(&format!(
+            "{WEBAPPS}?fieldSelector=spec.container.image%3Dnginx%3A1.0"
+        ))
+        .unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+    let deleted = response.json();
+    assert_eq!(deleted["kind"], "WebAppList", "{deleted}");
+    assert_eq!(names(&deleted), ["old-1", "old-2"]);
+
+    assert_eq!(names(&client.get(WEBAPPS).unwrap().json()), ["new"]);
+    let other = client
+        .get("/apis/apps.example.dev/v1/namespaces/other/webapps")
+        .unwrap()
+        .json();
+    assert_eq!(names(&other), ["old-3"], "another namespace is untouched");
+    expect_deleted_then_marker(&client, &mut watch, &["old-1", "old-2"]);
 }

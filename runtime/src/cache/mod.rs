@@ -52,6 +52,10 @@ pub const DEFAULT_WATCHER_BUFFER: usize = 1024;
 /// How long a read waits for the cache to reach a revision (kube's `blockTimeout`).
 pub const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How often a watch that allows bookmarks gets one by default (`--watch-bookmark-interval`):
+/// kube's cacher sends one about every minute (`bookmarkFrequency`).
+pub const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
 /// The tunables of the caches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheOptions {
@@ -59,6 +63,9 @@ pub struct CacheOptions {
     pub history: usize,
     /// How many events a watcher may fall behind before it is dropped.
     pub watcher_buffer: usize,
+    /// How often a watch with `allowWatchBookmarks` gets a `BOOKMARK` (the registry's
+    /// watchers send them; kept here as kube keeps it in its cacher).
+    pub bookmark_interval: Duration,
 }
 
 impl Default for CacheOptions {
@@ -66,6 +73,7 @@ impl Default for CacheOptions {
         CacheOptions {
             history: DEFAULT_HISTORY,
             watcher_buffer: DEFAULT_WATCHER_BUFFER,
+            bookmark_interval: DEFAULT_BOOKMARK_INTERVAL,
         }
     }
 }
@@ -249,16 +257,23 @@ impl Cache {
         &self.prefix
     }
 
-    /// Changes the history size and watcher buffer (for watchers registered from now on).
+    /// Changes the history size, watcher buffer and bookmark interval (for watchers
+    /// registered from now on).
     pub fn configure(&self, options: CacheOptions) {
         let mut state = self.lock();
         state.options = CacheOptions {
             history: options.history.max(1),
             watcher_buffer: options.watcher_buffer.max(1),
+            bookmark_interval: options.bookmark_interval,
         };
         while state.history.len() > state.options.history {
             state.evict();
         }
+    }
+
+    /// How often a watch of this cache that allows bookmarks gets one.
+    pub fn bookmark_interval(&self) -> Duration {
+        self.lock().options.bookmark_interval
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -136,7 +136,8 @@ pub struct WatchOptions {
     pub send_initial_events: Option<bool>,
     /// How long the watch lasts (`timeoutSeconds`); `None`: until the client leaves.
     pub timeout: Option<std::time::Duration>,
-    /// How often bookmarks are sent; `None`: [`DEFAULT_BOOKMARK_INTERVAL`].
+    /// How often bookmarks are sent; `None`: the watch cache's
+    /// [`CacheOptions::bookmark_interval`] ([`DEFAULT_BOOKMARK_INTERVAL`] unless configured).
     pub bookmark_interval: Option<std::time::Duration>,
 }
 
@@ -259,7 +260,7 @@ impl Registry {
         self
     }
 
-    /// Sets the watch caches' history size and watcher buffer.
+    /// Sets the watch caches' history size, watcher buffer and bookmark interval.
     pub fn with_watch_cache(self, options: CacheOptions) -> Registry {
         self.caches.configure(options);
         self

@@ -15,8 +15,9 @@
 //! - A watcher too slow to keep up is dropped by the cache: its buffered events, then one
 //!   `ERROR` (500) saying to watch again; the cache re-listing ends the stream cleanly.
 //! - `allowWatchBookmarks` sends a `BOOKMARK` every [`WatchOptions::bookmark_interval`]
-//!   with the last revision the watch has seen; `sendInitialEvents=true` ends its initial
-//!   events with a bookmark annotated `k8s.io/initial-events-end: "true"`.
+//!   (default: the cache's, `--watch-bookmark-interval`) with the last revision the watch
+//!   has seen; `sendInitialEvents=true` ends its initial events with a bookmark annotated
+//!   `k8s.io/initial-events-end: "true"`.
 //! - The stream ends cleanly at [`WatchOptions::timeout`] and when the server shuts down.
 
 use std::collections::VecDeque;
@@ -41,8 +42,9 @@ use crate::storage::{ListRequest, Revision};
 /// closes. Dropping it unregisters the watcher.
 pub type EventStream = Pin<Box<dyn Stream<Item = WatchEvent> + Send>>;
 
-/// How often bookmarks are sent by default (kube's cacher sends one about every minute).
-pub const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+/// How often bookmarks are sent by default; a registry's caches may set another interval
+/// ([`CacheOptions::bookmark_interval`](crate::cache::CacheOptions::bookmark_interval)).
+pub use crate::cache::DEFAULT_BOOKMARK_INTERVAL;
 
 /// The annotation of the bookmark that ends the initial events of `sendInitialEvents`.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -134,9 +136,10 @@ impl Registry {
             }
             Err(error) => return Err(object::cache_error(error)),
         };
+        // The request's interval (tests), else the one the server configured its caches with.
         let interval = options
             .bookmark_interval
-            .unwrap_or(DEFAULT_BOOKMARK_INTERVAL)
+            .unwrap_or_else(|| cache.bookmark_interval())
             .max(Duration::from_millis(10));
         let watcher = Watcher {
             scheme: Arc::clone(&self.scheme),
