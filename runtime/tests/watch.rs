@@ -485,6 +485,135 @@ async fn watchers_of_one_version_share_each_event_encoding() {
     assert_eq!(other.object["apiVersion"], "apps.example.dev/v1beta1");
 }
 
+/// Table watches (`kubectl get -w`) of one Table version and `includeObject` share each
+/// change's row-only Table, built and encoded once: the endpoint memoizes it on the change's
+/// shared object (which every watcher of the version holds) and only frames it per watcher.
+/// A watch's first row carries the column definitions and is its own; another
+/// `includeObject` is another encoding.
+#[tokio::test]
+async fn table_watchers_share_each_row_encoding() {
+    use axum::body::{Body, Bytes};
+    use axum::http::Request;
+    use http_body_util::BodyExt;
+    use kapi_runtime::endpoints::{self, Config, ServerVersion};
+    use tower::ServiceExt;
+
+    /// The endpoint's memo keys: Table `apiVersion` and `includeObject`.
+    const METADATA_ROWS: &str = "meta.k8s.io/v1:Metadata";
+    const OBJECT_ROWS: &str = "meta.k8s.io/v1:Object";
+    const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+
+    let dir = tempfile::tempdir().unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
+    let scheme = Arc::new(kapi_generated::scheme());
+    let registry = Registry::new(scheme, Arc::clone(&storage), "/registry")
+        .await
+        .unwrap();
+    let registry = Arc::new(registry);
+    let router = endpoints::router(Config {
+        routes: kapi_generated::ROUTES,
+        registry: Arc::clone(&registry),
+        storage,
+        documents: kapi_generated::documents::DOCUMENTS,
+        version: ServerVersion::default(),
+    });
+    let webapps = Target {
+        kind: (registry.scheme())
+            .by_resource("apps.example.dev", "webapps")
+            .unwrap(),
+        version: "v1",
+        namespace: Some("default"),
+    };
+    let webapp = |name: &str| {
+        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+            "metadata": {"name": name}, "spec": {"replicas": 1, "container": {"image": "a"}}})
+    };
+    let a = (registry
+        .create(webapps, webapp("a"), &WriteOptions::default())
+        .await)
+        .unwrap()
+        .object;
+
+    // Three Table watchers with the default `includeObject`, one with `Object`; each begins
+    // with `a`, its first row.
+    let mut tables = Vec::new();
+    for include in ["", "", "", "&includeObject=Object"] {
+        let request = Request::get(format!(
+            "/apis/apps.example.dev/v1/namespaces/default/webapps?watch=true&resourceVersion=0{include}"
+        ))
+        .header("accept", TABLE)
+        .body(Body::empty())
+        .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), 200);
+        tables.push(response.into_body());
+    }
+    async fn next_line(body: &mut Body) -> Bytes {
+        let frame = tokio::time::timeout(EVENT_TIMEOUT, body.frame())
+            .await
+            .expect("no watch line within the deadline")
+            .expect("the watch ended")
+            .unwrap();
+        frame.into_data().unwrap()
+    }
+    for body in &mut tables {
+        let first: Value = serde_json::from_slice(&next_line(body).await).unwrap();
+        assert_eq!(first["object"]["rows"][0]["cells"][0], "a");
+        assert!(
+            !first["object"]["columnDefinitions"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+    }
+    // A JSON watcher of the version, for the change's shared object.
+    let mut json_watch = (registry.watch(webapps, &from(&rv(&a))).await).unwrap();
+
+    registry
+        .create(webapps, webapp("b"), &WriteOptions::default())
+        .await
+        .unwrap();
+    let change = next(&mut json_watch).await;
+    assert_eq!(summary(&change).1, "b");
+    let mut lines = Vec::new();
+    for body in &mut tables {
+        lines.push(next_line(body).await);
+    }
+
+    let shared = (change.object)
+        .encoded_as(METADATA_ROWS, || None)
+        .expect("the row-only Table is memoized on the change's shared object");
+    let again = (change.object).encoded_as(METADATA_ROWS, || panic!("encoded twice"));
+    assert_eq!(
+        again.map(|b| b.as_ptr()),
+        Some(shared.as_ptr()),
+        "one encoding"
+    );
+    let framed = [&b"{\"type\":\"ADDED\",\"object\":"[..], &shared, b"}\n"].concat();
+    for line in &lines[..3] {
+        assert_eq!(line[..], framed[..], "the shared row, framed");
+    }
+    let row: Value = serde_json::from_slice(&shared).unwrap();
+    assert_eq!(row["columnDefinitions"], json!([]));
+    assert_eq!(row["rows"][0]["cells"][0], "b");
+    assert_eq!(row["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+
+    // `includeObject=Object` shares its own encoding, with the whole object.
+    let object_rows = (change.object)
+        .encoded_as(OBJECT_ROWS, || None)
+        .expect("memoized per includeObject");
+    assert_ne!(object_rows, shared);
+    let object_line = [
+        &b"{\"type\":\"ADDED\",\"object\":"[..],
+        &object_rows,
+        b"}\n",
+    ]
+    .concat();
+    assert_eq!(lines[3][..], object_line[..]);
+    let row: Value = serde_json::from_slice(&object_rows).unwrap();
+    assert_eq!(row["rows"][0]["object"]["kind"], "WebApp");
+}
+
 /// A watch dropped by its client leaves the cache; `stop_watches` (shutdown) ends the
 /// open ones cleanly and refuses new ones with 503.
 #[tokio::test]

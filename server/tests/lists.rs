@@ -124,7 +124,8 @@ fn kubectl_get_in_chunks(version: Version) {
 }
 
 /// `kubectl get wa -l 'tier in (web,api),!canary'` and `--field-selector
-/// metadata.name=web` (and the kind's selectable `spec.container.image`).
+/// metadata.name=web` (and the kind's selectable `spec.container.image`); `kubectl get wa
+/// -A --field-selector metadata.namespace=other` lists only that namespace's objects.
 fn kubectl_get_with_selectors(version: Version) {
     let server = Server::start();
     let client = Client::new(server.addr());
@@ -169,6 +170,34 @@ fn kubectl_get_with_selectors(version: Version) {
         "spec.replicas=1",
     ]);
     run.stderr_has("field label not supported: spec.replicas");
+
+    // Across namespaces, `metadata.namespace` picks one.
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    let response = client.post("/api/v1/namespaces", &namespace).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+    for name in ["x", "y"] {
+        let response = (client.post(
+            "/apis/apps.example.dev/v1/namespaces/other/webapps",
+            &webapp(name, json!({}), "nginx:1.27"),
+        ))
+        .unwrap();
+        assert_eq!(response.status, 201, "{response:?}");
+    }
+    let in_namespace = |namespace: &str| {
+        let selector = format!("metadata.namespace={namespace}");
+        kubectl.ok(&["get", "wa", "-A", "--field-selector", &selector])
+    };
+    let run = in_namespace("other");
+    let table = run.table();
+    assert_eq!(
+        table.column("NAMESPACE"),
+        ["other", "other"],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(table.column("NAME"), ["x", "y"], "{}", run.stdout);
+    let run = in_namespace("default");
+    assert_eq!(run.table().column("NAME").len(), 5, "{}", run.stdout);
 }
 
 /// resourceVersion on get and list: unset (latest), `0` (the watch cache), `N` not older
@@ -397,6 +426,18 @@ fn a_paginated_list_under_concurrent_writes_is_one_snapshot() {
     );
 }
 
+/// `(type, name, resourceVersion)` of a watch event.
+fn summary(event: &Value) -> (String, String, String) {
+    let object = &event["object"];
+    (
+        event["type"].as_str().unwrap_or_default().to_owned(),
+        (object["metadata"]["name"].as_str())
+            .unwrap_or_default()
+            .to_owned(),
+        rv(object),
+    )
+}
+
 #[track_caller]
 fn watch(client: &Client, query: &str) -> Watch {
     let watch = client
@@ -499,22 +540,28 @@ fn two_hundred_watchers_see_every_event_while_one_stalls() {
         .map(|mut watch| {
             let count = expected.len();
             std::thread::spawn(move || {
-                (0..count)
-                    .map(|_| {
-                        let event = watch.next_event(EVENT);
-                        let object = &event["object"];
-                        (
-                            event["type"].as_str().unwrap().to_owned(),
-                            object["metadata"]["name"].as_str().unwrap().to_owned(),
-                            rv(object),
-                        )
-                    })
-                    .collect::<Vec<_>>()
+                let events = (0..count)
+                    .map(|_| summary(&watch.next_event(EVENT)))
+                    .collect::<Vec<_>>();
+                (events, watch)
             })
         })
         .collect();
     for thread in threads {
-        assert_eq!(thread.join().unwrap(), expected);
+        let (events, watch) = thread.join().unwrap();
+        assert_eq!(events, expected);
+        watchers.push(watch);
+    }
+    // One more change: each watcher's next event is exactly it, so a duplicate or an
+    // extra event above would show here.
+    let response = client.delete(&format!("{WEBAPPS}/web-000")).unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+    let after = rv(&get(&client, WEBAPPS));
+    for watch in &mut watchers {
+        assert_eq!(
+            summary(&watch.next_event(EVENT)),
+            ("DELETED".to_owned(), "web-000".to_owned(), after.clone())
+        );
     }
 
     // Everyone finished while the stalled watcher had read nothing. Read at last, it has
