@@ -11,56 +11,25 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde_json::json;
-use support::{Backend, Kubectl, Server, Version, manifest};
+use support::{Backend, Kubectl, Server, Version, manifest, on_both_backends};
 
-/// One test per scenario, kubectl version and storage backend: `kubectl_1_32_<scenario>`,
-/// `kubectl_1_20_<scenario>` on the embedded store, and the same in `etcd::` on etcd (with
-/// the `etcd` feature).
-macro_rules! for_both_versions {
-    ($($scenario:ident => $v1_32:ident, $v1_20:ident;)*) => {
-        $(
-            #[test]
-            fn $v1_32() {
-                $scenario(Version::V1_32, Backend::Embedded);
-            }
-
-            #[test]
-            fn $v1_20() {
-                $scenario(Version::V1_20, Backend::Embedded);
-            }
-        )*
-
-        /// The same scenarios with `--storage etcd`.
-        #[cfg(feature = "etcd")]
-        mod etcd {
-            use super::*;
-
-            $(
-                #[test]
-                fn $v1_32() {
-                    $scenario(Version::V1_32, Backend::Etcd);
-                }
-
-                #[test]
-                fn $v1_20() {
-                    $scenario(Version::V1_20, Backend::Etcd);
-                }
-            )*
-        }
-    };
-}
-
-for_both_versions! {
-    discovery_and_explain =>
-        kubectl_1_32_discovery_and_explain, kubectl_1_20_discovery_and_explain;
-    create_namespace_and_configmap =>
-        kubectl_1_32_create_namespace_and_configmap, kubectl_1_20_create_namespace_and_configmap;
-    create_and_get => kubectl_1_32_create_and_get, kubectl_1_20_create_and_get;
-    apply => kubectl_1_32_apply, kubectl_1_20_apply;
-    replace_and_delete => kubectl_1_32_replace_and_delete, kubectl_1_20_replace_and_delete;
-    errors => kubectl_1_32_errors, kubectl_1_20_errors;
-    rejects_unknown_fields =>
-        kubectl_1_32_rejects_unknown_fields, kubectl_1_20_rejects_unknown_fields;
+on_both_backends! {
+    kubectl_1_32_discovery_and_explain => discovery_and_explain(Version::V1_32);
+    kubectl_1_20_discovery_and_explain => discovery_and_explain(Version::V1_20);
+    kubectl_1_32_create_namespace_and_configmap =>
+        create_namespace_and_configmap(Version::V1_32);
+    kubectl_1_20_create_namespace_and_configmap =>
+        create_namespace_and_configmap(Version::V1_20);
+    kubectl_1_32_create_and_get => create_and_get(Version::V1_32);
+    kubectl_1_20_create_and_get => create_and_get(Version::V1_20);
+    kubectl_1_32_apply => apply(Version::V1_32);
+    kubectl_1_20_apply => apply(Version::V1_20);
+    kubectl_1_32_replace_and_delete => replace_and_delete(Version::V1_32);
+    kubectl_1_20_replace_and_delete => replace_and_delete(Version::V1_20);
+    kubectl_1_32_errors => errors(Version::V1_32);
+    kubectl_1_20_errors => errors(Version::V1_20);
+    kubectl_1_32_rejects_unknown_fields => rejects_unknown_fields(Version::V1_32);
+    kubectl_1_20_rejects_unknown_fields => rejects_unknown_fields(Version::V1_20);
 }
 
 /// The deprecation warning of `apps.example.dev/v1beta1`, as kubectl prints it.

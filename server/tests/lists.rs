@@ -2,7 +2,9 @@
 //! chunked and filtered `kubectl get` (1.32 and 1.20), resourceVersion semantics of get and
 //! list, a watch resumed from before the watch cache's history (410, then a relist
 //! recovers), consistent pages under concurrent writes, 200 concurrent watchers with a
-//! stalled one, and open watches ending promptly on SIGTERM.
+//! stalled one, and open watches ending promptly on SIGTERM. The kubectl scenarios, the
+//! expired watch and the expired continue token run on the embedded store and (with the
+//! `etcd` feature, as `etcd::*`) on an etcd of its own.
 //!
 //! Nothing waits for a fixed time: each event or line is awaited with a deadline.
 
@@ -17,19 +19,22 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Client, Watch};
-use support::{Kubectl, Server, Version, for_both_versions, wait_for};
+use support::{Backend, Kubectl, Server, Version, on_both_backends, wait_for};
 
 /// How long one event, line or condition may take.
 const EVENT: Duration = Duration::from_secs(20);
 
 const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
 
-for_both_versions! {
-    kubectl_wait_for_condition =>
-        kubectl_1_32_wait_for_condition, kubectl_1_20_wait_for_condition;
-    kubectl_get_in_chunks => kubectl_1_32_get_in_chunks, kubectl_1_20_get_in_chunks;
-    kubectl_get_with_selectors =>
-        kubectl_1_32_get_with_selectors, kubectl_1_20_get_with_selectors;
+on_both_backends! {
+    kubectl_1_32_wait_for_condition => kubectl_wait_for_condition(Version::V1_32);
+    kubectl_1_20_wait_for_condition => kubectl_wait_for_condition(Version::V1_20);
+    kubectl_1_32_get_in_chunks => kubectl_get_in_chunks(Version::V1_32);
+    kubectl_1_20_get_in_chunks => kubectl_get_in_chunks(Version::V1_20);
+    kubectl_1_32_get_with_selectors => kubectl_get_with_selectors(Version::V1_32);
+    kubectl_1_20_get_with_selectors => kubectl_get_with_selectors(Version::V1_20);
+    a_watch_from_an_expired_revision_gets_410_and_a_relist_recovers => expired_watch_relists();
+    periodic_compaction_expires_old_continue_tokens => compaction_expires_continue_tokens();
 }
 
 fn webapp(name: &str, labels: Value, image: &str) -> Value {
@@ -69,8 +74,8 @@ fn names(list: &Value) -> Vec<String> {
 
 /// `kubectl wait --for=condition=Ready wa/web` returns once another client's status
 /// update sets the condition.
-fn kubectl_wait_for_condition(version: Version) {
-    let server = Server::start();
+fn kubectl_wait_for_condition(version: Version, backend: Backend) {
+    let server = Server::start_on(backend);
     let client = Client::new(server.addr());
     let kubectl = Kubectl::new(version, &server);
     create(&client, "web", json!({}));
@@ -95,8 +100,8 @@ fn kubectl_wait_for_condition(version: Version) {
 }
 
 /// `kubectl get wa --chunk-size=2` over 7 objects lists all 7, in 4 requests of 2.
-fn kubectl_get_in_chunks(version: Version) {
-    let server = Server::start();
+fn kubectl_get_in_chunks(version: Version, backend: Backend) {
+    let server = Server::start_on(backend);
     let client = Client::new(server.addr());
     let kubectl = Kubectl::new(version, &server);
     let expected: Vec<String> = (1..=7).map(|i| format!("web-{i}")).collect();
@@ -126,8 +131,8 @@ fn kubectl_get_in_chunks(version: Version) {
 /// `kubectl get wa -l 'tier in (web,api),!canary'` and `--field-selector
 /// metadata.name=web` (and the kind's selectable `spec.container.image`); `kubectl get wa
 /// -A --field-selector metadata.namespace=other` lists only that namespace's objects.
-fn kubectl_get_with_selectors(version: Version) {
-    let server = Server::start();
+fn kubectl_get_with_selectors(version: Version, backend: Backend) {
+    let server = Server::start_on(backend);
     let client = Client::new(server.addr());
     let kubectl = Kubectl::new(version, &server);
     create(&client, "web", json!({"tier": "web"}));
@@ -317,10 +322,13 @@ fn resource_version_semantics_of_get_and_list() {
 }
 
 /// A watch resumed from before the cache's history gets one 410 `ERROR`; a relist and a
-/// watch from its resourceVersion recover, seeing every later change.
-#[test]
-fn a_watch_from_an_expired_revision_gets_410_and_a_relist_recovers() {
-    let server = Server::start_with(&["--watch-cache-history=3"]);
+/// watch from its resourceVersion recover, seeing every later change. The store's history
+/// is compacted meanwhile (on etcd too): the relist and the new watch do not depend on it.
+fn expired_watch_relists(backend: Backend) {
+    let server = Server::start_on_with(
+        backend,
+        &["--watch-cache-history=3", "--compaction-interval=1s"],
+    );
     let client = Client::new(server.addr());
     let first = create(&client, "web", json!({}));
     for i in 0..6 {
@@ -620,9 +628,8 @@ fn sigterm_ends_open_watches_promptly() {
 
 /// With `--compaction-interval`, the store's history is compacted periodically: a continue
 /// token from before a compaction gets kube's 410, and a new list works.
-#[test]
-fn periodic_compaction_expires_old_continue_tokens() {
-    let server = Server::start_with(&["--compaction-interval=1s"]);
+fn compaction_expires_continue_tokens(backend: Backend) {
+    let server = Server::start_on_with(backend, &["--compaction-interval=1s"]);
     let client = Client::new(server.addr());
     for name in ["a", "b", "c"] {
         create(&client, name, json!({}));

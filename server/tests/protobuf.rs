@@ -1,15 +1,19 @@
 //! Real kubectl 1.32 against the real binary, for the requests it sends as protobuf: its
 //! generators for built-in kinds (`kubectl create namespace`, `kubectl create configmap`)
 //! post `application/vnd.kubernetes.protobuf` bodies, which the server decodes through the
-//! kinds' protobuf descriptors.
+//! kinds' protobuf descriptors. On the embedded store and (with the `etcd` feature, as
+//! `etcd::*`) on an etcd of its own.
 
 mod support;
 
-use support::{Kubectl, Server, Version};
+use support::{Backend, Kubectl, Server, Version, on_both_backends};
 
-#[test]
-fn kubectl_creates_builtin_kinds_with_protobuf_bodies() {
-    let server = Server::start();
+on_both_backends! {
+    kubectl_creates_builtin_kinds_with_protobuf_bodies => creates_builtin_kinds();
+}
+
+fn creates_builtin_kinds(backend: Backend) {
+    let server = Server::start_on(backend);
     let kubectl = Kubectl::new(Version::V1_32, &server);
 
     kubectl

@@ -4,7 +4,8 @@
 //! deletions by selector (`kubectl delete -l`, a deletecollection with a field selector).
 //!
 //! Nothing waits for a fixed time: each event is awaited with a deadline, and "nothing
-//! else was sent" is shown by a later marker event arriving next.
+//! else was sent" is shown by a later marker event arriving next. The kubectl scenarios
+//! also run (with the `etcd` feature, as `etcd::*`) on an etcd of their own.
 
 mod support;
 
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Client, Watch};
-use support::{Kubectl, Server, Version, for_both_versions};
+use support::{Backend, Kubectl, Server, Version, for_both_versions, on_both_backends};
 
 /// How long one event may take.
 const EVENT: Duration = Duration::from_secs(10);
@@ -282,8 +283,8 @@ fn bad_options_are_status_responses_before_the_stream() {
 
 /// `kubectl get wa -w` prints a row for an object another client creates, and
 /// `kubectl get wa web -w` a row for a change of `web`.
-fn kubectl_get_watch(version: Version) {
-    let server = Server::start();
+fn kubectl_get_watch(version: Version, backend: Backend) {
+    let server = Server::start_on(backend);
     let client = Client::new(server.addr());
     let kubectl = Kubectl::new(version, &server);
     create(&client, "first", json!({}));
@@ -305,14 +306,9 @@ fn kubectl_get_watch(version: Version) {
     assert!(row.contains("nginx:1.25"), "{row}");
 }
 
-#[test]
-fn kubectl_1_32_get_watch() {
-    kubectl_get_watch(Version::V1_32);
-}
-
-#[test]
-fn kubectl_1_20_get_watch() {
-    kubectl_get_watch(Version::V1_20);
+on_both_backends! {
+    kubectl_1_32_get_watch => kubectl_get_watch(Version::V1_32);
+    kubectl_1_20_get_watch => kubectl_get_watch(Version::V1_20);
 }
 
 #[test]

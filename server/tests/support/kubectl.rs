@@ -41,6 +41,39 @@ macro_rules! for_both_versions {
 #[allow(unused_imports)]
 pub(crate) use for_both_versions;
 
+/// Each test on the embedded store and, with the `etcd` feature, again in `mod etcd` on an
+/// etcd of its own: `on_both_backends! { test => scenario(args...); }` runs
+/// `scenario(args..., Backend::Embedded)` as `test` and `scenario(args..., Backend::Etcd)`
+/// as `etcd::test`. The scenario starts its server with `Server::start_on(backend)`.
+/// One invocation per test file (it defines `mod etcd`).
+#[allow(unused_macros)]
+macro_rules! on_both_backends {
+    ($($test:ident => $scenario:ident($($arg:expr),* $(,)?);)*) => {
+        $(
+            #[test]
+            fn $test() {
+                $scenario($($arg,)* $crate::support::Backend::Embedded);
+            }
+        )*
+
+        /// The same tests with `--storage etcd`.
+        #[cfg(feature = "etcd")]
+        mod etcd {
+            #[allow(unused_imports)]
+            use super::*;
+
+            $(
+                #[test]
+                fn $test() {
+                    $scenario($($arg,)* $crate::support::Backend::Etcd);
+                }
+            )*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use on_both_backends;
+
 /// A kubectl release the tests drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Version {

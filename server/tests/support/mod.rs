@@ -17,9 +17,9 @@ pub mod server;
 pub mod table;
 
 #[allow(unused_imports)]
-pub(crate) use kubectl::for_both_versions;
-#[allow(unused_imports)]
 pub use kubectl::{Kubectl, Run, Version, manifest};
+#[allow(unused_imports)]
+pub(crate) use kubectl::{for_both_versions, on_both_backends};
 #[allow(unused_imports)]
 pub use server::{Backend, Server};
 #[allow(unused_imports)]

@@ -54,11 +54,19 @@ impl Server {
     /// Starts the server on `backend`: for [`Backend::Etcd`], on an etcd member of its own.
     #[track_caller]
     pub fn start_on(backend: Backend) -> Server {
+        Server::start_on_with::<&str>(backend, &[])
+    }
+
+    /// [`Server::start_on`] with extra flags (kept across restarts).
+    #[track_caller]
+    pub fn start_on_with<S: AsRef<str>>(backend: Backend, args: &[S]) -> Server {
         match backend {
-            Backend::Embedded => Server::start(),
+            Backend::Embedded => Server::start_with(args),
             Backend::Etcd => {
                 let etcd = Etcd::start();
-                let mut server = Server::start_with(&etcd_args(&etcd));
+                let mut all = etcd_args(&etcd);
+                all.extend(args.iter().map(|a| a.as_ref().to_owned()));
+                let mut server = Server::start_with(&all);
                 server.etcd = Some(etcd);
                 server
             }
