@@ -29,6 +29,15 @@ kapi_runtime::storage_conformance_tests!(async || backend().await);
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
+/// `future`'s output, or a panic naming `what` once [`DEADLINE`] has passed: what a
+/// broken deadline would leave hanging fails the test instead.
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, future).await {
+        Ok(output) => output,
+        Err(_) => panic!("{what} did not return within {DEADLINE:?}"),
+    }
+}
+
 /// With no member reachable, requests fail within the request deadline, as 503/504 errors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_cluster_fails_fast() {
@@ -36,16 +45,25 @@ async fn an_unreachable_cluster_fails_fast() {
     let mut options = EtcdOptions::new(etcd.endpoints());
     options.request_timeout = Duration::from_secs(1);
     // One store connected before the cluster went away, one after.
-    let connected = EtcdStorage::connect(options.clone()).await.unwrap();
-    connected.create("/x", Bytes::new()).await.unwrap();
+    let connected = within("connect", EtcdStorage::connect(options.clone()))
+        .await
+        .unwrap();
+    (within("create", connected.create("/x", Bytes::new())).await).unwrap();
     etcd.stop(0);
-    let fresh = EtcdStorage::connect(options).await.unwrap();
+    let fresh = within(
+        "connect to a stopped cluster",
+        EtcdStorage::connect(options),
+    )
+    .await
+    .unwrap();
     for store in [&connected as &dyn Storage, &fresh] {
         let started = Instant::now();
         let results = [
-            store.get("/x", 0).await.err(),
-            store.create("/y", Bytes::new()).await.err(),
-            store.health().await.err(),
+            within("get", store.get("/x", 0)).await.err(),
+            within("create", store.create("/y", Bytes::new()))
+                .await
+                .err(),
+            within("health", store.health()).await.err(),
         ];
         for error in results {
             assert!(

@@ -6,18 +6,26 @@
 //!   a watch on one sees writes made through the other, and concurrent updates of one
 //!   object through both give exactly one 200 and one 409.
 //! - A three-member cluster: one member down changes nothing for clients; two down makes
-//!   requests fail fast with 503/504; when the members return the server recovers by itself
-//!   and its open watch resumes.
+//!   requests fail fast with 503/504 and `/readyz` 503; when the members return the server
+//!   recovers by itself (ready again) and its open watch resumes.
 //! - `kill -9` of a replica while writers write through it loses no acknowledged write.
+//! - `--etcd-prefix`: the keys in etcd, read with etcd's own client, are kube-apiserver's
+//!   layout under the prefix, holding the storage version; servers on different prefixes
+//!   of one etcd do not see each other's objects.
+//! - TLS to etcd with a client certificate.
 #![cfg(feature = "etcd")]
 
 mod support;
 
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use kapi_runtime::storage::etcd::etcd_client;
 use serde_json::{Value, json};
 use support::etcd::Etcd;
 use support::http::{Client, Watch};
@@ -191,6 +199,22 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
             "{method} {path} took {took:?} to fail"
         );
     }
+    // Not ready: the storage check fails (kube's `[-]etcd failed`), within the bound.
+    let log = server.log();
+    let not_ready = wait_for(
+        Duration::from_secs(20),
+        "/readyz to answer 503 without quorum",
+        || format!("{:?}\n{}", client.get("/readyz"), log.tail(40)),
+        || {
+            let response = client.get("/readyz").ok()?;
+            assert_ne!(response.status, 200, "ready without quorum: {response:?}");
+            (response.status == 503).then_some(response)
+        },
+    );
+    assert!(
+        not_ready.body.contains("[-]storage failed"),
+        "{not_ready:?}"
+    );
 
     // The members return: the same server process serves again, and its open watch
     // resumes where it was.
@@ -198,7 +222,6 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
     etcd.restart(second);
     etcd.wait_healthy(leader);
     etcd.wait_healthy(second);
-    let log = server.log();
     wait_for(
         Duration::from_secs(30),
         "a create to succeed once the members are back",
@@ -368,12 +391,229 @@ fn tls_to_etcd_with_a_client_certificate() {
 
     // No client certificate: etcd refuses the connection; the server fails to start
     // (after its request deadline) instead of serving.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
-        .args(["--listen", "127.0.0.1:0"])
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir.path())
         .args(&args)
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    assert!(!output.status.success(), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Read on a thread, so that a full pipe never blocks the server.
+    let mut stderr = child.stderr.take().unwrap();
+    let stderr = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    // Several request deadlines (5 s): it must give up, not retry forever.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "without a client certificate the server neither exited nor failed within 60 s\n{}",
+                stderr.join().unwrap_or_default()
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = stderr.join().unwrap();
+    assert!(!status.success(), "{status}\n{stderr}");
     assert!(stderr.contains("etcd"), "{stderr}");
+}
+
+/// Every key in `etcd` (read with etcd's client, not through kapi's store) with its value
+/// as JSON and its `mod_revision`.
+#[track_caller]
+fn etcd_contents(etcd: &Etcd) -> BTreeMap<String, (Value, i64)> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let read = async {
+        let mut client = etcd_client::Client::connect(etcd.endpoints(), None).await?;
+        let all = etcd_client::GetOptions::new().with_all_keys();
+        client.get("", Some(all)).await
+    };
+    let response = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(20), read).await })
+        .expect("etcd answered within 20 s")
+        .expect("reading every key from etcd");
+    (response.kvs().iter())
+        .map(|kv| {
+            let key = String::from_utf8_lossy(kv.key()).into_owned();
+            let value = serde_json::from_slice(kv.value())
+                .unwrap_or_else(|e| panic!("{key} does not hold JSON ({e}): {:?}", kv.value()));
+            (key, (value, kv.mod_revision()))
+        })
+        .collect()
+}
+
+/// Server flags for `etcd` under `prefix`.
+fn args_with_prefix(etcd: &Etcd, prefix: &str) -> Vec<String> {
+    let mut args = etcd_args(etcd);
+    args.extend(["--etcd-prefix".to_owned(), prefix.to_owned()]);
+    args
+}
+
+/// `--etcd-prefix /custom`: kube-apiserver's key layout under the prefix
+/// (`<prefix>/<resource>/<namespace>/<name>`, the group before the resource except for the
+/// core group, no namespace for cluster-scoped kinds), nothing outside it, each value the
+/// object's JSON in its kind's storage version (a WebApp written through v1beta1 is stored
+/// as v1) at the revision the client was given, without its resourceVersion (the revision
+/// is the version). A second server on `/other` of the same etcd sees none of it, and
+/// writes under its own prefix.
+#[test]
+fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
+    let etcd = Etcd::start();
+    let server = Server::start_with(&args_with_prefix(&etcd, "/custom"));
+    let client = Client::new(server.addr());
+    let post = |client: &Client, path: &str, body: Value| -> Value {
+        let response = client.post(path, &body).unwrap();
+        assert_eq!(response.status, 201, "POST {path}: {response:?}");
+        response.json()
+    };
+    let namespace = post(
+        &client,
+        "/api/v1/namespaces",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}),
+    );
+    let configmap = post(
+        &client,
+        "/api/v1/namespaces/team-a/configmaps",
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"},
+            "data": {"mode": "fast"}}),
+    );
+    let webapp = post(
+        &client,
+        "/apis/apps.example.dev/v1beta1/namespaces/team-a/webapps",
+        json!({"apiVersion": "apps.example.dev/v1beta1", "kind": "WebApp",
+            "metadata": {"name": "legacy"},
+            "spec": {"replicas": 1, "image": "httpd:2.4", "port": 8081}}),
+    );
+    let tenant_body = json!({"apiVersion": "platform.example.dev/v1", "kind": "Tenant",
+        "metadata": {"name": "acme"},
+        "spec": {"displayName": "Acme Corp", "owners": ["alice@example.dev"]}});
+    let tenant = post(
+        &client,
+        "/apis/platform.example.dev/v1/tenants",
+        tenant_body.clone(),
+    );
+
+    let stored = etcd_contents(&etcd);
+    let keys: Vec<&str> = stored.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "/custom/apps.example.dev/webapps/team-a/legacy",
+            "/custom/configmaps/team-a/settings",
+            // Created by the server at start, as kube-apiserver does.
+            "/custom/namespaces/default",
+            "/custom/namespaces/team-a",
+            "/custom/platform.example.dev/tenants/acme",
+        ],
+        "every key in etcd"
+    );
+    for (key, object, api_version) in [
+        ("/custom/namespaces/team-a", &namespace, "v1"),
+        ("/custom/configmaps/team-a/settings", &configmap, "v1"),
+        (
+            "/custom/apps.example.dev/webapps/team-a/legacy",
+            &webapp,
+            "apps.example.dev/v1",
+        ),
+        (
+            "/custom/platform.example.dev/tenants/acme",
+            &tenant,
+            "platform.example.dev/v1",
+        ),
+    ] {
+        let (value, mod_revision) = &stored[key];
+        assert_eq!(value["apiVersion"], api_version, "{key}: {value}");
+        assert_eq!(value["kind"], object["kind"], "{key}: {value}");
+        assert_eq!(
+            value["metadata"]["uid"], object["metadata"]["uid"],
+            "{key}: {value}"
+        );
+        assert_eq!(
+            value["metadata"].get("resourceVersion"),
+            None,
+            "{key}: {value}"
+        );
+        assert_eq!(mod_revision.to_string(), rv(object), "{key}: {value}");
+    }
+    assert_eq!(
+        stored["/custom/configmaps/team-a/settings"].0["data"]["mode"],
+        "fast"
+    );
+    let (stored_webapp, _) = &stored["/custom/apps.example.dev/webapps/team-a/legacy"];
+    assert_eq!(
+        stored_webapp["spec"]["container"]["image"], "httpd:2.4",
+        "v1's shape: {stored_webapp}"
+    );
+    assert_eq!(stored_webapp["spec"].get("image"), None, "{stored_webapp}");
+
+    // Another server, another prefix, the same etcd.
+    let other = Server::start_with(&args_with_prefix(&etcd, "/other"));
+    let other_client = Client::new(other.addr());
+    for path in [
+        "/api/v1/namespaces/team-a",
+        "/api/v1/namespaces/team-a/configmaps/settings",
+        "/apis/apps.example.dev/v1/namespaces/team-a/webapps/legacy",
+        "/apis/platform.example.dev/v1/tenants/acme",
+    ] {
+        let response = other_client.get(path).unwrap();
+        assert_eq!(response.status, 404, "{path} on /other: {response:?}");
+    }
+    for path in [
+        "/api/v1/configmaps",
+        "/apis/apps.example.dev/v1/webapps",
+        "/apis/platform.example.dev/v1/tenants",
+    ] {
+        let response = other_client.get(path).unwrap();
+        assert_eq!(response.status, 200, "{path} on /other: {response:?}");
+        assert_eq!(response.json()["items"], json!([]), "{path} on /other");
+    }
+    let namespaces = other_client.get("/api/v1/namespaces").unwrap().json();
+    let names: Vec<&str> = (namespaces["items"].as_array().unwrap().iter())
+        .filter_map(|n| n["metadata"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["default"], "namespaces on /other");
+    // The same name is free there, and lands under /other; /custom is untouched.
+    let other_tenant = post(
+        &other_client,
+        "/apis/platform.example.dev/v1/tenants",
+        tenant_body,
+    );
+    assert_ne!(other_tenant["metadata"]["uid"], tenant["metadata"]["uid"]);
+    let after = etcd_contents(&etcd);
+    let other_keys: Vec<&str> = (after.keys())
+        .filter(|k| !k.starts_with("/custom/"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        other_keys,
+        [
+            "/other/namespaces/default",
+            "/other/platform.example.dev/tenants/acme"
+        ]
+    );
+    for (key, (value, mod_revision)) in &stored {
+        assert_eq!(
+            after.get(key),
+            Some(&(value.clone(), *mod_revision)),
+            "{key}"
+        );
+    }
+    let read = client
+        .get("/apis/platform.example.dev/v1/tenants/acme")
+        .unwrap();
+    assert_eq!(read.json()["metadata"]["uid"], tenant["metadata"]["uid"]);
 }
