@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use kapi_runtime::api::{KindInfo, Route, VersionInfo};
+use kapi_runtime::api::{KindInfo, Route, SCHEMA_KEYWORDS, VersionInfo};
 use kapi_runtime::meta;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::AddNullable;
@@ -91,6 +91,23 @@ pub enum ModelError {
         kind: String,
         /// How many it has.
         count: usize,
+    },
+    /// A schema carries a keyword the server would not enforce: a typo in a
+    /// `#[schemars(extend(...))]`, or a constraint the registry does not check (see
+    /// `kapi_runtime::api::SCHEMA_KEYWORDS`).
+    #[error(
+        "schema {schema}: unsupported keyword `{keyword}` at {path} (the server enforces \
+         or documents only: {supported}); misspelt in a #[schemars(...)] attribute?"
+    )]
+    UnsupportedKeyword {
+        /// The qualified schema name.
+        schema: String,
+        /// Where in it: `properties.spec.properties.replicas`.
+        path: String,
+        /// The keyword.
+        keyword: String,
+        /// The keywords allowed, comma-separated.
+        supported: String,
     },
     /// Two different schemas got the same qualified name.
     #[error("schema {name} is generated twice with different content in {group_version}")]
@@ -199,6 +216,7 @@ impl GroupVersionModel {
         for (name, mut schema) in raw {
             rewrite_refs(&mut schema, &qualify);
             crate::openapi::schema::normalize(&mut schema);
+            check_keywords(&qualify(&name), &schema, "")?;
             schemas.insert(qualify(&name), schema);
         }
         for (name, gvk) in meta_gvks() {
@@ -352,6 +370,49 @@ fn check_kinds(kinds: &[&'static KindInfo]) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// Refuses a keyword outside [`SCHEMA_KEYWORDS`] anywhere in `schema` (at `path`).
+fn check_keywords(name: &str, schema: &Value, path: &str) -> Result<(), ModelError> {
+    let Some(map) = schema.as_object() else {
+        return Ok(());
+    };
+    let at = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    for (key, value) in map {
+        if !SCHEMA_KEYWORDS.contains(&key.as_str()) {
+            return Err(ModelError::UnsupportedKeyword {
+                schema: name.to_owned(),
+                path: if path.is_empty() {
+                    "the top".to_owned()
+                } else {
+                    path.to_owned()
+                },
+                keyword: key.clone(),
+                supported: SCHEMA_KEYWORDS.join(", "),
+            });
+        }
+        match key.as_str() {
+            "properties" => {
+                for (property, schema) in value.as_object().into_iter().flatten() {
+                    check_keywords(name, schema, &at(&format!("properties.{property}")))?;
+                }
+            }
+            "items" | "additionalProperties" => check_keywords(name, value, &at(key))?,
+            "allOf" => {
+                for (i, branch) in value.as_array().into_iter().flatten().enumerate() {
+                    check_keywords(name, branch, &at(&format!("allOf[{i}]")))?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn rewrite_refs(value: &mut Value, qualify: &impl Fn(&str) -> String) {
     match value {
         Value::Object(map) => {
@@ -455,4 +516,56 @@ fn meta_gvks() -> [(&'static str, Value); 5] {
             gvk("autoscaling", "v1", "Scale"),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(schema: Value, expected: Option<(&str, &str)>) {
+        let found = match check_keywords("dev.example.v1.Spec", &schema, "") {
+            Ok(()) => None,
+            Err(ModelError::UnsupportedKeyword { path, keyword, .. }) => Some((path, keyword)),
+            Err(other) => panic!("{other}"),
+        };
+        let expected = expected.map(|(p, k)| (p.to_owned(), k.to_owned()));
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn schemas_may_carry_only_keywords_the_server_understands() {
+        check(
+            json!({"type": "object", "properties": {"replicas": {"type": "integer",
+                "minimum": 0, "exclusiveMinimum": true, "default": 1}}}),
+            None,
+        );
+        check(
+            json!({"type": "object", "properties": {"replicas": {"type": "integer",
+                "minimum": 0, "exclusiveMinimun": true}}}),
+            Some(("properties.replicas", "exclusiveMinimun")),
+        );
+        check(
+            json!({"type": "array", "items": {"allOf": [{"multipleOf": 2}]}}),
+            Some(("items.allOf[0]", "multipleOf")),
+        );
+        check(
+            json!({"oneOf": [{"type": "string"}]}),
+            Some(("the top", "oneOf")),
+        );
+        let error = check_keywords(
+            "S",
+            &json!({"properties": {"a": {"uniqueItems": true}}}),
+            "",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.starts_with(
+                "schema S: unsupported keyword `uniqueItems` at properties.a (the server \
+                 enforces or documents only: type, "
+            ),
+            "{error}"
+        );
+    }
 }

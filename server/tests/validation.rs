@@ -319,13 +319,22 @@ fn stored_objects_are_defaulted_on_read() {
             "{how}: {object:#}"
         );
     };
-    check_v1(&kubectl.ok(&["get", "wa", "old", "-o", "json"]).json(), "get");
+    check_v1(
+        &kubectl.ok(&["get", "wa", "old", "-o", "json"]).json(),
+        "get",
+    );
     check_v1(
         &kubectl.ok(&["get", "wa", "-o", "json"]).json()["items"][0],
         "list",
     );
     let legacy = kubectl
-        .ok(&["get", "webapps.v1beta1.apps.example.dev", "old", "-o", "json"])
+        .ok(&[
+            "get",
+            "webapps.v1beta1.apps.example.dev",
+            "old",
+            "-o",
+            "json",
+        ])
         .json();
     assert_eq!(
         (&legacy["spec"]["replicas"], &legacy["spec"]["port"]),
@@ -333,7 +342,11 @@ fn stored_objects_are_defaulted_on_read() {
         "v1beta1: {legacy:#}"
     );
     let tenant = kubectl.ok(&["get", "tn", "old", "-o", "json"]).json();
-    assert_eq!(tenant["spec"]["quota"], json!({"maxWebApps": 10}), "{tenant:#}");
+    assert_eq!(
+        tenant["spec"]["quota"],
+        json!({"maxWebApps": 10}),
+        "{tenant:#}"
+    );
 
     // A watch's initial events too.
     let client = Client::new(server.addr());
@@ -617,7 +630,11 @@ fn invalid_objects_get_one_cause_per_field() {
                 "spec.replicas",
                 "Invalid value: -1: must be greater than or equal to 0",
             ),
-            ("FieldValueRequired", "spec.container.image", "Required value"),
+            (
+                "FieldValueRequired",
+                "spec.container.image",
+                "Required value",
+            ),
             (
                 "FieldValueNotSupported",
                 "spec.container.ports[2].protocol",

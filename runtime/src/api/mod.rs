@@ -10,6 +10,7 @@ mod convert;
 mod documents;
 pub mod protobuf;
 mod route;
+mod schema_keywords;
 mod strategy;
 
 pub use binding::{Handler, RouteBinding};
@@ -19,6 +20,7 @@ pub use convert::Convert;
 pub use documents::{Documents, OpenApiV3Document};
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
+pub use schema_keywords::SCHEMA_KEYWORDS;
 pub use strategy::Strategy;
 
 use schemars::{Schema, SchemaGenerator};

@@ -1,0 +1,48 @@
+//! The OpenAPI schema keywords a kapi server understands: the contract between what
+//! `kapi-codegen` publishes and what the registry's schema validation enforces.
+//!
+//! Constraints are written as `schemars` attributes, some of them free-form
+//! (`#[schemars(extend("exclusiveMinimum" = true))]`). A keyword the server does not
+//! enforce would be published (clients and `kubectl explain` believe it) but never
+//! checked, and a misspelt one would be neither; so `ApiModel::build` refuses a schema with
+//! any keyword outside [`SCHEMA_KEYWORDS`], at generate time, naming the schema and field.
+
+/// Every keyword a published schema may carry. The registry's `schema_validation` enforces
+/// each constraint here; adding one means enforcing it there.
+pub const SCHEMA_KEYWORDS: &[&str] = &[
+    // Structure.
+    "type",
+    "properties",
+    "additionalProperties",
+    "items",
+    "required",
+    "allOf",
+    "$ref",
+    "nullable",
+    // Defaulting.
+    "default",
+    // Constraints.
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "enum",
+    "minItems",
+    "maxItems",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kapi-immutable",
+    "x-kubernetes-int-or-string",
+    // Documentation and client hints, not constraints.
+    "description",
+    "title",
+    "format",
+    "example",
+    "deprecated",
+    "x-kubernetes-group-version-kind",
+    "x-kubernetes-patch-strategy",
+    "x-kubernetes-patch-merge-key",
+];
