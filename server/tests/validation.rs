@@ -497,7 +497,32 @@ fn immutable_fields_inside_lists_cannot_change() {
     kubectl
         .fails(&["replace", "-f", &renamed])
         .stderr_has(expected);
+    kubectl
+        .fails(&[
+            "patch",
+            "wa",
+            "web",
+            "--type=json",
+            "-p",
+            r#"[{"op": "replace", "path": "/spec/container/ports/1/name", "value": "web"}]"#,
+        ])
+        .stderr_has(expected);
+    // Through v1beta1, which cannot express port names, the v1 rule still holds: its port
+    // maps onto the first port, whose name (tls) stays as it is.
+    kubectl.ok(&[
+        "patch",
+        "webapps.v1beta1.apps.example.dev",
+        "web",
+        "--type=merge",
+        "-p",
+        r#"{"spec": {"port": 8443}}"#,
+    ]);
     let run = kubectl.ok(&["get", "wa", "web", "-o", "json"]);
+    run.check(
+        run.json()["spec"]["container"]["ports"][0]
+            == serde_json::json!({"name": "tls", "containerPort": 8443, "protocol": "TCP"}),
+        "a v1beta1 port change keeps the first port's name and protocol",
+    );
     run.check(
         run.json()["spec"]["container"]["ports"][1]["name"] == "http",
         "the name stays http",
@@ -772,6 +797,49 @@ fn field_validation_on_create_update_and_patch() {
             );
         }
     }
+}
+
+/// A JSON patch (RFC 6902) that adds an unknown field is judged on the patched object, as
+/// kube does: 400 under `Strict`, a warning under `Warn`, nothing stored either way.
+#[test]
+fn field_validation_of_json_patches() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let web = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": "web"},
+        "spec": {"container": {"image": "nginx:1.27"}}});
+    assert_eq!(client.post(WEBAPPS, &web).unwrap().status, 201);
+    let before = get_webapp(&client, "web").json();
+    let patch = r#"[{"op": "add", "path": "/spec/bogus", "value": true}]"#;
+    let path = format!("{WEBAPPS}/web");
+    let strict = client
+        .send_raw(
+            "PATCH",
+            &format!("{path}?fieldValidation=Strict"),
+            "application/json-patch+json",
+            patch,
+        )
+        .unwrap();
+    assert_eq!(strict.status, 400, "{strict:?}");
+    assert_eq!(
+        strict.json()["message"],
+        "WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding error: \
+         unknown field \"spec.bogus\"",
+        "{strict:?}"
+    );
+    let warn = client
+        .send_raw("PATCH", &path, "application/json-patch+json", patch)
+        .unwrap();
+    assert_eq!(warn.status, 200, "{warn:?}");
+    assert_eq!(
+        warn.warnings,
+        [r#"299 - "unknown field \"spec.bogus\"""#],
+        "{warn:?}"
+    );
+    let after = get_webapp(&client, "web").json();
+    assert_eq!(
+        after["spec"], before["spec"],
+        "the unknown field is dropped"
+    );
 }
 
 /// `dryRun=All` runs the whole pipeline (defaulting, validation, conversion) and answers
