@@ -2,7 +2,8 @@
 //!
 //! etcd reports its own conditions as gRPC statuses whose messages are stable strings
 //! (`etcdserver: mvcc: required revision has been compacted`, ...); transport failures
-//! (refused connections, a lost quorum, no leader) are the cluster being unavailable.
+//! (refused connections, a connection lost under a request, a lost quorum, no leader) are
+//! the cluster being unavailable.
 
 use etcd_client::Error as EtcdError;
 
@@ -23,6 +24,7 @@ pub(super) enum Context {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Code {
     Cancelled,
+    Unknown,
     InvalidArgument,
     DeadlineExceeded,
     ResourceExhausted,
@@ -40,6 +42,7 @@ impl Code {
         // By number, as gRPC defines them.
         Some(match status.code() as i32 {
             1 => Code::Cancelled,
+            2 => Code::Unknown,
             3 => Code::InvalidArgument,
             4 => Code::DeadlineExceeded,
             8 => Code::ResourceExhausted,
@@ -58,6 +61,30 @@ fn message(error: &EtcdError) -> String {
     }
 }
 
+/// Whether the connection to the member failed under the request (the member went away: a
+/// broken pipe, a reset). tonic reports that as an `Unknown` status, "transport error",
+/// with the I/O error in its source chain, not as `Unavailable`.
+fn connection_lost(error: &EtcdError) -> bool {
+    let EtcdError::GRpcStatus(status) = error else {
+        return false;
+    };
+    Code::of(error) == Some(Code::Unknown)
+        && transport_failure(status.message(), std::error::Error::source(status))
+}
+
+/// An `Unknown` status's message and source describe a transport failure: an I/O error
+/// somewhere in the chain, or tonic's text for its transport errors.
+fn transport_failure(message: &str, source: Option<&(dyn std::error::Error + 'static)>) -> bool {
+    let mut next = source;
+    while let Some(error) = next {
+        if error.is::<std::io::Error>() {
+            return true;
+        }
+        next = error.source();
+    }
+    message == "transport error"
+}
+
 /// Whether the request can be sent again (on another member, after a pause): always for a
 /// read that failed for want of a member; for a write only when it never reached raft: the
 /// connection was refused, or the member refused it for want of a leader (etcd checks
@@ -70,7 +97,8 @@ pub(super) fn retryable(error: &EtcdError, read: bool, electing: bool) -> bool {
         || text.contains("Connection refused");
     let no_leader = text.contains("no leader");
     let unavailable = matches!(error, EtcdError::TransportError(_) | EtcdError::IoError(_))
-        || Code::of(error) == Some(Code::Unavailable);
+        || Code::of(error) == Some(Code::Unavailable)
+        || connection_lost(error);
     not_sent || (no_leader && electing) || (read && unavailable && !no_leader)
 }
 
@@ -107,6 +135,12 @@ pub(super) fn map_error(error: EtcdError, context: Context) -> Error {
         (EtcdError::TransportError(_) | EtcdError::IoError(_), _) => {
             Error::Unavailable(format!("etcd is unreachable: {error}"))
         }
+        // A write may have been applied before the connection broke: it is not retried
+        // (`retryable`), and the client learns the cluster is unavailable, as for a lost
+        // quorum.
+        _ if connection_lost(&error) => {
+            Error::Unavailable(format!("etcd: the connection was lost: {error}"))
+        }
         (_, Some(Code::DeadlineExceeded)) => Error::Timeout(format!("etcd: {text}")),
         (_, Some(Code::Unavailable | Code::Cancelled | Code::ResourceExhausted)) => {
             Error::Unavailable(format!("etcd: {text}"))
@@ -116,5 +150,40 @@ pub(super) fn map_error(error: EtcdError, context: Context) -> Error {
             Error::InvalidArgument(format!("etcd: {text}"))
         }
         _ => Error::Internal(format!("etcd: {error}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transport_failure;
+
+    /// An error whose source is another, as tonic wraps hyper's I/O errors.
+    #[derive(Debug)]
+    struct Wrapped(std::io::Error);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("transport error")
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_lost_connection_is_a_transport_failure() {
+        let broken = Wrapped(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(transport_failure("whatever tonic says", Some(&broken)));
+        assert!(transport_failure("transport error", None));
+        // etcd's own failures reported as `Unknown` are not.
+        let other = std::fmt::Error;
+        assert!(!transport_failure(
+            "etcdserver: unknown method",
+            Some(&other)
+        ));
+        assert!(!transport_failure("etcdserver: unknown method", None));
     }
 }
