@@ -468,8 +468,8 @@ fn args_with_prefix(etcd: &Etcd, prefix: &str) -> Vec<String> {
 /// core group, no namespace for cluster-scoped kinds), nothing outside it, each value the
 /// object's JSON in its kind's storage version (a WebApp written through v1beta1 is stored
 /// as v1) at the revision the client was given, without its resourceVersion (the revision
-/// is the version). A second server on `/other` of the same etcd sees none of it, and
-/// writes under its own prefix.
+/// is the version). A second server on `other/` of the same etcd sees none of it, and
+/// writes under its own prefix, cleaned as kube-apiserver cleans it (`/other`).
 #[test]
 fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
     let etcd = Etcd::start();
@@ -560,8 +560,9 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
     );
     assert_eq!(stored_webapp["spec"].get("image"), None, "{stored_webapp}");
 
-    // Another server, another prefix, the same etcd.
-    let other = Server::start_with(&args_with_prefix(&etcd, "/other"));
+    // Another server, another prefix, the same etcd. Spelled without the leading `/` and
+    // with a trailing one: kube-apiserver roots and cleans it (`path.Join("/", prefix)`).
+    let other = Server::start_with(&args_with_prefix(&etcd, "other/"));
     let other_client = Client::new(other.addr());
     for path in [
         "/api/v1/namespaces/team-a",

@@ -227,16 +227,17 @@ pub struct Registry {
 
 impl Registry {
     /// A registry keeping objects of `scheme` in `storage`, under keys starting with
-    /// `prefix` (`/registry`), with a watch cache per kind ([`CacheOptions::default`]; see
-    /// [`Registry::with_watch_cache`]) fed by tasks on the current tokio runtime. Creates the
-    /// `default` namespace when the scheme has the core `namespaces` resource and it is
-    /// missing.
+    /// `prefix` (`/registry`; cleaned as kube-apiserver's `path.Join("/", prefix)`: `registry`
+    /// and `/registry/` are `/registry`), with a watch cache per kind
+    /// ([`CacheOptions::default`]; see [`Registry::with_watch_cache`]) fed by tasks on the
+    /// current tokio runtime. Creates the `default` namespace when the scheme has the core
+    /// `namespaces` resource and it is missing.
     pub async fn new(
         scheme: Arc<Scheme>,
         storage: Arc<dyn Storage>,
         prefix: impl Into<String>,
     ) -> Result<Registry, ApiError> {
-        let prefix = prefix.into().trim_end_matches('/').to_owned();
+        let prefix = object::clean_prefix(&prefix.into());
         let keys = object::Keys::new(&prefix);
         let prefixes: Vec<String> = (scheme.kinds().iter())
             .map(|kind| keys.kind_prefix(kind.info))

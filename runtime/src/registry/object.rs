@@ -86,6 +86,25 @@ pub fn internal(what: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(what.to_string())
 }
 
+/// A key prefix (`--etcd-prefix`) as kube-apiserver's etcd3 store takes it
+/// (`path.Join("/", prefix)`): rooted at `/`, empty and `.` segments dropped, `..` going
+/// up; without the trailing `/`, which [`Keys`] adds. So `registry`, `/registry/` and
+/// `//registry` all give keys under `/registry/`, and `/` keys under `/`: servers given the
+/// same prefix in different spellings (and kube-apiserver) share one layout.
+pub fn clean_prefix(prefix: &str) -> String {
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in prefix.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            _ => segments.push(segment),
+        }
+    }
+    segments.iter().map(|s| format!("/{s}")).collect()
+}
+
 /// kube's key layout: `<prefix>/<group>/<plural>/<namespace>/<name>`, the group segment
 /// omitted for the core group and the namespace segment for cluster-scoped kinds.
 #[derive(Clone, Debug)]
@@ -286,6 +305,21 @@ pub fn stored_in_version(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_are_cleaned_as_kube_apiserver_does() {
+        for (flag, prefix) in [
+            ("/registry", "/registry"),
+            ("registry", "/registry"),
+            ("/registry/", "/registry"),
+            ("//a//b/./c/../d/", "/a/b/d"),
+            ("/", ""),
+            ("", ""),
+            ("..", ""),
+        ] {
+            assert_eq!(clean_prefix(flag), prefix, "{flag:?}");
+        }
+    }
 
     #[test]
     fn generated_names_are_kubes() {
