@@ -409,20 +409,11 @@ fn tls_to_etcd_with_a_client_certificate() {
         text
     });
     // Several request deadlines (5 s): it must give up, not retry forever.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "without a client certificate the server neither exited nor failed within 60 s\n{}",
-                stderr.join().unwrap_or_default()
-            );
-        }
-        thread::sleep(Duration::from_millis(20));
+    let Some(status) = support::wait_exit(&mut child, Duration::from_secs(60)) else {
+        panic!(
+            "without a client certificate the server neither exited nor failed within 60 s\n{}",
+            stderr.join().unwrap_or_default()
+        );
     };
     let stderr = stderr.join().unwrap();
     assert!(!status.success(), "{status}\n{stderr}");

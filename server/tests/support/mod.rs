@@ -25,6 +25,7 @@ pub use server::{Backend, Server};
 #[allow(unused_imports)]
 pub use table::Table;
 
+use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// Polls `condition` every few milliseconds until it returns `Some`, or panics with `what`
@@ -50,5 +51,23 @@ pub fn wait_for<T>(
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Waits up to `timeout` for `child` to exit and returns its status; past the deadline,
+/// kills and reaps it and returns `None`, so that a process that hangs fails its test
+/// instead of blocking it.
+pub fn wait_exit(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().expect("waiting for a child process") {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

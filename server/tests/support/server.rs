@@ -176,22 +176,14 @@ impl Server {
             .status()
             .expect("running kill -TERM");
         assert!(status.success(), "kill -TERM failed: {status}");
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = child.try_wait().expect("waiting for the server") {
-                self.log.note(&format!("exited after SIGTERM ({status})"));
-                return status;
-            }
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "the server did not exit within {timeout:?} of SIGTERM\n--- server output ---\n{}",
-                    self.log.tail(100)
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let Some(status) = super::wait_exit(&mut child, timeout) else {
+            panic!(
+                "the server did not exit within {timeout:?} of SIGTERM\n--- server output ---\n{}",
+                self.log.tail(100)
+            );
+        };
+        self.log.note(&format!("exited after SIGTERM ({status})"));
+        status
     }
 }
 
