@@ -219,6 +219,42 @@ fn timeout_seconds_ends_the_stream() {
     );
 }
 
+/// A watch that allows bookmarks gets one 2 s before its `timeoutSeconds` (kube's cacher
+/// does, so an informer resumes from a fresh revision), long before the one-minute
+/// periodic bookmark; then the stream ends. Without `allowWatchBookmarks`, none.
+#[test]
+fn a_bookmark_comes_just_before_the_timeout() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let from = list_rv(&client);
+    let created = client.post(WEBAPPS, &webapp("web", json!({}))).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let revision = created.json()["metadata"]["resourceVersion"].clone();
+    let mut bookmarked = watch(
+        &client,
+        &format!("timeoutSeconds=3&allowWatchBookmarks=true&resourceVersion={from}"),
+    );
+    assert_eq!(bookmarked.next_event(EVENT)["type"], "ADDED");
+    let bookmark = bookmarked.next_event(EVENT);
+    assert_eq!(
+        (
+            &bookmark["type"],
+            &bookmark["object"]["metadata"]["resourceVersion"]
+        ),
+        (&json!("BOOKMARK"), &revision),
+        "{bookmark}"
+    );
+    assert_eq!(bookmarked.next_line(EVENT), None, "then the stream ends");
+
+    let mut plain = watch(&client, &format!("timeoutSeconds=3&resourceVersion={from}"));
+    assert_eq!(plain.next_event(EVENT)["type"], "ADDED");
+    assert_eq!(
+        plain.next_line(EVENT),
+        None,
+        "no bookmark without allowWatchBookmarks"
+    );
+}
+
 #[test]
 fn table_watches_send_column_definitions_once() {
     let server = Server::start();

@@ -15,8 +15,8 @@
 //! - A watcher too slow to keep up is dropped by the cache: its buffered events, then one
 //!   `ERROR` (500) saying to watch again; the cache re-listing ends the stream cleanly.
 //! - `allowWatchBookmarks` sends a `BOOKMARK` every [`WatchOptions::bookmark_interval`]
-//!   (default: the cache's, `--watch-bookmark-interval`) with the last revision the watch
-//!   has seen; `sendInitialEvents=true` ends its initial events with a bookmark annotated
+//!   (default: the cache's, `--watch-bookmark-interval`), and one 2 s before the watch's
+//!   timeout as kube's cacher does, with the last revision the watch has seen; `sendInitialEvents=true` ends its initial events with a bookmark annotated
 //!   `k8s.io/initial-events-end: "true"`.
 //! - The stream ends cleanly at [`WatchOptions::timeout`] and when the server shuts down.
 
@@ -141,6 +141,7 @@ impl Registry {
             .bookmark_interval
             .unwrap_or_else(|| cache.bookmark_interval())
             .max(Duration::from_millis(10));
+        let deadline = options.timeout.map(|t| Instant::now() + t);
         let watcher = Watcher {
             scheme: Arc::clone(&self.scheme),
             kind: kind_index,
@@ -150,9 +151,9 @@ impl Registry {
             pending,
             last: from,
             bookmarks: options.allow_watch_bookmarks,
-            next_bookmark: Instant::now() + interval,
+            next_bookmark: next_bookmark(Instant::now(), interval, deadline),
             interval,
-            deadline: options.timeout.map(|t| Instant::now() + t),
+            deadline,
             done,
         };
         Ok(Box::pin(futures_util::stream::unfold(
@@ -180,7 +181,8 @@ struct Watcher {
     /// not): what a bookmark may claim.
     last: Revision,
     bookmarks: bool,
-    next_bookmark: Instant,
+    /// When the next bookmark is due; `None`: no more before the deadline.
+    next_bookmark: Option<Instant>,
     interval: Duration,
     deadline: Option<Instant>,
     /// No more events after `pending`.
@@ -205,13 +207,13 @@ impl Watcher {
             }
             let deadline = self.deadline;
             let bookmarks = self.bookmarks;
-            let next_bookmark = self.next_bookmark;
+            let bookmark_due = self.next_bookmark;
             let events = self.events.as_mut()?;
             let wake = tokio::select! {
                 biased;
                 () = sleep_until(deadline) => Wake::Timeout,
                 item = events.next() => Wake::Cache(item),
-                () = tokio::time::sleep_until(next_bookmark), if bookmarks => Wake::Bookmark,
+                () = sleep_until(bookmark_due), if bookmarks => Wake::Bookmark,
             };
             match wake {
                 Wake::Timeout => {
@@ -219,7 +221,8 @@ impl Watcher {
                     return None;
                 }
                 Wake::Bookmark => {
-                    self.next_bookmark = Instant::now() + self.interval;
+                    self.next_bookmark =
+                        next_bookmark(Instant::now(), self.interval, self.deadline);
                     let kind = &self.scheme.kinds()[self.kind];
                     let object = bookmark(kind, &self.version, self.last);
                     return Some(event(WatchEventType::Bookmark, object.into()));
@@ -368,6 +371,23 @@ pub(super) fn matches_cached(
     Ok(selectors.matches_fields(kind.info, hub))
 }
 
+/// How long before its deadline a watch gets its last bookmark (kube's cacher: 2 s).
+const PRE_TIMEOUT_BOOKMARK: Duration = Duration::from_secs(2);
+
+/// When a watch's next bookmark is due, as kube's cacher (`nextBookmarkTime`) schedules
+/// it: an `interval` from `now`, or [`PRE_TIMEOUT_BOOKMARK`] before the deadline if that
+/// comes first, so a client whose watch times out resumes from a recent revision rather
+/// than from its last event, possibly long compacted away; none once that moment is past.
+fn next_bookmark(now: Instant, interval: Duration, deadline: Option<Instant>) -> Option<Instant> {
+    let periodic = now + interval;
+    let due = match deadline.and_then(|d| d.checked_sub(PRE_TIMEOUT_BOOKMARK)) {
+        Some(pre_timeout) => periodic.min(pre_timeout),
+        None if deadline.is_some() => return None,
+        None => periodic,
+    };
+    (due >= now).then_some(due)
+}
+
 async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
@@ -458,6 +478,33 @@ fn validate_watch_options(options: &WatchOptions) -> Result<(), ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bookmarks_are_due_every_interval_and_just_before_the_deadline() {
+        let now = Instant::now();
+        let secs = Duration::from_secs;
+        let minute = secs(60);
+        assert_eq!(next_bookmark(now, minute, None), Some(now + minute));
+        // A 10-minute watch: the periodic one first; a 30 s watch: 2 s before its end.
+        assert_eq!(
+            next_bookmark(now, minute, Some(now + secs(600))),
+            Some(now + minute)
+        );
+        assert_eq!(
+            next_bookmark(now, minute, Some(now + secs(30))),
+            Some(now + secs(28))
+        );
+        // Past the pre-timeout moment (or a watch shorter than 2 s): no more.
+        assert_eq!(next_bookmark(now, minute, Some(now + secs(1))), None);
+        assert_eq!(
+            next_bookmark(now + secs(28), minute, Some(now + secs(30))),
+            Some(now + secs(28))
+        );
+        assert_eq!(
+            next_bookmark(now + secs(29), minute, Some(now + secs(30))),
+            None
+        );
+    }
 
     #[test]
     fn cache_failures_become_statuses() {
