@@ -83,9 +83,10 @@ struct Flags {
     #[arg(long, value_name = "DURATION", default_value = "1m", value_parser = humantime::parse_duration)]
     watch_bookmark_interval: Duration,
 
-    /// How often the store's history is compacted, keeping one interval of it (kube's
-    /// `--etcd-compaction-interval`, e.g. `5m`, `30s`); `0` disables compaction.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
+    /// How often the store's history is compacted, keeping one interval of it (e.g. `5m`,
+    /// `30s`); `0` disables compaction. kube-apiserver's name for it,
+    /// `--etcd-compaction-interval`, works too.
+    #[arg(long, visible_alias = "etcd-compaction-interval", value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
     compaction_interval: Duration,
 
     /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace. `RUST_LOG`

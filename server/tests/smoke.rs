@@ -221,8 +221,9 @@ fn serves_crud_stops_on_sigterm_and_restarts_with_its_data() {
     let exit = server.terminate();
     assert!(exit.success(), "SIGTERM: {exit}");
 
-    // The store was closed: a new server opens it and finds the object.
-    let server = Server::start(data_dir.path());
+    // The store was closed: a new server opens it and finds the object. (It also takes
+    // kube-apiserver's name of `--compaction-interval`.)
+    let server = Server::start_with(data_dir.path(), &["--etcd-compaction-interval", "1m"]);
     let (status, kept) = server.send("GET", &format!("{WEBAPPS}/kept"), None);
     assert_eq!(status, 200, "{kept}");
     let exit = server.terminate();
