@@ -16,7 +16,8 @@
 //!   `ERROR` (500) saying to watch again; the cache re-listing ends the stream cleanly.
 //! - `allowWatchBookmarks` sends a `BOOKMARK` every [`WatchOptions::bookmark_interval`]
 //!   (default: the cache's, `--watch-bookmark-interval`), and one 2 s before the watch's
-//!   timeout as kube's cacher does, with the last revision the watch has seen; `sendInitialEvents=true` ends its initial events with a bookmark annotated
+//!   timeout as kube's cacher does, with the last revision the watch has seen;
+//!   `sendInitialEvents=true` ends its initial events with a bookmark annotated
 //!   `k8s.io/initial-events-end: "true"`.
 //! - The stream ends cleanly at [`WatchOptions::timeout`] and when the server shuts down.
 
@@ -380,9 +381,8 @@ const PRE_TIMEOUT_BOOKMARK: Duration = Duration::from_secs(2);
 /// than from its last event, possibly long compacted away; none once that moment is past.
 fn next_bookmark(now: Instant, interval: Duration, deadline: Option<Instant>) -> Option<Instant> {
     let periodic = now + interval;
-    let due = match deadline.and_then(|d| d.checked_sub(PRE_TIMEOUT_BOOKMARK)) {
-        Some(pre_timeout) => periodic.min(pre_timeout),
-        None if deadline.is_some() => return None,
+    let due = match deadline {
+        Some(deadline) => periodic.min(deadline.checked_sub(PRE_TIMEOUT_BOOKMARK)?),
         None => periodic,
     };
     (due >= now).then_some(due)
