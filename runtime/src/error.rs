@@ -358,9 +358,11 @@ impl ApiError {
 
     /// The `Status` body: the one place failures become wire objects.
     pub fn to_status(&self) -> Status {
+        // Go's `omitempty`: an empty name or group (the core group) is left out.
+        let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
         let resource_details = |resource: &GroupResource, name: Option<&str>| StatusDetails {
-            name: name.map(str::to_owned),
-            group: Some(resource.group.clone()),
+            name: name.and_then(non_empty),
+            group: non_empty(&resource.group),
             kind: Some(resource.resource.clone()),
             ..StatusDetails::default()
         };
@@ -377,8 +379,8 @@ impl ApiError {
                 name,
                 causes,
             } => Some(StatusDetails {
-                name: Some(name.clone()),
-                group: Some(group.clone()),
+                name: non_empty(name),
+                group: non_empty(group),
                 kind: Some(kind.clone()),
                 causes: Some(
                     (causes.iter())
@@ -479,7 +481,7 @@ mod tests {
             },
             json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                 "message": "namespaces \"x\" not found", "reason": "NotFound",
-                "details": {"name": "x", "group": "", "kind": "namespaces"}, "code": 404}),
+                "details": {"name": "x", "kind": "namespaces"}, "code": 404}),
         );
         check(
             ApiError::Conflict {

@@ -5,7 +5,10 @@
 //!   that `#[derive(Resource)]` emits and `kapi-codegen` turns into an API model.
 //! - [`meta`]: the shared `meta.k8s.io` types (ObjectMeta, Status, Table, ...) every
 //!   resource and every response uses.
+//! - [`ByteString`]: bytes, base64 in JSON as Go's `[]byte` (decoded as Go decodes it).
 //! - [`defaults`]: literal field defaults (`#[serde(default = "kapi_runtime::defaults::i32::<1>")]`).
+//! - [`validation`]: kube's string validations (names, label values, config keys,
+//!   finalizers) with kube's messages, for the registry and for kinds' own rules.
 //! - [`scheme`]: the registered kinds, converting JSON between versions through each
 //!   kind's hub type.
 //! - `testing` (feature `testing`): arbitrary objects within a version's schema and the
@@ -15,6 +18,7 @@
 //! generated scheme at start-up.
 
 pub mod api;
+pub mod byte_string;
 #[cfg(feature = "server")]
 pub mod cache;
 pub mod defaults;
@@ -29,8 +33,10 @@ pub mod scheme;
 pub mod storage;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod validation;
 
 pub use api::{Convert, Resource, Strategy};
+pub use byte_string::ByteString;
 
 /// The `#[derive(Resource)]` and `#[derive(Convert)]` macros, with the `derive` feature.
 #[cfg(feature = "derive")]

@@ -6,12 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use kapi_runtime::Resource;
 use kapi_runtime::api::{ProtoField, ProtoKind, ProtoMessage};
 use kapi_runtime::error::{FieldError, FieldErrorType};
 use kapi_runtime::meta::{OBJECT_META_PROTO, ObjectMeta};
+use kapi_runtime::{ByteString, Resource, validation};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A namespace: a scope for names of namespaced objects.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Resource)]
@@ -119,7 +120,7 @@ pub struct ConfigMap {
     pub data: Option<BTreeMap<String, String>>,
     /// Binary configuration data, base64-encoded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary_data: Option<BTreeMap<String, String>>,
+    pub binary_data: Option<BTreeMap<String, ByteString>>,
     /// When true, `data` and `binaryData` cannot be changed after creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub immutable: Option<bool>,
@@ -147,29 +148,98 @@ impl kapi_runtime::Strategy for Namespace {
         // The phase is the server's: clients cannot change it through an update.
         self.status.phase = old.status.phase;
     }
+
+    /// kube's `ValidateNamespace`: each of `spec.finalizers` is a finalizer name.
+    fn validate(&self) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        for finalizer in &self.spec.finalizers {
+            for message in validation::finalizer_name(finalizer) {
+                errors.push(invalid("spec.finalizers", finalizer, message));
+            }
+        }
+        errors
+    }
 }
 
+/// A `FieldValueInvalid` error showing the string `value`.
+fn invalid(field: impl Into<String>, value: &str, message: String) -> FieldError {
+    FieldError::new(
+        FieldErrorType::Invalid,
+        field,
+        Some(Value::String(value.to_owned())),
+        message,
+    )
+}
+
+/// kube's `MaxSecretSize`: what `data` and `binaryData` may hold together.
+pub const CONFIG_MAP_MAX_SIZE: usize = 1024 * 1024;
+
 impl kapi_runtime::Strategy for ConfigMap {
+    /// kube's `ValidateConfigMap`: every key is a config key and in one map only, and both
+    /// maps hold at most [`CONFIG_MAP_MAX_SIZE`] bytes (`binaryData` counted decoded).
+    fn validate(&self) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        let (data, binary) = (
+            self.data.clone().unwrap_or_default(),
+            self.binary_data.clone().unwrap_or_default(),
+        );
+        let mut size = 0;
+        for (key, value) in &data {
+            let field = format!("data[{key}]");
+            for message in validation::config_map_key(key) {
+                errors.push(invalid(field.as_str(), key, message));
+            }
+            if binary.contains_key(key) {
+                errors.push(invalid(
+                    field,
+                    key,
+                    "duplicate of key present in binaryData".into(),
+                ));
+            }
+            size += value.len();
+        }
+        for (key, value) in &binary {
+            for message in validation::config_map_key(key) {
+                errors.push(invalid(format!("binaryData[{key}]"), key, message));
+            }
+            size += value.0.len();
+        }
+        if size > CONFIG_MAP_MAX_SIZE {
+            // kube reports the whole object, at the empty path (`field.NewPath("")`).
+            errors.push(FieldError::new(
+                FieldErrorType::TooLong,
+                "[]",
+                None,
+                format!("may not be more than {CONFIG_MAP_MAX_SIZE} bytes"),
+            ));
+        }
+        errors
+    }
+
+    /// kube's `ValidateConfigMapUpdate`: an immutable ConfigMap keeps `immutable`, `data`
+    /// and `binaryData`; then the rules of a new one.
     fn validate_update(&self, old: &Self) -> Vec<FieldError> {
         let mut errors = Vec::new();
         if old.immutable == Some(true) {
-            if self.data != old.data || self.binary_data != old.binary_data {
-                errors.push(FieldError::new(
+            let forbidden = |field: &str| {
+                FieldError::new(
                     FieldErrorType::Forbidden,
-                    "data",
+                    field,
                     None,
                     "field is immutable when `immutable` is set",
-                ));
-            }
+                )
+            };
             if self.immutable != Some(true) {
-                errors.push(FieldError::new(
-                    FieldErrorType::Forbidden,
-                    "immutable",
-                    None,
-                    "field is immutable when `immutable` is set",
-                ));
+                errors.push(forbidden("immutable"));
+            }
+            if self.data != old.data {
+                errors.push(forbidden("data"));
+            }
+            if self.binary_data != old.binary_data {
+                errors.push(forbidden("binaryData"));
             }
         }
+        errors.extend(self.validate());
         errors
     }
 }

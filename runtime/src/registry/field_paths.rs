@@ -41,7 +41,10 @@ pub(super) fn to_version(
     errors
         .into_iter()
         .map(|mut error| {
-            if let Some(path) = translate(kind, version, hub, &base, &parse(&error.field)) {
+            let hub_path = parse(&error.field);
+            if let Some(path) = translate(kind, version, hub, &base, &hub_path)
+                && !same_steps(&path, &hub_path)
+            {
                 error.field = render(&path);
             }
             error
@@ -195,28 +198,43 @@ fn get_mut<'a>(value: &'a mut Value, path: &[Segment]) -> Option<&'a mut Value> 
     })
 }
 
-/// `spec.ports[0].name`, `metadata.labels[app]` as segments.
+/// `spec.ports[0].name`, `metadata.labels[app]`, `data[a.b/c]` as segments (a key in
+/// brackets may hold dots).
 fn parse(path: &str) -> Vec<Segment> {
     let mut segments = Vec::new();
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (name, mut rest) = match part.find('[') {
-            Some(at) => part.split_at(at),
-            None => (part, ""),
-        };
-        if !name.is_empty() {
-            segments.push(Segment::Field(name.to_owned()));
+    let mut field = String::new();
+    let mut chars = path.chars();
+    let end_field = |field: &mut String, segments: &mut Vec<Segment>| {
+        if !field.is_empty() {
+            segments.push(Segment::Field(std::mem::take(field)));
         }
-        while let Some(inner) = rest.strip_prefix('[') {
-            let Some(end) = inner.find(']') else { break };
-            let key = &inner[..end];
-            segments.push(match key.parse() {
-                Ok(index) => Segment::Index(index),
-                Err(_) => Segment::Key(key.to_owned()),
-            });
-            rest = &inner[end + 1..];
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => end_field(&mut field, &mut segments),
+            '[' => {
+                end_field(&mut field, &mut segments);
+                let key: String = chars.by_ref().take_while(|&c| c != ']').collect();
+                segments.push(match key.parse() {
+                    Ok(index) => Segment::Index(index),
+                    Err(_) => Segment::Key(key),
+                });
+            }
+            c => field.push(c),
         }
     }
+    end_field(&mut field, &mut segments);
     segments
+}
+
+/// Whether two paths name the same steps, a map key and a field of that name alike (a
+/// JSON difference cannot tell them apart; the kind's own path can).
+fn same_steps(a: &[Segment], b: &[Segment]) -> bool {
+    let name = |segment: &Segment| match segment {
+        Segment::Field(name) | Segment::Key(name) => Ok(name.clone()),
+        Segment::Index(index) => Err(*index),
+    };
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| name(x) == name(y))
 }
 
 fn render(path: &[Segment]) -> String {
@@ -247,6 +265,7 @@ mod tests {
             "spec.ports[0].name",
             "metadata.labels[app]",
             "a[1][2].b",
+            "data[a.b/c]",
         ] {
             assert_eq!(render(&parse(path)), path);
         }
@@ -258,6 +277,16 @@ mod tests {
                 Segment::Index(3)
             ]
         );
+    }
+
+    #[test]
+    fn map_keys_and_fields_of_one_name_are_the_same_step() {
+        assert!(same_steps(&parse("data[k]"), &parse("data.k")));
+        assert!(!same_steps(&parse("data[0]"), &parse("data.0")));
+        assert!(!same_steps(
+            &parse("spec.image"),
+            &parse("spec.container.image")
+        ));
     }
 
     #[test]

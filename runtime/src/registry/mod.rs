@@ -18,8 +18,8 @@
 //!   `validation` (object metadata, replica paths), `schema_validation` (defaulting and
 //!   validation against the versions' OpenAPI v3 schemas, [`Schemas`]), `patch` (patch
 //!   formats), `scale` (the Scale view), [`selector`] (label and field selectors, public
-//!   for watches), `names` (kube's name and label rules), `object` (keys, stored bytes,
-//!   metadata helpers, the one mapping of storage errors).
+//!   for watches), `object` (keys, stored bytes, metadata helpers, the one mapping of
+//!   storage errors). kube's name and label rules are [`crate::validation`].
 //!
 //! Objects are stored in the kind's storage version; every rule of this module works on
 //! the hub as JSON ([`KindEntry::hub_json`] / [`KindEntry::hub_from_json`]), so it is the
@@ -30,7 +30,6 @@ mod body;
 mod create;
 mod delete;
 mod field_paths;
-mod names;
 mod object;
 mod patch;
 mod read;

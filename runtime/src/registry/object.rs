@@ -7,12 +7,12 @@ use std::time::SystemTime;
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::names;
 use crate::api::{KindInfo, Scope};
 use crate::cache::CacheError;
 use crate::error::{ApiError, GroupResource};
 use crate::scheme::KindEntry;
 use crate::storage::{self, KeyValue, Revision};
+use crate::validation as names;
 
 /// `OptimisticLockErrorMsg`: the reason of a 409 on a stale resourceVersion.
 pub const OPTIMISTIC_LOCK: &str =

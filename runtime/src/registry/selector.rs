@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::names;
 use super::object::{meta, meta_str};
 use super::scale::get_path;
 use crate::api::{KindInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType};
+use crate::validation as names;
 
 /// The selectors of a list or watch of one kind: parsed, with the field labels checked
 /// against what the kind supports (`metadata.name`, `metadata.namespace` and its

@@ -231,7 +231,8 @@ impl Registry {
                     patched
                 }
             };
-            self.check_preconditions(&request, &view, &old, kv.mod_revision)?;
+            let uid_precondition = matches!(change, Change::Replace(_));
+            self.check_preconditions(&request, &view, &old, kv.mod_revision, uid_precondition)?;
 
             // Defaults and schema errors of the view, in the request's version (a Scale
             // only writes the replica path, checked below).
@@ -289,6 +290,7 @@ impl Registry {
             }
             let mut errors = schema_errors;
             errors.extend(super::validation::object_meta(info, &new, false));
+            errors.extend(super::validation::object_meta_update(&new, &old));
             let scale_errors = super::validation::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
             let own = kind.validate_update(&new_hub, &old_hub);
@@ -332,21 +334,24 @@ impl Registry {
         Err(request.conflict(OPTIMISTIC_LOCK))
     }
 
-    /// The view's resourceVersion (when set) must be the stored revision; its uid (when
-    /// set) the stored uid.
+    /// The view's resourceVersion (when set) must be the stored revision; with
+    /// `uid_precondition` (a `PUT`: kube's `DefaultUpdatedObjectInfo` makes the body's uid a
+    /// precondition), its uid (when set) the stored uid. A patch that changes the uid fails
+    /// validation instead (`metadata.uid` is immutable).
     fn check_preconditions(
         &self,
         request: &Request<'_>,
         view: &Value,
         old: &Value,
         revision: Revision,
+        uid_precondition: bool,
     ) -> Result<(), ApiError> {
         if let Some(resource_version) = meta_str(view, "resourceVersion")
             && parse_resource_version(resource_version)? != revision
         {
             return Err(request.conflict(OPTIMISTIC_LOCK));
         }
-        if let Some(uid) = meta_str(view, "uid")
+        if let Some(uid) = meta_str(view, "uid").filter(|_| uid_precondition)
             && Some(uid) != meta_str(old, "uid")
         {
             return Err(request.conflict(precondition_failed(
@@ -412,13 +417,12 @@ fn apply_update_rules(
         None => {}
     }
     let old_meta = |field: &str| meta(old).and_then(|m| m.get(field)).cloned();
-    for kept in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "generation",
-    ] {
+    for kept in ["creationTimestamp", "deletionTimestamp", "generation"] {
         set_meta(new, kept, old_meta(kept));
+    }
+    // An update without a uid keeps the stored one; a different one fails validation.
+    if meta_str(new, "uid").is_none() {
+        set_meta(new, "uid", old_meta("uid"));
     }
     if meta(new)
         .and_then(|m| m.get("deletionGracePeriodSeconds"))

@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
-use super::names;
 use super::object::{meta, meta_str};
 use super::scale::get_path;
 use crate::api::{KindInfo, Scope};
 use crate::error::{FieldError, FieldErrorType};
+use crate::validation as names;
 
 /// kube's `TotalAnnotationSizeLimitB`.
 const ANNOTATIONS_LIMIT: usize = 256 * 1024;
@@ -106,6 +106,18 @@ pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldEr
         }
     }
     errors
+}
+
+/// The metadata errors only an update can have (kube's `ValidateObjectMetaUpdate`): the
+/// uid is immutable. The other immutable fields (name, namespace, timestamps) are taken
+/// from the URL and the stored object before validation, as kube's `BeforeUpdate` does.
+pub fn object_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    match (meta_str(new, "uid"), meta_str(old, "uid")) {
+        (Some(uid), old_uid) if Some(uid) != old_uid => {
+            vec![invalid("metadata.uid", uid, "field is immutable".into())]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The replica paths of a kind with a scale subresource, on the hub JSON.

@@ -10,6 +10,8 @@ use serde_json::Value;
 pub struct Client {
     base: String,
     agent: ureq::Agent,
+    /// A bearer token sent with every request (the peer kube-apiserver's admin token).
+    token: Option<String>,
 }
 
 /// A response: status, content type, `Warning` headers and body.
@@ -46,7 +48,59 @@ impl Client {
         Client {
             base: format!("http://{addr}"),
             agent: ureq::Agent::new_with_config(config),
+            token: None,
         }
+    }
+
+    /// A client of an HTTPS server whose certificate `ca_pem` signed, authenticating with
+    /// `token`: the real kube-apiserver of `shared/peer/`.
+    pub fn with_tls(base: &str, ca_pem: &[u8], token: &str) -> Client {
+        use ureq::tls::{Certificate, RootCerts, TlsConfig};
+        let ca = Certificate::from_pem(ca_pem).expect("the CA certificate is PEM");
+        let tls = TlsConfig::builder()
+            .root_certs(RootCerts::Specific(std::sync::Arc::new(vec![
+                ca.to_owned(),
+            ])))
+            .build();
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(5)))
+            .timeout_global(Some(Duration::from_secs(30)))
+            .tls_config(tls)
+            .build();
+        Client {
+            base: base.trim_end_matches('/').to_owned(),
+            agent: ureq::Agent::new_with_config(config),
+            token: Some(token.to_owned()),
+        }
+    }
+
+    /// `method path` with an optional body of `content_type`: any method, for tables of
+    /// requests.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Option<&str>,
+    ) -> Result<Response, ureq::Error> {
+        let mut request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("Accept", "application/json");
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let response = match body {
+            Some(body) => {
+                let request = (request.header("Content-Type", content_type))
+                    .body(body.to_owned())
+                    .expect("a valid request");
+                self.agent.run(request)?
+            }
+            None => self.agent.run(request.body(()).expect("a valid request"))?,
+        };
+        read(response)
     }
 
     /// `GET path`, asking for JSON.

@@ -1,6 +1,12 @@
-//! kube's string validations (`k8s.io/apimachinery/pkg/util/validation`): DNS names,
-//! qualified names, label values, path segments, with kube's exact messages, because
-//! clients show them verbatim.
+//! kube's string validations (`k8s.io/apimachinery/pkg/util/validation` and the few of
+//! `pkg/apis/core/validation` that are about strings): DNS names, qualified names, label
+//! values, path segments, config keys and finalizer names, with kube's exact messages,
+//! because clients show them verbatim.
+//!
+//! Each returns the list of what is wrong (empty when the value is valid), as kube's do;
+//! the registry uses them for object metadata, and a kind's [`Strategy`](crate::Strategy)
+//! for its own fields (the core `ConfigMap` of `api-types` checks its keys with
+//! [`config_map_key`]).
 
 /// `DNS1123LabelMaxLength`.
 const DNS1123_LABEL_MAX: usize = 63;
@@ -201,6 +207,53 @@ pub fn label_key(value: &str) -> Vec<String> {
     qualified_name(value)
 }
 
+const CONFIG_MAP_KEY_FMT: &str = "[-._a-zA-Z0-9]+";
+const CONFIG_MAP_KEY_ERR: &str =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+
+/// `validation.IsConfigMapKey`: keys of ConfigMap and Secret data, which become file names
+/// when mounted: at most 253 characters of `[-._a-zA-Z0-9]`, and not `.`, `..` or a name
+/// starting with `..`.
+pub fn config_map_key(value: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if value.len() > DNS1123_SUBDOMAIN_MAX {
+        errors.push(max_len_error(DNS1123_SUBDOMAIN_MAX));
+    }
+    let valid_char = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_');
+    if value.is_empty() || !value.bytes().all(valid_char) {
+        errors.push(regex_error(
+            CONFIG_MAP_KEY_ERR,
+            CONFIG_MAP_KEY_FMT,
+            &["key.name", "KEY_NAME", "key-name"],
+        ));
+    }
+    // `hasChDirPrefix`.
+    if value == "." {
+        errors.push("must not be '.'".to_owned());
+    } else if value == ".." {
+        errors.push("must not be '..'".to_owned());
+    } else if value.starts_with("..") {
+        errors.push("must not start with '..'".to_owned());
+    }
+    errors
+}
+
+/// Finalizers kube's own controllers run under an unqualified name
+/// (`helper.IsStandardFinalizerName`).
+const STANDARD_FINALIZERS: &[&str] = &["kubernetes", "orphan", "foregroundDeletion"];
+
+/// A finalizer name of a core kind: a qualified name (apimachinery's
+/// `ValidateFinalizerName`) and, unless it is one of kube's standard finalizers, fully
+/// qualified with a `/` (core's `validateKubeFinalizerName`).
+pub fn finalizer_name(value: &str) -> Vec<String> {
+    let mut errors = qualified_name(value);
+    if !value.contains('/') && !STANDARD_FINALIZERS.contains(&value) {
+        errors
+            .push("name is neither a standard finalizer name nor is it fully qualified".to_owned());
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +291,34 @@ mod tests {
             path_segment_name("a/b%"),
             &["may not contain '/'", "may not contain '%'"],
         );
+    }
+
+    #[test]
+    fn config_map_keys() {
+        check(config_map_key("a.b-c_D9"), &[]);
+        check(config_map_key(".x"), &[]);
+        let regex = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+        check(config_map_key(""), &[regex]);
+        check(config_map_key("a/b"), &[regex]);
+        check(config_map_key("."), &["must not be '.'"]);
+        check(config_map_key(".."), &["must not be '..'"]);
+        check(config_map_key("..a"), &["must not start with '..'"]);
+        check(
+            config_map_key(&"a/".repeat(127)),
+            &["must be no more than 253 characters", regex],
+        );
+        check(config_map_key(&"k".repeat(253)), &[]);
+    }
+
+    #[test]
+    fn finalizer_names() {
+        check(finalizer_name("kubernetes"), &[]);
+        check(finalizer_name("example.com/cleanup"), &[]);
+        check(
+            finalizer_name("cleanup"),
+            &["name is neither a standard finalizer name nor is it fully qualified"],
+        );
+        assert_eq!(finalizer_name("a/b/c"), qualified_name("a/b/c"));
     }
 
     #[test]
