@@ -25,6 +25,8 @@ pub mod defaults;
 #[cfg(feature = "server")]
 pub mod endpoints;
 pub mod error;
+#[cfg(feature = "server")]
+pub mod fieldmanager;
 pub mod meta;
 #[cfg(feature = "server")]
 pub mod registry;

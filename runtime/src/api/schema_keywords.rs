@@ -34,6 +34,8 @@ pub const SCHEMA_KEYWORDS: &[&str] = &[
     "maxItems",
     "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
+    // Merge semantics, which the field manager (server-side apply) follows.
+    "x-kubernetes-map-type",
     "x-kapi-immutable",
     "x-kubernetes-int-or-string",
     // Documentation and client hints, not constraints.

@@ -88,6 +88,8 @@ pub(crate) struct Node {
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) list_type: ListType,
+    /// `x-kubernetes-map-type: atomic`: the object is replaced whole by server-side apply.
+    pub(crate) atomic_map: bool,
     pub(crate) immutable: bool,
     pub(crate) all_of: Vec<usize>,
 }
@@ -147,6 +149,8 @@ impl Compiler<'_> {
         node.nullable = schema.get("nullable") == Some(&Value::Bool(true));
         node.int_or_string = schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
         node.immutable = schema.get(IMMUTABLE_EXTENSION) == Some(&Value::Bool(true));
+        node.atomic_map =
+            schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
         node.default = schema.get("default").cloned();
         for (name, property) in (schema.get("properties").and_then(Value::as_object))
             .into_iter()
@@ -210,6 +214,24 @@ fn bound(schema: &Map<String, Value>, key: &str, exclusive: &str) -> Option<(Num
 }
 
 impl Schemas {
+    /// Compiles one free-standing OpenAPI v3 `schema` (its `$ref`s resolving in
+    /// `components`): for tests of what reads schemas, such as the field manager's.
+    #[cfg(test)]
+    pub(crate) fn standalone(
+        schema: &Value,
+        components: &Map<String, Value>,
+    ) -> Result<(Schemas, usize), SchemaError> {
+        let mut schemas = Schemas::default();
+        let mut compiler = Compiler {
+            document: "standalone",
+            components,
+            nodes: &mut schemas.nodes,
+            refs: HashMap::new(),
+        };
+        let root = compiler.compile(schema)?;
+        Ok((schemas, root))
+    }
+
     /// Compiles the schema of every kind and served version of `scheme` from the OpenAPI v3
     /// documents, given as (`path`, `json`): `api/v1`, `apis/<group>/<version>`.
     pub fn new<'a>(
@@ -339,20 +361,19 @@ impl<'a> View<'a> {
 
 impl<'a> KindSchema<'a> {
     /// The root node: the kind's component (for `crate::testing`, which generates objects
-    /// within the same compiled schema the registry validates against).
-    #[cfg(feature = "testing")]
+    /// within the same compiled schema the registry validates against, and for the field
+    /// manager, which merges along it).
     pub(crate) fn root(&self) -> usize {
         self.root
     }
 
-    /// Node `root` of `schemas` as a kind's schema: for tests of `crate::testing`.
-    #[cfg(all(test, feature = "testing"))]
+    /// Node `root` of `schemas` as a kind's schema.
+    #[cfg(test)]
     pub(crate) fn of(schemas: &'a Schemas, root: usize) -> KindSchema<'a> {
         KindSchema { schemas, root }
     }
 
     /// Node `id` and its `allOf` (and `$ref`) branches, depth first.
-    #[cfg(feature = "testing")]
     pub(crate) fn nodes(&self, id: usize) -> Vec<&'a Node> {
         self.schemas.flatten(id)
     }

@@ -1,0 +1,674 @@
+//! Values read through a schema: what server-side apply computes on objects
+//! (structured-merge-diff's `typed` package), on JSON values and the compiled OpenAPI v3
+//! schemas the registry validates with.
+//!
+//! The schema says how each value merges: a struct (declared `properties`) and a map
+//! (`additionalProperties`) are granular unless `x-kubernetes-map-type: atomic`; a list is
+//! `atomic` unless `x-kubernetes-list-type` makes it a `set` (items by value) or a `map`
+//! (items by `x-kubernetes-list-map-keys`); anything else is a scalar. A value the schema
+//! does not describe is read as kube reads untyped data: objects granular, lists atomic.
+//!
+//! - [`field_set`]: the fields a value sets (an applied configuration's ownership);
+//! - [`compare`]: what changed between two values (added, modified, removed);
+//! - [`merge`]: an applied configuration over a live value;
+//! - [`remove`]: a value without some of its fields (pruning).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use super::path::{PathElement, compare as compare_values};
+use super::set::Set;
+use crate::registry::KindSchema;
+use crate::registry::schema_validation::ListType;
+
+/// A position in a schema: a node of a kind's compiled schema, or none (untyped).
+#[derive(Clone, Copy, Debug)]
+pub struct TypeRef<'a> {
+    schema: KindSchema<'a>,
+    node: Option<usize>,
+}
+
+/// How a value merges, resolved from its schema node and its JSON type.
+#[derive(Clone, Debug)]
+enum Atom {
+    Scalar,
+    Map {
+        atomic: bool,
+        /// Declared properties (struct fields) and their nodes.
+        fields: BTreeMap<String, usize>,
+        /// The node of other keys (`additionalProperties`).
+        elem: Option<usize>,
+    },
+    List {
+        kind: ListType,
+        elem: Option<usize>,
+    },
+}
+
+impl<'a> TypeRef<'a> {
+    /// The root of a kind's schema.
+    pub fn root(schema: KindSchema<'a>) -> TypeRef<'a> {
+        TypeRef {
+            node: Some(schema.root()),
+            schema,
+        }
+    }
+
+    fn at(&self, node: Option<usize>) -> TypeRef<'a> {
+        TypeRef {
+            schema: self.schema,
+            node,
+        }
+    }
+
+    /// The atom of this type for `value` (the value's JSON type decides where the schema
+    /// says nothing: structured-merge-diff's `deduceAtom`).
+    fn atom(&self, value: Option<&Value>) -> Atom {
+        let nodes = match self.node {
+            Some(node) => self.schema.nodes(node),
+            None => Vec::new(),
+        };
+        let ty = nodes.iter().find_map(|n| n.ty.as_deref());
+        let int_or_string = nodes.iter().any(|n| n.int_or_string);
+        let has_properties = nodes.iter().any(|n| !n.properties.is_empty());
+        let items = nodes.iter().find_map(|n| n.items);
+        let is_map = match ty {
+            Some("object") => true,
+            Some(_) => false,
+            None if int_or_string => false,
+            None if has_properties => true,
+            None => matches!(value, Some(Value::Object(_))),
+        };
+        let is_list = match ty {
+            Some("array") => true,
+            Some(_) => false,
+            None => items.is_some() || matches!(value, Some(Value::Array(_))),
+        };
+        if is_map {
+            Atom::Map {
+                atomic: nodes.iter().any(|n| n.atomic_map),
+                fields: (nodes.iter().flat_map(|n| n.properties.iter()))
+                    .map(|(name, id)| (name.clone(), *id))
+                    .collect(),
+                elem: nodes.iter().find_map(|n| n.additional),
+            }
+        } else if is_list {
+            Atom::List {
+                kind: (nodes.iter().map(|n| n.list_type.clone()))
+                    .find(|t| *t != ListType::Atomic)
+                    .unwrap_or_default(),
+                elem: items,
+            }
+        } else {
+            Atom::Scalar
+        }
+    }
+
+    /// The type of field or key `name` of a map.
+    fn field(&self, fields: &BTreeMap<String, usize>, elem: Option<usize>, name: &str) -> Self {
+        self.at(fields.get(name).copied().or(elem))
+    }
+
+    /// The default of `field` of a list-map item, for keys an item leaves out.
+    fn key_default(&self, elem: Option<usize>, field: &str) -> Option<Value> {
+        let Atom::Map { fields, .. } = self.at(elem).atom(None) else {
+            return None;
+        };
+        let node = *fields.get(field)?;
+        (self.schema.nodes(node).iter()).find_map(|n| n.default.clone())
+    }
+}
+
+/// A value that cannot be read as its schema says (a list-map item without an object, a
+/// set item that is not a scalar, duplicates in an applied configuration).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TypedError(pub String);
+
+/// The element naming `item` in a list of `kind` (`None` for atomic lists).
+fn item_element(
+    tr: &TypeRef<'_>,
+    kind: &ListType,
+    elem: Option<usize>,
+    item: &Value,
+) -> Result<PathElement, TypedError> {
+    match kind {
+        ListType::Atomic => Err(TypedError(
+            "cannot get path element for non-associative list".into(),
+        )),
+        ListType::Set => match item {
+            Value::Array(_) | Value::Object(_) => Err(TypedError(
+                "associative list without keys has an element that's a map type".into(),
+            )),
+            scalar => Ok(PathElement::value(scalar.clone())),
+        },
+        ListType::Map(keys) => {
+            let Value::Object(fields) = item else {
+                return Err(TypedError(match item {
+                    Value::Null => "associative list with keys may not have a null element".into(),
+                    _ => "associative list with keys may not have non-map elements".into(),
+                }));
+            };
+            let key = keys
+                .iter()
+                .filter_map(|k| {
+                    let value = fields.get(k).cloned().or_else(|| tr.key_default(elem, k))?;
+                    Some((k.clone(), value))
+                })
+                .collect();
+            Ok(PathElement::key(key))
+        }
+    }
+}
+
+fn is_empty_or_null(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => true,
+        Some(Value::Array(items)) => items.is_empty(),
+        Some(Value::Object(map)) => map.is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// Semantic equality: numbers by value, objects regardless of key order.
+pub fn equal(a: &Value, b: &Value) -> bool {
+    compare_values(a, b) == std::cmp::Ordering::Equal
+}
+
+// ---------------------------------------------------------------------------------------
+// Field sets.
+
+/// The fields `value` sets: scalars, atomic lists and maps, list items (with their
+/// fields), map entries, and empty or null values; not the structs on the way.
+pub fn field_set(value: &Value, tr: TypeRef<'_>) -> Set {
+    let mut set = Set::new();
+    field_set_into(value, tr, &mut Vec::new(), &mut set);
+    set
+}
+
+fn field_set_into(value: &Value, tr: TypeRef<'_>, path: &mut Vec<PathElement>, set: &mut Set) {
+    match tr.atom(Some(value)) {
+        Atom::Scalar => set.insert(path),
+        Atom::List { kind, elem } => {
+            if kind == ListType::Atomic {
+                set.insert(path);
+                return;
+            }
+            let Value::Array(items) = value else { return };
+            let mut seen = BTreeSet::new();
+            let mut duplicates = BTreeSet::new();
+            for item in items {
+                let Ok(element) = item_element(&tr, &kind, elem, item) else {
+                    continue;
+                };
+                if !seen.insert(element.clone()) && duplicates.insert(element.clone()) {
+                    path.push(element);
+                    set.insert(path);
+                    path.pop();
+                }
+            }
+            for item in items {
+                let Ok(element) = item_element(&tr, &kind, elem, item) else {
+                    continue;
+                };
+                if duplicates.contains(&element) {
+                    continue;
+                }
+                path.push(element);
+                field_set_into(item, tr.at(elem), path, set);
+                set.insert(path);
+                path.pop();
+            }
+        }
+        Atom::Map {
+            atomic,
+            fields,
+            elem,
+        } => {
+            if atomic {
+                set.insert(path);
+                return;
+            }
+            let Value::Object(map) = value else { return };
+            for (key, child) in map {
+                path.push(PathElement::Field(key.clone()));
+                field_set_into(child, tr.field(&fields, elem, key), path, set);
+                let empty = matches!(child, Value::Null)
+                    || matches!(child, Value::Object(m) if m.is_empty());
+                if empty || !fields.contains_key(key) {
+                    set.insert(path);
+                }
+                path.pop();
+            }
+        }
+    }
+}
+
+/// `set` plus, for every path below a declared struct field, that field itself
+/// (structured-merge-diff's `EnsureNamedFieldsAreMembers`): what pruning compares.
+pub fn with_named_fields(set: &Set, tr: TypeRef<'_>) -> Set {
+    let atom = tr.atom(None);
+    let mut members = BTreeSet::new();
+    let mut children = BTreeMap::new();
+    for element in set.elements() {
+        let (child, member) = set.node(element);
+        if member {
+            members.insert(element.clone());
+        }
+        let Some(child) = child else { continue };
+        let child_type = match (&atom, element) {
+            (Atom::Map { fields, elem, .. }, PathElement::Field(name)) => {
+                if fields.contains_key(name) {
+                    members.insert(element.clone());
+                }
+                tr.field(fields, *elem, name)
+            }
+            (Atom::List { elem, .. }, PathElement::Key(_)) => tr.at(*elem),
+            _ => tr.at(None),
+        };
+        children.insert(element.clone(), with_named_fields(child, child_type));
+    }
+    Set::from_parts(members, children)
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparison.
+
+/// What changed from one value to another, as sets of paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Comparison {
+    /// In both, with another value (an atomic list or map is one leaf).
+    pub modified: Set,
+    /// Only in the new value: every node on the way too.
+    pub added: Set,
+    /// Only in the old value.
+    pub removed: Set,
+}
+
+impl Comparison {
+    /// The comparison without `ignored` paths and what is below them.
+    pub fn without(&self, ignored: &Set) -> Comparison {
+        Comparison {
+            modified: self.modified.recursive_difference(ignored),
+            added: self.added.recursive_difference(ignored),
+            removed: self.removed.recursive_difference(ignored),
+        }
+    }
+}
+
+/// The changes from `old` to `new`.
+pub fn compare(old: &Value, new: &Value, tr: TypeRef<'_>) -> Result<Comparison, TypedError> {
+    let mut comparison = Comparison::default();
+    compare_into(Some(old), Some(new), tr, &mut Vec::new(), &mut comparison)?;
+    Ok(comparison)
+}
+
+fn compare_into(
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+    tr: TypeRef<'_>,
+    path: &mut Vec<PathElement>,
+    out: &mut Comparison,
+) -> Result<(), TypedError> {
+    let mut leaf = || {
+        match (lhs, rhs) {
+            (None, _) => out.added.insert(path),
+            (_, None) => out.removed.insert(path),
+            (Some(l), Some(r)) if !equal(l, r) => out.modified.insert(path),
+            _ => {}
+        }
+        Ok(())
+    };
+    let atom = tr.atom(rhs.or(lhs));
+    let lists_or_maps = match (lhs, rhs) {
+        (Some(l), Some(r)) => kind_matches(l, r),
+        _ => true,
+    };
+    if !lists_or_maps {
+        return leaf();
+    }
+    match atom {
+        Atom::Scalar => return leaf(),
+        Atom::List { kind, elem } => {
+            if kind == ListType::Atomic || (is_empty_or_null(lhs) && is_empty_or_null(rhs)) {
+                return leaf();
+            }
+            let (l, r) = (as_array(lhs), as_array(rhs));
+            compare_items(&tr, &kind, elem, l, r, path, out)?;
+        }
+        Atom::Map {
+            atomic,
+            fields,
+            elem,
+        } => {
+            if atomic || (is_empty_or_null(lhs) && is_empty_or_null(rhs)) {
+                return leaf();
+            }
+            let (l, r) = (as_object(lhs), as_object(rhs));
+            let keys: BTreeSet<&String> = l.keys().chain(r.keys()).collect();
+            for key in keys {
+                path.push(PathElement::Field(key.clone()));
+                compare_into(
+                    l.get(key),
+                    r.get(key),
+                    tr.field(&fields, elem, key),
+                    path,
+                    out,
+                )?;
+                path.pop();
+            }
+        }
+    }
+    match (lhs, rhs) {
+        (None, _) => out.added.insert(path),
+        (_, None) => out.removed.insert(path),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Whether two values can be walked together (both lists, both maps, or either scalar or
+/// null); a list replaced by a map is one modified leaf.
+fn kind_matches(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => true,
+        (Value::Array(_), Value::Object(_)) | (Value::Object(_), Value::Array(_)) => false,
+        (Value::Array(_) | Value::Object(_), Value::Null)
+        | (Value::Null, Value::Array(_) | Value::Object(_)) => true,
+        (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => false,
+        _ => true,
+    }
+}
+
+fn as_array(value: Option<&Value>) -> &[Value] {
+    match value {
+        Some(Value::Array(items)) => items,
+        _ => &[],
+    }
+}
+
+static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+
+fn as_object(value: Option<&Value>) -> &Map<String, Value> {
+    match value {
+        Some(Value::Object(map)) => map,
+        _ => &EMPTY,
+    }
+}
+
+/// Items of a list, grouped by element in first-seen order.
+fn index<'v>(
+    tr: &TypeRef<'_>,
+    kind: &ListType,
+    elem: Option<usize>,
+    items: &'v [Value],
+) -> Result<Vec<(PathElement, Vec<&'v Value>)>, TypedError> {
+    let mut out: Vec<(PathElement, Vec<&Value>)> = Vec::new();
+    let mut at: BTreeMap<PathElement, usize> = BTreeMap::new();
+    for item in items {
+        let element = item_element(tr, kind, elem, item)?;
+        match at.get(&element) {
+            Some(&i) => out[i].1.push(item),
+            None => {
+                at.insert(element.clone(), out.len());
+                out.push((element, vec![item]));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn compare_items(
+    tr: &TypeRef<'_>,
+    kind: &ListType,
+    elem: Option<usize>,
+    lhs: &[Value],
+    rhs: &[Value],
+    path: &mut Vec<PathElement>,
+    out: &mut Comparison,
+) -> Result<(), TypedError> {
+    let left = index(tr, kind, elem, lhs)?;
+    let right = index(tr, kind, elem, rhs)?;
+    let right_of: BTreeMap<&PathElement, &Vec<&Value>> =
+        right.iter().map(|(e, v)| (e, v)).collect();
+    let left_of: BTreeMap<&PathElement, &Vec<&Value>> = left.iter().map(|(e, v)| (e, v)).collect();
+    let order = (left.iter().map(|(e, _)| e)).chain(
+        right
+            .iter()
+            .map(|(e, _)| e)
+            .filter(|e| !left_of.contains_key(e)),
+    );
+    let none: Vec<&Value> = Vec::new();
+    for element in order {
+        let l = left_of.get(element).copied().unwrap_or(&none);
+        let r = right_of.get(element).copied().unwrap_or(&none);
+        path.push(element.clone());
+        match (l.len(), r.len()) {
+            (0..=1, 0..=1) => compare_into(
+                l.first().copied(),
+                r.first().copied(),
+                tr.at(elem),
+                path,
+                out,
+            )?,
+            (2.., 2..) => {
+                if l.len() != r.len() || l.iter().zip(r.iter()).any(|(a, b)| !equal(a, b)) {
+                    out.modified.insert(path);
+                }
+            }
+            (2.., _) => {
+                if let Some(r) = r.first() {
+                    compare_into(None, Some(r), tr.at(elem), path, out)?;
+                }
+                out.removed.insert(path);
+            }
+            (_, 2..) => {
+                if let Some(l) = l.first() {
+                    compare_into(Some(l), None, tr.at(elem), path, out)?;
+                }
+                out.added.insert(path);
+            }
+        }
+        path.pop();
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Merging.
+
+/// `config` applied over `live`: scalars and atomic values replaced, structs and maps
+/// merged key by key, list-map and set items merged by their element (config order, with
+/// items only in `live` kept where they stood). Duplicates in `config` are an error.
+pub fn merge(live: &Value, config: &Value, tr: TypeRef<'_>) -> Result<Value, TypedError> {
+    Ok(merge_into(Some(live), Some(config), tr)?.unwrap_or(Value::Null))
+}
+
+fn merge_into(
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+    tr: TypeRef<'_>,
+) -> Result<Option<Value>, TypedError> {
+    let leaf = || Ok(rhs.or(lhs).cloned());
+    if let (Some(l), Some(r)) = (lhs, rhs)
+        && !kind_matches(l, r)
+    {
+        return leaf();
+    }
+    match tr.atom(rhs.or(lhs)) {
+        Atom::Scalar => leaf(),
+        Atom::List { kind, elem } => {
+            if kind == ListType::Atomic || (is_empty_or_null(lhs) && is_empty_or_null(rhs)) {
+                return leaf();
+            }
+            let items = merge_items(&tr, &kind, elem, as_array(lhs), as_array(rhs))?;
+            Ok((!items.is_empty()).then_some(Value::Array(items)))
+        }
+        Atom::Map {
+            atomic,
+            fields,
+            elem,
+        } => {
+            if atomic || (is_empty_or_null(lhs) && is_empty_or_null(rhs)) {
+                return leaf();
+            }
+            let (l, r) = (as_object(lhs), as_object(rhs));
+            let mut out = Map::new();
+            // Live's keys in their order, then the configuration's new ones.
+            let keys = l.keys().chain(r.keys().filter(|k| !l.contains_key(*k)));
+            for key in keys {
+                let merged = merge_into(l.get(key), r.get(key), tr.field(&fields, elem, key))?;
+                if let Some(merged) = merged {
+                    out.insert(key.clone(), merged);
+                }
+            }
+            Ok((!out.is_empty()).then_some(Value::Object(out)))
+        }
+    }
+}
+
+/// structured-merge-diff's merge of associative lists: walk live and configuration
+/// together; a live-only item stays where it is; configuration items come in their order.
+fn merge_items(
+    tr: &TypeRef<'_>,
+    kind: &ListType,
+    elem: Option<usize>,
+    lhs: &[Value],
+    rhs: &[Value],
+) -> Result<Vec<Value>, TypedError> {
+    let mut right = Vec::with_capacity(rhs.len());
+    let mut right_of: BTreeMap<PathElement, &Value> = BTreeMap::new();
+    for item in rhs {
+        let element = item_element(tr, kind, elem, item)?;
+        if right_of.insert(element.clone(), item).is_some() {
+            return Err(TypedError(format!("duplicate entries for key {element}")));
+        }
+        right.push(element);
+    }
+    let mut left = Vec::with_capacity(lhs.len());
+    let mut left_of: BTreeMap<PathElement, Option<&Value>> = BTreeMap::new();
+    for item in lhs {
+        let element = item_element(tr, kind, elem, item)?;
+        // A duplicated live item merges as absent (kube keeps it unmerged).
+        match left_of.get_mut(&element) {
+            Some(slot) => *slot = None,
+            None => {
+                left_of.insert(element.clone(), Some(item));
+            }
+        }
+        left.push((element, item));
+    }
+    let mut shared = right.iter().filter(|e| left_of.contains_key(e));
+    let mut next_shared = shared.next();
+    let mut merged: BTreeSet<&PathElement> = BTreeSet::new();
+    let mut out = Vec::with_capacity(lhs.len().max(rhs.len()));
+    let (mut li, mut ri) = (0, 0);
+    let item = |element: &PathElement, live: Option<&Value>| {
+        merge_into(live, right_of.get(element).copied(), tr.at(elem))
+    };
+    while li < left.len() || ri < right.len() {
+        if li < left.len() && ri < right.len() {
+            let element = &left[li].0;
+            if *element == right[ri] {
+                merged.insert(&right[ri]);
+                out.extend(item(element, left_of.get(element).copied().flatten())?);
+                li += 1;
+                ri += 1;
+                next_shared = shared.next();
+                continue;
+            }
+            if right_of.contains_key(element) && next_shared.is_some_and(|n| n != element) {
+                li += 1;
+                continue;
+            }
+        }
+        if li < left.len() {
+            let (element, live) = &left[li];
+            if !right_of.contains_key(element) {
+                out.extend(merge_into(Some(live), None, tr.at(elem))?);
+                li += 1;
+                continue;
+            } else if merged.contains(element) {
+                li += 1;
+            }
+        }
+        if ri < right.len() {
+            let element = &right[ri];
+            merged.insert(element);
+            out.extend(item(element, left_of.get(element).copied().flatten())?);
+            ri += 1;
+            if next_shared == Some(element) {
+                next_shared = shared.next();
+            }
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Removal.
+
+/// `value` without the paths of `set` (what is below a removed path goes with it). A map
+/// or list left empty by the removal becomes `null`, as in kube.
+pub fn remove(value: &Value, set: &Set, tr: TypeRef<'_>) -> Value {
+    match tr.atom(Some(value)) {
+        Atom::Scalar => value.clone(),
+        Atom::List { kind, elem } => {
+            let Value::Array(items) = value else {
+                return Value::Null;
+            };
+            if items.is_empty() || kind == ListType::Atomic {
+                return Value::Null;
+            }
+            let mut out = Vec::new();
+            for item in items {
+                let Ok(element) = item_element(&tr, &kind, elem, item) else {
+                    out.push(item.clone());
+                    continue;
+                };
+                if set.has(std::slice::from_ref(&element)) {
+                    continue;
+                }
+                let below = set.with_prefix(&element);
+                out.push(match below.is_empty() {
+                    true => item.clone(),
+                    false => remove(item, &below, tr.at(elem)),
+                });
+            }
+            match out.is_empty() {
+                true => Value::Null,
+                false => Value::Array(out),
+            }
+        }
+        Atom::Map {
+            atomic,
+            fields,
+            elem,
+        } => {
+            let Value::Object(map) = value else {
+                return Value::Null;
+            };
+            if map.is_empty() || atomic {
+                return Value::Null;
+            }
+            let mut out = Map::new();
+            for (key, child) in map {
+                let element = PathElement::Field(key.clone());
+                if set.has(std::slice::from_ref(&element)) {
+                    continue;
+                }
+                let below = set.with_prefix(&element);
+                let child = match below.is_empty() {
+                    true => child.clone(),
+                    false => remove(child, &below, tr.field(&fields, elem, key)),
+                };
+                out.insert(key.clone(), child);
+            }
+            match out.is_empty() {
+                true => Value::Null,
+                false => Value::Object(out),
+            }
+        }
+    }
+}
