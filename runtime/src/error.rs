@@ -184,6 +184,14 @@ pub enum ApiError {
         /// Why.
         message: String,
     },
+    /// 409: a server-side apply would change fields other managers own (kube's
+    /// `NewApplyConflict`).
+    #[error("{}", apply_conflict_message(conflicts))]
+    ApplyConflict {
+        /// Each conflicting field: its owner, as kube prints it (`"kubectl" using
+        /// apps/v1`), and its path (`.spec.replicas`), grouped by owner in path order.
+        conflicts: Vec<(String, String)>,
+    },
     /// 422: the object fails validation.
     #[error(
         "{} {name:?} is invalid: {}",
@@ -285,6 +293,29 @@ fn qualified_kind(group: &str, kind: &str) -> String {
     }
 }
 
+/// kube's `getConflictMessage`: one conflict on one line; several grouped by owner
+/// (owners sorted), one `- path` line each.
+fn apply_conflict_message(conflicts: &[(String, String)]) -> String {
+    if let [(owner, path)] = conflicts {
+        return format!("Apply failed with 1 conflict: conflict with {owner}: {path}");
+    }
+    let mut owners: Vec<&String> = conflicts.iter().map(|(owner, _)| owner).collect();
+    owners.sort();
+    owners.dedup();
+    let mut lines = Vec::new();
+    for owner in owners {
+        lines.push(format!("conflicts with {owner}:"));
+        for (_, path) in conflicts.iter().filter(|(o, _)| o == owner) {
+            lines.push(format!("- {path}"));
+        }
+    }
+    format!(
+        "Apply failed with {} conflicts: {}",
+        conflicts.len(),
+        lines.join("\n")
+    )
+}
+
 /// Kubernetes' aggregate error format: one error as is, several as `[a, b]`.
 fn join_causes(causes: &[FieldError]) -> String {
     match causes {
@@ -301,7 +332,9 @@ impl ApiError {
     pub fn code(&self) -> u16 {
         match self {
             ApiError::NotFound { .. } | ApiError::NoRoute => 404,
-            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
+            ApiError::AlreadyExists { .. }
+            | ApiError::Conflict { .. }
+            | ApiError::ApplyConflict { .. } => 409,
             ApiError::Invalid { .. } => 422,
             ApiError::BadRequest(_) => 400,
             ApiError::Unauthorized(_) => 401,
@@ -323,7 +356,7 @@ impl ApiError {
         match self {
             ApiError::NotFound { .. } | ApiError::NoRoute => "NotFound",
             ApiError::AlreadyExists { .. } => "AlreadyExists",
-            ApiError::Conflict { .. } => "Conflict",
+            ApiError::Conflict { .. } | ApiError::ApplyConflict { .. } => "Conflict",
             ApiError::Invalid { .. } => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::Unauthorized(_) => "Unauthorized",
@@ -388,6 +421,18 @@ impl ApiError {
                             reason: Some(c.error_type.reason().to_owned()),
                             message: Some(c.body()),
                             field: Some(c.field.clone()),
+                        })
+                        .collect(),
+                ),
+                ..StatusDetails::default()
+            }),
+            ApiError::ApplyConflict { conflicts } => Some(StatusDetails {
+                causes: Some(
+                    (conflicts.iter())
+                        .map(|(owner, path)| StatusCause {
+                            reason: Some("FieldManagerConflict".into()),
+                            message: Some(format!("conflict with {owner}")),
+                            field: Some(path.clone()),
                         })
                         .collect(),
                 ),

@@ -856,15 +856,16 @@ async fn patches_apply_as_kubes() {
             json!({}),
             415,
             "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json",
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
         ),
+        // An apply configuration of another type (kube's `versionCheckManager`).
         (
             "web",
             PatchType::Apply,
             json!({}),
-            415,
-            "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json",
+            400,
+            "BadRequest",
+            "invalid object type: /, Kind=",
         ),
     ];
     for (name, patch_type, patch, code, reason, message) in cases {

@@ -158,7 +158,7 @@ fn a_webapp_lives_and_dies_through_the_dynamic_client() {
     assert_eq!(
         strategic["message"],
         "the body of the request was in an unknown format - accepted media types include: \
-         application/json-patch+json, application/merge-patch+json"
+         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
     );
 
     let after_status = &line(&lines, "step", "status")["object"];

@@ -185,16 +185,17 @@ impl Query {
             ),
             field_validation,
             duplicate_fields: Vec::new(),
+            force: false,
         })
     }
 
     /// Options of a patch (`PatchOptions`): `force` only with apply, which needs a
-    /// `fieldManager`. Returns `force` beside the options.
+    /// `fieldManager`.
     pub fn patch_options(
         &self,
         patch_type: PatchType,
         user_agent: Option<&str>,
-    ) -> Result<(WriteOptions, bool), ApiError> {
+    ) -> Result<WriteOptions, ApiError> {
         let mut errors = Vec::new();
         let dry_run = self.dry_run(&mut errors);
         let field_validation = self.field_validation(&mut errors);
@@ -218,15 +219,15 @@ impl Query {
             ));
         }
         invalid("PatchOptions", errors)?;
-        let options = WriteOptions {
+        Ok(WriteOptions {
             dry_run,
             field_manager: Some(
                 field_manager.unwrap_or_else(|| manager_from_user_agent(user_agent)),
             ),
             field_validation,
             duplicate_fields: Vec::new(),
-        };
-        Ok((options, force.unwrap_or(false)))
+            force: force.unwrap_or(false),
+        })
     }
 
     /// `DeleteOptions` from the query, for a DELETE without a body.

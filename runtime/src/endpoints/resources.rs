@@ -297,8 +297,7 @@ async fn handle(
         Handler::Patch | Handler::PatchStatus | Handler::PatchScale => {
             let body = read_body(body).await?;
             let patch_type = media::patch_type(headers)?;
-            // `force` waits for `WriteOptions` to carry it; it is validated already.
-            let (mut options, _force) = query.patch_options(patch_type, user_agent)?;
+            let mut options = query.patch_options(patch_type, user_agent)?;
             let (patch, duplicates) = media::decode_patch(patch_type, &body)?;
             options.duplicate_fields = duplicates;
             let written = registry

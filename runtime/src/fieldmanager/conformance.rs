@@ -33,7 +33,7 @@ fn check(scenario: &Value) -> Vec<String> {
     let versions = OneSchema(KindSchema::of(&schemas, root));
     let updater = Updater {
         versions: &versions,
-        ignored: Default::default(),
+        scope: Default::default(),
         stripped: Default::default(),
     };
     let mut live = Value::Null;

@@ -287,12 +287,37 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The comparison without `ignored` paths and what is below them.
-    pub fn without(&self, ignored: &Set) -> Comparison {
+    /// The comparison with only what `scope` allows.
+    pub fn within(&self, scope: &Scope) -> Comparison {
         Comparison {
-            modified: self.modified.recursive_difference(ignored),
-            added: self.added.recursive_difference(ignored),
-            removed: self.removed.recursive_difference(ignored),
+            modified: scope.filter(&self.modified),
+            added: scope.filter(&self.added),
+            removed: scope.filter(&self.removed),
+        }
+    }
+}
+
+/// The paths a write may own: kube's reset fields, as paths excluded (with what is below
+/// them) or as the only paths included.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything.
+    #[default]
+    All,
+    /// Everything but these paths and what is below them (`status` through the object).
+    Except(Set),
+    /// Only these paths and what is below them (`status` through `/status`).
+    Only(Set),
+}
+
+impl Scope {
+    /// The paths of `set` within the scope.
+    pub fn filter(&self, set: &Set) -> Set {
+        match self {
+            Scope::All => set.clone(),
+            Scope::Except(excluded) => set.recursive_difference(excluded),
+            // What is not outside is inside.
+            Scope::Only(included) => set.difference(&set.recursive_difference(included)),
         }
     }
 }

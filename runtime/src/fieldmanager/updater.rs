@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::path::Path;
 use super::set::Set;
-use super::typed::{self, Comparison, TypeRef, TypedError};
+use super::typed::{self, Comparison, Scope, TypeRef, TypedError};
 
 /// Who a manager is: its name, operation and, for updates, API version and subresource.
 /// Apply entries are one per name and subresource, whatever the version (kube's
@@ -95,9 +95,9 @@ pub enum Failure {
 pub struct Updater<'a> {
     /// The kind's versions.
     pub versions: &'a dyn Versions,
-    /// Paths no one owns through this request (kube's reset fields: `status` through the
-    /// object, everything but `status` through `/status`), with what is below them.
-    pub ignored: Set,
+    /// The paths this request may own (kube's reset fields: not `status` through the
+    /// object; only `status` through `/status`).
+    pub scope: Scope,
     /// Paths the writer never owns, though what is below them may be owned (kube's
     /// `stripMeta`: `apiVersion`, `kind`, `metadata` and its server-set fields).
     pub stripped: Set,
@@ -121,7 +121,7 @@ impl Updater<'_> {
         current: &ManagerId,
         force: bool,
     ) -> Result<Comparison, Failure> {
-        let own = typed::compare(old, new, self.type_of(version)?)?.without(&self.ignored);
+        let own = typed::compare(old, new, self.type_of(version)?)?.within(&self.scope);
         let mut by_version: BTreeMap<String, Comparison> = BTreeMap::new();
         by_version.insert(version.to_owned(), own.clone());
         let mut conflicts = Vec::new();
@@ -139,7 +139,7 @@ impl Updater<'_> {
                     dropped.push(id.clone());
                     continue;
                 };
-                let comparison = typed::compare(&old, &new, tr)?.without(&self.ignored);
+                let comparison = typed::compare(&old, &new, tr)?.within(&self.scope);
                 by_version.insert(owned.api_version.clone(), comparison);
             }
             let comparison = &by_version[&owned.api_version];
@@ -183,8 +183,9 @@ impl Updater<'_> {
             Some(previous) => previous.set.difference(&comparison.removed),
             None => Set::new(),
         };
-        set = (set.union(&changed))
-            .recursive_difference(&self.ignored)
+        set = self
+            .scope
+            .filter(&set.union(&changed))
             .difference(&self.stripped);
         if !set.is_empty() {
             managers.insert(
@@ -211,9 +212,7 @@ impl Updater<'_> {
     ) -> Result<Option<Value>, Failure> {
         let tr = self.type_of(version)?;
         let merged = typed::merge(live, config, tr)?;
-        let set = (typed::field_set(config, tr))
-            .recursive_difference(&self.ignored)
-            .difference(&self.stripped);
+        let set = (self.scope.filter(&typed::field_set(config, tr))).difference(&self.stripped);
         // On a copy: a conflicting apply changes nobody's fields.
         let mut work = managers.clone();
         let last = work.insert(

@@ -2,7 +2,9 @@
 //!
 //! Order: type meta -> unknown fields -> the namespace exists and is not terminating ->
 //! the body's namespace -> (status dropped) -> decode -> server-set metadata (name from
-//! `generateName`, uid, creationTimestamp, generation 1) -> `prepare_for_create` ->
+//! `generateName`, uid, creationTimestamp, generation 1) -> field management (the creator
+//! owns what it set, defaults included; an apply that creates brings its own) ->
+//! `prepare_for_create` ->
 //! validation (the version's schema, after its defaults before decoding; metadata, replica
 //! paths, the kind's `validate`) -> `canonicalize` -> the storage create (a generated name
 //! is drawn again on a collision).
@@ -14,7 +16,7 @@ use super::field_paths;
 use super::object::{self, internal, meta_str, set_meta};
 use super::schema_validation::not_reported;
 use super::validation::{self, is_namespaces};
-use super::{Registry, Target, WriteOptions, Written};
+use super::{Fields, Registry, Target, WriteOptions, Written};
 use crate::error::{ApiError, GroupResource};
 use crate::storage;
 
@@ -27,6 +29,7 @@ impl Registry {
         target: Target<'_>,
         mut body: Value,
         options: &WriteOptions,
+        fields: Fields,
     ) -> Result<Written, ApiError> {
         let kind = target.kind;
         let info = kind.info;
@@ -98,11 +101,24 @@ impl Registry {
             set_meta(&mut json, cleared, None);
         }
 
+        let mut field_errors = Vec::new();
+        if fields == Fields::Update {
+            let view = kind.from_hub(
+                kind.hub_from_json(json.clone()).map_err(internal)?,
+                target.version,
+            );
+            let view = view.map_err(internal)?;
+            match self.manage_fields(target, None, &view, "", options) {
+                Ok(managed) => set_meta(&mut json, "managedFields", managed),
+                Err(errors) => field_errors = errors,
+            }
+        }
         let mut hub = kind.hub_from_json(json).map_err(internal)?;
         kind.prepare_for_create(&mut hub);
         let json = kind.hub_json(&hub).map_err(internal)?;
         let name = meta_str(&json, "name").unwrap_or_default().to_owned();
         let mut errors = schema_errors;
+        errors.extend(field_errors);
         errors.extend(validation::object_meta(info, &json, true));
         let scale_errors = validation::scale(info, &json);
         errors.extend(not_reported(scale_errors, &errors));

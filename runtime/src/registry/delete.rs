@@ -26,7 +26,7 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
 use super::update::precondition_failed;
 use super::validation::is_namespaces;
-use super::{ListOptions, ObjectList, Registry, Target, WriteOptions};
+use super::{Fields, ListOptions, ObjectList, Registry, Target, WriteOptions};
 use crate::api::{KindInfo, Scope};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Status, StatusDetails};
@@ -279,7 +279,7 @@ impl Registry {
         }
         let default = json!({"metadata": {"name": "default"}});
         match self
-            .create_object(target, default, &WriteOptions::default())
+            .create_object(target, default, &WriteOptions::default(), Fields::Update)
             .await
         {
             Ok(_) | Err(ApiError::AlreadyExists { .. }) => Ok(()),

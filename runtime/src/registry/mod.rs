@@ -30,7 +30,7 @@ mod body;
 mod create;
 mod delete;
 mod field_paths;
-mod object;
+pub(crate) mod object;
 mod patch;
 mod read;
 mod scale;
@@ -91,6 +91,49 @@ pub struct WriteOptions {
     /// Paths of the fields the body (or merge patch) repeats, found while decoding it:
     /// reported per `fieldValidation` like unknown fields.
     pub duplicate_fields: Vec<String>,
+    /// `force`: a server-side apply takes the fields it conflicts on.
+    pub force: bool,
+}
+
+/// Who computes a write's `managedFields`: the registry, from the change the write makes
+/// (create, update, patch), or a server-side apply, which already did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fields {
+    /// The registry records the write as an `Update` by its manager.
+    Update,
+    /// The body's `managedFields` come from the apply.
+    Applied,
+}
+
+impl Registry {
+    /// The `managedFields` of `new` (a view in the request's version) after a write other
+    /// than apply, from `old` (the stored hub and its view; `None` for a create). Field
+    /// errors when the client sent malformed entries. Without schemas (a registry for
+    /// tests), ownership is not tracked.
+    pub(crate) fn manage_fields(
+        &self,
+        target: Target<'_>,
+        old: Option<(&Value, &Value)>,
+        new: &Value,
+        subresource: &str,
+        options: &WriteOptions,
+    ) -> Result<Option<Value>, Vec<crate::error::FieldError>> {
+        let Some(schemas) = &self.schemas else {
+            return Ok(None);
+        };
+        let manager = crate::fieldmanager::FieldManager::new(
+            target.kind,
+            schemas,
+            old.map(|(hub, _)| hub),
+            subresource,
+        );
+        manager.update(
+            old.map(|(_, view)| view),
+            new,
+            &target.kind.api_version(target.version),
+            options.field_manager.as_deref().unwrap_or(""),
+        )
+    }
 }
 
 /// Query options of list (and deletecollection).
@@ -399,7 +442,8 @@ impl Registry {
         body: Value,
         options: &WriteOptions,
     ) -> Result<Written, ApiError> {
-        self.create_object(target, body, options).await
+        self.create_object(target, body, options, Fields::Update)
+            .await
     }
 
     /// Replaces an object or one of its subresources (`PUT`); creates it when the kind allows

@@ -36,6 +36,7 @@ pub fn accepted(info: &KindInfo) -> Vec<&'static str> {
     if info.is_core() {
         types.push("application/strategic-merge-patch+json");
     }
+    types.push("application/apply-patch+yaml");
     types
 }
 
@@ -44,7 +45,7 @@ pub fn supports(info: &KindInfo, patch_type: PatchType) -> bool {
     match patch_type {
         PatchType::Json | PatchType::Merge => true,
         PatchType::StrategicMerge => info.is_core(),
-        PatchType::Apply => false,
+        PatchType::Apply => true,
     }
 }
 

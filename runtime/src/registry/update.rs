@@ -23,7 +23,7 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
 use super::schema_validation::not_reported;
-use super::{PatchType, Registry, Subresource, Target, WriteOptions, Written};
+use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use crate::meta::Scale;
@@ -196,7 +196,14 @@ impl Registry {
                                 && meta_str(body, "resourceVersion").is_none()
                                 && subresource.is_none() =>
                         {
-                            self.create_object(target, body.clone(), options).await
+                            (self.create_object(target, body.clone(), options, Fields::Update))
+                                .await
+                        }
+                        // An apply creates what is missing (kube's `forceAllowCreate`).
+                        Change::Patch(PatchType::Apply, config) if subresource.is_none() => {
+                            let object = self.apply_config(&request, None, config, options)?;
+                            body::check_name(&object, name, target.namespace)?;
+                            (self.create_object(target, object, options, Fields::Applied)).await
                         }
                         _ => Err(request.not_found()),
                     };
@@ -210,6 +217,16 @@ impl Registry {
 
             let view = match &change {
                 Change::Replace(body) => body.clone(),
+                Change::Patch(PatchType::Apply, config) => {
+                    let current = request.view(&old, kv.mod_revision)?;
+                    let mut applied =
+                        self.apply_config(&request, Some((&old, &current)), config, options)?;
+                    body::check_type_meta(&applied, expected)?;
+                    warnings = request.unknown_fields(options, &applied, expected)?;
+                    body::ensure_namespace(&mut applied, info, target.namespace)?;
+                    body::check_name(&applied, name, target.namespace)?;
+                    applied
+                }
                 Change::Patch(patch_type, patch) => {
                     let current = request.view(&old, kv.mod_revision)?;
                     let mut patched = patch::apply(*patch_type, patch, current).map_err(
@@ -279,6 +296,20 @@ impl Registry {
                 }
             };
             apply_update_rules(info, &mut new, &old, subresource, target.namespace, name);
+            // Ownership of what the write changed (an apply computed its own).
+            let mut field_errors = Vec::new();
+            if !matches!(change, Change::Patch(PatchType::Apply, _)) {
+                let view_of = |hub: &Value| -> Result<Value, ApiError> {
+                    let hub = kind.hub_from_json(hub.clone()).map_err(internal)?;
+                    kind.from_hub(hub, target.version).map_err(internal)
+                };
+                let (old_view, new_view) = (view_of(&old)?, view_of(&new)?);
+                let sub = subresource_name(subresource);
+                match self.manage_fields(target, Some((&old, &old_view)), &new_view, sub, options) {
+                    Ok(managed) => set_meta(&mut new, "managedFields", managed),
+                    Err(errors) => field_errors = errors,
+                }
+            }
 
             let mut new_hub = kind.hub_from_json(new).map_err(internal)?;
             kind.prepare_for_update(&mut new_hub, &old_hub);
@@ -289,6 +320,7 @@ impl Registry {
                 new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
             }
             let mut errors = schema_errors;
+            errors.extend(field_errors);
             errors.extend(super::validation::object_meta(info, &new, false));
             errors.extend(super::validation::object_meta_update(&new, &old));
             let scale_errors = super::validation::scale(info, &new);
@@ -363,6 +395,69 @@ impl Registry {
             )));
         }
         Ok(())
+    }
+}
+
+/// The name of a subresource in `managedFields` (empty for the object itself).
+fn subresource_name(subresource: Option<Subresource>) -> &'static str {
+    match subresource {
+        None => "",
+        Some(Subresource::Status) => "status",
+        Some(Subresource::Scale) => "scale",
+    }
+}
+
+impl Registry {
+    /// A server-side apply of `config` over the stored object (its hub and its view in the
+    /// request's version; `None` when the apply creates it): the new view, with its
+    /// `managedFields`. kube's checks first: the configuration is of the request's type
+    /// and carries no `managedFields`.
+    fn apply_config(
+        &self,
+        request: &Request<'_>,
+        live: Option<(&Value, &Value)>,
+        config: &Value,
+        options: &WriteOptions,
+    ) -> Result<Value, ApiError> {
+        let kind = request.kind;
+        let api_version = kind.api_version(request.target.version);
+        let text = |field: &str| config.get(field).and_then(Value::as_str).unwrap_or("");
+        if !config.is_object()
+            || text("apiVersion") != api_version
+            || text("kind") != kind.info.kind
+        {
+            let (group, version) = match text("apiVersion").rsplit_once('/') {
+                Some((group, version)) => (group, version),
+                None => ("", text("apiVersion")),
+            };
+            return Err(ApiError::BadRequest(format!(
+                "invalid object type: {group}/{version}, Kind={}",
+                text("kind")
+            )));
+        }
+        if config
+            .pointer("/metadata/managedFields")
+            .is_some_and(|m| !m.is_null())
+        {
+            return Err(ApiError::BadRequest(
+                "metadata.managedFields must be nil".into(),
+            ));
+        }
+        let schemas = (self.schemas.as_deref())
+            .ok_or_else(|| ApiError::UnsupportedMediaType(patch::accepted(kind.info).join(", ")))?;
+        let manager = crate::fieldmanager::FieldManager::new(
+            kind,
+            schemas,
+            live.map(|(hub, _)| hub),
+            subresource_name(request.subresource),
+        );
+        manager.apply(
+            live.map(|(_, view)| view),
+            config,
+            &api_version,
+            options.field_manager.as_deref().unwrap_or(""),
+            options.force,
+        )
     }
 }
 
