@@ -146,16 +146,16 @@ impl<'a> FieldManager<'a> {
         let sent = managed_fields(new).filter(|_| self.subresource.is_empty());
         let mut base = old.and_then(managed_fields).map(entries::decode);
         if let Some(sent) = sent {
-            let errors = entries::validate(sent);
-            if !errors.is_empty() {
-                return Err(errors);
-            }
             if entries::is_reset(sent) {
                 if old.is_some() {
                     return Ok(None);
                 }
                 base = None;
             } else {
+                let errors = entries::validate(sent);
+                if !errors.is_empty() {
+                    return Err(errors);
+                }
                 let decoded = entries::decode(sent);
                 if !decoded.managers.is_empty() {
                     base = Some(decoded);

@@ -99,7 +99,8 @@ pub struct Updater<'a> {
     /// object; only `status` through `/status`).
     pub scope: Scope,
     /// Paths the writer never owns, though what is below them may be owned (kube's
-    /// `stripMeta`: `apiVersion`, `kind`, `metadata` and its server-set fields).
+    /// `stripMeta`: `apiVersion`, `kind`, `metadata` and its server-set fields), taken
+    /// from its set after the write, as kube does.
     pub stripped: Set,
 }
 
@@ -212,7 +213,9 @@ impl Updater<'_> {
     ) -> Result<Option<Value>, Failure> {
         let tr = self.type_of(version)?;
         let merged = typed::merge(live, config, tr)?;
-        let set = (self.scope.filter(&typed::field_set(config, tr))).difference(&self.stripped);
+        // Stripped only once merged and pruned (kube's `stripMetaManager` wraps the merge):
+        // pruning must see that the configuration still sets `metadata.name`.
+        let set = self.scope.filter(&typed::field_set(config, tr));
         // On a copy: a conflicting apply changes nobody's fields.
         let mut work = managers.clone();
         let last = work.insert(
@@ -224,6 +227,12 @@ impl Updater<'_> {
         );
         let pruned = self.prune(&merged, version, &work, manager, last.as_ref())?;
         self.update_others(live, &pruned, version, &mut work, manager, force)?;
+        if let Some(owned) = work.get_mut(manager) {
+            owned.set = owned.set.difference(&self.stripped);
+            if owned.set.is_empty() {
+                work.remove(manager);
+            }
+        }
         *managers = work;
         Ok((!typed::equal(live, &pruned)).then_some(pruned))
     }
