@@ -44,7 +44,9 @@ pub struct GroupVersionModel {
     /// Resources served in this group-version, in the order the kinds were given.
     pub resources: Vec<ResourceModel>,
     /// OpenAPI 3.0 schemas by qualified name, sorted by name, in Kubernetes' style
-    /// (see [`crate::openapi::schema::normalize`]); `$ref`s point into [`SCHEMA_REF_PREFIX`].
+    /// (see [`crate::openapi::schema::normalize`]), lists with the strategic-merge-patch
+    /// extensions their list types imply (see [`crate::openapi::schema::patch_strategies`]);
+    /// `$ref`s point into [`SCHEMA_REF_PREFIX`].
     pub schemas: IndexMap<String, Value>,
 }
 
@@ -108,6 +110,27 @@ pub enum ModelError {
         keyword: String,
         /// The keywords allowed, comma-separated.
         supported: String,
+    },
+    /// A list declares a strategic-merge-patch strategy or merge key its list type
+    /// contradicts (`#[schemars(extend("x-kubernetes-patch-strategy" = ...))]`): kubectl
+    /// would compute patches the server, which merges lists by their list type, applies
+    /// differently. The list type implies the patch extensions; declaring them is optional.
+    #[error(
+        "schema {schema}: {declared} at {path} contradicts {list_type}, which implies \
+         {implied}; drop the declared extension (the list type implies it) or change the \
+         list type"
+    )]
+    PatchStrategyConflict {
+        /// The qualified schema name.
+        schema: String,
+        /// Where in it: `properties.spec.properties.ports`.
+        path: String,
+        /// The extensions declared: `x-kubernetes-patch-merge-key: name`.
+        declared: String,
+        /// The list extensions: `x-kubernetes-list-type: map with x-kubernetes-list-map-keys: [port]`.
+        list_type: String,
+        /// What they imply: `x-kubernetes-patch-strategy: merge, x-kubernetes-patch-merge-key: port`.
+        implied: String,
     },
     /// Two different schemas got the same qualified name.
     #[error("schema {name} is generated twice with different content in {group_version}")]
@@ -216,6 +239,7 @@ impl GroupVersionModel {
         for (name, mut schema) in raw {
             rewrite_refs(&mut schema, &qualify);
             crate::openapi::schema::normalize(&mut schema);
+            crate::openapi::schema::patch_strategies(&qualify(&name), &mut schema, "")?;
             check_keywords(&qualify(&name), &schema, "")?;
             schemas.insert(qualify(&name), schema);
         }

@@ -8,8 +8,10 @@ use std::process::{Command, Stdio};
 
 use glue_fixture::{KINDS, TENANT, model};
 use kapi_codegen::glue::{GlueError, HEADER};
+use kapi_codegen::openapi::v2_proto;
 use kapi_codegen::{FileKind, GeneratedFile, RenderError, render};
 use kapi_runtime::api::{Action, KindInfo, Method, Route, Scope, Subresources, VersionInfo};
+use serde_json::{Value, json};
 
 fn files() -> Vec<GeneratedFile> {
     render(&model(KINDS)).expect("the fixture renders")
@@ -381,6 +383,67 @@ fn api_reference_lists_every_served_version_with_its_fields() {
     let v1 = reference.find("#### `apps.example.dev/v1` ").unwrap();
     assert!(v1 < reference.find("#### `apps.example.dev/v1beta1`").unwrap());
     assert!(!reference.contains("v1alpha1"));
+}
+
+#[test]
+fn openapi_files_say_how_to_patch() {
+    let files = files();
+    let json = |path: &str| -> Value { serde_json::from_str(&text(path)).unwrap() };
+    let v2 = json("openapi/v2.json");
+    let v3 = json("openapi/v3/apis/platform.example.dev/v1.json");
+    let tenant = "dev.example.platform.v1.Tenant";
+    // Lists carry the strategic-merge-patch extensions their list type implies.
+    for properties in [
+        &v2["definitions"][tenant]["properties"],
+        &v3["components"]["schemas"][tenant]["properties"],
+    ] {
+        let patch = |field: &str| {
+            let list = &properties[field];
+            (
+                list["x-kubernetes-patch-strategy"].clone(),
+                list["x-kubernetes-patch-merge-key"].clone(),
+            )
+        };
+        assert_eq!(patch("owners"), (json!("merge"), Value::Null));
+        assert_eq!(patch("quotas"), (json!("merge"), json!("resource")));
+    }
+    let pb = files.iter().find(|f| f.path == "openapi/v2.pb").unwrap();
+    let proto = v2_proto::decode(&pb.contents).unwrap();
+    let definitions = proto.definitions.unwrap().additional_properties;
+    let properties = (definitions.iter().find(|d| d.name == tenant))
+        .and_then(|d| d.value.as_ref()?.properties.as_ref())
+        .unwrap();
+    let quotas = (properties.additional_properties.iter())
+        .find(|p| p.name == "quotas")
+        .and_then(|p| p.value.as_ref())
+        .unwrap();
+    let extensions: Vec<(&str, &str)> = (quotas.vendor_extension.iter())
+        .map(|e| (e.name.as_str(), e.value.as_ref().unwrap().yaml.as_str()))
+        .collect();
+    assert_eq!(
+        extensions,
+        [
+            ("x-kubernetes-list-type", "map\n"),
+            ("x-kubernetes-list-map-keys", "- resource\n"),
+            ("x-kubernetes-patch-merge-key", "resource\n"),
+            ("x-kubernetes-patch-strategy", "merge\n"),
+        ]
+    );
+
+    // PATCH accepts every patch type, in kube-apiserver's order.
+    let patch_types = json!([
+        "application/json-patch+json",
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+        "application/apply-patch+yaml"
+    ]);
+    let path = "/apis/apps.example.dev/v1/namespaces/{namespace}/webapps/{name}";
+    let v3 = json("openapi/v3/apis/apps.example.dev/v1.json");
+    let content = v3["paths"][path]["patch"]["requestBody"]["content"]
+        .as_object()
+        .unwrap();
+    assert_eq!(json!(content.keys().collect::<Vec<_>>()), patch_types);
+    assert_eq!(v2["paths"][path]["patch"]["consumes"], patch_types);
 }
 
 fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {

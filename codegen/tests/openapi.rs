@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use kapi_codegen::openapi::v2_proto::messages::{self, additional_properties_item};
 use kapi_codegen::openapi::{self, Error, v2, v2_proto, v3};
-use kapi_codegen::{ApiModel, GroupVersionModel};
+use kapi_codegen::{ApiModel, GroupVersionModel, ModelError};
 use kapi_runtime::api::{Action, KindInfo, Method, Route};
 use serde_json::{Value, json};
 
@@ -26,11 +26,28 @@ fn v3_json(gv: &GroupVersionModel) -> Value {
     serde_json::to_value(document).unwrap()
 }
 
-/// What the server accepts today: no strategic merge, no server-side apply yet.
-const PATCH_TYPES: [&str; 2] = [
+/// What the server accepts, in kube-apiserver's order. kubectl 1.32's client-side apply
+/// sends a strategic merge patch only when the PATCH operation lists it.
+const PATCH_TYPES: [&str; 4] = [
     "application/json-patch+json",
     "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
 ];
+
+/// kube-apiserver's description of PATCH's `force` (`PatchOptions.Force`).
+const FORCE_DESCRIPTION: &str = "Force is going to \"force\" Apply requests. It means user will \
+    re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply \
+    patch requests.";
+
+/// The description of the query parameter `name` of an operation, wherever it is declared.
+fn query_description<'a>(path_item: &'a Value, operation: &'a Value, name: &str) -> &'a Value {
+    let path_level = path_item["parameters"].as_array().into_iter().flatten();
+    let operation_level = operation["parameters"].as_array().into_iter().flatten();
+    (path_level.chain(operation_level))
+        .find(|p| p["in"] == "query" && p["name"] == name)
+        .map_or(&Value::Null, |p| &p["description"])
+}
 
 /// The query parameters kube-apiserver documents for an action (besides `pretty`).
 fn expected_query_params(action: Action) -> BTreeSet<&'static str> {
@@ -177,6 +194,13 @@ fn v3_documents_have_every_route_as_kube_documents_it() {
                     "{at}: a query parameter twice: {query:?}"
                 );
                 assert_eq!(unique, expected_query_params(route.action), "{at}");
+                if route.action == Action::Patch {
+                    assert_eq!(
+                        query_description(path_item, operation, "force"),
+                        FORCE_DESCRIPTION,
+                        "{at}"
+                    );
+                }
 
                 // Request bodies.
                 let body = &operation["requestBody"];
@@ -211,13 +235,13 @@ fn v3_documents_have_every_route_as_kube_documents_it() {
                             assert!(own.contains(&&json!("fieldValidation")), "{at}");
                         } else {
                             assert!(types.contains(&"application/json"), "{at}");
+                            assert!(
+                                !types
+                                    .iter()
+                                    .any(|t| t.contains("patch") || t.contains("apply")),
+                                "{at}"
+                            );
                         }
-                        assert!(
-                            !types
-                                .iter()
-                                .any(|t| t.contains("strategic") || t.contains("apply")),
-                            "{at}"
-                        );
                         for media in content.values() {
                             assert_eq!(
                                 media["schema"]["$ref"],
@@ -417,6 +441,15 @@ fn resolved<'a>(schemas: &'a Value, schema: &'a Value, ref_prefix: &str) -> &'a 
     }
 }
 
+/// How a strategic merge patch treats a list: its `x-kubernetes-patch-strategy` and
+/// `x-kubernetes-patch-merge-key` (`null` when absent).
+fn patch_strategy(list: &Value) -> (&Value, &Value) {
+    (
+        &list["x-kubernetes-patch-strategy"],
+        &list["x-kubernetes-patch-merge-key"],
+    )
+}
+
 const META: &[&str] = &[
     "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
@@ -439,6 +472,30 @@ fn check_example_schemas(
     for name in META {
         assert!(schemas[name].is_object(), "{at}: no {name}");
     }
+    // ObjectMeta declares its lists' patch extensions as kube does; they are kept.
+    let meta = |path: &str| {
+        property(
+            schemas,
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+            path,
+            ref_prefix,
+        )
+    };
+    assert_eq!(
+        patch_strategy(meta("ownerReferences")),
+        (&json!("merge"), &json!("uid")),
+        "{at}"
+    );
+    assert_eq!(
+        patch_strategy(meta("finalizers")),
+        (&json!("merge"), &Value::Null),
+        "{at}"
+    );
+    assert_eq!(
+        patch_strategy(meta("managedFields")),
+        (&Value::Null, &Value::Null),
+        "{at}: a list without list type"
+    );
     let scales = gv
         .resources
         .iter()
@@ -510,6 +567,17 @@ fn check_example_schemas(
                     ports["x-kubernetes-list-map-keys"],
                     json!(["containerPort"])
                 );
+                // A list map with one key: strategic merge patch merges by that key.
+                assert_eq!(
+                    patch_strategy(ports),
+                    (&json!("merge"), &json!("containerPort")),
+                    "{at}"
+                );
+                assert_eq!(
+                    patch_strategy(p("spec.container.env")),
+                    (&json!("merge"), &json!("name")),
+                    "{at}"
+                );
                 let port = p("spec.container.ports[].containerPort");
                 assert_eq!(
                     (&port["minimum"], &port["maximum"]),
@@ -520,6 +588,11 @@ fn check_example_schemas(
                 assert_eq!(
                     p("status.conditions")["x-kubernetes-list-map-keys"],
                     json!(["type"])
+                );
+                assert_eq!(
+                    patch_strategy(p("status.conditions")),
+                    (&json!("merge"), &json!("type")),
+                    "{at}"
                 );
                 let spec = resolved(schemas, p("spec"), ref_prefix);
                 assert_eq!(spec["required"], json!(["container"]), "{at}");
@@ -543,6 +616,11 @@ fn check_example_schemas(
                     (&json!(8080), &json!(1), &json!(65535))
                 );
                 assert_eq!(p("spec.image")["minLength"], 1);
+                assert_eq!(
+                    patch_strategy(p("status.conditions")),
+                    (&json!("merge"), &json!("type")),
+                    "{at}"
+                );
             }
             ("platform.example.dev", "v1", "Tenant") => {
                 let max = p("spec.quota.maxWebApps");
@@ -561,6 +639,12 @@ fn check_example_schemas(
                     ),
                     (&json!("set"), &json!(1), &json!(10))
                 );
+                // A set: strategic merge patch merges the values, no merge key.
+                assert_eq!(
+                    patch_strategy(owners),
+                    (&json!("merge"), &Value::Null),
+                    "{at}"
+                );
                 assert_eq!(p("spec.displayName")["maxLength"], 63);
                 // A number's bounds: `0.0` in v3, `0` in v2 (the same number in JSON).
                 let cpu = p("spec.quota.cpu");
@@ -578,6 +662,11 @@ fn check_example_schemas(
             ("", "v1", "Namespace") => {
                 let phase = resolved(schemas, p("status.phase"), ref_prefix);
                 assert_eq!(phase["enum"], json!(["Active", "Terminating"]));
+                assert_eq!(
+                    patch_strategy(p("spec.finalizers")),
+                    (&json!("merge"), &Value::Null),
+                    "{at}"
+                );
             }
             ("", "v1", "ConfigMap") => {
                 let data = p("data");
@@ -662,6 +751,13 @@ fn v2_document_covers_every_route_with_unique_ids() {
                     .into_iter()
                     .collect();
                 assert_eq!(query, expected_query_params(route.action), "{at}");
+                if route.action == Action::Patch {
+                    assert_eq!(
+                        query_description(path_item, operation, "force"),
+                        FORCE_DESCRIPTION,
+                        "{at}"
+                    );
+                }
                 let all = path_item["parameters"]
                     .as_array()
                     .into_iter()
@@ -1049,7 +1145,96 @@ fn check_proto_schema(json: &Value, proto: &messages::Schema, at: &str) {
     );
 }
 
-/// Kinds that do not make one API document.
+#[test]
+fn lists_say_how_strategic_merge_patch_treats_them_in_every_document() {
+    let model = ApiModel::build(&fixture::lists()).unwrap();
+    let gv = model.group_versions().next().unwrap();
+    let v3 = v3_json(gv);
+    let v2 = v2::render(&model).unwrap();
+    let name = "dev.example.l.v1.Lists";
+    // (field, x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key)
+    let expected = [
+        // A list map with one key merges by it.
+        ("ports", Some("merge"), Some("name")),
+        ("backends", Some("merge"), Some("name")),
+        // A set merges values.
+        ("tags", Some("merge"), None),
+        // A list map with several keys and an atomic list are replaced.
+        ("endpoints", None, None),
+        ("args", None, None),
+    ];
+    for (schemas, prefix) in [
+        (&v3["components"]["schemas"], "#/components/schemas/"),
+        (&v2["definitions"], "#/definitions/"),
+    ] {
+        for (field, strategy, key) in expected {
+            assert_eq!(
+                patch_strategy(property(schemas, name, field, prefix)),
+                (&json!(strategy), &json!(key)),
+                "{prefix}{name} {field}"
+            );
+        }
+    }
+    // kubectl 1.20 reads them from the protobuf, as YAML.
+    let proto = v2_proto::decode(&v2_proto::encode(&v2)).unwrap();
+    let definitions = proto.definitions.unwrap().additional_properties;
+    let lists = (definitions.iter().find(|d| d.name == name))
+        .and_then(|d| d.value.as_ref())
+        .unwrap();
+    for (field, strategy, key) in expected {
+        let list = (lists
+            .properties
+            .as_ref()
+            .unwrap()
+            .additional_properties
+            .iter())
+        .find(|p| p.name == field)
+        .and_then(|p| p.value.as_ref())
+        .unwrap();
+        let extension = |name: &str| {
+            (list.vendor_extension.iter())
+                .find(|e| e.name == name)
+                .map(|e| e.value.as_ref().unwrap().yaml.clone())
+        };
+        assert_eq!(
+            (
+                extension("x-kubernetes-patch-strategy"),
+                extension("x-kubernetes-patch-merge-key")
+            ),
+            (
+                strategy.map(|s| format!("{s}\n")),
+                key.map(|k| format!("{k}\n"))
+            ),
+            "{field}"
+        );
+    }
+}
+
+#[test]
+fn declared_patch_extensions_must_agree_with_the_list_type() {
+    let error = ApiModel::build(&fixture::contradicting_merge_key()).unwrap_err();
+    assert_eq!(
+        error,
+        ModelError::PatchStrategyConflict {
+            schema: "dev.example.c.v1.Contradicts".into(),
+            path: "properties.ports".into(),
+            declared: "x-kubernetes-patch-merge-key: port".into(),
+            list_type: "x-kubernetes-list-type: map with x-kubernetes-list-map-keys: [name]".into(),
+            implied: "x-kubernetes-patch-strategy: merge, x-kubernetes-patch-merge-key: name"
+                .into(),
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "schema dev.example.c.v1.Contradicts: x-kubernetes-patch-merge-key: port at \
+         properties.ports contradicts x-kubernetes-list-type: map with \
+         x-kubernetes-list-map-keys: [name], which implies x-kubernetes-patch-strategy: merge, \
+         x-kubernetes-patch-merge-key: name; drop the declared extension (the list type implies \
+         it) or change the list type"
+    );
+}
+
+/// Kinds that do not make one API document, or make one only to test a corner.
 mod fixture {
     #![allow(dead_code)]
 
@@ -1071,6 +1256,27 @@ mod fixture {
     pub fn duplicate_operation_id() -> Vec<&'static KindInfo> {
         vec![&SAME_ID]
     }
+
+    /// A kind with lists of every list type.
+    pub fn lists() -> Vec<&'static KindInfo> {
+        vec![&LISTS]
+    }
+
+    /// A kind declaring a patch merge key its list type contradicts.
+    pub fn contradicting_merge_key() -> Vec<&'static KindInfo> {
+        vec![&CONTRADICTS]
+    }
+
+    static LISTS: KindInfo = kind("l.example.dev", "Lists", "lists", &LISTS_VERSIONS);
+    static LISTS_VERSIONS: [VersionInfo; 1] = [version("v1", |g| g.subschema_for::<Lists>())];
+    static CONTRADICTS: KindInfo = kind(
+        "c.example.dev",
+        "Contradicts",
+        "contradicts",
+        &CONTRADICTS_VERSIONS,
+    );
+    static CONTRADICTS_VERSIONS: [VersionInfo; 1] =
+        [version("v1", |g| g.subschema_for::<Contradicts>())];
 
     static TWICE: KindInfo = kind("x.example.dev", "Twice", "twices", &TWICE_VERSIONS);
     static TWICE_VERSIONS: [VersionInfo; 1] = [VersionInfo {
@@ -1168,5 +1374,38 @@ mod fixture {
     #[schemars(rename = "dev.example.shared.Thing")]
     struct ThingB {
         b: i32,
+    }
+
+    #[derive(JsonSchema)]
+    struct Lists {
+        metadata: ObjectMeta,
+        #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"]))]
+        ports: Vec<Endpoint>,
+        /// Optional: the null alternative is gone before the extensions are derived.
+        #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"]))]
+        backends: Option<Vec<Endpoint>>,
+        #[schemars(extend("x-kubernetes-list-type" = "set"))]
+        tags: Vec<String>,
+        #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name", "port"]))]
+        endpoints: Vec<Endpoint>,
+        #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+        args: Vec<String>,
+    }
+
+    #[derive(JsonSchema)]
+    struct Endpoint {
+        name: String,
+        port: i32,
+    }
+
+    #[derive(JsonSchema)]
+    struct Contradicts {
+        metadata: ObjectMeta,
+        #[schemars(extend(
+            "x-kubernetes-list-type" = "map",
+            "x-kubernetes-list-map-keys" = ["name"],
+            "x-kubernetes-patch-merge-key" = "port"
+        ))]
+        ports: Vec<Endpoint>,
     }
 }

@@ -78,7 +78,12 @@ pub struct ObjectMeta {
     pub annotations: Option<BTreeMap<String, String>>,
     /// Objects this object depends on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-kubernetes-patch-merge-key" = "uid", "x-kubernetes-patch-strategy" = "merge"))]
+    #[schemars(extend(
+        "x-kubernetes-list-type" = "map",
+        "x-kubernetes-list-map-keys" = ["uid"],
+        "x-kubernetes-patch-merge-key" = "uid",
+        "x-kubernetes-patch-strategy" = "merge"
+    ))]
     pub owner_references: Option<Vec<OwnerReference>>,
     /// Must be empty before the object is deleted from storage.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -853,10 +853,10 @@ async fn patches_apply_as_kubes() {
         (
             "web",
             PatchType::StrategicMerge,
-            json!({}),
-            415,
-            "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+            json!({"spec": {"$patch": "merge"}}),
+            400,
+            "BadRequest",
+            "unknown patch type: merge in map: map[$patch:merge]",
         ),
         // An apply configuration of another type (kube's `versionCheckManager`).
         (
@@ -912,12 +912,12 @@ async fn patches_apply_as_kubes() {
             cm,
             "c",
             PatchType::StrategicMerge,
-            json!({"$setElementOrder/data": []}),
+            json!({"$setElementOrder/data": "a"}),
         )
         .await,
         400,
         "BadRequest",
-        "the strategic merge patch directive \"$setElementOrder/data\" is not supported",
+        "invalid patch format of setElementOrder list",
     );
 }
 

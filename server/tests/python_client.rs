@@ -153,12 +153,14 @@ fn a_webapp_lives_and_dies_through_the_dynamic_client() {
         json!({"name": "web", "group": "apps.example.dev", "kind": "webapps"})
     );
 
-    // The client's default patch type, not offered for custom resources.
-    let strategic = &line(&lines, "step", "strategic-merge-patch")["status"];
-    assert_eq!(
-        strategic["message"],
-        "the body of the request was in an unknown format - accepted media types include: \
-         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    // The client's default patch type, strategic merge: labels merge with those there.
+    let strategic = &line(&lines, "step", "strategic-merge-patch")["object"];
+    assert_eq!(strategic["metadata"]["labels"]["via"], "strategic");
+    assert!(
+        strategic["metadata"]["labels"]
+            .as_object()
+            .is_some_and(|l| l.len() > 1),
+        "the earlier labels stay: {strategic:#}"
     );
 
     let after_status = &line(&lines, "step", "status")["object"];

@@ -12,12 +12,17 @@ use crate::{GroupVersionModel, ResourceModel};
 /// JSON and YAML: what POST, PUT and DELETE bodies may be, and what responses are.
 pub(crate) const JSON_YAML: &[&str] = &["application/json", "application/yaml"];
 
-/// The patch types the server accepts. Not strategic merge: kubectl 1.32 switches to it
-/// when the PATCH operation lists it, and the server does not implement it. Not apply
-/// (`application/apply-patch+yaml`) until server-side apply lands.
+/// The patch types the server accepts, in kube-apiserver's order; it implements all four.
+/// kubectl 1.32's client-side apply (and `edit`) sends a strategic merge patch when the
+/// PATCH operation lists it (a merge patch otherwise), computed from the schemas'
+/// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`, which the model derives
+/// from the list types the server merges by (`schema::patch_strategies`). Server-side apply
+/// (`kubectl apply --server-side`) sends `application/apply-patch+yaml`.
 pub(crate) const PATCH_TYPES: &[&str] = &[
     "application/json-patch+json",
     "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
 ];
 
 /// What list and watch operations respond with: a watch (`?watch=true`) streams events.
@@ -418,7 +423,7 @@ fn query_param(name: &'static str, action: Action) -> Param {
         ),
         "force" => (
             "boolean",
-            "Force an apply patch: take over the fields other managers own instead of failing with a conflict. Must be unset for other patch types.",
+            "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.",
         ),
         "gracePeriodSeconds" => (
             "integer",

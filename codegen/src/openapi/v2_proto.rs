@@ -1029,7 +1029,12 @@ mod tests {
                         "x-kubernetes-action": "get"
                     },
                     "patch": {
-                        "consumes": ["application/merge-patch+json"],
+                        "consumes": [
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                            "application/apply-patch+yaml"
+                        ],
                         "operationId": "patchCoreV1Namespace",
                         "parameters": [
                             {"in": "body", "name": "body", "required": true, "schema": {"$ref": "#/definitions/P"}},
@@ -1050,7 +1055,11 @@ mod tests {
                         "p": {"type": "string", "enum": ["TCP", "UDP"], "minLength": 1},
                         "m": {"type": "object", "additionalProperties": {"type": "string"}},
                         "o": {"type": "object", "additionalProperties": false},
-                        "l": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}
+                        "l": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set",
+                            "x-kubernetes-patch-strategy": "merge"},
+                        "ports": {"type": "array", "items": {"$ref": "#/definitions/P"},
+                            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port"],
+                            "x-kubernetes-patch-merge-key": "port", "x-kubernetes-patch-strategy": "merge"}
                     },
                     "x-kubernetes-group-version-kind": [{"group": "", "kind": "Namespace", "version": "v1"}]
                 }
@@ -1126,13 +1135,29 @@ mod tests {
                 .value,
             ["string"]
         );
+        // Vendor extensions in order, their values as YAML: how kubectl 1.20 learns how a
+        // strategic merge patch treats each list.
+        let extensions = |name: &str| -> Vec<(String, String)> {
+            (property(name).vendor_extension.iter())
+                .map(|e| (e.name.clone(), e.value.as_ref().unwrap().yaml.clone()))
+                .collect()
+        };
+        let pair = |name: &str, yaml: &str| (name.to_owned(), yaml.to_owned());
         assert_eq!(
-            property("l").vendor_extension[0]
-                .value
-                .as_ref()
-                .unwrap()
-                .yaml,
-            "set\n"
+            extensions("l"),
+            [
+                pair("x-kubernetes-list-type", "set\n"),
+                pair("x-kubernetes-patch-strategy", "merge\n")
+            ]
+        );
+        assert_eq!(
+            extensions("ports"),
+            [
+                pair("x-kubernetes-list-type", "map\n"),
+                pair("x-kubernetes-list-map-keys", "- port\n"),
+                pair("x-kubernetes-patch-merge-key", "port\n"),
+                pair("x-kubernetes-patch-strategy", "merge\n")
+            ]
         );
 
         let paths = &decoded.paths.as_ref().unwrap().path;
@@ -1143,7 +1168,15 @@ mod tests {
             "readCoreV1Namespace"
         );
         let patch = item.patch.as_ref().unwrap();
-        assert_eq!(patch.consumes, ["application/merge-patch+json"]);
+        assert_eq!(
+            patch.consumes,
+            [
+                "application/json-patch+json",
+                "application/merge-patch+json",
+                "application/strategic-merge-patch+json",
+                "application/apply-patch+yaml"
+            ]
+        );
         let Some(parameters_item::Oneof::Parameter(Parameter {
             oneof: Some(parameter::Oneof::BodyParameter(body)),
         })) = &patch.parameters[0].oneof

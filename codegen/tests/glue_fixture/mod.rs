@@ -38,6 +38,20 @@ pub struct WebAppV1beta1 {
 pub struct Tenant {
     /// Display name.
     pub display_name: String,
+    /// Administrators.
+    #[schemars(extend("x-kubernetes-list-type" = "set"))]
+    pub owners: Vec<String>,
+    /// Quotas, one per resource.
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["resource"]))]
+    pub quotas: Vec<Quota>,
+}
+
+#[derive(JsonSchema)]
+pub struct Quota {
+    /// The resource limited.
+    pub resource: String,
+    /// How many.
+    pub limit: i64,
 }
 
 fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {

@@ -23,16 +23,6 @@ const PROTOBUF: &str = protobuf::MEDIA_TYPE;
 /// What kube-apiserver lists in a 406 or 415 for objects.
 const SERIALIZERS: &str = "application/json, application/yaml";
 
-const PATCH_TYPES: &[(&str, PatchType)] = &[
-    ("application/json-patch+json", PatchType::Json),
-    ("application/merge-patch+json", PatchType::Merge),
-    (
-        "application/strategic-merge-patch+json",
-        PatchType::StrategicMerge,
-    ),
-    ("application/apply-patch+yaml", PatchType::Apply),
-];
-
 /// One media range of an `Accept` header.
 #[derive(Debug, PartialEq)]
 pub(super) struct MediaRange<'a> {
@@ -254,11 +244,10 @@ pub(super) fn decode_object(
 /// The patch format named by the request's `Content-Type`; 415 for any other.
 pub(super) fn patch_type(headers: &HeaderMap) -> Result<PatchType, ApiError> {
     let content_type = content_type(headers).unwrap_or_default();
-    (PATCH_TYPES.iter())
-        .find(|(name, _)| *name == content_type)
-        .map(|(_, patch_type)| *patch_type)
+    (PatchType::ALL.into_iter())
+        .find(|patch_type| patch_type.media_type() == content_type)
         .ok_or_else(|| {
-            let names: Vec<_> = PATCH_TYPES.iter().map(|(name, _)| *name).collect();
+            let names: Vec<_> = PatchType::ALL.iter().map(|t| t.media_type()).collect();
             ApiError::UnsupportedMediaType(names.join(", "))
         })
 }

@@ -25,8 +25,20 @@ use crate::registry::schema_validation::ListType;
 /// A position in a schema: a node of a kind's compiled schema, or none (untyped).
 #[derive(Clone, Copy, Debug)]
 pub struct TypeRef<'a> {
-    schema: KindSchema<'a>,
+    schema: Option<KindSchema<'a>>,
     node: Option<usize>,
+}
+
+/// How a strategic merge patch merges a list (kube's `patchStrategy` and `patchMergeKey`,
+/// derived from the list type as the published OpenAPI documents say it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ListMerge {
+    /// The patch's list replaces the object's (atomic lists, multi-key list maps).
+    Replace,
+    /// Scalars merge by value (`x-kubernetes-list-type: set`).
+    Values,
+    /// Items merge by one key (`x-kubernetes-list-type: map` with one key).
+    Key(String),
 }
 
 /// How a value merges, resolved from its schema node and its JSON type.
@@ -51,7 +63,54 @@ impl<'a> TypeRef<'a> {
     pub fn root(schema: KindSchema<'a>) -> TypeRef<'a> {
         TypeRef {
             node: Some(schema.root()),
-            schema,
+            schema: Some(schema),
+        }
+    }
+
+    /// No schema: objects granular, lists atomic.
+    pub fn untyped() -> TypeRef<'static> {
+        TypeRef {
+            schema: None,
+            node: None,
+        }
+    }
+
+    /// The type of field or key `name` of an object here.
+    pub(crate) fn field_type(&self, name: &str) -> TypeRef<'a> {
+        match self.atom(Some(&Value::Object(Map::new()))) {
+            Atom::Map { fields, elem, .. } => self.field(&fields, elem, name),
+            _ => self.at(None),
+        }
+    }
+
+    /// The type of the items of a list here.
+    pub(crate) fn item_type(&self) -> TypeRef<'a> {
+        match self.atom(Some(&Value::Array(Vec::new()))) {
+            Atom::List { elem, .. } => self.at(elem),
+            _ => self.at(None),
+        }
+    }
+
+    /// Whether an object here is replaced whole (`x-kubernetes-map-type: atomic`).
+    pub(crate) fn is_atomic_map(&self) -> bool {
+        matches!(
+            self.atom(Some(&Value::Object(Map::new()))),
+            Atom::Map { atomic: true, .. }
+        )
+    }
+
+    /// How a strategic merge patch merges a list here.
+    pub(crate) fn list_merge(&self) -> ListMerge {
+        match self.atom(Some(&Value::Array(Vec::new()))) {
+            Atom::List {
+                kind: ListType::Set,
+                ..
+            } => ListMerge::Values,
+            Atom::List {
+                kind: ListType::Map(keys),
+                ..
+            } if keys.len() == 1 => ListMerge::Key(keys[0].clone()),
+            _ => ListMerge::Replace,
         }
     }
 
@@ -65,9 +124,9 @@ impl<'a> TypeRef<'a> {
     /// The atom of this type for `value` (the value's JSON type decides where the schema
     /// says nothing: structured-merge-diff's `deduceAtom`).
     fn atom(&self, value: Option<&Value>) -> Atom {
-        let nodes = match self.node {
-            Some(node) => self.schema.nodes(node),
-            None => Vec::new(),
+        let nodes = match (self.schema, self.node) {
+            (Some(schema), Some(node)) => schema.nodes(node),
+            _ => Vec::new(),
         };
         let ty = nodes.iter().find_map(|n| n.ty.as_deref());
         let int_or_string = nodes.iter().any(|n| n.int_or_string);
@@ -116,7 +175,7 @@ impl<'a> TypeRef<'a> {
             return None;
         };
         let node = *fields.get(field)?;
-        (self.schema.nodes(node).iter()).find_map(|n| n.default.clone())
+        (self.schema?.nodes(node).iter()).find_map(|n| n.default.clone())
     }
 }
 

@@ -237,6 +237,26 @@ pub enum PatchType {
     Apply,
 }
 
+impl PatchType {
+    /// Every patch type, in kube's order.
+    pub const ALL: [PatchType; 4] = [
+        PatchType::Json,
+        PatchType::Merge,
+        PatchType::StrategicMerge,
+        PatchType::Apply,
+    ];
+
+    /// The patch type's `Content-Type`.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            PatchType::Json => "application/json-patch+json",
+            PatchType::Merge => "application/merge-patch+json",
+            PatchType::StrategicMerge => "application/strategic-merge-patch+json",
+            PatchType::Apply => "application/apply-patch+yaml",
+        }
+    }
+}
+
 /// The subresource an update or patch addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Subresource {

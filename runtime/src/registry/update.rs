@@ -26,6 +26,7 @@ use super::schema_validation::not_reported;
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
+use crate::fieldmanager::typed::TypeRef;
 use crate::meta::Scale;
 use crate::scheme::KindEntry;
 use crate::storage::{self, Revision};
@@ -229,18 +230,30 @@ impl Registry {
                 }
                 Change::Patch(patch_type, patch) => {
                     let current = request.view(&old, kv.mod_revision)?;
-                    let mut patched = patch::apply(*patch_type, patch, current).map_err(
-                        |failure| match failure {
-                            Failure::BadRequest(message) => ApiError::BadRequest(message),
-                            Failure::TooLarge(message) => ApiError::RequestEntityTooLarge(message),
-                            Failure::Invalid(message) => request.invalid(vec![FieldError::new(
-                                FieldErrorType::Invalid,
-                                "patch",
-                                None,
-                                message,
-                            )]),
-                        },
-                    )?;
+                    let schema = match subresource {
+                        Some(Subresource::Scale) => None,
+                        _ => self.schemas.as_deref().and_then(|schemas| {
+                            schemas.kind(info.group, target.version, info.kind)
+                        }),
+                    };
+                    let tr = schema.map_or(TypeRef::untyped(), TypeRef::root);
+                    let mut patched =
+                        patch::apply(*patch_type, patch, current, tr).map_err(|failure| {
+                            match failure {
+                                Failure::BadRequest(message) => ApiError::BadRequest(message),
+                                Failure::TooLarge(message) => {
+                                    ApiError::RequestEntityTooLarge(message)
+                                }
+                                Failure::Invalid(message) => {
+                                    request.invalid(vec![FieldError::new(
+                                        FieldErrorType::Invalid,
+                                        "patch",
+                                        None,
+                                        message,
+                                    )])
+                                }
+                            }
+                        })?;
                     body::check_type_meta(&patched, expected)?;
                     warnings = request.unknown_fields(options, &patched, expected)?;
                     body::ensure_namespace(&mut patched, info, target.namespace)?;

@@ -1,8 +1,8 @@
 """A WebApp's life through `DynamicClient`, as a Python controller lives it: create (the
 server fills in defaults), get, list with label and field selectors, replace with the
 resourceVersion read (and a stale one: 409 Conflict), merge patch, the status and scale
-subresources, delete, and the 404 after it. Also what the client's default patch type
-(strategic merge, which the server does not offer) gets.
+subresources, delete, and the 404 after it. Also the client's default patch type,
+strategic merge, which merges the labels.
 
 Prints one line per step with what the Rust test checks beyond the asserts here."""
 
@@ -107,18 +107,18 @@ expect(
 )
 expect(patched.metadata.generation, 3, "generation after the merge patch")
 
-# The client's default patch type is strategic merge, which kube-apiserver serves only
-# for built-in types: 415 for custom resources.
-strategic = expect_api_error(
-    415, "UnsupportedMediaType", webapps.patch,
-    name="web", namespace=NAMESPACE, body={"spec": {"replicas": 5}},
+# The client's default patch type is strategic merge: the labels merge (metadata only,
+# so the generation stays).
+strategic = webapps.patch(
+    name="web", namespace=NAMESPACE, body={"metadata": {"labels": {"via": "strategic"}}},
 )
-emit(step="strategic-merge-patch", status=strategic)
+expect(strategic.metadata.generation, 3, "generation after a metadata-only patch")
+emit(step="strategic-merge-patch", object=plain(strategic))
 
 # The status subresource, as the client exposes it (`webapps.status`): replace and merge
 # patch change only the status, and never the generation.
 expect(webapps.status.subresource, "status", "the status subresource")
-with_status = patched.to_dict()
+with_status = strategic.to_dict()
 with_status["status"] = {"replicas": 3, "readyReplicas": 1, "observedGeneration": 3}
 with_status["spec"]["replicas"] = 9  # ignored by the status subresource
 status_replaced = webapps.status.replace(body=with_status, namespace=NAMESPACE)

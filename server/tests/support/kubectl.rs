@@ -210,6 +210,12 @@ impl Kubectl {
 
     /// Runs `kubectl ARGS` and returns what happened, whatever it was.
     pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with_env(&[], args)
+    }
+
+    /// Runs `kubectl ARGS` with extra environment variables (`KUBE_EDITOR` for
+    /// `kubectl edit`).
+    pub fn run_with_env(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
         let home = self.home.path();
         let global = [
             format!("--server={}", self.server),
@@ -224,6 +230,7 @@ impl Kubectl {
             .env("HOME", home)
             .env("KUBECONFIG", home.join("kubeconfig"))
             .env("PATH", "/usr/bin:/bin")
+            .envs(env.iter().copied())
             .current_dir(home)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
