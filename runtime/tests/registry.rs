@@ -485,11 +485,21 @@ async fn updates_check_resource_versions_and_bump_generation_on_spec_changes() {
         "Operation cannot be fulfilled on webapps.apps.example.dev \"web\": the object has been modified; please apply your changes to the latest version and try again",
     );
 
-    // Without a resourceVersion: unconditional; a spec change bumps the generation.
+    // Without a resourceVersion: refused for a kind outside the core group, as kube
+    // refuses it for custom resources (core kinds update unconditionally).
     stale["metadata"]
         .as_object_mut()
         .unwrap()
         .remove("resourceVersion");
+    check_error(
+        env.update(target, "web", stale.clone()).await,
+        422,
+        "Invalid",
+        "webapps.apps.example.dev \"web\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+    );
+    // With the current one: a spec change bumps the generation.
+    let current = env.get(target, "web").await.unwrap()["metadata"]["resourceVersion"].clone();
+    stale["metadata"]["resourceVersion"] = current;
     let scaled = env.update(target, "web", stale.clone()).await.unwrap();
     assert_eq!(scaled["metadata"]["generation"], 2);
     assert_eq!(scaled["spec"]["replicas"], 5);
@@ -545,7 +555,7 @@ async fn update_errors_are_kubes() {
         ("web", json!({"metadata": {"name": "web", "resourceVersion": "x"}, "spec": {"container": {"image": "x"}}}), 400, "BadRequest",
             "invalid resource version: resourceVersion: Invalid value: \"x\": strconv.ParseUint: parsing \"x\": invalid syntax".into()),
         ("web", json!({"metadata": {"name": "web"}, "spec": {"replicas": -3, "container": {"image": "x"}}}), 422, "Invalid",
-            "WebApp.apps.example.dev \"web\" is invalid: .spec.replicas: Invalid value: -3: should be a non-negative integer".into()),
+            "webapps.apps.example.dev \"web\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update".into()),
     ];
     for (name, body, code, reason, message) in cases {
         check_error(env.update(target, name, body).await, code, reason, &message);

@@ -1,14 +1,20 @@
-//! The differential table of the built-in kinds (`differential/builtin.yaml`): every row's
-//! request is sent to the real `kapi-server`, and its answer must be the one kube-apiserver
-//! gave to the same request (`differential/recorded.json`, written by [`record`] from the
-//! peer of `shared/peer/`), or what a newer kube answers where the row says so.
+//! The differential tables (`differential/`): every row's request is sent to the real
+//! `kapi-server`, and its answer must be the one kube-apiserver gave to the same request
+//! (recorded by [`record`] from the peer of `shared/peer/`), or what a newer kube answers
+//! where the row says so. [`BUILTIN`]: the built-in kinds' validation. [`APPLY`]: a
+//! sequence of writes by several field managers to a WebApp, which the peer serves as a
+//! CustomResourceDefinition with WebApp's published v1 schema (the reference the
+//! server-side apply issue names); its rows also compare the resulting object and its
+//! `managedFields`.
 //!
 //! Compared: the status code; for a `Status`, its reason, its details (name, group, kind,
 //! and the set of causes: kube's validation iterates Go maps, so their order is random, and
 //! reports some causes twice, which its own message shows once) and its message when it
 //! has at most one distinct cause (with several, their order in the message is random in
-//! kube too). Successful answers compare by code only. Names the server generates
-//! (`generateName`) are masked, in the recording and in kapi's answers alike.
+//! kube too). Successful answers compare by code, and, for rows with `object: true`, by
+//! the object's labels, spec, status and `managedFields` (entries sorted, times left
+//! out: their order follows their times). Names the server generates (`generateName`)
+//! are masked, in the recording and in kapi's answers alike.
 
 mod support;
 
@@ -28,10 +34,31 @@ struct Request {
     body: Option<Value>,
 }
 
+/// One table: its rows and the answers recorded for them, in `differential/`.
+#[derive(Clone, Copy, Debug)]
+struct Table {
+    rows: &'static str,
+    recorded: &'static str,
+}
+
+/// The built-in kinds' rows.
+const BUILTIN: Table = Table {
+    rows: "builtin.yaml",
+    recorded: "recorded.json",
+};
+
+/// Server-side apply and field management on WebApp.
+const APPLY: Table = Table {
+    rows: "apply.yaml",
+    recorded: "apply.recorded.json",
+};
+
 /// One row: requests that must succeed, then the one whose answer is compared.
 #[derive(Clone, Debug)]
 struct Row {
     name: String,
+    /// Whether the answer's object (spec, status, labels, managedFields) is compared.
+    object: bool,
     before: Vec<Request>,
     request: Request,
     /// Fields of the answer that kube after 1.20 gives differently (`newer`), or that kapi
@@ -43,9 +70,9 @@ fn table_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/differential")
 }
 
-/// The rows of `builtin.yaml`, with `$repeat` values expanded (`$NS` stays).
-fn rows() -> Vec<Row> {
-    let path = table_dir().join("builtin.yaml");
+/// The rows of `table`, with `$repeat` values expanded (`$NS` stays).
+fn rows(table: Table) -> Vec<Row> {
+    let path = table_dir().join(table.rows);
     let text = std::fs::read_to_string(&path).expect("reading the table");
     let yaml: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text)
         .unwrap_or_else(|e| panic!("{}: not YAML: {e}", path.display()));
@@ -63,6 +90,7 @@ fn rows() -> Vec<Row> {
                 .map(|list| list.iter().map(request).collect())
                 .unwrap_or_default();
             Row {
+                object: row.get("object") == Some(&Value::Bool(true)),
                 request: request(&row["request"]),
                 before,
                 overrides: ["newer", "differs"]
@@ -171,8 +199,35 @@ fn answer(
     response: &support::http::Response,
     namespace: &str,
     generate_name: Option<&str>,
+    object: bool,
 ) -> Value {
     let mut answer = json!({"code": response.status});
+    if object && (200..300).contains(&response.status) {
+        let body: Value = serde_json::from_str(&response.body).expect("an object");
+        let mut entries: Vec<Value> = (body.pointer("/metadata/managedFields"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|entry| {
+                let mut entry = entry.clone();
+                if let Some(entry) = entry.as_object_mut() {
+                    entry.remove("time");
+                }
+                entry
+            })
+            .collect();
+        // By who they are: their order follows their times, which differ between runs.
+        entries.sort_by_key(|e| {
+            let field = |name: &str| e.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
+            (field("manager"), field("operation"), field("subresource"))
+        });
+        answer["object"] = json!({
+            "labels": body.pointer("/metadata/labels"),
+            "spec": body.get("spec"),
+            "status": body.get("status"),
+            "managedFields": entries,
+        });
+    }
     if !(200..300).contains(&response.status) {
         let status: Value = serde_json::from_str(&response.body).unwrap_or_else(|e| {
             panic!(
@@ -208,8 +263,8 @@ fn answer(
     serde_json::from_str(&text).expect("still JSON")
 }
 
-/// Runs every row against `client` and returns each row's answer, by name.
-fn run(client: &Client, namespace: &str) -> Vec<(String, Value)> {
+/// Runs every row of `table` against `client` and returns each row's answer, by name.
+fn run(client: &Client, namespace: &str, table: Table) -> Vec<(String, Value)> {
     let created = send(
         client,
         &Request {
@@ -227,7 +282,7 @@ fn run(client: &Client, namespace: &str) -> Vec<(String, Value)> {
         "creating the run's namespace: {}",
         created.body
     );
-    rows()
+    rows(table)
         .into_iter()
         .map(|row| {
             for before in &row.before {
@@ -245,7 +300,8 @@ fn run(client: &Client, namespace: &str) -> Vec<(String, Value)> {
             let response = send(client, &row.request, namespace);
             let generate_name = (row.request.body.as_ref())
                 .and_then(|b| b.pointer("/metadata/generateName")?.as_str());
-            (row.name, answer(&response, namespace, generate_name))
+            let answer = answer(&response, namespace, generate_name, row.object);
+            (row.name, answer)
         })
         .collect()
 }
@@ -286,6 +342,13 @@ fn differences(expected: &Value, actual: &Value) -> Vec<String> {
             ));
         }
     }
+    if expected.get("object") != actual.get("object") {
+        out.push(format!(
+            "object:\n  expected {}\n  got      {}",
+            expected.get("object").unwrap_or(&Value::Null),
+            actual.get("object").unwrap_or(&Value::Null)
+        ));
+    }
     if expected_causes.len() <= 1 && expected.get("message") != actual.get("message") {
         out.push(format!(
             "message:\n  expected {}\n  got      {}",
@@ -296,9 +359,9 @@ fn differences(expected: &Value, actual: &Value) -> Vec<String> {
     out
 }
 
-/// The recorded answers, by row name.
-fn recorded() -> BTreeMap<String, Value> {
-    let path = table_dir().join("recorded.json");
+/// The recorded answers of `table`, by row name.
+fn recorded(table: Table) -> BTreeMap<String, Value> {
+    let path = table_dir().join(table.recorded);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (record it: see builtin.yaml)", path.display()));
     let recorded: Value = serde_json::from_str(&text).expect("recorded.json is JSON");
@@ -312,7 +375,8 @@ fn recorded() -> BTreeMap<String, Value> {
 }
 
 /// The answer a row expects: kube-apiserver's as recorded, with the row's overrides over
-/// it (`causes` replaces `details.causes`).
+/// it (`causes` replaces `details.causes`; `subresources` names the subresource of some
+/// managedFields entries).
 fn expected(row: &Row, recorded: &BTreeMap<String, Value>) -> Value {
     let mut expected = (recorded.get(&row.name).cloned()).unwrap_or_else(|| {
         panic!(
@@ -324,19 +388,31 @@ fn expected(row: &Row, recorded: &BTreeMap<String, Value>) -> Value {
         match field.as_str() {
             "why" => {}
             "causes" => expected["details"]["causes"] = value.clone(),
+            // `{manager: subresource}`: those managedFields entries carry a subresource.
+            "subresources" => {
+                let entries = expected
+                    .pointer_mut("/object/managedFields")
+                    .and_then(Value::as_array_mut);
+                for entry in entries.into_iter().flatten() {
+                    let manager = entry["manager"].as_str().unwrap_or_default().to_owned();
+                    if let Some(subresource) = value.get(&manager) {
+                        entry["subresource"] = subresource.clone();
+                    }
+                }
+            }
             field => expected[field] = value.clone(),
         }
     }
     expected
 }
 
-#[test]
-fn builtin_kinds_answer_as_kube_apiserver_does() {
-    let rows = rows();
-    let recorded = recorded();
+/// Runs `table` against a fresh server and compares every row.
+fn check(table: Table) {
+    let rows = rows(table);
+    let recorded = recorded(table);
     let server = Server::start();
     let client = Client::new(server.addr());
-    let answers = run(&client, &run_namespace());
+    let answers = run(&client, &run_namespace(), table);
     let mut failures = Vec::new();
     for (row, (name, actual)) in rows.iter().zip(&answers) {
         assert_eq!(&row.name, name);
@@ -347,27 +423,40 @@ fn builtin_kinds_answer_as_kube_apiserver_does() {
     }
     assert!(
         failures.is_empty(),
-        "{} of {} rows differ from kube-apiserver:\n\n{}",
+        "{} of {} rows of {} differ from kube-apiserver:\n\n{}",
         failures.len(),
         rows.len(),
+        table.rows,
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn builtin_kinds_answer_as_kube_apiserver_does() {
+    check(BUILTIN);
+}
+
+#[test]
+fn field_managers_and_applies_answer_as_kube_apiserver_does() {
+    check(APPLY);
 }
 
 /// Every row has a recording, and every recording a row (a removed row takes its answer).
 #[test]
 fn every_row_is_recorded() {
-    let names: Vec<String> = rows().into_iter().map(|r| r.name).collect();
-    let recorded: Vec<String> = recorded().into_keys().collect();
-    let mut sorted = names.clone();
-    sorted.sort();
-    assert_eq!(
-        sorted, recorded,
-        "rows and recorded answers differ: record again"
-    );
+    for table in [BUILTIN, APPLY] {
+        let mut names: Vec<String> = rows(table).into_iter().map(|r| r.name).collect();
+        names.sort();
+        let recorded: Vec<String> = recorded(table).into_keys().collect();
+        assert_eq!(
+            names, recorded,
+            "rows and recorded answers of {} differ: record again",
+            table.rows
+        );
+    }
 }
 
-/// Records the peer's answers into `recorded.json`. Needs a running peer (see
+/// Records the peer's answers into every table's recording. Needs a running peer (see
 /// `builtin.yaml`): `KAPI_PEER_DIR` names its directory (certificates and tokens).
 #[test]
 #[ignore = "needs the kube-apiserver of shared/peer/ running"]
@@ -388,12 +477,123 @@ fn record() {
         .request("GET", "/version", "", None)
         .expect("the peer answers");
     let version: Value = serde_json::from_str(&version.body).expect("/version is JSON");
-    let answers: Map<String, Value> = run(&client, &run_namespace()).into_iter().collect();
-    let recorded = json!({
-        "recordedFrom": format!("kube-apiserver {} (shared/peer/)", version["gitVersion"].as_str().unwrap_or("?")),
-        "answers": answers,
+    install_webapp_crd(&client);
+    for table in [BUILTIN, APPLY] {
+        let answers: Map<String, Value> = (run(&client, &run_namespace(), table))
+            .into_iter()
+            .collect();
+        let recorded = json!({
+            "recordedFrom": format!("kube-apiserver {} (shared/peer/)", version["gitVersion"].as_str().unwrap_or("?")),
+            "answers": answers,
+        });
+        let mut text = serde_json::to_string_pretty(&recorded).expect("JSON");
+        text.push('\n');
+        std::fs::write(table_dir().join(table.recorded), text).expect("writing the recording");
+    }
+}
+
+/// Installs WebApp in the peer as a CustomResourceDefinition with WebApp's published v1
+/// schema (`generated/openapi/v3`), `$ref`s inlined and what a CRD schema cannot carry
+/// left out (kapi's own extensions, patch hints, kube 1.20's refusal of empty-string
+/// defaults); waits until it is established.
+fn install_webapp_crd(client: &Client) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let document = root.join("generated/openapi/v3/apis/apps.example.dev/v1.json");
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string(document).expect("the v1 document"))
+            .expect("JSON");
+    let components = document["components"]["schemas"].clone();
+    fn inline(schema: &Value, components: &Value) -> Value {
+        match schema {
+            Value::Object(map) => {
+                let mut out = Map::new();
+                for (key, value) in map {
+                    match key.as_str() {
+                        "$ref" => {
+                            let name = value
+                                .as_str()
+                                .unwrap_or("")
+                                .rsplit('/')
+                                .next()
+                                .unwrap_or("");
+                            if let Value::Object(target) = inline(&components[name], components) {
+                                out.extend(target);
+                            }
+                        }
+                        "allOf" if value.as_array().is_some_and(|a| a.len() == 1) => {
+                            if let Value::Object(only) = inline(&value[0], components) {
+                                out.extend(only);
+                            }
+                        }
+                        "x-kubernetes-group-version-kind"
+                        | "x-kapi-immutable"
+                        | "x-kubernetes-patch-strategy"
+                        | "x-kubernetes-patch-merge-key" => {}
+                        "default" if value.is_null() || value == "" => {}
+                        _ => {
+                            out.insert(key.clone(), inline(value, components));
+                        }
+                    }
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|i| inline(i, components)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let mut schema = inline(&components["dev.example.apps.v1.WebApp"], &components);
+    schema["properties"]["metadata"] = json!({"type": "object"});
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "webapps.apps.example.dev"},
+        "spec": {"group": "apps.example.dev", "scope": "Namespaced",
+            "names": {"plural": "webapps", "singular": "webapp", "kind": "WebApp", "shortNames": ["wa"]},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": schema},
+                "subresources": {"status": {}, "scale": {
+                    "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}]},
     });
-    let mut text = serde_json::to_string_pretty(&recorded).expect("JSON");
-    text.push('\n');
-    std::fs::write(table_dir().join("recorded.json"), text).expect("writing recorded.json");
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let existing = client.request("GET", &format!("{path}/webapps.apps.example.dev"), "", None);
+    let response = match existing {
+        Ok(found) if found.status == 200 => {
+            let mut crd = crd.clone();
+            crd["metadata"]["resourceVersion"] =
+                found.json()["metadata"]["resourceVersion"].clone();
+            client.request(
+                "PUT",
+                &format!("{path}/webapps.apps.example.dev"),
+                "application/json",
+                Some(&crd.to_string()),
+            )
+        }
+        _ => client.request("POST", path, "application/json", Some(&crd.to_string())),
+    }
+    .expect("the peer answers");
+    assert!(
+        (200..300).contains(&response.status),
+        "installing the CRD: {}",
+        response.body
+    );
+    support::wait_for(
+        std::time::Duration::from_secs(30),
+        "the WebApp CRD to be established",
+        String::new,
+        || {
+            let crd = client
+                .request("GET", &format!("{path}/webapps.apps.example.dev"), "", None)
+                .ok()?
+                .json();
+            let established = (crd.pointer("/status/conditions")?.as_array()?.iter())
+                .any(|c| c["type"] == "Established" && c["status"] == "True");
+            let served = client
+                .request("GET", "/apis/apps.example.dev/v1", "", None)
+                .ok()?
+                .status
+                == 200;
+            (established && served).then_some(())
+        },
+    );
 }

@@ -45,6 +45,13 @@ fn allow_create_on_update(_info: &KindInfo) -> bool {
     false
 }
 
+/// Whether a `PUT` without a resourceVersion overwrites whatever is stored (kube's
+/// `AllowUnconditionalUpdate`): yes for the core kinds, as kube's ConfigMap and Namespace;
+/// no for the others, as for custom resources, which must say which version they replace.
+fn allow_unconditional_update(info: &KindInfo) -> bool {
+    info.is_core()
+}
+
 /// What one request addresses.
 struct Request<'a> {
     kind: &'a KindEntry,
@@ -263,6 +270,25 @@ impl Registry {
             };
             let uid_precondition = matches!(change, Change::Replace(_));
             self.check_preconditions(&request, &view, &old, kv.mod_revision, uid_precondition)?;
+            if let Change::Replace(body) = &change
+                && subresource != Some(Subresource::Scale)
+                && meta_str(body, "resourceVersion").is_none()
+                && !allow_unconditional_update(info)
+            {
+                // kube names the resource where the kind would be (its store's Invalid).
+                return Err(ApiError::Invalid {
+                    group: info.group.into(),
+                    kind: info.plural.into(),
+                    name: name.to_owned(),
+                    causes: vec![FieldError::new(
+                        FieldErrorType::Invalid,
+                        "metadata.resourceVersion",
+                        None,
+                        // Go's `%#v` of the unsigned zero, which a JSON value cannot show.
+                        "0x0: must be specified for an update",
+                    )],
+                });
+            }
 
             // Defaults and schema errors of the view, in the request's version (a Scale
             // only writes the replica path, checked below).
