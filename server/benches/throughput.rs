@@ -5,8 +5,21 @@
 //! - the embedded store directly (1 and `CLIENTS` writers), 1 KiB creates;
 //! - raw etcd-client transactions on one etcd member (the create-if-absent `Txn` the etcd
 //!   backend sends, and linearizable single-key ranges);
-//! - the release `kapi-server` over HTTP/1.1 (keep-alive), ConfigMap creates and GETs, on
-//!   that etcd and on the embedded store.
+//! - the release `kapi-server` over HTTP/1.1 (keep-alive), on that etcd and on the embedded
+//!   store: ConfigMap creates and GETs; then, side by side, one WebApp per client rewritten
+//!   with an alternating `spec.replicas` (so every write changes something), by
+//!   - "WebApp updates (merge PATCH)": a JSON merge patch (`application/merge-patch+json`)
+//!     of `{"spec":{"replicas":N}}` on `bench-<client>`, created by a POST beforehand, with
+//!     no GET first and no resourceVersion. (Not a PUT: a PUT without resourceVersion is
+//!     refused for WebApps, a non-core kind, as kube refuses it for custom resources; a
+//!     merge patch is the unconditional update these kinds allow.) It records the usual
+//!     `Update` managedFields entry;
+//!   - "WebApp server-side applies": a server-side apply (`application/apply-patch+yaml`,
+//!     JSON body) of `bench-apply-<client>` by its own manager `bench-<client>`, created
+//!     by a first apply beforehand (a separate object: the merge patches' Update entry
+//!     owns `spec.replicas` of `bench-<client>`, so applying there would conflict);
+//!
+//!   and the ratio "apply cost / update cost" (update ops/s divided by apply ops/s).
 //!
 //! Needs the `etcd` feature and an etcd binary (`$KAPI_ETCD`, else `etcd` on the `PATH`).
 
@@ -41,7 +54,7 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     println!("kapi throughput: {CLIENTS} concurrent clients, {WINDOW:?} per measurement");
-    println!("{:<58} {:>10}", "measurement", "ops/s");
+    println!("{:<64} {:>10}", "measurement", "ops/s");
 
     runtime.block_on(embedded_storage());
     let etcd = Etcd::start();
@@ -55,7 +68,7 @@ fn main() {
 
 fn report(what: &str, ops: u64, elapsed: Duration) {
     let rate = ops as f64 / elapsed.as_secs_f64();
-    println!("{what:<58} {rate:>10.0}");
+    println!("{what:<64} {rate:>10.0}");
 }
 
 /// Runs `clients` copies of `op(client, i)` (i counting per client) for [`WINDOW`];
@@ -228,4 +241,76 @@ fn through_server(what: &str, args: &[String]) {
         assert_eq!(response.status().as_u16(), 200);
     });
     report(&format!("{what}: ConfigMap GETs"), ops, elapsed);
+    webapp_writes(what, &server);
+}
+
+/// A v1 WebApp named `name` with `replicas`: the apply configuration, and a full object
+/// to POST.
+fn webapp(name: &str, replicas: u64) -> String {
+    format!(
+        r#"{{"apiVersion":"apps.example.dev/v1","kind":"WebApp","metadata":{{"name":"{name}"}},"spec":{{"replicas":{replicas},"container":{{"image":"nginx:1.27","ports":[{{"containerPort":80,"name":"http"}}]}}}}}}"#
+    )
+}
+
+/// `spec.replicas` of a client's `i`th write: 2, 1, 2, ... after the initial 1, so every
+/// write changes the object.
+fn replicas(i: u64) -> u64 {
+    2 - i % 2
+}
+
+/// One WebApp per client, rewritten by merge patches, then (another one) by server-side
+/// applies; both rates and their ratio.
+fn webapp_writes(what: &str, server: &ServerProcess) {
+    let base = format!(
+        "http://{}/apis/apps.example.dev/v1/namespaces/default/webapps",
+        server.1
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let apply = |agent: &ureq::Agent, client: usize, replicas: u64| {
+        let name = format!("bench-apply-{client}");
+        let url = format!("{base}/{name}?fieldManager=bench-{client}");
+        (agent.patch(&url))
+            .header("Content-Type", "application/apply-patch+yaml")
+            .send(webapp(&name, replicas))
+            .expect("PATCH (apply)")
+    };
+    for client in 0..CLIENTS {
+        let response = (agent.post(&base))
+            .header("Content-Type", "application/json")
+            .send(webapp(&format!("bench-{client}"), 1))
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 201);
+        let response = apply(&agent, client, 1);
+        assert_eq!(response.status().as_u16(), 201);
+    }
+
+    let (ops, elapsed) = run_threads(CLIENTS, |agent, client, i| {
+        let url = format!("{base}/bench-{client}");
+        let response = (agent.patch(&url))
+            .header("Content-Type", "application/merge-patch+json")
+            .send(format!(r#"{{"spec":{{"replicas":{}}}}}"#, replicas(i)))
+            .expect("PATCH (merge)");
+        assert_eq!(response.status().as_u16(), 200, "a merge patch");
+    });
+    let updates = ops as f64 / elapsed.as_secs_f64();
+    report(
+        &format!("{what}: WebApp updates (merge PATCH)"),
+        ops,
+        elapsed,
+    );
+
+    let (ops, elapsed) = run_threads(CLIENTS, |agent, client, i| {
+        let response = apply(agent, client, replicas(i));
+        assert_eq!(response.status().as_u16(), 200, "a server-side apply");
+    });
+    let applies = ops as f64 / elapsed.as_secs_f64();
+    report(&format!("{what}: WebApp server-side applies"), ops, elapsed);
+    println!(
+        "{:<64} {:>9.2}x",
+        format!("{what}: apply cost / update cost"),
+        updates / applies
+    );
 }

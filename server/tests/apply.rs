@@ -504,3 +504,49 @@ fn ownership_is_tracked_across_versions_through_the_hub() {
     assert!(beta_entry["fieldsV1"]["f:spec"].get("f:replicas").is_none());
     assert!(beta_entry["fieldsV1"]["f:spec"].get("f:image").is_some());
 }
+
+#[test]
+fn unknown_fields_follow_field_validation_and_are_never_owned() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let config = |name: &str| {
+        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": name},
+            "spec": {"foo": 1, "container": {"image": "nginx:1.27"}}})
+        .to_string()
+    };
+    let send = |name: &str, validation: &str| {
+        let path = format!("{WEBAPPS}/{name}?fieldManager=m&fieldValidation={validation}");
+        (client.send_raw(
+            "PATCH",
+            &path,
+            "application/apply-patch+yaml",
+            &config(name),
+        ))
+        .expect("a response")
+    };
+    let strict = send("strict", "Strict");
+    assert_eq!(strict.status, 400);
+    assert_eq!(
+        strict.json()["message"],
+        "WebApp in version \"v1\" cannot be handled as a WebApp: strict decoding error: unknown field \"spec.foo\""
+    );
+    for (name, validation, warnings) in [
+        (
+            "warn",
+            "Warn",
+            vec!["299 - \"unknown field \\\"spec.foo\\\"\"".to_owned()],
+        ),
+        ("ignore", "Ignore", vec![]),
+    ] {
+        let response = send(name, validation);
+        assert_eq!(response.status, 201, "{}", response.body);
+        assert_eq!(response.warnings, warnings);
+        let object = response.json();
+        assert!(object["spec"].get("foo").is_none());
+        assert_eq!(
+            object["metadata"]["managedFields"][0]["fieldsV1"],
+            json!({"f:spec": {"f:container": {"f:image": {}}}}),
+            "the unknown field is not owned"
+        );
+    }
+}

@@ -691,6 +691,35 @@ fn merge_items(
 }
 
 // ---------------------------------------------------------------------------------------
+// Pruning.
+
+/// `value` without what its schema does not declare: keys of a struct (an object with
+/// `properties` and no `additionalProperties`) that are not its properties, at any depth.
+/// What server-side apply merges and owns (kube types the configuration first; a field
+/// no schema has cannot be owned).
+pub fn prune_unknown(value: &Value, tr: TypeRef<'_>) -> Value {
+    match (value, tr.atom(Some(value))) {
+        (Value::Object(map), Atom::Map { fields, elem, .. }) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| tr.node.is_none() || fields.contains_key(*key) || elem.is_some())
+                .map(|(key, child)| {
+                    (
+                        key.clone(),
+                        prune_unknown(child, tr.field(&fields, elem, key)),
+                    )
+                })
+                .collect(),
+        ),
+        (Value::Array(items), Atom::List { elem, .. }) => Value::Array(
+            (items.iter())
+                .map(|item| prune_unknown(item, tr.at(elem)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Removal.
 
 /// `value` without the paths of `set` (what is below a removed path goes with it). A map

@@ -26,7 +26,7 @@ use super::schema_validation::not_reported;
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
-use crate::fieldmanager::typed::TypeRef;
+use crate::fieldmanager::typed::{self, TypeRef};
 use crate::meta::Scale;
 use crate::scheme::KindEntry;
 use crate::storage::{self, Revision};
@@ -209,9 +209,18 @@ impl Registry {
                         }
                         // An apply creates what is missing (kube's `forceAllowCreate`).
                         Change::Patch(PatchType::Apply, config) if subresource.is_none() => {
-                            let object = self.apply_config(&request, None, config, options)?;
+                            let mut warnings = Vec::new();
+                            let object =
+                                self.apply_config(&request, None, config, options, &mut warnings)?;
                             body::check_name(&object, name, target.namespace)?;
-                            (self.create_object(target, object, options, Fields::Applied)).await
+                            let created =
+                                (self.create_object(target, object, options, Fields::Applied))
+                                    .await;
+                            created.map(|mut written| {
+                                warnings.append(&mut written.warnings);
+                                written.warnings = warnings;
+                                written
+                            })
                         }
                         _ => Err(request.not_found()),
                     };
@@ -227,10 +236,14 @@ impl Registry {
                 Change::Replace(body) => body.clone(),
                 Change::Patch(PatchType::Apply, config) => {
                     let current = request.view(&old, kv.mod_revision)?;
-                    let mut applied =
-                        self.apply_config(&request, Some((&old, &current)), config, options)?;
+                    let mut applied = self.apply_config(
+                        &request,
+                        Some((&old, &current)),
+                        config,
+                        options,
+                        &mut warnings,
+                    )?;
                     body::check_type_meta(&applied, expected)?;
-                    warnings = request.unknown_fields(options, &applied, expected)?;
                     body::ensure_namespace(&mut applied, info, target.namespace)?;
                     body::check_name(&applied, name, target.namespace)?;
                     applied
@@ -457,6 +470,7 @@ impl Registry {
         live: Option<(&Value, &Value)>,
         config: &Value,
         options: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<Value, ApiError> {
         let kind = request.kind;
         let api_version = kind.api_version(request.target.version);
@@ -484,6 +498,18 @@ impl Registry {
         }
         let schemas = (self.schemas.as_deref())
             .ok_or_else(|| ApiError::UnsupportedMediaType(patch::accepted(kind.info).join(", ")))?;
+        // Fields the version's schema does not have are reported per `fieldValidation`,
+        // and never merged nor owned.
+        let schema = schemas.kind(kind.info.group, request.target.version, kind.info.kind);
+        let known = typed::prune_unknown(config, schema.map_or(TypeRef::untyped(), TypeRef::root));
+        let expected = request.expected(&api_version);
+        *warnings = body::check_unknown_fields(
+            options.field_validation,
+            config,
+            || Some(known.clone()),
+            &options.duplicate_fields,
+            expected,
+        )?;
         let manager = crate::fieldmanager::FieldManager::new(
             kind,
             schemas,
@@ -492,7 +518,7 @@ impl Registry {
         );
         manager.apply(
             live.map(|(_, view)| view),
-            config,
+            &known,
             &api_version,
             options.field_manager.as_deref().unwrap_or(""),
             options.force,
