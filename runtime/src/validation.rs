@@ -243,15 +243,20 @@ pub fn config_map_key(value: &str) -> Vec<String> {
 const STANDARD_FINALIZERS: &[&str] = &["kubernetes", "orphan", "foregroundDeletion"];
 
 /// A finalizer name of a core kind: a qualified name (apimachinery's
-/// `ValidateFinalizerName`) and, unless it is one of kube's standard finalizers, fully
-/// qualified with a `/` (core's `validateKubeFinalizerName`).
+/// `ValidateFinalizerName`) and [`kube_finalizer_name`].
 pub fn finalizer_name(value: &str) -> Vec<String> {
     let mut errors = qualified_name(value);
-    if !value.contains('/') && !STANDARD_FINALIZERS.contains(&value) {
-        errors
-            .push("name is neither a standard finalizer name nor is it fully qualified".to_owned());
-    }
+    errors.extend(kube_finalizer_name(value));
     errors
+}
+
+/// Core's `validateKubeFinalizerName`: a name without a `/` must be one of kube's
+/// standard finalizers.
+pub fn kube_finalizer_name(value: &str) -> Vec<String> {
+    if !value.contains('/') && !STANDARD_FINALIZERS.contains(&value) {
+        return vec!["name is neither a standard finalizer name nor is it fully qualified".into()];
+    }
+    Vec::new()
 }
 
 #[cfg(test)]

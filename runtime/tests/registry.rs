@@ -967,7 +967,6 @@ async fn deletes_check_preconditions_and_return_the_object() {
     let target = env.webapps("v1", "default");
     let created = env.create(target, webapp("web", "nginx")).await.unwrap();
     let uid = created["metadata"]["uid"].as_str().unwrap().to_owned();
-    let key = "/registry/apps.example.dev/webapps/default/web";
     let with = |preconditions| DeleteOptions {
         preconditions: Some(preconditions),
         ..DeleteOptions::default()
@@ -985,8 +984,9 @@ async fn deletes_check_preconditions_and_return_the_object() {
             .await,
         409,
         "Conflict",
+        // kube's `rest.BeforeDelete` wording, which names the kind.
         &format!(
-            "Operation cannot be fulfilled on webapps.apps.example.dev \"web\": StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: {uid}"
+            "Operation cannot be fulfilled on WebApp.apps.example.dev \"web\": the UID in the precondition (other) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
         ),
     );
     check_error(
@@ -1003,7 +1003,7 @@ async fn deletes_check_preconditions_and_return_the_object() {
         409,
         "Conflict",
         &format!(
-            "Operation cannot be fulfilled on webapps.apps.example.dev \"web\": StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: {}",
+            "Operation cannot be fulfilled on WebApp.apps.example.dev \"web\": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record ({}). The object might have been modified",
             rv(&created)
         ),
     );

@@ -11,7 +11,8 @@
 //! and the set of causes: kube's validation iterates Go maps, so their order is random, and
 //! reports some causes twice, which its own message shows once) and its message when it
 //! has at most one distinct cause (with several, their order in the message is random in
-//! kube too). Successful answers compare by code, and, for rows with `object: true`, by
+//! kube too). Uids and a failed precondition's stored resourceVersion are masked.
+//! Successful answers compare by code, and, for rows with `object: true`, by
 //! the object's labels, spec, status and `managedFields` (entries sorted, times left
 //! out: their order follows their times). Names the server generates (`generateName`)
 //! are masked, in the recording and in kapi's answers alike.
@@ -241,7 +242,7 @@ fn answer(
             }
         }
     }
-    let mut text = answer.to_string().replace(namespace, "$NS");
+    let mut text = mask_run_values(&answer.to_string().replace(namespace, "$NS"));
     if let Some(prefix) = generate_name.filter(|p| !p.is_empty()) {
         // kube's generated suffix: five characters of `bcdfghjklmnpqrstvwxz2456789`.
         let mut masked = String::new();
@@ -261,6 +262,37 @@ fn answer(
         text = masked;
     }
     serde_json::from_str(&text).expect("still JSON")
+}
+
+/// `text` with what differs between runs masked: uids as `$UID`, and the stored
+/// resourceVersion kube names in a failed precondition (`in record (718)`) as `$RV`.
+fn mask_run_values(text: &str) -> String {
+    let is_uid = |s: &str| {
+        s.len() == 36
+            && s.char_indices().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => c == '-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        if rest.len() >= 36 && rest.is_char_boundary(36) && is_uid(&rest[..36]) {
+            out.push_str("$UID");
+            rest = &rest[36..];
+        } else if let Some(after) = rest.strip_prefix("in record (")
+            && let Some(end) = after.find(')')
+            && after[..end].chars().all(|c| c.is_ascii_digit())
+        {
+            out.push_str("in record ($RV)");
+            rest = &after[end + 1..];
+        } else {
+            let c = rest.chars().next().expect("not empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
 }
 
 /// Runs every row of `table` against `client` and returns each row's answer, by name.

@@ -291,7 +291,7 @@ pub(super) fn validate_delete_options(options: &DeleteOptions) -> Result<(), Api
             FieldErrorType::NotSupported,
             "propagationPolicy",
             Some(json!(policy)),
-            "supported values: \"Foreground\", \"Background\", \"Orphan\"",
+            "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
         ));
     }
     let dry_run: Vec<&str> = (options.dry_run.iter().flatten())

@@ -1,19 +1,29 @@
 //! Delete, delete collection, and the namespace lifecycle.
 //!
-//! An object is deleted at once (no finalizers or graceful deletion yet), after its
-//! `DeleteOptions.preconditions`. The answer ([`answer`]) is the object as it was, with the
-//! revision of the delete as its resourceVersion, for kinds of named groups (kube's
-//! custom-resource store sets `ReturnDeletedObject`); built-in kinds of the core group
-//! answer with a `Success` Status naming the object instead (kube's generic store without
-//! `ReturnDeletedObject`, e.g. ConfigMaps): code written against kube reads it (the Python
-//! client's `delete_namespaced_config_map` hands the body over as a dict, whose `status` is
-//! `Success`). A delete collection answers with the deleted objects, for every kind.
+//! kube's generic store `Delete`: the preconditions first (`rest.BeforeDelete`, with its
+//! own message); an object with finalizers is not deleted but marked (kube's
+//! `markAsDeleting`: `deletionTimestamp` now, `deletionGracePeriodSeconds` 0, the
+//! generation bumped once), and answered as it now is; a delete repeated while it waits
+//! writes nothing. The update that removes its last finalizer deletes it
+//! (`update.rs`). No kind deletes gracefully (kube's pods alone do): `gracePeriodSeconds`
+//! is accepted and changes nothing. The finalizers kube's garbage collector works with
+//! (`orphan`, `foregroundDeletion` from `propagationPolicy`) come with the collector.
+//!
+//! The answer ([`answer`]) to a delete that removed the object is the object as it was,
+//! with the revision of the delete as its resourceVersion, for kinds of named groups
+//! (kube's custom-resource store sets `ReturnDeletedObject`); built-in kinds of the core
+//! group answer with a `Success` Status naming the object instead (kube's generic store
+//! without `ReturnDeletedObject`, e.g. ConfigMaps): code written against kube reads it
+//! (the Python client's `delete_namespaced_config_map` hands the body over as a dict,
+//! whose `status` is `Success`). A delete collection answers with the objects, for every
+//! kind.
 //!
 //! Namespaces: kube marks a namespace `Terminating` and its namespace controller deletes
 //! the contents later. The registry does it at once, in an order that never leaves a state
 //! blocking the namespace's re-creation: (1) the namespace becomes `Terminating` (with a
 //! deletionTimestamp), so creates in it fail with 403 from then on; (2) every namespaced
-//! object in it is deleted; (3) the namespace is deleted; (4) a last sweep removes content
+//! object in it is deleted (finalizers are not waited for yet: that comes with the
+//! namespace controller); (3) the namespace is deleted; (4) a last sweep removes content
 //! a racing create slipped in (objects older than the delete only). A crash between (1)
 //! and (3) leaves a `Terminating` namespace, whose deletion [`Registry::new`] finishes;
 //! creating a namespace also removes leftover content older than its creation. `default`
@@ -24,13 +34,76 @@ use serde_json::{Value, json};
 use super::create::is_terminating;
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
-use super::update::precondition_failed;
-use super::validation::is_namespaces;
+use super::validation::{finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, Target, WriteOptions};
 use crate::api::{KindInfo, Scope};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Status, StatusDetails};
 use crate::storage::{self, KeyValue, ListRequest};
+
+/// kube's `rest.BeforeDelete` preconditions, on the stored object (its own wording: the
+/// conflict names the kind, not the resource).
+fn check_preconditions(
+    info: &KindInfo,
+    stored: &Value,
+    revision: storage::Revision,
+    options: &DeleteOptions,
+) -> Result<(), ApiError> {
+    let Some(preconditions) = &options.preconditions else {
+        return Ok(());
+    };
+    let name = meta_str(stored, "name").unwrap_or_default();
+    let conflict = |message: String| ApiError::Conflict {
+        resource: crate::error::GroupResource::new(info.group, info.kind),
+        name: name.to_owned(),
+        message,
+    };
+    let uid = meta_str(stored, "uid").unwrap_or_default();
+    if let Some(expected) = &preconditions.uid
+        && expected != uid
+    {
+        return Err(conflict(format!(
+            "the UID in the precondition ({expected}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
+        )));
+    }
+    let revision = revision.to_string();
+    if let Some(expected) = &preconditions.resource_version
+        && *expected != revision
+    {
+        return Err(conflict(format!(
+            "the ResourceVersion in the precondition ({expected}) does not match the ResourceVersion in record ({revision}). The object might have been modified"
+        )));
+    }
+    Ok(())
+}
+
+/// kube's `markAsDeleting`: the deletion is requested now (unless it already was), with no
+/// grace period; the generation moves once, as for a spec change.
+fn mark_as_deleting(object: &mut Value) {
+    if meta_str(object, "deletionTimestamp").is_none() {
+        let generation = object::generation(object);
+        if generation > 0 {
+            set_meta(object, "generation", Some(json!(generation + 1)));
+        }
+        set_meta(object, "deletionTimestamp", Some(object::now().into()));
+    }
+    set_meta(object, "deletionGracePeriodSeconds", Some(json!(0)));
+}
+
+/// `object` (a view) with the deletion marks of `held` (stored JSON): a dry run's answer.
+fn with_deletion_marks(mut object: Value, held: &Value) -> Value {
+    for field in [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+    ] {
+        let value = super::object::meta(held)
+            .and_then(|m| m.get(field))
+            .cloned();
+        set_meta(&mut object, field, value);
+    }
+    object
+}
 
 /// What a delete of one object answers, given the object as deleted: the object itself,
 /// or for a built-in (core group) kind other than namespaces (whose answer is the
@@ -58,12 +131,13 @@ pub(super) fn answer(info: &KindInfo, deleted: Value) -> Value {
 }
 
 impl Registry {
+    /// Deletes (or, with finalizers, marks) an object; returns it and whether it is gone.
     pub(super) async fn delete_object(
         &self,
         target: Target<'_>,
         name: &str,
         options: &DeleteOptions,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<(Value, bool), ApiError> {
         let kind = target.kind;
         let info = kind.info;
         let resource = object::resource(info);
@@ -82,43 +156,59 @@ impl Registry {
                     name: name.to_owned(),
                 })?;
             let stored = object::decode(&kv)?;
-            if let Some(preconditions) = &options.preconditions {
-                let failed = |detail: String| ApiError::Conflict {
-                    resource: resource.clone(),
-                    name: name.to_owned(),
-                    message: precondition_failed(&key, &detail),
-                };
-                let uid = meta_str(&stored, "uid").unwrap_or_default();
-                if let Some(expected) = &preconditions.uid
-                    && expected != uid
-                {
-                    return Err(failed(format!(
-                        "Precondition failed: UID in precondition: {expected}, UID in object meta: {uid}"
-                    )));
+            check_preconditions(info, &stored, kv.mod_revision, options)?;
+            if is_namespaces(info) {
+                if dry_run {
+                    let object =
+                        object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
+                    return Ok((object, true));
                 }
-                let revision = kv.mod_revision.to_string();
-                if let Some(expected) = &preconditions.resource_version
-                    && *expected != revision
+                let object = self.delete_namespace(target, name, kv).await?;
+                return Ok((object, true));
+            }
+            if !finalizer_list(&stored).is_empty() {
+                // Held by its finalizers: marked, not deleted.
+                let mut held = stored.clone();
+                mark_as_deleting(&mut held);
+                if held == stored || dry_run {
+                    let object =
+                        object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
+                    let object = match held == stored {
+                        true => object,
+                        false => with_deletion_marks(object, &held),
+                    };
+                    return Ok((object, false));
+                }
+                match (self.storage)
+                    .update(&key, object::encode(held)?, kv.mod_revision)
+                    .await
                 {
-                    return Err(failed(format!(
-                        "Precondition failed: ResourceVersion in precondition: {expected}, ResourceVersion in object meta: {revision}"
-                    )));
+                    Ok(updated) => {
+                        let object = object::stored_in_version(
+                            kind,
+                            &updated,
+                            target.version,
+                            updated.mod_revision,
+                        )?;
+                        return Ok((object, false));
+                    }
+                    Err(storage::Error::Conflict { .. }) => continue,
+                    Err(e) => return Err(object::storage_error(e, &resource, name)),
                 }
             }
             if dry_run {
-                return object::stored_in_version(kind, &kv, target.version, kv.mod_revision);
-            }
-            if is_namespaces(info) {
-                return self.delete_namespace(target, name, kv).await;
+                let object = object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
+                return Ok((object, true));
             }
             match self.storage.delete(&key, Some(kv.mod_revision)).await {
                 Ok(deleted) => {
-                    return object::stored_in_version(
+                    let object = object::stored_in_version(
                         kind,
                         &deleted.prev,
                         target.version,
                         deleted.revision,
-                    );
+                    )?;
+                    return Ok((object, true));
                 }
                 Err(storage::Error::Conflict { .. }) => continue,
                 Err(e) => return Err(object::storage_error(e, &resource, name)),
@@ -146,7 +236,7 @@ impl Registry {
                 ..target
             };
             match self.delete_object(one, name, options).await {
-                Ok(object) => deleted.push(object),
+                Ok((object, _)) => deleted.push(object),
                 Err(ApiError::NotFound { .. }) => {}
                 Err(e) => return Err(e),
             }

@@ -506,8 +506,11 @@ impl Registry {
         name: &str,
         options: &DeleteOptions,
     ) -> Result<Value, ApiError> {
-        let deleted = self.delete_object(target, name, options).await?;
-        Ok(delete::answer(target.kind.info, deleted))
+        // An object its finalizers hold is answered as it now is, for every kind.
+        match self.delete_object(target, name, options).await? {
+            (deleted, true) => Ok(delete::answer(target.kind.info, deleted)),
+            (held, false) => Ok(held),
+        }
     }
 
     /// Deletes the objects of a collection that match `list`, returning them.

@@ -391,6 +391,27 @@ impl Registry {
             let stored = kind.from_hub(new_hub, storage_version).map_err(internal)?;
             let bytes = object::encode(stored)?;
 
+            // kube's `shouldDeleteDuringUpdate`: the last finalizer of an object whose
+            // deletion was requested is gone, so the object goes; the answer is the object
+            // as the request left it.
+            if deletes_on_update(&old, &new) {
+                if !options.dry_run {
+                    match self
+                        .storage
+                        .delete(&request.key, Some(kv.mod_revision))
+                        .await
+                    {
+                        Ok(_) | Err(storage::Error::NotFound { .. }) => {}
+                        Err(storage::Error::Conflict { .. }) => continue,
+                        Err(e) => return Err(object::storage_error(e, &request.resource, name)),
+                    }
+                }
+                return Ok(Written {
+                    object: request.view(&new, kv.mod_revision)?,
+                    created: false,
+                    warnings,
+                });
+            }
             if bytes == kv.value || options.dry_run {
                 let current = if bytes == kv.value { &old } else { &new };
                 return Ok(Written {
@@ -448,6 +469,17 @@ impl Registry {
         }
         Ok(())
     }
+}
+
+/// Whether an update deletes the object: its deletion was requested (with no grace
+/// period left) and the update removes its last finalizer.
+fn deletes_on_update(old: &Value, new: &Value) -> bool {
+    let grace = meta(old)
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .and_then(Value::as_i64);
+    meta_str(old, "deletionTimestamp").is_some()
+        && grace.unwrap_or(0) == 0
+        && super::validation::finalizer_list(new).is_empty()
 }
 
 /// The name of a subresource in `managedFields` (empty for the object itself).

@@ -88,6 +88,7 @@ pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldEr
             }
         }
     }
+    errors.extend(finalizers(info, object));
     if let Some(annotations) = map("annotations") {
         let mut size = 0;
         for (key, value) in annotations {
@@ -108,16 +109,94 @@ pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldEr
     errors
 }
 
-/// The metadata errors only an update can have (kube's `ValidateObjectMetaUpdate`): the
-/// uid is immutable. The other immutable fields (name, namespace, timestamps) are taken
-/// from the URL and the stored object before validation, as kube's `BeforeUpdate` does.
-pub fn object_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    match (meta_str(new, "uid"), meta_str(old, "uid")) {
-        (Some(uid), old_uid) if Some(uid) != old_uid => {
-            vec![invalid("metadata.uid", uid, "field is immutable".into())]
+/// `metadata.finalizers` (apimachinery's `ValidateFinalizers`): qualified names, not both
+/// `orphan` and `foregroundDeletion`; for the core kinds, also kube's own rule that a name
+/// is standard or fully qualified (core's `validateKubeFinalizerName`).
+fn finalizers(info: &KindInfo, object: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let finalizers = finalizer_list(object);
+    for finalizer in &finalizers {
+        for message in names::qualified_name(finalizer) {
+            errors.push(invalid("metadata.finalizers", finalizer, message));
         }
-        _ => Vec::new(),
     }
+    if finalizers.contains(&ORPHAN) && finalizers.contains(&FOREGROUND) {
+        errors.push(FieldError::new(
+            FieldErrorType::Invalid,
+            "metadata.finalizers",
+            None,
+            // Go's `%#v` of the list, which a JSON value cannot show.
+            format!(
+                "{}: finalizer {ORPHAN} and {FOREGROUND} cannot be both set",
+                go_strings(&finalizers)
+            ),
+        ));
+    }
+    if info.is_core() {
+        for (index, finalizer) in finalizers.iter().enumerate() {
+            for message in names::kube_finalizer_name(finalizer) {
+                errors.push(invalid(
+                    &format!("metadata.finalizers[{index}]"),
+                    finalizer,
+                    message,
+                ));
+            }
+        }
+    }
+    errors
+}
+
+/// kube's `FinalizerOrphanDependents`.
+pub const ORPHAN: &str = "orphan";
+/// kube's `FinalizerDeleteDependents`.
+pub const FOREGROUND: &str = "foregroundDeletion";
+
+/// The object's finalizers.
+pub fn finalizer_list(object: &Value) -> Vec<&str> {
+    (meta(object).and_then(|m| m.get("finalizers")?.as_array()))
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// Go's `%#v` of a `[]string`: `[]string{"a", "b"}`.
+fn go_strings(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    format!("[]string{{{}}}", quoted.join(", "))
+}
+
+/// The metadata errors only an update can have (kube's `ValidateObjectMetaUpdate`): the
+/// uid is immutable, and an object being deleted takes no new finalizers. The other
+/// immutable fields (name, namespace, timestamps) are taken from the URL and the stored
+/// object before validation, as kube's `BeforeUpdate` does.
+pub fn object_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if let (Some(uid), old_uid) = (meta_str(new, "uid"), meta_str(old, "uid"))
+        && Some(uid) != old_uid
+    {
+        errors.push(invalid("metadata.uid", uid, "field is immutable".into()));
+    }
+    if meta_str(old, "deletionTimestamp").is_some() {
+        let before = finalizer_list(old);
+        let mut added: Vec<&str> = (finalizer_list(new).into_iter())
+            .filter(|f| !before.contains(f))
+            .collect();
+        added.sort_unstable();
+        added.dedup();
+        if !added.is_empty() {
+            errors.push(FieldError::new(
+                FieldErrorType::Forbidden,
+                "metadata.finalizers",
+                None,
+                format!(
+                    "no new finalizers can be added if the object is being deleted, found new finalizers {}",
+                    go_strings(&added)
+                ),
+            ));
+        }
+    }
+    errors
 }
 
 /// The replica paths of a kind with a scale subresource, on the hub JSON.
