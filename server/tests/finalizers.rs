@@ -78,6 +78,9 @@ fn held_until_the_last_finalizer_goes(version: Version) {
 
     // Removing the last finalizer deletes it; `kubectl wait --for=delete` returns.
     let mut wait = kubectl.spawn(&["wait", "--for=delete", "wa/web", "--timeout=60s"]);
+    // kubectl waits by watching (`watch=true`; this test's own watch says `watch=1`): it
+    // must see the object before it goes, or it finds nothing to wait for.
+    server.wait_for_watch(Duration::from_secs(30), "metadata.name");
     kubectl.ok(&[
         "patch",
         "wa",

@@ -89,6 +89,7 @@ pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldEr
         }
     }
     errors.extend(finalizers(info, object));
+    errors.extend(owner_references(object));
     if let Some(annotations) = map("annotations") {
         let mut size = 0;
         for (key, value) in annotations {
@@ -140,6 +141,73 @@ fn finalizers(info: &KindInfo, object: &Value) -> Vec<FieldError> {
                     finalizer,
                     message,
                 ));
+            }
+        }
+    }
+    errors
+}
+
+/// `metadata.ownerReferences` (apimachinery's `ValidateOwnerReferences`): each names an
+/// owner by a parseable apiVersion with a version, a kind, a name and a uid; core v1
+/// Events own nothing; at most one reference is the controller.
+fn owner_references(object: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let references = (meta(object).and_then(|m| m.get("ownerReferences")?.as_array()))
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut controller: Option<String> = None;
+    for (index, reference) in references.iter().enumerate() {
+        let text = |field: &str| reference.get(field).and_then(Value::as_str).unwrap_or("");
+        let path = |field: &str| format!("metadata.ownerReferences[{index}].{field}");
+        let required = |field: &str| {
+            FieldError::new(
+                FieldErrorType::Required,
+                path(field),
+                None,
+                "must not be empty",
+            )
+        };
+        let api_version = text("apiVersion");
+        // `schema.ParseGroupVersion`: `v`, or `g/v`; one slash at most.
+        let version = match api_version.split('/').collect::<Vec<_>>().as_slice() {
+            [version] => Some(*version),
+            [_, version] => Some(*version),
+            _ => None,
+        };
+        if api_version.is_empty() {
+            errors.push(required("apiVersion"));
+        } else if version.is_none_or(str::is_empty) {
+            errors.push(invalid(
+                &path("apiVersion"),
+                api_version,
+                "must be <group>/<version> or <version>".into(),
+            ));
+        }
+        for field in ["kind", "name", "uid"] {
+            if text(field).is_empty() {
+                errors.push(required(field));
+            }
+        }
+        if api_version == "v1" && text("kind") == "Event" {
+            errors.push(FieldError::new(
+                FieldErrorType::Invalid,
+                format!("metadata.ownerReferences[{index}]"),
+                None,
+                "/v1, Kind=Event is disallowed from being an owner",
+            ));
+        }
+        if reference.get("controller") == Some(&Value::Bool(true)) {
+            let name = format!("{}/{}", text("kind"), text("name"));
+            match &controller {
+                None => controller = Some(name),
+                Some(first) => errors.push(FieldError::new(
+                    FieldErrorType::Invalid,
+                    "metadata.ownerReferences",
+                    None,
+                    format!(
+                        "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {name}"
+                    ),
+                )),
             }
         }
     }
