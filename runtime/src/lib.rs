@@ -21,6 +21,8 @@ pub mod api;
 pub mod byte_string;
 #[cfg(feature = "server")]
 pub mod cache;
+#[cfg(feature = "server")]
+pub mod controllers;
 pub mod defaults;
 #[cfg(feature = "server")]
 pub mod endpoints;

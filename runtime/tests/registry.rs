@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use api_types::{apps, core, platform};
 use bytes::Bytes;
+use kapi_runtime::controllers;
 use kapi_runtime::error::ApiError;
 use kapi_runtime::meta::{DeleteOptions, Preconditions};
 use kapi_runtime::registry::{
@@ -1098,6 +1099,7 @@ async fn namespaces_start_with_default_and_take_their_content_with_them() {
     let env = env().await;
     let default = env.get(env.namespaces(), "default").await.unwrap();
     assert_eq!(default["status"], json!({"phase": "Active"}));
+    assert_eq!(default["spec"], json!({"finalizers": ["kubernetes"]}));
     check_error(
         env.delete(env.namespaces(), "default").await,
         403,
@@ -1114,22 +1116,79 @@ async fn namespaces_start_with_default_and_take_their_content_with_them() {
     env.create(env.configmaps("team"), configmap("c", json!({})))
         .await
         .unwrap();
+    let mut held = configmap("held", json!({}));
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    env.create(env.configmaps("team"), held).await.unwrap();
     env.create(env.configmaps("default"), configmap("kept", json!({})))
         .await
         .unwrap();
 
+    // A delete marks it terminating; nothing can be created in it from then on.
     let deleted = env.delete(env.namespaces(), "team").await.unwrap();
-    assert_eq!(deleted["status"], json!({"phase": "Terminating"}));
+    assert_eq!(deleted["status"]["phase"], "Terminating");
     assert!(deleted["metadata"]["deletionTimestamp"].is_string());
-    check_error(
-        env.get(env.namespaces(), "team").await,
-        404,
-        "NotFound",
-        "namespaces \"team\" not found",
-    );
+    assert_eq!(env.get(env.namespaces(), "team").await.unwrap(), deleted);
     check_error(
         env.create(env.configmaps("team"), configmap("late", json!({})))
             .await,
+        403,
+        "Forbidden",
+        "configmaps \"late\" is forbidden: unable to create new content in namespace team because it is being terminated",
+    );
+
+    // The namespace controller deletes the content; the finalizer holds one object, and
+    // with it the namespace, whose conditions say so.
+    assert!(
+        controllers::namespace::sync_all(&env.registry)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        env.names(env.configmaps("team"), list_options()).await,
+        ["held"]
+    );
+    assert!(
+        env.names(env.webapps("v1", "team"), list_options())
+            .await
+            .is_empty()
+    );
+    let waiting = env.get(env.namespaces(), "team").await.unwrap();
+    let condition = |kind: &str| {
+        (waiting["status"]["conditions"].as_array().unwrap().iter())
+            .find(|c| c["type"] == kind)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(condition("NamespaceContentRemaining")["status"], "True");
+    assert_eq!(
+        condition("NamespaceContentRemaining")["message"],
+        "Some resources are remaining: configmaps. has 1 resource instances"
+    );
+    assert_eq!(
+        condition("NamespaceFinalizersRemaining")["message"],
+        "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
+    );
+    assert_eq!(
+        condition("NamespaceDeletionContentFailure")["status"],
+        "False"
+    );
+
+    // Its finalizer gone, the object goes; the next pass lets the namespace go.
+    env.patch(
+        env.configmaps("team"),
+        "held",
+        PatchType::Merge,
+        json!({"metadata": {"finalizers": null}}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        !controllers::namespace::sync_all(&env.registry)
+            .await
+            .unwrap()
+    );
+    check_error(
+        env.get(env.namespaces(), "team").await,
         404,
         "NotFound",
         "namespaces \"team\" not found",
@@ -1141,11 +1200,6 @@ async fn namespaces_start_with_default_and_take_their_content_with_them() {
         .await
         .unwrap();
     assert_eq!(again["status"], json!({"phase": "Active"}));
-    assert!(
-        env.names(env.webapps("v1", "team"), list_options())
-            .await
-            .is_empty()
-    );
     assert!(
         env.names(env.configmaps("team"), list_options())
             .await
@@ -1190,7 +1244,7 @@ async fn namespaces_start_with_default_and_take_their_content_with_them() {
 }
 
 #[tokio::test]
-async fn a_namespace_left_terminating_is_finished_at_start_and_blocks_creates_meanwhile() {
+async fn a_namespace_left_terminating_is_finished_by_a_new_registrys_controller() {
     let env = env().await;
     env.create(env.namespaces(), json!({"metadata": {"name": "gone"}}))
         .await
@@ -1198,16 +1252,7 @@ async fn a_namespace_left_terminating_is_finished_at_start_and_blocks_creates_me
     env.create(env.configmaps("gone"), configmap("c", json!({})))
         .await
         .unwrap();
-    // What a crash after the first step of a namespace deletion leaves.
-    let key = "/registry/namespaces/gone";
-    let kv = env.storage.get(key, 0).await.unwrap().unwrap();
-    let mut stored: Value = serde_json::from_slice(&kv.value).unwrap();
-    stored["status"]["phase"] = json!("Terminating");
-    let value = Bytes::from(serde_json::to_vec(&stored).unwrap());
-    env.storage
-        .update(key, value, kv.mod_revision)
-        .await
-        .unwrap();
+    env.delete(env.namespaces(), "gone").await.unwrap();
     check_error(
         env.create(env.configmaps("gone"), configmap("new", json!({})))
             .await,
@@ -1216,9 +1261,11 @@ async fn a_namespace_left_terminating_is_finished_at_start_and_blocks_creates_me
         "configmaps \"new\" is forbidden: unable to create new content in namespace gone because it is being terminated",
     );
 
+    // A restart: the controller of the new registry finds the work in storage.
     let registry = Registry::new(Arc::new(scheme()), env.storage.clone(), "/registry")
         .await
         .unwrap();
+    assert!(!controllers::namespace::sync_all(&registry).await.unwrap());
     let namespaces = Target {
         kind: registry.scheme().by_resource("", "namespaces").unwrap(),
         version: "v1",
@@ -1690,9 +1737,9 @@ async fn storage_failures_become_statuses() {
     let down: Arc<dyn Storage> = Arc::new(Down);
     check_error(
         Registry::new(Arc::new(scheme()), down.clone(), "/registry").await,
-        504,
-        "Timeout",
-        "Timeout: storage timed out: deadline exceeded",
+        503,
+        "ServiceUnavailable",
+        "storage unavailable: connection refused",
     );
     // Without namespaces, nothing is read at start.
     let scheme = Scheme::new().add(

@@ -16,6 +16,7 @@ use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::cache::CacheOptions;
+use kapi_runtime::controllers::Controllers;
 use kapi_runtime::endpoints::{self, Config, ServerVersion};
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
@@ -188,6 +189,8 @@ async fn run(flags: Flags) -> Result<()> {
             ..CacheOptions::default()
         });
     let registry = Arc::new(registry);
+    // The built-in controllers (the namespace controller): clients of the registry.
+    let controllers = Controllers::start(Arc::downgrade(&registry));
     let compactor = (!flags.compaction_interval.is_zero())
         .then(|| compactor::start(&storage, flags.compaction_interval));
     let app = endpoints::router(Config {
@@ -233,6 +236,7 @@ async fn run(flags: Flags) -> Result<()> {
         }
     }
     .context("serving")?;
+    controllers.stop().await;
     if let Some(compactor) = compactor {
         compactor.abort();
         let _ = compactor.await;

@@ -73,14 +73,61 @@ pub struct NamespaceStatus {
     /// The lifecycle phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<NamespacePhase>,
+    /// What the namespace's deletion waits for (`NamespaceContentRemaining`,
+    /// `NamespaceFinalizersRemaining`, `NamespaceDeletionContentFailure`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<NamespaceCondition>,
 }
 
-/// `k8s.io.api.core.v1.NamespaceStatus` on the wire. `conditions` (2) is not a field of
-/// [`NamespaceStatus`], so it is skipped.
+/// `k8s.io.api.core.v1.NamespaceStatus` on the wire.
 pub static NAMESPACE_STATUS_PROTO: ProtoMessage = ProtoMessage {
     name: "k8s.io.api.core.v1.NamespaceStatus",
-    fields: &[ProtoField::new(1, "phase", ProtoKind::String)],
+    fields: &[
+        ProtoField::new(1, "phase", ProtoKind::String),
+        ProtoField::repeated(
+            2,
+            "conditions",
+            ProtoKind::Message(&NAMESPACE_CONDITION_PROTO),
+        ),
+    ],
 };
+
+/// One condition of a [`Namespace`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.core.v1.NamespaceCondition")]
+pub struct NamespaceCondition {
+    /// The condition's type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    /// When the status last changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<kapi_runtime::meta::Time>,
+    /// Why, in one word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `k8s.io.api.core.v1.NamespaceCondition` on the wire.
+pub static NAMESPACE_CONDITION_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.core.v1.NamespaceCondition",
+    fields: &[
+        ProtoField::new(1, "type", ProtoKind::String),
+        ProtoField::new(2, "status", ProtoKind::String),
+        ProtoField::new(4, "lastTransitionTime", ProtoKind::Time),
+        ProtoField::new(5, "reason", ProtoKind::String),
+        ProtoField::new(6, "message", ProtoKind::String),
+    ],
+};
+
+/// The finalizer of kube's namespace controller: a namespace goes once its content has.
+pub const NAMESPACE_FINALIZER: &str = "kubernetes";
 
 /// Lifecycle phase of a [`Namespace`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -140,13 +187,27 @@ pub static CONFIG_MAP_PROTO: ProtoMessage = ProtoMessage {
 
 impl kapi_runtime::Strategy for Namespace {
     fn prepare_for_create(&mut self) {
-        // A namespace is born active; only deletion moves it to `Terminating`.
-        self.status.phase = Some(NamespacePhase::Active);
+        // A namespace is born active; only deletion moves it to `Terminating`. Its content
+        // is removed before it goes (kube's namespace strategy).
+        self.status = NamespaceStatus {
+            phase: Some(NamespacePhase::Active),
+            conditions: Vec::new(),
+        };
+        if !self
+            .spec
+            .finalizers
+            .iter()
+            .any(|f| f == NAMESPACE_FINALIZER)
+        {
+            self.spec.finalizers.push(NAMESPACE_FINALIZER.to_owned());
+        }
     }
 
     fn prepare_for_update(&mut self, old: &Self) {
-        // The phase is the server's: clients cannot change it through an update.
-        self.status.phase = old.status.phase;
+        // The status is the server's, and `spec.finalizers` changes only through
+        // `/finalize` (kube's namespace strategy).
+        self.status = old.status.clone();
+        self.spec.finalizers = old.spec.finalizers.clone();
     }
 
     /// kube's `ValidateNamespace`: each of `spec.finalizers` is a finalizer name.

@@ -18,28 +18,18 @@
 //! whose `status` is `Success`). A delete collection answers with the objects, for every
 //! kind.
 //!
-//! Namespaces: kube marks a namespace `Terminating` and its namespace controller deletes
-//! the contents later. The registry does it at once, in an order that never leaves a state
-//! blocking the namespace's re-creation: (1) the namespace becomes `Terminating` (with a
-//! deletionTimestamp), so creates in it fail with 403 from then on; (2) every namespaced
-//! object in it is deleted (finalizers are not waited for yet: that comes with the
-//! namespace controller); (3) the namespace is deleted; (4) a last sweep removes content
-//! a racing create slipped in (objects older than the delete only). A crash between (1)
-//! and (3) leaves a `Terminating` namespace, whose deletion [`Registry::new`] finishes;
-//! creating a namespace also removes leftover content older than its creation. `default`
-//! cannot be deleted, as in kube.
+//! Namespaces: a delete marks a namespace `Terminating` (`namespaces.rs`); the namespace
+//! controller empties it and lets it go. `default` cannot be deleted, as in kube.
 
 use serde_json::{Value, json};
 
-use super::create::is_terminating;
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
-use super::scale::set_path;
 use super::validation::{finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, Target, WriteOptions};
 use crate::api::{KindInfo, Scope};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Status, StatusDetails};
-use crate::storage::{self, KeyValue, ListRequest};
+use crate::storage::{self, ListRequest};
 
 /// kube's `rest.BeforeDelete` preconditions, on the stored object (its own wording: the
 /// conflict names the kind, not the resource).
@@ -157,14 +147,14 @@ impl Registry {
                 })?;
             let stored = object::decode(&kv)?;
             check_preconditions(info, &stored, kv.mod_revision, options)?;
-            if is_namespaces(info) {
-                if dry_run {
-                    let object =
-                        object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
-                    return Ok((object, true));
-                }
-                let object = self.delete_namespace(target, name, kv).await?;
-                return Ok((object, true));
+            // A namespace is first marked terminating; it goes once its controller has
+            // emptied it and cleared `spec.finalizers` (`namespaces.rs`).
+            if is_namespaces(info)
+                && let Some(namespace) = self
+                    .delete_namespace(target, name, kv.clone(), dry_run)
+                    .await?
+            {
+                return Ok((namespace, false));
             }
             if !finalizer_list(&stored).is_empty() {
                 // Held by its finalizers: marked, not deleted.
@@ -247,71 +237,6 @@ impl Registry {
         })
     }
 
-    /// Deletes a namespace and its content (see the module documentation).
-    async fn delete_namespace(
-        &self,
-        target: Target<'_>,
-        name: &str,
-        mut kv: KeyValue,
-    ) -> Result<Value, ApiError> {
-        let resource = object::resource(target.kind.info);
-        let not_found = || ApiError::NotFound {
-            resource: resource.clone(),
-            name: name.to_owned(),
-        };
-        for _ in 0..MAX_RETRIES {
-            let mut stored = object::decode(&kv)?;
-            if is_terminating(&stored) && meta_str(&stored, "deletionTimestamp").is_some() {
-                break;
-            }
-            set_path(&mut stored, ".status.phase", json!("Terminating"));
-            if meta_str(&stored, "deletionTimestamp").is_none() {
-                set_meta(&mut stored, "deletionTimestamp", Some(object::now().into()));
-            }
-            let update = self
-                .storage
-                .update(&kv.key, object::encode(stored)?, kv.mod_revision)
-                .await;
-            kv = match update {
-                Ok(updated) => updated,
-                Err(storage::Error::Conflict { .. }) => (self.storage.get(&kv.key, 0).await)
-                    .map_err(|e| object::storage_error(e, &resource, name))?
-                    .ok_or_else(not_found)?,
-                Err(e) => return Err(object::storage_error(e, &resource, name)),
-            };
-        }
-        // Nothing can be created in a terminating namespace: all of it goes.
-        self.purge_namespace(name, storage::Revision::MAX).await?;
-        for _ in 0..MAX_RETRIES {
-            match self.storage.delete(&kv.key, Some(kv.mod_revision)).await {
-                Ok(deleted) => {
-                    // What a create that checked the namespace before it was terminating
-                    // wrote since, not what a namespace created anew holds.
-                    self.purge_namespace(name, deleted.revision - 1).await?;
-                    return object::stored_in_version(
-                        target.kind,
-                        &deleted.prev,
-                        target.version,
-                        deleted.revision,
-                    );
-                }
-                // Someone changed the namespace meanwhile (its labels, say): delete what is
-                // there now.
-                Err(storage::Error::Conflict { .. }) => {
-                    kv = (self.storage.get(&kv.key, 0).await)
-                        .map_err(|e| object::storage_error(e, &resource, name))?
-                        .ok_or_else(not_found)?;
-                }
-                Err(e) => return Err(object::storage_error(e, &resource, name)),
-            }
-        }
-        Err(ApiError::Conflict {
-            resource,
-            name: name.to_owned(),
-            message: OPTIMISTIC_LOCK.into(),
-        })
-    }
-
     /// Deletes every namespaced object in `namespace` created at or before `created_by`.
     pub(super) async fn purge_namespace(
         &self,
@@ -341,8 +266,9 @@ impl Registry {
         Ok(())
     }
 
-    /// At start-up: finishes the deletion of namespaces left `Terminating`, and creates
-    /// `default` when missing, through the normal create path (so it gets its phase).
+    /// At start-up: creates `default` when missing, through the normal create path (so it
+    /// gets its phase and finalizer). Namespaces left terminating are the namespace
+    /// controller's, which picks them up when it starts.
     pub(super) async fn start_namespaces(&self) -> Result<(), ApiError> {
         let Some(namespaces) = self.namespaces() else {
             return Ok(());
@@ -352,21 +278,6 @@ impl Registry {
             version: namespaces.info.storage_version().name,
             namespace: None,
         };
-        let resource = object::resource(namespaces.info);
-        let prefix = self.keys().collection(namespaces.info, None);
-        let all = (self.storage.list(ListRequest::prefix(prefix)).await)
-            .map_err(|e| object::storage_error(e, &resource, ""))?;
-        for kv in all.items {
-            let stored = object::decode(&kv)?;
-            if is_terminating(&stored)
-                && let Some(name) = meta_str(&stored, "name").map(str::to_owned)
-            {
-                match self.delete_namespace(target, &name, kv).await {
-                    Ok(_) | Err(ApiError::NotFound { .. }) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
         let default = json!({"metadata": {"name": "default"}});
         match self
             .create_object(target, default, &WriteOptions::default(), Fields::Update)

@@ -30,6 +30,7 @@ mod body;
 mod create;
 mod delete;
 mod field_paths;
+mod namespaces;
 pub(crate) mod object;
 mod patch;
 mod read;
@@ -54,6 +55,7 @@ use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
 
+pub use namespaces::{Content, NAMESPACE_FINALIZER};
 pub use schema_validation::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas};
 
 /// What a request addresses: a kind in one of its served versions, in a namespace or not.

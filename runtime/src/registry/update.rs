@@ -477,9 +477,12 @@ fn deletes_on_update(old: &Value, new: &Value) -> bool {
     let grace = meta(old)
         .and_then(|m| m.get("deletionGracePeriodSeconds"))
         .and_then(Value::as_i64);
+    // A namespace is also held by `spec.finalizers` (kube's
+    // `ShouldDeleteNamespaceDuringUpdate`).
     meta_str(old, "deletionTimestamp").is_some()
         && grace.unwrap_or(0) == 0
         && super::validation::finalizer_list(new).is_empty()
+        && super::namespaces::spec_finalizers(new).is_empty()
 }
 
 /// The name of a subresource in `managedFields` (empty for the object itself).

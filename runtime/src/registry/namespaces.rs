@@ -1,0 +1,271 @@
+//! The namespace lifecycle (kube's namespace REST storage and its `finalize` subresource),
+//! which the namespace controller (`crate::controllers::namespace`) drives:
+//!
+//! - a created namespace carries the `kubernetes` finalizer in `spec.finalizers` (its
+//!   strategy adds it);
+//! - deleting it marks it: `deletionTimestamp`, phase `Terminating`, and creates in it are
+//!   refused with kube's 403 from then on; it goes only once `spec.finalizers` is empty;
+//! - the controller deletes its content (finalizers honoured, through the ordinary
+//!   deletes), reports progress in its conditions, and when nothing is left removes
+//!   `kubernetes` from `spec.finalizers` ([`Registry::finalize_namespace`]), which deletes
+//!   the namespace unless `metadata.finalizers` still hold it.
+//!
+//! `default` cannot be deleted (403, as kube's NamespaceLifecycle admission).
+
+use serde_json::{Value, json};
+
+use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
+use super::scale::set_path;
+use super::validation::finalizer_list;
+use super::{Registry, Target};
+use crate::api::Scope;
+use crate::error::ApiError;
+use crate::storage::{self, KeyValue, ListRequest};
+
+/// The namespace controller's finalizer.
+pub const NAMESPACE_FINALIZER: &str = "kubernetes";
+
+/// A namespace's `spec.finalizers`.
+pub fn spec_finalizers(namespace: &Value) -> Vec<&str> {
+    (namespace
+        .pointer("/spec/finalizers")
+        .and_then(Value::as_array))
+    .into_iter()
+    .flatten()
+    .filter_map(Value::as_str)
+    .collect()
+}
+
+/// One object in a namespace: its kind's resource and its stored JSON.
+#[derive(Clone, Debug)]
+pub struct Content {
+    /// The kind's index in the scheme.
+    pub kind: usize,
+    /// The object as stored.
+    pub object: Value,
+}
+
+impl Registry {
+    /// The first delete of a namespace: marks it terminating (kube's namespace REST
+    /// `Delete`); a delete of a terminating namespace without `spec.finalizers` deletes it
+    /// as any object. Returns the namespace, and whether it is gone.
+    pub(super) async fn delete_namespace(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        mut kv: KeyValue,
+        dry_run: bool,
+    ) -> Result<Option<Value>, ApiError> {
+        let resource = object::resource(target.kind.info);
+        for _ in 0..MAX_RETRIES {
+            let mut stored = object::decode(&kv)?;
+            if meta_str(&stored, "deletionTimestamp").is_some() {
+                if spec_finalizers(&stored).is_empty() {
+                    return Ok(None);
+                }
+                let view =
+                    object::stored_in_version(target.kind, &kv, target.version, kv.mod_revision)?;
+                return Ok(Some(view));
+            }
+            set_meta(&mut stored, "deletionTimestamp", Some(object::now().into()));
+            set_path(&mut stored, ".status.phase", json!("Terminating"));
+            if dry_run {
+                let mut view =
+                    object::stored_in_version(target.kind, &kv, target.version, kv.mod_revision)?;
+                set_meta(
+                    &mut view,
+                    "deletionTimestamp",
+                    object::meta(&stored)
+                        .and_then(|m| m.get("deletionTimestamp"))
+                        .cloned(),
+                );
+                set_path(&mut view, ".status.phase", json!("Terminating"));
+                return Ok(Some(view));
+            }
+            match (self.storage)
+                .update(&kv.key, object::encode(stored)?, kv.mod_revision)
+                .await
+            {
+                Ok(updated) => {
+                    let view = object::stored_in_version(
+                        target.kind,
+                        &updated,
+                        target.version,
+                        updated.mod_revision,
+                    )?;
+                    return Ok(Some(view));
+                }
+                Err(storage::Error::Conflict { .. }) => {
+                    kv = self
+                        .stored_namespace(name)
+                        .await?
+                        .ok_or_else(|| ApiError::NotFound {
+                            resource: resource.clone(),
+                            name: name.to_owned(),
+                        })?;
+                }
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            }
+        }
+        Err(ApiError::Conflict {
+            resource,
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.into(),
+        })
+    }
+
+    /// The stored namespace `name`, read from storage.
+    pub(super) async fn stored_namespace(&self, name: &str) -> Result<Option<KeyValue>, ApiError> {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(None);
+        };
+        let resource = object::resource(namespaces.info);
+        let key = self.keys().object(namespaces.info, None, name)?;
+        (self.storage.get(&key, 0).await).map_err(|e| object::storage_error(e, &resource, name))
+    }
+
+    /// The names of the namespaces being deleted.
+    pub async fn terminating_namespaces(&self) -> Result<Vec<String>, ApiError> {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(Vec::new());
+        };
+        let resource = object::resource(namespaces.info);
+        let prefix = self.keys().collection(namespaces.info, None);
+        let all = (self.storage.list(ListRequest::prefix(prefix)).await)
+            .map_err(|e| object::storage_error(e, &resource, ""))?;
+        let mut names = Vec::new();
+        for kv in &all.items {
+            let stored = object::decode(kv)?;
+            if meta_str(&stored, "deletionTimestamp").is_some()
+                && let Some(name) = meta_str(&stored, "name")
+            {
+                names.push(name.to_owned());
+            }
+        }
+        Ok(names)
+    }
+
+    /// Everything stored in namespace `name`, of every namespaced kind.
+    pub async fn namespace_content(&self, name: &str) -> Result<Vec<Content>, ApiError> {
+        let mut content = Vec::new();
+        for (index, kind) in self.scheme.kinds().iter().enumerate() {
+            if kind.info.scope != Scope::Namespaced {
+                continue;
+            }
+            let resource = object::resource(kind.info);
+            let prefix = self.keys().collection(kind.info, Some(name));
+            let objects = (self.storage.list(ListRequest::prefix(prefix)).await)
+                .map_err(|e| object::storage_error(e, &resource, ""))?;
+            for kv in &objects.items {
+                content.push(Content {
+                    kind: index,
+                    object: object::decode(kv)?,
+                });
+            }
+        }
+        Ok(content)
+    }
+
+    /// Sets the conditions of namespace `name`'s status (when they differ).
+    pub async fn set_namespace_conditions(
+        &self,
+        name: &str,
+        conditions: Vec<Value>,
+    ) -> Result<(), ApiError> {
+        self.change_namespace(name, |namespace| {
+            let previous = namespace.pointer("/status/conditions").cloned();
+            // A condition keeps its transition time while its status stays.
+            let conditions: Vec<Value> = (conditions.iter())
+                .map(|condition| {
+                    let mut condition = condition.clone();
+                    let before = (previous
+                        .as_ref()
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten())
+                    .find(|c| c["type"] == condition["type"]);
+                    condition["lastTransitionTime"] = match before {
+                        Some(before) if before["status"] == condition["status"] => {
+                            before["lastTransitionTime"].clone()
+                        }
+                        _ => json!(object::now()),
+                    };
+                    condition
+                })
+                .collect();
+            set_path(namespace, ".status.conditions", Value::Array(conditions));
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// kube's `finalize` subresource: removes `finalizer` from `spec.finalizers`; a
+    /// terminating namespace nothing else holds (`spec.finalizers` and
+    /// `metadata.finalizers` empty) is then deleted. Returns whether it is gone.
+    pub async fn finalize_namespace(&self, name: &str, finalizer: &str) -> Result<bool, ApiError> {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(false);
+        };
+        let resource = object::resource(namespaces.info);
+        let changed = self
+            .change_namespace(name, |namespace| {
+                let kept: Vec<Value> = (spec_finalizers(namespace).into_iter())
+                    .filter(|f| *f != finalizer)
+                    .map(|f| json!(f))
+                    .collect();
+                set_path(namespace, ".spec.finalizers", Value::Array(kept));
+            })
+            .await?;
+        let Some(kv) = changed else {
+            return Ok(true);
+        };
+        let stored = object::decode(&kv)?;
+        let held = !spec_finalizers(&stored).is_empty() || !finalizer_list(&stored).is_empty();
+        if meta_str(&stored, "deletionTimestamp").is_none() || held {
+            return Ok(false);
+        }
+        match self.storage.delete(&kv.key, Some(kv.mod_revision)).await {
+            Ok(_) | Err(storage::Error::NotFound { .. }) => Ok(true),
+            // Changed meanwhile: the next pass decides again.
+            Err(storage::Error::Conflict { .. }) => Ok(false),
+            Err(e) => Err(object::storage_error(e, &resource, name)),
+        }
+    }
+
+    /// Applies `change` to the stored namespace `name` (compare-and-swap, retried);
+    /// returns it as stored after, or `None` when it is gone.
+    async fn change_namespace(
+        &self,
+        name: &str,
+        change: impl Fn(&mut Value),
+    ) -> Result<Option<KeyValue>, ApiError> {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(None);
+        };
+        let resource = object::resource(namespaces.info);
+        for _ in 0..MAX_RETRIES {
+            let Some(kv) = self.stored_namespace(name).await? else {
+                return Ok(None);
+            };
+            let mut namespace = object::decode(&kv)?;
+            change(&mut namespace);
+            if namespace == object::decode(&kv)? {
+                return Ok(Some(kv));
+            }
+            match (self.storage)
+                .update(&kv.key, object::encode(namespace)?, kv.mod_revision)
+                .await
+            {
+                Ok(updated) => return Ok(Some(updated)),
+                Err(storage::Error::Conflict { .. }) => continue,
+                Err(storage::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            }
+        }
+        Err(ApiError::Conflict {
+            resource,
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.into(),
+        })
+    }
+}
