@@ -609,3 +609,77 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
         .unwrap();
     assert_eq!(read.json()["metadata"]["uid"], tenant["metadata"]["uid"]);
 }
+
+/// Both replicas run the namespace controller: a namespace deleted through one with 40
+/// objects in it, one held by a finalizer, is emptied by both at once without errors, waits
+/// for the finalizer (removed through the other replica), and goes; neither replica logs a
+/// failed pass.
+#[test]
+fn two_replicas_run_the_namespace_controller_together() {
+    let etcd = Etcd::start();
+    let a = Server::start_with(&etcd_args(&etcd));
+    let b = Server::start_with(&etcd_args(&etcd));
+    let (client_a, client_b) = (Client::new(a.addr()), Client::new(b.addr()));
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
+    assert_eq!(
+        client_a
+            .post("/api/v1/namespaces", &namespace)
+            .unwrap()
+            .status,
+        201
+    );
+    let configmaps = "/api/v1/namespaces/team/configmaps";
+    for i in 0..40 {
+        let mut object =
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{i}")}});
+        if i == 0 {
+            object["metadata"]["finalizers"] = json!(["example.com/hold"]);
+        }
+        let client = if i % 2 == 0 { &client_a } else { &client_b };
+        assert_eq!(client.post(configmaps, &object).unwrap().status, 201);
+    }
+    let deleted = client_b.delete("/api/v1/namespaces/team").unwrap();
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    assert_eq!(deleted.json()["status"]["phase"], "Terminating");
+
+    let names = |client: &Client| -> Vec<String> {
+        let list = client.get(configmaps).unwrap().json();
+        (list["items"].as_array().into_iter().flatten())
+            .filter_map(|item| item["metadata"]["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    wait_for(
+        Duration::from_secs(30),
+        "all but the held object to go",
+        || format!("{:?}", names(&client_a)),
+        || (names(&client_a) == ["c0"] && names(&client_b) == ["c0"]).then_some(()),
+    );
+    let held = client_a.get(&format!("{configmaps}/c0")).unwrap().json();
+    assert!(held["metadata"]["deletionTimestamp"].is_string(), "{held}");
+    let patch = client_a
+        .send_raw(
+            "PATCH",
+            &format!("{configmaps}/c0"),
+            "application/merge-patch+json",
+            r#"{"metadata":{"finalizers":null}}"#,
+        )
+        .unwrap();
+    assert_eq!(patch.status, 200, "{}", patch.body);
+    wait_for(
+        Duration::from_secs(30),
+        "the namespace to go from both replicas",
+        || String::new(),
+        || {
+            let gone =
+                |client: &Client| client.get("/api/v1/namespaces/team").unwrap().status == 404;
+            (gone(&client_a) && gone(&client_b)).then_some(())
+        },
+    );
+    for server in [&a, &b] {
+        let log = server.log().tail(2000);
+        assert!(
+            !log.contains("namespace controller"),
+            "a failed controller pass:\n{log}"
+        );
+    }
+}
