@@ -668,7 +668,7 @@ fn two_replicas_run_the_namespace_controller_together() {
     wait_for(
         Duration::from_secs(30),
         "the namespace to go from both replicas",
-        || String::new(),
+        String::new,
         || {
             let gone =
                 |client: &Client| client.get("/api/v1/namespaces/team").unwrap().status == 404;
