@@ -45,6 +45,8 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(NAMESPACE, 0, 10, Handler::UpdateStatus),
     // PATCH /api/v1/namespaces/{name}/status
     bind(NAMESPACE, 0, 11, Handler::PatchStatus),
+    // PUT /api/v1/namespaces/{name}/finalize
+    bind(NAMESPACE, 0, 12, Handler::UpdateFinalize),
     // ConfigMap (v1):
     // GET /api/v1/namespaces/{namespace}/configmaps
     bind(CONFIG_MAP, 0, 0, Handler::List),

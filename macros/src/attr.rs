@@ -36,6 +36,9 @@ pub struct ResourceAttrs {
     pub status: Word,
     /// `scale(...)`: the kind has a `scale` subresource.
     pub scale: Option<ScaleAttrs>,
+    /// `finalize`: the kind has a `finalize` subresource (kube's namespaces), which alone
+    /// writes `spec.finalizers`.
+    pub finalize: Word,
     /// `printer_column(...)`, repeatable: the columns of `kubectl get`.
     #[darling(multiple, rename = "printer_column")]
     pub printer_columns: Vec<PrinterColumnAttrs>,

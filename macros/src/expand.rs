@@ -291,6 +291,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
         namespaced: kind.namespaced,
         status: kind.status.is_present(),
         scale: kind.scale.is_some(),
+        finalize: kind.finalize.is_present(),
     });
     let routes = routes.iter().map(route);
     quote! {

@@ -67,6 +67,7 @@ use syn::DeriveInput;
 /// | `short_name = "wa"` | repeatable, no duplicates |
 /// | `category = "all"` | repeatable |
 /// | `status` | a `status` subresource; the struct needs a `status` field |
+/// | `finalize` | a `finalize` subresource (kube's namespaces): `PUT .../finalize` alone writes `spec.finalizers`, and a terminating object goes when they are empty |
 /// | `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector")` | a `scale` subresource; the selector is optional; paths under `.spec`, `.status`, `.spec` or `.status` |
 /// | `printer_column(name = "Image", type = "string", json_path = ".spec.x", priority = 1, format = "int32", description = "...")` | repeatable; `type` is `integer`, `number`, `string`, `boolean` or `date`; `priority` defaults to 0, `format` and `description` to empty |
 /// | `selectable_field = ".spec.x"` | repeatable, no duplicates |

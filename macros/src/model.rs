@@ -40,6 +40,8 @@ pub struct Kind {
     pub status: Word,
     /// The `scale` subresource.
     pub scale: Option<Scale>,
+    /// The `finalize` subresource.
+    pub finalize: Word,
     /// Columns of `kubectl get`.
     pub printer_columns: Vec<PrinterColumn>,
     /// Field-selector paths.
@@ -237,6 +239,7 @@ impl Kind {
             categories: attrs.categories,
             status: attrs.status,
             scale: attrs.scale.map(Scale::new),
+            finalize: attrs.finalize,
             printer_columns: attrs
                 .printer_columns
                 .into_iter()

@@ -51,6 +51,8 @@ pub struct Input<'a> {
     pub status: bool,
     /// The kind has a `scale` subresource.
     pub scale: bool,
+    /// The kind has a `finalize` subresource (replaced only, as kube's namespaces).
+    pub finalize: bool,
 }
 
 /// One route, as the expansion writes it into a `kapi_runtime::api::Route`.
@@ -199,6 +201,15 @@ pub fn routes(input: &Input) -> Vec<Route> {
             ));
         }
     }
+    if input.finalize {
+        routes.push(route(
+            Method::Put,
+            &format!("{object}/finalize"),
+            Action::Update,
+            Some("finalize"),
+            format!("replace{ns}{kind}Finalize"),
+        ));
+    }
     routes
 }
 
@@ -239,6 +250,7 @@ mod tests {
         namespaced: true,
         status: true,
         scale: true,
+        finalize: false,
     };
 
     #[test]
@@ -304,6 +316,7 @@ mod tests {
                 plural: "configmaps",
                 status: false,
                 scale: false,
+                finalize: false,
                 ..WEBAPP
             },
             "
@@ -331,6 +344,7 @@ mod tests {
                 plural: "namespaces",
                 namespaced: false,
                 scale: false,
+                finalize: true,
                 ..WEBAPP
             },
             "
@@ -346,6 +360,7 @@ mod tests {
             GET /api/v1/namespaces/{name}/status Get [status] readNamespaceStatus
             PUT /api/v1/namespaces/{name}/status Update [status] replaceNamespaceStatus
             PATCH /api/v1/namespaces/{name}/status Patch [status] patchNamespaceStatus
+            PUT /api/v1/namespaces/{name}/finalize Update [finalize] replaceNamespaceFinalize
             ",
         );
     }

@@ -78,7 +78,7 @@ fn discovery_finds_every_kind_and_the_preferred_version() {
     assert_eq!(configmap["path"], "/api/v1/namespaces/ns/configmaps/x");
     let namespace = kind("v1", "Namespace");
     assert_eq!(namespace["namespaced"], false);
-    assert_eq!(namespace["subresources"], json!(["status"]));
+    assert_eq!(namespace["subresources"], json!(["finalize", "status"]));
     assert_eq!(namespace["path"], "/api/v1/namespaces/x");
     let tenant = kind("platform.example.dev/v1", "Tenant");
     assert_eq!(tenant["name"], "tenants");
@@ -409,7 +409,12 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
     );
     assert_eq!(
         discovery["coreResources"],
-        json!(["configmaps", "namespaces", "namespaces/status"])
+        json!([
+            "configmaps",
+            "namespaces",
+            "namespaces/finalize",
+            "namespaces/status"
+        ])
     );
     assert_eq!(
         discovery["webappResources"],

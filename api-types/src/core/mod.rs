@@ -24,6 +24,7 @@ use serde_json::Value;
     status,
     printer_column(name = "Status", type = "string", json_path = ".status.phase"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
+    finalize,
     version(name = "v1", storage),
     protobuf = NAMESPACE_PROTO
 )]

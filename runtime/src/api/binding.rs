@@ -38,6 +38,8 @@ pub enum Handler {
     UpdateScale,
     /// Patch the scale subresource.
     PatchScale,
+    /// Replace the finalize subresource (`spec.finalizers`).
+    UpdateFinalize,
 }
 
 impl Handler {
@@ -60,6 +62,7 @@ impl Handler {
             (Some("scale"), Get) => Handler::GetScale,
             (Some("scale"), Update) => Handler::UpdateScale,
             (Some("scale"), Patch) => Handler::PatchScale,
+            (Some("finalize"), Update) => Handler::UpdateFinalize,
             _ => return None,
         })
     }

@@ -282,7 +282,10 @@ async fn handle(
             let written = registry.create(target, object, &options).await?;
             Ok(render_written(written, output, warnings))
         }
-        Handler::Update | Handler::UpdateStatus | Handler::UpdateScale => {
+        Handler::Update
+        | Handler::UpdateStatus
+        | Handler::UpdateScale
+        | Handler::UpdateFinalize => {
             let body = read_body(body).await?;
             let mut options = query.write_options("UpdateOptions", user_agent)?;
             let scale = handler == Handler::UpdateScale;
@@ -336,6 +339,7 @@ fn subresource(handler: Handler) -> Option<Subresource> {
             Some(Subresource::Status)
         }
         Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => Some(Subresource::Scale),
+        Handler::UpdateFinalize => Some(Subresource::Finalize),
         _ => None,
     }
 }

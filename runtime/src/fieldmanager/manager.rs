@@ -81,7 +81,8 @@ impl<'a> FieldManager<'a> {
 
     /// The paths this write may own (kube's reset fields): through the object, all but the
     /// status of a kind with a status subresource; through `/status`, only the status;
-    /// through `/scale`, only the replica path the Scale writes.
+    /// through `/scale`, only the replica path the Scale writes; through `/finalize`, all
+    /// but the status.
     fn scope(&self) -> Scope {
         let info = self.kind.info;
         let path = |dotted: &str| -> Vec<PathElement> {
@@ -96,6 +97,10 @@ impl<'a> FieldManager<'a> {
                 Scope::Except(set)
             }
             "" => Scope::All,
+            "finalize" => {
+                set.insert(&path("status"));
+                Scope::Except(set)
+            }
             "status" => {
                 set.insert(&path("status"));
                 Scope::Only(set)

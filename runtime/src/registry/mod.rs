@@ -266,6 +266,9 @@ pub enum Subresource {
     Status,
     /// `/scale`: an `autoscaling/v1` Scale view of the replica paths.
     Scale,
+    /// `/finalize` (kube's namespaces): a replacement in which `spec.finalizers` change
+    /// and the status does not.
+    Finalize,
 }
 
 /// The outcome of a write: the object (in the request's version) and whether it was created.

@@ -8,7 +8,10 @@
 //! - the controller deletes its content (finalizers honoured, through the ordinary
 //!   deletes), reports progress in its conditions, and when nothing is left removes
 //!   `kubernetes` from `spec.finalizers` ([`Registry::finalize_namespace`]), which deletes
-//!   the namespace unless `metadata.finalizers` still hold it.
+//!   the namespace unless `metadata.finalizers` still hold it;
+//! - clients write `spec.finalizers` through the `finalize` subresource (any kind declared
+//!   with `finalize`): an update that keeps the status and, unlike other updates of a
+//!   namespace, takes `spec.finalizers` (`update.rs`).
 //!
 //! `default` cannot be deleted (403, as kube's NamespaceLifecycle admission).
 
@@ -199,37 +202,104 @@ impl Registry {
         .map(|_| ())
     }
 
-    /// kube's `finalize` subresource: removes `finalizer` from `spec.finalizers`; a
-    /// terminating namespace nothing else holds (`spec.finalizers` and
-    /// `metadata.finalizers` empty) is then deleted. Returns whether it is gone.
+    /// What the namespace controller does when a namespace is empty: removes `finalizer`
+    /// from its `spec.finalizers` (kube's `finalize`), which deletes it unless something
+    /// else holds it. Returns whether it is gone.
     pub async fn finalize_namespace(&self, name: &str, finalizer: &str) -> Result<bool, ApiError> {
         let Some(namespaces) = self.namespaces() else {
             return Ok(false);
         };
-        let resource = object::resource(namespaces.info);
-        let changed = self
-            .change_namespace(name, |namespace| {
-                let kept: Vec<Value> = (spec_finalizers(namespace).into_iter())
-                    .filter(|f| *f != finalizer)
-                    .map(|f| json!(f))
-                    .collect();
-                set_path(namespace, ".spec.finalizers", Value::Array(kept));
-            })
-            .await?;
-        let Some(kv) = changed else {
-            return Ok(true);
+        let target = Target {
+            kind: namespaces,
+            version: namespaces.info.storage_version().name,
+            namespace: None,
         };
-        let stored = object::decode(&kv)?;
-        let held = !spec_finalizers(&stored).is_empty() || !finalizer_list(&stored).is_empty();
-        if meta_str(&stored, "deletionTimestamp").is_none() || held {
-            return Ok(false);
+        let written = self
+            .write_spec_finalizers(target, name, |finalizers| {
+                finalizers.into_iter().filter(|f| f != finalizer).collect()
+            })
+            .await;
+        match written {
+            Ok((_, gone)) => Ok(gone),
+            Err(ApiError::NotFound { .. }) => Ok(true),
+            Err(e) => Err(e),
         }
-        match self.storage.delete(&kv.key, Some(kv.mod_revision)).await {
-            Ok(_) | Err(storage::Error::NotFound { .. }) => Ok(true),
-            // Changed meanwhile: the next pass decides again.
-            Err(storage::Error::Conflict { .. }) => Ok(false),
-            Err(e) => Err(object::storage_error(e, &resource, name)),
+    }
+
+    /// Sets the stored object's `spec.finalizers` to `change` of them (compare-and-swap,
+    /// retried), then deletes it if it is being deleted and nothing holds it any more.
+    /// Returns it in the request's version, and whether it is gone.
+    async fn write_spec_finalizers(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        change: impl Fn(Vec<String>) -> Vec<String>,
+    ) -> Result<(Value, bool), ApiError> {
+        let kind = target.kind;
+        let resource = object::resource(kind.info);
+        let key = self.keys().object(kind.info, target.namespace, name)?;
+        let not_found = || ApiError::NotFound {
+            resource: resource.clone(),
+            name: name.to_owned(),
+        };
+        for _ in 0..MAX_RETRIES {
+            let kv = (self.storage.get(&key, 0).await)
+                .map_err(|e| object::storage_error(e, &resource, name))?
+                .ok_or_else(not_found)?;
+            let stored = object::decode(&kv)?;
+            let before: Vec<String> = spec_finalizers(&stored)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            let after = change(before.clone());
+            let mut new = stored.clone();
+            set_path(&mut new, ".spec.finalizers", json!(after));
+            let goes = meta_str(&new, "deletionTimestamp").is_some()
+                && after.is_empty()
+                && finalizer_list(&new).is_empty();
+            let view = |kv: &KeyValue, value: Value| -> Result<Value, ApiError> {
+                let updated = KeyValue {
+                    value: object::encode(value)?,
+                    ..kv.clone()
+                };
+                object::stored_in_version(kind, &updated, target.version, kv.mod_revision)
+            };
+            if before == after && !goes {
+                return Ok((view(&kv, new)?, false));
+            }
+            let result = match goes {
+                true => self
+                    .storage
+                    .delete(&key, Some(kv.mod_revision))
+                    .await
+                    .map(|_| None),
+                false => (self
+                    .storage
+                    .update(&key, object::encode(new.clone())?, kv.mod_revision))
+                .await
+                .map(Some),
+            };
+            match result {
+                Ok(None) => return Ok((view(&kv, new)?, true)),
+                Ok(Some(updated)) => {
+                    let object = object::stored_in_version(
+                        kind,
+                        &updated,
+                        target.version,
+                        updated.mod_revision,
+                    )?;
+                    return Ok((object, false));
+                }
+                Err(storage::Error::Conflict { .. }) => continue,
+                Err(storage::Error::NotFound { .. }) => return Err(not_found()),
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            }
         }
+        Err(ApiError::Conflict {
+            resource,
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.into(),
+        })
     }
 
     /// Applies `change` to the stored namespace `name` (compare-and-swap, retried);

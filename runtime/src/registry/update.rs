@@ -15,7 +15,7 @@
 //! write; one with a stale resourceVersion gets kube's 409. An update that changes nothing
 //! is not written (kube's etcd store skips identical bytes) and keeps its resourceVersion.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::body::{self, Expected};
 use super::field_paths;
@@ -363,9 +363,19 @@ impl Registry {
                 }
             }
 
+            let finalizers = new.pointer("/spec/finalizers").cloned();
             let mut new_hub = kind.hub_from_json(new).map_err(internal)?;
             kind.prepare_for_update(&mut new_hub, &old_hub);
             let mut new = kind.hub_json(&new_hub).map_err(internal)?;
+            // What `/finalize` is for, whatever the kind's update strategy keeps.
+            if subresource == Some(Subresource::Finalize) {
+                set_path(
+                    &mut new,
+                    ".spec.finalizers",
+                    finalizers.unwrap_or_else(|| json!([])),
+                );
+                new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
+            }
             if spec_changed(info, &new, &old) {
                 let generation = object::generation(&old) + 1;
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
@@ -491,6 +501,7 @@ fn subresource_name(subresource: Option<Subresource>) -> &'static str {
         None => "",
         Some(Subresource::Status) => "status",
         Some(Subresource::Scale) => "scale",
+        Some(Subresource::Finalize) => "finalize",
     }
 }
 
@@ -608,6 +619,8 @@ fn apply_update_rules(
         }
         // The Scale already wrote its path into a copy of the stored object.
         Some(Subresource::Scale) => {}
+        // `/finalize` replaces all but the status (kube's finalize strategy).
+        Some(Subresource::Finalize) => set_top(new, "status", old.get("status").cloned()),
         None if info.subresources.status => set_top(new, "status", old.get("status").cloned()),
         None => {}
     }
