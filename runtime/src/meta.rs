@@ -343,6 +343,9 @@ pub struct DeleteOptions {
     /// `Orphan`, `Background` or `Foreground`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<String>,
+    /// Deprecated: `true` is `propagationPolicy: Orphan`, `false` is `Background`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orphan_dependents: Option<bool>,
     /// `All` processes the request without persisting it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Vec<String>>,

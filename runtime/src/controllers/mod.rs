@@ -5,9 +5,11 @@
 //! A controller is a client of the [`Registry`]: it reads and writes through the same
 //! operations requests use, holds no state a restart would lose (it finds its work again
 //! from what is stored), and is safe to run in every replica at once (its writes are
-//! idempotent or compare-and-swap). Today: [`namespace`], which empties a terminating
-//! namespace and lets it go.
+//! idempotent or conditional, and what it deletes it verifies with a live read): no leader
+//! is elected. [`namespace`] empties a terminating namespace and lets it go; [`gc`], the
+//! garbage collector, makes dependents follow their owners.
 
+pub mod gc;
 pub mod namespace;
 
 use std::sync::Weak;
@@ -26,7 +28,10 @@ impl Controllers {
     /// end when it goes.
     pub fn start(registry: Weak<Registry>) -> Controllers {
         Controllers {
-            tasks: vec![tokio::spawn(namespace::run(registry))],
+            tasks: vec![
+                tokio::spawn(namespace::run(registry.clone())),
+                tokio::spawn(gc::run(registry)),
+            ],
         }
     }
 

@@ -236,6 +236,7 @@ impl Query {
         Ok(DeleteOptions {
             grace_period_seconds: self.int("gracePeriodSeconds")?,
             propagation_policy: self.string("propagationPolicy"),
+            orphan_dependents: self.bool("orphanDependents")?,
             dry_run: (!dry_run.is_empty())
                 .then(|| dry_run.iter().map(|v| (*v).to_owned()).collect()),
             ..DeleteOptions::default()

@@ -24,7 +24,7 @@
 use serde_json::{Value, json};
 
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
-use super::validation::{finalizer_list, is_namespaces};
+use super::validation::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, Target, WriteOptions};
 use crate::api::{KindInfo, Scope};
 use crate::error::ApiError;
@@ -65,6 +65,49 @@ fn check_preconditions(
         )));
     }
     Ok(())
+}
+
+/// kube's `deletionFinalizersForGarbageCollection`: `Orphan` adds the `orphan` finalizer
+/// (the garbage collector takes the owner references off the dependents, then lets the
+/// object go), `Foreground` adds `foregroundDeletion` (it deletes the dependents first),
+/// `Background` removes both; without a policy the object's own finalizers decide, and
+/// every kind's default is `Background` (no finalizer).
+fn garbage_collection_finalizers(object: &mut Value, options: &DeleteOptions) {
+    let current: Vec<String> = finalizer_list(object)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let policy = options.propagation_policy.as_deref();
+    let orphan = match (options.orphan_dependents, policy) {
+        (Some(orphan), _) => orphan,
+        (None, Some("Orphan")) => true,
+        (None, Some("Background" | "Foreground")) => false,
+        _ => current.iter().any(|f| f == ORPHAN),
+    };
+    let foreground = match (options.orphan_dependents, policy) {
+        (Some(_), _) => false,
+        (None, Some("Foreground")) => true,
+        (None, Some("Background" | "Orphan")) => false,
+        _ => current.iter().any(|f| f == FOREGROUND),
+    };
+    let mut wanted: Vec<String> = (current.iter())
+        .filter(|f| *f != ORPHAN && *f != FOREGROUND)
+        .cloned()
+        .collect();
+    if orphan {
+        wanted.push(ORPHAN.into());
+    }
+    if foreground {
+        wanted.push(FOREGROUND.into());
+    }
+    let as_set = |list: &[String]| {
+        list.iter()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    if as_set(&wanted) != as_set(&current) {
+        set_meta(object, "finalizers", Some(json!(wanted)));
+    }
 }
 
 /// kube's `markAsDeleting`: the deletion is requested now (unless it already was), with no
@@ -156,9 +199,10 @@ impl Registry {
             {
                 return Ok((namespace, false));
             }
-            if !finalizer_list(&stored).is_empty() {
+            let mut held = stored.clone();
+            garbage_collection_finalizers(&mut held, options);
+            if !finalizer_list(&held).is_empty() {
                 // Held by its finalizers: marked, not deleted.
-                let mut held = stored.clone();
                 mark_as_deleting(&mut held);
                 if held == stored || dry_run {
                     let object =

@@ -30,6 +30,7 @@ mod body;
 mod create;
 mod delete;
 mod field_paths;
+mod inventory;
 mod namespaces;
 pub(crate) mod object;
 mod patch;
@@ -55,8 +56,10 @@ use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
 
-pub use namespaces::{Content, NAMESPACE_FINALIZER};
+pub use inventory::Content;
+pub use namespaces::NAMESPACE_FINALIZER;
 pub use schema_validation::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas};
+pub use validation::{FOREGROUND, ORPHAN};
 
 /// What a request addresses: a kind in one of its served versions, in a namespace or not.
 #[derive(Clone, Copy, Debug)]

@@ -21,7 +21,6 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
 use super::validation::finalizer_list;
 use super::{Registry, Target};
-use crate::api::Scope;
 use crate::error::ApiError;
 use crate::storage::{self, KeyValue, ListRequest};
 
@@ -37,15 +36,6 @@ pub fn spec_finalizers(namespace: &Value) -> Vec<&str> {
     .flatten()
     .filter_map(Value::as_str)
     .collect()
-}
-
-/// One object in a namespace: its kind's resource and its stored JSON.
-#[derive(Clone, Debug)]
-pub struct Content {
-    /// The kind's index in the scheme.
-    pub kind: usize,
-    /// The object as stored.
-    pub object: Value,
 }
 
 impl Registry {
@@ -146,27 +136,6 @@ impl Registry {
             }
         }
         Ok(names)
-    }
-
-    /// Everything stored in namespace `name`, of every namespaced kind.
-    pub async fn namespace_content(&self, name: &str) -> Result<Vec<Content>, ApiError> {
-        let mut content = Vec::new();
-        for (index, kind) in self.scheme.kinds().iter().enumerate() {
-            if kind.info.scope != Scope::Namespaced {
-                continue;
-            }
-            let resource = object::resource(kind.info);
-            let prefix = self.keys().collection(kind.info, Some(name));
-            let objects = (self.storage.list(ListRequest::prefix(prefix)).await)
-                .map_err(|e| object::storage_error(e, &resource, ""))?;
-            for kv in &objects.items {
-                content.push(Content {
-                    kind: index,
-                    object: object::decode(kv)?,
-                });
-            }
-        }
-        Ok(content)
     }
 
     /// Sets the conditions of namespace `name`'s status (when they differ).
