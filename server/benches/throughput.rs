@@ -6,7 +6,8 @@
 //! - raw etcd-client transactions on one etcd member (the create-if-absent `Txn` the etcd
 //!   backend sends, and linearizable single-key ranges);
 //! - the release `kapi-server` over HTTP/1.1 (keep-alive), on that etcd and on the embedded
-//!   store: ConfigMap creates and GETs; then, side by side, one WebApp per client rewritten
+//!   store: ConfigMap creates (also as a share of the store's own creates above: raw `Txn`s
+//!   for etcd, `CLIENTS` writers for the embedded store) and GETs; then, side by side, one WebApp per client rewritten
 //!   with an alternating `spec.replicas` (so every write changes something), by
 //!   - "WebApp updates (merge PATCH)": a JSON merge patch (`application/merge-patch+json`)
 //!     of `{"spec":{"replicas":N}}` on `bench-<client>`, created by a POST beforehand, with
@@ -56,19 +57,26 @@ fn main() {
     println!("kapi throughput: {CLIENTS} concurrent clients, {WINDOW:?} per measurement");
     println!("{:<64} {:>10}", "measurement", "ops/s");
 
-    runtime.block_on(embedded_storage());
+    let embedded = runtime.block_on(embedded_storage());
     let etcd = Etcd::start();
-    runtime.block_on(raw_etcd(&etcd));
+    let raw = runtime.block_on(raw_etcd(&etcd));
     let args = ["--storage", "etcd", "--etcd-servers", &etcd.servers_flag()].map(String::from);
-    through_server("kapi-server on etcd", &args);
+    through_server("kapi-server on etcd", &args, raw);
     let dir = tempfile::tempdir().expect("a data directory");
     let args = ["--data-dir".into(), dir.path().display().to_string()];
-    through_server("kapi-server on the embedded store", &args);
+    through_server("kapi-server on the embedded store", &args, embedded);
 }
 
-fn report(what: &str, ops: u64, elapsed: Duration) {
+/// Prints a measurement; returns its rate (ops/s).
+fn report(what: &str, ops: u64, elapsed: Duration) -> f64 {
     let rate = ops as f64 / elapsed.as_secs_f64();
     println!("{what:<64} {rate:>10.0}");
+    rate
+}
+
+/// Prints `rate` as a share of the store's own `baseline` at the same concurrency.
+fn share(what: &str, rate: f64, baseline: f64) {
+    println!("{what:<64} {:>9.0}%", 100.0 * rate / baseline);
 }
 
 /// Runs `clients` copies of `op(client, i)` (i counting per client) for [`WINDOW`];
@@ -100,7 +108,9 @@ where
     (done.load(Ordering::Relaxed), started.elapsed())
 }
 
-async fn embedded_storage() {
+/// Returns the rate of `CLIENTS` writers.
+async fn embedded_storage() -> f64 {
+    let mut rate = 0.0;
     for writers in [1, CLIENTS] {
         let dir = tempfile::tempdir().expect("a data directory");
         let storage = Arc::new(EmbeddedStorage::open(dir.path()).expect("opening the store"));
@@ -115,15 +125,17 @@ async fn embedded_storage() {
             }
         })
         .await;
-        report(
+        rate = report(
             &format!("embedded store, {writers} writers: creates (1 KiB)"),
             ops,
             elapsed,
         );
     }
+    rate
 }
 
-async fn raw_etcd(etcd: &Etcd) {
+/// Returns the rate of create-if-absent transactions.
+async fn raw_etcd(etcd: &Etcd) -> f64 {
     let client = Client::connect(etcd.endpoints(), None)
         .await
         .expect("connecting to etcd");
@@ -140,7 +152,7 @@ async fn raw_etcd(etcd: &Etcd) {
         }
     })
     .await;
-    report(
+    let creates = report(
         "raw etcd-client: create-if-absent Txn (1 KiB)",
         ops,
         elapsed,
@@ -156,6 +168,7 @@ async fn raw_etcd(etcd: &Etcd) {
     })
     .await;
     report("raw etcd-client: linearizable get", ops, elapsed);
+    creates
 }
 
 /// The release server with `args`, on a free port; killed when dropped.
@@ -220,7 +233,9 @@ fn run_threads(
     (done.load(Ordering::Relaxed), started.elapsed())
 }
 
-fn through_server(what: &str, args: &[String]) {
+/// Measures the server started with `args`; `raw_creates` is its store's own create rate
+/// at the same concurrency, which the server's creates are shown as a share of.
+fn through_server(what: &str, args: &[String], raw_creates: f64) {
     let server = start_server(args);
     let base = format!("http://{}/api/v1/namespaces/default/configmaps", server.1);
     let data = "x".repeat(1024);
@@ -234,7 +249,12 @@ fn through_server(what: &str, args: &[String]) {
             .expect("POST");
         assert_eq!(response.status().as_u16(), 201);
     });
-    report(&format!("{what}: ConfigMap creates (1 KiB)"), ops, elapsed);
+    let creates = report(&format!("{what}: ConfigMap creates (1 KiB)"), ops, elapsed);
+    share(
+        &format!("{what}: creates / the store's own"),
+        creates,
+        raw_creates,
+    );
     let (ops, elapsed) = run_threads(CLIENTS, |agent, client, i| {
         let url = format!("{base}/c{client}-{}", i % 10);
         let response = agent.get(&url).call().expect("GET");
@@ -295,8 +315,7 @@ fn webapp_writes(what: &str, server: &ServerProcess) {
             .expect("PATCH (merge)");
         assert_eq!(response.status().as_u16(), 200, "a merge patch");
     });
-    let updates = ops as f64 / elapsed.as_secs_f64();
-    report(
+    let updates = report(
         &format!("{what}: WebApp updates (merge PATCH)"),
         ops,
         elapsed,
@@ -306,8 +325,7 @@ fn webapp_writes(what: &str, server: &ServerProcess) {
         let response = apply(agent, client, replicas(i));
         assert_eq!(response.status().as_u16(), 200, "a server-side apply");
     });
-    let applies = ops as f64 / elapsed.as_secs_f64();
-    report(&format!("{what}: WebApp server-side applies"), ops, elapsed);
+    let applies = report(&format!("{what}: WebApp server-side applies"), ops, elapsed);
     println!(
         "{:<64} {:>9.2}x",
         format!("{what}: apply cost / update cost"),

@@ -1,4 +1,4 @@
-//! Delete, delete collection, and the namespace lifecycle.
+//! Delete, delete collection, and the purge of a namespace's leftovers.
 //!
 //! kube's generic store `Delete`: the preconditions first (`rest.BeforeDelete`, with its
 //! own message); an object with finalizers is not deleted but marked (kube's
@@ -7,7 +7,8 @@
 //! writes nothing. The update that removes its last finalizer deletes it
 //! (`update.rs`). No kind deletes gracefully (kube's pods alone do): `gracePeriodSeconds`
 //! is accepted and changes nothing. The finalizers kube's garbage collector works with
-//! (`orphan`, `foregroundDeletion` from `propagationPolicy`) come with the collector.
+//! (`orphan`, `foregroundDeletion` from `propagationPolicy` or `orphanDependents`) are added
+//! here, as kube's store adds them, for the collector (`crate::controllers::gc`).
 //!
 //! The answer ([`answer`]) to a delete that removed the object is the object as it was,
 //! with the revision of the delete as its resourceVersion, for kinds of named groups
