@@ -3,7 +3,10 @@
 //! (Background); stays and loses its owner reference with `--cascade=orphan`; with
 //! `--cascade=foreground` the owner waits, carrying `foregroundDeletion`, while a blocking
 //! dependent holds its own finalizer, across a `kill -9` and restart of the server, and
-//! both go once it is removed; a dependent whose owner never existed is collected.
+//! both go once it is removed; a dependent whose owner never existed is collected; a
+//! dependent with several owners stays while one exists, losing its references to owners
+//! that went or wait for their dependents in the foreground; one whose owner is of a kind
+//! the server does not serve stays.
 
 mod support;
 
@@ -131,6 +134,13 @@ fn collects_dependents(version: Version) {
     // after it, is collected, a pass has seen both.
     let uid = owner(&kubectl, "alive");
     dependent(&kubectl, "alive-dep", "alive", &uid, false, false);
+    // An owner of a kind this server does not serve: nobody can tell, the dependent stays.
+    let file = kubectl.write_file(
+        "foreign-dep.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: foreign-dep\n  ownerReferences:\n  \
+         - {apiVersion: v1, kind: Pod, name: p, uid: 00000000-0000-4000-8000-00000000000b}\n",
+    );
+    kubectl.ok(&["create", "-f", &file]);
     dependent(
         &kubectl,
         "ghost-2",
@@ -141,6 +151,63 @@ fn collects_dependents(version: Version) {
     );
     wait_gone(&kubectl, "cm/ghost-2");
     assert!(get(&kubectl, "cm/alive-dep").is_some());
+    assert!(get(&kubectl, "cm/foreign-dep").is_some());
+
+    // Several owners: while one exists the dependent stays, and loses its references to
+    // an owner that went and to one that waits for its dependents (which then goes).
+    let uids: Vec<String> = ["one", "two", "three"]
+        .iter()
+        .map(|name| owner(&kubectl, name))
+        .collect();
+    let references: String = (["one", "two", "three"].iter().zip(&uids))
+        .map(|(name, uid)| {
+            format!(
+                "  - {{apiVersion: apps.example.dev/v1, kind: WebApp, name: {name}, uid: {uid}, \
+                 blockOwnerDeletion: true}}\n"
+            )
+        })
+        .collect();
+    let file = kubectl.write_file(
+        "shared.yaml",
+        &format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  ownerReferences:\n{references}"
+        ),
+    );
+    kubectl.ok(&["create", "-f", &file]);
+    let owned_by = |names: &[&str]| {
+        let expected: Vec<&str> = names.to_vec();
+        wait_for(
+            DEADLINE,
+            &format!("cm/shared to be owned by {expected:?}"),
+            || format!("{:#}", get(&kubectl, "cm/shared").unwrap_or_default()),
+            || {
+                let shared = get(&kubectl, "cm/shared")?;
+                let owners: Vec<&str> = (shared["metadata"]["ownerReferences"].as_array()?)
+                    .iter()
+                    .filter_map(|r| r["name"].as_str())
+                    .collect();
+                (owners == expected).then_some(())
+            },
+        )
+    };
+    kubectl.ok(&["delete", "wa", "one"]);
+    owned_by(&["two", "three"]);
+    kubectl.ok(&[
+        "delete",
+        "wa",
+        "two",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    owned_by(&["three"]);
+    wait_gone(&kubectl, "wa/two");
+    assert!(
+        get(&kubectl, "cm/shared").is_some(),
+        "a live owner keeps it"
+    );
+    kubectl.ok(&["delete", "wa", "three"]);
+    wait_gone(&kubectl, "cm/shared");
+
     assert!(
         !server.log().tail(4000).contains("garbage collector"),
         "a failed pass"

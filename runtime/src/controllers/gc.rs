@@ -10,7 +10,10 @@
 //!   `foregroundDeletion` finalizer (`Foreground`), and takes the finalizer off once no
 //!   dependent with `blockOwnerDeletion: true` is left;
 //! - **collects** dependents none of whose owners exist any more (`Background`, the
-//!   default: the owner went at once) or ever did (a uid no object has).
+//!   default: the owner went at once) or ever did (a uid no object has);
+//! - keeps a dependent one of whose owners exists (and is not deleting in the foreground),
+//!   taking the references to its other owners off: those that are gone, and those that
+//!   wait for their dependents, which then no longer wait for this one.
 //!
 //! The cache may lag: before a dependent is deleted for a missing owner, each owner is
 //! looked up with a live read (kube's collector verifies the same way), and every write is
@@ -119,7 +122,7 @@ pub async fn sync(registry: &Registry) -> Result<bool, ApiError> {
         if owner.finalizers.contains(&ORPHAN) {
             busy = true;
             for (dependent, _) in mine {
-                drop_owner(registry, dependent, owner.uid).await?;
+                drop_owners(registry, dependent, &[owner.uid]).await?;
             }
             if mine.is_empty() {
                 remove_finalizer(registry, owner, ORPHAN).await?;
@@ -127,9 +130,6 @@ pub async fn sync(registry: &Registry) -> Result<bool, ApiError> {
         }
         if owner.finalizers.contains(&FOREGROUND) {
             busy = true;
-            for (dependent, _) in mine.iter().filter(|(d, _)| !d.deleting) {
-                delete(registry, dependent, "Foreground").await?;
-            }
             let blocking =
                 (mine.iter()).any(|(_, reference)| reference["blockOwnerDeletion"] == json!(true));
             if !blocking {
@@ -137,20 +137,43 @@ pub async fn sync(registry: &Registry) -> Result<bool, ApiError> {
             }
         }
     }
-    // Dependents none of whose owners exist: checked in the cache, then live.
+    // Each dependent, by what its owners are (kube's attemptToDeleteItem): an owner that
+    // exists and is not deleting in the foreground keeps it, and references to the others
+    // are taken off; otherwise it is deleted: in the foreground when owners wait for it
+    // and it has dependents of its own, else in the background (its owners are all gone,
+    // checked in the cache, then live, or wait for it).
     for node in nodes.iter().filter(|n| !n.owners.is_empty() && !n.deleting) {
-        let cached = (node.owners.iter()).any(|owner| {
-            let uid = owner.get("uid").and_then(Value::as_str).unwrap_or_default();
-            by_uid.contains_key(uid)
-        });
-        if cached {
+        let (mut solid, mut dropped, mut waiting, mut unknown) = (false, Vec::new(), false, false);
+        for reference in &node.owners {
+            let uid = reference
+                .get("uid")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match by_uid.get(uid) {
+                Some(owner) if owner.deleting && owner.finalizers.contains(&FOREGROUND) => {
+                    waiting = true;
+                    dropped.push(uid);
+                }
+                Some(_) => solid = true,
+                None => match registry.owner_exists(node.namespace, reference).await? {
+                    Some(true) => solid = true,
+                    Some(false) => dropped.push(uid),
+                    None => unknown = true,
+                },
+            }
+        }
+        if unknown {
+            // An owner of a kind not served here: whether it exists cannot be told, so the
+            // dependent is left as it is (kube's collector cannot map it either).
             continue;
         }
-        let mut present = false;
-        for owner in &node.owners {
-            present |= registry.owner_exists(node.namespace, owner).await?;
-        }
-        if !present {
+        if solid {
+            if !dropped.is_empty() {
+                drop_owners(registry, node, &dropped).await?;
+            }
+        } else if waiting && dependents.contains_key(node.uid) {
+            delete(registry, node, "Foreground").await?;
+        } else {
             delete(registry, node, "Background").await?;
         }
     }
@@ -210,10 +233,17 @@ async fn patch(registry: &Registry, node: &Node<'_>, metadata: Value) -> Result<
     }
 }
 
-/// Takes the reference to owner `uid` off `dependent`.
-async fn drop_owner(registry: &Registry, dependent: &Node<'_>, uid: &str) -> Result<(), ApiError> {
+/// Takes the references to the owners `uids` off `dependent`.
+async fn drop_owners(
+    registry: &Registry,
+    dependent: &Node<'_>,
+    uids: &[&str],
+) -> Result<(), ApiError> {
     let kept: Vec<&Value> = (dependent.owners.iter().copied())
-        .filter(|owner| owner.get("uid").and_then(Value::as_str) != Some(uid))
+        .filter(|owner| {
+            let uid = owner.get("uid").and_then(Value::as_str).unwrap_or_default();
+            !uids.contains(&uid)
+        })
         .collect();
     let kept = if kept.is_empty() {
         Value::Null

@@ -60,14 +60,15 @@ impl Registry {
     }
 
     /// Whether the owner `reference` of a dependent in `namespace` (`None`: cluster-scoped)
-    /// names an object that exists now (read live): its kind is served, it lives where a
-    /// dependent there may have its owner (a namespaced owner in the dependent's own
-    /// namespace, a cluster-scoped owner anywhere), and its uid is the reference's.
+    /// names an object that exists now (read live): it lives where a dependent there may
+    /// have its owner (a namespaced owner in the dependent's own namespace, a cluster-scoped
+    /// owner anywhere) and its uid is the reference's. `None` when its kind is not served:
+    /// nobody can tell (kube's collector leaves such a dependent alone, retrying).
     pub async fn owner_exists(
         &self,
         namespace: Option<&str>,
         reference: &Value,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<Option<bool>, ApiError> {
         let text = |field: &str| reference.get(field).and_then(Value::as_str).unwrap_or("");
         let group = text("apiVersion")
             .rsplit_once('/')
@@ -75,22 +76,24 @@ impl Registry {
         let Some(kind) = (self.scheme.kinds().iter())
             .find(|k| k.info.group == group && k.info.kind == text("kind"))
         else {
-            return Ok(false);
+            return Ok(None);
         };
         let owner_namespace = match (kind.info.scope, namespace) {
             (Scope::Cluster, _) => None,
             (Scope::Namespaced, Some(namespace)) => Some(namespace),
-            (Scope::Namespaced, None) => return Ok(false),
+            (Scope::Namespaced, None) => return Ok(Some(false)),
         };
         let resource = object::resource(kind.info);
         let Ok(key) = self.keys().object(kind.info, owner_namespace, text("name")) else {
-            return Ok(false);
+            return Ok(Some(false));
         };
         let stored = (self.storage.get(&key, 0).await)
             .map_err(|e| object::storage_error(e, &resource, text("name")))?;
         match stored {
-            Some(kv) => Ok(meta_str(&object::decode(&kv)?, "uid") == Some(text("uid"))),
-            None => Ok(false),
+            Some(kv) => Ok(Some(
+                meta_str(&object::decode(&kv)?, "uid") == Some(text("uid")),
+            )),
+            None => Ok(Some(false)),
         }
     }
 }
