@@ -334,9 +334,18 @@ fn expired_watch_relists(backend: Backend) {
     for i in 0..6 {
         create(&client, &format!("more-{i}"), json!({}));
     }
-    let mut expired = watch(&client, &format!("resourceVersion={}", rv(&first)));
-    let event = expired.next_event(EVENT);
-    assert_eq!(event["type"], "ERROR", "{event}");
+    // Until the cache has taken in the last creates, the first is still in its history and
+    // a watch from it replays what followed: watch again until the cache has moved on.
+    let (mut expired, event) = wait_for(
+        EVENT,
+        "a watch from the first revision to expire",
+        String::new,
+        || {
+            let mut expired = watch(&client, &format!("resourceVersion={}", rv(&first)));
+            let event = expired.next_event(EVENT);
+            (event["type"] == "ERROR").then_some((expired, event))
+        },
+    );
     assert_eq!(event["object"]["code"], 410);
     assert_eq!(event["object"]["reason"], "Expired");
     assert!(
