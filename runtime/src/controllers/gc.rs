@@ -22,9 +22,7 @@
 //! replica that loses a race retries on its next pass, and nothing is deleted on a stale
 //! view. A restart loses nothing: the work is what is stored.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Weak;
-use std::time::Duration;
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
@@ -34,30 +32,8 @@ use crate::registry::{
     Content, FOREGROUND, ListOptions, ORPHAN, PatchType, Registry, Target, WriteOptions,
 };
 
-/// How often the collector looks again while it has work.
-const BUSY: Duration = Duration::from_millis(200);
-/// How often it looks otherwise.
-const IDLE: Duration = Duration::from_secs(1);
 /// The field manager of the collector's writes.
 const MANAGER: &str = "garbage-collector";
-
-/// Runs until the registry goes.
-pub async fn run(registry: Weak<Registry>) {
-    loop {
-        let Some(strong) = registry.upgrade() else {
-            return;
-        };
-        let busy = match sync(&strong).await {
-            Ok(busy) => busy,
-            Err(error) => {
-                tracing::warn!(%error, "garbage collector");
-                true
-            }
-        };
-        drop(strong);
-        tokio::time::sleep(if busy { BUSY } else { IDLE }).await;
-    }
-}
 
 /// One object as the collector sees it.
 struct Node<'a> {
@@ -239,17 +215,11 @@ async fn drop_owners(
     dependent: &Node<'_>,
     uids: &[&str],
 ) -> Result<(), ApiError> {
-    let kept: Vec<&Value> = (dependent.owners.iter().copied())
-        .filter(|owner| {
-            let uid = owner.get("uid").and_then(Value::as_str).unwrap_or_default();
-            !uids.contains(&uid)
-        })
-        .collect();
-    let kept = if kept.is_empty() {
-        Value::Null
-    } else {
-        json!(kept)
-    };
+    let kept = (dependent.owners.iter().copied()).filter(|owner| {
+        let uid = owner.get("uid").and_then(Value::as_str).unwrap_or_default();
+        !uids.contains(&uid)
+    });
+    let kept = merge_list(kept.collect());
     patch(registry, dependent, json!({"ownerReferences": kept})).await
 }
 
@@ -259,16 +229,17 @@ async fn remove_finalizer(
     owner: &Node<'_>,
     finalizer: &str,
 ) -> Result<(), ApiError> {
-    let kept: BTreeSet<&str> = (owner.finalizers.iter().copied())
-        .filter(|f| *f != finalizer)
-        .collect();
-    let kept: Vec<&str> = (owner.finalizers.iter().copied())
-        .filter(|f| kept.contains(f))
-        .collect();
-    let kept = if kept.is_empty() {
+    let kept = (owner.finalizers.iter().copied()).filter(|f| *f != finalizer);
+    let kept = merge_list(kept.collect());
+    patch(registry, owner, json!({"finalizers": kept})).await
+}
+
+/// A list as a merge patch sets it: `null` when empty, which removes the field rather than
+/// leaving `[]` behind.
+fn merge_list<T: serde::Serialize>(items: Vec<T>) -> Value {
+    if items.is_empty() {
         Value::Null
     } else {
-        json!(kept)
-    };
-    patch(registry, owner, json!({"finalizers": kept})).await
+        json!(items)
+    }
 }

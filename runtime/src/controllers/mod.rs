@@ -13,10 +13,41 @@ pub mod gc;
 pub mod namespace;
 
 use std::sync::Weak;
+use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
+use crate::error::ApiError;
 use crate::registry::Registry;
+
+/// How often a controller passes again while it has work left.
+const BUSY: Duration = Duration::from_millis(200);
+/// How often it passes otherwise.
+const IDLE: Duration = Duration::from_secs(1);
+
+/// Runs controller `name`'s `pass` until the registry goes: again soon while a pass says
+/// work is left (`true`) or fails (logged), otherwise after [`IDLE`]. Each pass holds the
+/// registry only while it runs.
+async fn run_passes(
+    registry: Weak<Registry>,
+    name: &'static str,
+    pass: impl AsyncFn(&Registry) -> Result<bool, ApiError>,
+) {
+    loop {
+        let Some(strong) = registry.upgrade() else {
+            return;
+        };
+        let busy = match pass(&strong).await {
+            Ok(busy) => busy,
+            Err(error) => {
+                tracing::warn!(%error, controller = name, "controller pass failed");
+                true
+            }
+        };
+        drop(strong);
+        tokio::time::sleep(if busy { BUSY } else { IDLE }).await;
+    }
+}
 
 /// The running controllers.
 pub struct Controllers {
@@ -29,8 +60,12 @@ impl Controllers {
     pub fn start(registry: Weak<Registry>) -> Controllers {
         Controllers {
             tasks: vec![
-                tokio::spawn(namespace::run(registry.clone())),
-                tokio::spawn(gc::run(registry)),
+                tokio::spawn(run_passes(
+                    registry.clone(),
+                    "namespace controller",
+                    namespace::sync_all,
+                )),
+                tokio::spawn(run_passes(registry, "garbage collector", gc::sync)),
             ],
         }
     }

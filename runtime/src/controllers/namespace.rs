@@ -10,37 +10,12 @@
 //! can all run it: they repeat each other's work, never undo it.
 
 use std::collections::BTreeMap;
-use std::sync::Weak;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::meta::DeleteOptions;
 use crate::registry::{NAMESPACE_FINALIZER, Registry, Target};
-
-/// How often terminating namespaces are looked at while some are.
-const BUSY: Duration = Duration::from_millis(200);
-/// How often the controller looks for terminating namespaces otherwise.
-const IDLE: Duration = Duration::from_secs(1);
-
-/// Runs until the registry goes.
-pub async fn run(registry: Weak<Registry>) {
-    loop {
-        let Some(strong) = registry.upgrade() else {
-            return;
-        };
-        let busy = match sync_all(&strong).await {
-            Ok(busy) => busy,
-            Err(error) => {
-                tracing::warn!(%error, "namespace controller");
-                true
-            }
-        };
-        drop(strong);
-        tokio::time::sleep(if busy { BUSY } else { IDLE }).await;
-    }
-}
 
 /// One pass over every terminating namespace; returns whether any is still there.
 pub async fn sync_all(registry: &Registry) -> Result<bool, ApiError> {
