@@ -72,10 +72,16 @@ pub fn binary() -> PathBuf {
     })
 }
 
-/// A free loopback port (bound then released: the process started next binds it).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("binding a free port");
-    listener.local_addr().expect("local address").port()
+/// `n` distinct free loopback ports (bound then released: the processes started next bind
+/// them). All are held until the last is picked: a port released at once may be handed
+/// out again by the next bind, and a member given the same port twice cannot start.
+fn free_ports(n: usize) -> Vec<u16> {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("binding a free port"))
+        .collect();
+    (listeners.iter())
+        .map(|listener| listener.local_addr().expect("local address").port())
+        .collect()
 }
 
 impl Etcd {
@@ -109,12 +115,13 @@ impl Etcd {
             .prefix("kapi-etcd-")
             .tempdir()
             .expect("creating etcd's directory");
-        let members = (0..size)
-            .map(|i| Member {
+        let ports = free_ports(3 * size);
+        let members = (ports.chunks(3).enumerate())
+            .map(|(i, ports)| Member {
                 name: format!("m{i}"),
-                client_port: free_port(),
-                peer_port: free_port(),
-                metrics_port: free_port(),
+                client_port: ports[0],
+                peer_port: ports[1],
+                metrics_port: ports[2],
                 child: None,
             })
             .collect();
