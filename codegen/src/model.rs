@@ -45,7 +45,7 @@ pub struct GroupVersionModel {
     pub resources: Vec<ResourceModel>,
     /// OpenAPI 3.0 schemas by qualified name, sorted by name, in Kubernetes' style
     /// (see [`crate::openapi::schema::normalize`]), lists with the strategic-merge-patch
-    /// extensions their list types imply (see [`crate::openapi::schema::patch_strategies`]);
+    /// extensions their list types imply (see [`crate::openapi::patch_strategy::patch_strategies`]);
     /// `$ref`s point into [`SCHEMA_REF_PREFIX`].
     pub schemas: IndexMap<String, Value>,
 }
@@ -239,7 +239,7 @@ impl GroupVersionModel {
         for (name, mut schema) in raw {
             rewrite_refs(&mut schema, &qualify);
             crate::openapi::schema::normalize(&mut schema);
-            crate::openapi::schema::patch_strategies(&qualify(&name), &mut schema, "")?;
+            crate::openapi::patch_strategy::patch_strategies(&qualify(&name), &mut schema, "")?;
             check_keywords(&qualify(&name), &schema, "")?;
             schemas.insert(qualify(&name), schema);
         }

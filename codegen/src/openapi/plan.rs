@@ -16,7 +16,7 @@ pub(crate) const JSON_YAML: &[&str] = &["application/json", "application/yaml"];
 /// kubectl 1.32's client-side apply (and `edit`) sends a strategic merge patch when the
 /// PATCH operation lists it (a merge patch otherwise), computed from the schemas'
 /// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`, which the model derives
-/// from the list types the server merges by (`schema::patch_strategies`). Server-side apply
+/// from the list types the server merges by (`patch_strategy::patch_strategies`). Server-side apply
 /// (`kubectl apply --server-side`) sends `application/apply-patch+yaml`.
 pub(crate) const PATCH_TYPES: &[&str] = &[
     "application/json-patch+json",
