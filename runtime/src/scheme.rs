@@ -264,6 +264,11 @@ impl Scheme {
     pub fn by_resource(&self, group: &str, plural: &str) -> Option<&KindEntry> {
         (self.kinds.iter()).find(|k| k.info.group == group && k.info.plural == plural)
     }
+
+    /// The kind named `kind` in `group` (what `apiVersion` and `kind` name).
+    pub fn by_kind(&self, group: &str, kind: &str) -> Option<&KindEntry> {
+        (self.kinds.iter()).find(|k| k.info.group == group && k.info.kind == kind)
+    }
 }
 
 fn to_hub<Hub, V>(object: Value, base: Option<ErasedHub>) -> Result<ErasedHub, ConversionError>

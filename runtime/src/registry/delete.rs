@@ -27,10 +27,10 @@ use serde_json::{Value, json};
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::validation::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, Target, WriteOptions};
-use crate::api::{KindInfo, Scope};
+use crate::api::KindInfo;
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Status, StatusDetails};
-use crate::storage::{self, ListRequest};
+use crate::storage;
 
 /// kube's `rest.BeforeDelete` preconditions, on the stored object (its own wording: the
 /// conflict names the kind, not the resource).
@@ -288,23 +288,16 @@ impl Registry {
         namespace: &str,
         created_by: storage::Revision,
     ) -> Result<(), ApiError> {
-        let keys = self.keys();
-        for kind in self.scheme.kinds() {
-            if kind.info.scope != Scope::Namespaced {
-                continue;
-            }
-            let resource = object::resource(kind.info);
-            let prefix = keys.collection(kind.info, Some(namespace));
-            let objects = (self.storage.list(ListRequest::prefix(prefix)).await)
-                .map_err(|e| object::storage_error(e, &resource, ""))?;
-            for kv in objects
-                .items
-                .iter()
-                .filter(|kv| kv.create_revision <= created_by)
-            {
-                match self.storage.delete(&kv.key, None).await {
-                    Ok(_) | Err(storage::Error::NotFound { .. }) => {}
-                    Err(e) => return Err(object::storage_error(e, &resource, "")),
+        let stored = self.stored_in_namespace(namespace).await?;
+        for (kind, kv) in stored
+            .iter()
+            .filter(|(_, kv)| kv.create_revision <= created_by)
+        {
+            match self.storage.delete(&kv.key, None).await {
+                Ok(_) | Err(storage::Error::NotFound { .. }) => {}
+                Err(e) => {
+                    let resource = object::resource(self.scheme.kinds()[*kind].info);
+                    return Err(object::storage_error(e, &resource, ""));
                 }
             }
         }

@@ -7,7 +7,7 @@ use super::object::{self, meta_str};
 use super::{ListOptions, Registry, Target};
 use crate::api::Scope;
 use crate::error::ApiError;
-use crate::storage::ListRequest;
+use crate::storage::{KeyValue, ListRequest};
 
 /// One object: its kind (an index into the scheme's kinds) and its JSON.
 #[derive(Clone, Debug)]
@@ -22,22 +22,32 @@ impl Registry {
     /// Everything stored in namespace `name`, of every namespaced kind (read live).
     pub async fn namespace_content(&self, name: &str) -> Result<Vec<Content>, ApiError> {
         let mut content = Vec::new();
+        for (kind, kv) in self.stored_in_namespace(name).await? {
+            content.push(Content {
+                kind,
+                object: object::decode(&kv)?,
+            });
+        }
+        Ok(content)
+    }
+
+    /// What storage holds in namespace `name`, of every namespaced kind (an index into the
+    /// scheme's kinds with each key and value), read live.
+    pub(super) async fn stored_in_namespace(
+        &self,
+        name: &str,
+    ) -> Result<Vec<(usize, KeyValue)>, ApiError> {
+        let mut stored = Vec::new();
         for (index, kind) in self.scheme.kinds().iter().enumerate() {
             if kind.info.scope != Scope::Namespaced {
                 continue;
             }
-            let resource = object::resource(kind.info);
             let prefix = self.keys().collection(kind.info, Some(name));
             let objects = (self.storage.list(ListRequest::prefix(prefix)).await)
-                .map_err(|e| object::storage_error(e, &resource, ""))?;
-            for kv in &objects.items {
-                content.push(Content {
-                    kind: index,
-                    object: object::decode(kv)?,
-                });
-            }
+                .map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
+            stored.extend(objects.items.into_iter().map(|kv| (index, kv)));
         }
-        Ok(content)
+        Ok(stored)
     }
 
     /// Every object of every kind, in its storage version, as `options` lists them (a
@@ -73,9 +83,7 @@ impl Registry {
         let group = text("apiVersion")
             .rsplit_once('/')
             .map_or("", |(group, _)| group);
-        let Some(kind) = (self.scheme.kinds().iter())
-            .find(|k| k.info.group == group && k.info.kind == text("kind"))
-        else {
+        let Some(kind) = self.scheme.by_kind(group, text("kind")) else {
             return Ok(None);
         };
         let owner_namespace = match (kind.info.scope, namespace) {

@@ -64,8 +64,7 @@ impl RoundTrip {
     /// # Panics
     /// With the property that failed and the smallest failing object found.
     pub fn check(&self, group: &str, kind: &str, version: &str) {
-        let entry = (self.scheme.kinds().iter())
-            .find(|k| k.info.group == group && k.info.kind == kind)
+        let entry = (self.scheme.by_kind(group, kind))
             .unwrap_or_else(|| panic!("no kind {kind} in group {group:?} in the scheme"));
         let storage = (entry.info.versions.iter())
             .find(|v| v.storage)
