@@ -1,6 +1,8 @@
 //! The example API of kapi, written as a user writes theirs.
 //!
-//! - [`core`]: `Namespace` (cluster-scoped) and `ConfigMap`, served under `/api/v1`.
+//! - [`core`]: `Namespace` (cluster-scoped), `ConfigMap` and `Event`, served under
+//!   `/api/v1`.
+//! - [`events`]: `events.k8s.io` Event, the core Events in that group's shape.
 //! - [`apps`]: `WebApp`, in two versions (`v1` stored, `v1beta1` deprecated) that
 //!   convert through a hub type.
 //! - [`platform`]: `Tenant`, cluster-scoped.
@@ -14,6 +16,7 @@
 
 pub mod apps;
 pub mod core;
+pub mod events;
 pub mod platform;
 
 use kapi_runtime::Resource;
@@ -23,6 +26,8 @@ use kapi_runtime::api::KindInfo;
 pub const KINDS: &[&KindInfo] = &[
     core::Namespace::INFO,
     core::ConfigMap::INFO,
+    core::Event::INFO,
+    events::Event::INFO,
     apps::WebApp::INFO,
     platform::Tenant::INFO,
 ];

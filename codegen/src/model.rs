@@ -86,13 +86,22 @@ pub enum ModelError {
         /// The other kind.
         second: String,
     },
-    /// A kind without exactly one storage version (the derive prevents this).
+    /// A kind without exactly one storage version, or a kind `stored_with` another with one
+    /// (the derive prevents both).
     #[error("kind {kind} needs exactly one storage version, has {count}")]
     StorageVersions {
         /// The kind.
         kind: String,
         /// How many it has.
         count: usize,
+    },
+    /// A kind `stored_with` a kind that is not in the API.
+    #[error("kind {kind} is stored with {stored_with}, which is not in the API")]
+    StoredWithMissing {
+        /// The kind.
+        kind: String,
+        /// The kind it names.
+        stored_with: String,
     },
     /// A schema carries a keyword the server would not enforce: a typo in a
     /// `#[schemars(extend(...))]`, or a constraint the registry does not check (see
@@ -384,7 +393,15 @@ fn check_kinds(kinds: &[&'static KindInfo]) -> Result<(), ModelError> {
             });
         }
         let count = kind.versions.iter().filter(|v| v.storage).count();
-        if count != 1 {
+        if let Some(storage) = kind.stored_with
+            && !(kinds.iter()).any(|k| (k.group, k.kind) == (storage.group, storage.kind))
+        {
+            return Err(ModelError::StoredWithMissing {
+                kind: kind.kind.into(),
+                stored_with: storage.kind.into(),
+            });
+        }
+        if count != usize::from(kind.stored_with.is_none()) {
             return Err(ModelError::StorageVersions {
                 kind: kind.kind.into(),
                 count,

@@ -480,6 +480,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     versions: &[],
     rust_type: "",
     protobuf: None,
+    stored_with: None,
 };
 
 fn render_error(kind: KindInfo) -> RenderError {

@@ -1333,6 +1333,7 @@ mod fixture {
             versions,
             rust_type: "fixture",
             protobuf: None,
+            stored_with: None,
         }
     }
 

@@ -19,7 +19,7 @@ pub const OPENAPI_V3_INDEX: &str = include_str!("../openapi/v3/index.json");
 pub static OPENAPI_V3: &[OpenApiV3Document] = &[
     OpenApiV3Document {
         path: "api/v1",
-        hash: "E280285DE24BBFC34E7379B5FCBB5C321871F0AC1DD36EB458E7BD7206DFC0B3881BDB1487777CE2F624482E12C893A5F08D00C4EB27CCFB11CD77BF4562D35C",
+        hash: "C0BBA5DF6A99D55136663D79355BDDF4B219C57309EC5452EDFF6ACB5A1A52F1024F8259CE580EAF64C527D89E50884701A7F7ADD5D491A0D336729004FBA988",
         json: include_str!("../openapi/v3/api/v1.json"),
     },
     OpenApiV3Document {
@@ -31,6 +31,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         path: "apis/apps.example.dev/v1beta1",
         hash: "B22A688C77AEC506BD5158410E38B2771C46ED56671B9E0AFF9B276C848C2B37FAA05FCAE3050E30857DD90020C89D62CDEA5F80B232D0D2A5E94E9C2E857776",
         json: include_str!("../openapi/v3/apis/apps.example.dev/v1beta1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/events.k8s.io/v1",
+        hash: "C816F1CB3DB3541A9930BF155DA6BD26A40B741E36235AA7072E3F2185540BA0DF5767997168D3D459133D4AB35375787CC49908FF2D68E27810C1DB4A9AAA08",
+        json: include_str!("../openapi/v3/apis/events.k8s.io/v1.json"),
     },
     OpenApiV3Document {
         path: "apis/platform.example.dev/v1",
@@ -58,6 +63,8 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         "/apis/apps.example.dev/v1beta1" => Some(include_str!(
             "../discovery/apis/apps.example.dev/v1beta1.json"
         )),
+        "/apis/events.k8s.io" => Some(include_str!("../discovery/apis/events.k8s.io.json")),
+        "/apis/events.k8s.io/v1" => Some(include_str!("../discovery/apis/events.k8s.io/v1.json")),
         "/apis/platform.example.dev" => {
             Some(include_str!("../discovery/apis/platform.example.dev.json"))
         }

@@ -9,8 +9,9 @@
 //!
 //! The API:
 //!
-//! - the core group (`/api`): versions `v1`; kinds `Namespace`, `ConfigMap`.
+//! - the core group (`/api`): versions `v1`; kinds `Namespace`, `ConfigMap`, `Event`.
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
+//! - `events.k8s.io` (`/apis/events.k8s.io`): versions `v1`; kinds `Event`.
 //! - `platform.example.dev` (`/apis/platform.example.dev`): versions `v1`; kinds `Tenant`.
 
 pub mod documents;

@@ -13,8 +13,12 @@ use kapi_runtime::api::{Handler, KindInfo, RouteBinding};
 const NAMESPACE: &KindInfo = <api_types::core::Namespace as Resource>::INFO;
 /// `ConfigMap`, the core group.
 const CONFIG_MAP: &KindInfo = <api_types::core::ConfigMap as Resource>::INFO;
+/// `Event`, the core group.
+const CORE_EVENT: &KindInfo = <api_types::core::event::Event as Resource>::INFO;
 /// `WebApp`, `apps.example.dev`.
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
+/// `Event`, `events.k8s.io`.
+const EVENTS_K8S_IO_EVENT: &KindInfo = <api_types::events::Event as Resource>::INFO;
 /// `Tenant`, `platform.example.dev`.
 const TENANT: &KindInfo = <api_types::platform::Tenant as Resource>::INFO;
 
@@ -70,6 +74,29 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CONFIG_MAP, 0, 9, Handler::Watch),
     // GET /api/v1/watch/configmaps
     bind(CONFIG_MAP, 0, 10, Handler::WatchList),
+    // Event (v1):
+    // GET /api/v1/namespaces/{namespace}/events
+    bind(CORE_EVENT, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/events
+    bind(CORE_EVENT, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/events
+    bind(CORE_EVENT, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/events/{name}
+    bind(CORE_EVENT, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/events/{name}
+    bind(CORE_EVENT, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/events/{name}
+    bind(CORE_EVENT, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/events/{name}
+    bind(CORE_EVENT, 0, 6, Handler::Delete),
+    // GET /api/v1/events
+    bind(CORE_EVENT, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/events
+    bind(CORE_EVENT, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/events/{name}
+    bind(CORE_EVENT, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/events
+    bind(CORE_EVENT, 0, 10, Handler::WatchList),
     // WebApp (apps.example.dev/v1):
     // GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps
     bind(WEB_APP, 0, 0, Handler::List),
@@ -140,6 +167,29 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(WEB_APP, 1, 15, Handler::UpdateScale),
     // PATCH /apis/apps.example.dev/v1beta1/namespaces/{namespace}/webapps/{name}/scale
     bind(WEB_APP, 1, 16, Handler::PatchScale),
+    // Event (events.k8s.io/v1):
+    // GET /apis/events.k8s.io/v1/namespaces/{namespace}/events
+    bind(EVENTS_K8S_IO_EVENT, 0, 0, Handler::List),
+    // POST /apis/events.k8s.io/v1/namespaces/{namespace}/events
+    bind(EVENTS_K8S_IO_EVENT, 0, 1, Handler::Create),
+    // DELETE /apis/events.k8s.io/v1/namespaces/{namespace}/events
+    bind(EVENTS_K8S_IO_EVENT, 0, 2, Handler::DeleteCollection),
+    // GET /apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}
+    bind(EVENTS_K8S_IO_EVENT, 0, 3, Handler::Get),
+    // PUT /apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}
+    bind(EVENTS_K8S_IO_EVENT, 0, 4, Handler::Update),
+    // PATCH /apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}
+    bind(EVENTS_K8S_IO_EVENT, 0, 5, Handler::Patch),
+    // DELETE /apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}
+    bind(EVENTS_K8S_IO_EVENT, 0, 6, Handler::Delete),
+    // GET /apis/events.k8s.io/v1/events
+    bind(EVENTS_K8S_IO_EVENT, 0, 7, Handler::List),
+    // GET /apis/events.k8s.io/v1/watch/namespaces/{namespace}/events
+    bind(EVENTS_K8S_IO_EVENT, 0, 8, Handler::WatchList),
+    // GET /apis/events.k8s.io/v1/watch/namespaces/{namespace}/events/{name}
+    bind(EVENTS_K8S_IO_EVENT, 0, 9, Handler::Watch),
+    // GET /apis/events.k8s.io/v1/watch/events
+    bind(EVENTS_K8S_IO_EVENT, 0, 10, Handler::WatchList),
     // Tenant (platform.example.dev/v1):
     // GET /apis/platform.example.dev/v1/tenants
     bind(TENANT, 0, 0, Handler::List),

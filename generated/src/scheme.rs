@@ -4,7 +4,7 @@
 //! version the server decodes, so the runtime converts objects between versions without
 //! naming a Rust type.
 
-use api_types::{apps, platform};
+use api_types::{apps, events, platform};
 
 use kapi_runtime::scheme::{KindEntry, Scheme};
 
@@ -21,6 +21,10 @@ pub fn scheme() -> Scheme {
                 .version::<api_types::core::ConfigMap, api_types::core::ConfigMap>("v1"),
         )
         .add(
+            KindEntry::new::<api_types::core::event::Event>()
+                .version::<api_types::core::event::Event, api_types::core::event::Event>("v1"),
+        )
+        .add(
             KindEntry::new::<apps::WebApp>()
                 .version::<apps::WebApp, apps::v1::WebApp>("v1")
                 .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1"),
@@ -28,5 +32,11 @@ pub fn scheme() -> Scheme {
         .add(
             KindEntry::new::<platform::Tenant>()
                 .version::<platform::Tenant, platform::Tenant>("v1"),
+        )
+        .add(
+            KindEntry::stored_with::<api_types::core::event::Event>(
+                <events::Event as kapi_runtime::Resource>::INFO,
+            )
+            .version::<api_types::core::event::Event, events::v1::Event>("v1"),
         )
 }

@@ -32,6 +32,12 @@ mod core_group {
     fn config_map_v1() {
         ROUND_TRIP.check("", "ConfigMap", "v1");
     }
+
+    /// `v1` `Event`.
+    #[test]
+    fn event_v1() {
+        ROUND_TRIP.check("", "Event", "v1");
+    }
 }
 
 /// `apps.example.dev`.
@@ -48,6 +54,17 @@ mod apps_example_dev {
     #[test]
     fn web_app_v1beta1() {
         ROUND_TRIP.check("apps.example.dev", "WebApp", "v1beta1");
+    }
+}
+
+/// `events.k8s.io`.
+mod events_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `events.k8s.io/v1` `Event`.
+    #[test]
+    fn event_v1() {
+        ROUND_TRIP.check("events.k8s.io", "Event", "v1");
     }
 }
 

@@ -42,12 +42,18 @@ pub struct ResourceAttrs {
     /// `printer_column(...)`, repeatable: the columns of `kubectl get`.
     #[darling(multiple, rename = "printer_column")]
     pub printer_columns: Vec<PrinterColumnAttrs>,
-    /// `selectable_field = ".spec.x"`, repeatable: field paths usable in field selectors.
+    /// `selectable_field = ".spec.x"` or `selectable_field(label = "regarding.kind", path =
+    /// ".involvedObject.kind")`, repeatable: fields usable in field selectors.
     #[darling(multiple, rename = "selectable_field")]
-    pub selectable_fields: Vec<LitStr>,
+    pub selectable_fields: Vec<SelectableFieldAttrs>,
     /// `version(...)`, repeatable, at least one: the served versions.
     #[darling(multiple, rename = "version")]
     pub versions: Vec<SpannedValue<VersionAttrs>>,
+    /// `stored_with = crate::core::Event`: the kind's objects are those of another kind (its
+    /// hub type), kept in that kind's storage and storage version, as kube keeps
+    /// `events.k8s.io` Events with the core ones (cohabiting resources). Declared on a unit
+    /// struct.
+    pub stored_with: Option<syn::Path>,
     /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi_runtime::api::ProtoMessage`
     /// (a `static` or `const`), for protobuf request bodies. None by default.
     pub protobuf: Option<syn::Path>,
@@ -80,6 +86,48 @@ pub struct PrinterColumnAttrs {
     pub format: Option<LitStr>,
     /// Column description; empty by default.
     pub description: Option<LitStr>,
+}
+
+/// A selectable field: its path, selected by the path without the leading dot
+/// (`selectable_field = ".spec.x"`), or by another label (`selectable_field(label = "...",
+/// path = "...")`, kube's field label conversions).
+#[derive(Debug)]
+pub struct SelectableFieldAttrs {
+    /// `regarding.kind`; `None`: the path without its leading dot.
+    pub label: Option<LitStr>,
+    /// `.involvedObject.kind`: a simple JSON path into the hub.
+    pub path: LitStr,
+}
+
+/// The list form of [`SelectableFieldAttrs`].
+#[derive(Debug, FromMeta)]
+struct LabelledField {
+    label: LitStr,
+    path: LitStr,
+}
+
+impl FromMeta for SelectableFieldAttrs {
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        match value {
+            Lit::Str(path) => Ok(SelectableFieldAttrs {
+                label: None,
+                path: path.clone(),
+            }),
+            _ => Err(darling::Error::custom(
+                "expected `selectable_field = \".spec.x\"` or \
+                 `selectable_field(label = \"x\", path = \".spec.x\")`",
+            )
+            .with_span(value)),
+        }
+    }
+
+    fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<Self> {
+        let field = LabelledField::from_list(items)?;
+        Ok(SelectableFieldAttrs {
+            label: Some(field.label),
+            path: field.path,
+        })
+    }
 }
 
 /// `version(name = "v1", ty = v1::WebApp, storage)`.

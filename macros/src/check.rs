@@ -14,12 +14,13 @@ use syn::LitStr;
 use syn::spanned::Spanned;
 
 use crate::json_path::{self, Segment};
-use crate::model::{JsonPath, Kind, VersionType, error};
+use crate::model::{JsonPath, Kind, Version, VersionType, error};
 use crate::names;
 
 /// Runs every check.
 pub fn check(kind: &Kind, errors: &mut Accumulator) {
     check_no_generics(kind, errors);
+    check_stored_with(kind, errors);
     check_group(kind, errors);
     check_kind_name(kind, errors);
     check_resource_names(kind, errors);
@@ -132,11 +133,29 @@ fn check_labels(what: &str, lits: &[LitStr], errors: &mut Accumulator) {
     }
 }
 
+/// A kind stored with another has that kind's hub, so no fields of its own.
+fn check_stored_with(kind: &Kind, errors: &mut Accumulator) {
+    let (Some(path), false) = (&kind.stored_with, kind.hub.unit) else {
+        return;
+    };
+    errors.push(error(
+        kind.hub.ident.span(),
+        format!(
+            "a kind `stored_with` another has that kind's hub type (`{}`): declare it on a \
+             unit struct, `pub struct {};`",
+            quote::ToTokens::to_token_stream(path)
+                .to_string()
+                .replace(' ', ""),
+            kind.hub.ident
+        ),
+    ));
+}
+
 /// Every object has standard metadata; the runtime reads names, namespaces and resource
 /// versions from it. (Its type is checked by the expansion.)
 fn check_metadata_field(kind: &Kind, errors: &mut Accumulator) {
     let hub = &kind.hub;
-    if hub.fields.is_some() && hub.field("metadata").is_none() {
+    if kind.stored_with.is_none() && hub.fields.is_some() && hub.field("metadata").is_none() {
         errors.push(error(
             hub.ident.span(),
             format!(
@@ -151,7 +170,11 @@ fn check_metadata_field(kind: &Kind, errors: &mut Accumulator) {
 /// The status subresource reads and writes the hub's `status` field.
 fn check_status_field(kind: &Kind, errors: &mut Accumulator) {
     let hub = &kind.hub;
-    if kind.status.is_present() && hub.fields.is_some() && hub.field("status").is_none() {
+    if kind.stored_with.is_none()
+        && kind.status.is_present()
+        && hub.fields.is_some()
+        && hub.field("status").is_none()
+    {
         errors.push(error(
             kind.status.span(),
             format!(
@@ -261,16 +284,30 @@ fn check_printer_columns(kind: &Kind, errors: &mut Accumulator) {
     }
 }
 
+/// Paths are simple JSON paths; labels are what a field selector can name (no separators
+/// or operators) and are unique, also against the two every kind has.
 fn check_selectable_fields(kind: &Kind, errors: &mut Accumulator) {
-    for path in &kind.selectable_fields {
-        check_json_path(path, errors);
+    for field in &kind.selectable_fields {
+        check_json_path(&field.path, errors);
+        let label = &field.label;
+        if label.is_empty() || label.contains(|c: char| c.is_whitespace() || ",=!".contains(c)) {
+            errors.push(error(
+                field.label_span,
+                format!(
+                    "`{label}` cannot be named in a field selector: use a dotted name \
+                     without spaces, `,`, `=` or `!`, such as `regarding.kind`"
+                ),
+            ));
+        } else if label == "metadata.name" || label == "metadata.namespace" {
+            errors.push(error(
+                field.label_span,
+                format!("`{label}` is selectable on every kind: remove it"),
+            ));
+        }
     }
-    let paths = kind
-        .selectable_fields
-        .iter()
-        .map(|p| (p.lit.value(), p.lit.span()));
-    for (path, span) in duplicates(paths) {
-        errors.push(error(span, format!("duplicate selectable field `{path}`")));
+    let labels = (kind.selectable_fields.iter()).map(|f| (f.label.clone(), f.label_span));
+    for (label, span) in duplicates(labels) {
+        errors.push(error(span, format!("duplicate selectable field `{label}`")));
     }
 }
 
@@ -339,6 +376,36 @@ fn check_versions(kind: &Kind, errors: &mut Accumulator) {
     }
 
     let mut storage = versions.iter().filter(|v| v.storage.is_present());
+    if let Some(path) = &kind.stored_with {
+        for stored in storage {
+            errors.push(error(
+                stored.storage.span(),
+                format!(
+                    "the objects of a kind `stored_with` `{}` are stored in that kind's \
+                     storage version: remove `storage`",
+                    quote::ToTokens::to_token_stream(path)
+                        .to_string()
+                        .replace(' ', "")
+                ),
+            ));
+        }
+    } else {
+        check_one_storage_version(first, &mut storage, errors);
+    }
+
+    if !versions.iter().any(|v| v.served) {
+        errors.push(error(
+            first.span,
+            "no version is served: remove `served = false` from one",
+        ));
+    }
+}
+
+fn check_one_storage_version<'a>(
+    first: &Version,
+    storage: &mut impl Iterator<Item = &'a Version>,
+    errors: &mut Accumulator,
+) {
     match storage.next() {
         None => errors.push(error(
             first.span,
@@ -355,13 +422,6 @@ fn check_versions(kind: &Kind, errors: &mut Accumulator) {
                 ));
             }
         }
-    }
-
-    if !versions.iter().any(|v| v.served) {
-        errors.push(error(
-            first.span,
-            "no version is served: remove `served = false` from one",
-        ));
     }
 }
 

@@ -59,10 +59,11 @@ enum Schemas {
 /// them fail for unrelated reasons.
 fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
     let hub = &kind.hub;
-    if hub.fields.is_none() || !hub.generics.params.is_empty() {
+    let shaped = hub.fields.is_some() || (kind.stored_with.is_some() && hub.unit);
+    if !shaped || !hub.generics.params.is_empty() {
         return TokenStream::new();
     }
-    let ident = &hub.ident;
+    let ident = kind.hub_type();
     let metadata = hub.field("metadata").map(|f| {
         quote_spanned! {f.ty.span()=>
             let _: &::kapi_runtime::meta::ObjectMeta = &o.metadata;
@@ -147,7 +148,7 @@ fn field_access(path: &JsonPath) -> Option<TokenStream> {
 /// `V: Convert<Hub>`, `V: Serialize + DeserializeOwned` and (see [`Schemas`])
 /// `V: JsonSchema`, spanned on `ty`, or on the `version` word when the hub is its own version.
 fn version_assertions(kind: &Kind, version: &Version, schemas: Schemas) -> TokenStream {
-    let hub = &kind.hub.ident;
+    let hub = kind.hub_type();
     let ty = version_type(kind, version);
     let convert = match &version.ty {
         // `Convert<T> for T` covers the hub.
@@ -173,6 +174,7 @@ fn version_assertions(kind: &Kind, version: &Version, schemas: Schemas) -> Token
 fn version_type(kind: &Kind, version: &Version) -> TokenStream {
     match &version.ty {
         VersionType::Path(path) => path.to_token_stream(),
+        VersionType::Hub if kind.stored_with.is_some() => kind.hub_type(),
         VersionType::Hub => {
             let mut hub = kind.hub.ident.clone();
             hub.set_span(version.span);
@@ -210,7 +212,16 @@ fn kind_info(kind: &Kind) -> TokenStream {
         }
     };
     let printer_columns = kind.printer_columns.iter().map(printer_column);
-    let selectable_fields = kind.selectable_fields.iter().map(|p| p.lit.value());
+    let selectable_fields = kind.selectable_fields.iter().map(|f| {
+        let (label, path) = (&f.label, f.path.lit.value());
+        quote!(::kapi_runtime::api::SelectableField { label: #label, path: #path })
+    });
+    let stored_with = match &kind.stored_with {
+        None => quote!(::core::option::Option::None),
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some(<#path as ::kapi_runtime::Resource>::INFO)
+        },
+    };
     let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
     let rust_type = hub_rust_type(kind);
     // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
@@ -241,6 +252,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             versions: &[#(#versions),*],
             rust_type: #rust_type,
             protobuf: #protobuf,
+            stored_with: #stored_with,
         }
     }
 }
@@ -279,9 +291,12 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
     let deprecated = version.deprecated;
     let warning = option_str(version.deprecation_warning.as_ref().map(|l| l.value()));
     let ty = version_type(kind, version);
-    let rust_type = match &version.ty {
-        VersionType::Hub => hub_rust_type(kind),
-        VersionType::Path(path) => path_rust_type(path),
+    let rust_type = match (&version.ty, &kind.stored_with) {
+        (VersionType::Hub, Some(path)) => {
+            quote!(<#path as ::kapi_runtime::Resource>::INFO.rust_type)
+        }
+        (VersionType::Hub, None) => hub_rust_type(kind),
+        (VersionType::Path(path), _) => path_rust_type(path),
     };
     let routes = routes::routes(&routes::Input {
         group,

@@ -70,8 +70,9 @@ use syn::DeriveInput;
 /// | `finalize` | a `finalize` subresource (kube's namespaces): `PUT .../finalize` alone writes `spec.finalizers`, and a terminating object goes when they are empty |
 /// | `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector")` | a `scale` subresource; the selector is optional; paths under `.spec`, `.status`, `.spec` or `.status` |
 /// | `printer_column(name = "Image", type = "string", json_path = ".spec.x", priority = 1, format = "int32", description = "...")` | repeatable; `type` is `integer`, `number`, `string`, `boolean` or `date`; `priority` defaults to 0, `format` and `description` to empty |
-/// | `selectable_field = ".spec.x"` | repeatable, no duplicates |
-/// | `version(name = "v1", ty = v1::WebApp, storage, served = false, deprecated = "warning")` | repeatable, at least one, exactly one `storage`, names unique; `ty` (a path or a string) defaults to `Self`, `served` to true; `deprecated` is a flag or the warning text |
+/// | `selectable_field = ".spec.x"` or `selectable_field(label = "regarding.kind", path = ".involvedObject.kind")` | repeatable; a field selector names it by `label` (by default the path without its dot), which is unique and not `metadata.name`/`metadata.namespace` (every kind has those) |
+/// | `stored_with = crate::core::Event` | on a unit struct: the kind is another view of that kind's objects (its hub type, storage keys and storage version; kube's cohabiting resources, as `events.k8s.io` Events are core Events); no version is `storage` |
+/// | `version(name = "v1", ty = v1::WebApp, storage, served = false, deprecated = "warning")` | repeatable, at least one, exactly one `storage` (none with `stored_with`), names unique; `ty` (a path or a string) defaults to `Self`, `served` to true; `deprecated` is a flag or the warning text |
 /// | `protobuf = CONFIG_MAP_PROTO` | optional; a path (or a string) to the kind's `kapi_runtime::api::ProtoMessage` (a `static` or `const`): its `application/vnd.kubernetes.protobuf` request bodies are decoded to JSON, as kubectl sends them for kinds built into it; without it they get 415 |
 ///
 /// # What the expansion checks with rustc

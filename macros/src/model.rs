@@ -11,7 +11,10 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, LitStr, Type};
 
-use crate::attr::{Deprecation, PrinterColumnAttrs, ResourceAttrs, ScaleAttrs, VersionAttrs, Word};
+use crate::attr::{
+    Deprecation, PrinterColumnAttrs, ResourceAttrs, ScaleAttrs, SelectableFieldAttrs, VersionAttrs,
+    Word,
+};
 use crate::json_path::{self, Segment};
 use crate::names;
 
@@ -44,12 +47,25 @@ pub struct Kind {
     pub finalize: Word,
     /// Columns of `kubectl get`.
     pub printer_columns: Vec<PrinterColumn>,
-    /// Field-selector paths.
-    pub selectable_fields: Vec<JsonPath>,
+    /// Fields usable in field selectors.
+    pub selectable_fields: Vec<SelectableField>,
     /// Versions, in declaration order.
     pub versions: Vec<Version>,
     /// The path of the kind's protobuf descriptor, when it accepts protobuf bodies.
     pub protobuf: Option<syn::Path>,
+    /// The hub of the kind whose objects (and storage) this kind shares; `None`: the
+    /// struct the derive is on is the hub.
+    pub stored_with: Option<syn::Path>,
+}
+
+/// A field usable in field selectors.
+pub struct SelectableField {
+    /// What selectors name: the given label, or the path without its leading dot.
+    pub label: String,
+    /// The label's literal, or the path's when there is none: where errors point.
+    pub label_span: Span,
+    /// The path into the hub.
+    pub path: JsonPath,
 }
 
 /// The struct the derive is on.
@@ -60,6 +76,8 @@ pub struct Hub {
     pub generics: Generics,
     /// Named fields; `None` when the type is not a struct with named fields.
     pub fields: Option<Vec<HubField>>,
+    /// A unit struct: what a kind `stored_with` another is declared on.
+    pub unit: bool,
 }
 
 /// A named field of the hub struct.
@@ -144,6 +162,7 @@ impl Hub {
     /// Reads the hub struct, reporting (into `errors`) a type that is not a struct with
     /// named fields. Independent of the attribute, so it runs even when the attribute
     /// does not parse.
+    /// A unit struct is reported only when the attribute has no `stored_with`.
     pub fn from_input(input: &DeriveInput, errors: &mut darling::error::Accumulator) -> Hub {
         const NEED: &str = "`#[derive(Resource)]` needs a struct with named fields \
                             (`metadata`, `spec`, `status`)";
@@ -166,10 +185,12 @@ impl Hub {
                     None
                 }
                 Fields::Unit => {
-                    errors.push(error(
-                        input.ident.span(),
-                        format!("{NEED}, not a unit struct"),
-                    ));
+                    if !mentions_stored_with(input) {
+                        errors.push(error(
+                            input.ident.span(),
+                            format!("{NEED}, not a unit struct"),
+                        ));
+                    }
                     None
                 }
             },
@@ -186,6 +207,7 @@ impl Hub {
             ident: input.ident.clone(),
             generics: input.generics.clone(),
             fields,
+            unit: matches!(&input.data, Data::Struct(data) if matches!(data.fields, Fields::Unit)),
         }
     }
 
@@ -248,12 +270,21 @@ impl Kind {
             selectable_fields: attrs
                 .selectable_fields
                 .into_iter()
-                .map(JsonPath::new)
+                .map(SelectableField::new)
                 .collect(),
             versions: (attrs.versions.into_iter())
                 .map(|v| Version::new(v.span(), v.into_inner()))
                 .collect(),
             protobuf: attrs.protobuf,
+            stored_with: attrs.stored_with,
+        }
+    }
+
+    /// The hub type as tokens: the `stored_with` path, or the struct the derive is on.
+    pub fn hub_type(&self) -> proc_macro2::TokenStream {
+        match &self.stored_with {
+            Some(path) => quote::ToTokens::to_token_stream(path),
+            None => quote::ToTokens::to_token_stream(&self.hub.ident),
         }
     }
 
@@ -269,7 +300,8 @@ impl Kind {
             .flatten()
         });
         let columns = self.printer_columns.iter().map(|c| &c.json_path);
-        scale.chain(columns).chain(&self.selectable_fields)
+        let selectable = self.selectable_fields.iter().map(|f| &f.path);
+        scale.chain(columns).chain(selectable)
     }
 }
 
@@ -287,6 +319,23 @@ impl JsonPath {
     fn new(lit: LitStr) -> JsonPath {
         let segments = json_path::parse(&lit.value());
         JsonPath { lit, segments }
+    }
+}
+
+impl SelectableField {
+    fn new(attrs: SelectableFieldAttrs) -> SelectableField {
+        let (label, label_span) = match &attrs.label {
+            Some(label) => (label.value(), label.span()),
+            None => (
+                attrs.path.value().trim_start_matches('.').to_owned(),
+                attrs.path.span(),
+            ),
+        };
+        SelectableField {
+            label,
+            label_span,
+            path: JsonPath::new(attrs.path),
+        }
     }
 }
 
@@ -341,6 +390,24 @@ pub fn attr_span(input: &DeriveInput) -> Span {
     (input.attrs.iter())
         .find(|a| a.path().is_ident("resource"))
         .map_or_else(|| input.ident.span(), |a| a.path().span())
+}
+
+/// Whether a `#[resource(...)]` of `input` says `stored_with`: read from the tokens, as the
+/// hub's shape is checked before (and whether or not) the attribute parses.
+fn mentions_stored_with(input: &DeriveInput) -> bool {
+    fn has(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(ident) => ident == "stored_with",
+            proc_macro2::TokenTree::Group(group) => has(group.stream()),
+            _ => false,
+        })
+    }
+    (input.attrs.iter())
+        .filter(|a| a.path().is_ident("resource"))
+        .any(|a| match &a.meta {
+            syn::Meta::List(list) => has(list.tokens.clone()),
+            _ => false,
+        })
 }
 
 /// An error pointing at `span`.

@@ -30,6 +30,7 @@ mod shop {
         printer_column(name = "Replicas", type = "integer", json_path = ".spec.replicas", priority = 1, format = "int32"),
         printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
         selectable_field = ".spec.customerName",
+        selectable_field(label = "customer", path = ".spec.customerName"),
         version(name = "v1", ty = v1::Order, deprecated),
         version(name = "v2", ty = "crate::shop::v2::Order", storage),
         protobuf = ORDER_PROTO
@@ -106,6 +107,38 @@ pub struct Policy {
     pub metadata: kapi_runtime::meta::ObjectMeta,
 }
 
+/// Another group's view of [`Policy`] objects, stored with them.
+#[derive(Resource)]
+#[resource(
+    group = "audit.example.dev",
+    kind = "Policy",
+    stored_with = crate::Policy,
+    selectable_field(label = "owner", path = ".metadata.name"),
+    version(name = "v1")
+)]
+pub struct AuditPolicy;
+
+#[test]
+fn kind_stored_with_another() {
+    let info = AuditPolicy::INFO;
+    let stored_with = info.stored_with.expect("stored with Policy");
+    assert_eq!((stored_with.group, stored_with.kind), ("", "Policy"));
+    assert_eq!(info.storage_kind().rust_type, "expand::Policy");
+    assert_eq!(info.rust_type, "expand::AuditPolicy");
+    assert_eq!(info.hub_rust_type(), "expand::Policy");
+    let [v1] = info.versions else {
+        panic!("one version expected");
+    };
+    assert!(v1.served && !v1.storage, "stored in Policy's version");
+    assert_eq!(
+        v1.rust_type, "expand::Policy",
+        "`ty` defaults to the shared hub"
+    );
+    assert!(info.storage_version().storage);
+    assert_eq!(info.storage_version().rust_type, "expand::Policy");
+    assert_eq!(info.scope, Scope::Cluster);
+}
+
 /// Routes as lines of `METHOD path action [subresource] operationId`.
 fn routes(version: &VersionInfo) -> String {
     version
@@ -142,7 +175,17 @@ fn namespaced_kind() {
     assert_eq!(info.scope, Scope::Namespaced);
     assert_eq!(info.short_names, ["ord", "o"]);
     assert_eq!(info.categories, ["all", "shop"]);
-    assert_eq!(info.selectable_fields, [".spec.customerName"]);
+    let fields: Vec<_> = (info.selectable_fields.iter())
+        .map(|f| (f.label, f.path))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("spec.customerName", ".spec.customerName"),
+            ("customer", ".spec.customerName")
+        ]
+    );
+    assert!(info.stored_with.is_none());
     assert_eq!(info.rust_type, "expand::shop::Order");
     assert_eq!(info.qualified_resource(), "orders.shop.example.dev");
     assert!(std::ptr::eq(info.protobuf.unwrap(), &shop::ORDER_PROTO));

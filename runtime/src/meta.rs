@@ -35,6 +35,25 @@ impl JsonSchema for Time {
     }
 }
 
+/// A timestamp with microseconds, RFC 3339 in UTC (`2026-11-22T13:01:40.123456Z`): what
+/// newer fields such as an Event's `eventTime` hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MicroTime(pub String);
+
+impl JsonSchema for MicroTime {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "MicroTime is version of Time with microsecond level precision.",
+            "type": "string",
+            "format": "date-time"
+        })
+    }
+}
+
 /// Standard object metadata.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

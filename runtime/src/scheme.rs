@@ -37,6 +37,7 @@ pub enum ConversionError {
 }
 
 /// One registered version of a kind.
+#[derive(Clone, Copy)]
 struct VersionEntry {
     name: &'static str,
     to_hub: fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError>,
@@ -51,14 +52,19 @@ pub struct KindEntry {
     hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
     hub_from_json: fn(Value) -> Result<ErasedHub, ConversionError>,
     hooks: StrategyHooks,
+    /// `TypeId` of the hub, so that a kind stored with another is checked to share its hub.
+    hub_type: std::any::TypeId,
+    /// For a kind `stored_with` another: that kind's versions, which stored objects are in
+    /// (set by [`Scheme::add`]). Empty for a kind that stores its own.
+    stored_versions: Vec<VersionEntry>,
 }
 
 /// A kind's [`Strategy`], erased.
 struct StrategyHooks {
     prepare_for_create: fn(&mut ErasedHub),
     prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
-    validate: fn(&ErasedHub) -> Vec<FieldError>,
-    validate_update: fn(&ErasedHub, &ErasedHub) -> Vec<FieldError>,
+    validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
+    validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
     canonicalize: fn(&mut ErasedHub),
 }
 
@@ -79,14 +85,16 @@ impl StrategyHooks {
                     hub.prepare_for_update(old);
                 }
             },
-            validate: |hub| {
-                hub.downcast_ref::<Hub>()
-                    .map(Hub::validate)
+            validate: |hub, api_version| {
+                (hub.downcast_ref::<Hub>())
+                    .map(|hub| hub.validate_in(api_version))
                     .unwrap_or_default()
             },
-            validate_update: |hub, old| match (hub.downcast_ref::<Hub>(), old.downcast_ref::<Hub>())
-            {
-                (Some(hub), Some(old)) => hub.validate_update(old),
+            validate_update: |hub, old, api_version| match (
+                hub.downcast_ref::<Hub>(),
+                old.downcast_ref::<Hub>(),
+            ) {
+                (Some(hub), Some(old)) => hub.validate_update_in(old, api_version),
                 _ => Vec::new(),
             },
             canonicalize: |hub| {
@@ -114,12 +122,23 @@ impl KindEntry {
     where
         Hub: Resource + Strategy + Serialize + DeserializeOwned + Send + 'static,
     {
+        KindEntry::stored_with::<Hub>(Hub::INFO)
+    }
+
+    /// Registers the kind `info`, whose hub is `Hub`: a kind `stored_with` the kind of
+    /// `Hub` (`events.k8s.io` Event, whose objects are core Events), or `Hub`'s own.
+    pub fn stored_with<Hub>(info: &'static KindInfo) -> KindEntry
+    where
+        Hub: Resource + Strategy + Serialize + DeserializeOwned + Send + 'static,
+    {
         KindEntry {
-            info: Hub::INFO,
+            info,
             versions: Vec::new(),
             hub_to_json: hub_to_json::<Hub>,
             hub_from_json: hub_from_json::<Hub>,
             hooks: StrategyHooks::of::<Hub>(),
+            hub_type: std::any::TypeId::of::<Hub>(),
+            stored_versions: Vec::new(),
         }
     }
 
@@ -183,6 +202,53 @@ impl KindEntry {
         ))
     }
 
+    /// A stored object (in any version of the kind that stores it, named by its
+    /// `apiVersion`; the storage version when it names none) as a hub.
+    pub fn from_stored(&self, object: Value) -> Result<ErasedHub, ConversionError> {
+        let storage = self.info.storage_kind();
+        let versions = self.storage_versions();
+        let api_version = object.get("apiVersion").and_then(Value::as_str);
+        let named = api_version.and_then(|v| match v.rsplit_once('/') {
+            Some((group, version)) => (group == storage.group).then_some(version),
+            None => storage.is_core().then_some(v),
+        });
+        let storage_version = self.info.storage_version().name;
+        let entry = (named.and_then(|n| versions.iter().find(|v| v.name == n)))
+            .or_else(|| versions.iter().find(|v| v.name == storage_version))
+            .ok_or(ConversionError::Registration(self.info.kind))?;
+        (entry.to_hub)(object, None)
+    }
+
+    /// A hub as it is stored: in the storage version (of the kind that stores it), with its
+    /// `apiVersion` and `kind`.
+    pub fn to_stored(&self, hub: ErasedHub) -> Result<Value, ConversionError> {
+        let storage = self.info.storage_kind();
+        let name = self.info.storage_version().name;
+        let entry = (self.storage_versions().iter())
+            .find(|v| v.name == name)
+            .ok_or(ConversionError::Registration(self.info.kind))?;
+        let body = (entry.from_hub)(hub)?;
+        let api_version = match storage.is_core() {
+            true => name.to_owned(),
+            false => format!("{}/{name}", storage.group),
+        };
+        Ok(with_type_meta(body, &api_version, storage.kind))
+    }
+
+    /// A stored object in `version` of this kind.
+    pub fn stored_to(&self, object: Value, version: &str) -> Result<Value, ConversionError> {
+        let hub = self.from_stored(object)?;
+        self.from_hub(hub, version)
+    }
+
+    /// The versions of the kind that stores this kind's objects.
+    fn storage_versions(&self) -> &[VersionEntry] {
+        match self.info.stored_with {
+            Some(_) => &self.stored_versions,
+            None => &self.versions,
+        }
+    }
+
     /// Converts `object` from one version to another through the hub.
     pub fn convert(&self, object: Value, from: &str, to: &str) -> Result<Value, ConversionError> {
         let hub = self.to_hub(object, from)?;
@@ -211,14 +277,19 @@ impl KindEntry {
         (self.hooks.prepare_for_update)(hub, old)
     }
 
-    /// [`Strategy::validate`] of the kind.
-    pub fn validate(&self, hub: &ErasedHub) -> Vec<FieldError> {
-        (self.hooks.validate)(hub)
+    /// [`Strategy::validate_in`] of the kind, for a request in `version`.
+    pub fn validate(&self, hub: &ErasedHub, version: &str) -> Vec<FieldError> {
+        (self.hooks.validate)(hub, &self.api_version(version))
     }
 
-    /// [`Strategy::validate_update`] of the kind.
-    pub fn validate_update(&self, hub: &ErasedHub, old: &ErasedHub) -> Vec<FieldError> {
-        (self.hooks.validate_update)(hub, old)
+    /// [`Strategy::validate_update_in`] of the kind, for a request in `version`.
+    pub fn validate_update(
+        &self,
+        hub: &ErasedHub,
+        old: &ErasedHub,
+        version: &str,
+    ) -> Vec<FieldError> {
+        (self.hooks.validate_update)(hub, old, &self.api_version(version))
     }
 
     /// [`Strategy::canonicalize`] of the kind.
@@ -248,9 +319,33 @@ impl Scheme {
         Scheme::default()
     }
 
-    /// Adds a kind.
+    /// Adds a kind. A kind `stored_with` another comes after that kind, with the same hub
+    /// type: it reads and writes objects in that kind's versions.
+    ///
+    /// # Panics
+    ///
+    /// When a kind `stored_with` another comes before it or has another hub type: the
+    /// generated glue never registers one so.
     #[allow(clippy::should_implement_trait)] // a builder step, not `+`
-    pub fn add(mut self, kind: KindEntry) -> Scheme {
+    pub fn add(mut self, mut kind: KindEntry) -> Scheme {
+        if let Some(storage) = kind.info.stored_with {
+            let owner = (self.kinds.iter())
+                // By group and kind: `INFO` is a constant, whose address may differ by use.
+                .find(|k| (k.info.group, k.info.kind) == (storage.group, storage.kind))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{} is stored with {}, which must be added to the scheme first",
+                        kind.info.kind, storage.kind
+                    )
+                });
+            assert!(
+                owner.hub_type == kind.hub_type,
+                "{} is stored with {} and must have its hub type",
+                kind.info.kind,
+                storage.kind
+            );
+            kind.stored_versions = owner.versions.clone();
+        }
         self.kinds.push(kind);
         self
     }

@@ -665,7 +665,10 @@ async fn discovery_follows_accept() {
     let names: Vec<_> = (groups["groups"].as_array().unwrap().iter())
         .map(|g| g["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["apps.example.dev", "platform.example.dev"]);
+    assert_eq!(
+        names,
+        ["apps.example.dev", "events.k8s.io", "platform.example.dev"]
+    );
     api.check(
         get("/apis/apps.example.dev"),
         200,

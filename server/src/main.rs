@@ -16,7 +16,7 @@ use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::cache::CacheOptions;
-use kapi_runtime::controllers::Controllers;
+use kapi_runtime::controllers::{ControllerOptions, Controllers};
 use kapi_runtime::endpoints::{self, Config, ServerVersion};
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
@@ -89,6 +89,11 @@ struct Flags {
     /// `--etcd-compaction-interval`, works too.
     #[arg(long, visible_alias = "etcd-compaction-interval", value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
     compaction_interval: Duration,
+
+    /// How long an Event is kept after its last write (kube-apiserver's `--event-ttl`; e.g.
+    /// `1h`, `30m`). At least 1s.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = event_ttl)]
+    event_ttl: Duration,
 
     /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace. `RUST_LOG`
     /// (`info,kapi::http=warn`) overrides it.
@@ -189,8 +194,12 @@ async fn run(flags: Flags) -> Result<()> {
             ..CacheOptions::default()
         });
     let registry = Arc::new(registry);
-    // The built-in controllers (the namespace controller): clients of the registry.
-    let controllers = Controllers::start(Arc::downgrade(&registry));
+    // The built-in controllers (namespaces, garbage collection, event expiry): clients of
+    // the registry.
+    let options = ControllerOptions {
+        event_ttl: flags.event_ttl,
+    };
+    let controllers = Controllers::start(Arc::downgrade(&registry), options);
     let compactor = (!flags.compaction_interval.is_zero())
         .then(|| compactor::start(&storage, flags.compaction_interval));
     let app = endpoints::router(Config {
@@ -417,4 +426,14 @@ fn version() -> ServerVersion {
         go_version: env!("KAPI_RUSTC_VERSION").into(),
         ..ServerVersion::default()
     }
+}
+
+/// `--event-ttl`: a duration of at least a second (kube's flag takes Go durations; these
+/// are the same for the usual `1h`, `30m`, `90s`).
+fn event_ttl(value: &str) -> Result<Duration, String> {
+    let ttl = humantime::parse_duration(value).map_err(|e| e.to_string())?;
+    if ttl < Duration::from_secs(1) {
+        return Err("must be at least 1s".into());
+    }
+    Ok(ttl)
 }

@@ -88,6 +88,7 @@ fn discovery_and_explain(version: Version, backend: Backend) {
     let expected = [
         "apps.example.dev/v1",
         "apps.example.dev/v1beta1",
+        "events.k8s.io/v1",
         "platform.example.dev/v1",
         "v1",
     ];

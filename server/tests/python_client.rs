@@ -104,6 +104,7 @@ fn discovery_finds_every_kind_and_the_preferred_version() {
         json!([
             "apps.example.dev/v1",
             "apps.example.dev/v1beta1",
+            "events.k8s.io/v1",
             "platform.example.dev/v1",
             "v1"
         ])
@@ -404,6 +405,7 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
         discovery["groups"],
         json!({
             "apps.example.dev": "apps.example.dev/v1",
+            "events.k8s.io": "events.k8s.io/v1",
             "platform.example.dev": "platform.example.dev/v1",
         })
     );
@@ -411,6 +413,7 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
         discovery["coreResources"],
         json!([
             "configmaps",
+            "events",
             "namespaces",
             "namespaces/finalize",
             "namespaces/status"

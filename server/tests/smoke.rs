@@ -285,4 +285,10 @@ fn flag_errors_exit_with_2() {
     let (code, stderr) = run(&["--tls-cert-file", "server.crt"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--tls-private-key-file"), "{stderr}");
+    let (code, stderr) = run(&["--event-ttl", "10ms"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--event-ttl") && stderr.contains("at least 1s"),
+        "{stderr}"
+    );
 }

@@ -4,6 +4,8 @@
 //! namespace`, `kubectl create configmap`): their descriptors (`*_PROTO`) follow
 //! k8s.io/api's `core/v1/generated.proto`.
 
+pub mod event;
+
 use std::collections::BTreeMap;
 
 use kapi_runtime::api::{ProtoField, ProtoKind, ProtoMessage};
@@ -13,6 +15,8 @@ use kapi_runtime::{ByteString, Resource, validation};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use event::Event;
 
 /// A namespace: a scope for names of namespaced objects.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Resource)]

@@ -100,11 +100,13 @@ fn api_resource(resource: &ResourceModel) -> Value {
     });
     insert_non_empty(&mut entry, "shortNames", kind.short_names);
     insert_non_empty(&mut entry, "categories", kind.categories);
-    let storage = kind.storage_version().name;
+    // Of the kind that stores the objects: the same for kinds stored together, as kube's
+    // cohabiting Events show.
+    let (storage, stored) = (kind.storage_version().name, kind.storage_kind());
     if let Some(map) = entry.as_object_mut() {
         map.insert(
             "storageVersionHash".into(),
-            storage_version_hash(kind.group, storage, kind.kind).into(),
+            storage_version_hash(stored.group, storage, stored.kind).into(),
         );
     }
     entry

@@ -117,6 +117,9 @@ pub(super) struct Scheme {
 #[derive(Serialize)]
 struct SchemeKind {
     hub: String,
+    /// The type a kind `stored_with` another is declared on (its `INFO`); `None` for a
+    /// kind declared on its hub.
+    declared_on: Option<String>,
     versions: Vec<SchemeVersion>,
 }
 
@@ -129,10 +132,13 @@ struct SchemeVersion {
 /// Every kind with its hub type and the types of the versions the server decodes: the
 /// served ones and the storage version, in declaration order.
 pub(super) fn scheme(model: &ApiModel) -> Result<Scheme, GlueError> {
-    let kinds = kinds(model);
+    let mut kinds = kinds(model);
+    // A kind stored with another is registered after it, to share its versions.
+    kinds.sort_by_key(|k| k.stored_with.is_some());
     let mut paths = Vec::new();
     for kind in &kinds {
         paths.push(rust_path(kind.rust_type, kind)?);
+        paths.push(rust_path(kind.hub_rust_type(), kind)?);
         for version in kind.versions.iter().filter(|v| v.served || v.storage) {
             paths.push(rust_path(version.rust_type, kind)?);
         }
@@ -140,7 +146,8 @@ pub(super) fn scheme(model: &ApiModel) -> Result<Scheme, GlueError> {
     let imports = Imports::new(&paths, &["KindEntry", "Scheme"]);
     let kinds = (kinds.iter())
         .map(|kind| SchemeKind {
-            hub: imports.shorten(kind.rust_type),
+            hub: imports.shorten(kind.hub_rust_type()),
+            declared_on: (kind.stored_with.is_some()).then(|| imports.shorten(kind.rust_type)),
             versions: (kind.versions.iter())
                 .filter(|v| v.served || v.storage)
                 .map(|v| SchemeVersion {
@@ -486,6 +493,7 @@ mod tests {
             versions: &[],
             rust_type: "my_api::Thing",
             protobuf: None,
+            stored_with: None,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {
             assert_eq!(rust_path(ok, &KIND).unwrap(), ok);

@@ -126,7 +126,11 @@ fn kind(resource: &ResourceModel, schemas: Option<&Map<String, Value>>) -> Kind 
     if !info.selectable_fields.is_empty() {
         facts.push(format!(
             "Selectable fields: {}",
-            code(info.selectable_fields)
+            code(
+                &(info.selectable_fields.iter())
+                    .map(|f| f.label)
+                    .collect::<Vec<_>>()
+            )
         ));
     }
     let description = (schemas.and_then(|s| s.get(&resource.schema_name)))

@@ -136,6 +136,7 @@ pub static CONFIG_MAP: KindInfo = KindInfo {
     }],
     rust_type: "fixture_api::core::ConfigMap",
     protobuf: None,
+    stored_with: None,
 };
 
 const fn web_app_routes(
@@ -278,6 +279,7 @@ pub static WEB_APP: KindInfo = KindInfo {
     ],
     rust_type: "fixture_api::apps::WebApp",
     protobuf: None,
+    stored_with: None,
 };
 
 pub static TENANT: KindInfo = KindInfo {
@@ -335,6 +337,7 @@ pub static TENANT: KindInfo = KindInfo {
     }],
     rust_type: "fixture_api::platform::Tenant",
     protobuf: None,
+    stored_with: None,
 };
 
 /// Every fixture kind.

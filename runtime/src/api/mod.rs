@@ -65,17 +65,32 @@ pub struct KindInfo {
     pub subresources: Subresources,
     /// Columns of `kubectl get` (a `meta.k8s.io/v1` Table), computed on the hub object.
     pub printer_columns: &'static [PrinterColumn],
-    /// Field paths (besides `metadata.name` and `metadata.namespace`) usable in field selectors.
-    pub selectable_fields: &'static [&'static str],
+    /// Fields (besides `metadata.name` and `metadata.namespace`) usable in field selectors.
+    pub selectable_fields: &'static [SelectableField],
     /// Versions, in declaration order. Exactly one has `storage`.
     pub versions: &'static [VersionInfo],
-    /// Rust path of the hub type, for generated glue (`api_types::apps::WebApp`).
+    /// Rust path of the type the kind is declared on, for generated glue
+    /// (`api_types::apps::WebApp`): the hub, unless the kind is `stored_with` another.
     pub rust_type: &'static str,
     /// The kind's protobuf message, for `application/vnd.kubernetes.protobuf` request
     /// bodies (kubectl sends them for kinds built into it); `None` refuses them with 415.
     /// It describes the wire shape of the kind's served versions (`#[resource(protobuf =
     /// ...)]`).
     pub protobuf: Option<&'static ProtoMessage>,
+    /// The kind whose objects these are (`#[resource(stored_with = ...)]`): this kind is
+    /// another view of them, through its own group and versions, sharing that kind's hub
+    /// type, storage keys and storage version, as kube serves `events.k8s.io` Events from
+    /// the core ones' storage (cohabiting resources). `None`: the kind stores its own.
+    pub stored_with: Option<&'static KindInfo>,
+}
+
+/// A field usable in field selectors.
+#[derive(Debug)]
+pub struct SelectableField {
+    /// What a selector names (`regarding.kind`); the path without its dot unless declared.
+    pub label: &'static str,
+    /// Simple JSON path into the hub object (`.involvedObject.kind`).
+    pub path: &'static str,
 }
 
 impl KindInfo {
@@ -94,12 +109,29 @@ impl KindInfo {
         }
     }
 
-    /// The version objects are stored in.
+    /// The kind that keeps the objects in storage: this one, or the one it is stored with.
+    pub fn storage_kind(&'static self) -> &'static KindInfo {
+        self.stored_with.unwrap_or(self)
+    }
+
+    /// The version objects are stored in (a version of [`storage_kind`](Self::storage_kind)).
     pub fn storage_version(&self) -> &'static VersionInfo {
-        self.versions
+        let versions = match self.stored_with {
+            Some(other) => other.versions,
+            None => self.versions,
+        };
+        versions
             .iter()
             .find(|v| v.storage)
             .expect("#[derive(Resource)] guarantees exactly one storage version")
+    }
+
+    /// Rust path of the hub type (the `stored_with` kind's for a kind stored with another).
+    pub fn hub_rust_type(&self) -> &'static str {
+        match self.stored_with {
+            Some(other) => other.rust_type,
+            None => self.rust_type,
+        }
     }
 
     /// A version by name.

@@ -34,6 +34,21 @@ pub trait Strategy: Sized {
         self.validate()
     }
 
+    /// Field errors of a new object written in `api_version` (`events.k8s.io/v1`), for
+    /// rules that depend on the version a request speaks, as kube's Event strategy reads it
+    /// from the request's context. Defaults to [`validate`](Self::validate).
+    fn validate_in(&self, api_version: &str) -> Vec<FieldError> {
+        let _ = api_version;
+        self.validate()
+    }
+
+    /// Field errors of an update written in `api_version`. Defaults to
+    /// [`validate_update`](Self::validate_update).
+    fn validate_update_in(&self, old: &Self, api_version: &str) -> Vec<FieldError> {
+        let _ = api_version;
+        self.validate_update(old)
+    }
+
     /// Normalises the object before it is stored.
     fn canonicalize(&mut self) {}
 }

@@ -7,8 +7,10 @@
 //! from what is stored), and is safe to run in every replica at once (its writes are
 //! idempotent or conditional, and what it deletes it verifies with a live read): no leader
 //! is elected. [`namespace`] empties a terminating namespace and lets it go; [`gc`], the
-//! garbage collector, makes dependents follow their owners.
+//! garbage collector, makes dependents follow their owners; [`event_ttl`] removes Events
+//! older than `--event-ttl`.
 
+pub mod event_ttl;
 pub mod gc;
 pub mod namespace;
 
@@ -26,11 +28,12 @@ const BUSY: Duration = Duration::from_millis(200);
 const IDLE: Duration = Duration::from_secs(1);
 
 /// Runs controller `name`'s `pass` until the registry goes: again soon while a pass says
-/// work is left (`true`) or fails (logged), otherwise after [`IDLE`]. Each pass holds the
+/// work is left (`true`) or fails (logged), otherwise after `idle`. Each pass holds the
 /// registry only while it runs.
 async fn run_passes(
     registry: Weak<Registry>,
     name: &'static str,
+    idle: Duration,
     pass: impl AsyncFn(&Registry) -> Result<bool, ApiError>,
 ) {
     loop {
@@ -45,7 +48,22 @@ async fn run_passes(
             }
         };
         drop(strong);
-        tokio::time::sleep(if busy { BUSY } else { IDLE }).await;
+        tokio::time::sleep(if busy { BUSY } else { idle }).await;
+    }
+}
+
+/// What the controllers are configured with.
+#[derive(Clone, Copy, Debug)]
+pub struct ControllerOptions {
+    /// How long an Event lives after its last write (`--event-ttl`).
+    pub event_ttl: Duration,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> ControllerOptions {
+        ControllerOptions {
+            event_ttl: event_ttl::DEFAULT_EVENT_TTL,
+        }
     }
 }
 
@@ -57,15 +75,28 @@ pub struct Controllers {
 impl Controllers {
     /// Starts every controller on the current runtime. They hold the registry weakly: they
     /// end when it goes.
-    pub fn start(registry: Weak<Registry>) -> Controllers {
+    pub fn start(registry: Weak<Registry>, options: ControllerOptions) -> Controllers {
+        let ttl = options.event_ttl;
         Controllers {
             tasks: vec![
                 tokio::spawn(run_passes(
                     registry.clone(),
                     "namespace controller",
+                    IDLE,
                     namespace::sync_all,
                 )),
-                tokio::spawn(run_passes(registry, "garbage collector", gc::sync)),
+                tokio::spawn(run_passes(
+                    registry.clone(),
+                    "garbage collector",
+                    IDLE,
+                    gc::sync,
+                )),
+                tokio::spawn(run_passes(
+                    registry,
+                    "event expiry",
+                    event_ttl::period(ttl),
+                    async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
+                )),
             ],
         }
     }

@@ -72,8 +72,8 @@ impl Registry {
             // The schema already says why it does not decode (a type, an enum).
             Err(_) if !schema_errors.is_empty() => {
                 return Err(ApiError::Invalid {
-                    group: info.group.into(),
-                    kind: info.kind.into(),
+                    group: info.storage_kind().group.into(),
+                    kind: info.storage_kind().kind.into(),
                     name: body_name,
                     causes: schema_errors,
                 });
@@ -122,19 +122,18 @@ impl Registry {
         errors.extend(validation::object_meta(info, &json, true));
         let scale_errors = validation::scale(info, &json);
         errors.extend(not_reported(scale_errors, &errors));
-        let own = kind.validate(&hub);
+        let own = kind.validate(&hub, target.version);
         errors.extend(field_paths::to_version(kind, target.version, &json, own));
         if !errors.is_empty() {
             return Err(ApiError::Invalid {
-                group: info.group.into(),
-                kind: info.kind.into(),
+                group: info.storage_kind().group.into(),
+                kind: info.storage_kind().kind.into(),
                 name,
                 causes: errors,
             });
         }
         kind.canonicalize(&mut hub);
-        let storage_version = info.storage_version().name;
-        let mut stored = kind.from_hub(hub, storage_version).map_err(internal)?;
+        let mut stored = kind.to_stored(hub).map_err(internal)?;
 
         let keys = self.keys();
         let namespace = meta_str(&stored, "namespace").map(str::to_owned);
@@ -146,8 +145,7 @@ impl Registry {
                 return match self.storage.get(&key, 0).await {
                     Ok(Some(_)) => Err(ApiError::AlreadyExists { resource, name }),
                     Ok(None) => Ok(Written {
-                        object: (kind.convert(stored, storage_version, target.version))
-                            .map_err(internal)?,
+                        object: (kind.stored_to(stored, target.version)).map_err(internal)?,
                         created: true,
                         warnings,
                     }),

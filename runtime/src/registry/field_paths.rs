@@ -9,8 +9,8 @@
 //! field, when the version has it at the same relative place). Renames, moved fields and hand-written
 //! `with` functions are all covered (hub `spec.container.image` is `v1beta1`'s
 //! `spec.image`; hub `spec.container.ports` shows as `spec.port`). A field the version cannot
-//! express shows as its nearest ancestor that it can; when none can, or the field is
-//! absent from the hub, the hub's path is kept.
+//! express shows as its nearest ancestor that it can; when none can, the hub's path is
+//! kept. A field absent from the hub (a required one left out) is probed by setting it.
 
 use serde_json::Value;
 
@@ -66,6 +66,11 @@ fn translate(
     base: &Value,
     path: &[Segment],
 ) -> Option<Vec<Segment>> {
+    if get(hub, path).is_none()
+        && let Some(found) = translate_absent(kind, version, hub, base, path)
+    {
+        return Some(found);
+    }
     for len in (1..=path.len()).rev() {
         let prefix = &path[..len];
         let Some(value) = get(hub, prefix) else {
@@ -105,6 +110,58 @@ fn translate(
         }
     }
     None
+}
+
+/// The version path of a field the hub does not have (a required field left out): set it
+/// to a scalar the hub decodes and see where that shows in the version.
+fn translate_absent(
+    kind: &KindEntry,
+    version: &str,
+    hub: &Value,
+    base: &Value,
+    path: &[Segment],
+) -> Option<Vec<Segment>> {
+    let probes = [Value::from("kapi-probe"), Value::from(1), Value::from(true)];
+    for probe in probes {
+        let mut changed = hub.clone();
+        if !insert(&mut changed, path, probe) {
+            return None;
+        }
+        let Some(converted) = convert(kind, version, changed) else {
+            continue;
+        };
+        let mut paths = Vec::new();
+        differences(base, &converted, &mut Vec::new(), &mut paths);
+        if let Some(common) = common_prefix(&paths) {
+            return Some(common);
+        }
+    }
+    None
+}
+
+/// Sets the value at `path` (fields only), making the objects on the way; `false` when the
+/// path runs through something else.
+fn insert(value: &mut Value, path: &[Segment], leaf: Value) -> bool {
+    let Some((last, parents)) = path.split_last() else {
+        return false;
+    };
+    let mut current = value;
+    for segment in parents {
+        let (Segment::Field(name), Value::Object(map)) = (segment, current) else {
+            return false;
+        };
+        current = (map.entry(name.clone())).or_insert_with(|| Value::Object(Default::default()));
+        if current.is_null() {
+            *current = Value::Object(Default::default());
+        }
+    }
+    match (last, current) {
+        (Segment::Field(name), Value::Object(map)) => {
+            map.insert(name.clone(), leaf);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Paths (relative to `value`) of every scalar in it.

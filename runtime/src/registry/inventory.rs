@@ -39,7 +39,8 @@ impl Registry {
     ) -> Result<Vec<(usize, KeyValue)>, ApiError> {
         let mut stored = Vec::new();
         for (index, kind) in self.scheme.kinds().iter().enumerate() {
-            if kind.info.scope != Scope::Namespaced {
+            // A kind stored with another shows that kind's objects again.
+            if kind.info.scope != Scope::Namespaced || kind.info.stored_with.is_some() {
                 continue;
             }
             let prefix = self.keys().collection(kind.info, Some(name));
@@ -55,6 +56,9 @@ impl Registry {
     pub async fn all_objects(&self, options: &ListOptions) -> Result<Vec<Content>, ApiError> {
         let mut all = Vec::new();
         for (index, kind) in self.scheme.kinds().iter().enumerate() {
+            if kind.info.stored_with.is_some() {
+                continue;
+            }
             let target = Target {
                 kind,
                 version: kind.info.storage_version().name,

@@ -309,7 +309,9 @@ impl Registry {
     ) -> Result<Registry, ApiError> {
         let prefix = object::clean_prefix(&prefix.into());
         let keys = object::Keys::new(&prefix);
+        // One cache per prefix: kinds stored with another share its cache.
         let prefixes: Vec<String> = (scheme.kinds().iter())
+            .filter(|kind| kind.info.stored_with.is_none())
             .map(|kind| keys.kind_prefix(kind.info))
             .collect();
         let caches = Caches::start(&storage, prefixes, CacheOptions::default());

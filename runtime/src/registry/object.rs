@@ -117,8 +117,10 @@ impl<'a> Keys<'a> {
         Keys { prefix }
     }
 
-    /// The prefix of a kind's objects (all namespaces), ending in `/`.
+    /// The prefix of a kind's objects (all namespaces), ending in `/`: the prefix of the
+    /// kind that stores them, for a kind `stored_with` another.
     pub fn kind_prefix(&self, info: &KindInfo) -> String {
+        let info = info.stored_with.unwrap_or(info);
         let mut key = format!("{}/", self.prefix);
         if !info.group.is_empty() {
             key.push_str(info.group);
@@ -276,16 +278,6 @@ pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
         .map_err(|e| internal(format!("decoding the object at {}: {e}", kv.key)))
 }
 
-/// The version a stored object is in: its `apiVersion` when the kind has it, else the
-/// storage version.
-pub fn stored_version<'k>(kind: &'k KindEntry, object: &Value) -> &'k str {
-    let api_version = object.get("apiVersion").and_then(Value::as_str);
-    let version = api_version.map(|v| v.rsplit('/').next().unwrap_or(v));
-    (kind.versions())
-        .find(|v| Some(*v) == version)
-        .unwrap_or_else(|| kind.info.storage_version().name)
-}
-
 /// A stored object in `version`, with its resourceVersion.
 pub fn stored_in_version(
     kind: &KindEntry,
@@ -294,9 +286,8 @@ pub fn stored_in_version(
     revision: Revision,
 ) -> Result<Value, ApiError> {
     let stored = decode(kv)?;
-    let from = stored_version(kind, &stored);
     let mut object = kind
-        .convert(stored, from, version)
+        .stored_to(stored, version)
         .map_err(|e| internal(format!("converting the object at {}: {e}", kv.key)))?;
     set_resource_version(&mut object, revision);
     Ok(object)

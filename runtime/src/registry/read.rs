@@ -91,8 +91,7 @@ impl Registry {
             return match scale {
                 Some(scale) => {
                     let stored = object.decoded.clone().map_err(internal)?;
-                    let from = object::stored_version(kind, &stored);
-                    let hub = kind.to_hub(stored, from).map_err(internal)?;
+                    let hub = kind.from_stored(stored).map_err(internal)?;
                     let hub = kind.hub_json(&hub).map_err(internal)?;
                     Ok(super::scale::view(scale, &hub, object.kv.mod_revision))
                 }
@@ -105,8 +104,7 @@ impl Registry {
         match scale {
             Some(scale) => {
                 let stored = object::decode(&kv)?;
-                let from = object::stored_version(kind, &stored);
-                let hub = kind.to_hub(stored, from).map_err(internal)?;
+                let hub = kind.from_stored(stored).map_err(internal)?;
                 let hub = kind.hub_json(&hub).map_err(internal)?;
                 Ok(super::scale::view(scale, &hub, kv.mod_revision))
             }
@@ -320,8 +318,7 @@ fn select(
     if !selectors.matches_labels(&stored) {
         return Ok(None);
     }
-    let from = object::stored_version(kind, &stored);
-    let hub = kind.to_hub(stored, from).map_err(internal)?;
+    let hub = kind.from_stored(stored).map_err(internal)?;
     if selectors.selects_fields() {
         let json = kind.hub_json(&hub).map_err(internal)?;
         if !selectors.matches_fields(kind.info, &json) {

@@ -19,7 +19,7 @@ use crate::validation as names;
 
 /// The selectors of a list or watch of one kind: parsed, with the field labels checked
 /// against what the kind supports (`metadata.name`, `metadata.namespace` and its
-/// selectable fields, declared as `.spec.x` and selected as `spec.x`).
+/// selectable fields, by their labels).
 #[derive(Clone, Debug, Default)]
 pub struct Selectors {
     /// The label selector.
@@ -41,7 +41,7 @@ impl Selectors {
             .check_fields(|label| {
                 label == "metadata.name"
                     || label == "metadata.namespace"
-                    || (info.selectable_fields.iter()).any(|f| f.trim_start_matches('.') == label)
+                    || (info.selectable_fields.iter()).any(|f| f.label == label)
             })
             .map_err(ApiError::BadRequest)?;
         Ok(Selectors { labels, fields })
@@ -72,12 +72,18 @@ impl Selectors {
                 meta_str(hub, "namespace").map(str::to_owned)
             }
             "metadata.namespace" => None,
-            _ => match get_path(hub, label)? {
+            _ => match get_path(hub, selectable_path(info, label)?)? {
                 Value::String(s) => Some(s.clone()),
                 other => Some(other.to_string()),
             },
         })
     }
+}
+
+/// The hub path a selectable field's label names.
+fn selectable_path(info: &KindInfo, label: &str) -> Option<&'static str> {
+    let field = info.selectable_fields.iter().find(|f| f.label == label)?;
+    Some(field.path)
 }
 
 /// How a label requirement relates a key to its values.

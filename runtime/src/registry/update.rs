@@ -48,8 +48,9 @@ fn allow_create_on_update(_info: &KindInfo) -> bool {
 /// Whether a `PUT` without a resourceVersion overwrites whatever is stored (kube's
 /// `AllowUnconditionalUpdate`): yes for the core kinds, as kube's ConfigMap and Namespace;
 /// no for the others, as for custom resources, which must say which version they replace.
-fn allow_unconditional_update(info: &KindInfo) -> bool {
-    info.is_core()
+/// Kinds stored with a core kind (`events.k8s.io` Event) share its strategy.
+fn allow_unconditional_update(info: &'static KindInfo) -> bool {
+    info.storage_kind().is_core()
 }
 
 /// What one request addresses.
@@ -104,10 +105,12 @@ impl Request<'_> {
         }
     }
 
+    /// kube names the kind of the internal object, so a kind stored with another is
+    /// reported as that kind (`Event "x" is invalid` through `events.k8s.io`).
     fn invalid(&self, causes: Vec<FieldError>) -> ApiError {
         ApiError::Invalid {
-            group: self.info().group.into(),
-            kind: self.info().kind.into(),
+            group: self.info().storage_kind().group.into(),
+            kind: self.info().storage_kind().kind.into(),
             name: self.name.to_owned(),
             causes,
         }
@@ -228,8 +231,7 @@ impl Registry {
                 Err(e) => return Err(object::storage_error(e, &request.resource, name)),
             };
             let stored = object::decode(&kv)?;
-            let from = object::stored_version(kind, &stored);
-            let old_hub = kind.to_hub(stored, from).map_err(internal)?;
+            let old_hub = kind.from_stored(stored).map_err(internal)?;
             let old = kind.hub_json(&old_hub).map_err(internal)?;
 
             let view = match &change {
@@ -387,7 +389,7 @@ impl Registry {
             errors.extend(super::validation::object_meta_update(&new, &old));
             let scale_errors = super::validation::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
-            let own = kind.validate_update(&new_hub, &old_hub);
+            let own = kind.validate_update(&new_hub, &old_hub, target.version);
             if !own.is_empty() {
                 let hub = kind.hub_json(&new_hub).map_err(internal)?;
                 errors.extend(field_paths::to_version(kind, target.version, &hub, own));
@@ -397,8 +399,7 @@ impl Registry {
             }
             kind.canonicalize(&mut new_hub);
             let new = kind.hub_json(&new_hub).map_err(internal)?;
-            let storage_version = info.storage_version().name;
-            let stored = kind.from_hub(new_hub, storage_version).map_err(internal)?;
+            let stored = kind.to_stored(new_hub).map_err(internal)?;
             let bytes = object::encode(stored)?;
 
             // kube's `shouldDeleteDuringUpdate`: the last finalizer of an object whose

@@ -315,7 +315,8 @@ pub(super) fn in_version(
     cached: &CachedObject,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    (cached.versions).get_or_try_insert(version, || {
+    // Keyed by apiVersion: kinds stored with another share its cached objects.
+    (cached.versions).get_or_try_insert(&kind.api_version(version), || {
         converted(kind, cached, version, cached.kv.mod_revision)
     })
 }
@@ -328,7 +329,9 @@ fn gone(
     prev: &CachedObject,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    (change.gone).get_or_try_insert(version, || converted(kind, prev, version, change.revision))
+    (change.gone).get_or_try_insert(&kind.api_version(version), || {
+        converted(kind, prev, version, change.revision)
+    })
 }
 
 fn converted(
@@ -338,9 +341,8 @@ fn converted(
     revision: Revision,
 ) -> Result<Value, ApiError> {
     let stored = cached.decoded.clone().map_err(internal)?;
-    let from = object::stored_version(kind, &stored);
     let mut object = kind
-        .convert(stored, from, version)
+        .stored_to(stored, version)
         .map_err(|e| internal(format!("converting the object at {}: {e}", cached.kv.key)))?;
     object::set_resource_version(&mut object, revision);
     Ok(object)
@@ -363,8 +365,7 @@ pub(super) fn matches_cached(
     let hub = match cached.derived.get() {
         Some(hub) => hub,
         None => {
-            let from = object::stored_version(kind, stored);
-            let hub = kind.to_hub(stored.clone(), from).map_err(internal)?;
+            let hub = kind.from_stored(stored.clone()).map_err(internal)?;
             let json = kind.hub_json(&hub).map_err(internal)?;
             cached.derived.get_or_init(|| json)
         }
@@ -422,8 +423,7 @@ fn matches(kind: &KindEntry, stored: &Value, selectors: &Selectors) -> Result<bo
     if !selectors.selects_fields() {
         return Ok(true);
     }
-    let from = object::stored_version(kind, stored);
-    let hub = kind.to_hub(stored.clone(), from).map_err(internal)?;
+    let hub = kind.from_stored(stored.clone()).map_err(internal)?;
     let json = kind.hub_json(&hub).map_err(internal)?;
     Ok(selectors.matches_fields(kind.info, &json))
 }

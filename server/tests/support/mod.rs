@@ -28,6 +28,18 @@ pub use table::Table;
 use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
+/// Now as kube writes a `Time`: RFC 3339, UTC, seconds.
+#[allow(dead_code)]
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Now as kube writes a `MicroTime`: RFC 3339, UTC, microseconds.
+#[allow(dead_code)]
+pub fn now_micro() -> String {
+    humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string()
+}
+
 /// Polls `condition` every few milliseconds until it returns `Some`, or panics with `what`
 /// (and `context()`, computed only then) once `timeout` has passed.
 #[track_caller]
