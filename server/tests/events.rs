@@ -107,6 +107,8 @@ fn both_groups_serve_the_same_events() {
     assert_eq!(read["message"], "Pulled image nginx:1.27");
     assert_eq!(read["reportingComponent"], "example.dev/puller");
     assert_eq!(read["involvedObject"]["name"], "web");
+    // kube's core kinds carry no generation.
+    assert!(read["metadata"].get("generation").is_none(), "{read}");
 
     for (path, selector) in [
         (

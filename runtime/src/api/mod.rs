@@ -126,6 +126,13 @@ impl KindInfo {
             .expect("#[derive(Resource)] guarantees exactly one storage version")
     }
 
+    /// Whether objects carry `metadata.generation`, set to 1 on create and moved by every
+    /// change to what is not status or metadata: kube's custom resources always do; kube's
+    /// own core kinds do not (their strategies never set it: ConfigMap, Namespace, Event).
+    pub fn tracks_generation(&'static self) -> bool {
+        !self.storage_kind().is_core()
+    }
+
     /// Rust path of the hub type (the `stored_with` kind's for a kind stored with another).
     pub fn hub_rust_type(&self) -> &'static str {
         match self.stored_with {

@@ -91,7 +91,8 @@ impl Registry {
         }
         set_meta(&mut json, "uid", Some(Value::String(object::new_uid())));
         set_meta(&mut json, "creationTimestamp", Some(object::now().into()));
-        set_meta(&mut json, "generation", Some(Value::from(1)));
+        let generation = info.tracks_generation().then(|| Value::from(1));
+        set_meta(&mut json, "generation", generation);
         for cleared in [
             "resourceVersion",
             "selfLink",

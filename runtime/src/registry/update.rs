@@ -378,7 +378,7 @@ impl Registry {
                 );
                 new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
             }
-            if spec_changed(info, &new, &old) {
+            if info.tracks_generation() && spec_changed(info, &new, &old) {
                 let generation = object::generation(&old) + 1;
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
                 new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
