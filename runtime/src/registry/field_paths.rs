@@ -38,11 +38,17 @@ pub(super) fn to_version(
     let Some(base) = convert(kind, version, hub.clone()) else {
         return errors;
     };
+    let probe = Probe {
+        kind,
+        version,
+        hub,
+        base: &base,
+    };
     errors
         .into_iter()
         .map(|mut error| {
             let hub_path = parse(&error.field);
-            if let Some(path) = translate(kind, version, hub, &base, &hub_path)
+            if let Some(path) = probe.translate(&hub_path)
                 && !same_steps(&path, &hub_path)
             {
                 error.field = render(&path);
@@ -58,85 +64,90 @@ fn convert(kind: &KindEntry, version: &str, hub: Value) -> Option<Value> {
     kind.from_hub(hub, version).ok()
 }
 
-/// The version path of hub path `path`, trying its ancestors in turn.
-fn translate(
-    kind: &KindEntry,
-    version: &str,
-    hub: &Value,
-    base: &Value,
-    path: &[Segment],
-) -> Option<Vec<Segment>> {
-    if get(hub, path).is_none()
-        && let Some(found) = translate_absent(kind, version, hub, base, path)
-    {
-        return Some(found);
+/// One hub, and the request's version of it, whose paths are translated.
+struct Probe<'a> {
+    kind: &'a KindEntry,
+    version: &'a str,
+    hub: &'a Value,
+    /// `hub` in `version`.
+    base: &'a Value,
+}
+
+impl Probe<'_> {
+    /// The version path of hub path `path`, trying its ancestors in turn.
+    fn translate(&self, path: &[Segment]) -> Option<Vec<Segment>> {
+        let Probe {
+            kind,
+            version,
+            hub,
+            base,
+        } = *self;
+        if get(hub, path).is_none()
+            && let Some(found) = self.translate_absent(path)
+        {
+            return Some(found);
+        }
+        for len in (1..=path.len()).rev() {
+            let prefix = &path[..len];
+            let Some(value) = get(hub, prefix) else {
+                continue;
+            };
+            let mut changed: Vec<Vec<Segment>> = Vec::new();
+            for leaf in leaves(value) {
+                let mut leaf_path = prefix.to_vec();
+                leaf_path.extend(leaf.iter().cloned());
+                let mut probe = hub.clone();
+                let Some(slot) = get_mut(&mut probe, &leaf_path) else {
+                    continue;
+                };
+                let Some(other) = another(slot) else {
+                    continue;
+                };
+                *slot = other;
+                let Some(converted) = convert(kind, version, probe) else {
+                    continue;
+                };
+                let mut paths = Vec::new();
+                differences(base, &converted, &mut Vec::new(), &mut paths);
+                // A leaf found under the same relative path names the field itself
+                // (`data.k` changes `data.k`: the field is `data`); one found elsewhere was
+                // mapped, and its path is as close as the version gets.
+                changed.extend(
+                    paths
+                        .into_iter()
+                        .map(|path| match path.strip_suffix(&leaf[..]) {
+                            Some(field) => field.to_vec(),
+                            None => path,
+                        }),
+                );
+            }
+            if let Some(common) = common_prefix(&changed) {
+                return Some(common);
+            }
+        }
+        None
     }
-    for len in (1..=path.len()).rev() {
-        let prefix = &path[..len];
-        let Some(value) = get(hub, prefix) else {
-            continue;
-        };
-        let mut changed: Vec<Vec<Segment>> = Vec::new();
-        for leaf in leaves(value) {
-            let mut leaf_path = prefix.to_vec();
-            leaf_path.extend(leaf.iter().cloned());
-            let mut probe = hub.clone();
-            let Some(slot) = get_mut(&mut probe, &leaf_path) else {
-                continue;
-            };
-            let Some(other) = another(slot) else {
-                continue;
-            };
-            *slot = other;
-            let Some(converted) = convert(kind, version, probe) else {
+
+    /// The version path of a field the hub does not have (a required field left out): set it
+    /// to a scalar the hub decodes and see where that shows in the version.
+    fn translate_absent(&self, path: &[Segment]) -> Option<Vec<Segment>> {
+        let probes = [Value::from("kapi-probe"), Value::from(1), Value::from(true)];
+        for probe in probes {
+            let mut changed = self.hub.clone();
+            if !insert(&mut changed, path, probe) {
+                return None;
+            }
+            let Some(converted) = convert(self.kind, self.version, changed) else {
                 continue;
             };
             let mut paths = Vec::new();
-            differences(base, &converted, &mut Vec::new(), &mut paths);
-            // A leaf found under the same relative path names the field itself
-            // (`data.k` changes `data.k`: the field is `data`); one found elsewhere was
-            // mapped, and its path is as close as the version gets.
-            changed.extend(
-                paths
-                    .into_iter()
-                    .map(|path| match path.strip_suffix(&leaf[..]) {
-                        Some(field) => field.to_vec(),
-                        None => path,
-                    }),
-            );
+            differences(self.base, &converted, &mut Vec::new(), &mut paths);
+            if let Some(common) = common_prefix(&paths) {
+                return Some(common);
+            }
         }
-        if let Some(common) = common_prefix(&changed) {
-            return Some(common);
-        }
+        None
     }
-    None
-}
-
-/// The version path of a field the hub does not have (a required field left out): set it
-/// to a scalar the hub decodes and see where that shows in the version.
-fn translate_absent(
-    kind: &KindEntry,
-    version: &str,
-    hub: &Value,
-    base: &Value,
-    path: &[Segment],
-) -> Option<Vec<Segment>> {
-    let probes = [Value::from("kapi-probe"), Value::from(1), Value::from(true)];
-    for probe in probes {
-        let mut changed = hub.clone();
-        if !insert(&mut changed, path, probe) {
-            return None;
-        }
-        let Some(converted) = convert(kind, version, changed) else {
-            continue;
-        };
-        let mut paths = Vec::new();
-        differences(base, &converted, &mut Vec::new(), &mut paths);
-        if let Some(common) = common_prefix(&paths) {
-            return Some(common);
-        }
-    }
-    None
 }
 
 /// Sets the value at `path` (fields only), making the objects on the way; `false` when the
