@@ -66,6 +66,7 @@ struct StrategyHooks {
     validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
     validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
     canonicalize: fn(&mut ErasedHub),
+    allow_create_on_update: bool,
 }
 
 impl StrategyHooks {
@@ -102,6 +103,7 @@ impl StrategyHooks {
                     hub.canonicalize();
                 }
             },
+            allow_create_on_update: Hub::allow_create_on_update(),
         }
     }
 }
@@ -290,6 +292,11 @@ impl KindEntry {
         version: &str,
     ) -> Vec<FieldError> {
         (self.hooks.validate_update)(hub, old, &self.api_version(version))
+    }
+
+    /// [`Strategy::allow_create_on_update`] of the kind.
+    pub fn allow_create_on_update(&self) -> bool {
+        self.hooks.allow_create_on_update
     }
 
     /// [`Strategy::canonicalize`] of the kind.

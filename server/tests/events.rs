@@ -140,6 +140,19 @@ fn both_groups_serve_the_same_events() {
         .unwrap();
     assert_eq!(wrong.status, 400, "{}", wrong.body);
 
+    // A PUT of a missing Event records it (kube's Event strategy allows create on update).
+    let mut put = core_event(&uid);
+    put["metadata"]["name"] = "web.put".into();
+    let created = client.put(&format!("{core}/web.put"), &put).unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(watch.next_event(DEADLINE)["type"], "ADDED");
+    // Not for other kinds: kube's 404 for a ConfigMap.
+    let missing = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nope"}});
+    let refused = client
+        .put("/api/v1/namespaces/default/configmaps/nope", &missing)
+        .unwrap();
+    assert_eq!(refused.status, 404, "{}", refused.body);
+
     // Deleting through one group removes it from both, and the watch of the other sees it.
     let deleted = client.delete(&format!("{core}/web.scaled")).unwrap();
     assert_eq!(deleted.status, 200, "{}", deleted.body);

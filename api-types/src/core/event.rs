@@ -250,6 +250,11 @@ impl Event {
 }
 
 impl kapi_runtime::Strategy for Event {
+    /// kube's Event strategy: a `PUT` of a missing Event records it.
+    fn allow_create_on_update() -> bool {
+        true
+    }
+
     /// Through core `v1` only the legacy rules apply (backwards compatibility).
     fn validate(&self) -> Vec<FieldError> {
         self.validate_legacy()

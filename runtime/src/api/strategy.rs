@@ -49,6 +49,12 @@ pub trait Strategy: Sized {
         self.validate_update(old)
     }
 
+    /// Whether a `PUT` of a missing object (without a resourceVersion) creates it: kube's
+    /// `AllowCreateOnUpdate`, false for most kinds and for custom resources.
+    fn allow_create_on_update() -> bool {
+        false
+    }
+
     /// Normalises the object before it is stored.
     fn canonicalize(&mut self) {}
 }

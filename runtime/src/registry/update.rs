@@ -39,12 +39,6 @@ pub(super) enum Change<'a> {
     Patch(PatchType, &'a Value),
 }
 
-/// Whether a `PUT` of a missing object creates it (kube's `AllowCreateOnUpdate`): no for
-/// every kind today, as for custom resources.
-fn allow_create_on_update(_info: &KindInfo) -> bool {
-    false
-}
-
 /// Whether a `PUT` without a resourceVersion overwrites whatever is stored (kube's
 /// `AllowUnconditionalUpdate`): yes for the core kinds, as kube's ConfigMap and Namespace;
 /// no for the others, as for custom resources, which must say which version they replace.
@@ -203,7 +197,7 @@ impl Registry {
                 Ok(None) => {
                     return match &change {
                         Change::Replace(body)
-                            if allow_create_on_update(info)
+                            if kind.allow_create_on_update()
                                 && meta_str(body, "resourceVersion").is_none()
                                 && subresource.is_none() =>
                         {
