@@ -28,16 +28,21 @@ fn webapp(kubectl: &Kubectl) -> String {
     object["metadata"]["uid"].as_str().unwrap().to_owned()
 }
 
+/// A reference to WebApp `web` (`uid`) in `default`.
+fn web(uid: &str) -> Value {
+    json!({
+        "apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "namespace": "default", "name": "web", "uid": uid
+    })
+}
+
 /// An Event about WebApp `web` (`uid`) as client-go's legacy recorder writes it.
 fn core_event(uid: &str) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Event",
         "metadata": {"name": "web.scaled", "namespace": "default"},
-        "involvedObject": {
-            "apiVersion": "apps.example.dev/v1", "kind": "WebApp",
-            "namespace": "default", "name": "web", "uid": uid
-        },
+        "involvedObject": web(uid),
         "reason": "ScaledUp",
         "message": "Scaled up to 3 replicas",
         "type": "Normal",
@@ -55,10 +60,7 @@ fn new_event(uid: &str) -> Value {
         "kind": "Event",
         "metadata": {"name": "web.pulled", "namespace": "default"},
         "eventTime": support::now_micro(),
-        "regarding": {
-            "apiVersion": "apps.example.dev/v1", "kind": "WebApp",
-            "namespace": "default", "name": "web", "uid": uid
-        },
+        "regarding": web(uid),
         "reason": "ImagePulled",
         "note": "Pulled image nginx:1.27",
         "type": "Warning",
