@@ -109,23 +109,28 @@ impl<'de> Deserialize<'de> for SharedObject {
     }
 }
 
-/// One [`SharedObject`] per served version, computed on first use.
+/// One [`SharedObject`] per served group and version, computed on first use. Keyed by
+/// both: kinds stored with another (`events.k8s.io` and core Events) share cached objects.
 #[derive(Default)]
-pub struct Memo(Mutex<Vec<(String, SharedObject)>>);
+pub struct Memo(Mutex<Vec<(&'static str, String, SharedObject)>>);
 
 impl Memo {
-    /// The object in `version`, made by `make` the first time.
+    /// The object in `version` of `group`, made by `make` the first time.
     pub fn get_or_try_insert<E>(
         &self,
+        group: &'static str,
         version: &str,
         make: impl FnOnce() -> Result<Value, E>,
     ) -> Result<SharedObject, E> {
         let mut versions = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, object)) = versions.iter().find(|(v, _)| v == version) {
+        let found = versions
+            .iter()
+            .find(|(g, v, _)| *g == group && v == version);
+        if let Some((_, _, object)) = found {
             return Ok(object.clone());
         }
         let object = SharedObject::from(make()?);
-        versions.push((version.to_owned(), object.clone()));
+        versions.push((group, version.to_owned(), object.clone()));
         Ok(object)
     }
 }
@@ -151,10 +156,10 @@ mod tests {
         );
         let memo = Memo::default();
         let v1 = memo
-            .get_or_try_insert::<()>("v1", || Ok(serde_json::json!(1)))
+            .get_or_try_insert::<()>("", "v1", || Ok(serde_json::json!(1)))
             .unwrap();
         let v1_again = memo
-            .get_or_try_insert::<()>("v1", || panic!("converted twice"))
+            .get_or_try_insert::<()>("", "v1", || panic!("converted twice"))
             .unwrap();
         assert!(SharedObject::ptr_eq(&v1, &v1_again));
     }

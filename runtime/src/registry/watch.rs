@@ -315,8 +315,7 @@ pub(super) fn in_version(
     cached: &CachedObject,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    // Keyed by apiVersion: kinds stored with another share its cached objects.
-    (cached.versions).get_or_try_insert(&kind.api_version(version), || {
+    (cached.versions).get_or_try_insert(kind.info.group, version, || {
         converted(kind, cached, version, cached.kv.mod_revision)
     })
 }
@@ -329,7 +328,7 @@ fn gone(
     prev: &CachedObject,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    (change.gone).get_or_try_insert(&kind.api_version(version), || {
+    (change.gone).get_or_try_insert(kind.info.group, version, || {
         converted(kind, prev, version, change.revision)
     })
 }
