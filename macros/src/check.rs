@@ -143,9 +143,7 @@ fn check_stored_with(kind: &Kind, errors: &mut Accumulator) {
         format!(
             "a kind `stored_with` another has that kind's hub type (`{}`): declare it on a \
              unit struct, `pub struct {};`",
-            quote::ToTokens::to_token_stream(path)
-                .to_string()
-                .replace(' ', ""),
+            path_text(path),
             kind.hub.ident
         ),
     ));
@@ -383,9 +381,7 @@ fn check_versions(kind: &Kind, errors: &mut Accumulator) {
                 format!(
                     "the objects of a kind `stored_with` `{}` are stored in that kind's \
                      storage version: remove `storage`",
-                    quote::ToTokens::to_token_stream(path)
-                        .to_string()
-                        .replace(' ', "")
+                    path_text(path)
                 ),
             ));
         }
@@ -439,6 +435,13 @@ fn check_version_types(kind: &Kind, errors: &mut Accumulator) {
             ));
         }
     }
+}
+
+/// A path as written, without token spacing (`crate::core::Event`).
+fn path_text(path: &syn::Path) -> String {
+    quote::ToTokens::to_token_stream(path)
+        .to_string()
+        .replace(' ', "")
 }
 
 /// The second and later occurrences of each value.

@@ -301,10 +301,6 @@ impl kapi_runtime::Strategy for Event {
         errors
     }
 
-    fn validate_update(&self, _old: &Self) -> Vec<FieldError> {
-        self.validate_legacy()
-    }
-
     /// kube's `ValidateEventUpdate`: through `events.k8s.io/v1`, what an event reports is
     /// immutable; only its series (and metadata) may change.
     fn validate_update_in(&self, old: &Self, api_version: &str) -> Vec<FieldError> {
