@@ -6,6 +6,8 @@
 //! - [`apps`]: `WebApp`, in two versions (`v1` stored, `v1beta1` deprecated) that
 //!   convert through a hub type.
 //! - [`platform`]: `Tenant`, cluster-scoped.
+//! - [`rbac`]: Kubernetes' `rbac.authorization.k8s.io` kinds, which the runtime declares
+//!   (its authorizer reads them) and this API serves.
 //!
 //! Each kind is declared once, with `#[derive(Resource)]` on its hub type; [`KINDS`] lists
 //! them for the scheme, as Kubernetes' `AddToScheme` does.
@@ -21,6 +23,7 @@ pub mod platform;
 
 use kapi_runtime::Resource;
 use kapi_runtime::api::KindInfo;
+pub use kapi_runtime::kinds::rbac;
 
 /// Every kind of the example API.
 pub const KINDS: &[&KindInfo] = &[
@@ -30,4 +33,9 @@ pub const KINDS: &[&KindInfo] = &[
     events::Event::INFO,
     apps::WebApp::INFO,
     platform::Tenant::INFO,
+    // Kubernetes' RBAC kinds, declared in the runtime (its authorizer reads them).
+    rbac::Role::INFO,
+    rbac::ClusterRole::INFO,
+    rbac::RoleBinding::INFO,
+    rbac::ClusterRoleBinding::INFO,
 ];

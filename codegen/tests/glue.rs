@@ -10,7 +10,9 @@ use glue_fixture::{KINDS, TENANT, model};
 use kapi_codegen::glue::{GlueError, HEADER};
 use kapi_codegen::openapi::v2_proto;
 use kapi_codegen::{FileKind, GeneratedFile, RenderError, render};
-use kapi_runtime::api::{Action, KindInfo, Method, Route, Scope, Subresources, VersionInfo};
+use kapi_runtime::api::{
+    Action, KindInfo, Method, NameRule, Route, Scope, Subresources, VersionInfo,
+};
 use serde_json::{Value, json};
 
 fn files() -> Vec<GeneratedFile> {
@@ -469,6 +471,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     plural: "things",
     singular: "thing",
     scope: Scope::Cluster,
+    names: NameRule::DnsSubdomain,
     short_names: &[],
     categories: &[],
     subresources: Subresources {

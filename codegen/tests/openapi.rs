@@ -1238,7 +1238,9 @@ fn declared_patch_extensions_must_agree_with_the_list_type() {
 mod fixture {
     #![allow(dead_code)]
 
-    use kapi_runtime::api::{Action, KindInfo, Method, Route, Scope, Subresources, VersionInfo};
+    use kapi_runtime::api::{
+        Action, KindInfo, Method, NameRule, Route, Scope, Subresources, VersionInfo,
+    };
     use kapi_runtime::meta::ObjectMeta;
     use schemars::JsonSchema;
 
@@ -1322,6 +1324,7 @@ mod fixture {
             plural,
             singular: "",
             scope: Scope::Namespaced,
+            names: NameRule::DnsSubdomain,
             short_names: &[],
             categories: &[],
             subresources: Subresources {

@@ -42,6 +42,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         hash: "CB936CC4AF11BCF2BA581484C1C3876DE6F77A2771734400626EC56C65CF62B42DE44475ABEABCC972E24D71621CE354DC7E42BCC819764883FAE086ACAC99FC",
         json: include_str!("../openapi/v3/apis/platform.example.dev/v1.json"),
     },
+    OpenApiV3Document {
+        path: "apis/rbac.authorization.k8s.io/v1",
+        hash: "B0BF0E140A89CE49EF141C289E92D26BD0092912D447AE4F8D4F8F11FE649C80C22FADF22475E07DD307229CE5E121EE9355E217B123F7E3D00DBD4403E36BF7",
+        json: include_str!("../openapi/v3/apis/rbac.authorization.k8s.io/v1.json"),
+    },
 ];
 
 /// The OpenAPI 3.0 document of a group-version, by its key (`apis/apps.example.dev/v1`).
@@ -70,6 +75,12 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         }
         "/apis/platform.example.dev/v1" => Some(include_str!(
             "../discovery/apis/platform.example.dev/v1.json"
+        )),
+        "/apis/rbac.authorization.k8s.io" => Some(include_str!(
+            "../discovery/apis/rbac.authorization.k8s.io.json"
+        )),
+        "/apis/rbac.authorization.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/rbac.authorization.k8s.io/v1.json"
         )),
         _ => None,
     }

@@ -13,6 +13,7 @@
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
 //! - `events.k8s.io` (`/apis/events.k8s.io`): versions `v1`; kinds `Event`.
 //! - `platform.example.dev` (`/apis/platform.example.dev`): versions `v1`; kinds `Tenant`.
+//! - `rbac.authorization.k8s.io` (`/apis/rbac.authorization.k8s.io`): versions `v1`; kinds `Role`, `ClusterRole`, `RoleBinding`, `ClusterRoleBinding`.
 
 pub mod documents;
 mod routes;

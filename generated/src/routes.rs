@@ -21,6 +21,15 @@ const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
 const EVENTS_K8S_IO_EVENT: &KindInfo = <api_types::events::Event as Resource>::INFO;
 /// `Tenant`, `platform.example.dev`.
 const TENANT: &KindInfo = <api_types::platform::Tenant as Resource>::INFO;
+/// `Role`, `rbac.authorization.k8s.io`.
+const ROLE: &KindInfo = <kapi_runtime::kinds::rbac::Role as Resource>::INFO;
+/// `ClusterRole`, `rbac.authorization.k8s.io`.
+const CLUSTER_ROLE: &KindInfo = <kapi_runtime::kinds::rbac::ClusterRole as Resource>::INFO;
+/// `RoleBinding`, `rbac.authorization.k8s.io`.
+const ROLE_BINDING: &KindInfo = <kapi_runtime::kinds::rbac::RoleBinding as Resource>::INFO;
+/// `ClusterRoleBinding`, `rbac.authorization.k8s.io`.
+const CLUSTER_ROLE_BINDING: &KindInfo =
+    <kapi_runtime::kinds::rbac::ClusterRoleBinding as Resource>::INFO;
 
 /// Every route of every served version, bound to its handler: what the HTTP layer mounts.
 pub static ROUTES: &[RouteBinding] = &[
@@ -215,6 +224,90 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(TENANT, 0, 10, Handler::UpdateStatus),
     // PATCH /apis/platform.example.dev/v1/tenants/{name}/status
     bind(TENANT, 0, 11, Handler::PatchStatus),
+    // Role (rbac.authorization.k8s.io/v1):
+    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
+    bind(ROLE, 0, 0, Handler::List),
+    // POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
+    bind(ROLE, 0, 1, Handler::Create),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
+    bind(ROLE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 3, Handler::Get),
+    // PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 4, Handler::Update),
+    // PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 5, Handler::Patch),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 6, Handler::Delete),
+    // GET /apis/rbac.authorization.k8s.io/v1/roles
+    bind(ROLE, 0, 7, Handler::List),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/roles
+    bind(ROLE, 0, 8, Handler::WatchList),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 9, Handler::Watch),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/roles
+    bind(ROLE, 0, 10, Handler::WatchList),
+    // ClusterRole (rbac.authorization.k8s.io/v1):
+    // GET /apis/rbac.authorization.k8s.io/v1/clusterroles
+    bind(CLUSTER_ROLE, 0, 0, Handler::List),
+    // POST /apis/rbac.authorization.k8s.io/v1/clusterroles
+    bind(CLUSTER_ROLE, 0, 1, Handler::Create),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterroles
+    bind(CLUSTER_ROLE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/rbac.authorization.k8s.io/v1/clusterroles/{name}
+    bind(CLUSTER_ROLE, 0, 3, Handler::Get),
+    // PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name}
+    bind(CLUSTER_ROLE, 0, 4, Handler::Update),
+    // PATCH /apis/rbac.authorization.k8s.io/v1/clusterroles/{name}
+    bind(CLUSTER_ROLE, 0, 5, Handler::Patch),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterroles/{name}
+    bind(CLUSTER_ROLE, 0, 6, Handler::Delete),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterroles
+    bind(CLUSTER_ROLE, 0, 7, Handler::WatchList),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterroles/{name}
+    bind(CLUSTER_ROLE, 0, 8, Handler::Watch),
+    // RoleBinding (rbac.authorization.k8s.io/v1):
+    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings
+    bind(ROLE_BINDING, 0, 0, Handler::List),
+    // POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings
+    bind(ROLE_BINDING, 0, 1, Handler::Create),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings
+    bind(ROLE_BINDING, 0, 2, Handler::DeleteCollection),
+    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}
+    bind(ROLE_BINDING, 0, 3, Handler::Get),
+    // PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}
+    bind(ROLE_BINDING, 0, 4, Handler::Update),
+    // PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}
+    bind(ROLE_BINDING, 0, 5, Handler::Patch),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}
+    bind(ROLE_BINDING, 0, 6, Handler::Delete),
+    // GET /apis/rbac.authorization.k8s.io/v1/rolebindings
+    bind(ROLE_BINDING, 0, 7, Handler::List),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/rolebindings
+    bind(ROLE_BINDING, 0, 8, Handler::WatchList),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/rolebindings/{name}
+    bind(ROLE_BINDING, 0, 9, Handler::Watch),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/rolebindings
+    bind(ROLE_BINDING, 0, 10, Handler::WatchList),
+    // ClusterRoleBinding (rbac.authorization.k8s.io/v1):
+    // GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 0, Handler::List),
+    // POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 1, Handler::Create),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 2, Handler::DeleteCollection),
+    // GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 3, Handler::Get),
+    // PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 4, Handler::Update),
+    // PATCH /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 5, Handler::Patch),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 6, Handler::Delete),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 7, Handler::WatchList),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 8, Handler::Watch),
 ];
 
 /// Binds route `route` of version `version` (indexes into `kind.versions` and its `routes`)

@@ -5,6 +5,7 @@
 //! naming a Rust type.
 
 use api_types::{apps, events, platform};
+use kapi_runtime::kinds;
 
 use kapi_runtime::scheme::{KindEntry, Scheme};
 
@@ -32,6 +33,22 @@ pub fn scheme() -> Scheme {
         .add(
             KindEntry::new::<platform::Tenant>()
                 .version::<platform::Tenant, platform::Tenant>("v1"),
+        )
+        .add(
+            KindEntry::new::<kinds::rbac::Role>()
+                .version::<kinds::rbac::Role, kinds::rbac::Role>("v1"),
+        )
+        .add(
+            KindEntry::new::<kinds::rbac::ClusterRole>()
+                .version::<kinds::rbac::ClusterRole, kinds::rbac::ClusterRole>("v1"),
+        )
+        .add(
+            KindEntry::new::<kinds::rbac::RoleBinding>()
+                .version::<kinds::rbac::RoleBinding, kinds::rbac::RoleBinding>("v1"),
+        )
+        .add(
+            KindEntry::new::<kinds::rbac::ClusterRoleBinding>()
+                .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1"),
         )
         .add(
             KindEntry::stored_with::<api_types::core::event::Event>(

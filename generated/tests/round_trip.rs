@@ -78,3 +78,32 @@ mod platform_example_dev {
         ROUND_TRIP.check("platform.example.dev", "Tenant", "v1");
     }
 }
+
+/// `rbac.authorization.k8s.io`.
+mod rbac_authorization_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `rbac.authorization.k8s.io/v1` `Role`.
+    #[test]
+    fn role_v1() {
+        ROUND_TRIP.check("rbac.authorization.k8s.io", "Role", "v1");
+    }
+
+    /// `rbac.authorization.k8s.io/v1` `ClusterRole`.
+    #[test]
+    fn cluster_role_v1() {
+        ROUND_TRIP.check("rbac.authorization.k8s.io", "ClusterRole", "v1");
+    }
+
+    /// `rbac.authorization.k8s.io/v1` `RoleBinding`.
+    #[test]
+    fn role_binding_v1() {
+        ROUND_TRIP.check("rbac.authorization.k8s.io", "RoleBinding", "v1");
+    }
+
+    /// `rbac.authorization.k8s.io/v1` `ClusterRoleBinding`.
+    #[test]
+    fn cluster_role_binding_v1() {
+        ROUND_TRIP.check("rbac.authorization.k8s.io", "ClusterRoleBinding", "v1");
+    }
+}

@@ -54,9 +54,27 @@ pub struct ResourceAttrs {
     /// `events.k8s.io` Events with the core ones (cohabiting resources). Declared on a unit
     /// struct.
     pub stored_with: Option<syn::Path>,
+    /// `names = "path_segment"`: how names of new objects are checked: `dns_subdomain`
+    /// (the default), `dns_label` (kube's namespaces) or `path_segment` (kube's RBAC kinds,
+    /// `system:basic-user`).
+    pub names: Option<NameRuleAttr>,
     /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi_runtime::api::ProtoMessage`
     /// (a `static` or `const`), for protobuf request bodies. None by default.
     pub protobuf: Option<syn::Path>,
+}
+
+/// The values of `names = "..."`.
+#[derive(Clone, Copy, Debug, FromMeta)]
+pub enum NameRuleAttr {
+    /// `dns_subdomain`.
+    #[darling(rename = "dns_subdomain")]
+    DnsSubdomain,
+    /// `dns_label`.
+    #[darling(rename = "dns_label")]
+    DnsLabel,
+    /// `path_segment`.
+    #[darling(rename = "path_segment")]
+    PathSegment,
 }
 
 /// `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas")`.

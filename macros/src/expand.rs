@@ -10,6 +10,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
+use crate::attr::NameRuleAttr;
 use crate::json_path::{self, Segment};
 use crate::model::{JsonPath, Kind, PrinterColumn, Version, VersionType};
 use crate::routes::{self, Action, Method};
@@ -224,6 +225,11 @@ fn kind_info(kind: &Kind) -> TokenStream {
     };
     let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
     let rust_type = hub_rust_type(kind);
+    let names = match kind.names {
+        NameRuleAttr::DnsSubdomain => quote!(::kapi_runtime::api::NameRule::DnsSubdomain),
+        NameRuleAttr::DnsLabel => quote!(::kapi_runtime::api::NameRule::DnsLabel),
+        NameRuleAttr::PathSegment => quote!(::kapi_runtime::api::NameRule::PathSegment),
+    };
     // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
     let protobuf = match &kind.protobuf {
         None => quote!(::core::option::Option::None),
@@ -241,6 +247,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             plural: #plural,
             singular: #singular,
             scope: #scope,
+            names: #names,
             short_names: &[#(#short_names),*],
             categories: &[#(#categories),*],
             subresources: ::kapi_runtime::api::Subresources {

@@ -12,8 +12,8 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, LitStr, Type};
 
 use crate::attr::{
-    Deprecation, PrinterColumnAttrs, ResourceAttrs, ScaleAttrs, SelectableFieldAttrs, VersionAttrs,
-    Word,
+    Deprecation, NameRuleAttr, PrinterColumnAttrs, ResourceAttrs, ScaleAttrs, SelectableFieldAttrs,
+    VersionAttrs, Word,
 };
 use crate::json_path::{self, Segment};
 use crate::names;
@@ -35,6 +35,8 @@ pub struct Kind {
     pub singular: Name,
     /// Objects live in namespaces.
     pub namespaced: bool,
+    /// How names of new objects are checked.
+    pub names: NameRuleAttr,
     /// `wa`.
     pub short_names: Vec<LitStr>,
     /// `all`.
@@ -257,6 +259,7 @@ impl Kind {
             plural,
             singular,
             namespaced: attrs.namespaced.is_present(),
+            names: attrs.names.unwrap_or(NameRuleAttr::DnsSubdomain),
             short_names: attrs.short_names,
             categories: attrs.categories,
             status: attrs.status,

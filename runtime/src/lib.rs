@@ -9,6 +9,8 @@
 //! - [`defaults`]: literal field defaults (`#[serde(default = "kapi_runtime::defaults::i32::<1>")]`).
 //! - [`validation`]: kube's string validations (names, label values, config keys,
 //!   finalizers) with kube's messages, for the registry and for kinds' own rules.
+//! - `kinds` (feature `derive`): Kubernetes' own kinds the runtime relies on (RBAC),
+//!   declared with the derives like a user's.
 //! - [`scheme`]: the registered kinds, converting JSON between versions through each
 //!   kind's hub type.
 //! - `testing` (feature `testing`): arbitrary objects within a version's schema and the
@@ -16,6 +18,9 @@
 //!
 //! Invariant: this crate names no concrete resource type; it learns them from the
 //! generated scheme at start-up.
+
+// The derives name `::kapi_runtime`; `kinds` uses them inside this crate.
+extern crate self as kapi_runtime;
 
 pub mod api;
 pub mod byte_string;
@@ -29,6 +34,8 @@ pub mod endpoints;
 pub mod error;
 #[cfg(feature = "server")]
 pub mod fieldmanager;
+#[cfg(feature = "derive")]
+pub mod kinds;
 pub mod meta;
 #[cfg(feature = "server")]
 pub mod registry;

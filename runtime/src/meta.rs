@@ -259,6 +259,56 @@ pub struct ListMeta {
     pub self_link: Option<String>,
 }
 
+/// A label query over objects: the requirements are ANDed; an empty selector matches
+/// everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector")]
+#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+pub struct LabelSelector {
+    /// Labels that must have exactly these values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_labels: Option<BTreeMap<String, String>>,
+    /// Requirements on labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+/// One requirement of a [`LabelSelector`]: a key, an operator and values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement")]
+pub struct LabelSelectorRequirement {
+    /// The label key.
+    pub key: String,
+    /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
+    pub operator: String,
+    /// The values of `In` and `NotIn`; empty for `Exists` and `DoesNotExist`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    pub values: Vec<String>,
+}
+
+impl LabelSelector {
+    /// Whether `labels` satisfy every requirement (kube's `LabelSelectorAsSelector` then
+    /// `Matches`); an operator kube does not know matches nothing.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        let match_labels = self.match_labels.iter().flatten();
+        match_labels.clone().all(|(k, v)| labels.get(k) == Some(v))
+            && self.match_expressions.iter().all(|r| {
+                let value = labels.get(&r.key);
+                match r.operator.as_str() {
+                    "In" => value.is_some_and(|v| r.values.contains(v)),
+                    "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
+                    "Exists" => value.is_some(),
+                    "DoesNotExist" => value.is_none(),
+                    _ => false,
+                }
+            })
+    }
+}
+
 /// The result of an operation that returns no object, and every error.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

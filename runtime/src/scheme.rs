@@ -67,6 +67,7 @@ struct StrategyHooks {
     validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
     canonicalize: fn(&mut ErasedHub),
     allow_create_on_update: bool,
+    allow_unconditional_update: bool,
 }
 
 impl StrategyHooks {
@@ -104,6 +105,7 @@ impl StrategyHooks {
                 }
             },
             allow_create_on_update: Hub::allow_create_on_update(),
+            allow_unconditional_update: Hub::allow_unconditional_update(),
         }
     }
 }
@@ -297,6 +299,11 @@ impl KindEntry {
     /// [`Strategy::allow_create_on_update`] of the kind.
     pub fn allow_create_on_update(&self) -> bool {
         self.hooks.allow_create_on_update
+    }
+
+    /// [`Strategy::allow_unconditional_update`] of the kind.
+    pub fn allow_unconditional_update(&self) -> bool {
+        self.hooks.allow_unconditional_update
     }
 
     /// [`Strategy::canonicalize`] of the kind.

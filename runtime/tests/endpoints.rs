@@ -667,7 +667,12 @@ async fn discovery_follows_accept() {
         .collect();
     assert_eq!(
         names,
-        ["apps.example.dev", "events.k8s.io", "platform.example.dev"]
+        [
+            "apps.example.dev",
+            "events.k8s.io",
+            "platform.example.dev",
+            "rbac.authorization.k8s.io"
+        ]
     );
     api.check(
         get("/apis/apps.example.dev"),

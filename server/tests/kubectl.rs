@@ -90,6 +90,7 @@ fn discovery_and_explain(version: Version, backend: Backend) {
         "apps.example.dev/v1beta1",
         "events.k8s.io/v1",
         "platform.example.dev/v1",
+        "rbac.authorization.k8s.io/v1",
         "v1",
     ];
     run.check(

@@ -106,6 +106,7 @@ fn discovery_finds_every_kind_and_the_preferred_version() {
             "apps.example.dev/v1beta1",
             "events.k8s.io/v1",
             "platform.example.dev/v1",
+            "rbac.authorization.k8s.io/v1",
             "v1"
         ])
     );
@@ -407,6 +408,7 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
             "apps.example.dev": "apps.example.dev/v1",
             "events.k8s.io": "events.k8s.io/v1",
             "platform.example.dev": "platform.example.dev/v1",
+            "rbac.authorization.k8s.io": "rbac.authorization.k8s.io/v1",
         })
     );
     assert_eq!(

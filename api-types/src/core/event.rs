@@ -250,6 +250,11 @@ impl Event {
 }
 
 impl kapi_runtime::Strategy for Event {
+    /// kube's own kinds may be replaced without a resourceVersion.
+    fn allow_unconditional_update() -> bool {
+        true
+    }
+
     /// kube's Event strategy: a `PUT` of a missing Event records it.
     fn allow_create_on_update() -> bool {
         true

@@ -25,6 +25,7 @@ pub use event::Event;
     kind = "Namespace",
     plural = "namespaces",
     short_name = "ns",
+    names = "dns_label",
     status,
     printer_column(name = "Status", type = "string", json_path = ".status.phase"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
@@ -191,6 +192,11 @@ pub static CONFIG_MAP_PROTO: ProtoMessage = ProtoMessage {
 };
 
 impl kapi_runtime::Strategy for Namespace {
+    /// kube's own kinds may be replaced without a resourceVersion.
+    fn allow_unconditional_update() -> bool {
+        true
+    }
+
     fn prepare_for_create(&mut self) {
         // A namespace is born active; only deletion moves it to `Terminating`. Its content
         // is removed before it goes (kube's namespace strategy).
@@ -241,6 +247,11 @@ fn invalid(field: impl Into<String>, value: &str, message: String) -> FieldError
 pub const CONFIG_MAP_MAX_SIZE: usize = 1024 * 1024;
 
 impl kapi_runtime::Strategy for ConfigMap {
+    /// kube's own kinds may be replaced without a resourceVersion.
+    fn allow_unconditional_update() -> bool {
+        true
+    }
+
     /// kube's `ValidateConfigMap`: every key is a config key and in one map only, and both
     /// maps hold at most [`CONFIG_MAP_MAX_SIZE`] bytes (`binaryData` counted decoded).
     fn validate(&self) -> Vec<FieldError> {

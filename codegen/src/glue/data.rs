@@ -482,6 +482,7 @@ mod tests {
             plural: "things",
             singular: "thing",
             scope: kapi_runtime::api::Scope::Cluster,
+            names: kapi_runtime::api::NameRule::DnsSubdomain,
             short_names: &[],
             categories: &[],
             subresources: kapi_runtime::api::Subresources {

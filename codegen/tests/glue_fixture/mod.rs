@@ -8,7 +8,7 @@
 
 use kapi_codegen::ApiModel;
 use kapi_runtime::api::{
-    Action, KindInfo, Method, Route, ScaleInfo, Scope, Subresources, VersionInfo,
+    Action, KindInfo, Method, NameRule, Route, ScaleInfo, Scope, Subresources, VersionInfo,
 };
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -80,6 +80,7 @@ pub static CONFIG_MAP: KindInfo = KindInfo {
     plural: "configmaps",
     singular: "configmap",
     scope: Scope::Namespaced,
+    names: NameRule::DnsSubdomain,
     short_names: &["cm"],
     categories: &[],
     subresources: Subresources {
@@ -232,6 +233,7 @@ pub static WEB_APP: KindInfo = KindInfo {
     plural: "webapps",
     singular: "webapp",
     scope: Scope::Namespaced,
+    names: NameRule::DnsSubdomain,
     short_names: &["wa"],
     categories: &["all"],
     subresources: Subresources {
@@ -288,6 +290,7 @@ pub static TENANT: KindInfo = KindInfo {
     plural: "tenants",
     singular: "tenant",
     scope: Scope::Cluster,
+    names: NameRule::DnsSubdomain,
     short_names: &["tn"],
     categories: &[],
     subresources: Subresources {

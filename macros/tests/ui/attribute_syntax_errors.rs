@@ -6,6 +6,7 @@ use kapi_runtime::Resource;
     group = "example.dev",
     group = "other.dev",
     namespaced = "yes",
+    names = "dns",
     printer_column(name = "Image", type = "string", jsonpath = ".spec.image"),
     version(name = "v1", storage, deprecated = 1)
 )]

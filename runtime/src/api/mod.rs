@@ -34,6 +34,20 @@ pub enum Scope {
     Cluster,
 }
 
+/// How the names of a kind's objects are checked on create (kube's `ValidateNameFunc`;
+/// updates only check that a name is a path segment, for every kind).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NameRule {
+    /// A DNS subdomain (`web.example-1`): most kinds, and every custom resource.
+    #[default]
+    DnsSubdomain,
+    /// A DNS label (`team-a`): kube's namespaces.
+    DnsLabel,
+    /// Anything usable as one segment of a path: not `.` or `..`, no `/` or `%` (kube's
+    /// RBAC kinds, whose names read `system:basic-user`).
+    PathSegment,
+}
+
 impl Scope {
     /// The name discovery and CRDs use: `Namespaced` or `Cluster`.
     pub fn as_str(self) -> &'static str {
@@ -57,6 +71,8 @@ pub struct KindInfo {
     pub singular: &'static str,
     /// Namespaced or cluster-scoped.
     pub scope: Scope,
+    /// How names of new objects are checked.
+    pub names: NameRule,
     /// `kubectl get wa`.
     pub short_names: &'static [&'static str],
     /// `all` makes `kubectl get all` include the kind.

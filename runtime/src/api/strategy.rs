@@ -55,6 +55,13 @@ pub trait Strategy: Sized {
         false
     }
 
+    /// Whether a `PUT` without a resourceVersion overwrites whatever is stored: kube's
+    /// `AllowUnconditionalUpdate`, true for kube's own kinds, false for custom resources,
+    /// whose clients must say which version they replace. Defaults to false.
+    fn allow_unconditional_update() -> bool {
+        false
+    }
+
     /// Normalises the object before it is stored.
     fn canonicalize(&mut self) {}
 }

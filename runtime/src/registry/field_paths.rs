@@ -32,7 +32,11 @@ pub(super) fn to_version(
     hub: &Value,
     errors: Vec<FieldError>,
 ) -> Vec<FieldError> {
-    if errors.is_empty() {
+    // A version that is the hub itself has the hub's paths.
+    let info = kind.info;
+    let is_hub =
+        (info.versions.iter()).any(|v| v.name == version && v.rust_type == info.hub_rust_type());
+    if errors.is_empty() || is_hub {
         return errors;
     }
     let Some(base) = convert(kind, version, hub.clone()) else {

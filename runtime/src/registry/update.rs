@@ -39,14 +39,6 @@ pub(super) enum Change<'a> {
     Patch(PatchType, &'a Value),
 }
 
-/// Whether a `PUT` without a resourceVersion overwrites whatever is stored (kube's
-/// `AllowUnconditionalUpdate`): yes for the core kinds, as kube's ConfigMap and Namespace;
-/// no for the others, as for custom resources, which must say which version they replace.
-/// Kinds stored with a core kind (`events.k8s.io` Event) share its strategy.
-fn allow_unconditional_update(info: &'static KindInfo) -> bool {
-    info.storage_kind().is_core()
-}
-
 /// What one request addresses.
 struct Request<'a> {
     kind: &'a KindEntry,
@@ -282,7 +274,7 @@ impl Registry {
             if let Change::Replace(body) = &change
                 && subresource != Some(Subresource::Scale)
                 && meta_str(body, "resourceVersion").is_none()
-                && !allow_unconditional_update(info)
+                && !request.kind.allow_unconditional_update()
             {
                 // kube names the resource where the kind would be (its store's Invalid).
                 return Err(ApiError::Invalid {

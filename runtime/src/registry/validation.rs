@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::object::{meta, meta_str};
 use super::scale::get_path;
-use crate::api::{KindInfo, Scope};
+use crate::api::{KindInfo, NameRule, Scope};
 use crate::error::{FieldError, FieldErrorType};
 use crate::validation as names;
 
@@ -18,16 +18,14 @@ pub fn is_namespaces(info: &KindInfo) -> bool {
     info.group.is_empty() && info.plural == "namespaces" && info.scope == Scope::Cluster
 }
 
-/// How names of a kind are checked: namespaces are DNS labels, everything else DNS
-/// subdomains (kube's core kinds and CRDs). Updates only check that the name is a path
-/// segment, as kube does.
+/// How names of a kind are checked: as the kind declares ([`NameRule`]) on create; updates
+/// only check that the name is a path segment, as kube does.
 fn name_errors(info: &KindInfo, name: &str, prefix: bool, create: bool) -> Vec<String> {
-    if !create {
-        names::path_segment_name(name)
-    } else if is_namespaces(info) {
-        names::name_is_dns_label(name, prefix)
-    } else {
-        names::name_is_dns_subdomain(name, prefix)
+    match info.names {
+        _ if !create => names::path_segment_name(name),
+        NameRule::DnsSubdomain => names::name_is_dns_subdomain(name, prefix),
+        NameRule::DnsLabel => names::name_is_dns_label(name, prefix),
+        NameRule::PathSegment => names::path_segment_name(name),
     }
 }
 

@@ -1,0 +1,10 @@
+//! Kubernetes' own kinds that the runtime itself relies on, declared with the same derives
+//! as a user's kinds and served like them once listed in an API's kinds.
+//!
+//! - [`rbac`]: `rbac.authorization.k8s.io/v1` Role, ClusterRole, RoleBinding and
+//!   ClusterRoleBinding, which the RBAC authorizer (`authz::rbac`) reads.
+//!
+//! An API that authorizes with RBAC lists [`rbac::KINDS`] among its kinds; the server
+//! refuses `--authorization-mode=RBAC` for a scheme without them.
+
+pub mod rbac;

@@ -1,0 +1,239 @@
+//! kube's `pkg/apis/rbac/validation`: rules, aggregation rules, role references and
+//! subjects, with kube's field paths and messages. Names are path segments (the kinds
+//! declare `names = "path_segment"`), as kube's `ValidateRBACName`.
+
+use serde_json::{Value, json};
+
+use super::{GROUP, PolicyRule, RoleRef, Subject};
+use crate::error::{FieldError, FieldErrorType};
+use crate::meta::LabelSelector;
+use crate::validation as names;
+
+fn required(field: String, detail: &str) -> FieldError {
+    FieldError::new(FieldErrorType::Required, field, None, detail)
+}
+
+fn not_supported(field: String, value: &str, supported: &[&str]) -> FieldError {
+    let supported: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+    FieldError::new(
+        FieldErrorType::NotSupported,
+        field,
+        Some(Value::String(value.to_owned())),
+        format!("supported values: {}", supported.join(", ")),
+    )
+}
+
+fn invalid(field: String, value: Value, detail: impl Into<String>) -> FieldError {
+    FieldError::new(FieldErrorType::Invalid, field, Some(value), detail)
+}
+
+/// `ValidatePolicyRule` for each rule of a Role (`namespaced`) or ClusterRole.
+pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let path = |child: &str| format!("rules[{i}].{child}");
+        if rule.verbs.is_empty() {
+            errors.push(required(
+                path("verbs"),
+                "verbs must contain at least one value",
+            ));
+        }
+        if !rule.non_resource_urls.is_empty() {
+            let urls = json!(rule.non_resource_urls);
+            if namespaced {
+                errors.push(invalid(
+                    path("nonResourceURLs"),
+                    urls.clone(),
+                    "namespaced rules cannot apply to non-resource URLs",
+                ));
+            }
+            if !rule.api_groups.is_empty()
+                || !rule.resources.is_empty()
+                || !rule.resource_names.is_empty()
+            {
+                errors.push(invalid(
+                    path("nonResourceURLs"),
+                    urls,
+                    "rules cannot apply to both regular resources and non-resource URLs",
+                ));
+            }
+            continue;
+        }
+        if rule.api_groups.is_empty() {
+            errors.push(required(
+                path("apiGroups"),
+                "resource rules must supply at least one api group",
+            ));
+        }
+        if rule.resources.is_empty() {
+            errors.push(required(
+                path("resources"),
+                "resource rules must supply at least one resource",
+            ));
+        }
+    }
+    errors
+}
+
+/// A ClusterRole's `aggregationRule`: at least one selector, each a valid label selector.
+pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError> {
+    let Some(rule) = rule else {
+        return Vec::new();
+    };
+    let field = "aggregationRule.clusterRoleSelectors";
+    if rule.cluster_role_selectors.is_empty() {
+        return vec![required(
+            field.to_owned(),
+            "at least one clusterRoleSelector required if aggregationRule is non-nil",
+        )];
+    }
+    (rule.cluster_role_selectors.iter().enumerate())
+        .flat_map(|(i, selector)| {
+            let path = format!("{field}[{i}]");
+            let mut errors = label_selector(selector, &path);
+            // kube also fails to convert the selector, and says so about the whole of it.
+            if !errors.is_empty() {
+                let value = Value::String("null".to_owned());
+                errors.push(invalid(path, value, "invalid label selector."));
+            }
+            errors
+        })
+        .collect()
+}
+
+/// apimachinery's `ValidateLabelSelector`.
+pub fn label_selector(selector: &LabelSelector, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (i, requirement) in selector.match_expressions.iter().enumerate() {
+        let at = |child: &str| format!("{path}.matchExpressions[{i}].{child}");
+        match requirement.operator.as_str() {
+            "In" | "NotIn" if requirement.values.is_empty() => errors.push(required(
+                at("values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if !requirement.values.is_empty() => {
+                errors.push(FieldError::new(
+                    FieldErrorType::Forbidden,
+                    at("values"),
+                    None,
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                ));
+            }
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errors.push(invalid(
+                at("operator"),
+                Value::String(other.to_owned()),
+                "not a valid selector operator",
+            )),
+        }
+        for message in names::qualified_name(&requirement.key) {
+            errors.push(invalid(
+                at("key"),
+                Value::String(requirement.key.clone()),
+                message,
+            ));
+        }
+    }
+    for (key, value) in selector.match_labels.iter().flatten() {
+        for message in names::qualified_name(key) {
+            let field = format!("{path}.matchLabels");
+            errors.push(invalid(field, Value::String(key.clone()), message));
+        }
+        for message in names::label_value(value) {
+            let field = format!("{path}.matchLabels");
+            errors.push(invalid(field, Value::String(value.clone()), message));
+        }
+    }
+    errors
+}
+
+/// `ValidateRoleBinding` (`namespaced`) and `ValidateClusterRoleBinding`, without the
+/// metadata the registry checks.
+pub fn binding(role_ref: &RoleRef, subjects: &[Subject], namespaced: bool) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if role_ref.api_group != GROUP {
+        errors.push(not_supported(
+            "roleRef.apiGroup".to_owned(),
+            &role_ref.api_group,
+            &[GROUP],
+        ));
+    }
+    let kinds: &[&str] = if namespaced {
+        &["Role", "ClusterRole"]
+    } else {
+        &["ClusterRole"]
+    };
+    if !kinds.contains(&role_ref.kind.as_str()) {
+        errors.push(not_supported(
+            "roleRef.kind".to_owned(),
+            &role_ref.kind,
+            kinds,
+        ));
+    }
+    if role_ref.name.is_empty() {
+        errors.push(required("roleRef.name".to_owned(), ""));
+    } else {
+        for message in names::path_segment_name(&role_ref.name) {
+            let name = Value::String(role_ref.name.clone());
+            errors.push(invalid("roleRef.name".to_owned(), name, message));
+        }
+    }
+    for (i, subject) in subjects.iter().enumerate() {
+        errors.extend(self::subject(
+            subject,
+            namespaced,
+            &format!("subjects[{i}]"),
+        ));
+    }
+    errors
+}
+
+/// `ValidateRoleBindingSubject`.
+fn subject(subject: &Subject, namespaced: bool, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let at = |child: &str| format!("{path}.{child}");
+    if subject.name.is_empty() {
+        errors.push(required(at("name"), ""));
+    }
+    match subject.kind.as_str() {
+        "ServiceAccount" => {
+            if !subject.name.is_empty() {
+                for message in names::name_is_dns_subdomain(&subject.name, false) {
+                    let name = Value::String(subject.name.clone());
+                    errors.push(invalid(at("name"), name, message));
+                }
+            }
+            if let Some(group) = subject.api_group.as_deref().filter(|g| !g.is_empty()) {
+                errors.push(not_supported(at("apiGroup"), group, &[""]));
+            }
+            if !namespaced && subject.namespace.as_deref().is_none_or(str::is_empty) {
+                errors.push(required(at("namespace"), ""));
+            }
+        }
+        "User" | "Group" => {
+            let group = subject.api_group.as_deref().unwrap_or_default();
+            if group != GROUP {
+                errors.push(not_supported(at("apiGroup"), group, &[GROUP]));
+            }
+        }
+        other => errors.push(not_supported(
+            at("kind"),
+            other,
+            &["ServiceAccount", "User", "Group"],
+        )),
+    }
+    errors
+}
+
+/// A binding's `roleRef` cannot change.
+pub fn role_ref_unchanged(new: &RoleRef, old: &RoleRef) -> Vec<FieldError> {
+    if new == old {
+        return Vec::new();
+    }
+    let value = serde_json::to_value(new).unwrap_or(Value::Null);
+    vec![invalid(
+        "roleRef".to_owned(),
+        value,
+        "cannot change roleRef",
+    )]
+}
