@@ -214,9 +214,16 @@ pub enum ApiError {
     /// 401.
     #[error("{0}")]
     Unauthorized(String),
-    /// 403.
-    #[error("{0}")]
-    Forbidden(String),
+    /// 403: kube's `NewForbidden` (a denied request, a write the server refuses).
+    #[error("{}", forbidden_message(resource, name, message))]
+    Forbidden {
+        /// The resource, empty for a non-resource path.
+        resource: GroupResource,
+        /// The object's name, if the request names one.
+        name: String,
+        /// Why.
+        message: String,
+    },
     /// 405: the resource does not support the verb.
     #[error("{action} is not supported on resources of kind {:?}", resource.to_string())]
     MethodNotSupported {
@@ -285,6 +292,18 @@ pub enum ApiError {
 /// kube's `resourceVersionTooHighRetrySeconds`.
 const TOO_LARGE_RETRY_SECONDS: i32 = 1;
 
+/// kube's `NewForbidden` message: `webapps.apps.example.dev "w" is forbidden: ...`, without
+/// the name when there is none, and without the resource for a non-resource path.
+fn forbidden_message(resource: &GroupResource, name: &str, message: &str) -> String {
+    if resource.group.is_empty() && resource.resource.is_empty() {
+        format!("forbidden: {message}")
+    } else if name.is_empty() {
+        format!("{resource} is forbidden: {message}")
+    } else {
+        format!("{resource} {name:?} is forbidden: {message}")
+    }
+}
+
 fn qualified_kind(group: &str, kind: &str) -> String {
     if group.is_empty() {
         kind.to_owned()
@@ -338,7 +357,7 @@ impl ApiError {
             ApiError::Invalid { .. } => 422,
             ApiError::BadRequest(_) => 400,
             ApiError::Unauthorized(_) => 401,
-            ApiError::Forbidden(_) => 403,
+            ApiError::Forbidden { .. } => 403,
             ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => 405,
             ApiError::NotAcceptable(_) => 406,
             ApiError::UnsupportedMediaType(_) => 415,
@@ -360,7 +379,7 @@ impl ApiError {
             ApiError::Invalid { .. } => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::Unauthorized(_) => "Unauthorized",
-            ApiError::Forbidden(_) => "Forbidden",
+            ApiError::Forbidden { .. } => "Forbidden",
             ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => "MethodNotAllowed",
             ApiError::NotAcceptable(_) => "NotAcceptable",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
@@ -406,6 +425,12 @@ impl ApiError {
                 Some(resource_details(resource, Some(name)))
             }
             ApiError::MethodNotSupported { resource, .. } => Some(resource_details(resource, None)),
+            ApiError::Forbidden { resource, name, .. } => Some(StatusDetails {
+                name: non_empty(name),
+                group: non_empty(&resource.group),
+                kind: non_empty(&resource.resource),
+                ..StatusDetails::default()
+            }),
             ApiError::Invalid {
                 group,
                 kind,

@@ -23,6 +23,10 @@
 extern crate self as kapi_runtime;
 
 pub mod api;
+#[cfg(feature = "server")]
+pub mod authn;
+#[cfg(feature = "server")]
+pub mod authz;
 pub mod byte_string;
 #[cfg(feature = "server")]
 pub mod cache;
@@ -34,6 +38,8 @@ pub mod endpoints;
 pub mod error;
 #[cfg(feature = "server")]
 pub mod fieldmanager;
+#[cfg(feature = "server")]
+pub mod filters;
 #[cfg(feature = "derive")]
 pub mod kinds;
 pub mod meta;

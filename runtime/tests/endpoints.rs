@@ -46,6 +46,7 @@ async fn api() -> Api {
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
         version: ServerVersion::default(),
+        filters: Default::default(),
     });
     Api { router, _dir: dir }
 }

@@ -516,6 +516,7 @@ async fn table_watchers_share_each_row_encoding() {
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
         version: ServerVersion::default(),
+        filters: Default::default(),
     });
     let webapps = Target {
         kind: (registry.scheme())

@@ -5,15 +5,16 @@
 //! Once it listens it prints, first and flushed, `listening on http://ADDR` (tests read the
 //! port from it), then a ready-to-paste kubectl command line.
 
+mod security;
+
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use axum_server::Handle;
-use axum_server::tls_rustls::RustlsConfig;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers};
@@ -21,6 +22,7 @@ use kapi_runtime::endpoints::{self, Config, ServerVersion};
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{Storage, compactor};
+use security::SecurityFlags;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 
@@ -65,13 +67,8 @@ struct Flags {
     #[arg(long, value_name = "FILE", requires = "etcd_certfile")]
     etcd_keyfile: Option<PathBuf>,
 
-    /// Serve HTTPS with this certificate chain (PEM); needs --tls-private-key-file.
-    #[arg(long, value_name = "FILE", requires = "tls_private_key_file")]
-    tls_cert_file: Option<PathBuf>,
-
-    /// The private key (PEM) of --tls-cert-file.
-    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
-    tls_private_key_file: Option<PathBuf>,
+    #[command(flatten)]
+    security: SecurityFlags,
 
     /// How many recent changes each resource's watch cache keeps for watches that resume
     /// from a past resourceVersion (older ones get 410 Expired and relist).
@@ -124,6 +121,13 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let addrs: Vec<SocketAddr> = (flags.listen.to_socket_addrs())
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    if let Err(message) = flags.security.check(&addrs) {
+        eprintln!("kapi-server: {message}");
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -169,11 +173,8 @@ fn init_logging(verbosity: u8) {
 
 async fn run(flags: Flags) -> Result<()> {
     let started = Instant::now();
-    let tls = match (&flags.tls_cert_file, &flags.tls_private_key_file) {
-        (Some(cert), Some(key)) => Some(tls_config(cert, key).await?),
-        (None, None) => None,
-        _ => bail!("--tls-cert-file and --tls-private-key-file go together"),
-    };
+    let client_ca = flags.security.client_ca()?;
+    let tls = flags.security.tls(client_ca.as_ref())?;
     let storage = open_storage(&flags).await?;
     let closed = Arc::downgrade(&storage);
     let scheme = Arc::new(kapi_generated::scheme());
@@ -200,6 +201,10 @@ async fn run(flags: Flags) -> Result<()> {
         event_ttl: flags.event_ttl,
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
+    let (filters, _rbac) = flags
+        .security
+        .filters(client_ca.as_ref(), &registry)
+        .await?;
     let compactor = (!flags.compaction_interval.is_zero())
         .then(|| compactor::start(&storage, flags.compaction_interval));
     let app = endpoints::router(Config {
@@ -208,7 +213,9 @@ async fn run(flags: Flags) -> Result<()> {
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
         version: version(),
-    });
+        filters,
+    })
+    .layer(axum::middleware::from_fn(security::peer_certificates));
 
     let listener = bind(&flags.listen)?;
     let addr = listener
@@ -298,7 +305,7 @@ async fn open_etcd(flags: &Flags) -> Result<Arc<dyn Storage>> {
 #[cfg(not(feature = "etcd"))]
 async fn open_etcd(_flags: &Flags) -> Result<Arc<dyn Storage>> {
     // `main` refuses `--storage etcd` in this build before getting here.
-    bail!("this binary was built without etcd support")
+    anyhow::bail!("this binary was built without etcd support")
 }
 
 /// Where the data is, for the log.
@@ -320,25 +327,11 @@ fn bind(listen: &str) -> Result<TcpListener> {
     TcpListener::bind(&addrs[..]).with_context(|| format!("listening on {listen}"))
 }
 
-async fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<RustlsConfig> {
-    // Several providers may be compiled in; use ring. An error only means one is set.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    RustlsConfig::from_pem_file(cert, key)
-        .await
-        .with_context(|| {
-            format!(
-                "loading the TLS certificate {} and key {}",
-                cert.display(),
-                key.display()
-            )
-        })
-}
-
 /// Prints where the server listens (first, for whoever reads the port) and how to reach it.
 fn announce(addr: SocketAddr, flags: &Flags) {
     use std::io::Write as _;
 
-    let scheme = if flags.tls_cert_file.is_some() {
+    let scheme = if flags.security.tls_cert_file.is_some() {
         "https"
     } else {
         "http"
@@ -352,10 +345,16 @@ fn announce(addr: SocketAddr, flags: &Flags) {
             std::net::Ipv6Addr::LOCALHOST.into()
         });
     }
-    // Over HTTPS kubectl asks for credentials when it has none; this server has no
-    // authentication, so any token does.
-    let tls_flags = match &flags.tls_cert_file {
-        Some(cert) => format!(" --certificate-authority={} --token=none", cert.display()),
+    // Over HTTPS kubectl asks for credentials when it has none; without authentication
+    // any token does.
+    let tls_flags = match &flags.security.tls_cert_file {
+        Some(cert)
+            if flags.security.token_auth_file.is_none()
+                && flags.security.client_ca_file.is_none() =>
+        {
+            format!(" --certificate-authority={} --token=none", cert.display())
+        }
+        Some(cert) => format!(" --certificate-authority={}", cert.display()),
         None => String::new(),
     };
     let mut stdout = std::io::stdout().lock();

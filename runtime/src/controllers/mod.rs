@@ -8,8 +8,10 @@
 //! idempotent or conditional, and what it deletes it verifies with a live read): no leader
 //! is elected. [`namespace`] empties a terminating namespace and lets it go; [`gc`], the
 //! garbage collector, makes dependents follow their owners; [`event_ttl`] removes Events
-//! older than `--event-ttl`.
+//! older than `--event-ttl`; [`cluster_role_aggregation`] keeps aggregated ClusterRoles'
+//! rules.
 
+pub mod cluster_role_aggregation;
 pub mod event_ttl;
 pub mod gc;
 pub mod namespace;
@@ -90,6 +92,12 @@ impl Controllers {
                     "garbage collector",
                     IDLE,
                     gc::sync,
+                )),
+                tokio::spawn(run_passes(
+                    registry.clone(),
+                    "clusterrole aggregation",
+                    IDLE,
+                    cluster_role_aggregation::sync,
                 )),
                 tokio::spawn(run_passes(
                     registry,

@@ -14,8 +14,8 @@
 //! This layer speaks HTTP only: every rule about objects lives in the registry. Every
 //! failure is an [`ApiError`], turned into a `Status` response in
 //! one place (`status`); unknown paths answer 404 and known paths with another method 405,
-//! both as `Status`es. Each request is logged on one line (method, path, status, duration),
-//! and a panicking handler answers 500 instead of dropping the connection.
+//! both as `Status`es. The router sits behind the handler chain (`crate::filters`:
+//! request log, panic recovery, authentication, authorization).
 
 mod discovery;
 mod health;
@@ -29,16 +29,14 @@ mod watch;
 
 pub use crate::api::{Documents, OpenApiV3Document};
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::Router;
-use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::api::RouteBinding;
 use crate::error::ApiError;
+pub use crate::filters::Filters;
 use crate::registry::Registry;
 use crate::storage::Storage;
 
@@ -57,6 +55,9 @@ pub struct Config {
     pub documents: Documents,
     /// What `/version` reports.
     pub version: ServerVersion,
+    /// Authentication and authorization of every request ([`Filters::default`]: everyone
+    /// anonymous, everything allowed).
+    pub filters: Filters,
 }
 
 /// `/version`: the nine fields of kube's `version.Info`.
@@ -137,6 +138,7 @@ pub fn router(config: Config) -> Router {
         storage,
         documents,
         version,
+        filters,
     } = config;
     let shared = Arc::new(Shared {
         registry,
@@ -161,8 +163,9 @@ pub fn router(config: Config) -> Router {
         .merge(resources::router(routes, &shared))
         .merge(discovery::router(routes, &documents))
         .merge(openapi::router(&documents))
-        .merge(health::router(&shared));
-    layered(routes)
+        .merge(health::router(&shared))
+        .fallback(not_found);
+    crate::filters::chain(routes, &filters)
 }
 
 /// `GET /`: kube-apiserver's index of the paths it serves besides the resources
@@ -185,88 +188,10 @@ fn root_paths(routes: &[RouteBinding], documents: &Documents) -> axum::body::Byt
     body.into()
 }
 
-/// What every route shares: 404 `Status` for unknown paths, a 500 `Status` for a panic,
-/// one log line per request.
-fn layered(routes: Router) -> Router {
-    routes
-        .fallback(not_found)
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
-        .layer(axum::middleware::from_fn(log_request))
-}
-
 async fn not_found() -> Response {
     ApiError::NoRoute.into_response()
 }
 
 async fn method_not_allowed() -> Response {
     ApiError::MethodNotAllowed.into_response()
-}
-
-/// A handler panicked: a bug. The client gets a 500 `Status`, the log the message.
-fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    let message = if let Some(message) = panic.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = panic.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        "unknown panic".to_owned()
-    };
-    tracing::error!(%message, "handler panicked");
-    ApiError::Internal(format!("the request handler panicked: {message}")).into_response()
-}
-
-/// One line per request: method, path, status, duration.
-async fn log_request(request: Request, next: Next) -> Response {
-    let method = request.method().clone();
-    let uri = request.uri().clone();
-    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
-    let start = Instant::now();
-    let response = next.run(request).await;
-    let micros = start.elapsed().as_micros();
-    tracing::info!(
-        target: "kapi::http",
-        %method,
-        %path,
-        status = response.status().as_u16(),
-        duration = %format_args!("{}.{:03}ms", micros / 1000, micros % 1000),
-        "request",
-    );
-    response
-}
-
-#[cfg(test)]
-mod tests {
-    use axum::body::Body;
-    use axum::http::{Request, StatusCode};
-    use axum::routing::get;
-    use http_body_util::BodyExt;
-    use tower::ServiceExt;
-
-    use super::*;
-
-    #[tokio::test]
-    async fn a_panicking_handler_answers_500_and_unknown_paths_404() {
-        #[allow(clippy::unused_async)]
-        async fn boom() -> &'static str {
-            panic!("boom")
-        }
-        let router = layered(Router::new().route("/boom", get(boom)));
-        let send = |uri: &'static str| {
-            let request = Request::get(uri).body(Body::empty()).unwrap();
-            router.clone().oneshot(request)
-        };
-
-        let response = send("/boom").await.unwrap();
-        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        let status: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        assert_eq!(status["reason"], "InternalError");
-        assert_eq!(
-            status["message"],
-            "Internal error occurred: the request handler panicked: boom"
-        );
-
-        let response = send("/nowhere").await.unwrap();
-        assert_eq!(response.status(), StatusCode::NOT_FOUND);
-    }
 }

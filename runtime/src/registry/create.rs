@@ -231,9 +231,13 @@ impl Registry {
             .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
             .ok_or_else(not_found)?;
         if is_terminating(&object::decode(&kv)?) {
-            return Err(ApiError::Forbidden(format!(
-                "{resource} {name:?} is forbidden: unable to create new content in namespace {namespace} because it is being terminated"
-            )));
+            return Err(ApiError::Forbidden {
+                resource: resource.clone(),
+                name: name.to_owned(),
+                message: format!(
+                    "unable to create new content in namespace {namespace} because it is being terminated"
+                ),
+            });
         }
         Ok(())
     }

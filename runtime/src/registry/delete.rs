@@ -178,9 +178,11 @@ impl Registry {
         let key = self.keys().object(info, target.namespace, name)?;
         let dry_run = (options.dry_run.iter().flatten()).any(|d| d == "All");
         if is_namespaces(info) && name == "default" {
-            return Err(ApiError::Forbidden(format!(
-                "{resource} {name:?} is forbidden: this namespace may not be deleted"
-            )));
+            return Err(ApiError::Forbidden {
+                resource,
+                name: name.to_owned(),
+                message: "this namespace may not be deleted".to_owned(),
+            });
         }
         for _ in 0..MAX_RETRIES {
             let kv = (self.storage.get(&key, 0).await)

@@ -350,6 +350,22 @@ impl Registry {
         self.caches.close();
     }
 
+    /// The objects of the kind `group`/`kind` as stored (JSON in the storage version) and
+    /// a subscription to every later change, from its watch cache: how in-process readers
+    /// (the RBAC authorizer's index) follow a kind without reading storage per request.
+    pub async fn follow_stored(
+        &self,
+        group: &str,
+        kind: &str,
+    ) -> Result<(cache::Snapshot, cache::Subscription), ApiError> {
+        let entry = (self.scheme.by_kind(group, kind))
+            .ok_or_else(|| object::internal(format!("{kind}.{group} is not served")))?;
+        let cache = self.ready_cache(entry).await?;
+        cache
+            .list_and_watch(&self.keys().kind_prefix(entry.info))
+            .map_err(object::cache_error)
+    }
+
     /// How many watches the caches serve now.
     pub fn watchers(&self) -> usize {
         self.caches.iter().map(|c| c.watchers()).sum()

@@ -1,0 +1,257 @@
+//! Authentication: who sent a request, as kube-apiserver's authenticators decide it.
+//!
+//! One module per method: [`x509`] (client certificates against `--client-ca-file`: CN is
+//! the user, O the groups), [`token_file`] (static bearer tokens, kube's CSV), each a
+//! [`Method`]. [`Authenticator`] composes them as kube's union authenticator does: the
+//! first method that recognises the request names the user; a credential that some method
+//! owns but rejects (a wrong token, a certificate from another CA, an expired one) fails
+//! the request with 401, even when anonymous requests are allowed (kube's
+//! `NewFailOnError`); a request that presents nothing is `system:anonymous` in
+//! `system:unauthenticated` when `--anonymous-auth` allows it, else 401. Every
+//! authenticated user is also in `system:authenticated`.
+//!
+//! Credentials never reach a log: rejections carry a reason for the log that names the
+//! method and what was wrong, never the token.
+
+pub mod token_file;
+pub mod x509;
+
+use std::collections::BTreeMap;
+
+use axum::http::HeaderMap;
+
+pub use x509::PeerCertificates;
+
+/// The group of every authenticated user.
+pub const AUTHENTICATED: &str = "system:authenticated";
+/// The group of anonymous requests.
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
+/// The user of anonymous requests.
+pub const ANONYMOUS: &str = "system:anonymous";
+/// The group kube's bootstrap policy makes cluster administrators.
+pub const MASTERS: &str = "system:masters";
+
+/// Who a request is from (kube's `user.Info`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserInfo {
+    /// `alice`, `system:anonymous`.
+    pub name: String,
+    /// A unique id, when the method knows one.
+    pub uid: String,
+    /// `devs`, `system:authenticated`.
+    pub groups: Vec<String>,
+    /// Other attributes (`scopes`, impersonation extras).
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+impl UserInfo {
+    /// The anonymous user.
+    pub fn anonymous() -> UserInfo {
+        UserInfo {
+            name: ANONYMOUS.to_owned(),
+            groups: vec![UNAUTHENTICATED.to_owned()],
+            ..UserInfo::default()
+        }
+    }
+
+    /// Whether the user is in `group`.
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.iter().any(|g| g == group)
+    }
+}
+
+/// What one method concluded about a request.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The request carries this method's credential, and it names this user.
+    User(UserInfo),
+    /// The request carries no credential of this method.
+    NotPresented,
+    /// The request carries a credential of this method that is not valid; the reason is
+    /// for the log.
+    Rejected(String),
+}
+
+/// What a request presents, for the methods to read.
+pub struct Request<'a> {
+    /// Its headers (`Authorization: Bearer ...`).
+    pub headers: &'a HeaderMap,
+    /// The certificates the client presented in the TLS handshake, if any.
+    pub certificates: Option<&'a PeerCertificates>,
+}
+
+impl Request<'_> {
+    /// The bearer token of `Authorization: Bearer <token>`, when there is one (kube's
+    /// `bearertoken` authenticator: the scheme case-insensitive, the token non-empty).
+    pub fn bearer_token(&self) -> Option<&str> {
+        let header = self.headers.get(axum::http::header::AUTHORIZATION)?;
+        let header = header.to_str().ok()?.trim();
+        let (scheme, token) = header.split_once(' ')?;
+        let token = token.trim();
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    }
+}
+
+/// One authentication method.
+pub trait Method: Send + Sync {
+    /// What the method concludes about `request`.
+    fn authenticate(&self, request: &Request<'_>) -> Outcome;
+}
+
+/// The methods in order, and what to do with a request none of them recognises.
+#[derive(Default)]
+pub struct Authenticator {
+    methods: Vec<Box<dyn Method>>,
+    anonymous: bool,
+}
+
+/// Why a request is not authenticated (401), for the log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthnError {
+    /// A presented credential is invalid.
+    #[error("{0}")]
+    Rejected(String),
+    /// Nothing was presented and anonymous requests are refused.
+    #[error("no credentials presented and anonymous requests are disabled")]
+    NoCredentials,
+}
+
+impl Authenticator {
+    /// No methods; anonymous requests refused until [`anonymous`](Self::anonymous).
+    pub fn new() -> Authenticator {
+        Authenticator::default()
+    }
+
+    /// Adds a method, tried after those added before.
+    #[must_use]
+    pub fn with(mut self, method: impl Method + 'static) -> Authenticator {
+        self.methods.push(Box::new(method));
+        self
+    }
+
+    /// Whether requests that present no credential are `system:anonymous`
+    /// (`--anonymous-auth`).
+    #[must_use]
+    pub fn anonymous(mut self, allowed: bool) -> Authenticator {
+        self.anonymous = allowed;
+        self
+    }
+
+    /// Whether any method is configured.
+    pub fn has_methods(&self) -> bool {
+        !self.methods.is_empty()
+    }
+
+    /// Who sent `request`.
+    pub fn authenticate(&self, request: &Request<'_>) -> Result<UserInfo, AuthnError> {
+        let mut rejections = Vec::new();
+        for method in &self.methods {
+            match method.authenticate(request) {
+                Outcome::User(mut user) => {
+                    if !user.in_group(AUTHENTICATED) {
+                        user.groups.push(AUTHENTICATED.to_owned());
+                    }
+                    return Ok(user);
+                }
+                Outcome::NotPresented => {}
+                Outcome::Rejected(reason) => rejections.push(reason),
+            }
+        }
+        if !rejections.is_empty() {
+            return Err(AuthnError::Rejected(rejections.join("; ")));
+        }
+        // A bearer token no method owns is still a credential that failed (kube's
+        // bearertoken authenticator answers `invalid bearer token`).
+        if request.bearer_token().is_some() {
+            return Err(AuthnError::Rejected("invalid bearer token".to_owned()));
+        }
+        if self.anonymous {
+            Ok(UserInfo::anonymous())
+        } else {
+            Err(AuthnError::NoCredentials)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fixed(&'static str, Option<&'static str>);
+
+    impl Method for Fixed {
+        fn authenticate(&self, request: &Request<'_>) -> Outcome {
+            match request.bearer_token() {
+                Some(token) if token == self.0 => Outcome::User(UserInfo {
+                    name: self.1.unwrap_or("someone").to_owned(),
+                    ..UserInfo::default()
+                }),
+                Some(_) if self.1.is_none() => Outcome::Rejected("expired".into()),
+                _ => Outcome::NotPresented,
+            }
+        }
+    }
+
+    fn with_token(token: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(token) = token {
+            let value = format!("Bearer {token}").parse().unwrap();
+            headers.insert(axum::http::header::AUTHORIZATION, value);
+        }
+        headers
+    }
+
+    fn check(authn: &Authenticator, token: Option<&str>) -> Result<UserInfo, AuthnError> {
+        let headers = with_token(token);
+        authn.authenticate(&Request {
+            headers: &headers,
+            certificates: None,
+        })
+    }
+
+    #[test]
+    fn union_names_the_first_user_and_fails_on_any_rejection() {
+        let authn = Authenticator::new()
+            .with(Fixed("a", Some("alice")))
+            .with(Fixed("b", Some("bob")))
+            .anonymous(true);
+        let bob = check(&authn, Some("b")).unwrap();
+        assert_eq!(bob.name, "bob");
+        assert_eq!(bob.groups, [AUTHENTICATED]);
+        assert_eq!(
+            check(&authn, Some("c")),
+            Err(AuthnError::Rejected("invalid bearer token".into()))
+        );
+        assert_eq!(check(&authn, None), Ok(UserInfo::anonymous()));
+
+        let strict = Authenticator::new()
+            .with(Fixed("x", None))
+            .with(Fixed("a", Some("alice")));
+        // A method's rejection fails the request only when no other method accepts it.
+        assert_eq!(check(&strict, Some("a")).unwrap().name, "alice");
+        assert_eq!(
+            check(&strict, Some("z")),
+            Err(AuthnError::Rejected("expired".into()))
+        );
+        assert_eq!(check(&strict, None), Err(AuthnError::NoCredentials));
+    }
+
+    #[test]
+    fn bearer_tokens_are_read_as_kube_reads_them() {
+        for (header, token) in [
+            ("Bearer abc", Some("abc")),
+            ("bearer  abc ", Some("abc")),
+            ("Basic abc", None),
+            ("Bearer ", None),
+            ("Bearer", None),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert(axum::http::header::AUTHORIZATION, header.parse().unwrap());
+            let request = Request {
+                headers: &headers,
+                certificates: None,
+            };
+            assert_eq!(request.bearer_token(), token, "{header:?}");
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! The authentication filter (kube's `WithAuthentication`): the request's user, from the
+//! [`Authenticator`], as a request extension; 401 `Unauthorized` when a credential is
+//! invalid or none is presented and anonymous requests are refused. A token that
+//! authenticated is removed from the request, so nothing after this filter can leak it.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::log::ServedTo;
+use crate::authn::{self, Authenticator, PeerCertificates};
+use crate::error::ApiError;
+
+/// Authenticates `request`.
+pub async fn authenticate(
+    State(authenticator): State<Arc<Authenticator>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let outcome = authenticator.authenticate(&authn::Request {
+        headers: request.headers(),
+        certificates: request.extensions().get::<PeerCertificates>(),
+    });
+    match outcome {
+        Ok(user) => {
+            request
+                .headers_mut()
+                .remove(axum::http::header::AUTHORIZATION);
+            let served_to = ServedTo::from(&user);
+            request.extensions_mut().insert(user);
+            let mut response = next.run(request).await;
+            response.extensions_mut().insert(served_to);
+            response
+        }
+        Err(error) => {
+            tracing::info!(
+                target: "kapi::http",
+                path = %request.uri().path(),
+                reason = %error,
+                "unable to authenticate the request"
+            );
+            ApiError::Unauthorized("Unauthorized".to_owned()).into_response()
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The authorization filter (kube's `WithAuthorization`): asks the modes of
+//! `--authorization-mode` whether the request's user may do what its [`RequestInfo`] says;
+//! 403 `Forbidden` with kube's message when none allows it.
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::RequestInfo;
+use crate::authn::UserInfo;
+use crate::authz::{self, Attributes, Decision, Mode};
+use crate::error::ApiError;
+
+/// Authorizes `request`.
+pub async fn authorize(State(modes): State<Mode>, request: Request, next: Next) -> Response {
+    let (Some(user), Some(info)) = (
+        request.extensions().get::<UserInfo>(),
+        request.extensions().get::<RequestInfo>(),
+    ) else {
+        // The chain puts both before this filter; without them nothing can be judged.
+        return ApiError::Internal("the request reached authorization unidentified".into())
+            .into_response();
+    };
+    let attributes = Attributes {
+        user,
+        request: info,
+    };
+    match modes.authorize(&attributes) {
+        Decision::Allow(_) => next.run(request).await,
+        Decision::Deny(reason) | Decision::NoOpinion(reason) => {
+            tracing::debug!(user = %user.name, verb = %info.verb, path = %info.path, %reason, "forbidden");
+            authz::forbidden(&attributes, &reason).into_response()
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The HTTP handler chain in front of the endpoints: kube-apiserver's
+//! `DefaultBuildHandlerChain`, one concern per filter, in kube's order (outermost first):
+//!
+//! 1. the request log (`log`): one line per request, with the user;
+//! 2. panic recovery: a panicking handler answers a 500 `Status`;
+//! 3. request info ([`request_info`]): what the request asks for, as kube reads paths;
+//! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401;
+//! 5. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//!
+//! then the router. What later filters and handlers need travels as request extensions:
+//! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
+//! are authorized too (a user who may not read `/foo` gets 403, not 404), as in kube.
+
+pub mod authentication;
+pub mod authorization;
+mod log;
+pub mod request_info;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::response::{IntoResponse, Response};
+
+pub use request_info::RequestInfo;
+
+use crate::authn::Authenticator;
+use crate::authz::{AlwaysAllow, Mode};
+use crate::error::ApiError;
+
+/// What the chain checks requests with.
+#[derive(Clone)]
+pub struct Filters {
+    /// Who sent a request.
+    pub authenticator: Arc<Authenticator>,
+    /// Whether they may.
+    pub authorizer: Mode,
+}
+
+impl Default for Filters {
+    /// No authentication (everyone is `system:anonymous`), everything allowed: a server on
+    /// loopback for development.
+    fn default() -> Filters {
+        Filters {
+            authenticator: Arc::new(Authenticator::new().anonymous(true)),
+            authorizer: Mode::new().with("AlwaysAllow", Arc::new(AlwaysAllow)),
+        }
+    }
+}
+
+/// `handler` behind the chain.
+pub fn chain(handler: Router, filters: &Filters) -> Router {
+    handler
+        .layer(axum::middleware::from_fn_with_state(
+            filters.authorizer.clone(),
+            authorization::authorize,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&filters.authenticator),
+            authentication::authenticate,
+        ))
+        .layer(axum::middleware::from_fn(request_info::attach))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
+        .layer(axum::middleware::from_fn(log::log_request))
+}
+
+/// A handler panicked: a bug. The client gets a 500 `Status`, the log the message.
+fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = if let Some(message) = panic.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "unknown panic".to_owned()
+    };
+    tracing::error!(%message, "handler panicked");
+    ApiError::Internal(format!("the request handler panicked: {message}")).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use axum::routing::get;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::authn::token_file::TokenFile;
+    use crate::authz::AlwaysDeny;
+
+    async fn send(
+        router: &Router,
+        uri: &str,
+        token: Option<&str>,
+    ) -> (StatusCode, serde_json::Value) {
+        let mut request = Request::get(uri);
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let response = router
+            .clone()
+            .oneshot(request.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&body).unwrap_or_default())
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_500_and_unknown_paths_404() {
+        #[allow(clippy::unused_async)]
+        async fn boom() -> &'static str {
+            panic!("boom")
+        }
+        let routes = Router::new()
+            .route("/boom", get(boom))
+            .fallback(|| async { ApiError::NoRoute.into_response() });
+        let router = chain(routes, &Filters::default());
+        let (code, status) = send(&router, "/boom", None).await;
+        assert_eq!(code, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(status["reason"], "InternalError");
+        assert_eq!(
+            status["message"],
+            "Internal error occurred: the request handler panicked: boom"
+        );
+        assert_eq!(
+            send(&router, "/nowhere", None).await.0,
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    #[tokio::test]
+    async fn unauthenticated_and_unauthorized_requests_get_kubes_statuses() {
+        let routes = Router::new()
+            .route("/ok", get(|| async { "{}" }))
+            .fallback(|| async { ApiError::NoRoute.into_response() });
+        let tokens = TokenFile::parse("good,alice,1,devs\n").unwrap();
+        let filters = Filters {
+            authenticator: Arc::new(Authenticator::new().with(tokens).anonymous(false)),
+            authorizer: Mode::new().with("AlwaysDeny", Arc::new(AlwaysDeny)),
+        };
+        let router = chain(routes, &filters);
+
+        let (code, status) = send(&router, "/ok", Some("bad")).await;
+        assert_eq!(code, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            status,
+            serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized",
+                "code": 401})
+        );
+        assert_eq!(send(&router, "/ok", None).await.0, StatusCode::UNAUTHORIZED);
+
+        // Unknown paths are authorized before they are routed.
+        let (code, status) = send(&router, "/nowhere", Some("good")).await;
+        assert_eq!(code, StatusCode::FORBIDDEN);
+        assert_eq!(
+            status["message"],
+            "forbidden: User \"alice\" cannot get path \"/nowhere\": Everything is forbidden."
+        );
+        assert_eq!(status["details"], serde_json::json!({}));
+    }
+}

@@ -1,0 +1,209 @@
+//! The security flags, as kube-apiserver's: TLS with an optional client CA
+//! (`--client-ca-file`), token files (`--token-auth-file`), `--anonymous-auth` and
+//! `--authorization-mode`, turned into the runtime's [`Filters`] and TLS configuration, with
+//! the start-up checks that keep an unprotected server off the network.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use axum_server::tls::TlsInfo;
+use axum_server::tls_rustls::RustlsConfig;
+use kapi_runtime::authn::token_file::TokenFile;
+use kapi_runtime::authn::x509::ClientCa;
+use kapi_runtime::authn::{Authenticator, PeerCertificates};
+use kapi_runtime::authz::rbac::{self, Rbac};
+use kapi_runtime::authz::{AlwaysAllow, AlwaysDeny, Mode};
+use kapi_runtime::endpoints::Filters;
+use kapi_runtime::registry::Registry;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// The security flags.
+#[derive(Debug, clap::Args)]
+pub struct SecurityFlags {
+    /// Serve HTTPS with this certificate chain (PEM); needs --tls-private-key-file.
+    #[arg(long, value_name = "FILE", requires = "tls_private_key_file")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// The private key (PEM) of --tls-cert-file.
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    pub tls_private_key_file: Option<PathBuf>,
+
+    /// Authenticate clients presenting a certificate signed by one of these CAs (PEM): the
+    /// certificate's common name is the user, its organizations the groups. Needs TLS.
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    pub client_ca_file: Option<PathBuf>,
+
+    /// Authenticate bearer tokens listed in this file, kube's CSV:
+    /// `token,user,uid,"group1,group2"`.
+    #[arg(long, value_name = "FILE")]
+    pub token_auth_file: Option<PathBuf>,
+
+    /// Let requests without credentials in as `system:anonymous` (group
+    /// `system:unauthenticated`), for authorization to judge.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub anonymous_auth: bool,
+
+    /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`.
+    #[arg(
+        long,
+        value_name = "MODE[,MODE...]",
+        value_delimiter = ',',
+        default_value = "AlwaysAllow"
+    )]
+    pub authorization_mode: Vec<String>,
+}
+
+impl SecurityFlags {
+    /// Whether any authenticator is configured.
+    fn authenticates(&self) -> bool {
+        self.client_ca_file.is_some() || self.token_auth_file.is_some()
+    }
+
+    /// The start-up checks that need no I/O: known modes, and no unprotected server on the
+    /// network. An error is a usage error (exit 2).
+    pub fn check(&self, addr: &[SocketAddr]) -> Result<(), String> {
+        for mode in &self.authorization_mode {
+            if !matches!(mode.as_str(), "AlwaysAllow" | "AlwaysDeny" | "RBAC") {
+                return Err(format!(
+                    "--authorization-mode: unknown mode {mode:?} (known: AlwaysAllow, AlwaysDeny, RBAC)"
+                ));
+            }
+        }
+        let exposed = addr.iter().any(|a| !a.ip().is_loopback());
+        if exposed && (self.tls_cert_file.is_none() || !self.authenticates()) {
+            return Err(
+                "serving on a non-loopback address needs TLS (--tls-cert-file, \
+                 --tls-private-key-file) and an authenticator (--client-ca-file or \
+                 --token-auth-file); listen on 127.0.0.1 to run without them"
+                    .to_owned(),
+            );
+        }
+        if exposed && self.authorization_mode == ["AlwaysAllow"] {
+            tracing::warn!(
+                "--authorization-mode=AlwaysAllow: every authenticated user may do everything; \
+                 use --authorization-mode=RBAC"
+            );
+        }
+        if !exposed && !self.authenticates() && self.authorization_mode == ["AlwaysAllow"] {
+            tracing::info!(
+                "no authentication and --authorization-mode=AlwaysAllow: every request is allowed \
+                 (listening on loopback only)"
+            );
+        }
+        Ok(())
+    }
+
+    /// The client CA, when given.
+    pub fn client_ca(&self) -> Result<Option<ClientCa>> {
+        (self.client_ca_file.as_deref())
+            .map(ClientCa::load)
+            .transpose()
+            .map_err(Into::into)
+    }
+
+    /// The authenticator and the authorization modes; starts the RBAC authorizer (and
+    /// reconciles kube's bootstrap policy) when RBAC is a mode.
+    pub async fn filters(
+        &self,
+        client_ca: Option<&ClientCa>,
+        registry: &Arc<Registry>,
+    ) -> Result<(Filters, Option<Arc<Rbac>>)> {
+        let mut authenticator = Authenticator::new().anonymous(self.anonymous_auth);
+        if let Some(ca) = client_ca {
+            authenticator = authenticator.with(ca.authenticator());
+        }
+        if let Some(path) = &self.token_auth_file {
+            let tokens = TokenFile::load(path)?;
+            tracing::info!(path = %path.display(), tokens = tokens.len(), "token authentication");
+            authenticator = authenticator.with(tokens);
+        }
+        let mut modes = Mode::new();
+        let mut started = None;
+        for mode in &self.authorization_mode {
+            modes = match mode.as_str() {
+                "AlwaysAllow" => modes.with(mode, Arc::new(AlwaysAllow)),
+                "AlwaysDeny" => modes.with(mode, Arc::new(AlwaysDeny)),
+                "RBAC" => {
+                    rbac::bootstrap::reconcile(registry)
+                        .await
+                        .context("--authorization-mode=RBAC: reconciling the bootstrap policy")?;
+                    let authorizer = Arc::new(
+                        Rbac::start(registry)
+                            .await
+                            .context("--authorization-mode=RBAC: loading the RBAC objects")?,
+                    );
+                    started = Some(Arc::clone(&authorizer));
+                    modes.with(mode, authorizer)
+                }
+                other => bail!("--authorization-mode: unknown mode {other:?}"),
+            };
+        }
+        let filters = Filters {
+            authenticator: Arc::new(authenticator),
+            authorizer: modes,
+        };
+        Ok((filters, started))
+    }
+
+    /// The TLS configuration: the serving certificate, and a request for client
+    /// certificates when a client CA is given.
+    pub fn tls(&self, client_ca: Option<&ClientCa>) -> Result<Option<RustlsConfig>> {
+        let (Some(cert), Some(key)) = (&self.tls_cert_file, &self.tls_private_key_file) else {
+            return Ok(None);
+        };
+        // Several providers may be compiled in; use ring. An error only means one is set.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let (chain, key) = load_pair(cert, key).with_context(|| {
+            format!(
+                "loading the TLS certificate {} and key {}",
+                cert.display(),
+                key.display()
+            )
+        })?;
+        let builder = rustls::ServerConfig::builder();
+        let builder = match client_ca {
+            Some(ca) => builder.with_client_cert_verifier(ca.handshake_verifier()),
+            None => builder.with_no_client_auth(),
+        };
+        let mut config = builder
+            .with_single_cert(chain, key)
+            .context("the TLS certificate and key do not match")?;
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(Some(RustlsConfig::from_config(Arc::new(config))))
+    }
+}
+
+fn load_pair(
+    cert: &Path,
+    key: &Path,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
+    let chain = CertificateDer::pem_file_iter(cert)?.collect::<Result<Vec<_>, _>>()?;
+    if chain.is_empty() {
+        bail!("no certificate in {}", cert.display());
+    }
+    let key = PrivateKeyDer::from_pem_file(key)?;
+    Ok((chain, key))
+}
+
+/// The client's certificates (which the TLS acceptor records per connection) as the
+/// runtime's [`PeerCertificates`] request extension.
+pub async fn peer_certificates(mut request: Request, next: Next) -> Response {
+    let presented = (request.extensions().get::<Arc<TlsInfo>>())
+        .filter(|info| !info.peer_certificates.is_empty())
+        .map(|info| {
+            let chain = (info.peer_certificates.iter())
+                .map(|der| CertificateDer::from(der.clone()))
+                .collect();
+            PeerCertificates(Arc::new(chain))
+        });
+    if let Some(certificates) = presented {
+        request.extensions_mut().insert(certificates);
+    }
+    next.run(request).await
+}
