@@ -290,6 +290,29 @@ pub struct LabelSelectorRequirement {
     pub values: Vec<String>,
 }
 
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector` on the wire.
+pub static LABEL_SELECTOR_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector",
+    fields: &[
+        ProtoField::map(1, "matchLabels", &ProtoKind::String, &ProtoKind::String),
+        ProtoField::repeated(
+            2,
+            "matchExpressions",
+            ProtoKind::Message(&LABEL_SELECTOR_REQUIREMENT_PROTO),
+        ),
+    ],
+};
+
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement` on the wire.
+pub static LABEL_SELECTOR_REQUIREMENT_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
+    fields: &[
+        ProtoField::new(1, "key", ProtoKind::String),
+        ProtoField::new(2, "operator", ProtoKind::String),
+        ProtoField::repeated(3, "values", ProtoKind::String),
+    ],
+};
+
 impl LabelSelector {
     /// Whether `labels` satisfy every requirement (kube's `LabelSelectorAsSelector` then
     /// `Matches`); an operator kube does not know matches nothing.

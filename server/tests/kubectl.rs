@@ -1,5 +1,6 @@
 //! kubectl against the real `kapi-server`: each scenario runs with kubectl 1.32 and with
-//! kubectl 1.20, default flags (validation on), one fresh server per test, on the embedded
+//! kubectl 1.20, default flags (validation on), as the administrator of a secure server
+//! (HTTPS, token authentication, RBAC), one fresh server per test, on the embedded
 //! store and (with the `etcd` feature, as `etcd::*`) on an etcd of its own. What kubectl
 //! prints is checked as it prints it against kube-apiserver.
 //!
@@ -11,6 +12,7 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde_json::json;
+use support::pki::Pki;
 use support::{Backend, Kubectl, Server, Version, manifest, on_both_backends};
 
 on_both_backends! {
@@ -670,10 +672,12 @@ fn rejects_unknown_fields(version: Version, backend: Backend) {
         .stdout_is("webapp.apps.example.dev/typo created");
 }
 
-/// A fresh server on `backend` and `version` pointed at it (checked to be there first).
+/// A fresh secure server on `backend` (HTTPS, token and certificate authentication,
+/// RBAC) and `version` pointed at it as the administrator (checked to be there first): the
+/// whole suite runs as a cluster administrator does.
 fn start(version: Version, backend: Backend) -> (Server, Kubectl) {
     version.binary();
-    let server = Server::start_on(backend);
+    let server = Server::start_secure(Pki::new(), backend, &[]);
     let kubectl = Kubectl::new(version, &server);
     (server, kubectl)
 }

@@ -105,10 +105,13 @@ impl Client {
 
     /// `GET path`, asking for JSON.
     pub fn get(&self, path: &str) -> Result<Response, ureq::Error> {
-        let response = (self.agent.get(format!("{}{path}", self.base)))
-            .header("Accept", "application/json")
-            .call()?;
-        read(response)
+        self.request("GET", path, "", None)
+    }
+
+    /// The same client, sending no token (anonymous).
+    pub fn without_token(mut self) -> Client {
+        self.token = None;
+        self
     }
 
     /// `POST path` with a JSON body.
@@ -123,10 +126,7 @@ impl Client {
 
     /// `DELETE path`.
     pub fn delete(&self, path: &str) -> Result<Response, ureq::Error> {
-        let response = (self.agent.delete(format!("{}{path}", self.base)))
-            .header("Accept", "application/json")
-            .call()?;
-        read(response)
+        self.request("DELETE", path, "", None)
     }
 
     fn send(&self, method: &str, path: &str, body: &Value) -> Result<Response, ureq::Error> {
@@ -142,18 +142,7 @@ impl Client {
         content_type: &str,
         body: &str,
     ) -> Result<Response, ureq::Error> {
-        let url = format!("{}{path}", self.base);
-        let request = match method {
-            "POST" => self.agent.post(url),
-            "PUT" => self.agent.put(url),
-            "PATCH" => self.agent.patch(url),
-            _ => unreachable!("{method}"),
-        };
-        let response = request
-            .header("Accept", "application/json")
-            .header("Content-Type", content_type)
-            .send(body)?;
-        read(response)
+        self.request(method, path, content_type, Some(body))
     }
 }
 

@@ -187,10 +187,60 @@ pub struct Kubectl {
     server: String,
     home: TempDir,
     server_log: Log,
+    /// Connection and credential flags (`--certificate-authority`, `--token`, ...).
+    credentials: Vec<String>,
 }
 
 impl Kubectl {
+    /// kubectl as the server's administrator (a secure server's CA and admin token), or
+    /// with no credentials for a plain one.
     pub fn new(version: Version, server: &Server) -> Kubectl {
+        let credentials = match server.access() {
+            Some(access) => vec![
+                format!("--certificate-authority={}", access.ca.display()),
+                format!("--token={}", access.token),
+            ],
+            None => Vec::new(),
+        };
+        Kubectl::with_credentials(version, server, credentials)
+    }
+
+    /// kubectl of a secure server authenticating with `token`.
+    pub fn with_token(version: Version, server: &Server, token: &str) -> Kubectl {
+        let ca = server
+            .access()
+            .expect("a secure server")
+            .ca
+            .display()
+            .to_string();
+        let credentials = vec![
+            format!("--certificate-authority={ca}"),
+            format!("--token={token}"),
+        ];
+        Kubectl::with_credentials(version, server, credentials)
+    }
+
+    /// kubectl of a secure server authenticating with a client certificate and its key.
+    pub fn with_certificate(
+        version: Version,
+        server: &Server,
+        (cert, key): &(std::path::PathBuf, std::path::PathBuf),
+    ) -> Kubectl {
+        let ca = server
+            .access()
+            .expect("a secure server")
+            .ca
+            .display()
+            .to_string();
+        let credentials = vec![
+            format!("--certificate-authority={ca}"),
+            format!("--client-certificate={}", cert.display()),
+            format!("--client-key={}", key.display()),
+        ];
+        Kubectl::with_credentials(version, server, credentials)
+    }
+
+    fn with_credentials(version: Version, server: &Server, credentials: Vec<String>) -> Kubectl {
         let home = tempfile::Builder::new()
             .prefix("kapi-kubectl-")
             .tempdir()
@@ -205,6 +255,7 @@ impl Kubectl {
             server: server.url(),
             home,
             server_log: server.log(),
+            credentials,
         }
     }
 
@@ -217,11 +268,12 @@ impl Kubectl {
     /// `kubectl edit`).
     pub fn run_with_env(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
         let home = self.home.path();
-        let global = [
+        let mut global = vec![
             format!("--server={}", self.server),
             format!("--cache-dir={}", home.join("cache").display()),
             "--request-timeout=30s".to_owned(),
         ];
+        global.extend(self.credentials.iter().cloned());
         let mut command = Command::new(self.binary);
         command
             .args(&global)
@@ -429,10 +481,11 @@ impl Kubectl {
     /// Starts `kubectl ARGS` without waiting for it.
     pub fn spawn(&self, args: &[&str]) -> Spawned {
         let home = self.home.path();
-        let global = [
+        let mut global = vec![
             format!("--server={}", self.server),
             format!("--cache-dir={}", home.join("cache").display()),
         ];
+        global.extend(self.credentials.iter().cloned());
         let mut command = Command::new(self.binary);
         command
             .args(&global)

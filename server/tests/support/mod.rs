@@ -12,6 +12,7 @@
 pub mod etcd;
 pub mod http;
 pub mod kubectl;
+pub mod pki;
 pub mod python;
 pub mod server;
 pub mod table;

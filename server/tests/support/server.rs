@@ -27,8 +27,9 @@ pub enum Backend {
 /// How long the server may take to print its address and then to answer `/readyz`.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The line the server prints on stdout once it listens (`listening on http://ADDR`).
-const LISTENING: &str = "listening on http://";
+/// The line the server prints on stdout once it listens (`listening on http://ADDR`, or
+/// `https://`).
+const LISTENING: &str = "listening on http";
 
 /// A running `kapi-server`, killed (SIGKILL) when dropped. Its data directory lives as
 /// long as this value, across [`Server::restart`]s.
@@ -41,6 +42,22 @@ pub struct Server {
     args: Vec<String>,
     /// The etcd this server started for itself ([`Backend::Etcd`]); dropped after it.
     etcd: Option<Etcd>,
+    /// How an administrator reaches a secure server ([`Server::start_secure`]).
+    access: Option<Access>,
+    /// A secure server's certificates and tokens, kept as long as it runs.
+    pki: Option<super::pki::Pki>,
+}
+
+/// How to reach a secure server as its administrator: the CA that signed its certificate
+/// and a token in `system:masters`.
+#[derive(Clone, Debug)]
+pub struct Access {
+    /// The CA certificate's file.
+    pub ca: std::path::PathBuf,
+    /// Its PEM.
+    pub ca_pem: Vec<u8>,
+    /// The administrator's token.
+    pub token: String,
 }
 
 impl Server {
@@ -83,7 +100,7 @@ impl Server {
             .expect("creating the server's data directory");
         let log = Log::default();
         let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
-        let (child, addr) = spawn(data_dir.path(), &log, "127.0.0.1:0", &args);
+        let (child, addr) = spawn(data_dir.path(), &log, "127.0.0.1:0", &args, None);
         Server {
             child: Some(child),
             addr,
@@ -91,6 +108,59 @@ impl Server {
             log,
             args,
             etcd: None,
+            access: None,
+            pki: None,
+        }
+    }
+
+    /// Starts a secure server on `backend`: HTTPS, client certificates and the tokens of
+    /// `pki`, RBAC, and `extra` flags; reached as its administrator.
+    #[track_caller]
+    pub fn start_secure(pki: super::pki::Pki, backend: Backend, extra: &[&str]) -> Server {
+        let access = Access {
+            ca: pki.ca.clone(),
+            ca_pem: pki.ca_pem(),
+            token: super::pki::ADMIN_TOKEN.to_owned(),
+        };
+        let mut args = pki.server_flags();
+        args.extend(extra.iter().map(|a| (*a).to_owned()));
+        let etcd = (backend == Backend::Etcd).then(Etcd::start);
+        if let Some(etcd) = &etcd {
+            args.extend(etcd_args(etcd));
+        }
+        let data_dir = tempfile::Builder::new()
+            .prefix("kapi-data-")
+            .tempdir()
+            .expect("creating the server's data directory");
+        let log = Log::default();
+        let (child, addr) = spawn(data_dir.path(), &log, "127.0.0.1:0", &args, Some(&access));
+        Server {
+            child: Some(child),
+            addr,
+            data_dir,
+            log,
+            args,
+            etcd,
+            access: Some(access),
+            pki: Some(pki),
+        }
+    }
+
+    /// A secure server's certificates and tokens.
+    pub fn pki(&self) -> &super::pki::Pki {
+        self.pki.as_ref().expect("a secure server")
+    }
+
+    /// How an administrator reaches it, when it is secure.
+    pub fn access(&self) -> Option<&Access> {
+        self.access.as_ref()
+    }
+
+    /// A raw HTTP client of the server: as its administrator when it is secure.
+    pub fn client(&self) -> http::Client {
+        match &self.access {
+            Some(access) => http::Client::with_tls(&self.url(), &access.ca_pem, &access.token),
+            None => http::Client::new(self.addr),
         }
     }
 
@@ -99,9 +169,14 @@ impl Server {
         self.addr
     }
 
-    /// `http://ADDR`.
+    /// `http://ADDR`, or `https://ADDR` for a secure server.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.access.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// The embedded store's directory.
@@ -147,7 +222,13 @@ impl Server {
     pub fn restart(&mut self) {
         self.kill_9();
         self.log.note("restarting on the same data directory");
-        let (child, addr) = spawn(self.data_dir.path(), &self.log, "127.0.0.1:0", &self.args);
+        let (child, addr) = spawn(
+            self.data_dir.path(),
+            &self.log,
+            "127.0.0.1:0",
+            &self.args,
+            self.access.as_ref(),
+        );
         self.child = Some(child);
         self.addr = addr;
     }
@@ -161,7 +242,13 @@ impl Server {
         self.log
             .note("restarting on the same port and data directory");
         let listen = self.addr.to_string();
-        let (child, addr) = spawn(self.data_dir.path(), &self.log, &listen, &self.args);
+        let (child, addr) = spawn(
+            self.data_dir.path(),
+            &self.log,
+            &listen,
+            &self.args,
+            self.access.as_ref(),
+        );
         self.child = Some(child);
         self.addr = addr;
     }
@@ -206,7 +293,13 @@ pub fn etcd_args(etcd: &Etcd) -> Vec<String> {
 
 /// Starts the binary, reads its address from stdout and waits for `/readyz`.
 #[track_caller]
-fn spawn(data_dir: &Path, log: &Log, listen: &str, args: &[String]) -> (Child, SocketAddr) {
+fn spawn(
+    data_dir: &Path,
+    log: &Log,
+    listen: &str,
+    args: &[String],
+    access: Option<&Access>,
+) -> (Child, SocketAddr) {
     let binary = env!("CARGO_BIN_EXE_kapi-server");
     let mut command = Command::new(binary);
     command
@@ -271,7 +364,12 @@ fn spawn(data_dir: &Path, log: &Log, listen: &str, args: &[String]) -> (Child, S
         }
     };
 
-    let client = http::Client::new(addr);
+    let client = match access {
+        Some(access) => {
+            http::Client::with_tls(&format!("https://{addr}"), &access.ca_pem, &access.token)
+        }
+        None => http::Client::new(addr),
+    };
     loop {
         match client.get("/readyz") {
             Ok(response) if response.status == 200 => break,
@@ -302,9 +400,10 @@ fn fail_start(child: &mut Child, log: &Log, why: &str) -> ! {
     );
 }
 
-/// `ADDR` in a line `... listening on http://ADDR ...`.
+/// `ADDR` in a line `... listening on http://ADDR ...` (or `https://`).
 fn listening_address(line: &str) -> Option<SocketAddr> {
     let (_, rest) = line.split_once(LISTENING)?;
+    let rest = rest.strip_prefix("s").unwrap_or(rest).strip_prefix("://")?;
     let addr = rest.split(|c: char| c.is_whitespace() || c == '/').next()?;
     addr.parse().ok()
 }
@@ -348,5 +447,7 @@ mod tests {
         let addr = super::listening_address("listening on http://127.0.0.1:8080/ (embedded)");
         assert_eq!(addr, Some("127.0.0.1:8080".parse().unwrap()));
         assert_eq!(super::listening_address("kubectl --server=..."), None);
+        let addr = super::listening_address("listening on https://127.0.0.1:8443");
+        assert_eq!(addr, Some("127.0.0.1:8443".parse().unwrap()));
     }
 }

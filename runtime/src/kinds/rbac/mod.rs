@@ -11,9 +11,9 @@
 mod validation;
 
 use kapi_runtime::Resource;
-use kapi_runtime::api::KindInfo;
+use kapi_runtime::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
 use kapi_runtime::error::FieldError;
-use kapi_runtime::meta::{LabelSelector, ObjectMeta};
+use kapi_runtime::meta::{LABEL_SELECTOR_PROTO, LabelSelector, OBJECT_META_PROTO, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +42,8 @@ pub const KINDS: &[&KindInfo] = &[
         json_path = ".metadata.creationTimestamp",
         format = "date-time"
     ),
-    version(name = "v1", storage)
+    version(name = "v1", storage),
+    protobuf = ROLE_PROTO
 )]
 #[schemars(rename = "io.k8s.api.rbac.v1.Role")]
 pub struct Role {
@@ -68,7 +69,8 @@ pub struct Role {
         json_path = ".metadata.creationTimestamp",
         format = "date-time"
     ),
-    version(name = "v1", storage)
+    version(name = "v1", storage),
+    protobuf = CLUSTER_ROLE_PROTO
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.rbac.v1.ClusterRole")]
@@ -138,7 +140,8 @@ pub struct PolicyRule {
     names = "path_segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
-    version(name = "v1", storage)
+    version(name = "v1", storage),
+    protobuf = ROLE_BINDING_PROTO
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.rbac.v1.RoleBinding")]
@@ -163,7 +166,8 @@ pub struct RoleBinding {
     names = "path_segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
-    version(name = "v1", storage)
+    version(name = "v1", storage),
+    protobuf = CLUSTER_ROLE_BINDING_PROTO
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.rbac.v1.ClusterRoleBinding")]
@@ -210,6 +214,93 @@ pub struct RoleRef {
     /// The role's name.
     pub name: String,
 }
+
+// The wire shapes of k8s.io/api's `rbac/v1/generated.proto`: kubectl sends the kinds it
+// knows as protobuf (`kubectl create role`, `create rolebinding`).
+
+/// `k8s.io.api.rbac.v1.Role` on the wire.
+pub static ROLE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.Role",
+    fields: &[
+        ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
+        ProtoField::repeated(2, "rules", ProtoKind::Message(&POLICY_RULE_PROTO)),
+    ],
+};
+
+/// `k8s.io.api.rbac.v1.ClusterRole` on the wire.
+pub static CLUSTER_ROLE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.ClusterRole",
+    fields: &[
+        ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
+        ProtoField::repeated(2, "rules", ProtoKind::Message(&POLICY_RULE_PROTO)),
+        ProtoField::new(
+            3,
+            "aggregationRule",
+            ProtoKind::Message(&AGGREGATION_RULE_PROTO),
+        ),
+    ],
+};
+
+/// `k8s.io.api.rbac.v1.AggregationRule` on the wire.
+pub static AGGREGATION_RULE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.AggregationRule",
+    fields: &[ProtoField::repeated(
+        1,
+        "clusterRoleSelectors",
+        ProtoKind::Message(&LABEL_SELECTOR_PROTO),
+    )],
+};
+
+/// `k8s.io.api.rbac.v1.PolicyRule` on the wire.
+pub static POLICY_RULE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.PolicyRule",
+    fields: &[
+        ProtoField::repeated(1, "verbs", ProtoKind::String),
+        ProtoField::repeated(2, "apiGroups", ProtoKind::String),
+        ProtoField::repeated(3, "resources", ProtoKind::String),
+        ProtoField::repeated(4, "resourceNames", ProtoKind::String),
+        ProtoField::repeated(5, "nonResourceURLs", ProtoKind::String),
+    ],
+};
+
+/// `k8s.io.api.rbac.v1.RoleBinding` on the wire.
+pub static ROLE_BINDING_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.RoleBinding",
+    fields: BINDING_FIELDS,
+};
+
+/// `k8s.io.api.rbac.v1.ClusterRoleBinding` on the wire.
+pub static CLUSTER_ROLE_BINDING_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.ClusterRoleBinding",
+    fields: BINDING_FIELDS,
+};
+
+const BINDING_FIELDS: &[ProtoField] = &[
+    ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
+    ProtoField::repeated(2, "subjects", ProtoKind::Message(&SUBJECT_PROTO)),
+    ProtoField::new(3, "roleRef", ProtoKind::Message(&ROLE_REF_PROTO)),
+];
+
+/// `k8s.io.api.rbac.v1.Subject` on the wire.
+pub static SUBJECT_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.Subject",
+    fields: &[
+        ProtoField::new(1, "kind", ProtoKind::String),
+        ProtoField::new(2, "apiGroup", ProtoKind::String),
+        ProtoField::new(3, "name", ProtoKind::String),
+        ProtoField::new(4, "namespace", ProtoKind::String),
+    ],
+};
+
+/// `k8s.io.api.rbac.v1.RoleRef` on the wire.
+pub static ROLE_REF_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.rbac.v1.RoleRef",
+    fields: &[
+        ProtoField::new(1, "apiGroup", ProtoKind::String),
+        ProtoField::new(2, "kind", ProtoKind::String),
+        ProtoField::new(3, "name", ProtoKind::String),
+    ],
+};
 
 fn rbac_group() -> String {
     GROUP.to_owned()
