@@ -7,7 +7,8 @@
 //!   convert through a hub type.
 //! - [`platform`]: `Tenant`, cluster-scoped.
 //! - [`rbac`]: Kubernetes' `rbac.authorization.k8s.io` kinds, which the runtime declares
-//!   (its authorizer reads them) and this API serves.
+//!   (its authorizer reads them) and this API serves; [`authorization`] and
+//!   [`authentication`]: the reviews kubectl's `auth can-i` and `auth whoami` create.
 //!
 //! Each kind is declared once, with `#[derive(Resource)]` on its hub type; [`KINDS`] lists
 //! them for the scheme, as Kubernetes' `AddToScheme` does.
@@ -23,7 +24,7 @@ pub mod platform;
 
 use kapi_runtime::Resource;
 use kapi_runtime::api::KindInfo;
-pub use kapi_runtime::kinds::rbac;
+pub use kapi_runtime::kinds::{authentication, authorization, rbac};
 
 /// Every kind of the example API.
 pub const KINDS: &[&KindInfo] = &[
@@ -38,4 +39,11 @@ pub const KINDS: &[&KindInfo] = &[
     rbac::ClusterRole::INFO,
     rbac::RoleBinding::INFO,
     rbac::ClusterRoleBinding::INFO,
+    // The reviews `kubectl auth can-i` and `kubectl auth whoami` create.
+    authorization::SelfSubjectAccessReview::INFO,
+    authorization::SubjectAccessReview::INFO,
+    authorization::LocalSubjectAccessReview::INFO,
+    authorization::SelfSubjectRulesReview::INFO,
+    authentication::SelfSubjectReview::INFO,
+    authentication::TokenReview::INFO,
 ];

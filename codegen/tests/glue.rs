@@ -484,6 +484,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     rust_type: "",
     protobuf: None,
     stored_with: None,
+    create_only: false,
 };
 
 fn render_error(kind: KindInfo) -> RenderError {

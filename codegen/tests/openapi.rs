@@ -1337,6 +1337,7 @@ mod fixture {
             rust_type: "fixture",
             protobuf: None,
             stored_with: None,
+            create_only: false,
         }
     }
 

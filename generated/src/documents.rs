@@ -33,6 +33,16 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/apis/apps.example.dev/v1beta1.json"),
     },
     OpenApiV3Document {
+        path: "apis/authentication.k8s.io/v1",
+        hash: "0D07B2F21F019B3D8A7D5794436F8B7B1B5E5F61E4EFB6D4AC4A971AAD6722893C72A4F43FEE7624BB7337449BC57446F89370414AA5A7BED8B9099F0F23903C",
+        json: include_str!("../openapi/v3/apis/authentication.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/authorization.k8s.io/v1",
+        hash: "BA7561873021EAACB121CBD40B21586F1BDC6A9F65CA011A2B691A6C8A1515E12B0A23A300C9516E92119A72338141945852B723CE246A52B711EA0F57BDF01B",
+        json: include_str!("../openapi/v3/apis/authorization.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/events.k8s.io/v1",
         hash: "C816F1CB3DB3541A9930BF155DA6BD26A40B741E36235AA7072E3F2185540BA0DF5767997168D3D459133D4AB35375787CC49908FF2D68E27810C1DB4A9AAA08",
         json: include_str!("../openapi/v3/apis/events.k8s.io/v1.json"),
@@ -67,6 +77,18 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         }
         "/apis/apps.example.dev/v1beta1" => Some(include_str!(
             "../discovery/apis/apps.example.dev/v1beta1.json"
+        )),
+        "/apis/authentication.k8s.io" => {
+            Some(include_str!("../discovery/apis/authentication.k8s.io.json"))
+        }
+        "/apis/authentication.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/authentication.k8s.io/v1.json"
+        )),
+        "/apis/authorization.k8s.io" => {
+            Some(include_str!("../discovery/apis/authorization.k8s.io.json"))
+        }
+        "/apis/authorization.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/authorization.k8s.io/v1.json"
         )),
         "/apis/events.k8s.io" => Some(include_str!("../discovery/apis/events.k8s.io.json")),
         "/apis/events.k8s.io/v1" => Some(include_str!("../discovery/apis/events.k8s.io/v1.json")),

@@ -17,6 +17,24 @@ const CONFIG_MAP: &KindInfo = <api_types::core::ConfigMap as Resource>::INFO;
 const CORE_EVENT: &KindInfo = <api_types::core::event::Event as Resource>::INFO;
 /// `WebApp`, `apps.example.dev`.
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
+/// `SelfSubjectReview`, `authentication.k8s.io`.
+const SELF_SUBJECT_REVIEW: &KindInfo =
+    <kapi_runtime::kinds::authentication::SelfSubjectReview as Resource>::INFO;
+/// `TokenReview`, `authentication.k8s.io`.
+const TOKEN_REVIEW: &KindInfo =
+    <kapi_runtime::kinds::authentication::TokenReview as Resource>::INFO;
+/// `SelfSubjectAccessReview`, `authorization.k8s.io`.
+const SELF_SUBJECT_ACCESS_REVIEW: &KindInfo =
+    <kapi_runtime::kinds::authorization::SelfSubjectAccessReview as Resource>::INFO;
+/// `SubjectAccessReview`, `authorization.k8s.io`.
+const SUBJECT_ACCESS_REVIEW: &KindInfo =
+    <kapi_runtime::kinds::authorization::SubjectAccessReview as Resource>::INFO;
+/// `LocalSubjectAccessReview`, `authorization.k8s.io`.
+const LOCAL_SUBJECT_ACCESS_REVIEW: &KindInfo =
+    <kapi_runtime::kinds::authorization::LocalSubjectAccessReview as Resource>::INFO;
+/// `SelfSubjectRulesReview`, `authorization.k8s.io`.
+const SELF_SUBJECT_RULES_REVIEW: &KindInfo =
+    <kapi_runtime::kinds::authorization::SelfSubjectRulesReview as Resource>::INFO;
 /// `Event`, `events.k8s.io`.
 const EVENTS_K8S_IO_EVENT: &KindInfo = <api_types::events::Event as Resource>::INFO;
 /// `Tenant`, `platform.example.dev`.
@@ -176,6 +194,24 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(WEB_APP, 1, 15, Handler::UpdateScale),
     // PATCH /apis/apps.example.dev/v1beta1/namespaces/{namespace}/webapps/{name}/scale
     bind(WEB_APP, 1, 16, Handler::PatchScale),
+    // SelfSubjectReview (authentication.k8s.io/v1):
+    // POST /apis/authentication.k8s.io/v1/selfsubjectreviews
+    bind(SELF_SUBJECT_REVIEW, 0, 0, Handler::Create),
+    // TokenReview (authentication.k8s.io/v1):
+    // POST /apis/authentication.k8s.io/v1/tokenreviews
+    bind(TOKEN_REVIEW, 0, 0, Handler::Create),
+    // SelfSubjectAccessReview (authorization.k8s.io/v1):
+    // POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews
+    bind(SELF_SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
+    // SubjectAccessReview (authorization.k8s.io/v1):
+    // POST /apis/authorization.k8s.io/v1/subjectaccessreviews
+    bind(SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
+    // LocalSubjectAccessReview (authorization.k8s.io/v1):
+    // POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews
+    bind(LOCAL_SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
+    // SelfSubjectRulesReview (authorization.k8s.io/v1):
+    // POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews
+    bind(SELF_SUBJECT_RULES_REVIEW, 0, 0, Handler::Create),
     // Event (events.k8s.io/v1):
     // GET /apis/events.k8s.io/v1/namespaces/{namespace}/events
     bind(EVENTS_K8S_IO_EVENT, 0, 0, Handler::List),

@@ -15,45 +15,67 @@ pub fn scheme() -> Scheme {
     Scheme::new()
         .add(
             KindEntry::new::<api_types::core::Namespace>()
-                .version::<api_types::core::Namespace, api_types::core::Namespace>("v1"),
+                .version::<api_types::core::Namespace, api_types::core::Namespace>("v1")
         )
         .add(
             KindEntry::new::<api_types::core::ConfigMap>()
-                .version::<api_types::core::ConfigMap, api_types::core::ConfigMap>("v1"),
+                .version::<api_types::core::ConfigMap, api_types::core::ConfigMap>("v1")
         )
         .add(
             KindEntry::new::<api_types::core::event::Event>()
-                .version::<api_types::core::event::Event, api_types::core::event::Event>("v1"),
+                .version::<api_types::core::event::Event, api_types::core::event::Event>("v1")
         )
         .add(
             KindEntry::new::<apps::WebApp>()
                 .version::<apps::WebApp, apps::v1::WebApp>("v1")
-                .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1"),
+                .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1")
+        )
+        .add(
+            KindEntry::new::<kinds::authentication::SelfSubjectReview>()
+                .version::<kinds::authentication::SelfSubjectReview, kinds::authentication::SelfSubjectReview>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::authentication::TokenReview>()
+                .version::<kinds::authentication::TokenReview, kinds::authentication::TokenReview>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::authorization::SelfSubjectAccessReview>()
+                .version::<kinds::authorization::SelfSubjectAccessReview, kinds::authorization::SelfSubjectAccessReview>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::authorization::SubjectAccessReview>()
+                .version::<kinds::authorization::SubjectAccessReview, kinds::authorization::SubjectAccessReview>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::authorization::LocalSubjectAccessReview>()
+                .version::<kinds::authorization::LocalSubjectAccessReview, kinds::authorization::LocalSubjectAccessReview>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::authorization::SelfSubjectRulesReview>()
+                .version::<kinds::authorization::SelfSubjectRulesReview, kinds::authorization::SelfSubjectRulesReview>("v1")
         )
         .add(
             KindEntry::new::<platform::Tenant>()
-                .version::<platform::Tenant, platform::Tenant>("v1"),
+                .version::<platform::Tenant, platform::Tenant>("v1")
         )
         .add(
             KindEntry::new::<kinds::rbac::Role>()
-                .version::<kinds::rbac::Role, kinds::rbac::Role>("v1"),
+                .version::<kinds::rbac::Role, kinds::rbac::Role>("v1")
         )
         .add(
             KindEntry::new::<kinds::rbac::ClusterRole>()
-                .version::<kinds::rbac::ClusterRole, kinds::rbac::ClusterRole>("v1"),
+                .version::<kinds::rbac::ClusterRole, kinds::rbac::ClusterRole>("v1")
         )
         .add(
             KindEntry::new::<kinds::rbac::RoleBinding>()
-                .version::<kinds::rbac::RoleBinding, kinds::rbac::RoleBinding>("v1"),
+                .version::<kinds::rbac::RoleBinding, kinds::rbac::RoleBinding>("v1")
         )
         .add(
             KindEntry::new::<kinds::rbac::ClusterRoleBinding>()
-                .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1"),
+                .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1")
         )
         .add(
-            KindEntry::stored_with::<api_types::core::event::Event>(
-                <events::Event as kapi_runtime::Resource>::INFO,
-            )
-            .version::<api_types::core::event::Event, events::v1::Event>("v1"),
+            KindEntry::stored_with::<api_types::core::event::Event>(<events::Event as kapi_runtime::Resource>::INFO)
+                .version::<api_types::core::event::Event, events::v1::Event>("v1")
         )
 }

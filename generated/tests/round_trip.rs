@@ -57,6 +57,52 @@ mod apps_example_dev {
     }
 }
 
+/// `authentication.k8s.io`.
+mod authentication_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `authentication.k8s.io/v1` `SelfSubjectReview`.
+    #[test]
+    fn self_subject_review_v1() {
+        ROUND_TRIP.check("authentication.k8s.io", "SelfSubjectReview", "v1");
+    }
+
+    /// `authentication.k8s.io/v1` `TokenReview`.
+    #[test]
+    fn token_review_v1() {
+        ROUND_TRIP.check("authentication.k8s.io", "TokenReview", "v1");
+    }
+}
+
+/// `authorization.k8s.io`.
+mod authorization_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `authorization.k8s.io/v1` `SelfSubjectAccessReview`.
+    #[test]
+    fn self_subject_access_review_v1() {
+        ROUND_TRIP.check("authorization.k8s.io", "SelfSubjectAccessReview", "v1");
+    }
+
+    /// `authorization.k8s.io/v1` `SubjectAccessReview`.
+    #[test]
+    fn subject_access_review_v1() {
+        ROUND_TRIP.check("authorization.k8s.io", "SubjectAccessReview", "v1");
+    }
+
+    /// `authorization.k8s.io/v1` `LocalSubjectAccessReview`.
+    #[test]
+    fn local_subject_access_review_v1() {
+        ROUND_TRIP.check("authorization.k8s.io", "LocalSubjectAccessReview", "v1");
+    }
+
+    /// `authorization.k8s.io/v1` `SelfSubjectRulesReview`.
+    #[test]
+    fn self_subject_rules_review_v1() {
+        ROUND_TRIP.check("authorization.k8s.io", "SelfSubjectRulesReview", "v1");
+    }
+}
+
 /// `events.k8s.io`.
 mod events_k8s_io {
     use super::ROUND_TRIP;

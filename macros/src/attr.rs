@@ -39,6 +39,10 @@ pub struct ResourceAttrs {
     /// `finalize`: the kind has a `finalize` subresource (kube's namespaces), which alone
     /// writes `spec.finalizers`.
     pub finalize: Word,
+    /// `create_only`: the kind is only created, never stored (kube's reviews,
+    /// `SelfSubjectAccessReview`): one `POST` route, answered by the review the server
+    /// registers for the kind.
+    pub create_only: Word,
     /// `printer_column(...)`, repeatable: the columns of `kubectl get`.
     #[darling(multiple, rename = "printer_column")]
     pub printer_columns: Vec<PrinterColumnAttrs>,

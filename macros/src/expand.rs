@@ -225,6 +225,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
     };
     let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
     let rust_type = hub_rust_type(kind);
+    let create_only = kind.create_only.is_present();
     let names = match kind.names {
         NameRuleAttr::DnsSubdomain => quote!(::kapi_runtime::api::NameRule::DnsSubdomain),
         NameRuleAttr::DnsLabel => quote!(::kapi_runtime::api::NameRule::DnsLabel),
@@ -260,6 +261,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             rust_type: #rust_type,
             protobuf: #protobuf,
             stored_with: #stored_with,
+            create_only: #create_only,
         }
     }
 }
@@ -314,6 +316,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
         status: kind.status.is_present(),
         scale: kind.scale.is_some(),
         finalize: kind.finalize.is_present(),
+        create_only: kind.create_only.is_present(),
     });
     let routes = routes.iter().map(route);
     quote! {

@@ -47,6 +47,8 @@ pub struct Kind {
     pub scale: Option<Scale>,
     /// The `finalize` subresource.
     pub finalize: Word,
+    /// Only created, never stored.
+    pub create_only: Word,
     /// Columns of `kubectl get`.
     pub printer_columns: Vec<PrinterColumn>,
     /// Fields usable in field selectors.
@@ -265,6 +267,7 @@ impl Kind {
             status: attrs.status,
             scale: attrs.scale.map(Scale::new),
             finalize: attrs.finalize,
+            create_only: attrs.create_only,
             printer_columns: attrs
                 .printer_columns
                 .into_iter()

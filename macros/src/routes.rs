@@ -53,6 +53,8 @@ pub struct Input<'a> {
     pub scale: bool,
     /// The kind has a `finalize` subresource (replaced only, as kube's namespaces).
     pub finalize: bool,
+    /// The kind is only created (kube's reviews): one `POST` on the collection.
+    pub create_only: bool,
 }
 
 /// One route, as the expansion writes it into a `kapi_runtime::api::Route`.
@@ -97,6 +99,16 @@ pub fn routes(input: &Input) -> Vec<Route> {
         subresource,
         operation_id,
     };
+    if input.create_only {
+        let create = format!("create{ns}{kind}");
+        return vec![route(
+            Method::Post,
+            &collection,
+            Action::Create,
+            None,
+            create,
+        )];
+    }
     let mut routes = vec![
         route(
             Method::Get,
@@ -251,6 +263,7 @@ mod tests {
         status: true,
         scale: true,
         finalize: false,
+        create_only: false,
     };
 
     #[test]
@@ -317,6 +330,7 @@ mod tests {
                 status: false,
                 scale: false,
                 finalize: false,
+                create_only: false,
                 ..WEBAPP
             },
             "
@@ -345,6 +359,7 @@ mod tests {
                 namespaced: false,
                 scale: false,
                 finalize: true,
+                create_only: false,
                 ..WEBAPP
             },
             "

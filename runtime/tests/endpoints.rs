@@ -670,6 +670,8 @@ async fn discovery_follows_accept() {
         names,
         [
             "apps.example.dev",
+            "authentication.k8s.io",
+            "authorization.k8s.io",
             "events.k8s.io",
             "platform.example.dev",
             "rbac.authorization.k8s.io"

@@ -144,8 +144,12 @@ impl SecurityFlags {
                 other => bail!("--authorization-mode: unknown mode {other:?}"),
             };
         }
+        let authenticator = Arc::new(authenticator);
+        // The reviews answer with the same authenticator and modes as requests get.
+        kapi_runtime::authn::reviews::register(registry, &authenticator);
+        kapi_runtime::authz::reviews::register(registry, &modes);
         let filters = Filters {
-            authenticator: Arc::new(authenticator),
+            authenticator,
             authorizer: modes,
         };
         Ok((filters, started))

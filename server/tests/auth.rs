@@ -15,6 +15,7 @@ use support::{Backend, Kubectl, Server, Version, for_both_versions, manifest, wa
 for_both_versions! {
     users_are_authenticated_and_authorized => kubectl_1_32_users_are_authenticated_and_authorized,
         kubectl_1_20_users_are_authenticated_and_authorized;
+    auth_can_i => kubectl_1_32_auth_can_i, kubectl_1_20_auth_can_i;
 }
 
 /// How long a new binding may take to reach the RBAC index.
@@ -143,6 +144,100 @@ fn users_are_authenticated_and_authorized(version: Version) {
             "jsonpath={.subjects[0].name}",
         ])
         .stdout_is("system:masters");
+}
+
+/// `kubectl auth can-i` (a SelfSubjectAccessReview) and `--list` (a
+/// SelfSubjectRulesReview) answer as the bindings say; `kubectl auth whoami` (a
+/// SelfSubjectReview, kubectl 1.32) names the user and groups.
+fn auth_can_i(version: Version) {
+    let server = Server::start_secure(Pki::new(), Backend::Embedded, &[]);
+    let admin = Kubectl::new(version, &server);
+    let bob = Kubectl::with_token(version, &server, BOB_TOKEN);
+    admin.ok(&["create", "-f", &manifest("namespaces.yaml")]);
+
+    let can_list = [
+        "auth",
+        "can-i",
+        "list",
+        "webapps.apps.example.dev",
+        "-n",
+        "team-a",
+    ];
+    let no = bob.run(&can_list);
+    no.check(!no.succeeded(), "can-i says no with exit status 1")
+        .stdout_is("no");
+    admin
+        .ok(&["auth", "can-i", "delete", "clusterroles"])
+        .stdout_is("yes");
+    admin
+        .ok(&["auth", "can-i", "get", "/healthz"])
+        .stdout_is("yes");
+
+    admin.ok(&[
+        "create",
+        "rolebinding",
+        "devs-edit",
+        "-n",
+        "team-a",
+        "--clusterrole=edit",
+        "--group=devs",
+    ]);
+    wait_until_allowed(&bob, &can_list, &server);
+    bob.ok(&can_list).stdout_is("yes");
+    let elsewhere = bob.run(&[
+        "auth",
+        "can-i",
+        "list",
+        "webapps.apps.example.dev",
+        "-n",
+        "team-b",
+    ]);
+    elsewhere
+        .check(!elsewhere.succeeded(), "not in team-b")
+        .stdout_is("no");
+    let run = bob.run(&["auth", "can-i", "create", "roles", "-n", "team-a"]);
+    run.check(!run.succeeded(), "edit does not manage roles")
+        .stdout_is("no");
+
+    // The rules that apply in team-a: edit's (aggregated from the API's kinds) and the
+    // discovery rules every authenticated user has.
+    let list = bob.ok(&["auth", "can-i", "--list", "-n", "team-a"]);
+    let line = |start: &str| {
+        list.stdout
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or("")
+    };
+    list.check(
+        line("webapps.apps.example.dev ")
+            .contains("[create delete deletecollection patch update get list watch]"),
+        "--list shows what edit allows on webapps",
+    );
+    list.check(
+        line("selfsubjectaccessreviews.authorization.k8s.io ").contains("[create]"),
+        "--list shows system:basic-user's reviews",
+    );
+    list.check(
+        (list.stdout.lines()).any(|l| l.contains("[/healthz]") && l.contains("[get]")),
+        "--list shows the non-resource URLs of system:discovery",
+    );
+    list.check(!list.stdout.contains("roles"), "edit holds no RBAC rules");
+
+    if version == Version::V1_32 {
+        let carol = Kubectl::with_certificate(
+            version,
+            &server,
+            &server.pki().client("carol", Some("devs")),
+        );
+        let whoami = carol.ok(&["auth", "whoami", "-o", "json"]).json();
+        assert_eq!(whoami["kind"], "SelfSubjectReview");
+        assert_eq!(whoami["status"]["userInfo"]["username"], "carol");
+        assert_eq!(
+            whoami["status"]["userInfo"]["groups"],
+            serde_json::json!(["devs", "system:authenticated"])
+        );
+        bob.ok(&["auth", "whoami"]).stdout_has("bob");
+    }
 }
 
 /// Runs `args` as `kubectl` until it succeeds: a binding reaches the RBAC index shortly

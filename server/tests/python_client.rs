@@ -104,6 +104,8 @@ fn discovery_finds_every_kind_and_the_preferred_version() {
         json!([
             "apps.example.dev/v1",
             "apps.example.dev/v1beta1",
+            "authentication.k8s.io/v1",
+            "authorization.k8s.io/v1",
             "events.k8s.io/v1",
             "platform.example.dev/v1",
             "rbac.authorization.k8s.io/v1",
@@ -406,6 +408,8 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
         discovery["groups"],
         json!({
             "apps.example.dev": "apps.example.dev/v1",
+            "authentication.k8s.io": "authentication.k8s.io/v1",
+            "authorization.k8s.io": "authorization.k8s.io/v1",
             "events.k8s.io": "events.k8s.io/v1",
             "platform.example.dev": "platform.example.dev/v1",
             "rbac.authorization.k8s.io": "rbac.authorization.k8s.io/v1",

@@ -101,9 +101,11 @@ fn api_resource(resource: &ResourceModel) -> Value {
     insert_non_empty(&mut entry, "shortNames", kind.short_names);
     insert_non_empty(&mut entry, "categories", kind.categories);
     // Of the kind that stores the objects: the same for kinds stored together, as kube's
-    // cohabiting Events show.
+    // cohabiting Events show; none for kinds never stored (reviews).
     let (storage, stored) = (kind.storage_version().name, kind.storage_kind());
-    if let Some(map) = entry.as_object_mut() {
+    if let Some(map) = entry.as_object_mut()
+        && !kind.create_only
+    {
         map.insert(
             "storageVersionHash".into(),
             storage_version_hash(stored.group, storage, stored.kind).into(),

@@ -495,6 +495,7 @@ mod tests {
             rust_type: "my_api::Thing",
             protobuf: None,
             stored_with: None,
+            create_only: false,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {
             assert_eq!(rust_path(ok, &KIND).unwrap(), ok);

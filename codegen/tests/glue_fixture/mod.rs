@@ -138,6 +138,7 @@ pub static CONFIG_MAP: KindInfo = KindInfo {
     rust_type: "fixture_api::core::ConfigMap",
     protobuf: None,
     stored_with: None,
+    create_only: false,
 };
 
 const fn web_app_routes(
@@ -282,6 +283,7 @@ pub static WEB_APP: KindInfo = KindInfo {
     rust_type: "fixture_api::apps::WebApp",
     protobuf: None,
     stored_with: None,
+    create_only: false,
 };
 
 pub static TENANT: KindInfo = KindInfo {
@@ -341,6 +343,7 @@ pub static TENANT: KindInfo = KindInfo {
     rust_type: "fixture_api::platform::Tenant",
     protobuf: None,
     stored_with: None,
+    create_only: false,
 };
 
 /// Every fixture kind.

@@ -98,6 +98,9 @@ pub struct KindInfo {
     /// type, storage keys and storage version, as kube serves `events.k8s.io` Events from
     /// the core ones' storage (cohabiting resources). `None`: the kind stores its own.
     pub stored_with: Option<&'static KindInfo>,
+    /// Only created, never stored (kube's reviews, `#[resource(create_only)]`): served by
+    /// one `POST` route, answered by the review the server registers for the kind.
+    pub create_only: bool,
 }
 
 /// A field usable in field selectors.
@@ -123,6 +126,12 @@ impl KindInfo {
         } else {
             format!("{}.{}", self.plural, self.group)
         }
+    }
+
+    /// Whether the kind keeps objects of its own in storage: not when they are another
+    /// kind's (`stored_with`) or never stored (`create_only`).
+    pub fn stores_objects(&self) -> bool {
+        self.stored_with.is_none() && !self.create_only
     }
 
     /// The kind that keeps the objects in storage: this one, or the one it is stored with.

@@ -144,7 +144,16 @@ pub enum ProtoKind {
     Map(&'static ProtoKind, &'static ProtoKind),
     /// A message whose `bytes` field 1 holds JSON (`meta.v1.FieldsV1 {Raw = 1}`): that JSON.
     RawJson,
+    /// A message whose field 1 is a repeated string (`ExtraValue {items = 1}`, Go's named
+    /// `[]string`): that JSON list.
+    Strings,
 }
+
+/// The message [`ProtoKind::Strings`] reads.
+static STRINGS: ProtoMessage = ProtoMessage {
+    name: "ExtraValue",
+    fields: &[ProtoField::repeated(1, "items", ProtoKind::String)],
+};
 
 /// A body that is not the protobuf it claims to be.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -372,6 +381,12 @@ fn value(
         ProtoKind::Int64 => Value::from(reader.varint_field(wire, path)? as i64),
         ProtoKind::Time => time(reader.length_delimited(wire, path)?, path)?,
         ProtoKind::RawJson => raw_json(reader.length_delimited(wire, path)?, path)?,
+        ProtoKind::Strings => {
+            let bytes = reader.length_delimited(wire, path)?;
+            let mut object = Map::new();
+            decode_into(&STRINGS, bytes, &mut object, path, depth + 1)?;
+            object.remove("items").unwrap_or(Value::Array(Vec::new()))
+        }
         ProtoKind::Message(message) => {
             let bytes = reader.length_delimited(wire, path)?;
             let mut object = Map::new();
@@ -439,6 +454,7 @@ fn zero(kind: &ProtoKind) -> Value {
         ProtoKind::Int32 | ProtoKind::Int64 => Value::from(0),
         ProtoKind::Message(_) | ProtoKind::Map(..) => Value::Object(Map::new()),
         ProtoKind::Time | ProtoKind::RawJson => Value::Null,
+        ProtoKind::Strings => Value::Array(Vec::new()),
     }
 }
 
@@ -737,8 +753,22 @@ mod tests {
                 &ProtoKind::String,
                 &ProtoKind::Message(&INNER),
             ),
+            ProtoField::map(15, "extra", &ProtoKind::String, &ProtoKind::Strings),
         ],
     };
+
+    #[test]
+    fn string_lists_wrapped_in_a_message_are_lists() {
+        // `map<string, ExtraValue>`, `ExtraValue {repeated string items = 1}`: JSON's
+        // `map[string][]string`.
+        check(
+            &[
+                entry(15, "scopes", message(2, &[string(1, "a"), string(1, "b")])),
+                entry(15, "none", message(2, &[])),
+            ],
+            json!({"extra": {"scopes": ["a", "b"], "none": []}}),
+        );
+    }
 
     #[track_caller]
     fn check(fields: &[Vec<u8>], expected: Value) {

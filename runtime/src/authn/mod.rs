@@ -13,6 +13,7 @@
 //! Credentials never reach a log: rejections carry a reason for the log that names the
 //! method and what was wrong, never the token.
 
+pub mod reviews;
 pub mod token_file;
 pub mod x509;
 
@@ -140,6 +141,38 @@ impl Authenticator {
     /// Whether any method is configured.
     pub fn has_methods(&self) -> bool {
         !self.methods.is_empty()
+    }
+
+    /// The user of a bearer token, by the methods alone (no anonymous fallback): `None`
+    /// when no method knows it, the reasons when one rejects it. For `TokenReview`.
+    pub fn authenticate_token(&self, token: &str) -> Result<Option<UserInfo>, String> {
+        let mut headers = HeaderMap::new();
+        let Ok(value) = format!("Bearer {token}").parse() else {
+            return Ok(None);
+        };
+        headers.insert(axum::http::header::AUTHORIZATION, value);
+        let request = Request {
+            headers: &headers,
+            certificates: None,
+        };
+        let mut rejections = Vec::new();
+        for method in &self.methods {
+            match method.authenticate(&request) {
+                Outcome::User(mut user) => {
+                    if !user.in_group(AUTHENTICATED) {
+                        user.groups.push(AUTHENTICATED.to_owned());
+                    }
+                    return Ok(Some(user));
+                }
+                Outcome::NotPresented => {}
+                Outcome::Rejected(reason) => rejections.push(reason),
+            }
+        }
+        if rejections.is_empty() {
+            Ok(None)
+        } else {
+            Err(rejections.join("; "))
+        }
     }
 
     /// Who sent `request`.

@@ -7,12 +7,15 @@
 //! in-memory index fed by the watch caches.
 
 pub mod rbac;
+pub mod reviews;
 
 use std::sync::Arc;
 
 use crate::authn::UserInfo;
 use crate::error::{ApiError, GroupResource};
 use crate::filters::RequestInfo;
+use crate::kinds::rbac::PolicyRule;
+pub use reviews::RulesFor;
 
 /// What is asked, by whom (kube's `authorizer.Attributes`).
 #[derive(Clone, Debug)]
@@ -38,6 +41,16 @@ pub enum Decision {
 pub trait Authorizer: Send + Sync {
     /// The decision about `attributes`.
     fn authorize(&self, attributes: &Attributes<'_>) -> Decision;
+
+    /// The rules that apply to `user` in `namespace` (kube's `RuleResolver`), for rules
+    /// reviews; a mode that cannot list them says the list is incomplete.
+    fn rules_for(&self, user: &UserInfo, namespace: &str) -> RulesFor {
+        let _ = (user, namespace);
+        RulesFor {
+            incomplete: true,
+            ..RulesFor::default()
+        }
+    }
 }
 
 /// `AlwaysAllow`.
@@ -47,6 +60,26 @@ impl Authorizer for AlwaysAllow {
     fn authorize(&self, _: &Attributes<'_>) -> Decision {
         Decision::Allow(String::new())
     }
+
+    fn rules_for(&self, _: &UserInfo, _: &str) -> RulesFor {
+        let all = vec!["*".to_owned()];
+        RulesFor {
+            rules: vec![
+                PolicyRule {
+                    verbs: all.clone(),
+                    api_groups: all.clone(),
+                    resources: all.clone(),
+                    ..PolicyRule::default()
+                },
+                PolicyRule {
+                    verbs: all.clone(),
+                    non_resource_urls: all,
+                    ..PolicyRule::default()
+                },
+            ],
+            ..RulesFor::default()
+        }
+    }
 }
 
 /// `AlwaysDeny`.
@@ -55,6 +88,10 @@ pub struct AlwaysDeny;
 impl Authorizer for AlwaysDeny {
     fn authorize(&self, _: &Attributes<'_>) -> Decision {
         Decision::NoOpinion("Everything is forbidden.".to_owned())
+    }
+
+    fn rules_for(&self, _: &UserInfo, _: &str) -> RulesFor {
+        RulesFor::default()
     }
 }
 
@@ -85,6 +122,18 @@ impl Mode {
     /// Whether the only mode allows everything.
     pub fn allows_everything(&self) -> bool {
         self.names() == ["AlwaysAllow"]
+    }
+
+    /// Every mode's rules for `user` in `namespace`, together.
+    pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> RulesFor {
+        let mut all = RulesFor::default();
+        for (_, authorizer) in &self.modes {
+            let found = authorizer.rules_for(user, namespace);
+            all.rules.extend(found.rules);
+            all.incomplete |= found.incomplete;
+            all.errors.extend(found.errors);
+        }
+        all
     }
 
     /// The union decision: the first mode's allow or deny, else a denial with every

@@ -186,6 +186,7 @@ impl Query {
             field_validation,
             duplicate_fields: Vec::new(),
             force: false,
+            user: None,
         })
     }
 
@@ -227,6 +228,7 @@ impl Query {
             field_validation,
             duplicate_fields: Vec::new(),
             force: force.unwrap_or(false),
+            user: None,
         })
     }
 

@@ -26,6 +26,7 @@ use super::params::{self, Query};
 use super::status::add_warning;
 use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
+use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions, ListMeta};
 use crate::registry::{GetOptions, ObjectList, Subresource, Target, Written};
@@ -210,6 +211,7 @@ async fn handle(
     warnings: &mut Vec<String>,
 ) -> Result<Response, ApiError> {
     let (mut parts, body) = request.into_parts();
+    let user = parts.extensions.get::<UserInfo>().cloned();
     let names = path_names(endpoint, &mut parts).await?;
     let query = Query::parse(parts.uri.query());
     let registry = &shared.registry;
@@ -279,6 +281,7 @@ async fn handle(
             let mut options = query.write_options("CreateOptions", user_agent)?;
             let (object, duplicates) = media::decode_object(headers, &body, kind.info.protobuf)?;
             options.duplicate_fields = duplicates;
+            options.user = user;
             let written = registry.create(target, object, &options).await?;
             Ok(render_written(written, output, warnings))
         }
@@ -288,6 +291,7 @@ async fn handle(
         | Handler::UpdateFinalize => {
             let body = read_body(body).await?;
             let mut options = query.write_options("UpdateOptions", user_agent)?;
+            options.user = user;
             let scale = handler == Handler::UpdateScale;
             // A `Scale` is not the kind: its protobuf is not the kind's.
             let protobuf = kind.info.protobuf.filter(|_| !scale);
@@ -301,6 +305,7 @@ async fn handle(
             let body = read_body(body).await?;
             let patch_type = media::patch_type(headers)?;
             let mut options = query.patch_options(patch_type, user_agent)?;
+            options.user = user;
             let (patch, duplicates) = media::decode_patch(patch_type, &body)?;
             options.duplicate_fields = duplicates;
             let written = registry

@@ -3,8 +3,12 @@
 //!
 //! - [`rbac`]: `rbac.authorization.k8s.io/v1` Role, ClusterRole, RoleBinding and
 //!   ClusterRoleBinding, which the RBAC authorizer (`authz::rbac`) reads.
+//! - [`authorization`] and [`authentication`]: the reviews (`kubectl auth can-i`,
+//!   `kubectl auth whoami`), created and answered, never stored.
 //!
 //! An API that authorizes with RBAC lists [`rbac::KINDS`] among its kinds; the server
 //! refuses `--authorization-mode=RBAC` for a scheme without them.
 
+pub mod authentication;
+pub mod authorization;
 pub mod rbac;

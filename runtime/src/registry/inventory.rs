@@ -40,7 +40,7 @@ impl Registry {
         let mut stored = Vec::new();
         for (index, kind) in self.scheme.kinds().iter().enumerate() {
             // A kind stored with another shows that kind's objects again.
-            if kind.info.scope != Scope::Namespaced || kind.info.stored_with.is_some() {
+            if kind.info.scope != Scope::Namespaced || !kind.info.stores_objects() {
                 continue;
             }
             let prefix = self.keys().collection(kind.info, Some(name));
@@ -56,7 +56,7 @@ impl Registry {
     pub async fn all_objects(&self, options: &ListOptions) -> Result<Vec<Content>, ApiError> {
         let mut all = Vec::new();
         for (index, kind) in self.scheme.kinds().iter().enumerate() {
-            if kind.info.stored_with.is_some() {
+            if !kind.info.stores_objects() {
                 continue;
             }
             let target = Target {

@@ -35,6 +35,7 @@ mod namespaces;
 pub(crate) mod object;
 mod patch;
 mod read;
+pub mod review;
 mod scale;
 pub(crate) mod schema_validation;
 pub mod selector;
@@ -45,6 +46,7 @@ mod watch;
 
 pub use watch::{DEFAULT_BOOKMARK_INTERVAL, EventStream, INITIAL_EVENTS_END};
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -98,6 +100,9 @@ pub struct WriteOptions {
     pub duplicate_fields: Vec<String>,
     /// `force`: a server-side apply takes the fields it conflicts on.
     pub force: bool,
+    /// Who writes (the authenticated, possibly impersonated, user); `None` for the
+    /// server's own writes.
+    pub user: Option<crate::authn::UserInfo>,
 }
 
 /// Who computes a write's `managedFields`: the registry, from the change the write makes
@@ -293,6 +298,8 @@ pub struct Registry {
     schemas: Option<Arc<Schemas>>,
     /// One watch cache per kind.
     caches: Caches,
+    /// The answers of the `create_only` kinds, by group and kind.
+    reviews: std::sync::RwLock<HashMap<(String, String), Arc<dyn review::Review>>>,
 }
 
 impl Registry {
@@ -311,7 +318,7 @@ impl Registry {
         let keys = object::Keys::new(&prefix);
         // One cache per prefix: kinds stored with another share its cache.
         let prefixes: Vec<String> = (scheme.kinds().iter())
-            .filter(|kind| kind.info.stored_with.is_none())
+            .filter(|kind| kind.info.stores_objects())
             .map(|kind| keys.kind_prefix(kind.info))
             .collect();
         let caches = Caches::start(&storage, prefixes, CacheOptions::default());
@@ -321,6 +328,7 @@ impl Registry {
             prefix,
             schemas: None,
             caches,
+            reviews: Default::default(),
         };
         registry.start_namespaces().await?;
         Ok(registry)
@@ -488,6 +496,9 @@ impl Registry {
         body: Value,
         options: &WriteOptions,
     ) -> Result<Written, ApiError> {
+        if target.kind.info.create_only {
+            return self.review_object(target, body, options);
+        }
         self.create_object(target, body, options, Fields::Update)
             .await
     }

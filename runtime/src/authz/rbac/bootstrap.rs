@@ -111,7 +111,7 @@ fn namespaced_resources(scheme: &Scheme) -> BTreeMap<&'static str, Vec<String>> 
     let mut groups: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
     for kind in scheme.kinds() {
         let info = kind.info;
-        if info.scope != Scope::Namespaced || info.group == GROUP {
+        if info.scope != Scope::Namespaced || info.group == GROUP || info.create_only {
             continue;
         }
         let resources = groups.entry(info.group).or_default();
@@ -146,11 +146,21 @@ pub fn cluster_roles(scheme: &Scheme) -> Vec<ClusterRole> {
         })
         .collect();
     let all_verbs: Vec<&str> = READ.iter().chain(WRITE).copied().collect();
-    let admin = vec![resource_rule(
+    let mut admin = vec![resource_rule(
         &all_verbs,
         GROUP,
         strings(&["rolebindings", "roles"]),
     )];
+    if scheme
+        .by_kind("authorization.k8s.io", "LocalSubjectAccessReview")
+        .is_some()
+    {
+        admin.push(resource_rule(
+            &["create"],
+            "authorization.k8s.io",
+            strings(&["localsubjectaccessreviews"]),
+        ));
+    }
     let to = |role: &str| format!("{AGGREGATE_TO}{role}");
     let (to_admin, to_edit, to_view) = (to("admin"), to("edit"), to("view"));
     vec![

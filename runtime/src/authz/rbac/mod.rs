@@ -78,26 +78,6 @@ impl Rbac {
             tasks,
         })
     }
-
-    /// The rules that apply to `user` in `namespace` (cluster-wide ones, then the
-    /// namespace's), for rules reviews; with the bindings that name missing roles.
-    pub fn rules_for(
-        &self,
-        user: &crate::authn::UserInfo,
-        namespace: &str,
-    ) -> (Vec<PolicyRule>, Vec<String>) {
-        let index = self.index.load();
-        let mut rules = Vec::new();
-        let mut errors = Vec::new();
-        index.visit(user, namespace, |found| {
-            match found {
-                Ok((_, granted)) => rules.extend(granted.iter().cloned()),
-                Err(error) => errors.push(error),
-            }
-            false
-        });
-        (rules, errors)
-    }
 }
 
 impl Authorizer for Rbac {
@@ -127,6 +107,21 @@ impl Authorizer for Rbac {
             1 => format!("RBAC: {}", errors[0]),
             _ => format!("RBAC: [{}]", errors.join(", ")),
         })
+    }
+
+    /// The rules of every role bound to `user` (cluster-wide, then `namespace`'s), with the
+    /// bindings that name missing roles as errors; never incomplete.
+    fn rules_for(&self, user: &crate::authn::UserInfo, namespace: &str) -> super::RulesFor {
+        let index = self.index.load();
+        let mut found = super::RulesFor::default();
+        index.visit(user, namespace, |visited| {
+            match visited {
+                Ok((_, rules)) => found.rules.extend(rules.iter().cloned()),
+                Err(error) => found.errors.push(error),
+            }
+            false
+        });
+        found
     }
 }
 
