@@ -5,7 +5,8 @@
 //! 2. panic recovery: a panicking handler answers a 500 `Status`;
 //! 3. request info ([`request_info`]): what the request asks for, as kube reads paths;
 //! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401;
-//! 5. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//! 5. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
+//! 6. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
 //!
 //! then the router. What later filters and handlers need travels as request extensions:
 //! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
@@ -13,6 +14,7 @@
 
 pub mod authentication;
 pub mod authorization;
+pub mod impersonation;
 mod log;
 pub mod request_info;
 
@@ -53,6 +55,10 @@ pub fn chain(handler: Router, filters: &Filters) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             filters.authorizer.clone(),
             authorization::authorize,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            filters.authorizer.clone(),
+            impersonation::impersonate,
         ))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&filters.authenticator),
