@@ -148,6 +148,10 @@ impl SecurityFlags {
         // The reviews answer with the same authenticator and modes as requests get.
         kapi_runtime::authn::reviews::register(registry, &authenticator);
         kapi_runtime::authz::reviews::register(registry, &modes);
+        if let Some(rbac) = &started {
+            let check = rbac::escalation::Escalation::new(modes.clone(), Arc::clone(rbac));
+            registry.add_admission(Arc::new(check));
+        }
         let filters = Filters {
             authenticator,
             authorizer: modes,

@@ -16,6 +16,8 @@ for_both_versions! {
     users_are_authenticated_and_authorized => kubectl_1_32_users_are_authenticated_and_authorized,
         kubectl_1_20_users_are_authenticated_and_authorized;
     auth_can_i => kubectl_1_32_auth_can_i, kubectl_1_20_auth_can_i;
+    no_one_grants_what_they_do_not_hold => kubectl_1_32_no_one_grants_what_they_do_not_hold,
+        kubectl_1_20_no_one_grants_what_they_do_not_hold;
 }
 
 /// How long a new binding may take to reach the RBAC index.
@@ -238,6 +240,133 @@ fn auth_can_i(version: Version) {
         );
         bob.ok(&["auth", "whoami"]).stdout_has("bob");
     }
+}
+
+/// kube's escalation check: a user who may create roles and bindings cannot put into them
+/// rules they do not hold, unless they may `bind` (or `escalate`).
+fn no_one_grants_what_they_do_not_hold(version: Version) {
+    let server = Server::start_secure(Pki::new(), Backend::Embedded, &[]);
+    let admin = Kubectl::new(version, &server);
+    let alice = Kubectl::with_token(version, &server, ALICE_TOKEN);
+    admin.ok(&["create", "-f", &manifest("namespaces.yaml")]);
+    admin.ok(&[
+        "create",
+        "role",
+        "role-admin",
+        "-n",
+        "team-a",
+        "--verb=create,get",
+        "--resource=roles,rolebindings",
+    ]);
+    admin.ok(&[
+        "create",
+        "rolebinding",
+        "alice-role-admin",
+        "-n",
+        "team-a",
+        "--role=role-admin",
+        "--user=alice",
+    ]);
+    let small = [
+        "create",
+        "role",
+        "small",
+        "-n",
+        "team-a",
+        "--verb=get",
+        "--resource=roles",
+    ];
+    wait_until_allowed(&alice, &small, &server);
+
+    alice
+        .fails(&[
+            "create",
+            "role",
+            "big",
+            "-n",
+            "team-a",
+            "--verb=delete,get",
+            "--resource=configmaps,webapps.apps.example.dev",
+        ])
+        .stderr_has(
+            "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"big\" is \
+             forbidden: user \"alice\" (groups=[\"system:authenticated\"]) is attempting to \
+             grant RBAC permissions not currently held:\n{APIGroups:[\"\"], \
+             Resources:[\"configmaps\"], Verbs:[\"delete\" \"get\"]}\n\
+             {APIGroups:[\"apps.example.dev\"], Resources:[\"webapps\"], Verbs:[\"delete\" \
+             \"get\"]}",
+        );
+    // `edit` holds rules once the aggregation controller has filled it.
+    wait_for(
+        PROPAGATION,
+        "the aggregated ClusterRole edit to hold rules",
+        || server.log().tail(20),
+        || {
+            let rules = admin.ok(&["get", "clusterrole", "edit", "-o", "jsonpath={.rules}"]);
+            (!rules.stdout.trim().is_empty()).then_some(())
+        },
+    );
+    alice
+        .fails(&[
+            "create",
+            "rolebinding",
+            "alice-edit",
+            "-n",
+            "team-a",
+            "--clusterrole=edit",
+            "--user=alice",
+        ])
+        .stderr_has(
+            "rolebindings.rbac.authorization.k8s.io \"alice-edit\" is forbidden: user \"alice\"",
+        )
+        .stderr_has("is attempting to grant RBAC permissions not currently held");
+    // A role she holds herself, she may grant.
+    alice.ok(&[
+        "create",
+        "rolebinding",
+        "bob-small",
+        "-n",
+        "team-a",
+        "--role=small",
+        "--user=bob",
+    ]);
+
+    // With `bind` on the ClusterRole edit, she may grant it though she does not hold it.
+    admin.ok(&[
+        "create",
+        "clusterrole",
+        "bind-edit",
+        "--verb=bind",
+        "--resource=clusterroles",
+        "--resource-name=edit",
+    ]);
+    admin.ok(&[
+        "create",
+        "rolebinding",
+        "alice-bind-edit",
+        "-n",
+        "team-a",
+        "--clusterrole=bind-edit",
+        "--user=alice",
+    ]);
+    wait_until_allowed(
+        &alice,
+        &[
+            "create",
+            "rolebinding",
+            "alice-edit",
+            "-n",
+            "team-a",
+            "--clusterrole=edit",
+            "--user=alice",
+        ],
+        &server,
+    );
+    wait_until_allowed(
+        &alice,
+        &["delete", "configmap", "--all", "-n", "team-a"],
+        &server,
+    );
 }
 
 /// Runs `args` as `kubectl` until it succeeds: a binding reaches the RBAC index shortly

@@ -133,6 +133,7 @@ impl Registry {
                 causes: errors,
             });
         }
+        self.admit(info, options.user.as_ref(), &json, None)?;
         kind.canonicalize(&mut hub);
         let mut stored = kind.to_stored(hub).map_err(internal)?;
 

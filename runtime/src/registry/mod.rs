@@ -26,6 +26,7 @@
 //! same in every served version, and the kind's [`Strategy`](crate::api::Strategy) hooks
 //! run on the typed hub in kube's order: prepare, validate, canonicalize.
 
+pub mod admission;
 mod body;
 mod create;
 mod delete;
@@ -298,6 +299,8 @@ pub struct Registry {
     schemas: Option<Arc<Schemas>>,
     /// One watch cache per kind.
     caches: Caches,
+    /// The admission checks, in the order added.
+    admission: std::sync::RwLock<Vec<Arc<dyn admission::Admit>>>,
     /// The answers of the `create_only` kinds, by group and kind.
     reviews: std::sync::RwLock<HashMap<(String, String), Arc<dyn review::Review>>>,
 }
@@ -329,6 +332,7 @@ impl Registry {
             schemas: None,
             caches,
             reviews: Default::default(),
+            admission: Default::default(),
         };
         registry.start_namespaces().await?;
         Ok(registry)

@@ -383,6 +383,7 @@ impl Registry {
             if !errors.is_empty() {
                 return Err(request.invalid(errors));
             }
+            self.admit(info, options.user.as_ref(), &new, Some(&old))?;
             kind.canonicalize(&mut new_hub);
             let new = kind.hub_json(&new_hub).map_err(internal)?;
             let stored = kind.to_stored(new_hub).map_err(internal)?;

@@ -14,6 +14,7 @@
 //! [`bootstrap`] holds kube's default roles and bindings, reconciled at every start.
 
 pub mod bootstrap;
+pub mod escalation;
 mod rules;
 
 use std::collections::{BTreeMap, HashMap};
@@ -50,6 +51,18 @@ impl Drop for Rbac {
 }
 
 impl Rbac {
+    /// The rules of the role a binding in `namespace` refers to (`kind` `Role` or
+    /// `ClusterRole`), if it exists.
+    pub fn role_rules(&self, kind: &str, namespace: &str, name: &str) -> Option<Vec<PolicyRule>> {
+        let index = self.index.load();
+        let rules = if kind == "Role" {
+            index.roles.get(namespace).and_then(|roles| roles.get(name))
+        } else {
+            index.cluster_roles.get(name)
+        };
+        rules.map(|rules| rules.to_vec())
+    }
+
     /// Loads the RBAC objects from the watch caches and follows them. Fails when the
     /// scheme does not serve the four RBAC kinds.
     pub async fn start(registry: &Arc<Registry>) -> Result<Rbac, ApiError> {

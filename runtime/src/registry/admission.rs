@@ -1,0 +1,57 @@
+//! Admission: checks the server registers (`Registry::add_admission`) that judge a write by
+//! the user who makes it, after the kind's validation and before storage, as kube's
+//! validating admission and policy-based REST storage do (the RBAC escalation check is
+//! one). Writes the server makes itself (no user: bootstrap, the built-in controllers)
+//! are not judged, as kube's loopback client is a cluster administrator.
+
+use serde_json::Value;
+
+use super::Registry;
+use crate::api::KindInfo;
+use crate::authn::UserInfo;
+use crate::error::ApiError;
+
+/// One admission check.
+pub trait Admit: Send + Sync {
+    /// Judges a create (`old` is `None`) or update of an object of `kind` by `user`: `new`
+    /// and `old` are hub JSON, `namespace` the object's.
+    fn admit(
+        &self,
+        kind: &KindInfo,
+        user: &UserInfo,
+        namespace: Option<&str>,
+        new: &Value,
+        old: Option<&Value>,
+    ) -> Result<(), ApiError>;
+}
+
+impl Registry {
+    /// Adds `check` to every later write.
+    pub fn add_admission(&self, check: std::sync::Arc<dyn Admit>) {
+        let mut checks = self.admission.write().unwrap_or_else(|e| e.into_inner());
+        checks.push(check);
+    }
+
+    /// Runs every check on a write by `user` (none for the server's own writes).
+    pub(super) fn admit(
+        &self,
+        kind: &KindInfo,
+        user: Option<&UserInfo>,
+        new: &Value,
+        old: Option<&Value>,
+    ) -> Result<(), ApiError> {
+        let Some(user) = user else {
+            return Ok(());
+        };
+        let checks = self
+            .admission
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let namespace = new.pointer("/metadata/namespace").and_then(Value::as_str);
+        for check in checks {
+            check.admit(kind, user, namespace, new, old)?;
+        }
+        Ok(())
+    }
+}
