@@ -13,10 +13,13 @@
 //!   declared with the derives like a user's.
 //! - [`scheme`]: the registered kinds, converting JSON between versions through each
 //!   kind's hub type.
+//! - `filters`, `authn`, `authz` (feature `server`): the handler chain in front of the
+//!   endpoints, and the authentication and authorization it runs.
 //! - `testing` (feature `testing`): arbitrary objects within a version's schema and the
 //!   hub-conversion round-trip properties `cargo xtask generate` writes tests for.
 //!
-//! Invariant: this crate names no concrete resource type; it learns them from the
+//! Invariant: this crate names no concrete resource type of an API (only Kubernetes' own
+//! kinds its machinery reads, in `kinds`, declared like a user's); it learns them from the
 //! generated scheme at start-up.
 
 // The derives name `::kapi_runtime`; `kinds` uses them inside this crate.

@@ -20,7 +20,11 @@
 //!     by a first apply beforehand (a separate object: the merge patches' Update entry
 //!     owns `spec.replicas` of `bench-<client>`, so applying there would conflict);
 //!
-//!   and the ratio "apply cost / update cost" (update ops/s divided by apply ops/s).
+//!   and the ratio "apply cost / update cost" (update ops/s divided by apply ops/s);
+//! - ConfigMap GETs on the embedded store with `--authorization-mode RBAC` and a token
+//!   (a user granted `get` by a RoleBinding, among 200 other bindings) beside the same GETs
+//!   with `AlwaysAllow` and no authentication, and their ratio: what authentication and
+//!   an RBAC decision cost a request.
 //!
 //! Needs the `etcd` feature and an etcd binary (`$KAPI_ETCD`, else `etcd` on the `PATH`).
 
@@ -65,6 +69,122 @@ fn main() {
     let dir = tempfile::tempdir().expect("a data directory");
     let args = ["--data-dir".into(), dir.path().display().to_string()];
     through_server("kapi-server on the embedded store", &args, embedded);
+    rbac_gets();
+}
+
+/// Tokens of the RBAC measurement: an administrator and the reader.
+const TOKENS: &str = "bench-admin,admin,1,system:masters\nbench-reader,reader,2\n";
+
+/// ConfigMap GETs with RBAC and a token, beside the same without authentication.
+fn rbac_gets() {
+    let what = "kapi-server, embedded";
+    let open_dir = tempfile::tempdir().expect("a data directory");
+    let open = start_server(&["--data-dir".into(), open_dir.path().display().to_string()]);
+    let allowed = configmap_gets(&open, None);
+    report(
+        &format!("{what}, AlwaysAllow: ConfigMap GETs"),
+        allowed.0,
+        allowed.1,
+    );
+    drop(open);
+
+    let dir = tempfile::tempdir().expect("a data directory");
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, TOKENS).expect("writing the token file");
+    let args = [
+        "--data-dir".into(),
+        dir.path().join("data").display().to_string(),
+        "--token-auth-file".into(),
+        tokens.display().to_string(),
+        "--authorization-mode".into(),
+        "RBAC".into(),
+    ];
+    let server = start_server(&args);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let post = |path: &str, body: String| {
+        let response = (agent.post(format!("http://{}{path}", server.1)))
+            .header("Authorization", "Bearer bench-admin")
+            .header("Content-Type", "application/json")
+            .send(body)
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 201, "POST {path}");
+    };
+    let rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/default";
+    post(
+        &format!("{rbac}/roles"),
+        r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"reader"},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["configmaps"]}]}"#.into(),
+    );
+    for i in 0..200 {
+        post(
+            &format!("{rbac}/rolebindings"),
+            format!(
+                r#"{{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{{"name":"other-{i}"}},"roleRef":{{"kind":"Role","name":"reader"}},"subjects":[{{"kind":"User","name":"user-{i}"}}]}}"#
+            ),
+        );
+    }
+    post(
+        &format!("{rbac}/rolebindings"),
+        r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"reader"},"roleRef":{"kind":"Role","name":"reader"},"subjects":[{"kind":"User","name":"reader"}]}"#.into(),
+    );
+    let secured = configmap_gets(&server, Some(("bench-admin", "bench-reader")));
+    let rate = report(
+        &format!("{what}, RBAC + token: ConfigMap GETs"),
+        secured.0,
+        secured.1,
+    );
+    let open_rate = allowed.0 as f64 / allowed.1.as_secs_f64();
+    share(
+        &format!("{what}: RBAC + token GETs / AlwaysAllow GETs"),
+        rate,
+        open_rate,
+    );
+}
+
+/// Ten ConfigMaps created (with `tokens.0` when given), then GETs of them by [`CLIENTS`]
+/// clients (with `tokens.1`).
+fn configmap_gets(server: &ServerProcess, tokens: Option<(&str, &str)>) -> (u64, Duration) {
+    let base = format!("http://{}/api/v1/namespaces/default/configmaps", server.1);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let auth = |token: &str| format!("Bearer {token}");
+    for i in 0..10 {
+        let body = format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"get-{i}"}},"data":{{"v":"{}"}}}}"#,
+            "x".repeat(1024)
+        );
+        let mut request = agent.post(&base).header("Content-Type", "application/json");
+        if let Some((admin, _)) = tokens {
+            request = request.header("Authorization", auth(admin));
+        }
+        assert_eq!(request.send(body).expect("POST").status().as_u16(), 201);
+    }
+    // The reader's binding reaches the RBAC index shortly after it is written.
+    if let Some((_, reader)) = tokens {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let url = format!("{base}/get-0");
+        while (agent.get(&url).header("Authorization", auth(reader)).call())
+            .expect("GET")
+            .status()
+            .as_u16()
+            != 200
+        {
+            assert!(Instant::now() < deadline, "the reader was never allowed");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    run_threads(CLIENTS, |agent, client, i| {
+        let url = format!("{base}/get-{}", (client as u64 + i) % 10);
+        let mut request = agent.get(&url);
+        if let Some((_, reader)) = tokens {
+            request = request.header("Authorization", auth(reader));
+        }
+        assert_eq!(request.call().expect("GET").status().as_u16(), 200);
+    })
 }
 
 /// Prints a measurement; returns its rate (ops/s).

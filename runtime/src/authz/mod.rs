@@ -26,15 +26,25 @@ pub struct Attributes<'a> {
     pub request: &'a RequestInfo,
 }
 
+/// Why a decision was made, for reviews and logs; shared, so that deciding allocates
+/// nothing (an RBAC grant's reason is written once, when the index is built).
+pub type Reason = Arc<str>;
+
+/// The empty reason.
+pub fn no_reason() -> Reason {
+    static EMPTY: std::sync::LazyLock<Reason> = std::sync::LazyLock::new(|| Arc::from(""));
+    Arc::clone(&EMPTY)
+}
+
 /// An authorizer's answer (kube's `authorizer.Decision` and reason).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
     /// Allowed; the reason says by what.
-    Allow(String),
+    Allow(Reason),
     /// Denied outright: later modes are not asked.
-    Deny(String),
+    Deny(Reason),
     /// Neither; the reason (possibly empty) says what got in the way.
-    NoOpinion(String),
+    NoOpinion(Reason),
 }
 
 /// One authorization mode.
@@ -58,7 +68,7 @@ pub struct AlwaysAllow;
 
 impl Authorizer for AlwaysAllow {
     fn authorize(&self, _: &Attributes<'_>) -> Decision {
-        Decision::Allow(String::new())
+        Decision::Allow(no_reason())
     }
 
     fn rules_for(&self, _: &UserInfo, _: &str) -> RulesFor {
@@ -87,7 +97,7 @@ pub struct AlwaysDeny;
 
 impl Authorizer for AlwaysDeny {
     fn authorize(&self, _: &Attributes<'_>) -> Decision {
-        Decision::NoOpinion("Everything is forbidden.".to_owned())
+        Decision::NoOpinion(Arc::from("Everything is forbidden."))
     }
 
     fn rules_for(&self, _: &UserInfo, _: &str) -> RulesFor {
@@ -144,13 +154,16 @@ impl Mode {
             match authorizer.authorize(attributes) {
                 Decision::NoOpinion(reason) => {
                     if !reason.is_empty() {
-                        reasons.push(reason);
+                        reasons.push(reason.to_string());
                     }
                 }
                 decided => return decided,
             }
         }
-        Decision::NoOpinion(reasons.join("\n"))
+        match reasons.len() {
+            0 => Decision::NoOpinion(no_reason()),
+            _ => Decision::NoOpinion(Arc::from(reasons.join("\n"))),
+        }
     }
 }
 
@@ -247,7 +260,7 @@ mod tests {
         let modes = Mode::new()
             .with("AlwaysDeny", Arc::new(AlwaysDeny))
             .with("AlwaysAllow", Arc::new(AlwaysAllow));
-        assert_eq!(modes.authorize(&attributes), Decision::Allow(String::new()));
+        assert_eq!(modes.authorize(&attributes), Decision::Allow(no_reason()));
         let deny = Mode::new().with("AlwaysDeny", Arc::new(AlwaysDeny));
         assert_eq!(
             deny.authorize(&attributes),

@@ -83,7 +83,7 @@ fn status(decision: Decision) -> SubjectAccessReviewStatus {
     SubjectAccessReviewStatus {
         allowed,
         denied: denied.then_some(true),
-        reason: (!reason.is_empty()).then_some(reason),
+        reason: (!reason.is_empty()).then(|| reason.to_string()),
         evaluation_error: None,
     }
 }

@@ -37,6 +37,25 @@ impl Expected<'_> {
     }
 }
 
+/// The checks of a body that creates: its type meta, then its unknown and repeated fields
+/// (`fieldValidation`); the warnings to answer with.
+pub fn check_new(
+    target: super::Target<'_>,
+    body: &Value,
+    options: &super::WriteOptions,
+    expected: Expected<'_>,
+) -> Result<Vec<String>, ApiError> {
+    check_type_meta(body, expected)?;
+    let kind = target.kind;
+    check_unknown_fields(
+        options.field_validation,
+        body,
+        || (kind.convert(body.clone(), target.version, target.version)).ok(),
+        &options.duplicate_fields,
+        expected,
+    )
+}
+
 /// Checks `apiVersion` and `kind` of a body.
 pub fn check_type_meta(body: &Value, expected: Expected<'_>) -> Result<(), ApiError> {
     if !body.is_object() {

@@ -39,14 +39,7 @@ impl Registry {
             api_version: &api_version,
             kind: info.kind,
         };
-        body::check_type_meta(&body, expected)?;
-        let warnings = body::check_unknown_fields(
-            options.field_validation,
-            &body,
-            || (kind.convert(body.clone(), target.version, target.version)).ok(),
-            &options.duplicate_fields,
-            expected,
-        )?;
+        let warnings = body::check_new(target, &body, options, expected)?;
         if meta_str(&body, "resourceVersion").is_some() {
             return Err(ApiError::Internal(
                 "resourceVersion should not be set on objects to be created".into(),

@@ -55,14 +55,7 @@ impl Registry {
             api_version: &api_version,
             kind: info.kind,
         };
-        body::check_type_meta(&body, expected)?;
-        let warnings = body::check_unknown_fields(
-            options.field_validation,
-            &body,
-            || (kind.convert(body.clone(), target.version, target.version)).ok(),
-            &options.duplicate_fields,
-            expected,
-        )?;
+        let warnings = body::check_new(target, &body, options, expected)?;
         body::ensure_namespace(&mut body, info, target.namespace)?;
         let mut errors = self.apply_schema(target, &mut body, None)?;
         let name = meta_str(&body, "name").unwrap_or_default().to_owned();

@@ -102,7 +102,7 @@ impl Authorizer for Rbac {
         index.visit(attributes.user, &request.namespace, |found| match found {
             Ok((grant, rules)) => {
                 if rules.iter().any(|rule| rules::allows(rule, request)) {
-                    allowed = Some(grant.describe());
+                    allowed = Some(Arc::clone(&grant.reason));
                     return true;
                 }
                 false
@@ -116,9 +116,9 @@ impl Authorizer for Rbac {
             return Decision::Allow(reason);
         }
         Decision::NoOpinion(match errors.len() {
-            0 => String::new(),
-            1 => format!("RBAC: {}", errors[0]),
-            _ => format!("RBAC: [{}]", errors.join(", ")),
+            0 => super::no_reason(),
+            1 => Arc::from(format!("RBAC: {}", errors[0])),
+            _ => Arc::from(format!("RBAC: [{}]", errors.join(", "))),
         })
     }
 
@@ -149,6 +149,8 @@ struct Grant {
     role: RoleRef,
     /// `User "alice"`, `Group "devs"`.
     subject: String,
+    /// What an allowed request's reason says ([`Grant::describe`]), written once.
+    reason: Arc<str>,
 }
 
 impl Grant {
@@ -178,21 +180,12 @@ struct Grants {
 
 impl Grants {
     fn add(&mut self, subject: &Subject, binding_namespace: &str, mut grant: Grant) {
-        match subject.kind.as_str() {
-            "User" => {
-                grant.subject = format!("User {:?}", subject.name);
-                self.users
-                    .entry(subject.name.clone())
-                    .or_default()
-                    .push(grant);
-            }
-            "Group" => {
-                grant.subject = format!("Group {:?}", subject.name);
-                self.groups
-                    .entry(subject.name.clone())
-                    .or_default()
-                    .push(grant);
-            }
+        let (user, described_as) = match subject.kind.as_str() {
+            "User" => (
+                Some(subject.name.clone()),
+                format!("User {:?}", subject.name),
+            ),
+            "Group" => (None, format!("Group {:?}", subject.name)),
             "ServiceAccount" => {
                 let namespace = (subject.namespace.as_deref())
                     .filter(|n| !n.is_empty())
@@ -200,12 +193,19 @@ impl Grants {
                 if namespace.is_empty() {
                     return;
                 }
-                grant.subject = format!("ServiceAccount \"{namespace}/{}\"", subject.name);
                 let user = format!("system:serviceaccount:{namespace}:{}", subject.name);
-                self.users.entry(user).or_default().push(grant);
+                let described_as = format!("ServiceAccount \"{namespace}/{}\"", subject.name);
+                (Some(user), described_as)
             }
-            _ => {}
-        }
+            _ => return,
+        };
+        grant.subject = described_as;
+        grant.reason = Arc::from(grant.describe());
+        let entries = match user {
+            Some(user) => self.users.entry(user),
+            None => self.groups.entry(subject.name.clone()),
+        };
+        entries.or_default().push(grant);
     }
 
     /// The grants of `user` and its groups.
@@ -253,6 +253,7 @@ impl Index {
                 namespace: String::new(),
                 role: binding.role_ref.clone(),
                 subject: String::new(),
+                reason: Arc::from(""),
             };
             for subject in &binding.subjects {
                 index.cluster_grants.add(subject, "", grant.clone());
@@ -266,6 +267,7 @@ impl Index {
                 namespace: namespace.clone(),
                 role: binding.role_ref.clone(),
                 subject: String::new(),
+                reason: Arc::from(""),
             };
             let grants = index.grants.entry(namespace.clone()).or_default();
             for subject in &binding.subjects {

@@ -13,13 +13,8 @@ pub fn allows(rule: &PolicyRule, request: &RequestInfo) -> bool {
     if !request.resource_request {
         return non_resource_url_matches(rule, &request.path);
     }
-    let combined = if request.subresource.is_empty() {
-        request.resource.clone()
-    } else {
-        format!("{}/{}", request.resource, request.subresource)
-    };
     api_group_matches(rule, &request.api_group)
-        && resource_matches(rule, &combined, &request.subresource)
+        && resource_matches(rule, &request.resource, &request.subresource)
         && resource_name_matches(rule, &request.name)
 }
 
@@ -31,12 +26,18 @@ fn api_group_matches(rule: &PolicyRule, group: &str) -> bool {
     rule.api_groups.iter().any(|g| g == ALL || g == group)
 }
 
-/// `*`, the exact `resource[/subresource]`, or `*/subresource`.
-fn resource_matches(rule: &PolicyRule, combined: &str, subresource: &str) -> bool {
+/// `*`, the exact `resource[/subresource]`, or `*/subresource` (compared in parts: a
+/// decision allocates nothing).
+fn resource_matches(rule: &PolicyRule, resource: &str, subresource: &str) -> bool {
     rule.resources.iter().any(|r| {
-        r == ALL
-            || r == combined
-            || (!subresource.is_empty() && r.strip_prefix("*/") == Some(subresource))
+        if r == ALL {
+            return true;
+        }
+        if subresource.is_empty() {
+            return r == resource;
+        }
+        let (head, tail) = r.split_once('/').unwrap_or((r, ""));
+        tail == subresource && (head == resource || head == ALL)
     })
 }
 

@@ -340,58 +340,37 @@ impl kapi_runtime::Strategy for ClusterRole {
     }
 }
 
-impl kapi_runtime::Strategy for RoleBinding {
-    /// kube's own kinds may be replaced without a resourceVersion.
-    fn allow_unconditional_update() -> bool {
-        true
-    }
+/// The strategy of a binding kind: users and groups defaulted into the RBAC group,
+/// kube's rules (`namespaced` for RoleBindings), `roleRef` immutable.
+macro_rules! binding_strategy {
+    ($kind:ty, namespaced = $namespaced:expr) => {
+        impl kapi_runtime::Strategy for $kind {
+            /// kube's own kinds may be replaced without a resourceVersion.
+            fn allow_unconditional_update() -> bool {
+                true
+            }
 
-    fn prepare_for_create(&mut self) {
-        default_subjects(&mut self.subjects);
-    }
+            fn prepare_for_create(&mut self) {
+                default_subjects(&mut self.subjects);
+            }
 
-    fn prepare_for_update(&mut self, _old: &Self) {
-        default_subjects(&mut self.subjects);
-    }
+            fn prepare_for_update(&mut self, _old: &Self) {
+                default_subjects(&mut self.subjects);
+            }
 
-    fn validate(&self) -> Vec<FieldError> {
-        validation::binding(&self.role_ref, &self.subjects, true)
-    }
+            fn validate(&self) -> Vec<FieldError> {
+                validation::binding(&self.role_ref, &self.subjects, $namespaced)
+            }
 
-    fn validate_update(&self, old: &Self) -> Vec<FieldError> {
-        let mut errors = self.validate();
-        errors.extend(validation::role_ref_unchanged(
-            &self.role_ref,
-            &old.role_ref,
-        ));
-        errors
-    }
+            fn validate_update(&self, old: &Self) -> Vec<FieldError> {
+                let mut errors = self.validate();
+                let changed = validation::role_ref_unchanged(&self.role_ref, &old.role_ref);
+                errors.extend(changed);
+                errors
+            }
+        }
+    };
 }
 
-impl kapi_runtime::Strategy for ClusterRoleBinding {
-    /// kube's own kinds may be replaced without a resourceVersion.
-    fn allow_unconditional_update() -> bool {
-        true
-    }
-
-    fn prepare_for_create(&mut self) {
-        default_subjects(&mut self.subjects);
-    }
-
-    fn prepare_for_update(&mut self, _old: &Self) {
-        default_subjects(&mut self.subjects);
-    }
-
-    fn validate(&self) -> Vec<FieldError> {
-        validation::binding(&self.role_ref, &self.subjects, false)
-    }
-
-    fn validate_update(&self, old: &Self) -> Vec<FieldError> {
-        let mut errors = self.validate();
-        errors.extend(validation::role_ref_unchanged(
-            &self.role_ref,
-            &old.role_ref,
-        ));
-        errors
-    }
-}
+binding_strategy!(RoleBinding, namespaced = true);
+binding_strategy!(ClusterRoleBinding, namespaced = false);
