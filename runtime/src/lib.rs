@@ -27,6 +27,8 @@ extern crate self as kapi_runtime;
 
 pub mod api;
 #[cfg(feature = "server")]
+pub mod audit;
+#[cfg(feature = "server")]
 pub mod authn;
 #[cfg(feature = "server")]
 pub mod authz;

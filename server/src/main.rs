@@ -236,7 +236,8 @@ async fn run(flags: Flags) -> Result<()> {
         Arc::downgrade(&registry),
     ));
     drop(registry);
-    let service = app.into_make_service();
+    // The peer's address reaches requests (audit's source IPs).
+    let service = app.into_make_service_with_connect_info::<SocketAddr>();
     match tls {
         Some(tls) => {
             (axum_server::tls_rustls::from_tcp_rustls(listener, tls)?)

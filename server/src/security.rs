@@ -13,6 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum_server::tls::TlsInfo;
 use axum_server::tls_rustls::RustlsConfig;
+use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
 use kapi_runtime::authn::token_file::TokenFile;
 use kapi_runtime::authn::x509::ClientCa;
 use kapi_runtime::authn::{Authenticator, PeerCertificates};
@@ -48,6 +49,27 @@ pub struct SecurityFlags {
     /// `system:unauthenticated`), for authorization to judge.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub anonymous_auth: bool,
+
+    /// The audit policy (an `audit.k8s.io/v1` Policy, YAML): which requests are audited, at
+    /// which level. Needs --audit-log-path.
+    #[arg(long, value_name = "FILE")]
+    pub audit_policy_file: Option<PathBuf>,
+
+    /// Where audit events go, one JSON line each; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log_path: Option<PathBuf>,
+
+    /// Rotate the audit log once it would pass this many megabytes (0: never).
+    #[arg(long, value_name = "MB", default_value_t = 0)]
+    pub audit_log_maxsize: u64,
+
+    /// Keep at most this many rotated audit logs (0: all).
+    #[arg(long, value_name = "FILES", default_value_t = 0)]
+    pub audit_log_maxbackup: usize,
+
+    /// Remove rotated audit logs older than this many days (0: never).
+    #[arg(long, value_name = "DAYS", default_value_t = 0)]
+    pub audit_log_maxage: u64,
 
     /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`.
     #[arg(
@@ -155,8 +177,29 @@ impl SecurityFlags {
         let filters = Filters {
             authenticator,
             authorizer: modes,
+            auditor: self.auditor()?,
         };
         Ok((filters, started))
+    }
+
+    /// The auditor, when a policy and a log are given.
+    fn auditor(&self) -> Result<Option<Arc<Auditor>>> {
+        let (policy, path) = match (&self.audit_policy_file, &self.audit_log_path) {
+            (Some(policy), Some(path)) => (policy, path),
+            (None, None) => return Ok(None),
+            (Some(_), None) => bail!("--audit-policy-file needs --audit-log-path"),
+            (None, Some(_)) => bail!("--audit-log-path needs --audit-policy-file"),
+        };
+        let policy = Policy::load(policy)?;
+        let log = AuditLog::open(LogOptions {
+            path: path.clone(),
+            max_size_mb: self.audit_log_maxsize,
+            max_backups: self.audit_log_maxbackup,
+            max_age_days: self.audit_log_maxage,
+        })
+        .with_context(|| format!("--audit-log-path {}", path.display()))?;
+        tracing::info!(path = %path.display(), "audit log");
+        Ok(Some(Arc::new(Auditor { policy, log })))
     }
 
     /// The TLS configuration: the serving certificate, and a request for client

@@ -10,12 +10,25 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::log::ServedTo;
+use crate::audit::Auditor;
 use crate::authn::{self, Authenticator, PeerCertificates};
 use crate::error::ApiError;
 
+/// The filter's state.
+#[derive(Clone)]
+pub struct Authentication {
+    /// Who sent a request.
+    pub authenticator: Arc<Authenticator>,
+    /// Where failures are audited.
+    pub auditor: Option<Arc<Auditor>>,
+}
+
 /// Authenticates `request`.
 pub async fn authenticate(
-    State(authenticator): State<Arc<Authenticator>>,
+    State(Authentication {
+        authenticator,
+        auditor,
+    }): State<Authentication>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -41,7 +54,11 @@ pub async fn authenticate(
                 reason = %error,
                 "unable to authenticate the request"
             );
-            ApiError::Unauthorized("Unauthorized".to_owned()).into_response()
+            let mut response = ApiError::Unauthorized("Unauthorized".to_owned()).into_response();
+            if let Some(auditor) = &auditor {
+                super::audit::unauthenticated(auditor, &request, &mut response);
+            }
+            response
         }
     }
 }

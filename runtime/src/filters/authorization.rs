@@ -7,6 +7,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::RequestInfo;
+use super::audit::AuditNotes;
 use crate::authn::UserInfo;
 use crate::authz::{self, Attributes, Decision, Mode};
 use crate::error::ApiError;
@@ -25,7 +26,16 @@ pub async fn authorize(State(modes): State<Mode>, request: Request, next: Next) 
         user,
         request: info,
     };
-    match modes.authorize(&attributes) {
+    let decision = modes.authorize(&attributes);
+    if let Some(notes) = request.extensions().get::<AuditNotes>() {
+        match &decision {
+            Decision::Allow(reason) => notes.authorized("allow", reason),
+            Decision::Deny(reason) | Decision::NoOpinion(reason) => {
+                notes.authorized("forbid", reason)
+            }
+        }
+    }
+    match decision {
         Decision::Allow(_) => next.run(request).await,
         Decision::Deny(reason) | Decision::NoOpinion(reason) => {
             tracing::debug!(user = %user.name, verb = %info.verb, path = %info.path, %reason, "forbidden");

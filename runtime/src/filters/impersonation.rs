@@ -59,6 +59,9 @@ pub async fn impersonate(State(modes): State<Mode>, mut request: Request, next: 
     for name in names {
         headers.remove(name);
     }
+    if let Some(notes) = request.extensions().get::<super::audit::AuditNotes>() {
+        notes.impersonated(&acting);
+    }
     request.extensions_mut().insert(Impersonator(real));
     request.extensions_mut().insert(acting);
     next.run(request).await

@@ -4,14 +4,16 @@
 //! 1. the request log (`log`): one line per request, with the user;
 //! 2. panic recovery: a panicking handler answers a 500 `Status`;
 //! 3. request info ([`request_info`]): what the request asks for, as kube reads paths;
-//! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401;
-//! 5. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
-//! 6. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
+//! 5. audit ([`audit`]): the request's audit events (`crate::audit`);
+//! 6. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
+//! 7. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
 //!
 //! then the router. What later filters and handlers need travels as request extensions:
 //! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
 //! are authorized too (a user who may not read `/foo` gets 403, not 404), as in kube.
 
+pub mod audit;
 pub mod authentication;
 pub mod authorization;
 pub mod impersonation;
@@ -25,6 +27,7 @@ use axum::response::{IntoResponse, Response};
 
 pub use request_info::RequestInfo;
 
+use crate::audit::Auditor;
 use crate::authn::Authenticator;
 use crate::authz::{AlwaysAllow, Mode};
 use crate::error::ApiError;
@@ -36,6 +39,8 @@ pub struct Filters {
     pub authenticator: Arc<Authenticator>,
     /// Whether they may.
     pub authorizer: Mode,
+    /// What is recorded (`None`: nothing).
+    pub auditor: Option<Arc<Auditor>>,
 }
 
 impl Default for Filters {
@@ -45,6 +50,7 @@ impl Default for Filters {
         Filters {
             authenticator: Arc::new(Authenticator::new().anonymous(true)),
             authorizer: Mode::new().with("AlwaysAllow", Arc::new(AlwaysAllow)),
+            auditor: None,
         }
     }
 }
@@ -61,7 +67,14 @@ pub fn chain(handler: Router, filters: &Filters) -> Router {
             impersonation::impersonate,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&filters.authenticator),
+            filters.auditor.clone(),
+            audit::audit,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            authentication::Authentication {
+                authenticator: Arc::clone(&filters.authenticator),
+                auditor: filters.auditor.clone(),
+            },
             authentication::authenticate,
         ))
         .layer(axum::middleware::from_fn(request_info::attach))
@@ -145,6 +158,7 @@ mod tests {
         let filters = Filters {
             authenticator: Arc::new(Authenticator::new().with(tokens).anonymous(false)),
             authorizer: Mode::new().with("AlwaysDeny", Arc::new(AlwaysDeny)),
+            auditor: None,
         };
         let router = chain(routes, &filters);
 

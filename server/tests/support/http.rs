@@ -23,6 +23,8 @@ pub struct Response {
     pub retry_after: Option<String>,
     /// Every `Warning` header, in order (`299 - "..."`).
     pub warnings: Vec<String>,
+    /// The `Audit-Id` header, if any.
+    pub audit_id: Option<String>,
     pub body: String,
 }
 
@@ -158,12 +160,16 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
     let warnings = (response.headers().get_all("warning").iter())
         .filter_map(|v| v.to_str().ok().map(str::to_owned))
         .collect();
+    let audit_id = (response.headers().get("audit-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let body = response.body_mut().read_to_string()?;
     Ok(Response {
         status,
         content_type,
         retry_after,
         warnings,
+        audit_id,
         body,
     })
 }
