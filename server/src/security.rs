@@ -14,6 +14,7 @@ use axum::response::Response;
 use axum_server::tls::TlsInfo;
 use axum_server::tls_rustls::RustlsConfig;
 use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
+use kapi_runtime::authn::oidc::{Oidc, OidcOptions};
 use kapi_runtime::authn::token_file::TokenFile;
 use kapi_runtime::authn::x509::ClientCa;
 use kapi_runtime::authn::{Authenticator, PeerCertificates};
@@ -44,6 +45,44 @@ pub struct SecurityFlags {
     /// `token,user,uid,"group1,group2"`.
     #[arg(long, value_name = "FILE")]
     pub token_auth_file: Option<PathBuf>,
+
+    /// Accept OpenID Connect ID tokens of this issuer (https) as bearer tokens.
+    #[arg(long, value_name = "URL", requires = "oidc_client_id")]
+    pub oidc_issuer_url: Option<String>,
+
+    /// The audience OIDC tokens must be for.
+    #[arg(long, value_name = "ID")]
+    pub oidc_client_id: Option<String>,
+
+    /// The claim naming the user.
+    #[arg(long, value_name = "CLAIM", default_value = "sub")]
+    pub oidc_username_claim: String,
+
+    /// Prefixed to OIDC user names (default `<issuer>#` unless the claim is `email`; `-`
+    /// for none).
+    #[arg(long, value_name = "PREFIX")]
+    pub oidc_username_prefix: Option<String>,
+
+    /// The claim listing the user's groups.
+    #[arg(long, value_name = "CLAIM")]
+    pub oidc_groups_claim: Option<String>,
+
+    /// Prefixed to OIDC groups.
+    #[arg(long, value_name = "PREFIX", default_value = "")]
+    pub oidc_groups_prefix: String,
+
+    /// The CA (PEM) of the OIDC issuer's certificate; the web PKI without it.
+    #[arg(long, value_name = "FILE")]
+    pub oidc_ca_file: Option<PathBuf>,
+
+    /// Signing algorithms OIDC tokens may use.
+    #[arg(
+        long,
+        value_name = "ALG[,ALG...]",
+        value_delimiter = ',',
+        default_value = "RS256"
+    )]
+    pub oidc_signing_algs: Vec<String>,
 
     /// Let requests without credentials in as `system:anonymous` (group
     /// `system:unauthenticated`), for authorization to judge.
@@ -84,7 +123,9 @@ pub struct SecurityFlags {
 impl SecurityFlags {
     /// Whether any authenticator is configured.
     fn authenticates(&self) -> bool {
-        self.client_ca_file.is_some() || self.token_auth_file.is_some()
+        self.client_ca_file.is_some()
+            || self.token_auth_file.is_some()
+            || self.oidc_issuer_url.is_some()
     }
 
     /// The start-up checks that need no I/O: known modes, and no unprotected server on the
@@ -101,8 +142,9 @@ impl SecurityFlags {
         if exposed && (self.tls_cert_file.is_none() || !self.authenticates()) {
             return Err(
                 "serving on a non-loopback address needs TLS (--tls-cert-file, \
-                 --tls-private-key-file) and an authenticator (--client-ca-file or \
-                 --token-auth-file); listen on 127.0.0.1 to run without them"
+                 --tls-private-key-file) and an authenticator (--client-ca-file, \
+                 --token-auth-file or --oidc-issuer-url); listen on 127.0.0.1 to run without \
+                 them"
                     .to_owned(),
             );
         }
@@ -144,6 +186,20 @@ impl SecurityFlags {
             let tokens = TokenFile::load(path)?;
             tracing::info!(path = %path.display(), tokens = tokens.len(), "token authentication");
             authenticator = authenticator.with(tokens);
+        }
+        if let Some(issuer) = &self.oidc_issuer_url {
+            let oidc = Oidc::start(OidcOptions {
+                issuer_url: issuer.clone(),
+                client_id: self.oidc_client_id.clone().unwrap_or_default(),
+                username_claim: self.oidc_username_claim.clone(),
+                username_prefix: self.oidc_username_prefix.clone(),
+                groups_claim: self.oidc_groups_claim.clone(),
+                groups_prefix: self.oidc_groups_prefix.clone(),
+                ca_file: self.oidc_ca_file.clone(),
+                signing_algs: self.oidc_signing_algs.clone(),
+            })?;
+            tracing::info!(%issuer, "OIDC authentication");
+            authenticator = authenticator.with(oidc);
         }
         let mut modes = Mode::new();
         let mut started = None;

@@ -1,7 +1,8 @@
 //! Authentication: who sent a request, as kube-apiserver's authenticators decide it.
 //!
 //! One module per method: [`x509`] (client certificates against `--client-ca-file`: CN is
-//! the user, O the groups), [`token_file`] (static bearer tokens, kube's CSV), each a
+//! the user, O the groups), [`token_file`] (static bearer tokens, kube's CSV), [`oidc`]
+//! (OpenID Connect ID tokens), each a
 //! [`Method`]. [`Authenticator`] composes them as kube's union authenticator does: the
 //! first method that recognises the request names the user; a credential that some method
 //! owns but rejects (a wrong token, a certificate from another CA, an expired one) fails
@@ -13,6 +14,7 @@
 //! Credentials never reach a log: rejections carry a reason for the log that names the
 //! method and what was wrong, never the token.
 
+pub mod oidc;
 pub mod reviews;
 pub mod token_file;
 pub mod x509;
