@@ -221,7 +221,7 @@ fn create_namespace_and_configmap(version: Version, backend: Backend) {
 
 /// `create -f` of each kind, then `get` in every form.
 fn create_and_get(version: Version, backend: Backend) {
-    let (_server, kubectl) = start(version, backend);
+    let (server, kubectl) = start(version, backend);
     create_namespaces(&kubectl);
 
     kubectl
@@ -420,6 +420,27 @@ fn create_and_get(version: Version, backend: Backend) {
         "legacy read through v1: image and port converted",
     );
     run.stderr_lacks("Warning:");
+
+    // The administrator's requests are audited (every request at Metadata level).
+    let log = server.pki().audit_log();
+    support::wait_for(
+        std::time::Duration::from_secs(10),
+        "the audit event of the WebApp's create",
+        || std::fs::read_to_string(&log).unwrap_or_default(),
+        || {
+            let text = std::fs::read_to_string(&log).ok()?;
+            text.lines()
+                .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+                .any(|event| {
+                    event["verb"] == "create"
+                        && event["stage"] == "ResponseComplete"
+                        && event["user"]["username"] == "admin"
+                        && event["objectRef"]["resource"] == "webapps"
+                        && event["responseStatus"]["code"] == 201
+                })
+                .then_some(())
+        },
+    );
 }
 
 /// `apply -f` on each kind: created, then (same manifest) unchanged, then configured.
@@ -675,11 +696,14 @@ fn rejects_unknown_fields(version: Version, backend: Backend) {
 }
 
 /// A fresh secure server on `backend` (HTTPS, token and certificate authentication,
-/// RBAC) and `version` pointed at it as the administrator (checked to be there first): the
-/// whole suite runs as a cluster administrator does.
+/// RBAC, every request audited) and `version` pointed at it as the administrator (checked
+/// to be there first): the whole suite runs as a cluster administrator does.
 fn start(version: Version, backend: Backend) -> (Server, Kubectl) {
     version.binary();
-    let server = Server::start_secure(Pki::new(), backend, &[]);
+    let pki = Pki::new();
+    let audit = pki.audit_flags();
+    let audit: Vec<&str> = audit.iter().map(String::as_str).collect();
+    let server = Server::start_secure(pki, backend, &audit);
     let kubectl = Kubectl::new(version, &server);
     (server, kubectl)
 }

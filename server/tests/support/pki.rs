@@ -124,6 +124,27 @@ impl Pki {
         ]
     }
 
+    /// Audit flags: a policy auditing every request at `Metadata` level, written beside the
+    /// certificates, and a log there too ([`Pki::audit_log`]).
+    pub fn audit_flags(&self) -> Vec<String> {
+        let policy = write(
+            self.dir.path(),
+            "audit-policy.yaml",
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n",
+        );
+        vec![
+            "--audit-policy-file".into(),
+            policy.display().to_string(),
+            "--audit-log-path".into(),
+            self.audit_log().display().to_string(),
+        ]
+    }
+
+    /// Where [`Pki::audit_flags`] sends the audit log.
+    pub fn audit_log(&self) -> PathBuf {
+        self.dir.path().join("audit.log")
+    }
+
     /// The CA certificate's PEM.
     pub fn ca_pem(&self) -> Vec<u8> {
         std::fs::read(&self.ca).expect("reading the CA certificate")
