@@ -451,3 +451,20 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
     assert_eq!(custom["kind"], "WebApp", "{custom}");
     assert_eq!(custom["spec"]["replicas"], 3, "{custom}");
 }
+
+/// A secure server (HTTPS, token authentication, RBAC): the client authenticates with a
+/// bearer token and trusts the server's CA; a user without bindings gets kube's 403, a
+/// wrong token 401.
+#[test]
+fn the_client_authenticates_and_is_authorized() {
+    let server = Server::start_secure(support::pki::Pki::new(), support::Backend::Embedded, &[]);
+    let lines = Script::start("secure.py", &server, &[support::pki::ALICE_TOKEN]).finish();
+    assert_eq!(line(&lines, "created", "secure")["created"], "secure");
+    let forbidden = lines.iter().find(|l| l["forbidden"].is_string()).unwrap();
+    assert_eq!(
+        forbidden["forbidden"],
+        "configmaps \"secure\" is forbidden: User \"alice\" cannot get resource \
+         \"configmaps\" in API group \"\" in the namespace \"default\""
+    );
+    assert!(lines.iter().any(|l| l["unauthorized"] == true));
+}

@@ -20,16 +20,27 @@ class Mismatch(AssertionError):
     """A check failed: what was expected and what the server gave."""
 
 
-def connect():
-    """A DynamicClient on `sys.argv[1]`, its discovery cache in a fresh directory (the
-    client's default cache is a file in /tmp named after the host, which a later server on
-    the same port would read)."""
+def configuration(token=None):
+    """The client's configuration for `sys.argv[1]`: over HTTPS trusting `$KAPI_CA_FILE`,
+    with `token` (else `$KAPI_TOKEN`) as bearer token, when the environment names them."""
+    configuration = client.Configuration(host=sys.argv[1])
+    if os.environ.get("KAPI_CA_FILE"):
+        configuration.ssl_ca_cert = os.environ["KAPI_CA_FILE"]
+    token = token or os.environ.get("KAPI_TOKEN")
+    if token:
+        configuration.api_key = {"authorization": f"Bearer {token}"}
+    return configuration
+
+
+def connect(token=None):
+    """A DynamicClient on `sys.argv[1]` (as `token`, else `$KAPI_TOKEN`, when given), its
+    discovery cache in a fresh directory (the client's default cache is a file in /tmp
+    named after the host, which a later server on the same port would read)."""
     if len(sys.argv) < 2:
         raise SystemExit(f"usage: {sys.argv[0]} SERVER_URL [ARGS...]")
     cache_dir = tempfile.mkdtemp(prefix="kapi-python-")
     atexit.register(shutil.rmtree, cache_dir, ignore_errors=True)
-    configuration = client.Configuration(host=sys.argv[1])
-    api_client = client.ApiClient(configuration)
+    api_client = client.ApiClient(configuration(token))
     return dynamic.DynamicClient(
         api_client, cache_file=os.path.join(cache_dir, "discovery.json")
     )

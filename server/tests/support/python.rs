@@ -72,7 +72,15 @@ impl Script {
         client_version();
         let path = scripts_dir().join(name);
         assert!(path.is_file(), "no Python script {}", path.display());
-        let mut child = Command::new("python3")
+        let mut command = Command::new("python3");
+        // A secure server: its CA and the administrator's token (`kapi.connect` reads
+        // them).
+        if let Some(access) = server.access() {
+            command
+                .env("KAPI_CA_FILE", &access.ca)
+                .env("KAPI_TOKEN", &access.token);
+        }
+        let mut child = command
             .arg(&path)
             .arg(server.url())
             .args(args)
