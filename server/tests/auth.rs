@@ -306,16 +306,17 @@ fn no_one_grants_what_they_do_not_hold(version: Version) {
             (!rules.stdout.trim().is_empty()).then_some(())
         },
     );
+    let bind_edit = [
+        "create",
+        "rolebinding",
+        "alice-edit",
+        "-n",
+        "team-a",
+        "--clusterrole=edit",
+        "--user=alice",
+    ];
     alice
-        .fails(&[
-            "create",
-            "rolebinding",
-            "alice-edit",
-            "-n",
-            "team-a",
-            "--clusterrole=edit",
-            "--user=alice",
-        ])
+        .fails(&bind_edit)
         .stderr_has(
             "rolebindings.rbac.authorization.k8s.io \"alice-edit\" is forbidden: user \"alice\"",
         )
@@ -349,19 +350,7 @@ fn no_one_grants_what_they_do_not_hold(version: Version) {
         "--clusterrole=bind-edit",
         "--user=alice",
     ]);
-    wait_until_allowed(
-        &alice,
-        &[
-            "create",
-            "rolebinding",
-            "alice-edit",
-            "-n",
-            "team-a",
-            "--clusterrole=edit",
-            "--user=alice",
-        ],
-        &server,
-    );
+    wait_until_allowed(&alice, &bind_edit, &server);
     wait_until_allowed(
         &alice,
         &["delete", "configmap", "--all", "-n", "team-a"],
