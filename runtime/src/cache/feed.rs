@@ -3,8 +3,9 @@
 //!
 //! A failed or ended watch is re-established from the last revision applied, with a
 //! backoff, so a storage outage (etcd restarting, a lagging watch) costs watchers nothing;
-//! only a compacted revision forces a new list, which resets the cache. The task holds the
-//! storage weakly: when the storage is dropped the feed ends and so do the watchers.
+//! only a compacted revision forces a new list, which resets the cache (after the backoff
+//! when the revision compacted is the one just listed, so that it never spins). The task
+//! holds the storage weakly: when the storage is dropped the feed ends and so do the watchers.
 
 use std::sync::Weak;
 use std::time::Duration;
@@ -35,7 +36,6 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
             Ok(list) => {
                 let Some(cache) = cache.upgrade() else { return };
                 cache.replace(list.items, list.revision);
-                backoff = BACKOFF.0;
                 list.revision
             }
             Err(error) => {
@@ -44,6 +44,7 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
                 continue 'list;
             }
         };
+        let listed_at = revision;
         loop {
             let Some(store) = storage.upgrade() else {
                 return closed(&cache);
@@ -51,8 +52,18 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
             let watched = store.watch(&prefix, revision).await;
             drop(store);
             let mut events = match watched {
-                Ok(events) => events,
-                Err(Error::Compacted { .. }) => continue 'list,
+                Ok(events) => {
+                    backoff = BACKOFF.0;
+                    events
+                }
+                Err(error @ Error::Compacted { .. }) => {
+                    // Compacted at the revision just listed: storage is compacting faster
+                    // than the cache lists; wait before listing again rather than spin.
+                    if revision == listed_at {
+                        tokio::time::sleep(failing("watch", &error, &mut backoff)).await;
+                    }
+                    continue 'list;
+                }
                 Err(error) => {
                     let wait = failing("watch", &error, &mut backoff);
                     tokio::time::sleep(wait).await;
