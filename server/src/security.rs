@@ -1,7 +1,8 @@
-//! The security flags, as kube-apiserver's: TLS with an optional client CA
+//! The flags of the handler chain, as kube-apiserver's: TLS with an optional client CA
 //! (`--client-ca-file`), token files (`--token-auth-file`), `--anonymous-auth` and
-//! `--authorization-mode`, turned into the runtime's [`Filters`] and TLS configuration, with
-//! the start-up checks that keep an unprotected server off the network.
+//! `--authorization-mode`, audit, the in-flight limits, turned into the runtime's
+//! [`Filters`] and TLS configuration, with the start-up checks that keep an unprotected
+//! server off the network.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use kapi_runtime::authn::{Authenticator, PeerCertificates};
 use kapi_runtime::authz::rbac::{self, Rbac};
 use kapi_runtime::authz::{AlwaysAllow, AlwaysDeny, Mode};
 use kapi_runtime::endpoints::Filters;
+use kapi_runtime::filters::max_inflight::Limits;
 use kapi_runtime::registry::Registry;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -109,6 +111,15 @@ pub struct SecurityFlags {
     /// Remove rotated audit logs older than this many days (0: never).
     #[arg(long, value_name = "DAYS", default_value_t = 0)]
     pub audit_log_maxage: u64,
+
+    /// How many read-only requests may run at once (watches, health checks and
+    /// `system:masters` not counted); over it, 429. 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = kapi_runtime::filters::max_inflight::DEFAULT_READONLY)]
+    pub max_requests_inflight: usize,
+
+    /// How many mutating requests may run at once; over it, 429. 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = kapi_runtime::filters::max_inflight::DEFAULT_MUTATING)]
+    pub max_mutating_requests_inflight: usize,
 
     /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`.
     #[arg(
@@ -234,6 +245,10 @@ impl SecurityFlags {
             authenticator,
             authorizer: modes,
             auditor: self.auditor()?,
+            limits: Limits::new(
+                self.max_requests_inflight,
+                self.max_mutating_requests_inflight,
+            ),
         };
         Ok((filters, started))
     }

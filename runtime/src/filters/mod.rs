@@ -7,7 +7,8 @@
 //! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
 //! 5. audit ([`audit`]): the request's audit events (`crate::audit`);
 //! 6. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
-//! 7. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//! 7. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
+//! 8. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
 //!
 //! then the router. What later filters and handlers need travels as request extensions:
 //! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
@@ -18,6 +19,7 @@ pub mod authentication;
 pub mod authorization;
 pub mod impersonation;
 mod log;
+pub mod max_inflight;
 pub mod request_info;
 
 use std::sync::Arc;
@@ -41,6 +43,8 @@ pub struct Filters {
     pub authorizer: Mode,
     /// What is recorded (`None`: nothing).
     pub auditor: Option<Arc<Auditor>>,
+    /// How many requests may run at once.
+    pub limits: max_inflight::Limits,
 }
 
 impl Default for Filters {
@@ -51,6 +55,7 @@ impl Default for Filters {
             authenticator: Arc::new(Authenticator::new().anonymous(true)),
             authorizer: Mode::new().with("AlwaysAllow", Arc::new(AlwaysAllow)),
             auditor: None,
+            limits: max_inflight::Limits::default(),
         }
     }
 }
@@ -61,6 +66,10 @@ pub fn chain(handler: Router, filters: &Filters) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             filters.authorizer.clone(),
             authorization::authorize,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            filters.limits.clone(),
+            max_inflight::limit,
         ))
         .layer(axum::middleware::from_fn_with_state(
             filters.authorizer.clone(),
@@ -159,6 +168,7 @@ mod tests {
             authenticator: Arc::new(Authenticator::new().with(tokens).anonymous(false)),
             authorizer: Mode::new().with("AlwaysDeny", Arc::new(AlwaysDeny)),
             auditor: None,
+            limits: max_inflight::Limits::default(),
         };
         let router = chain(routes, &filters);
 

@@ -1,0 +1,92 @@
+//! Overload protection end to end: with `--max-mutating-requests-inflight=2`, two creates
+//! whose bodies the client holds back occupy the mutating pool; a third create is kube's
+//! 429 with `Retry-After: 1`, while reads, a watch and `/readyz` still answer; once a held
+//! body arrives, its create completes and writes are admitted again.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use serde_json::json;
+use support::{Server, wait_for};
+
+const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+
+/// A create whose body is announced but held back: it holds a slot until [`finish`].
+fn held_create(server: &Server, name: &str) -> (TcpStream, String) {
+    let body =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}).to_string();
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let head = format!(
+        "POST {CONFIGMAPS} HTTP/1.1\r\nHost: kapi\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+        body.len(),
+        &body[..1]
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    (stream, body)
+}
+
+/// Sends the rest of a held body and returns the response's status line.
+fn finish((mut stream, body): (TcpStream, String)) -> String {
+    stream.write_all(&body.as_bytes()[1..]).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn requests_over_the_limit_are_shed_with_429() {
+    let server = Server::start_with(&[
+        "--max-mutating-requests-inflight",
+        "2",
+        "--max-requests-inflight",
+        "2",
+    ]);
+    let client = server.client();
+    let first = held_create(&server, "held-1");
+    let second = held_create(&server, "held-2");
+
+    // The held creates take their slots as soon as their headers are read.
+    let log = server.log();
+    let shed = wait_for(
+        Duration::from_secs(10),
+        "a third create to be refused",
+        || log.tail(20),
+        || {
+            let response = client
+                .post(CONFIGMAPS, &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "third-"}}))
+                .unwrap();
+            (response.status == 429).then_some(response)
+        },
+    );
+    assert_eq!(shed.retry_after.as_deref(), Some("1"));
+    let status = shed.json();
+    assert_eq!(status["reason"], "TooManyRequests");
+    assert_eq!(status["code"], 429);
+    assert_eq!(status["details"]["retryAfterSeconds"], 1);
+
+    // Reads have a pool of their own; watches and health checks take no slot.
+    assert_eq!(client.get(CONFIGMAPS).unwrap().status, 200);
+    assert_eq!(client.get("/readyz").unwrap().status, 200);
+    let watch = client
+        .watch(&format!("{CONFIGMAPS}?watch=true"), "application/json")
+        .unwrap();
+    assert_eq!(watch.status, 200);
+
+    // A held body arrives: its create completes, and writes are admitted again.
+    assert!(finish(first).starts_with("HTTP/1.1 201"));
+    let admitted = client
+        .post(
+            CONFIGMAPS,
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "after"}}),
+        )
+        .unwrap();
+    assert_eq!(admitted.status, 201, "{admitted:?}");
+    assert!(finish(second).starts_with("HTTP/1.1 201"));
+}
