@@ -92,10 +92,22 @@ struct Flags {
     #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = event_ttl)]
     event_ttl: Duration,
 
+    /// The log's format (kube-apiserver's `--logging-format`).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    logging_format: LogFormat,
+
     /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace. `RUST_LOG`
     /// (`info,kapi::http=warn`) overrides it.
     #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
     verbosity: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -108,7 +120,7 @@ enum Backend {
 
 fn main() -> ExitCode {
     let flags = Flags::parse();
-    init_logging(flags.verbosity);
+    init_logging(flags.verbosity, flags.logging_format);
     if flags.storage == Backend::Etcd && flags.etcd_servers.is_empty() {
         eprintln!("kapi-server: --storage etcd needs --etcd-servers URL[,URL...]");
         return ExitCode::from(2);
@@ -147,7 +159,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_logging(verbosity: u8) {
+fn init_logging(verbosity: u8, format: LogFormat) {
     let level = match verbosity {
         0..=3 => LevelFilter::INFO,
         4..=5 => LevelFilter::DEBUG,
@@ -162,13 +174,18 @@ fn init_logging(verbosity: u8) {
     }
     let colors = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let format = tracing_subscriber::fmt::layer()
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(colors)
         .with_target(true);
-    tracing_subscriber::registry()
-        .with(format.with_filter(filter))
-        .init();
+    match format {
+        LogFormat::Text => tracing_subscriber::registry()
+            .with(layer.with_ansi(colors).with_filter(filter))
+            .init(),
+        // One JSON object per line (kube's `--logging-format json`), for log pipelines.
+        LogFormat::Json => tracing_subscriber::registry()
+            .with(layer.json().flatten_event(true).with_filter(filter))
+            .init(),
+    }
 }
 
 async fn run(flags: Flags) -> Result<()> {

@@ -12,21 +12,19 @@ use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request, State};
+use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::RequestInfo;
+use super::log::AuditId;
 use crate::audit::event::{ObjectRef, User, now, without_managed_fields};
 use crate::audit::policy::Decision;
 use crate::audit::{Auditor, Event, Level, Stage};
 use crate::authn::UserInfo;
 use crate::error::ApiError;
-
-/// The response header naming a request's audit id.
-pub const AUDIT_ID: &str = "audit-id";
 
 /// What inner filters learn about an audited request.
 #[derive(Clone, Default)]
@@ -75,9 +73,9 @@ fn source_ips(parts: &Parts) -> Vec<String> {
 
 /// A request's event, before any stage.
 fn event(parts: &Parts, level: Level, user: User, info: Option<&RequestInfo>) -> Event {
-    let audit_id = (parts.headers.get(AUDIT_ID).and_then(|v| v.to_str().ok()))
-        .filter(|id| !id.is_empty())
-        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+    // The request log's filter gave every request its id.
+    let audit_id = (parts.extensions.get::<AuditId>())
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), |id| id.0.clone());
     let received = now();
     Event {
         kind: "Event",
@@ -135,8 +133,8 @@ fn response_status(code: StatusCode, body: Option<&Value>) -> Value {
 }
 
 /// Audits a request whose authentication failed: one `ResponseStarted` event with no user
-/// and the 401, if the policy selects it; the response gets its `Audit-Id`.
-pub fn unauthenticated(auditor: &Auditor, request: &Request, response: &mut Response) {
+/// and the 401, if the policy selects it.
+pub fn unauthenticated(auditor: &Auditor, request: &Request, response: &Response) {
     let info = request.extensions().get::<RequestInfo>();
     let nobody = UserInfo::default();
     let decision = match info {
@@ -150,7 +148,6 @@ pub fn unauthenticated(auditor: &Auditor, request: &Request, response: &mut Resp
     let mut event = event(&parts, decision.level, User::default(), info);
     let status = json!({"kind": "Status", "status": "Failure", "reason": "Unauthorized"});
     event.response_status = Some(response_status(response.status(), Some(&status)));
-    set_audit_id(response, &event.audit_id);
     emit(
         auditor,
         &decision.omit_stages,
@@ -170,13 +167,10 @@ fn clone_parts(request: &Request) -> (Parts, ()) {
     if let Some(info) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
         cloned.extensions_mut().insert(*info);
     }
-    cloned.into_parts()
-}
-
-fn set_audit_id(response: &mut Response, id: &str) {
-    if let Ok(value) = HeaderValue::from_str(id) {
-        response.headers_mut().insert(AUDIT_ID, value);
+    if let Some(id) = request.extensions().get::<AuditId>() {
+        cloned.extensions_mut().insert(id.clone());
     }
+    cloned.into_parts()
 }
 
 /// The filter.
@@ -226,7 +220,6 @@ pub async fn audit(
     let notes = AuditNotes::default();
     parts.extensions.insert(notes.clone());
     let mut response = next.run(Request::from_parts(parts, body)).await;
-    set_audit_id(&mut response, &event.audit_id);
     {
         let notes = notes.lock();
         event.impersonated_user = notes.impersonated.as_ref().map(User::from);

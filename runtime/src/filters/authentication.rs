@@ -54,9 +54,9 @@ pub async fn authenticate(
                 reason = %error,
                 "unable to authenticate the request"
             );
-            let mut response = ApiError::Unauthorized("Unauthorized".to_owned()).into_response();
+            let response = ApiError::Unauthorized("Unauthorized".to_owned()).into_response();
             if let Some(auditor) = &auditor {
-                super::audit::unauthenticated(auditor, &request, &mut response);
+                super::audit::unauthenticated(auditor, &request, &response);
             }
             response
         }

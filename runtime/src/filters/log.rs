@@ -1,13 +1,24 @@
-//! The request log: one line per request (method, path, status, duration, user), under the
-//! `kapi::http` target.
+//! The request log and the request's audit id (kube's `WithAuditInit` and `httplog`):
+//! every request gets an audit id (the client's `Audit-ID` header, else a new UUID), sent
+//! back as `Audit-Id` and shared with the audit events; once answered, one line under the
+//! `kapi::http` target: method, path, verb, status, duration, user, audit id.
 
 use std::time::Instant;
 
 use axum::extract::Request;
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
 
+use super::RequestInfo;
 use crate::authn::UserInfo;
+
+/// The request's audit id.
+#[derive(Clone, Debug)]
+pub struct AuditId(pub String);
+
+/// The header of the audit id, on requests and responses.
+pub const AUDIT_ID_HEADER: &str = "audit-id";
 
 /// The user a response was served to, copied onto the response by the authentication
 /// filter so that this outer filter can log it.
@@ -15,21 +26,35 @@ use crate::authn::UserInfo;
 pub(crate) struct ServedTo(pub String);
 
 /// Logs `request` once it is answered.
-pub async fn log_request(request: Request, next: Next) -> Response {
+pub async fn log_request(mut request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let uri = request.uri().clone();
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    let verb =
+        (request.extensions().get::<RequestInfo>()).map_or_else(String::new, |i| i.verb.clone());
+    let audit_id = (request
+        .headers()
+        .get(AUDIT_ID_HEADER)
+        .and_then(|v| v.to_str().ok()))
+    .filter(|id| !id.is_empty() && id.len() <= 128)
+    .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+    request.extensions_mut().insert(AuditId(audit_id.clone()));
     let start = Instant::now();
-    let response = next.run(request).await;
+    let mut response = next.run(request).await;
     let micros = start.elapsed().as_micros();
+    if let Ok(value) = HeaderValue::from_str(&audit_id) {
+        response.headers_mut().insert(AUDIT_ID_HEADER, value);
+    }
     let user = (response.extensions().get::<ServedTo>()).map_or("", |u| u.0.as_str());
     tracing::info!(
         target: "kapi::http",
         %method,
         %path,
+        verb,
         status = response.status().as_u16(),
         duration = %format_args!("{}.{:03}ms", micros / 1000, micros % 1000),
         user,
+        audit_id,
         "request",
     );
     response

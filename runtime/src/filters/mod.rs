@@ -1,9 +1,10 @@
 //! The HTTP handler chain in front of the endpoints: kube-apiserver's
 //! `DefaultBuildHandlerChain`, one concern per filter, in kube's order (outermost first):
 //!
-//! 1. the request log (`log`): one line per request, with the user;
-//! 2. panic recovery: a panicking handler answers a 500 `Status`;
-//! 3. request info ([`request_info`]): what the request asks for, as kube reads paths;
+//! 1. request info ([`request_info`]): what the request asks for, as kube reads paths;
+//! 2. the request log and audit id ([`log`]): one line per request, with the verb, user
+//!    and audit id, which every response carries as `Audit-Id`;
+//! 3. panic recovery: a panicking handler answers a 500 `Status`;
 //! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
 //! 5. audit ([`audit`]): the request's audit events (`crate::audit`);
 //! 6. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
@@ -18,7 +19,7 @@ pub mod audit;
 pub mod authentication;
 pub mod authorization;
 pub mod impersonation;
-mod log;
+pub mod log;
 pub mod max_inflight;
 pub mod request_info;
 
@@ -86,9 +87,9 @@ pub fn chain(handler: Router, filters: &Filters) -> Router {
             },
             authentication::authenticate,
         ))
-        .layer(axum::middleware::from_fn(request_info::attach))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
         .layer(axum::middleware::from_fn(log::log_request))
+        .layer(axum::middleware::from_fn(request_info::attach))
 }
 
 /// A handler panicked: a bug. The client gets a 500 `Status`, the log the message.
