@@ -402,7 +402,7 @@ impl ApiError {
             | ApiError::Timeout {
                 retry_after_seconds,
                 ..
-            } => Some(*retry_after_seconds),
+            } => Some(*retry_after_seconds).filter(|s| *s > 0),
             ApiError::TooLargeResourceVersion { .. } => Some(TOO_LARGE_RETRY_SECONDS),
             _ => None,
         }
@@ -477,7 +477,7 @@ impl ApiError {
             | ApiError::Timeout {
                 retry_after_seconds,
                 ..
-            } => Some(StatusDetails {
+            } if *retry_after_seconds > 0 => Some(StatusDetails {
                 retry_after_seconds: Some(*retry_after_seconds),
                 ..StatusDetails::default()
             }),

@@ -121,6 +121,11 @@ pub struct SecurityFlags {
     #[arg(long, value_name = "N", default_value_t = kapi_runtime::filters::max_inflight::DEFAULT_MUTATING)]
     pub max_mutating_requests_inflight: usize,
 
+    /// How long a request that is not a watch may take before it is answered 504 (e.g.
+    /// `60s`, `1m`); a request's own `timeout` parameter may ask for less. `0` disables.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
+    pub request_timeout: std::time::Duration,
+
     /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`.
     #[arg(
         long,
@@ -249,6 +254,7 @@ impl SecurityFlags {
                 self.max_requests_inflight,
                 self.max_mutating_requests_inflight,
             ),
+            request_timeout: self.request_timeout,
         };
         Ok((filters, started))
     }

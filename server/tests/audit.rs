@@ -204,6 +204,7 @@ fn requests_are_audited_per_policy() {
             .iter()
             .any(|e| e["objectRef"]["resource"] == "events")
     );
+    assert!(of_id(&events, &unaudited_id).is_empty());
     assert!(
         !events
             .iter()

@@ -1,7 +1,8 @@
 //! Overload protection end to end: with `--max-mutating-requests-inflight=2`, two creates
 //! whose bodies the client holds back occupy the mutating pool; a third create is kube's
 //! 429 with `Retry-After: 1`, while reads, a watch and `/readyz` still answer; once a held
-//! body arrives, its create completes and writes are admitted again.
+//! body arrives, its create completes and writes are admitted again. A request whose body
+//! does not arrive within `--request-timeout` is a 504 and stores nothing.
 
 mod support;
 
@@ -89,4 +90,29 @@ fn requests_over_the_limit_are_shed_with_429() {
         .unwrap();
     assert_eq!(admitted.status, 201, "{admitted:?}");
     assert!(finish(second).starts_with("HTTP/1.1 201"));
+}
+
+/// A request past `--request-timeout` (its body never arrives) is kube's 504 `Timeout`
+/// Status, and nothing of it is stored.
+#[test]
+fn a_request_past_its_deadline_is_a_504_and_stores_nothing() {
+    let server = Server::start_with(&["--request-timeout", "1s"]);
+    let held = held_create(&server, "late");
+    let (mut stream, _) = held;
+    let mut response = String::new();
+    // The server answers on its own once the deadline passes (the read waits for it).
+    let _ = stream.read_to_string(&mut response);
+    assert!(response.starts_with("HTTP/1.1 504"), "{response}");
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let status: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(status["reason"], "Timeout");
+    assert_eq!(
+        status["message"],
+        "Timeout: request did not complete within requested timeout - context deadline exceeded"
+    );
+    let client = server.client();
+    assert_eq!(
+        client.get(&format!("{CONFIGMAPS}/late")).unwrap().status,
+        404
+    );
 }

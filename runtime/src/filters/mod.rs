@@ -5,11 +5,12 @@
 //! 2. the request log and audit id ([`log`]): one line per request, with the verb, user
 //!    and audit id, which every response carries as `Audit-Id`;
 //! 3. panic recovery: a panicking handler answers a 500 `Status`;
-//! 4. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
-//! 5. audit ([`audit`]): the request's audit events (`crate::audit`);
-//! 6. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
-//! 7. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
-//! 8. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//! 4. the request deadline ([`timeout`]): past `--request-timeout`, a 504 `Status`;
+//! 5. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
+//! 6. audit ([`audit`]): the request's audit events (`crate::audit`);
+//! 7. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
+//! 8. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
+//! 9. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
 //!
 //! then the router. What later filters and handlers need travels as request extensions:
 //! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
@@ -22,6 +23,7 @@ pub mod impersonation;
 pub mod log;
 pub mod max_inflight;
 pub mod request_info;
+pub mod timeout;
 
 use std::sync::Arc;
 
@@ -46,6 +48,8 @@ pub struct Filters {
     pub auditor: Option<Arc<Auditor>>,
     /// How many requests may run at once.
     pub limits: max_inflight::Limits,
+    /// How long a request that is not long-running may take (0: no limit).
+    pub request_timeout: std::time::Duration,
 }
 
 impl Default for Filters {
@@ -57,6 +61,7 @@ impl Default for Filters {
             authorizer: Mode::new().with("AlwaysAllow", Arc::new(AlwaysAllow)),
             auditor: None,
             limits: max_inflight::Limits::default(),
+            request_timeout: timeout::DEFAULT_REQUEST_TIMEOUT,
         }
     }
 }
@@ -86,6 +91,10 @@ pub fn chain(handler: Router, filters: &Filters) -> Router {
                 auditor: filters.auditor.clone(),
             },
             authentication::authenticate,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            filters.request_timeout,
+            timeout::deadline,
         ))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
         .layer(axum::middleware::from_fn(log::log_request))
@@ -170,6 +179,7 @@ mod tests {
             authorizer: Mode::new().with("AlwaysDeny", Arc::new(AlwaysDeny)),
             auditor: None,
             limits: max_inflight::Limits::default(),
+            request_timeout: timeout::DEFAULT_REQUEST_TIMEOUT,
         };
         let router = chain(routes, &filters);
 
