@@ -47,6 +47,7 @@ async fn api() -> Api {
         documents: kapi_generated::documents::DOCUMENTS,
         version: ServerVersion::default(),
         filters: Default::default(),
+        min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
     });
     Api { router, _dir: dir }
 }

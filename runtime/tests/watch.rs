@@ -517,6 +517,7 @@ async fn table_watchers_share_each_row_encoding() {
         documents: kapi_generated::documents::DOCUMENTS,
         version: ServerVersion::default(),
         filters: Default::default(),
+        min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
     });
     let webapps = Target {
         kind: (registry.scheme())

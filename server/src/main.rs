@@ -92,6 +92,12 @@ struct Flags {
     #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = event_ttl)]
     event_ttl: Duration,
 
+    /// A watch without `timeoutSeconds` ends at a random point between this and twice this
+    /// (kube-apiserver's `--min-request-timeout`, in seconds), so clients reconnect spread
+    /// out; `0` lets such watches run until the client or the server ends them.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    min_request_timeout: u64,
+
     /// The log's format (kube-apiserver's `--logging-format`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     logging_format: LogFormat,
@@ -231,6 +237,7 @@ async fn run(flags: Flags) -> Result<()> {
         documents: kapi_generated::documents::DOCUMENTS,
         version: version(),
         filters,
+        min_request_timeout: Duration::from_secs(flags.min_request_timeout),
     })
     .layer(axum::middleware::from_fn(security::peer_certificates));
 

@@ -58,7 +58,13 @@ pub struct Config {
     /// Authentication and authorization of every request ([`Filters::default`]: everyone
     /// anonymous, everything allowed).
     pub filters: Filters,
+    /// `--min-request-timeout`: a watch without `timeoutSeconds` ends at a random point
+    /// between this and twice this, as kube spreads them (0: it never ends on its own).
+    pub min_request_timeout: std::time::Duration,
 }
+
+/// kube's default `--min-request-timeout`.
+pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
 
 /// `/version`: the nine fields of kube's `version.Info`.
 ///
@@ -122,6 +128,25 @@ struct Shared {
     registry: Arc<Registry>,
     storage: Arc<dyn Storage>,
     version: ServerVersion,
+    min_request_timeout: std::time::Duration,
+}
+
+impl Shared {
+    /// A watch's end: its `timeoutSeconds`, else a random point in
+    /// [`--min-request-timeout`, twice that), so that watches opened together (a restart)
+    /// do not all end together.
+    fn watch_timeout(&self, asked: Option<std::time::Duration>) -> Option<std::time::Duration> {
+        use std::hash::{BuildHasher, Hasher};
+        if asked.is_some() || self.min_request_timeout.is_zero() {
+            return asked;
+        }
+        // A random fraction: each `RandomState` is seeded anew.
+        let random = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        let fraction = (random >> 11) as f64 / (1u64 << 53) as f64;
+        Some(self.min_request_timeout.mul_f64(1.0 + fraction))
+    }
 }
 
 /// The whole API server as one router.
@@ -139,11 +164,13 @@ pub fn router(config: Config) -> Router {
         documents,
         version,
         filters,
+        min_request_timeout,
     } = config;
     let shared = Arc::new(Shared {
         registry,
         storage,
         version,
+        min_request_timeout,
     });
     let index = root_paths(routes, &documents);
     let routes = Router::new()

@@ -252,7 +252,8 @@ async fn handle(
         }
         Handler::List => {
             if query.watch()? {
-                let options = query.watch_options()?;
+                let mut options = query.watch_options()?;
+                options.timeout = shared.watch_timeout(options.timeout);
                 let registry = Arc::clone(registry);
                 return super::watch::serve(registry, target, options, output, include_object)
                     .await;
@@ -267,6 +268,7 @@ async fn handle(
         }
         Handler::Watch | Handler::WatchList => {
             let mut options = query.watch_options()?;
+            options.timeout = shared.watch_timeout(options.timeout);
             if let Some(name) = names.name.as_deref().filter(|_| handler == Handler::Watch) {
                 options.field_selector = Some(match options.field_selector.take() {
                     Some(fields) => format!("{fields},metadata.name={name}"),

@@ -1,4 +1,4 @@
-//! Overload protection end to end: with `--max-mutating-requests-inflight=2`, two creates
+//! Operations end to end: overload protection, request deadlines, watch timeouts. With `--max-mutating-requests-inflight=2`, two creates
 //! whose bodies the client holds back occupy the mutating pool; a third create is kube's
 //! 429 with `Retry-After: 1`, while reads, a watch and `/readyz` still answer; once a held
 //! body arrives, its create completes and writes are admitted again. A request whose body
@@ -115,4 +115,23 @@ fn a_request_past_its_deadline_is_a_504_and_stores_nothing() {
         client.get(&format!("{CONFIGMAPS}/late")).unwrap().status,
         404
     );
+}
+
+/// A watch without `timeoutSeconds` ends between `--min-request-timeout` and twice that,
+/// cleanly (the stream closes; no ERROR event).
+#[test]
+fn watches_without_a_timeout_end_within_twice_the_minimum() {
+    let server = Server::start_with(&["--min-request-timeout", "1"]);
+    let client = server.client();
+    let started = std::time::Instant::now();
+    let mut watch = client
+        .watch(&format!("{CONFIGMAPS}?watch=true"), "application/json")
+        .unwrap();
+    assert_eq!(watch.status, 200);
+    // The stream's end comes from the server (the read waits for it, with a deadline).
+    let ended = watch.poll_line(Duration::from_secs(10));
+    let elapsed = started.elapsed();
+    assert_eq!(ended, Some(None), "the watch ends without an event");
+    assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
