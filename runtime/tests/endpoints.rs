@@ -48,6 +48,7 @@ async fn api() -> Api {
         version: ServerVersion::default(),
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
+        lifecycle: Default::default(),
     });
     Api { router, _dir: dir }
 }
@@ -901,6 +902,7 @@ async fn version_and_health() {
         "/readyz",
         "/readyz/ping",
         "/readyz/storage",
+        "/readyz/shutdown",
         "/livez/storage",
     ] {
         let response = api.check(get(path), 200, text, Value::Null).await;
@@ -911,7 +913,7 @@ async fn version_and_health() {
         .await;
     assert_eq!(
         response.text(),
-        "[+]ping ok\n[+]storage ok\nreadyz check passed\n"
+        "[+]ping ok\n[+]storage ok\n[+]shutdown ok\nreadyz check passed\n"
     );
     let response = api
         .check(

@@ -518,6 +518,7 @@ async fn table_watchers_share_each_row_encoding() {
         version: ServerVersion::default(),
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
+        lifecycle: Default::default(),
     });
     let webapps = Target {
         kind: (registry.scheme())

@@ -18,17 +18,13 @@ use axum_server::Handle;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers};
-use kapi_runtime::endpoints::{self, Config, ServerVersion};
+use kapi_runtime::endpoints::{self, Config, Lifecycle, ServerVersion};
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{Storage, compactor};
 use security::SecurityFlags;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
-
-/// How long in-flight requests may take to finish after SIGTERM before the server stops
-/// anyway.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// A Kubernetes-style API server for the kapi example API.
 #[derive(Debug, Parser)]
@@ -97,6 +93,16 @@ struct Flags {
     /// out; `0` lets such watches run until the client or the server ends them.
     #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
     min_request_timeout: u64,
+
+    /// After SIGTERM, how long to keep serving while `/readyz` answers 503, so that load
+    /// balancers notice before the listener closes (kube-apiserver's
+    /// `--shutdown-delay-duration`; e.g. `10s`).
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = humantime::parse_duration)]
+    shutdown_delay_duration: Duration,
+
+    /// Then, how long in-flight requests may take to finish before the server stops anyway.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
+    shutdown_timeout: Duration,
 
     /// The log's format (kube-apiserver's `--logging-format`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -230,6 +236,7 @@ async fn run(flags: Flags) -> Result<()> {
         .await?;
     let compactor = (!flags.compaction_interval.is_zero())
         .then(|| compactor::start(&storage, flags.compaction_interval));
+    let lifecycle = Arc::new(Lifecycle::default());
     let app = endpoints::router(Config {
         routes: kapi_generated::ROUTES,
         registry: Arc::clone(&registry),
@@ -238,6 +245,7 @@ async fn run(flags: Flags) -> Result<()> {
         version: version(),
         filters,
         min_request_timeout: Duration::from_secs(flags.min_request_timeout),
+        lifecycle: Arc::clone(&lifecycle),
     })
     .layer(axum::middleware::from_fn(security::peer_certificates));
 
@@ -255,10 +263,16 @@ async fn run(flags: Flags) -> Result<()> {
 
     let handle = Handle::new();
     // Weak: the registry (and its store) must go with the router when serving ends.
-    tokio::spawn(shutdown_on_signal(
-        handle.clone(),
-        Arc::downgrade(&registry),
-    ));
+    let shutdown = Shutdown {
+        handle: handle.clone(),
+        registry: Arc::downgrade(&registry),
+        lifecycle,
+        delay: flags.shutdown_delay_duration,
+        timeout: flags.shutdown_timeout,
+        signalled: Arc::default(),
+    };
+    let signalled = shutdown.signalled.clone();
+    tokio::spawn(shutdown.run());
     drop(registry);
     // The peer's address reaches requests (audit's source IPs).
     let service = app.into_make_service_with_connect_info::<SocketAddr>();
@@ -288,7 +302,10 @@ async fn run(flags: Flags) -> Result<()> {
     if closed.upgrade().is_some() {
         tracing::warn!("the store is still in use at exit; it recovers on the next start");
     }
-    tracing::info!("stopped");
+    match signalled.get() {
+        Some(at) => tracing::info!(after = ?at.elapsed(), "stopped"),
+        None => tracing::info!("stopped"),
+    }
     Ok(())
 }
 
@@ -402,19 +419,45 @@ fn example_resource() -> &'static str {
     kind.map_or("namespaces", |info| info.plural)
 }
 
-/// Waits for SIGTERM or SIGINT, then drains: no new connections, open watches end at once
-/// (clients watch again elsewhere), other in-flight requests finish (up to
-/// [`SHUTDOWN_GRACE`]). A second signal stops at once.
-async fn shutdown_on_signal(handle: Handle<SocketAddr>, registry: Weak<Registry>) {
-    let signal = wait_for_signal().await;
-    tracing::info!(%signal, "shutting down: finishing in-flight requests");
-    if let Some(registry) = registry.upgrade() {
-        registry.stop_watches();
+/// kube-apiserver's shutdown sequence, on SIGTERM or SIGINT: `/readyz` answers 503 at once;
+/// the server keeps serving for `--shutdown-delay-duration` (load balancers notice); then
+/// the listener closes, open watches end cleanly (clients watch again elsewhere), and
+/// in-flight requests finish within `--shutdown-timeout`. A second signal stops at once.
+struct Shutdown {
+    handle: Handle<SocketAddr>,
+    registry: Weak<Registry>,
+    lifecycle: Arc<endpoints::Lifecycle>,
+    delay: Duration,
+    timeout: Duration,
+    /// When the signal came, for the exit's log line.
+    signalled: Arc<std::sync::OnceLock<Instant>>,
+}
+
+impl Shutdown {
+    async fn run(self) {
+        let signal = wait_for_signal().await;
+        let _ = self.signalled.set(Instant::now());
+        self.lifecycle.shut_down();
+        tracing::info!(%signal, delay = ?self.delay, "shutting down: /readyz answers 503");
+        if !self.delay.is_zero() {
+            tokio::select! {
+                () = tokio::time::sleep(self.delay) => {}
+                signal = wait_for_signal() => {
+                    tracing::warn!(%signal, "stopping now");
+                    self.handle.shutdown();
+                    return;
+                }
+            }
+        }
+        tracing::info!(timeout = ?self.timeout, "closing the listener; finishing in-flight requests");
+        if let Some(registry) = self.registry.upgrade() {
+            registry.stop_watches();
+        }
+        self.handle.graceful_shutdown(Some(self.timeout));
+        let signal = wait_for_signal().await;
+        tracing::warn!(%signal, "stopping now");
+        self.handle.shutdown();
     }
-    handle.graceful_shutdown(Some(SHUTDOWN_GRACE));
-    let signal = wait_for_signal().await;
-    tracing::warn!(%signal, "stopping now");
-    handle.shutdown();
 }
 
 #[cfg(unix)]

@@ -135,3 +135,39 @@ fn watches_without_a_timeout_end_within_twice_the_minimum() {
     assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
+
+/// kube's shutdown sequence: on SIGTERM `/readyz` answers 503 at once while requests are
+/// still served for `--shutdown-delay-duration`; then the server exits 0 within the
+/// delay and its drain.
+#[test]
+fn shutdown_turns_readyz_503_first_and_keeps_serving_for_the_delay() {
+    let mut server = Server::start_with(&["--shutdown-delay-duration", "2s"]);
+    let client = server.client();
+    let started = std::time::Instant::now();
+    server.send_sigterm();
+    let log = server.log();
+    let ready = wait_for(
+        Duration::from_secs(5),
+        "/readyz to answer 503",
+        || log.tail(20),
+        || {
+            let response = client.get("/readyz?verbose").ok()?;
+            (response.status == 503).then_some(response)
+        },
+    );
+    assert!(
+        ready.body.contains("[-]shutdown failed: reason withheld"),
+        "{}",
+        ready.body
+    );
+    assert!(ready.body.contains("[+]storage ok"), "{}", ready.body);
+    // Still serving during the delay.
+    assert_eq!(client.get(CONFIGMAPS).unwrap().status, 200);
+    assert_eq!(client.get("/livez").unwrap().status, 200);
+    let status = server.wait_exit(Duration::from_secs(20));
+    assert!(status.success(), "{status}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "the delay was kept"
+    );
+}

@@ -24,6 +24,36 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 /// The checks, in the order they are reported.
 pub(super) const CHECKS: &[&str] = &["ping", "storage"];
 
+/// `/readyz`'s checks: also `shutdown`, failing from the moment the server is told to
+/// stop, so that load balancers stop sending it requests while it drains.
+const READY_CHECKS: &[&str] = &["ping", "storage", "shutdown"];
+
+/// The checks of `endpoint`.
+pub(super) fn checks(endpoint: &str) -> &'static [&'static str] {
+    if endpoint == "readyz" {
+        READY_CHECKS
+    } else {
+        CHECKS
+    }
+}
+
+/// Whether the server is shutting down, which `/readyz` reports.
+#[derive(Debug, Default)]
+pub struct Lifecycle {
+    shutting_down: std::sync::atomic::AtomicBool,
+}
+
+impl Lifecycle {
+    /// From now on `/readyz` answers 503.
+    pub fn shut_down(&self) {
+        (self.shutting_down).store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// The health endpoints.
 pub(super) const ENDPOINTS: [&str; 3] = ["healthz", "livez", "readyz"];
 
@@ -55,7 +85,7 @@ pub(super) fn router(shared: &Arc<Shared>) -> Router {
             let shared = Arc::clone(shared);
             move |Path(check): Path<String>| {
                 let shared = Arc::clone(&shared);
-                async move { report_one(&shared, &check).await }
+                async move { report_one(&shared, endpoint, &check).await }
             }
         };
         router = router
@@ -75,6 +105,10 @@ pub(super) fn router(shared: &Arc<Shared>) -> Router {
 async fn run(shared: &Shared, check: &str) -> Result<(), String> {
     match check {
         "ping" => Ok(()),
+        "shutdown" if shared.lifecycle.is_shutting_down() => {
+            Err("the server is shutting down".into())
+        }
+        "shutdown" => Ok(()),
         "storage" => match tokio::time::timeout(CHECK_TIMEOUT, shared.storage.health()).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(e.to_string()),
@@ -99,7 +133,7 @@ async fn report(shared: &Shared, endpoint: &str, query: &Query) -> Response {
     let excluded = query.all("exclude");
     let mut lines = String::new();
     let mut failed = false;
-    for check in CHECKS {
+    for check in checks(endpoint) {
         if excluded.contains(check) {
             lines.push_str(&format!("[+]{check} excluded: ok\n"));
             continue;
@@ -124,8 +158,8 @@ async fn report(shared: &Shared, endpoint: &str, query: &Query) -> Response {
     text(StatusCode::OK, "ok".into())
 }
 
-async fn report_one(shared: &Shared, check: &str) -> Response {
-    if !CHECKS.contains(&check) {
+async fn report_one(shared: &Shared, endpoint: &str, check: &str) -> Response {
+    if !checks(endpoint).contains(&check) {
         return ApiError::NoRoute.into_response();
     }
     match run(shared, check).await {

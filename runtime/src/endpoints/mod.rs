@@ -61,7 +61,11 @@ pub struct Config {
     /// `--min-request-timeout`: a watch without `timeoutSeconds` ends at a random point
     /// between this and twice this, as kube spreads them (0: it never ends on its own).
     pub min_request_timeout: std::time::Duration,
+    /// Told when the server is shutting down (`/readyz` turns 503).
+    pub lifecycle: Arc<Lifecycle>,
 }
+
+pub use health::Lifecycle;
 
 /// kube's default `--min-request-timeout`.
 pub const DEFAULT_MIN_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1800);
@@ -129,6 +133,7 @@ struct Shared {
     storage: Arc<dyn Storage>,
     version: ServerVersion,
     min_request_timeout: std::time::Duration,
+    lifecycle: Arc<Lifecycle>,
 }
 
 impl Shared {
@@ -165,12 +170,14 @@ pub fn router(config: Config) -> Router {
         version,
         filters,
         min_request_timeout,
+        lifecycle,
     } = config;
     let shared = Arc::new(Shared {
         registry,
         storage,
         version,
         min_request_timeout,
+        lifecycle,
     });
     let index = root_paths(routes, &documents);
     let routes = Router::new()
@@ -203,7 +210,7 @@ fn root_paths(routes: &[RouteBinding], documents: &Documents) -> axum::body::Byt
     for endpoint in health::ENDPOINTS {
         paths.push(format!("/{endpoint}"));
         paths.extend(
-            health::CHECKS
+            health::checks(endpoint)
                 .iter()
                 .map(|check| format!("/{endpoint}/{check}")),
         );

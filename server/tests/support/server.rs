@@ -257,12 +257,25 @@ impl Server {
     /// with the log). Returns its exit status.
     #[track_caller]
     pub fn terminate(&mut self, timeout: Duration) -> std::process::ExitStatus {
-        let mut child = self.child.take().expect("the server runs");
+        self.send_sigterm();
+        self.wait_exit(timeout)
+    }
+
+    /// Sends SIGTERM, without waiting.
+    #[track_caller]
+    pub fn send_sigterm(&mut self) {
+        let child = self.child.as_ref().expect("the server runs");
         let status = Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
             .status()
             .expect("running kill -TERM");
         assert!(status.success(), "kill -TERM failed: {status}");
+    }
+
+    /// Waits for the process to exit, at most `timeout` (then panics with the log).
+    #[track_caller]
+    pub fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("the server runs");
         let Some(status) = super::wait_exit(&mut child, timeout) else {
             panic!(
                 "the server did not exit within {timeout:?} of SIGTERM\n--- server output ---\n{}",
