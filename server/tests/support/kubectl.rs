@@ -205,18 +205,15 @@ impl Kubectl {
         Kubectl::with_credentials(version, server, credentials)
     }
 
+    /// `--certificate-authority` of a secure server.
+    fn trusting(server: &Server) -> String {
+        let access = server.access().expect("a secure server");
+        format!("--certificate-authority={}", access.ca.display())
+    }
+
     /// kubectl of a secure server authenticating with `token`.
     pub fn with_token(version: Version, server: &Server, token: &str) -> Kubectl {
-        let ca = server
-            .access()
-            .expect("a secure server")
-            .ca
-            .display()
-            .to_string();
-        let credentials = vec![
-            format!("--certificate-authority={ca}"),
-            format!("--token={token}"),
-        ];
+        let credentials = vec![Kubectl::trusting(server), format!("--token={token}")];
         Kubectl::with_credentials(version, server, credentials)
     }
 
@@ -226,14 +223,8 @@ impl Kubectl {
         server: &Server,
         (cert, key): &(std::path::PathBuf, std::path::PathBuf),
     ) -> Kubectl {
-        let ca = server
-            .access()
-            .expect("a secure server")
-            .ca
-            .display()
-            .to_string();
         let credentials = vec![
-            format!("--certificate-authority={ca}"),
+            Kubectl::trusting(server),
             format!("--client-certificate={}", cert.display()),
             format!("--client-key={}", key.display()),
         ];
