@@ -153,13 +153,18 @@ impl Authenticator {
             return Ok(None);
         };
         headers.insert(axum::http::header::AUTHORIZATION, value);
-        let request = Request {
+        self.union(&Request {
             headers: &headers,
             certificates: None,
-        };
+        })
+    }
+
+    /// kube's union: the first method's user (also in `system:authenticated`), else the
+    /// rejections, else nothing.
+    fn union(&self, request: &Request<'_>) -> Result<Option<UserInfo>, String> {
         let mut rejections = Vec::new();
         for method in &self.methods {
-            match method.authenticate(&request) {
+            match method.authenticate(request) {
                 Outcome::User(mut user) => {
                     if !user.in_group(AUTHENTICATED) {
                         user.groups.push(AUTHENTICATED.to_owned());
@@ -179,21 +184,8 @@ impl Authenticator {
 
     /// Who sent `request`.
     pub fn authenticate(&self, request: &Request<'_>) -> Result<UserInfo, AuthnError> {
-        let mut rejections = Vec::new();
-        for method in &self.methods {
-            match method.authenticate(request) {
-                Outcome::User(mut user) => {
-                    if !user.in_group(AUTHENTICATED) {
-                        user.groups.push(AUTHENTICATED.to_owned());
-                    }
-                    return Ok(user);
-                }
-                Outcome::NotPresented => {}
-                Outcome::Rejected(reason) => rejections.push(reason),
-            }
-        }
-        if !rejections.is_empty() {
-            return Err(AuthnError::Rejected(rejections.join("; ")));
+        if let Some(user) = self.union(request).map_err(AuthnError::Rejected)? {
+            return Ok(user);
         }
         // A bearer token no method owns is still a credential that failed (kube's
         // bearertoken authenticator answers `invalid bearer token`).

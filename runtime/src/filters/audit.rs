@@ -13,7 +13,6 @@ use std::task::{Context, Poll};
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
-use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -55,14 +54,14 @@ impl AuditNotes {
 }
 
 /// The client's addresses: those `X-Forwarded-For` names, then the connection's.
-fn source_ips(parts: &Parts) -> Vec<String> {
-    let mut ips: Vec<String> = (parts.headers.get_all("x-forwarded-for").iter())
+fn source_ips(request: &Request) -> Vec<String> {
+    let mut ips: Vec<String> = (request.headers().get_all("x-forwarded-for").iter())
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(|ip| ip.trim().to_owned())
         .filter(|ip| !ip.is_empty())
         .collect();
-    if let Some(ConnectInfo(addr)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
+    if let Some(ConnectInfo(addr)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
         let ip = addr.ip().to_string();
         if !ips.contains(&ip) {
             ips.push(ip);
@@ -72,9 +71,9 @@ fn source_ips(parts: &Parts) -> Vec<String> {
 }
 
 /// A request's event, before any stage.
-fn event(parts: &Parts, level: Level, user: User, info: Option<&RequestInfo>) -> Event {
+fn event(request: &Request, level: Level, user: User, info: Option<&RequestInfo>) -> Event {
     // The request log's filter gave every request its id.
-    let audit_id = (parts.extensions.get::<AuditId>())
+    let audit_id = (request.extensions().get::<AuditId>())
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), |id| id.0.clone());
     let received = now();
     Event {
@@ -83,16 +82,17 @@ fn event(parts: &Parts, level: Level, user: User, info: Option<&RequestInfo>) ->
         level,
         audit_id,
         stage: Stage::RequestReceived,
-        request_uri: parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| parts.uri.path().to_owned(), |p| p.to_string()),
-        verb: info.map_or_else(|| parts.method.as_str().to_lowercase(), |i| i.verb.clone()),
+        request_uri: (request.uri().path_and_query())
+            .map_or_else(|| request.uri().path().to_owned(), |p| p.to_string()),
+        verb: info.map_or_else(
+            || request.method().as_str().to_lowercase(),
+            |i| i.verb.clone(),
+        ),
         user,
         impersonated_user: None,
-        source_ips: source_ips(parts),
-        user_agent: (parts
-            .headers
+        source_ips: source_ips(request),
+        user_agent: (request
+            .headers()
             .get("user-agent")
             .and_then(|v| v.to_str().ok()))
         .map(str::to_owned),
@@ -144,8 +144,7 @@ pub fn unauthenticated(auditor: &Auditor, request: &Request, response: &Response
     if decision.level == Level::None {
         return;
     }
-    let (parts, ()) = clone_parts(request);
-    let mut event = event(&parts, decision.level, User::default(), info);
+    let mut event = event(request, decision.level, User::default(), info);
     let status = json!({"kind": "Status", "status": "Failure", "reason": "Unauthorized"});
     event.response_status = Some(response_status(response.status(), Some(&status)));
     emit(
@@ -154,23 +153,6 @@ pub fn unauthenticated(auditor: &Auditor, request: &Request, response: &Response
         &mut event,
         Stage::ResponseStarted,
     );
-}
-
-fn clone_parts(request: &Request) -> (Parts, ()) {
-    let mut builder = axum::http::Request::builder()
-        .method(request.method().clone())
-        .uri(request.uri().clone());
-    if let Some(headers) = builder.headers_mut() {
-        headers.clone_from(request.headers());
-    }
-    let mut cloned = builder.body(()).unwrap_or_default();
-    if let Some(info) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
-        cloned.extensions_mut().insert(*info);
-    }
-    if let Some(id) = request.extensions().get::<AuditId>() {
-        cloned.extensions_mut().insert(id.clone());
-    }
-    cloned.into_parts()
 }
 
 /// The filter.
@@ -201,8 +183,8 @@ pub async fn audit(
         }
     };
     let long_running = info.verb == "watch";
+    let mut event = event(&request, decision.level, User::from(&user), Some(&info));
     let (mut parts, body) = request.into_parts();
-    let mut event = event(&parts, decision.level, User::from(&user), Some(&info));
     let body = if decision.level >= Level::Request && !long_running {
         let bytes = match axum::body::to_bytes(body, crate::endpoints::MAX_REQUEST_BODY_BYTES).await
         {
