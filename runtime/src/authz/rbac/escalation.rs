@@ -168,10 +168,7 @@ impl Admit for Escalation {
                 if unchanged || self.may(user, "bind", role_resource, namespace, &role_ref.name) {
                     return Ok(());
                 }
-                let Some(rules) = self
-                    .rbac
-                    .role_rules(&role_ref.kind, namespace, &role_ref.name)
-                else {
+                let Some(rules) = self.rbac.role_rules(&role_ref, namespace) else {
                     return Err(ApiError::NotFound {
                         resource: GroupResource::new(GROUP, role_resource),
                         name: role_ref.name.clone(),

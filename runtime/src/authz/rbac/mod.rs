@@ -51,16 +51,13 @@ impl Drop for Rbac {
 }
 
 impl Rbac {
-    /// The rules of the role a binding in `namespace` refers to (`kind` `Role` or
-    /// `ClusterRole`), if it exists.
-    pub fn role_rules(&self, kind: &str, namespace: &str, name: &str) -> Option<Vec<PolicyRule>> {
+    /// The rules of the role a binding in `namespace` refers to, if it exists.
+    pub fn role_rules(&self, role_ref: &RoleRef, namespace: &str) -> Option<Vec<PolicyRule>> {
         let index = self.index.load();
-        let rules = if kind == "Role" {
-            index.roles.get(namespace).and_then(|roles| roles.get(name))
-        } else {
-            index.cluster_roles.get(name)
-        };
-        rules.map(|rules| rules.to_vec())
+        index
+            .role(role_ref, namespace)
+            .ok()
+            .map(<[PolicyRule]>::to_vec)
     }
 
     /// Loads the RBAC objects from the watch caches and follows them. Fails when the
@@ -286,10 +283,7 @@ impl Index {
         mut visit: impl FnMut(Result<(&Grant, &[PolicyRule]), String>) -> bool,
     ) {
         for grant in self.cluster_grants.of(user) {
-            let found = match self.cluster_roles.get(&grant.role.name) {
-                Some(rules) => Ok((grant, &rules[..])),
-                None => Err(not_found("clusterrole", &grant.role.name)),
-            };
+            let found = self.role(&grant.role, "").map(|rules| (grant, rules));
             if visit(found) {
                 return;
             }
@@ -301,20 +295,27 @@ impl Index {
             return;
         };
         for grant in grants.of(user) {
-            let found = if grant.role.kind == "ClusterRole" {
-                match self.cluster_roles.get(&grant.role.name) {
-                    Some(rules) => Ok((grant, &rules[..])),
-                    None => Err(not_found("clusterrole", &grant.role.name)),
-                }
-            } else {
-                match (self.roles.get(namespace)).and_then(|r| r.get(&grant.role.name)) {
-                    Some(rules) => Ok((grant, &rules[..])),
-                    None => Err(not_found("role", &grant.role.name)),
-                }
-            };
+            let found = self
+                .role(&grant.role, namespace)
+                .map(|rules| (grant, rules));
             if visit(found) {
                 return;
             }
+        }
+    }
+
+    /// The rules of the role `role_ref` names from `namespace` (a Role is looked up there,
+    /// a ClusterRole everywhere), or kube's error for a missing one.
+    fn role(&self, role_ref: &RoleRef, namespace: &str) -> Result<&[PolicyRule], String> {
+        let name = &role_ref.name;
+        if role_ref.kind == "Role" {
+            (self.roles.get(namespace).and_then(|roles| roles.get(name)))
+                .map(|rules| &rules[..])
+                .ok_or_else(|| not_found("role", name))
+        } else {
+            (self.cluster_roles.get(name))
+                .map(|rules| &rules[..])
+                .ok_or_else(|| not_found("clusterrole", name))
         }
     }
 }
