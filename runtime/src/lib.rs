@@ -49,6 +49,8 @@ pub mod filters;
 pub mod kinds;
 pub mod meta;
 #[cfg(feature = "server")]
+pub mod metrics;
+#[cfg(feature = "server")]
 pub mod registry;
 pub mod scheme;
 #[cfg(feature = "server")]

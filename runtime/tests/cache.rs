@@ -98,6 +98,9 @@ impl Storage for Flaky {
     async fn health(&self) -> Result<()> {
         self.inner.health().await
     }
+    async fn size(&self) -> Result<u64> {
+        self.inner.size().await
+    }
 }
 
 struct Env {
@@ -118,7 +121,7 @@ async fn env(options: CacheOptions) -> Env {
         watches: Mutex::new(Vec::new()),
     });
     let storage: Arc<dyn Storage> = flaky.clone();
-    let (cache, _task) = Cache::start(&storage, "/r/", options);
+    let (cache, _task) = Cache::start(&storage, "/r/", "things", options);
     Env {
         flaky,
         storage,

@@ -1730,6 +1730,9 @@ impl Storage for Down {
     async fn health(&self) -> storage::Result<()> {
         Err(storage::Error::Unavailable("connection refused".into()))
     }
+    async fn size(&self) -> storage::Result<u64> {
+        Err(storage::Error::Unavailable("connection refused".into()))
+    }
 }
 
 #[tokio::test]

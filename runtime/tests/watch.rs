@@ -424,6 +424,17 @@ async fn a_slow_watcher_is_dropped_with_an_error_after_what_it_held() {
         storage,
         _dir: dir,
     };
+    // Counted in `apiserver_terminated_watchers_total` (process-wide: other tests of this
+    // binary may drop watchers too, so it grows by at least this one).
+    let dropped = || {
+        let labels = kapi_runtime::metrics::ResourceLabels {
+            resource: "configmaps".into(),
+        };
+        (kapi_runtime::metrics::global().terminated_watchers)
+            .with(&labels, |c| c.total())
+            .unwrap_or(0)
+    };
+    let dropped_before = dropped();
     let mut slow = env.watch(env.configmaps(), WatchOptions::default()).await;
     let mut fast = env.watch(env.configmaps(), WatchOptions::default()).await;
     let mut names = Vec::new();
@@ -452,6 +463,7 @@ async fn a_slow_watcher_is_dropped_with_an_error_after_what_it_held() {
         "{message}"
     );
     assert!(slow.next().await.is_none(), "the watch ends after ERROR");
+    assert!(dropped() > dropped_before, "the dropped watcher is counted");
 }
 
 /// Every watcher of one version gets the same encoded object for a change: it is

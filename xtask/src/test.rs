@@ -26,6 +26,10 @@ pub const OPENAPI_SPEC_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 /// the server with (the harness names the same pin: `support::python::PYTHON_KUBERNETES`).
 pub const PYTHON_KUBERNETES: &str = "kubernetes==37.0.2";
 
+/// The official Prometheus client for Python, whose parsers read `/metrics` in the tests
+/// as a Prometheus server would.
+pub const PROMETHEUS_CLIENT: &str = "prometheus-client==0.21.1";
+
 /// Something the tests need besides Rust.
 #[derive(Debug)]
 pub struct Prerequisite {
@@ -175,6 +179,7 @@ pub fn prerequisites(root: &Path) -> Vec<Prerequisite> {
     vec![
         Prerequisite::python_module("openapi_spec_validator", OPENAPI_SPEC_VALIDATOR),
         Prerequisite::python_module("kubernetes", PYTHON_KUBERNETES),
+        Prerequisite::python_module("prometheus_client", PROMETHEUS_CLIENT),
         Prerequisite::kubectl_1_32(),
         Prerequisite::kubectl_1_20(root),
         Prerequisite::protoc(),

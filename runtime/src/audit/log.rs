@@ -77,9 +77,12 @@ impl AuditLog {
                 return;
             }
         };
+        // kube counts every event generated, and the ones its backend refused apart.
+        crate::metrics::global().audit_events.inc();
         match self.sender.try_send(line) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                crate::metrics::global().audit_rejected.inc();
                 let dropped = self.counters.dropped.fetch_add(1, Ordering::Relaxed) + 1;
                 let mut last = self.last_warning.lock().unwrap_or_else(|e| e.into_inner());
                 if last.is_none_or(|at| at.elapsed() > Duration::from_secs(10)) {

@@ -39,7 +39,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
+use crate::metrics::ResourceLabels;
 use crate::storage::{KeyValue, Revision, Storage};
+use fastmetrics::metrics::counter::Counter;
 
 /// How many changes a cache keeps by default (`--watch-cache-history`): kube's cacher
 /// sized its ring to 100 events before it sized it by time (75 s of changes); 1000 keeps a
@@ -216,25 +218,38 @@ struct State {
     options: CacheOptions,
     watchers: HashMap<u64, Slot>,
     next_id: u64,
+    /// `apiserver_watch_cache_events_dispatched_total` and
+    /// `apiserver_terminated_watchers_total` of this cache's resource.
+    dispatched: Counter,
+    terminated: Counter,
 }
 
 /// The cache of one key prefix. See the module documentation.
 pub struct Cache {
     prefix: String,
+    resource: String,
     state: Mutex<State>,
     progress: watch::Sender<Progress>,
 }
 
 impl Cache {
-    /// A cache of the keys under `prefix`, fed from `storage` by a task on the current tokio
-    /// runtime; the task ends with the returned handle, or when the storage is dropped.
+    /// A cache of the keys under `prefix`, the objects of `resource` (its name in metrics),
+    /// fed from `storage` by a task on the current tokio runtime; the task ends with the
+    /// returned handle, or when the storage is dropped.
     pub fn start(
         storage: &Arc<dyn Storage>,
         prefix: impl Into<String>,
+        resource: impl Into<String>,
         options: CacheOptions,
     ) -> (Arc<Cache>, tokio::task::AbortHandle) {
+        let resource = resource.into();
+        let labels = ResourceLabels {
+            resource: resource.clone(),
+        };
+        let metrics = crate::metrics::global();
         let cache = Arc::new(Cache {
             prefix: prefix.into(),
+            resource,
             state: Mutex::new(State {
                 objects: BTreeMap::new(),
                 history: VecDeque::new(),
@@ -245,6 +260,8 @@ impl Cache {
                 options,
                 watchers: HashMap::new(),
                 next_id: 0,
+                dispatched: (metrics.cache_events_dispatched).with_or_new(&labels, Counter::clone),
+                terminated: (metrics.terminated_watchers).with_or_new(&labels, Counter::clone),
             }),
             progress: watch::Sender::new(Progress::default()),
         });
@@ -255,6 +272,21 @@ impl Cache {
     /// The key prefix cached.
     pub fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    /// The resource cached, as metrics name it (`webapps.apps.example.dev`).
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// How many objects the cache holds.
+    pub fn len(&self) -> usize {
+        self.lock().objects.len()
+    }
+
+    /// Whether the cache holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Changes the history size, watcher buffer and bookmark interval (for watchers
@@ -411,6 +443,7 @@ impl Cache {
         });
         state.revision = revision;
         if !matches!(event.change, Change::Progress) {
+            state.dispatched.inc();
             state.history.push_back(Arc::clone(&event));
             while state.history.len() > state.options.history {
                 state.evict();
@@ -489,6 +522,7 @@ impl State {
     /// Hands an event to every watcher it concerns, never waiting: a full buffer drops
     /// the watcher.
     fn dispatch(&mut self, event: &Arc<CachedEvent>) {
+        let terminated = &self.terminated;
         self.watchers.retain(|_, slot| {
             if slot.sender.is_closed() {
                 return false;
@@ -502,6 +536,7 @@ impl State {
             match slot.sender.try_send(Arc::clone(event)) {
                 Ok(()) => true,
                 Err(mpsc::error::TrySendError::Full(_)) => {
+                    terminated.inc();
                     let _ = slot.end.set(End::Lagged {
                         buffer: slot.sender.max_capacity(),
                     });
@@ -548,15 +583,15 @@ pub struct Caches {
 }
 
 impl Caches {
-    /// Starts one cache per prefix.
+    /// Starts one cache per prefix, each named by its resource.
     pub fn start(
         storage: &Arc<dyn Storage>,
-        prefixes: impl IntoIterator<Item = String>,
+        prefixes: impl IntoIterator<Item = (String, String)>,
         options: CacheOptions,
     ) -> Caches {
         let mut caches = Caches::default();
-        for prefix in prefixes {
-            let (cache, task) = Cache::start(storage, prefix, options);
+        for (prefix, resource) in prefixes {
+            let (cache, task) = Cache::start(storage, prefix, resource, options);
             caches.caches.push(cache);
             caches.tasks.push(task);
         }

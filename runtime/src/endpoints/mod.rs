@@ -21,6 +21,7 @@ mod discovery;
 mod health;
 mod json;
 mod media;
+mod metrics;
 mod openapi;
 mod params;
 mod resources;
@@ -172,6 +173,7 @@ pub fn router(config: Config) -> Router {
         min_request_timeout,
         lifecycle,
     } = config;
+    let served = Arc::new(crate::metrics::Served::new(routes));
     let shared = Arc::new(Shared {
         registry,
         storage,
@@ -198,15 +200,16 @@ pub fn router(config: Config) -> Router {
         .merge(discovery::router(routes, &documents))
         .merge(openapi::router(&documents))
         .merge(health::router(&shared))
+        .merge(metrics::router(&shared))
         .fallback(not_found);
-    crate::filters::chain(routes, &filters)
+    crate::filters::chain(routes, &filters, served)
 }
 
 /// `GET /`: kube-apiserver's index of the paths it serves besides the resources
 /// (`{"paths": ["/api", "/api/v1", ...]}`).
 fn root_paths(routes: &[RouteBinding], documents: &Documents) -> axum::body::Bytes {
     let mut paths = discovery::paths(routes, documents);
-    paths.extend(["/openapi/v2", "/openapi/v3", "/version"].map(String::from));
+    paths.extend(["/metrics", "/openapi/v2", "/openapi/v3", "/version"].map(String::from));
     for endpoint in health::ENDPOINTS {
         paths.push(format!("/{endpoint}"));
         paths.extend(

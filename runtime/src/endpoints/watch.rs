@@ -20,9 +20,14 @@ use axum::response::Response;
 use futures_util::StreamExt;
 use serde_json::Value;
 
+use fastmetrics::metrics::counter::Counter;
+use fastmetrics::metrics::gauge::Gauge;
+use fastmetrics::metrics::histogram::Histogram;
+
 use super::media::{Format, Output, TableVersion};
 use crate::error::ApiError;
 use crate::meta::ListMeta;
+use crate::metrics::{KindLabels, global};
 use crate::registry::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
 
 /// kube-apiserver's `--min-request-timeout`: watches without `timeoutSeconds` last between
@@ -51,9 +56,10 @@ pub(super) async fn serve(
         Format::Json | Format::Yaml => None,
     };
     let mut first = true;
+    let sent = Sent::new(target);
     let lines = events.map(move |event| {
         let Some(table_version) = table else {
-            return Ok::<_, Infallible>(frame(event.type_, &event.object.json()));
+            return Ok::<_, Infallible>(sent.count(frame(event.type_, &event.object.json())));
         };
         let kind = &registry.scheme().kinds()[kind];
         let target = Target {
@@ -98,7 +104,7 @@ pub(super) async fn serve(
         if row {
             first = false;
         }
-        Ok(line)
+        Ok(sent.count(line))
     });
     let mut response = Response::new(Body::from_stream(lines));
     *response.status_mut() = StatusCode::OK;
@@ -109,6 +115,49 @@ pub(super) async fn serve(
         HeaderValue::from_static("no-cache, private"),
     );
     Ok(response)
+}
+
+/// A watcher's metrics: it is one of `apiserver_registered_watchers` while its stream
+/// lives, and each event it sends counts in `apiserver_watch_events_total` and
+/// `apiserver_watch_events_sizes` (of the kind and version it watches).
+struct Sent {
+    registered: Gauge,
+    events: Counter,
+    sizes: Histogram,
+}
+
+impl Sent {
+    fn new(target: Target<'_>) -> Sent {
+        let metrics = global();
+        let labels = KindLabels {
+            group: target.kind.info.group.to_owned(),
+            version: target.version.to_owned(),
+            kind: target.kind.info.kind.to_owned(),
+        };
+        let registered = metrics
+            .registered_watchers
+            .with_or_new(&labels, Gauge::clone);
+        registered.inc();
+        Sent {
+            registered,
+            events: metrics.watch_events.with_or_new(&labels, Counter::clone),
+            sizes: metrics
+                .watch_event_sizes
+                .with_or_new(&labels, Histogram::clone),
+        }
+    }
+
+    fn count(&self, line: Bytes) -> Bytes {
+        self.events.inc();
+        self.sizes.observe(line.len() as f64);
+        line
+    }
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        self.registered.dec();
+    }
 }
 
 /// One line of the stream: `{"type":"...","object":...}` and a newline. The object's

@@ -9,6 +9,10 @@
 //! default: there are two pools and no priority levels, flow schemas, fair queuing or
 //! queues (a request over the limit waits for nothing); the exemptions are APF's `exempt`
 //! level's (`system:masters`, health checks).
+//!
+//! `apiserver_current_inflight_requests{request_kind}` is the number of slots taken at the
+//! scrape (kube's is the highest in the last second); a refused request counts in
+//! `apiserver_dropped_requests_total` and `apiserver_request_terminations_total`.
 
 use std::sync::Arc;
 
@@ -17,9 +21,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Semaphore;
 
+use fastmetrics::metrics::gauge::Gauge;
+
 use super::RequestInfo;
+use super::metrics::Terminated;
 use crate::authn::{MASTERS, UserInfo};
 use crate::error::ApiError;
+use crate::metrics::{KindOfRequest, global};
 
 /// kube's defaults.
 pub const DEFAULT_READONLY: usize = 400;
@@ -71,22 +79,45 @@ pub async fn limit(State(limits): State<Limits>, request: Request, next: Next) -
     if exempt(info, request.extensions().get::<UserInfo>()) {
         return next.run(request).await;
     }
-    let pool = if mutating(&info.verb) {
-        &limits.mutating
+    let (pool, kind) = if mutating(&info.verb) {
+        (&limits.mutating, "mutating")
     } else {
-        &limits.readonly
+        (&limits.readonly, "readOnly")
     };
     let Some(pool) = pool else {
         return next.run(request).await;
     };
+    let labels = KindOfRequest { request_kind: kind };
     let Ok(_permit) = Arc::clone(pool).try_acquire_owned() else {
-        return ApiError::TooManyRequests {
+        global().dropped.with_or_new(&labels, |c| c.inc());
+        let mut response = ApiError::TooManyRequests {
             message: "please try again later".into(),
             retry_after_seconds: 1,
         }
         .into_response();
+        response.extensions_mut().insert(Terminated);
+        return response;
     };
+    let _inflight = InFlight::enter(labels);
     next.run(request).await
+}
+
+/// A request holding a slot, counted in `apiserver_current_inflight_requests` until it is
+/// answered (or dropped).
+struct InFlight(Gauge);
+
+impl InFlight {
+    fn enter(labels: KindOfRequest) -> InFlight {
+        let gauge = global().inflight.with_or_new(&labels, Gauge::clone);
+        gauge.inc();
+        InFlight(gauge)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
 }
 
 #[cfg(test)]

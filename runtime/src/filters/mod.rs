@@ -4,13 +4,15 @@
 //! 1. request info ([`request_info`]): what the request asks for, as kube reads paths;
 //! 2. the request log and audit id ([`log`]): one line per request, with the verb, user
 //!    and audit id, which every response carries as `Audit-Id`;
-//! 3. panic recovery: a panicking handler answers a 500 `Status`;
-//! 4. the request deadline ([`timeout`]): past `--request-timeout`, a 504 `Status`;
-//! 5. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
-//! 6. audit ([`audit`]): the request's audit events (`crate::audit`);
-//! 7. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
-//! 8. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
-//! 9. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//! 3. request metrics ([`metrics`]): counts, latencies and sizes of served resources'
+//!    requests (`crate::metrics`);
+//! 4. panic recovery: a panicking handler answers a 500 `Status`;
+//! 5. the request deadline ([`timeout`]): past `--request-timeout`, a 504 `Status`;
+//! 6. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
+//! 7. audit ([`audit`]): the request's audit events (`crate::audit`);
+//! 8. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
+//! 9. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
+//! 10. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
 //!
 //! then the router. What later filters and handlers need travels as request extensions:
 //! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
@@ -22,6 +24,7 @@ pub mod authorization;
 pub mod impersonation;
 pub mod log;
 pub mod max_inflight;
+pub mod metrics;
 pub mod request_info;
 pub mod timeout;
 
@@ -66,8 +69,8 @@ impl Default for Filters {
     }
 }
 
-/// `handler` behind the chain.
-pub fn chain(handler: Router, filters: &Filters) -> Router {
+/// `handler` behind the chain; `served` bounds what the request metrics label.
+pub fn chain(handler: Router, filters: &Filters, served: Arc<crate::metrics::Served>) -> Router {
     handler
         .layer(axum::middleware::from_fn_with_state(
             filters.authorizer.clone(),
@@ -97,6 +100,10 @@ pub fn chain(handler: Router, filters: &Filters) -> Router {
             timeout::deadline,
         ))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
+        .layer(axum::middleware::from_fn_with_state(
+            served,
+            metrics::instrument,
+        ))
         .layer(axum::middleware::from_fn(log::log_request))
         .layer(axum::middleware::from_fn(request_info::attach))
 }
@@ -154,7 +161,7 @@ mod tests {
         let routes = Router::new()
             .route("/boom", get(boom))
             .fallback(|| async { ApiError::NoRoute.into_response() });
-        let router = chain(routes, &Filters::default());
+        let router = chain(routes, &Filters::default(), Arc::default());
         let (code, status) = send(&router, "/boom", None).await;
         assert_eq!(code, StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(status["reason"], "InternalError");
@@ -181,7 +188,7 @@ mod tests {
             limits: max_inflight::Limits::default(),
             request_timeout: timeout::DEFAULT_REQUEST_TIMEOUT,
         };
-        let router = chain(routes, &filters);
+        let router = chain(routes, &filters, Arc::default());
 
         let (code, status) = send(&router, "/ok", Some("bad")).await;
         assert_eq!(code, StatusCode::UNAUTHORIZED);

@@ -13,6 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::RequestInfo;
+use super::metrics::Terminated;
 use crate::error::ApiError;
 
 /// kube's default `--request-timeout`.
@@ -38,13 +39,17 @@ pub async fn deadline(State(limit): State<Duration>, request: Request, next: Nex
     let timeout = requested(request.uri().query()).map_or(limit, |asked| asked.min(limit));
     match tokio::time::timeout(timeout, next.run(request)).await {
         Ok(response) => response,
-        Err(_) => ApiError::Timeout {
-            message:
-                "request did not complete within requested timeout - context deadline exceeded"
-                    .into(),
-            retry_after_seconds: 0,
+        Err(_) => {
+            let mut response = ApiError::Timeout {
+                message:
+                    "request did not complete within requested timeout - context deadline exceeded"
+                        .into(),
+                retry_after_seconds: 0,
+            }
+            .into_response();
+            response.extensions_mut().insert(Terminated);
+            response
         }
-        .into_response(),
     }
 }
 

@@ -58,6 +58,7 @@ use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
+use crate::storage::instrumented::Instrumented;
 
 pub use inventory::Content;
 pub use namespaces::NAMESPACE_FINALIZER;
@@ -319,11 +320,18 @@ impl Registry {
     ) -> Result<Registry, ApiError> {
         let prefix = object::clean_prefix(&prefix.into());
         let keys = object::Keys::new(&prefix);
-        // One cache per prefix: kinds stored with another share its cache.
-        let prefixes: Vec<String> = (scheme.kinds().iter())
-            .filter(|kind| kind.info.stores_objects())
-            .map(|kind| keys.kind_prefix(kind.info))
-            .collect();
+        // One cache per prefix: kinds stored with another share its cache, and its
+        // resource names it in metrics (`webapps.apps.example.dev`).
+        let mut prefixes: Vec<(String, String)> = Vec::new();
+        for kind in scheme.kinds().iter().filter(|k| k.info.stores_objects()) {
+            let key = keys.kind_prefix(kind.info);
+            if !prefixes.iter().any(|(p, _)| *p == key) {
+                let stored = kind.info.stored_with.unwrap_or(kind.info);
+                prefixes.push((key, stored.qualified_resource()));
+            }
+        }
+        let storage: Arc<dyn Storage> =
+            Arc::new(Instrumented::new(storage, prefixes.iter().cloned()));
         let caches = Caches::start(&storage, prefixes, CacheOptions::default());
         let registry = Registry {
             scheme,
@@ -349,6 +357,14 @@ impl Registry {
     pub fn with_watch_cache(self, options: CacheOptions) -> Registry {
         self.caches.configure(options);
         self
+    }
+
+    /// How many objects each stored resource has (`webapps.apps.example.dev`), as its watch
+    /// cache holds them.
+    pub fn object_counts(&self) -> Vec<(String, usize)> {
+        (self.caches.iter())
+            .map(|cache| (cache.resource().to_owned(), cache.len()))
+            .collect()
     }
 
     /// The scheme served.

@@ -68,6 +68,7 @@ macro_rules! storage_conformance_tests {
             paginate_while_writing,
             read_at_future_revision,
             count_live_keys,
+            size_covers_what_is_stored,
             watch_replays_then_follows,
             watch_from_now,
             watch_ignores_other_prefixes,
@@ -590,6 +591,27 @@ pub async fn count_live_keys(backend: impl TestBackend) {
     ok("delete", s.delete("/count/1", None).await);
     assert_eq!(ok("count", s.count("/count/").await), 4);
     assert_eq!(ok("count", s.count("/countx/").await), 1);
+}
+
+/// The database's size is known and comes to cover what was written.
+pub async fn size_covers_what_is_stored(backend: impl TestBackend) {
+    let storage = backend.storage();
+    let s = &*storage;
+    let value = "x".repeat(64 * 1024);
+    for i in 0..4 {
+        create(s, &format!("/size/{i}"), &value).await;
+    }
+    // etcd commits its backend in batches (every 100 ms): its size follows shortly.
+    deadline("the size to cover 256 KiB written", async {
+        loop {
+            let size = ok("size", s.size().await);
+            if size >= 4 * 64 * 1024 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
 }
 
 /// A watch from a past revision replays what followed it, then follows new writes: every

@@ -28,6 +28,7 @@ pub mod conformance;
 pub mod embedded;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+pub mod instrumented;
 
 /// A revision: the value of the store's global write counter.
 ///
@@ -342,4 +343,9 @@ pub trait Storage: Send + Sync + 'static {
     ///
     /// etcd: a linearizable `Range` of a health key, as etcd's own `/health` does.
     async fn health(&self) -> Result<()>;
+
+    /// The space the database takes, in bytes (`apiserver_storage_size_bytes`).
+    ///
+    /// etcd: the `dbSize` of `Maintenance.Status` of the member answering.
+    async fn size(&self) -> Result<u64>;
 }

@@ -10,6 +10,9 @@ use serde_json::Value;
 pub struct Client {
     base: String,
     agent: ureq::Agent,
+    /// The agent of watches: the same connections, without the global timeout (a watch
+    /// lasts as long as the server keeps it open).
+    watch_agent: ureq::Agent,
     /// A bearer token sent with every request (the peer kube-apiserver's admin token).
     token: Option<String>,
 }
@@ -47,9 +50,15 @@ impl Client {
             // pooled connection behind for the next request.
             .max_idle_connections(0)
             .build();
+        let watch = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(5)))
+            .max_idle_connections(0)
+            .build();
         Client {
             base: format!("http://{addr}"),
             agent: ureq::Agent::new_with_config(config),
+            watch_agent: ureq::Agent::new_with_config(watch),
             token: None,
         }
     }
@@ -68,11 +77,17 @@ impl Client {
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(5)))
             .timeout_global(Some(Duration::from_secs(30)))
+            .tls_config(tls.clone())
+            .build();
+        let watch = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(5)))
             .tls_config(tls)
             .build();
         Client {
             base: base.trim_end_matches('/').to_owned(),
             agent: ureq::Agent::new_with_config(config),
+            watch_agent: ureq::Agent::new_with_config(watch),
             token: Some(token.to_owned()),
         }
     }
@@ -185,16 +200,12 @@ pub struct Watch {
 impl Client {
     /// `GET path` as a stream (a watch), with `accept`; returns once the headers arrived.
     pub fn watch(&self, path: &str, accept: &str) -> Result<Watch, ureq::Error> {
-        // A watch lasts as long as the server keeps it open: no global timeout.
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(5)))
-            .max_idle_connections(0)
-            .build();
-        let agent = ureq::Agent::new_with_config(config);
-        let response = (agent.get(format!("{}{path}", self.base)))
-            .header("Accept", accept)
-            .call()?;
+        let mut request =
+            (self.watch_agent.get(format!("{}{path}", self.base))).header("Accept", accept);
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let response = request.call()?;
         let status = response.status().as_u16();
         let content_type = (response.headers().get("content-type"))
             .and_then(|v| v.to_str().ok())

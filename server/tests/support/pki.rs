@@ -15,6 +15,8 @@ pub const ADMIN_TOKEN: &str = "admin-token-for-tests";
 pub const ALICE_TOKEN: &str = "alice-token-for-tests";
 /// `bob`, in `devs`.
 pub const BOB_TOKEN: &str = "bob-token-for-tests";
+/// `prometheus`, in `system:monitoring` (a scraper).
+pub const MONITORING_TOKEN: &str = "prometheus-token-for-tests";
 
 /// The files of a secure server and its clients.
 pub struct Pki {
@@ -48,7 +50,8 @@ impl Pki {
             &format!(
                 "{ADMIN_TOKEN},admin,admin-uid,system:masters\n\
                  {ALICE_TOKEN},alice,alice-uid\n\
-                 {BOB_TOKEN},bob,bob-uid,\"devs,qa\"\n"
+                 {BOB_TOKEN},bob,bob-uid,\"devs,qa\"\n\
+                 {MONITORING_TOKEN},prometheus,prometheus-uid,system:monitoring\n"
             ),
         );
         let mut pki = Pki {

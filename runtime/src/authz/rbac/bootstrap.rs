@@ -6,6 +6,8 @@
 //! - `system:discovery` (discovery, OpenAPI, health, version) and `system:basic-user`
 //!   (self reviews), bound to `system:authenticated`; `system:public-info-viewer`
 //!   (health and version), bound to `system:authenticated` and `system:unauthenticated`;
+//!   `system:monitoring` (metrics and every health check), bound to the group
+//!   `system:monitoring`, for scrapers;
 //! - `admin`, `edit` and `view`, aggregated (by the `clusterrole-aggregation` controller)
 //!   from ClusterRoles labelled `rbac.authorization.k8s.io/aggregate-to-{admin,edit,view}`
 //!   (`view` feeds `edit`, `edit` feeds `admin`, as in kube), and
@@ -220,6 +222,19 @@ pub fn cluster_roles(scheme: &Scheme) -> Vec<ClusterRole> {
                 "/version/",
             ])],
         ),
+        role(
+            "system:monitoring",
+            &[],
+            vec![url_rule(&[
+                "/healthz",
+                "/healthz/*",
+                "/livez",
+                "/livez/*",
+                "/metrics",
+                "/readyz",
+                "/readyz/*",
+            ])],
+        ),
         aggregated("admin", &[]),
         aggregated("edit", &[(&to_admin, "true")]),
         aggregated("view", &[(&to_edit, "true")]),
@@ -260,6 +275,7 @@ pub fn cluster_role_bindings() -> Vec<ClusterRoleBinding> {
             "system:public-info-viewer",
             &[AUTHENTICATED, UNAUTHENTICATED],
         ),
+        binding("system:monitoring", &["system:monitoring"]),
     ]
 }
 

@@ -375,6 +375,12 @@ impl Storage for EmbeddedStorage {
         self.read(|txn| Counters::read(&txn.open_table(schema::META)?).map(drop))
             .await
     }
+
+    async fn size(&self) -> Result<u64> {
+        let metadata = std::fs::metadata(&self.path)
+            .map_err(|e| Error::Unavailable(format!("cannot read {}: {e}", self.path.display())))?;
+        Ok(metadata.len())
+    }
 }
 
 // redb's errors are failures of the file or of this code, never of a request.

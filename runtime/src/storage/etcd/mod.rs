@@ -476,6 +476,18 @@ impl Storage for EtcdStorage {
             ))),
         }
     }
+
+    async fn size(&self) -> Result<u64> {
+        let status = self
+            .call(
+                "a status request",
+                true,
+                Context::Read { revision: 0 },
+                |mut client| async move { client.status().await },
+            )
+            .await?;
+        Ok(u64::try_from(status.db_size()).unwrap_or_default())
+    }
 }
 
 #[cfg(test)]

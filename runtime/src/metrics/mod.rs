@@ -1,0 +1,431 @@
+//! Prometheus metrics under kube-apiserver 1.32's names, label sets and buckets, so that
+//! dashboards and alerts written for kube-apiserver read kapi unchanged.
+//!
+//! One process-wide set ([`global`]), as kube's `legacyregistry`: the layers that observe
+//! something (the handler chain, the watch endpoint, the watch cache, storage, audit)
+//! record into it directly; [`exposition`] renders it for `/metrics`, after refreshing
+//! the figures read at scrape time (objects per resource, storage size, process).
+//!
+//! Label values are bounded: requests are recorded only for the resources the server
+//! serves and its health endpoints ([`Served`]), never for an arbitrary path.
+
+pub mod exposition;
+mod process;
+mod served;
+
+pub use served::{RequestLabels, Served};
+
+use std::sync::OnceLock;
+
+use fastmetrics::derive::LabelSet;
+use fastmetrics::metrics::counter::Counter;
+use fastmetrics::metrics::family::Family;
+use fastmetrics::metrics::gauge::Gauge;
+use fastmetrics::metrics::histogram::Histogram;
+use fastmetrics::registry::Registry;
+
+/// kube's latency buckets (`apiserver_request_duration_seconds`,
+/// `etcd_request_duration_seconds`), in seconds.
+pub const LATENCY_BUCKETS: [f64; 23] = [
+    0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+    10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
+];
+
+/// `apiserver_response_sizes`: 1 kB to 1 GB, by tens.
+pub const RESPONSE_SIZE_BUCKETS: [f64; 7] = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/// `apiserver_watch_events_sizes`: 1 KiB to 128 KiB, by twos.
+pub const WATCH_EVENT_SIZE_BUCKETS: [f64; 8] = [
+    1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0,
+];
+
+/// A request's labels with its response code (`apiserver_request_total`,
+/// `apiserver_request_terminations_total`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct CodeLabels {
+    pub verb: &'static str,
+    pub dry_run: &'static str,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub subresource: String,
+    pub scope: &'static str,
+    pub component: &'static str,
+    pub code: String,
+}
+
+/// A request's labels without `dry_run` and code (`apiserver_response_sizes`,
+/// `apiserver_longrunning_requests`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct RouteLabels {
+    pub verb: &'static str,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub subresource: String,
+    pub scope: &'static str,
+    pub component: &'static str,
+}
+
+/// A request's labels without the code (`apiserver_request_duration_seconds`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct DurationLabels {
+    pub verb: &'static str,
+    pub dry_run: &'static str,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub subresource: String,
+    pub scope: &'static str,
+    pub component: &'static str,
+}
+
+/// `readOnly` or `mutating`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct KindOfRequest {
+    pub request_kind: &'static str,
+}
+
+/// A served kind (`apiserver_watch_events_total`, `apiserver_registered_watchers`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct KindLabels {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+/// A stored resource, `webapps.apps.example.dev` (`configmaps` in the core group).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct ResourceLabels {
+    pub resource: String,
+}
+
+/// A storage operation on a resource (`etcd_request_duration_seconds`): kube 1.32's `type`
+/// is the group-resource.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct StorageLabels {
+    pub operation: &'static str,
+    #[label(rename = "type")]
+    pub kind: String,
+}
+
+/// The storage backend (`apiserver_storage_size_bytes`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct StorageClusterLabels {
+    pub storage_cluster_id: &'static str,
+}
+
+/// Every metric kapi exports.
+pub struct Metrics {
+    /// The families under their Prometheus text names (counters end in `_total`).
+    text: Registry,
+    /// Their names.
+    names: Vec<&'static str>,
+    /// The same families under their OpenMetrics names (a counter's family name has no
+    /// `_total`; its samples do).
+    openmetrics: Registry,
+    /// `apiserver_request_total`.
+    pub requests: Family<CodeLabels, Counter>,
+    /// `apiserver_request_duration_seconds`.
+    pub request_duration: Family<DurationLabels, Histogram>,
+    /// `apiserver_response_sizes`.
+    pub response_sizes: Family<RouteLabels, Histogram>,
+    /// `apiserver_request_terminations_total`.
+    pub terminations: Family<CodeLabels, Counter>,
+    /// `apiserver_current_inflight_requests`.
+    pub inflight: Family<KindOfRequest, Gauge>,
+    /// `apiserver_dropped_requests_total`.
+    pub dropped: Family<KindOfRequest, Counter>,
+    /// `apiserver_longrunning_requests`.
+    pub longrunning: Family<RouteLabels, Gauge>,
+    /// `apiserver_registered_watchers`.
+    pub registered_watchers: Family<KindLabels, Gauge>,
+    /// `apiserver_watch_events_total`.
+    pub watch_events: Family<KindLabels, Counter>,
+    /// `apiserver_watch_events_sizes`.
+    pub watch_event_sizes: Family<KindLabels, Histogram>,
+    /// `apiserver_watch_cache_events_dispatched_total`.
+    pub cache_events_dispatched: Family<ResourceLabels, Counter>,
+    /// `apiserver_terminated_watchers_total`.
+    pub terminated_watchers: Family<ResourceLabels, Counter>,
+    /// `apiserver_storage_objects`.
+    pub storage_objects: Family<ResourceLabels, Gauge>,
+    /// `apiserver_storage_size_bytes`.
+    pub storage_size: Family<StorageClusterLabels, Gauge>,
+    /// `etcd_request_duration_seconds`.
+    pub storage_duration: Family<StorageLabels, Histogram>,
+    /// `etcd_requests_total`.
+    pub storage_requests: Family<StorageLabels, Counter>,
+    /// `etcd_request_errors_total`.
+    pub storage_errors: Family<StorageLabels, Counter>,
+    /// `apiserver_audit_event_total`.
+    pub audit_events: Counter,
+    /// `apiserver_audit_requests_rejected_total`.
+    pub audit_rejected: Counter,
+}
+
+/// The process-wide metrics.
+pub fn global() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(Metrics::new)
+}
+
+fn histograms<L>(buckets: &'static [f64]) -> Family<L, Histogram> {
+    Family::new(move || Histogram::new(buckets.iter().copied()))
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let metrics = Metrics {
+            text: Registry::default(),
+            names: Vec::new(),
+            openmetrics: Registry::default(),
+            requests: Family::default(),
+            request_duration: histograms(&LATENCY_BUCKETS),
+            response_sizes: histograms(&RESPONSE_SIZE_BUCKETS),
+            terminations: Family::default(),
+            inflight: Family::default(),
+            dropped: Family::default(),
+            longrunning: Family::default(),
+            registered_watchers: Family::default(),
+            watch_events: Family::default(),
+            watch_event_sizes: histograms(&WATCH_EVENT_SIZE_BUCKETS),
+            cache_events_dispatched: Family::default(),
+            terminated_watchers: Family::default(),
+            storage_objects: Family::default(),
+            storage_size: Family::default(),
+            storage_duration: histograms(&LATENCY_BUCKETS),
+            storage_requests: Family::default(),
+            storage_errors: Family::default(),
+            audit_events: Counter::default(),
+            audit_rejected: Counter::default(),
+        };
+        // The families are shared handles: each registry holds clones of them.
+        let mut text = Registry::default();
+        let names = metrics.register_all(&mut text, false);
+        let mut openmetrics = Registry::default();
+        metrics.register_all(&mut openmetrics, true);
+        Metrics {
+            text,
+            names,
+            openmetrics,
+            ..metrics
+        }
+    }
+
+    /// Registers every metric under kube's name and help text (its stability prefix
+    /// included).
+    ///
+    /// # Panics
+    ///
+    /// On an invalid or repeated name: a fixed set, so a bug caught by any test.
+    /// Returns the text-format names.
+    fn register_all(&self, registry: &mut Registry, openmetrics: bool) -> Vec<&'static str> {
+        let mut names = process::NAMES.to_vec();
+        macro_rules! register {
+            ($name:literal, $help:literal, $metric:expr) => {
+                names.push($name);
+                let name = match $name.strip_suffix("_total") {
+                    Some(family) if openmetrics => family,
+                    _ => $name,
+                };
+                if let Err(e) = registry.register(name, $help, $metric.clone()) {
+                    panic!("registering {name}: {e}");
+                }
+            };
+        }
+        register!(
+            "apiserver_request_total",
+            "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+            self.requests
+        );
+        register!(
+            "apiserver_request_duration_seconds",
+            "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+            self.request_duration
+        );
+        register!(
+            "apiserver_response_sizes",
+            "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
+            self.response_sizes
+        );
+        register!(
+            "apiserver_request_terminations_total",
+            "[ALPHA] Number of requests which apiserver terminated in self-defense.",
+            self.terminations
+        );
+        register!(
+            "apiserver_current_inflight_requests",
+            "[STABLE] Number of requests of each kind (readOnly, mutating) being served now under the max-in-flight limits.",
+            self.inflight
+        );
+        register!(
+            "apiserver_dropped_requests_total",
+            "[ALPHA] Number of requests dropped with 'Try again later' response (the max-in-flight filter's 429s).",
+            self.dropped
+        );
+        register!(
+            "apiserver_longrunning_requests",
+            "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.",
+            self.longrunning
+        );
+        register!(
+            "apiserver_registered_watchers",
+            "[ALPHA] Number of currently registered watchers for a given resources",
+            self.registered_watchers
+        );
+        register!(
+            "apiserver_watch_events_total",
+            "[ALPHA] Number of events sent in watch clients",
+            self.watch_events
+        );
+        register!(
+            "apiserver_watch_events_sizes",
+            "[ALPHA] Watch event size distribution in bytes",
+            self.watch_event_sizes
+        );
+        register!(
+            "apiserver_watch_cache_events_dispatched_total",
+            "[ALPHA] Counter of events dispatched in watch cache broken by resource type.",
+            self.cache_events_dispatched
+        );
+        register!(
+            "apiserver_terminated_watchers_total",
+            "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.",
+            self.terminated_watchers
+        );
+        register!(
+            "apiserver_storage_objects",
+            "[STABLE] Number of stored objects at the time of last check split by kind.",
+            self.storage_objects
+        );
+        register!(
+            "apiserver_storage_size_bytes",
+            "[STABLE] Size of the storage database file physically allocated in bytes.",
+            self.storage_size
+        );
+        register!(
+            "etcd_request_duration_seconds",
+            "[ALPHA] Etcd request latency in seconds for each operation and object type.",
+            self.storage_duration
+        );
+        register!(
+            "etcd_requests_total",
+            "[ALPHA] Etcd request counts for each operation and object type.",
+            self.storage_requests
+        );
+        register!(
+            "etcd_request_errors_total",
+            "[ALPHA] Etcd failed request counts for each operation and object type.",
+            self.storage_errors
+        );
+        register!(
+            "apiserver_audit_event_total",
+            "[ALPHA] Counter of audit events generated and sent to the audit backend.",
+            self.audit_events
+        );
+        register!(
+            "apiserver_audit_requests_rejected_total",
+            "[ALPHA] Counter of apiserver requests rejected due to an error in audit logging backend.",
+            self.audit_rejected
+        );
+        process::register(registry, openmetrics)
+            .unwrap_or_else(|e| panic!("registering process metrics: {e}"));
+        names
+    }
+
+    /// The name of every metric family exported, in the text format.
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// The registry of the text format, or of OpenMetrics.
+    pub(crate) fn registry(&self, openmetrics: bool) -> &Registry {
+        if openmetrics {
+            &self.openmetrics
+        } else {
+            &self.text
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::Value;
+
+    use super::global;
+
+    /// The metric names of a PromQL expression: identifiers followed by a selector's `{`
+    /// or a range's `[` (the dashboard writes every metric with a `job` selector).
+    fn names_in(expr: &str, names: &mut BTreeSet<String>) {
+        let mut start = None;
+        for (i, b) in expr.bytes().enumerate() {
+            let ident = b.is_ascii_alphanumeric() || b == b'_' || b == b':';
+            match (start, ident) {
+                (None, true) => start = Some(i),
+                (Some(s), false) => {
+                    if b == b'{' || b == b'[' {
+                        names.insert(expr[s..i].to_owned());
+                    }
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn exprs(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                (map.iter()).for_each(|(key, value)| match (key.as_str(), value) {
+                    ("expr", Value::String(expr)) => out.push(expr.clone()),
+                    _ => exprs(value, out),
+                })
+            }
+            Value::Array(items) => items.iter().for_each(|v| exprs(v, out)),
+            _ => {}
+        }
+    }
+
+    /// The Grafana dashboard in `deploy/grafana/` queries only metrics kapi exports (a
+    /// histogram's `_bucket`, `_sum` and `_count` series are its family's).
+    #[test]
+    fn the_dashboard_queries_only_exported_metrics() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/grafana/kapi.json");
+        let dashboard: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut queries = Vec::new();
+        exprs(&dashboard, &mut queries);
+        assert!(queries.len() >= 10, "{queries:?}");
+        let mut queried = BTreeSet::new();
+        for query in &queries {
+            names_in(query, &mut queried);
+        }
+        let exported: BTreeSet<&str> = global().names().iter().copied().collect();
+        let missing: Vec<&String> = (queried.iter())
+            .filter(|name| {
+                let family = ["_bucket", "_sum", "_count"]
+                    .iter()
+                    .find_map(|suffix| name.strip_suffix(suffix))
+                    .unwrap_or(name);
+                !exported.contains(name.as_str()) && !exported.contains(family)
+            })
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "the dashboard queries {missing:?}, not exported"
+        );
+        // Each panel reads something: the check saw every query.
+        assert!(queried.len() >= 15, "{queried:?}");
+    }
+}

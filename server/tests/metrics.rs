@@ -1,0 +1,244 @@
+//! `/metrics` end to end, on a secure server with RBAC: a scraper in `system:monitoring`
+//! reads it and a user without that grant gets 403. After a known mix of requests it holds
+//! their exact counts under kube's names and labels, a latency histogram whose count
+//! matches, the objects stored per resource, a registered watcher while `kubectl get -w`
+//! runs; and the official Python parsers (`prometheus_client`) read both the text format
+//! and OpenMetrics. (That the Grafana dashboard in `deploy/` queries only exported metrics
+//! is checked by `kapi-runtime`'s `metrics` tests.)
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::http::Client;
+use support::kubectl::{Kubectl, Version};
+use support::pki::{ALICE_TOKEN, MONITORING_TOKEN, Pki};
+use support::python::Script;
+use support::{Backend, Server, wait_for};
+
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+const WAIT: Duration = Duration::from_secs(20);
+
+/// One sample: its name, labels and value.
+#[derive(Debug, Clone)]
+struct Sample {
+    name: String,
+    labels: Vec<(String, String)>,
+    value: f64,
+}
+
+/// The samples of a text-format scrape (the exposition is line-oriented: `name{labels}
+/// value`), read here to poll for a condition; the official parser reads it in
+/// [`python_parsers_read_both_formats`].
+fn scrape(client: &Client) -> Vec<Sample> {
+    let response = client.get("/metrics").unwrap();
+    assert_eq!(response.status, 200, "{response:?}");
+    (response.body.lines())
+        .filter(|line| !line.starts_with('#') && !line.is_empty())
+        .map(|line| {
+            let (series, value) = line.rsplit_once(' ').expect("a sample line");
+            let (name, labels) = match series.split_once('{') {
+                Some((name, labels)) => (name, labels.trim_end_matches('}')),
+                None => (series, ""),
+            };
+            let labels = (labels.split("\",").filter(|l| !l.is_empty()))
+                .map(|pair| {
+                    let (key, value) = pair.split_once("=\"").expect("label=\"value\"");
+                    (key.to_owned(), value.trim_end_matches('"').to_owned())
+                })
+                .collect();
+            Sample {
+                name: name.to_owned(),
+                labels,
+                value: value.parse().expect("a number"),
+            }
+        })
+        .collect()
+}
+
+/// The value of the sample `name` whose labels include `labels` (0 when there is none:
+/// a series appears with its first observation).
+fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
+    (samples.iter())
+        .filter(|s| s.name == name)
+        .find(|s| (labels.iter()).all(|(k, v)| s.labels.iter().any(|(lk, lv)| lk == k && lv == v)))
+        .map_or(0.0, |s| s.value)
+}
+
+fn webapp(name: &str) -> Value {
+    json!({
+        "apiVersion": "apps.example.dev/v1",
+        "kind": "WebApp",
+        "metadata": {"name": name},
+        "spec": {"replicas": 1, "container": {"image": "nginx:1.25"}},
+    })
+}
+
+/// The labels of a GET of one webapp.
+const GET_WEBAPP: [(&str, &str); 7] = [
+    ("verb", "GET"),
+    ("group", "apps.example.dev"),
+    ("version", "v1"),
+    ("resource", "webapps"),
+    ("subresource", ""),
+    ("scope", "resource"),
+    ("component", "apiserver"),
+];
+
+#[test]
+fn requests_objects_and_watchers_are_counted() {
+    let server = Server::start_secure(Pki::new(), Backend::Embedded, &[]);
+    let admin = server.client();
+    let scraper = Client::with_tls(&server.url(), &server.pki().ca_pem(), MONITORING_TOKEN);
+    let alice = Client::with_tls(&server.url(), &server.pki().ca_pem(), ALICE_TOKEN);
+
+    // `/metrics` is a non-resource URL under RBAC: `system:monitoring`'s, not alice's.
+    let denied = alice.get("/metrics").unwrap();
+    assert_eq!(denied.status, 403, "{denied:?}");
+    assert_eq!(
+        denied.json()["message"],
+        "forbidden: User \"alice\" cannot get path \"/metrics\""
+    );
+
+    // The mix: three GETs of missing webapps, two creates, one dry-run create, a list, and
+    // a path nothing serves (never a label).
+    for i in 0..3 {
+        assert_eq!(
+            admin.get(&format!("{WEBAPPS}/missing-{i}")).unwrap().status,
+            404
+        );
+    }
+    for name in ["one", "two"] {
+        assert_eq!(admin.post(WEBAPPS, &webapp(name)).unwrap().status, 201);
+    }
+    let dry = admin
+        .post(&format!("{WEBAPPS}?dryRun=All"), &webapp("three"))
+        .unwrap();
+    assert_eq!(dry.status, 201, "{dry:?}");
+    assert_eq!(admin.get(WEBAPPS).unwrap().status, 200);
+    assert_eq!(
+        admin
+            .get("/apis/apps.example.dev/v1/gadgets")
+            .unwrap()
+            .status,
+        404
+    );
+
+    let samples = wait_for(
+        WAIT,
+        "the requests to be counted",
+        || format!("{:#?}", scrape(&scraper)),
+        || {
+            let samples = scrape(&scraper);
+            let created = value(
+                &samples,
+                "apiserver_request_total",
+                &[
+                    ("verb", "POST"),
+                    ("resource", "webapps"),
+                    ("dry_run", ""),
+                    ("code", "201"),
+                ],
+            );
+            (created == 2.0).then_some(samples)
+        },
+    );
+    let not_found = [GET_WEBAPP.as_slice(), &[("dry_run", ""), ("code", "404")]].concat();
+    assert_eq!(value(&samples, "apiserver_request_total", &not_found), 3.0);
+    let dry_run = [("verb", "POST"), ("dry_run", "All"), ("code", "201")];
+    assert_eq!(value(&samples, "apiserver_request_total", &dry_run), 1.0);
+    let list = [
+        ("verb", "LIST"),
+        ("resource", "webapps"),
+        ("scope", "namespace"),
+    ];
+    assert_eq!(value(&samples, "apiserver_request_total", &list), 1.0);
+    assert_eq!(
+        value(
+            &samples,
+            "apiserver_request_duration_seconds_count",
+            &GET_WEBAPP
+        ),
+        3.0
+    );
+    let le = [GET_WEBAPP.as_slice(), &[("le", "+Inf")]].concat();
+    assert_eq!(
+        value(&samples, "apiserver_request_duration_seconds_bucket", &le),
+        3.0
+    );
+    assert_eq!(
+        value(&samples, "apiserver_response_sizes_count", &GET_WEBAPP),
+        3.0
+    );
+    assert!(
+        !(samples.iter()).any(|s| s.labels.iter().any(|(_, v)| v == "gadgets")),
+        "an unserved path became a label"
+    );
+    // Objects per resource: the two created (the dry run stored nothing).
+    let webapps = [("resource", "webapps.apps.example.dev")];
+    assert_eq!(value(&samples, "apiserver_storage_objects", &webapps), 2.0);
+    let creates = [
+        ("operation", "create"),
+        ("type", "webapps.apps.example.dev"),
+    ];
+    assert_eq!(value(&samples, "etcd_requests_total", &creates), 2.0);
+    assert!(value(&samples, "apiserver_storage_size_bytes", &[]) > 0.0);
+    assert!(value(&samples, "process_resident_memory_bytes", &[]) > 0.0);
+
+    // A watcher, while `kubectl get -w` runs; none once it is gone.
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let mut watch = kubectl.spawn(&["get", "wa", "-n", "default", "-w"]);
+    watch.wait_line(WAIT, "the row of one", |l| l.starts_with("one "));
+    let watchers = |samples: &[Sample]| {
+        let registered = [("group", "apps.example.dev"), ("kind", "WebApp")];
+        let longrunning = [("verb", "WATCH"), ("resource", "webapps")];
+        (
+            value(samples, "apiserver_registered_watchers", &registered),
+            value(samples, "apiserver_longrunning_requests", &longrunning),
+        )
+    };
+    wait_for(WAIT, "a registered watcher", String::new, || {
+        (watchers(&scrape(&scraper)) == (1.0, 1.0)).then_some(())
+    });
+    assert_eq!(admin.post(WEBAPPS, &webapp("four")).unwrap().status, 201);
+    watch.wait_line(WAIT, "the row of four", |l| l.starts_with("four "));
+    let events = [("group", "apps.example.dev"), ("kind", "WebApp")];
+    assert!(value(&scrape(&scraper), "apiserver_watch_events_total", &events) >= 1.0);
+    drop(watch);
+    wait_for(WAIT, "the watcher to go", String::new, || {
+        (watchers(&scrape(&scraper)) == (0.0, 0.0)).then_some(())
+    });
+}
+
+#[test]
+fn python_parsers_read_both_formats() {
+    let server = Server::start_secure(Pki::new(), Backend::Embedded, &[]);
+    let admin = server.client();
+    assert_eq!(
+        admin.get(&format!("{WEBAPPS}/missing")).unwrap().status,
+        404
+    );
+    let scraper = Client::with_tls(&server.url(), &server.pki().ca_pem(), MONITORING_TOKEN);
+    wait_for(WAIT, "the GET to be counted", String::new, || {
+        (value(&scrape(&scraper), "apiserver_request_total", &GET_WEBAPP) == 1.0).then_some(())
+    });
+    let results = Script::start("metrics.py", &server, &[MONITORING_TOKEN]).finish();
+    assert_eq!(results.len(), 2, "{results:?}");
+    for result in &results {
+        let samples = result["samples"].as_array().unwrap();
+        let get = samples.iter().find(|s| {
+            s[0] == "apiserver_request_total"
+                && s[1]["resource"] == "webapps"
+                && s[1]["code"] == "404"
+        });
+        let get = get.unwrap_or_else(|| panic!("no 404 GET of webapps in {result}"));
+        assert_eq!(get[2], 1.0, "{}", result["format"]);
+        assert!(
+            samples.iter().any(|s| s[0] == "process_cpu_seconds_total"),
+            "{}",
+            result["format"]
+        );
+    }
+    assert_eq!(results[1]["format"], "openmetrics");
+}
