@@ -104,6 +104,12 @@ struct Flags {
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
     shutdown_timeout: Duration,
 
+    /// How long a client may take to send a request's headers before its connection is
+    /// closed (kube-apiserver's serving uses 32s, without a flag; a body is bounded by
+    /// `--request-timeout`), so that slow clients cannot hold connections open.
+    #[arg(long, value_name = "DURATION", default_value = "32s", value_parser = humantime::parse_duration)]
+    read_header_timeout: Duration,
+
     /// The log's format (kube-apiserver's `--logging-format`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     logging_format: LogFormat,
@@ -278,16 +284,14 @@ async fn run(flags: Flags) -> Result<()> {
     let service = app.into_make_service_with_connect_info::<SocketAddr>();
     match tls {
         Some(tls) => {
-            (axum_server::tls_rustls::from_tcp_rustls(listener, tls)?)
-                .handle(handle)
-                .serve(service)
-                .await
+            let mut server = axum_server::tls_rustls::from_tcp_rustls(listener, tls)?;
+            (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
+            server.handle(handle).serve(service).await
         }
         None => {
-            (axum_server::from_tcp(listener)?)
-                .handle(handle)
-                .serve(service)
-                .await
+            let mut server = axum_server::from_tcp(listener)?;
+            (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
+            server.handle(handle).serve(service).await
         }
     }
     .context("serving")?;

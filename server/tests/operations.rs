@@ -2,7 +2,8 @@
 //! whose bodies the client holds back occupy the mutating pool; a third create is kube's
 //! 429 with `Retry-After: 1`, while reads, a watch and `/readyz` still answer; once a held
 //! body arrives, its create completes and writes are admitted again. A request whose body
-//! does not arrive within `--request-timeout` is a 504 and stores nothing.
+//! does not arrive within `--request-timeout` is a 504 and stores nothing; one whose
+//! headers do not arrive within `--read-header-timeout` is disconnected.
 
 mod support;
 
@@ -41,6 +42,15 @@ fn finish((mut stream, body): (TcpStream, String)) -> String {
     response.lines().next().unwrap_or_default().to_owned()
 }
 
+/// The `apiserver_current_inflight_requests` lines of `/metrics`.
+fn inflight_lines(client: &support::http::Client) -> String {
+    let metrics = client.get("/metrics").unwrap();
+    (metrics.body.lines())
+        .filter(|l| l.starts_with("apiserver_current_inflight_requests"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn requests_over_the_limit_are_shed_with_429() {
     let server = Server::start_with(&[
@@ -53,24 +63,48 @@ fn requests_over_the_limit_are_shed_with_429() {
     let first = held_create(&server, "held-1");
     let second = held_create(&server, "held-2");
 
-    // The held creates take their slots as soon as their headers are read.
+    // The held creates take their slots as soon as their headers are read: the
+    // in-flight gauge shows both.
     let log = server.log();
-    let shed = wait_for(
+    wait_for(
         Duration::from_secs(10),
-        "a third create to be refused",
-        || log.tail(20),
+        "two mutating requests in flight",
+        || format!("{}\n{}", inflight_lines(&client), log.tail(20)),
         || {
-            let response = client
-                .post(CONFIGMAPS, &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "third-"}}))
-                .unwrap();
-            (response.status == 429).then_some(response)
+            inflight_lines(&client)
+                .contains("request_kind=\"mutating\"} 2")
+                .then_some(())
         },
     );
+    let shed = client
+        .post(
+            CONFIGMAPS,
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "third-"}}),
+        )
+        .unwrap();
+    assert_eq!(shed.status, 429, "{shed:?}");
     assert_eq!(shed.retry_after.as_deref(), Some("1"));
     let status = shed.json();
     assert_eq!(status["reason"], "TooManyRequests");
     assert_eq!(status["code"], 429);
     assert_eq!(status["details"]["retryAfterSeconds"], 1);
+    // Counted as kube counts requests it sheds.
+    wait_for(
+        Duration::from_secs(10),
+        "the shed create to be counted",
+        || client.get("/metrics").unwrap().body,
+        || {
+            let body = client.get("/metrics").unwrap().body;
+            let dropped =
+                body.contains("apiserver_dropped_requests_total{request_kind=\"mutating\"} 1");
+            let terminated = body.lines().any(|l| {
+                l.starts_with("apiserver_request_terminations_total{verb=\"POST\"")
+                    && l.contains("resource=\"configmaps\"")
+                    && l.ends_with("code=\"429\"} 1")
+            });
+            (dropped && terminated).then_some(())
+        },
+    );
 
     // Reads have a pool of their own; watches and health checks take no slot.
     assert_eq!(client.get(CONFIGMAPS).unwrap().status, 200);
@@ -114,6 +148,46 @@ fn a_request_past_its_deadline_is_a_504_and_stores_nothing() {
     assert_eq!(
         client.get(&format!("{CONFIGMAPS}/late")).unwrap().status,
         404
+    );
+    // Counted as a request terminated in self-defense.
+    wait_for(
+        Duration::from_secs(10),
+        "the 504 to be counted",
+        || client.get("/metrics").unwrap().body,
+        || {
+            let body = client.get("/metrics").unwrap().body;
+            (body.lines())
+                .any(|l| {
+                    l.starts_with("apiserver_request_terminations_total{verb=\"POST\"")
+                        && l.ends_with("code=\"504\"} 1")
+                })
+                .then_some(())
+        },
+    );
+}
+
+/// A client that sends its headers too slowly (slowloris) is disconnected after
+/// `--read-header-timeout`; others are served meanwhile.
+#[test]
+fn a_client_slow_to_send_its_headers_is_disconnected() {
+    let server = Server::start_with(&["--read-header-timeout", "1s"]);
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    // Far past the deadline: the read ends because the server closes, not because of it.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream
+        .write_all(b"GET /readyz HTTP/1.1\r\nHost: kapi\r\n")
+        .unwrap();
+    let client = server.client();
+    assert_eq!(client.get("/readyz").unwrap().status, 200);
+    let mut answer = Vec::new();
+    let closed = stream.read_to_end(&mut answer);
+    assert!(closed.is_ok(), "the connection stayed open: {closed:?}");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
     );
 }
 
