@@ -49,6 +49,7 @@ async fn api() -> Api {
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
+        profiling: false,
     });
     Api { router, _dir: dir }
 }

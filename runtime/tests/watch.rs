@@ -531,6 +531,7 @@ async fn table_watchers_share_each_row_encoding() {
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
+        profiling: false,
     });
     let webapps = Target {
         kind: (registry.scheme())

@@ -110,6 +110,11 @@ struct Flags {
     #[arg(long, value_name = "DURATION", default_value = "32s", value_parser = humantime::parse_duration)]
     read_header_timeout: Duration,
 
+    /// Serve CPU profiles at `/debug/pprof/profile?seconds=N` to those allowed
+    /// `/debug/pprof/*` (kube-apiserver's `--profiling`, on by default).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    profiling: bool,
+
     /// The log's format (kube-apiserver's `--logging-format`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     logging_format: LogFormat,
@@ -252,6 +257,7 @@ async fn run(flags: Flags) -> Result<()> {
         filters,
         min_request_timeout: Duration::from_secs(flags.min_request_timeout),
         lifecycle: Arc::clone(&lifecycle),
+        profiling: flags.profiling,
     })
     .layer(axum::middleware::from_fn(security::peer_certificates));
 

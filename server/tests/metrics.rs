@@ -3,7 +3,8 @@
 //! their exact counts under kube's names and labels, a latency histogram whose count
 //! matches, the objects stored per resource, a registered watcher while `kubectl get -w`
 //! runs; and the official Python parsers (`prometheus_client`) read both the text format
-//! and OpenMetrics. (That the Grafana dashboard in `deploy/` queries only exported metrics
+//! and OpenMetrics. A CPU profile (`--profiling`) is the administrator's, in pprof's
+//! gzipped protobuf. (That the Grafana dashboard in `deploy/` queries only exported metrics
 //! is checked by `kapi-runtime`'s `metrics` tests.)
 
 mod support;
@@ -241,4 +242,43 @@ fn python_parsers_read_both_formats() {
         );
     }
     assert_eq!(results[1]["format"], "openmetrics");
+}
+
+#[test]
+fn a_cpu_profile_is_gzipped_pprof_for_administrators_only() {
+    use std::io::Read;
+    let server = Server::start_secure(Pki::new(), Backend::Embedded, &[]);
+    let scraper = Client::with_tls(&server.url(), &server.pki().ca_pem(), MONITORING_TOKEN);
+    let denied = scraper.get("/debug/pprof/profile?seconds=1").unwrap();
+    assert_eq!(denied.status, 403, "{denied:?}");
+    let bad = server
+        .client()
+        .get("/debug/pprof/profile?seconds=0")
+        .unwrap();
+    assert_eq!(bad.status, 400, "{bad:?}");
+
+    let response = server
+        .client()
+        .get_bytes("/debug/pprof/profile?seconds=1")
+        .unwrap();
+    assert_eq!(response.0, 200);
+    let gzipped = response.1;
+    assert_eq!(&gzipped[..2], &[0x1f, 0x8b], "gzip's magic number");
+    let mut profile = Vec::new();
+    flate2::read::GzDecoder::new(&gzipped[..])
+        .read_to_end(&mut profile)
+        .unwrap();
+    // A `perftools.profiles.Profile`: field 1 (`sample_type`, length-delimited) first, and
+    // the string table names what was sampled.
+    assert_eq!(
+        profile[0],
+        0x0a,
+        "{:02x?}",
+        &profile[..16.min(profile.len())]
+    );
+    let strings = String::from_utf8_lossy(&profile);
+    assert!(
+        strings.contains("cpu") && strings.contains("nanoseconds"),
+        "{strings}"
+    );
 }

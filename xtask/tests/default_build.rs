@@ -8,9 +8,12 @@ use std::process::Command;
 
 use xtask::project_root;
 
-/// What only the etcd backend brings: the client, gRPC, and the build-time code generators
-/// that run `protoc`.
-const ETCD_ONLY: [&str; 4] = ["etcd-client", "tonic", "tonic-build", "prost-build"];
+/// What only the etcd backend brings: the client, gRPC, and the build-time code generator
+/// that runs `protoc` for it. (`prost-build` itself is in the default tree, as a build
+/// dependency of the profiler, `pprof`, whose build script only runs it when its shipped
+/// generated code does not match its `.proto`, which never happens to a published crate:
+/// `PROTOC=/nonexistent cargo build -p kapi-server` builds it.)
+const ETCD_ONLY: [&str; 3] = ["etcd-client", "tonic", "tonic-build"];
 
 /// The names of the packages in `kapi-server`'s tree of normal and build dependencies (build
 /// scripts' dependencies are where `protoc` would be run), with `features` (`""` for none).

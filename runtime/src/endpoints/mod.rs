@@ -24,6 +24,8 @@ mod media;
 mod metrics;
 mod openapi;
 mod params;
+#[cfg(feature = "profiling")]
+mod profiling;
 mod resources;
 mod status;
 mod watch;
@@ -64,6 +66,9 @@ pub struct Config {
     pub min_request_timeout: std::time::Duration,
     /// Told when the server is shutting down (`/readyz` turns 503).
     pub lifecycle: Arc<Lifecycle>,
+    /// Serve CPU profiles at `/debug/pprof/profile` (`--profiling`; needs the
+    /// `profiling` feature).
+    pub profiling: bool,
 }
 
 pub use health::Lifecycle;
@@ -172,6 +177,7 @@ pub fn router(config: Config) -> Router {
         filters,
         min_request_timeout,
         lifecycle,
+        profiling,
     } = config;
     let served = Arc::new(crate::metrics::Served::new(routes));
     let shared = Arc::new(Shared {
@@ -201,6 +207,7 @@ pub fn router(config: Config) -> Router {
         .merge(openapi::router(&documents))
         .merge(health::router(&shared))
         .merge(metrics::router(&shared))
+        .merge(profiling_router(profiling))
         .fallback(not_found);
     crate::filters::chain(routes, &filters, served)
 }
@@ -223,6 +230,18 @@ fn root_paths(routes: &[RouteBinding], documents: &Documents) -> axum::body::Byt
         serde_json::to_vec_pretty(&serde_json::json!({ "paths": paths })).unwrap_or_default();
     body.push(b'\n');
     body.into()
+}
+
+/// `/debug/pprof/profile`, when profiling is on and built.
+fn profiling_router(on: bool) -> Router {
+    #[cfg(feature = "profiling")]
+    if on {
+        return profiling::router();
+    }
+    if on {
+        tracing::warn!("--profiling: this build has no profiler (the `profiling` feature)");
+    }
+    Router::new()
 }
 
 async fn not_found() -> Response {

@@ -125,6 +125,17 @@ impl Client {
         self.request("GET", path, "", None)
     }
 
+    /// `GET path`: the status and the body's bytes (a binary body).
+    pub fn get_bytes(&self, path: &str) -> Result<(u16, Vec<u8>), ureq::Error> {
+        let mut request = self.agent.get(format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request.call()?;
+        let status = response.status().as_u16();
+        Ok((status, response.body_mut().read_to_vec()?))
+    }
+
     /// The same client, sending no token (anonymous).
     pub fn without_token(mut self) -> Client {
         self.token = None;
