@@ -12,6 +12,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use serde_json::json;
+use support::kubectl::{Kubectl, Version};
 use support::{Server, wait_for};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -244,4 +245,110 @@ fn shutdown_turns_readyz_503_first_and_keeps_serving_for_the_delay() {
         started.elapsed() >= Duration::from_secs(2),
         "the delay was kept"
     );
+}
+
+/// The figure of `metric` whose line holds every one of `parts`, from `/metrics`.
+fn metric(client: &support::http::Client, metric: &str, parts: &[&str]) -> f64 {
+    let body = client.get("/metrics").map(|r| r.body).unwrap_or_default();
+    (body.lines())
+        .filter(|l| l.starts_with(metric) && parts.iter().all(|p| l.contains(p)))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
+}
+
+/// SIGTERM while 20 `kubectl get -w` run and a client keeps writing: `/readyz` turns 503
+/// first, every watch ends (each kubectl exits on its own), the server exits 0 within its
+/// delay and drain, and every write it acknowledged is there after a restart.
+#[test]
+fn sigterm_under_load_ends_every_watch_and_loses_no_acknowledged_write() {
+    let mut server = Server::start_with(&["--shutdown-delay-duration", "1s"]);
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let mut watches: Vec<_> = (0..20)
+        .map(|_| kubectl.spawn(&["get", "configmaps", "-n", "default", "-w"]))
+        .collect();
+    let log = server.log();
+    wait_for(
+        Duration::from_secs(30),
+        "20 watches of configmaps",
+        || log.tail(20),
+        || {
+            let open = metric(
+                &client,
+                "apiserver_longrunning_requests",
+                &["verb=\"WATCH\"", "resource=\"configmaps\""],
+            );
+            (open == 20.0).then_some(())
+        },
+    );
+
+    // The writer: creates until the server stops answering, keeping what it acknowledged.
+    let writer_client = server.client();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (acknowledged_tx, acknowledged) = std::sync::mpsc::channel::<String>();
+    let writer = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            for i in 0.. {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                let name = format!("load-{i}");
+                let body =
+                    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+                match writer_client.post(CONFIGMAPS, &body) {
+                    Ok(response) if response.status == 201 => {
+                        let _ = acknowledged_tx.send(name);
+                    }
+                    Ok(_) => {}
+                    // The listener closed.
+                    Err(_) => break,
+                }
+            }
+        })
+    };
+    // Some writes land before the signal.
+    let first: Vec<String> = acknowledged.iter().take(20).collect();
+    let started = std::time::Instant::now();
+    server.send_sigterm();
+    wait_for(
+        Duration::from_secs(5),
+        "/readyz to answer 503",
+        || log.tail(20),
+        || (client.get("/readyz").ok()?.status == 503).then_some(()),
+    );
+    for watch in &mut watches {
+        let status = watch.wait_exit(Duration::from_secs(30));
+        assert!(status.success(), "kubectl get -w: {status}");
+    }
+    let status = server.wait_exit(Duration::from_secs(30));
+    let took = started.elapsed();
+    assert!(status.success(), "{status}");
+    assert!(took < Duration::from_secs(10), "the shutdown took {took:?}");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    let written: Vec<String> = first.into_iter().chain(acknowledged.try_iter()).collect();
+    assert!(written.len() >= 20, "{written:?}");
+
+    server.restart();
+    let client = server.client();
+    for name in &written {
+        let response = client.get(&format!("{CONFIGMAPS}/{name}")).unwrap();
+        assert_eq!(
+            response.status, 200,
+            "acknowledged {name} is lost: {response:?}"
+        );
+    }
+}
+
+/// With the default settings an idle server exits promptly on SIGTERM.
+#[test]
+fn an_idle_server_exits_within_five_seconds_of_sigterm() {
+    let mut server = Server::start();
+    let started = std::time::Instant::now();
+    server.send_sigterm();
+    let status = server.wait_exit(Duration::from_secs(30));
+    assert!(status.success(), "{status}");
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
 }

@@ -549,6 +549,16 @@ impl Spawned {
         }
     }
 
+    /// Waits for kubectl to exit on its own (a watch the server ended), returning its
+    /// status; panics after `timeout`.
+    #[track_caller]
+    pub fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        match super::wait_exit(&mut self.child, timeout) {
+            Some(status) => status,
+            None => self.fail(&format!("kubectl still runs after {timeout:?}")),
+        }
+    }
+
     /// Everything printed on stdout so far.
     pub fn seen(&self) -> &[String] {
         &self.seen
