@@ -44,11 +44,9 @@ pub async fn instrument(
         return next.run(request).await;
     };
     let started = Instant::now();
-    let longrunning = labels.verb == "WATCH";
+    let longrunning = labels.route.verb == "WATCH";
     if longrunning {
-        global()
-            .longrunning
-            .with_or_new(&labels.route(), |g| g.inc());
+        global().longrunning.with_or_new(&labels.route, |g| g.inc());
     }
     let response = next.run(request).await;
     let record = Record {
@@ -88,20 +86,16 @@ impl Record {
             .with_or_new(&labels.with_code(self.code), |c| c.inc());
         metrics
             .request_duration
-            .with_or_new(&labels.duration(), |h| {
-                h.observe(self.started.elapsed().as_secs_f64())
-            });
+            .with_or_new(labels, |h| h.observe(self.started.elapsed().as_secs_f64()));
         // kube observes sizes of reads only (a watch is not one).
-        if matches!(labels.verb, "GET" | "LIST") {
-            (metrics.response_sizes).with_or_new(&labels.route(), |h| h.observe(self.bytes as f64));
+        if matches!(labels.route.verb, "GET" | "LIST") {
+            (metrics.response_sizes).with_or_new(&labels.route, |h| h.observe(self.bytes as f64));
         }
         if self.terminated {
             (metrics.terminations).with_or_new(&labels.with_code(self.code), |c| c.inc());
         }
         if self.longrunning {
-            metrics
-                .longrunning
-                .with_or_new(&labels.route(), |g| g.dec());
+            metrics.longrunning.with_or_new(&labels.route, |g| g.dec());
         }
     }
 }

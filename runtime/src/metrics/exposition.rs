@@ -69,17 +69,19 @@ mod tests {
     #[test]
     fn both_formats_render() {
         global().requests.with_or_new(
-            &crate::metrics::CodeLabels {
-                verb: "GET",
+            &crate::metrics::RequestLabels {
+                route: crate::metrics::RouteLabels {
+                    verb: "GET",
+                    group: "g".into(),
+                    version: "v1".into(),
+                    resource: "things".into(),
+                    subresource: String::new(),
+                    scope: "resource",
+                    component: "apiserver",
+                },
                 dry_run: "",
-                group: "g".into(),
-                version: "v1".into(),
-                resource: "things".into(),
-                subresource: String::new(),
-                scope: "resource",
-                component: "apiserver",
-                code: "404".into(),
-            },
+            }
+            .with_code(404),
             |c| c.inc(),
         );
         let (_, text) = render(None).unwrap();

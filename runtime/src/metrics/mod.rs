@@ -13,7 +13,7 @@ pub mod exposition;
 mod process;
 mod served;
 
-pub use served::{RequestLabels, Served};
+pub use served::Served;
 
 use std::sync::OnceLock;
 
@@ -39,48 +39,56 @@ pub const WATCH_EVENT_SIZE_BUCKETS: [f64; 8] = [
     1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0,
 ];
 
+/// What a request is for: the labels of `apiserver_response_sizes` and
+/// `apiserver_longrunning_requests`, and the base of every request metric's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+pub struct RouteLabels {
+    /// `GET`, `LIST`, `WATCH`, `POST`, `PUT`, `PATCH`, `APPLY`, `DELETE`, or `other`.
+    pub verb: &'static str,
+    /// The API group (empty for the core group and health checks).
+    pub group: String,
+    /// The API version.
+    pub version: String,
+    /// The resource (plural).
+    pub resource: String,
+    /// The subresource; for a health check, its path.
+    pub subresource: String,
+    /// `cluster`, `namespace`, `resource`, or `""` for a health check.
+    pub scope: &'static str,
+    /// `apiserver`, or `""` for a health check.
+    pub component: &'static str,
+}
+
+/// A request's labels (`apiserver_request_duration_seconds`); the code is added when it
+/// is answered ([`CodeLabels`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+pub struct RequestLabels {
+    /// What it is for.
+    #[label(flatten)]
+    pub route: RouteLabels,
+    /// `""`, `All`, or `invalid`.
+    pub dry_run: &'static str,
+}
+
 /// A request's labels with its response code (`apiserver_request_total`,
 /// `apiserver_request_terminations_total`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
-#[allow(missing_docs)] // The fields are the label names.
 pub struct CodeLabels {
-    pub verb: &'static str,
-    pub dry_run: &'static str,
-    pub group: String,
-    pub version: String,
-    pub resource: String,
-    pub subresource: String,
-    pub scope: &'static str,
-    pub component: &'static str,
+    /// The request's labels.
+    #[label(flatten)]
+    pub request: RequestLabels,
+    /// The HTTP status.
     pub code: String,
 }
 
-/// A request's labels without `dry_run` and code (`apiserver_response_sizes`,
-/// `apiserver_longrunning_requests`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
-#[allow(missing_docs)] // The fields are the label names.
-pub struct RouteLabels {
-    pub verb: &'static str,
-    pub group: String,
-    pub version: String,
-    pub resource: String,
-    pub subresource: String,
-    pub scope: &'static str,
-    pub component: &'static str,
-}
-
-/// A request's labels without the code (`apiserver_request_duration_seconds`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
-#[allow(missing_docs)] // The fields are the label names.
-pub struct DurationLabels {
-    pub verb: &'static str,
-    pub dry_run: &'static str,
-    pub group: String,
-    pub version: String,
-    pub resource: String,
-    pub subresource: String,
-    pub scope: &'static str,
-    pub component: &'static str,
+impl RequestLabels {
+    /// With the response code.
+    pub fn with_code(&self, code: u16) -> CodeLabels {
+        CodeLabels {
+            request: self.clone(),
+            code: code.to_string(),
+        }
+    }
 }
 
 /// `readOnly` or `mutating`.
@@ -135,7 +143,7 @@ pub struct Metrics {
     /// `apiserver_request_total`.
     pub requests: Family<CodeLabels, Counter>,
     /// `apiserver_request_duration_seconds`.
-    pub request_duration: Family<DurationLabels, Histogram>,
+    pub request_duration: Family<RequestLabels, Histogram>,
     /// `apiserver_response_sizes`.
     pub response_sizes: Family<RouteLabels, Histogram>,
     /// `apiserver_request_terminations_total`.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use axum::http::Method;
 
-use super::{CodeLabels, DurationLabels, RouteLabels};
+use super::{RequestLabels, RouteLabels};
 use crate::api::RouteBinding;
 use crate::filters::RequestInfo;
 
@@ -17,27 +17,6 @@ const HEALTH: [&str; 3] = ["/healthz", "/livez", "/readyz"];
 /// Every served group, version, resource and subresource (empty for the resource itself).
 #[derive(Debug, Default)]
 pub struct Served(HashSet<(String, String, String, String)>);
-
-/// A request's labels; the code is added when it is answered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestLabels {
-    /// `GET`, `LIST`, `WATCH`, `POST`, `PUT`, `PATCH`, `APPLY`, `DELETE`, or `other`.
-    pub verb: &'static str,
-    /// `""`, `All`, or `invalid`.
-    pub dry_run: &'static str,
-    /// The API group (empty for the core group and health checks).
-    pub group: String,
-    /// The API version.
-    pub version: String,
-    /// The resource (plural).
-    pub resource: String,
-    /// The subresource; for a health check, its path.
-    pub subresource: String,
-    /// `cluster`, `namespace`, `resource`, or `""` for a health check.
-    pub scope: &'static str,
-    /// `apiserver`, or `""` for a health check.
-    pub component: &'static str,
-}
 
 impl Served {
     /// What `routes` serve.
@@ -68,14 +47,16 @@ impl Served {
         if !info.resource_request {
             let health = HEALTH.contains(&info.path.as_str());
             return health.then(|| RequestLabels {
-                verb: non_resource_verb(method),
+                route: RouteLabels {
+                    verb: non_resource_verb(method),
+                    group: String::new(),
+                    version: String::new(),
+                    resource: String::new(),
+                    subresource: info.path.clone(),
+                    scope: "",
+                    component: "",
+                },
                 dry_run: "",
-                group: String::new(),
-                version: String::new(),
-                resource: String::new(),
-                subresource: info.path.clone(),
-                scope: "",
-                component: "",
             });
         }
         let key = (
@@ -89,14 +70,16 @@ impl Served {
         }
         let (group, version, resource, subresource) = key;
         Some(RequestLabels {
-            verb: resource_verb(&info.verb, content_type),
+            route: RouteLabels {
+                verb: resource_verb(&info.verb, content_type),
+                group,
+                version,
+                resource,
+                subresource,
+                scope: scope(info),
+                component: "apiserver",
+            },
             dry_run: dry_run(query),
-            group,
-            version,
-            resource,
-            subresource,
-            scope: scope(info),
-            component: "apiserver",
         })
     }
 }
@@ -156,50 +139,6 @@ fn dry_run(query: Option<&str>) -> &'static str {
     }
 }
 
-impl RequestLabels {
-    /// With the response code.
-    pub fn with_code(&self, code: u16) -> CodeLabels {
-        CodeLabels {
-            verb: self.verb,
-            dry_run: self.dry_run,
-            group: self.group.clone(),
-            version: self.version.clone(),
-            resource: self.resource.clone(),
-            subresource: self.subresource.clone(),
-            scope: self.scope,
-            component: self.component,
-            code: code.to_string(),
-        }
-    }
-
-    /// For the duration histogram.
-    pub fn duration(&self) -> DurationLabels {
-        DurationLabels {
-            verb: self.verb,
-            dry_run: self.dry_run,
-            group: self.group.clone(),
-            version: self.version.clone(),
-            resource: self.resource.clone(),
-            subresource: self.subresource.clone(),
-            scope: self.scope,
-            component: self.component,
-        }
-    }
-
-    /// Without `dry_run` and code.
-    pub fn route(&self) -> RouteLabels {
-        RouteLabels {
-            verb: self.verb,
-            group: self.group.clone(),
-            version: self.version.clone(),
-            resource: self.resource.clone(),
-            subresource: self.subresource.clone(),
-            scope: self.scope,
-            component: self.component,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,29 +160,29 @@ mod tests {
     #[test]
     fn resource_requests_are_labelled_as_kube_labels_them() {
         let ns = "/apis/apps.example.dev/v1/namespaces/a/webapps";
-        let get = labels(Method::GET, &format!("{ns}/x"), None).unwrap();
+        let route = |method, path: &str, query| labels(method, path, query).unwrap().route;
+        let get = route(Method::GET, &format!("{ns}/x"), None);
         assert_eq!(
             (get.verb, get.scope, get.component),
             ("GET", "resource", "apiserver")
         );
-        let list = labels(Method::GET, ns, None).unwrap();
+        let list = route(Method::GET, ns, None);
         assert_eq!((list.verb, list.scope), ("LIST", "namespace"));
-        let all = labels(Method::GET, "/apis/apps.example.dev/v1/webapps", None).unwrap();
+        let all = route(Method::GET, "/apis/apps.example.dev/v1/webapps", None);
         assert_eq!((all.verb, all.scope), ("LIST", "cluster"));
-        let watch = labels(Method::GET, ns, Some("watch=true")).unwrap();
-        assert_eq!(watch.verb, "WATCH");
+        assert_eq!(route(Method::GET, ns, Some("watch=true")).verb, "WATCH");
         let create = labels(Method::POST, ns, Some("dryRun=All")).unwrap();
         assert_eq!(
-            (create.verb, create.scope, create.dry_run),
+            (create.route.verb, create.route.scope, create.dry_run),
             ("POST", "resource", "All")
         );
-        let status = labels(Method::PUT, &format!("{ns}/x/status"), None).unwrap();
+        let status = route(Method::PUT, &format!("{ns}/x/status"), None);
         assert_eq!(
             (status.verb, status.subresource.as_str()),
             ("PUT", "status")
         );
         let bad = labels(Method::DELETE, ns, Some("dryRun=Some")).unwrap();
-        assert_eq!((bad.verb, bad.dry_run), ("DELETE", "invalid"));
+        assert_eq!((bad.route.verb, bad.dry_run), ("DELETE", "invalid"));
     }
 
     #[test]
@@ -267,7 +206,7 @@ mod tests {
         assert!(labels(Method::GET, "/apis/other.dev/v1/webapps", None).is_none());
         assert!(labels(Method::GET, "/version", None).is_none());
         assert!(labels(Method::GET, "/readyz/etcd", None).is_none());
-        let health = labels(Method::GET, "/readyz", None).unwrap();
+        let health = labels(Method::GET, "/readyz", None).unwrap().route;
         assert_eq!(
             (
                 health.verb,
