@@ -72,10 +72,10 @@ mod tests {
             &crate::metrics::RequestLabels {
                 route: crate::metrics::RouteLabels {
                     verb: "GET",
-                    group: "g".into(),
-                    version: "v1".into(),
-                    resource: "things".into(),
-                    subresource: String::new(),
+                    group: "g",
+                    version: "v1",
+                    resource: "things",
+                    subresource: "",
                     scope: "resource",
                     component: "apiserver",
                 },

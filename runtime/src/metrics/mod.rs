@@ -46,13 +46,13 @@ pub struct RouteLabels {
     /// `GET`, `LIST`, `WATCH`, `POST`, `PUT`, `PATCH`, `APPLY`, `DELETE`, or `other`.
     pub verb: &'static str,
     /// The API group (empty for the core group and health checks).
-    pub group: String,
+    pub group: &'static str,
     /// The API version.
-    pub version: String,
+    pub version: &'static str,
     /// The resource (plural).
-    pub resource: String,
+    pub resource: &'static str,
     /// The subresource; for a health check, its path.
-    pub subresource: String,
+    pub subresource: &'static str,
     /// `cluster`, `namespace`, `resource`, or `""` for a health check.
     pub scope: &'static str,
     /// `apiserver`, or `""` for a health check.
@@ -78,7 +78,7 @@ pub struct CodeLabels {
     #[label(flatten)]
     pub request: RequestLabels,
     /// The HTTP status.
-    pub code: String,
+    pub code: u16,
 }
 
 impl RequestLabels {
@@ -86,7 +86,7 @@ impl RequestLabels {
     pub fn with_code(&self, code: u16) -> CodeLabels {
         CodeLabels {
             request: self.clone(),
-            code: code.to_string(),
+            code,
         }
     }
 }

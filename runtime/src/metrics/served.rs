@@ -3,8 +3,6 @@
 //! resource and subresource are a served route's, or when it is a health check, so no
 //! client can grow the label sets by asking for paths that do not exist.
 
-use std::collections::HashSet;
-
 use axum::http::Method;
 
 use super::{RequestLabels, RouteLabels};
@@ -14,25 +12,44 @@ use crate::filters::RequestInfo;
 /// The health endpoints kube instruments (the root paths only, as kube).
 const HEALTH: [&str; 3] = ["/healthz", "/livez", "/readyz"];
 
-/// Every served group, version, resource and subresource (empty for the resource itself).
+/// A served group, version, resource and subresource (empty for the resource itself).
+type Key = (&'static str, &'static str, &'static str, &'static str);
+
+/// Every served [`Key`], sorted: a request's labels are these strings, found without
+/// allocating.
 #[derive(Debug, Default)]
-pub struct Served(HashSet<(String, String, String, String)>);
+pub struct Served(Vec<Key>);
 
 impl Served {
     /// What `routes` serve.
     pub fn new(routes: &[RouteBinding]) -> Served {
-        Served(
-            (routes.iter())
-                .map(|binding| {
-                    (
-                        binding.kind.group.to_owned(),
-                        binding.version.to_owned(),
-                        binding.kind.plural.to_owned(),
-                        binding.route.subresource.unwrap_or_default().to_owned(),
-                    )
-                })
-                .collect(),
-        )
+        let mut keys: Vec<Key> = (routes.iter())
+            .map(|binding| {
+                (
+                    binding.kind.group,
+                    binding.version,
+                    binding.kind.plural,
+                    binding.route.subresource.unwrap_or_default(),
+                )
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Served(keys)
+    }
+
+    /// The served key equal to the request's, if any.
+    fn find(&self, info: &RequestInfo) -> Option<Key> {
+        let wanted = (
+            info.api_group.as_str(),
+            info.api_version.as_str(),
+            info.resource.as_str(),
+            info.subresource.as_str(),
+        );
+        let found = self
+            .0
+            .binary_search_by(|&(g, v, r, s)| (g, v, r, s).cmp(&wanted));
+        found.ok().map(|i| self.0[i])
     }
 
     /// The labels of a request, or `None` when it is not one kube instruments.
@@ -45,30 +62,21 @@ impl Served {
         query: Option<&str>,
     ) -> Option<RequestLabels> {
         if !info.resource_request {
-            let health = HEALTH.contains(&info.path.as_str());
-            return health.then(|| RequestLabels {
+            let health = HEALTH.iter().find(|path| **path == info.path)?;
+            return Some(RequestLabels {
                 route: RouteLabels {
                     verb: non_resource_verb(method),
-                    group: String::new(),
-                    version: String::new(),
-                    resource: String::new(),
-                    subresource: info.path.clone(),
+                    group: "",
+                    version: "",
+                    resource: "",
+                    subresource: health,
                     scope: "",
                     component: "",
                 },
                 dry_run: "",
             });
         }
-        let key = (
-            info.api_group.clone(),
-            info.api_version.clone(),
-            info.resource.clone(),
-            info.subresource.clone(),
-        );
-        if !self.0.contains(&key) {
-            return None;
-        }
-        let (group, version, resource, subresource) = key;
+        let (group, version, resource, subresource) = self.find(info)?;
         Some(RequestLabels {
             route: RouteLabels {
                 verb: resource_verb(&info.verb, content_type),
@@ -144,15 +152,10 @@ mod tests {
     use super::*;
 
     fn labels(method: Method, path: &str, query: Option<&str>) -> Option<RequestLabels> {
-        let mut served = Served::default();
-        for sub in ["", "status"] {
-            served.0.insert((
-                "apps.example.dev".into(),
-                "v1".into(),
-                "webapps".into(),
-                sub.into(),
-            ));
-        }
+        let served = Served(vec![
+            ("apps.example.dev", "v1", "webapps", ""),
+            ("apps.example.dev", "v1", "webapps", "status"),
+        ]);
         let info = RequestInfo::new(&method, path, query);
         served.labels(&info, &method, None, query)
     }
@@ -177,10 +180,7 @@ mod tests {
             ("POST", "resource", "All")
         );
         let status = route(Method::PUT, &format!("{ns}/x/status"), None);
-        assert_eq!(
-            (status.verb, status.subresource.as_str()),
-            ("PUT", "status")
-        );
+        assert_eq!((status.verb, status.subresource), ("PUT", "status"));
         let bad = labels(Method::DELETE, ns, Some("dryRun=Some")).unwrap();
         assert_eq!((bad.route.verb, bad.dry_run), ("DELETE", "invalid"));
     }
@@ -210,7 +210,7 @@ mod tests {
         assert_eq!(
             (
                 health.verb,
-                health.subresource.as_str(),
+                health.subresource,
                 health.scope,
                 health.component
             ),
