@@ -154,7 +154,7 @@ fn summary(event: &CachedEvent) -> (Revision, String, String) {
     let (key, value) = match &event.change {
         Change::Put { object, .. } => (
             object.kv.key.clone(),
-            object.decoded.clone().unwrap()["v"].to_string(),
+            object.decode().unwrap()["v"].to_string(),
         ),
         Change::Delete { prev } => (prev.kv.key.clone(), "deleted".into()),
         Change::Progress => (String::new(), "progress".into()),
@@ -329,7 +329,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         .to_owned();
     let names = |list: &kapi_runtime::registry::ObjectList| -> Vec<String> {
         (list.items.iter())
-            .map(|o| o["metadata"]["name"].as_str().unwrap().to_owned())
+            .map(|o| o.value()["metadata"]["name"].as_str().unwrap().to_owned())
             .collect()
     };
     // Once the cache has the write, a consistent list does not touch storage's lists.

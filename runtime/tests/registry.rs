@@ -143,7 +143,7 @@ impl Env {
 
     async fn names(&self, target: Target<'_>, options: ListOptions) -> Vec<String> {
         let list = self.list(target, options).await.unwrap();
-        list.items.iter().map(|o| name(o).to_owned()).collect()
+        list.items.iter().map(item_name).collect()
     }
 
     /// The stored JSON of a key.
@@ -155,6 +155,10 @@ impl Env {
 
 fn name(object: &Value) -> &str {
     object["metadata"]["name"].as_str().unwrap_or_default()
+}
+
+fn item_name(object: &kapi_runtime::registry::SharedObject) -> String {
+    name(&object.value()).to_owned()
 }
 
 fn rv(object: &Value) -> u64 {
@@ -1090,8 +1094,8 @@ async fn a_deleted_configmap_answers_with_a_success_status() {
         .await
         .unwrap();
     assert_eq!(deleted.items.len(), 1);
-    assert_eq!(deleted.items[0]["kind"], "ConfigMap");
-    assert_eq!(deleted.items[0]["data"], json!({"k": "d"}));
+    assert_eq!(deleted.items[0].value()["kind"], "ConfigMap");
+    assert_eq!(deleted.items[0].value()["data"], json!({"k": "d"}));
 }
 
 #[tokio::test]
@@ -1301,7 +1305,10 @@ async fn lists_page_through_one_snapshot_under_concurrent_writes() {
         )
         .await
         .unwrap();
-    assert_eq!(first.items.iter().map(name).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(
+        first.items.iter().map(item_name).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
     assert_eq!(first.remaining_item_count, Some(3));
     let snapshot = first.resource_version.clone();
 
@@ -1326,10 +1333,10 @@ async fn lists_page_through_one_snapshot_under_concurrent_writes() {
         .await
         .unwrap();
     assert_eq!(
-        second.items.iter().map(name).collect::<Vec<_>>(),
+        second.items.iter().map(item_name).collect::<Vec<_>>(),
         ["c", "d"]
     );
-    assert_eq!(second.items[1]["data"], json!({"k": "d"}));
+    assert_eq!(second.items[1].value()["data"], json!({"k": "d"}));
     assert_eq!(second.resource_version, snapshot);
     let third = env
         .list(
@@ -1342,7 +1349,7 @@ async fn lists_page_through_one_snapshot_under_concurrent_writes() {
         )
         .await
         .unwrap();
-    assert_eq!(third.items.iter().map(name).collect::<Vec<_>>(), ["e"]);
+    assert_eq!(third.items.iter().map(item_name).collect::<Vec<_>>(), ["e"]);
     assert_eq!(third.continue_token, None);
 
     // A fresh list sees the writes; all namespaces list every namespace.
@@ -1507,7 +1514,7 @@ async fn selectors_filter_lists_and_delete_collections() {
         )
         .await
         .unwrap();
-    assert_eq!(page.items.iter().map(name).collect::<Vec<_>>(), ["c"]);
+    assert_eq!(page.items.iter().map(item_name).collect::<Vec<_>>(), ["c"]);
     assert_eq!(page.remaining_item_count, None);
     let page = env
         .list(
@@ -1521,7 +1528,7 @@ async fn selectors_filter_lists_and_delete_collections() {
         )
         .await
         .unwrap();
-    assert_eq!(page.items.iter().map(name).collect::<Vec<_>>(), ["d"]);
+    assert_eq!(page.items.iter().map(item_name).collect::<Vec<_>>(), ["d"]);
 
     check_error(
         env.list(target, labels("app web")).await,
@@ -1561,7 +1568,7 @@ async fn selectors_filter_lists_and_delete_collections() {
         .await
         .unwrap();
     assert_eq!(
-        deleted.items.iter().map(name).collect::<Vec<_>>(),
+        deleted.items.iter().map(item_name).collect::<Vec<_>>(),
         ["a", "b"]
     );
     assert_eq!(env.names(target, list_options()).await, ["c", "d"]);
@@ -1588,7 +1595,12 @@ async fn tables_show_printer_columns_computed_on_the_hub() {
         .unwrap();
     let table = env
         .registry
-        .table(target, &list.items, Some(&list), "")
+        .table(
+            target,
+            &list.items.iter().map(|o| o.value()).collect::<Vec<_>>(),
+            Some(&list),
+            "",
+        )
         .unwrap();
     let table = serde_json::to_value(table).unwrap();
     let columns: Vec<_> = (table["columnDefinitions"].as_array().unwrap().iter())
@@ -1640,7 +1652,7 @@ async fn tables_show_printer_columns_computed_on_the_hub() {
     );
     assert_eq!(
         table["rows"][0]["object"],
-        json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": list.items[0]["metadata"]})
+        json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": list.items[0].value()["metadata"]})
     );
 
     let single = env.get(target, "web").await.unwrap();

@@ -123,10 +123,9 @@ async fn next(events: &mut EventStream) -> WatchEvent {
 
 /// `(type, name, resourceVersion)` of an event.
 fn summary(event: &WatchEvent) -> (WatchEventType, String, String) {
-    let name = event.object["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default();
-    (event.type_, name.to_owned(), rv(&event.object))
+    let object = event.object.value();
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    (event.type_, name.to_owned(), rv(&event.object.value()))
 }
 
 fn from(rv: &str) -> WatchOptions {
@@ -167,11 +166,11 @@ async fn a_revision_older_than_the_cache_history_is_one_410_error_event() {
     let mut events = env.watch(cms, from(&rv(&a))).await;
     let event = next(&mut events).await;
     assert_eq!(event.type_, WatchEventType::Error);
-    assert_eq!(event.object["kind"], "Status");
-    assert_eq!(event.object["code"], 410);
-    assert_eq!(event.object["reason"], "Expired");
+    assert_eq!(event.object.value()["kind"], "Status");
+    assert_eq!(event.object.value()["code"], 410);
+    assert_eq!(event.object.value()["reason"], "Expired");
     assert_eq!(
-        event.object["message"],
+        event.object.value()["message"],
         format!("too old resource version: {} ({})", rv(&a), rv(&b))
     );
     assert!(events.next().await.is_none(), "the watch ends after ERROR");
@@ -218,7 +217,10 @@ async fn changes_arrive_in_order_once_in_the_watched_version() {
     let delete_revision = env.storage.current_revision().await.unwrap();
 
     let added = next(&mut events).await;
-    assert_eq!(added.object["apiVersion"], "apps.example.dev/v1beta1");
+    assert_eq!(
+        added.object.value()["apiVersion"],
+        "apps.example.dev/v1beta1"
+    );
     assert_eq!(
         summary(&added),
         (WatchEventType::Added, "web".into(), rv(&created))
@@ -237,7 +239,10 @@ async fn changes_arrive_in_order_once_in_the_watched_version() {
             delete_revision.to_string()
         )
     );
-    assert_eq!(gone.object["apiVersion"], "apps.example.dev/v1beta1");
+    assert_eq!(
+        gone.object.value()["apiVersion"],
+        "apps.example.dev/v1beta1"
+    );
 }
 
 #[tokio::test]
@@ -298,7 +303,7 @@ async fn label_selectors_turn_transitions_into_added_and_deleted() {
 
     let added = next(&mut events).await;
     assert_eq!(added.type_, WatchEventType::Added);
-    assert_eq!(added.object["metadata"]["labels"]["tier"], "web");
+    assert_eq!(added.object.value()["metadata"]["labels"]["tier"], "web");
     assert_eq!(
         summary(&next(&mut events).await),
         (WatchEventType::Modified, "a".into(), rv(&changed))
@@ -309,7 +314,8 @@ async fn label_selectors_turn_transitions_into_added_and_deleted() {
         (WatchEventType::Deleted, "a".into(), rv(&moved))
     );
     assert_eq!(
-        left.object["metadata"]["labels"]["tier"], "web",
+        left.object.value()["metadata"]["labels"]["tier"],
+        "web",
         "the last state that matched"
     );
     // The delete of `a` (no longer matching) is not seen.
@@ -342,11 +348,11 @@ async fn bookmarks_carry_the_revision_reached() {
     let reached = loop {
         let event = next(&mut events).await;
         assert_eq!(event.type_, WatchEventType::Bookmark);
-        if rv(&event.object) == rv(&b) {
+        if rv(&event.object.value()) == rv(&b) {
             break event;
         }
     };
-    assert_eq!(reached.object["kind"], "ConfigMap");
+    assert_eq!(reached.object.value()["kind"], "ConfigMap");
 }
 
 #[tokio::test]
@@ -368,10 +374,10 @@ async fn send_initial_events_ends_with_an_annotated_bookmark() {
     let end = next(&mut events).await;
     assert_eq!(end.type_, WatchEventType::Bookmark);
     assert_eq!(
-        end.object["metadata"]["annotations"][INITIAL_EVENTS_END],
+        end.object.value()["metadata"]["annotations"][INITIAL_EVENTS_END],
         "true"
     );
-    assert_eq!(rv(&end.object), rv(&a));
+    assert_eq!(rv(&end.object.value()), rv(&a));
     let b = env.create(cms, configmap("b", json!({}))).await;
     assert_eq!(
         summary(&next(&mut events).await),
@@ -444,20 +450,24 @@ async fn a_slow_watcher_is_dropped_with_an_error_after_what_it_held() {
             .await;
         // The other watcher keeps up, and sees every change.
         let event = next(&mut fast).await;
-        assert_eq!(event.object["metadata"]["name"], name.as_str());
+        assert_eq!(event.object.value()["metadata"]["name"], name.as_str());
         names.push(name);
     }
     for name in &names[..2] {
         let event = next(&mut slow).await;
         assert_eq!(
-            (event.type_, event.object["metadata"]["name"].as_str()),
+            (
+                event.type_,
+                event.object.value()["metadata"]["name"].as_str()
+            ),
             (WatchEventType::Added, Some(name.as_str()))
         );
     }
     let error = next(&mut slow).await;
     assert_eq!(error.type_, WatchEventType::Error);
-    assert_eq!(error.object["code"], 500, "{}", error.object);
-    let message = error.object["message"].as_str().unwrap();
+    assert_eq!(error.object.value()["code"], 500, "{}", error.object);
+    let status = error.object.value();
+    let message = status["message"].as_str().unwrap();
     assert!(
         message.contains("more than 2 changes behind") && message.contains("watch again"),
         "{message}"
@@ -494,7 +504,10 @@ async fn watchers_of_one_version_share_each_event_encoding() {
     );
     assert_eq!(events[0].object.json(), events[1].object.json());
     assert!(!SharedObject::ptr_eq(&events[0].object, &other.object));
-    assert_eq!(other.object["apiVersion"], "apps.example.dev/v1beta1");
+    assert_eq!(
+        other.object.value()["apiVersion"],
+        "apps.example.dev/v1beta1"
+    );
 }
 
 /// Table watches (`kubectl get -w`) of one Table version and `includeObject` share each

@@ -205,6 +205,113 @@ fn kubectl_get_with_selectors(version: Version, backend: Backend) {
     assert_eq!(run.table().column("NAME").len(), 5, "{}", run.stdout);
 }
 
+/// The bytes of a list are exactly what encoding its objects one by one gives (the slow
+/// path: each object as a GET answers it, in a list serialized by serde), in every version,
+/// whether the list comes from the watch cache (items shared with it), from a consistent
+/// read, or from storage (`Exact`); pretty JSON and YAML hold the same list; Tables from the
+/// cache and from storage agree.
+#[test]
+fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    for i in 0..40 {
+        let mut object = webapp(
+            &format!("w{i:02}"),
+            json!({"n": i.to_string()}),
+            "nginx:1.27",
+        );
+        object["spec"]["container"]["env"] = json!([{"name": "K", "value": "é\"\\<>&"}]);
+        if i % 3 == 0 {
+            object["metadata"]["annotations"] = json!({"note": "x".repeat(i * 10)});
+        }
+        let response = client.post(WEBAPPS, &object).unwrap();
+        assert_eq!(response.status, 201, "{response:?}");
+    }
+    let latest = rv(&get(&client, WEBAPPS));
+    wait_for(
+        EVENT,
+        "the cache to reach the last create",
+        String::new,
+        || (rv(&get(&client, &format!("{WEBAPPS}?resourceVersion=0"))) == latest).then_some(()),
+    );
+    let bytes = |path: &str, accept: &str| {
+        let (status, body) = client.get_accepting(path, accept).unwrap();
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+        body
+    };
+    for version in ["v1", "v1beta1"] {
+        let path = format!("/apis/apps.example.dev/{version}/namespaces/default/webapps");
+        let cached = bytes(&format!("{path}?resourceVersion=0"), "application/json");
+        let consistent = bytes(&path, "application/json");
+        let exact = bytes(
+            &format!("{path}?resourceVersion={latest}&resourceVersionMatch=Exact"),
+            "application/json",
+        );
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+        assert_eq!(text(&cached), text(&exact), "{version}: cache and storage");
+        assert_eq!(
+            text(&cached),
+            text(&consistent),
+            "{version}: consistent read"
+        );
+
+        let list: Value = serde_json::from_slice(&cached).unwrap();
+        let items: Vec<Value> = (list["items"].as_array().unwrap().iter())
+            .map(|item| {
+                let name = item["metadata"]["name"].as_str().unwrap();
+                serde_json::from_slice(&bytes(&format!("{path}/{name}"), "application/json"))
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(items.len(), 40);
+        let slow = json!({
+            "apiVersion": format!("apps.example.dev/{version}"),
+            "kind": "WebAppList",
+            "metadata": {"resourceVersion": latest},
+            "items": items,
+        });
+        let mut slow = serde_json::to_vec(&slow).unwrap();
+        slow.push(b'\n');
+        assert_eq!(
+            text(&cached),
+            text(&slow),
+            "{version}: the objects one by one"
+        );
+
+        let pretty: Value =
+            serde_json::from_slice(&bytes(&format!("{path}?pretty=true"), "application/json"))
+                .unwrap();
+        assert_eq!(pretty, list, "{version}: pretty");
+        let yaml: Value = serde_yaml_ng::from_slice(&bytes(&path, "application/yaml")).unwrap();
+        assert_eq!(yaml, list, "{version}: YAML");
+
+        let table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+        let from_cache: Value =
+            serde_json::from_slice(&bytes(&format!("{path}?resourceVersion=0"), table)).unwrap();
+        let from_storage: Value = serde_json::from_slice(&bytes(
+            &format!("{path}?resourceVersion={latest}&resourceVersionMatch=Exact"),
+            table,
+        ))
+        .unwrap();
+        let without_ages = |mut table: Value| {
+            let dates: Vec<usize> = (table["columnDefinitions"].as_array().unwrap().iter())
+                .enumerate()
+                .filter(|(_, c)| c["type"] == "date")
+                .map(|(i, _)| i)
+                .collect();
+            for row in table["rows"].as_array_mut().unwrap() {
+                for &i in &dates {
+                    row["cells"][i] = Value::Null;
+                }
+            }
+            table
+        };
+        let from_cache = without_ages(from_cache);
+        assert_eq!(from_cache["rows"].as_array().unwrap().len(), 40);
+        assert_eq!(from_cache, without_ages(from_storage), "{version}: Tables");
+    }
+}
+
 /// resourceVersion on get and list: unset (latest), `0` (the watch cache), `N` not older
 /// than `N`, `Exact`, and kube's errors for combinations it rejects.
 #[test]

@@ -5,7 +5,7 @@
 //! started with the registry. Each is fed by ONE [`Storage::watch`] of its prefix, after an
 //! initial [`Storage::list`] (`feed`), and holds:
 //!
-//! - the current objects, keyed by storage key, each decoded once ([`CachedObject`]);
+//! - the current objects, keyed by storage key, as their stored bytes ([`CachedObject`]);
 //! - a bounded ring of the most recent changes ([`CachedEvent`]), `history` of them
 //!   ([`CacheOptions::history`], `--watch-cache-history`); a watch from a revision older
 //!   than the ring reaches back fails with [`CacheError::TooOld`] (kube's 410 "too old
@@ -16,9 +16,9 @@
 //!   the others nor grows memory without bound.
 //!
 //! What is shared: a cached object (and the old object of an event) memoizes its
-//! conversions per served version as [`SharedObject`]s, whose JSON encoding is computed at
-//! most once; every watcher (and every list served from the cache) of that version uses the
-//! same bytes. The registry decides what the cache serves (watches always; gets and lists
+//! conversions per served version as [`SharedObject`]s, encoded once and kept as bytes only;
+//! every watcher (and every list served from the cache) of that version copies the same
+//! bytes. The registry decides what the cache serves (watches always; gets and lists
 //! that allow a cached answer), and how objects convert; the cache knows only keys, JSON
 //! values and revisions.
 //!
@@ -30,13 +30,13 @@
 mod feed;
 mod shared;
 
-pub use shared::{Memo, SharedObject};
+pub use shared::{Derived, Memo, SharedObject};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 
 use crate::metrics::ResourceLabels;
@@ -113,29 +113,48 @@ pub enum End {
     Closed,
 }
 
-/// One object as the cache holds it: its stored value, decoded once.
+/// One object as the cache holds it: its stored bytes (the one copy of its data), what
+/// selectors read, extracted once, and its encodings per served version, made on first use.
+/// The decoded form is made again where a request needs it ([`CachedObject::decode`]).
 pub struct CachedObject {
     /// The stored key and value.
     pub kv: KeyValue,
-    /// The decoded JSON, or why it does not decode.
-    pub decoded: Result<Value, String>,
-    /// A value the registry derives once from the object (its hub as JSON, for field
-    /// selectors).
-    pub derived: OnceLock<Value>,
+    /// `metadata.labels`, for label selectors (`None` when absent or undecodable).
+    pub labels: Option<Map<String, Value>>,
+    /// Values the registry derives once from the object, per kind reading it (the
+    /// selectable fields' values, for field selectors): kinds stored together name their
+    /// fields differently.
+    pub derived: Derived,
     /// The object in each served version, with its `mod_revision` as resourceVersion.
     pub versions: Memo,
 }
 
 impl CachedObject {
     fn new(kv: KeyValue) -> Arc<CachedObject> {
-        let decoded = serde_json::from_slice(&kv.value)
-            .map_err(|e| format!("decoding the object at {}: {e}", kv.key));
+        /// Only the labels of a stored object; the rest is skipped, not decoded.
+        #[derive(serde::Deserialize)]
+        struct Labelled {
+            metadata: Option<Metadata>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Metadata {
+            labels: Option<Map<String, Value>>,
+        }
+        let labels = serde_json::from_slice::<Labelled>(&kv.value)
+            .ok()
+            .and_then(|object| object.metadata?.labels);
         Arc::new(CachedObject {
             kv,
-            decoded,
-            derived: OnceLock::new(),
+            labels,
+            derived: Derived::default(),
             versions: Memo::default(),
         })
+    }
+
+    /// The stored object, decoded, or why it does not decode.
+    pub fn decode(&self) -> Result<Value, String> {
+        serde_json::from_slice(&self.kv.value)
+            .map_err(|e| format!("decoding the object at {}: {e}", self.kv.key))
     }
 }
 

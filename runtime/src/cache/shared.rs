@@ -1,40 +1,47 @@
-//! Objects encoded once and shared: [`SharedObject`] (a JSON value with its lazily computed
-//! encodings: JSON, and derived ones such as a Table row) and [`Memo`] (one per served
+//! Objects encoded once and shared: [`SharedObject`] (a JSON object as its encoding, with
+//! derived encodings such as a Table row made on first use) and [`Memo`] (one per served
 //! version).
 
 use std::fmt;
-use std::ops::Deref;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-/// A JSON object shared by every watcher that sends it: cloning is cheap, and its
-/// encoding ([`SharedObject::json`]) is computed at most once.
+/// A JSON object shared by every watcher and list that sends it, held as its encoding
+/// only: cloning is cheap, the bytes ([`SharedObject::json`]) are what responses copy, and
+/// the decoded form ([`SharedObject::value`]) is made again where a request needs it (a
+/// Table, YAML), so a cached object costs its JSON, not a tree of maps.
 #[derive(Clone)]
 pub struct SharedObject(Arc<Inner>);
 
 struct Inner {
-    value: Value,
-    json: OnceLock<Bytes>,
+    json: Bytes,
     /// Other encodings derived from the value (a Table row), by name.
     derived: Mutex<Vec<(String, Bytes)>>,
 }
 
 impl SharedObject {
-    /// The value.
-    pub fn value(&self) -> &Value {
-        &self.0.value
+    /// The object as compact JSON, as `serde_json::to_vec` writes its value.
+    pub fn json(&self) -> Bytes {
+        self.0.json.clone()
     }
 
-    /// The value as compact JSON, encoded on first use and shared afterwards.
-    pub fn json(&self) -> Bytes {
-        (self.0.json.get_or_init(|| {
-            // A `Value` always encodes.
-            Bytes::from(serde_json::to_vec(&self.0.value).unwrap_or_default())
-        }))
-        .clone()
+    /// The length of [`SharedObject::json`].
+    pub fn len(&self) -> usize {
+        self.0.json.len()
+    }
+
+    /// Whether the encoding is empty (never, for an object).
+    pub fn is_empty(&self) -> bool {
+        self.0.json.is_empty()
+    }
+
+    /// The value, decoded from its encoding.
+    pub fn value(&self) -> Value {
+        // The bytes were encoded from a `Value`, so they decode.
+        serde_json::from_slice(&self.0.json).unwrap_or(Value::Null)
     }
 
     /// An encoding derived from the value under `name` (such as its Table row), made by
@@ -49,57 +56,58 @@ impl SharedObject {
         Some(bytes)
     }
 
-    /// Whether two handles share one value (and so one encoding).
+    /// Whether two handles share one encoding.
     pub fn ptr_eq(a: &SharedObject, b: &SharedObject) -> bool {
         Arc::ptr_eq(&a.0, &b.0)
     }
 }
 
-impl From<Value> for SharedObject {
-    fn from(value: Value) -> SharedObject {
+impl From<&Value> for SharedObject {
+    fn from(value: &Value) -> SharedObject {
+        // A `Value` always encodes. Kept for long: without the spare capacity the
+        // encoder's doubling left.
+        let mut json = serde_json::to_vec(value).unwrap_or_default();
+        json.shrink_to_fit();
         SharedObject(Arc::new(Inner {
-            value,
-            json: OnceLock::new(),
+            json: Bytes::from(json),
             derived: Mutex::new(Vec::new()),
         }))
     }
 }
 
-impl Deref for SharedObject {
-    type Target = Value;
-
-    fn deref(&self) -> &Value {
-        &self.0.value
+impl From<Value> for SharedObject {
+    fn from(value: Value) -> SharedObject {
+        SharedObject::from(&value)
     }
 }
 
 impl fmt::Debug for SharedObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.value.fmt(f)
+        f.write_str(&String::from_utf8_lossy(&self.0.json))
     }
 }
 
 impl fmt::Display for SharedObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.value.fmt(f)
+        f.write_str(&String::from_utf8_lossy(&self.0.json))
     }
 }
 
 impl PartialEq for SharedObject {
     fn eq(&self, other: &SharedObject) -> bool {
-        self.0.value == other.0.value
+        self.0.json == other.0.json
     }
 }
 
 impl PartialEq<Value> for SharedObject {
     fn eq(&self, other: &Value) -> bool {
-        &self.0.value == other
+        &self.value() == other
     }
 }
 
 impl Serialize for SharedObject {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.value.serialize(serializer)
+        self.value().serialize(serializer)
     }
 }
 
@@ -132,6 +140,30 @@ impl Memo {
         let object = SharedObject::from(make()?);
         versions.push((group, version.to_owned(), object.clone()));
         Ok(object)
+    }
+}
+
+/// What a [`Derived`] value is kept under: a kind's group and name.
+pub type DerivedKey = (&'static str, &'static str);
+
+/// Values derived from an object once per key (a kind's group and name), kept beside it.
+#[derive(Default)]
+pub struct Derived(Mutex<Vec<(DerivedKey, Arc<Value>)>>);
+
+impl Derived {
+    /// The value under `key`, made by `make` the first time.
+    pub fn get_or_try_insert<E>(
+        &self,
+        key: DerivedKey,
+        make: impl FnOnce() -> Result<Value, E>,
+    ) -> Result<Arc<Value>, E> {
+        let mut derived = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, value)) = derived.iter().find(|(k, _)| *k == key) {
+            return Ok(value.clone());
+        }
+        let value = Arc::new(make()?);
+        derived.push((key, value.clone()));
+        Ok(value)
     }
 }
 

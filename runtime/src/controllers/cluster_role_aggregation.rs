@@ -33,7 +33,8 @@ pub async fn sync(registry: &Registry) -> Result<bool, ApiError> {
     };
     let listed = registry.list(target, &cached).await?.items;
     let mut roles: Vec<(Value, ClusterRole)> = (listed.into_iter())
-        .filter_map(|value| {
+        .filter_map(|object| {
+            let value = object.value();
             let role = serde_json::from_value(value.clone()).ok()?;
             Some((value, role))
         })

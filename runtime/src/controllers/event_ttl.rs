@@ -53,6 +53,7 @@ pub async fn expire(registry: &Registry, ttl: Duration) -> Result<bool, ApiError
     };
     let now = SystemTime::now();
     for event in registry.list(all, &cached).await?.items {
+        let event = event.value();
         let Some(written) = last_write(&event) else {
             continue;
         };

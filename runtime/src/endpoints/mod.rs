@@ -20,6 +20,7 @@
 mod discovery;
 mod health;
 mod json;
+mod list;
 mod media;
 mod metrics;
 mod openapi;

@@ -18,7 +18,6 @@ use axum::http::header::USER_AGENT;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
-use serde::Serialize;
 use serde_json::Value;
 
 use super::media::{self, Format, Output};
@@ -28,8 +27,8 @@ use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
 use crate::authn::UserInfo;
 use crate::error::ApiError;
-use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions, ListMeta};
-use crate::registry::{GetOptions, ObjectList, Subresource, Target, Written};
+use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions};
+use crate::registry::{GetOptions, ObjectList, SharedObject, Subresource, Target, Written};
 
 /// One mounted route.
 struct Endpoint {
@@ -261,10 +260,11 @@ async fn handle(
             let options = query.list_options()?;
             let list = registry.list(target, &options).await?;
             if let Format::Table(version) = output.format {
-                let table = registry.table(target, &list.items, Some(&list), include_object)?;
+                let objects: Vec<Value> = list.items.iter().map(SharedObject::value).collect();
+                let table = registry.table(target, &objects, Some(&list), include_object)?;
                 return Ok(render_table(table, Some(&list), version, output));
             }
-            Ok(render_list(target, list, output))
+            Ok(super::list::render(target, list, output))
         }
         Handler::Watch | Handler::WatchList => {
             let mut options = query.watch_options()?;
@@ -335,7 +335,7 @@ async fn handle(
             let list = registry
                 .delete_collection(target, &list_options, &options)
                 .await?;
-            Ok(render_list(target, list, output))
+            Ok(super::list::render(target, list, output))
         }
     }
 }
@@ -394,35 +394,6 @@ fn render_written(written: Written, output: Output, warnings: &mut Vec<String>) 
     media::respond(status, &written.object, output)
 }
 
-/// A list in the request's version: `{apiVersion, kind: <Kind>List, metadata, items}`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct List {
-    api_version: String,
-    kind: String,
-    metadata: ListMeta,
-    items: Vec<Value>,
-}
-
-fn list_meta(list: &ObjectList) -> ListMeta {
-    ListMeta {
-        resource_version: Some(list.resource_version.clone()),
-        continue_: list.continue_token.clone().filter(|t| !t.is_empty()),
-        remaining_item_count: list.remaining_item_count,
-        self_link: None,
-    }
-}
-
-fn render_list(target: Target<'_>, list: ObjectList, output: Output) -> Response {
-    let body = List {
-        api_version: target.kind.api_version(target.version),
-        kind: format!("{}List", target.kind.info.kind),
-        metadata: list_meta(&list),
-        items: list.items,
-    };
-    media::respond(StatusCode::OK, &body, output)
-}
-
 fn render_table(
     mut table: crate::meta::Table,
     list: Option<&ObjectList>,
@@ -432,7 +403,7 @@ fn render_table(
     table.kind = Some("Table".into());
     table.api_version = Some(version.api_version().into());
     if let Some(list) = list {
-        let meta = list_meta(list);
+        let meta = super::list::list_meta(list);
         table.metadata.resource_version = table.metadata.resource_version.or(meta.resource_version);
         table.metadata.continue_ = table.metadata.continue_.or(meta.continue_);
         table.metadata.remaining_item_count =

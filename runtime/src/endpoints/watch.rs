@@ -195,18 +195,16 @@ fn as_table(
     include_object: &str,
     first: bool,
 ) -> WatchEvent {
-    let resource_version = (event.object.pointer("/metadata/resourceVersion"))
+    if event.type_ == WatchEventType::Error {
+        return event;
+    }
+    let object = event.object.value();
+    let resource_version = (object.pointer("/metadata/resourceVersion"))
         .and_then(Value::as_str)
         .map(str::to_owned);
     let table = match event.type_ {
-        WatchEventType::Error => return event,
         WatchEventType::Bookmark => Ok(crate::meta::Table::default()),
-        _ => registry.table(
-            target,
-            std::slice::from_ref(&event.object),
-            None,
-            include_object,
-        ),
+        _ => registry.table(target, std::slice::from_ref(&object), None, include_object),
     };
     let mut table = match table {
         Ok(table) => table,

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::validation::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
-use super::{Fields, ListOptions, ObjectList, Registry, Target, WriteOptions};
+use super::{Fields, ListOptions, ObjectList, Registry, SharedObject, Target, WriteOptions};
 use crate::api::KindInfo;
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Status, StatusDetails};
@@ -267,13 +267,14 @@ impl Registry {
         let matching = self.list_objects(target, list).await?;
         let mut deleted = Vec::with_capacity(matching.items.len());
         for item in &matching.items {
-            let name = meta_str(item, "name").unwrap_or_default();
+            let item = item.value();
+            let name = meta_str(&item, "name").unwrap_or_default();
             let one = Target {
-                namespace: meta_str(item, "namespace").or(target.namespace),
+                namespace: meta_str(&item, "namespace").or(target.namespace),
                 ..target
             };
             match self.delete_object(one, name, options).await {
-                Ok((object, _)) => deleted.push(object),
+                Ok((object, _)) => deleted.push(SharedObject::from(object)),
                 Err(ApiError::NotFound { .. }) => {}
                 Err(e) => return Err(e),
             }

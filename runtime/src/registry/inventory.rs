@@ -9,13 +9,46 @@ use crate::api::Scope;
 use crate::error::ApiError;
 use crate::storage::{KeyValue, ListRequest};
 
-/// One object: its kind (an index into the scheme's kinds) and its JSON.
+/// One object: its kind (an index into the scheme's kinds) and its metadata.
 #[derive(Clone, Debug)]
 pub struct Content {
     /// The kind's index in the scheme.
     pub kind: usize,
-    /// The object (as stored, or in its storage version).
+    /// The object's `{"metadata": ...}` only (as stored, or in its storage version), with
+    /// the fields the controllers read (name, namespace, uid, resourceVersion,
+    /// deletionTimestamp, finalizers, ownerReferences). The rest is skipped, not decoded, so
+    /// that a pass over every object does not build every object's tree.
     pub object: Value,
+}
+
+/// `{"metadata": ...}` of the JSON object `json`, with only the fields the controllers
+/// read: the rest (`managedFields` above all) is skipped by the decoder, not built.
+fn metadata_of(json: &[u8]) -> Result<Value, ApiError> {
+    #[derive(serde::Deserialize, serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Metadata {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        namespace: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        uid: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resource_version: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        deletion_timestamp: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        finalizers: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        owner_references: Option<Value>,
+    }
+    #[derive(serde::Deserialize, serde::Serialize)]
+    struct Object {
+        metadata: Option<Metadata>,
+    }
+    let object: Object = serde_json::from_slice(json)
+        .map_err(|e| ApiError::Internal(format!("decoding an object's metadata: {e}")))?;
+    serde_json::to_value(object).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 impl Registry {
@@ -25,7 +58,7 @@ impl Registry {
         for (kind, kv) in self.stored_in_namespace(name).await? {
             content.push(Content {
                 kind,
-                object: object::decode(&kv)?,
+                object: metadata_of(&kv.value)?,
             });
         }
         Ok(content)
@@ -65,10 +98,12 @@ impl Registry {
                 namespace: None,
             };
             let list = self.list_objects(target, options).await?;
-            all.extend(list.items.into_iter().map(|object| Content {
-                kind: index,
-                object,
-            }));
+            for object in list.items {
+                all.push(Content {
+                    kind: index,
+                    object: metadata_of(&object.json())?,
+                });
+            }
         }
         Ok(all)
     }

@@ -226,8 +226,9 @@ pub struct WatchEvent {
 /// A page of a list, in the request's version.
 #[derive(Clone, Debug, Default)]
 pub struct ObjectList {
-    /// The objects, each with `apiVersion` and `kind`.
-    pub items: Vec<Value>,
+    /// The objects, each with `apiVersion` and `kind`, encoded: a list from the watch cache
+    /// shares each object's bytes with the cache, so serving it copies them.
+    pub items: Vec<SharedObject>,
     /// The revision the list was read at.
     pub resource_version: String,
     /// Token for the next page.

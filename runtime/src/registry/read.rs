@@ -16,7 +16,7 @@ use super::object::{self, internal};
 use super::selector::Selectors;
 use super::update::parse_resource_version;
 use super::watch::{in_version, matches_cached};
-use super::{GetOptions, ListOptions, ObjectList, Registry, Subresource, Target};
+use super::{GetOptions, ListOptions, ObjectList, Registry, SharedObject, Subresource, Target};
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::scheme::KindEntry;
 use crate::storage::{self, KeyValue, ListRequest, Revision};
@@ -90,7 +90,7 @@ impl Registry {
             let object = object.ok_or_else(not_found)?;
             return match scale {
                 Some(scale) => {
-                    let stored = object.decoded.clone().map_err(internal)?;
+                    let stored = object.decode().map_err(internal)?;
                     let hub = kind.from_stored(stored).map_err(internal)?;
                     let hub = kind.hub_json(&hub).map_err(internal)?;
                     Ok(super::scale::view(scale, &hub, object.kv.mod_revision))
@@ -194,7 +194,7 @@ impl Registry {
                 }
                 last_key = Some(kv.key.clone());
                 if let Some(object) = select(kind, kv, target.version, &selectors)? {
-                    items.push(object);
+                    items.push(SharedObject::from(object));
                 }
             }
             if full {
@@ -295,7 +295,7 @@ impl Registry {
         let mut items = Vec::new();
         for cached in &snapshot.objects {
             if matches_cached(kind, cached, selectors)? {
-                items.push(in_version(kind, cached, target.version)?.value().clone());
+                items.push(in_version(kind, cached, target.version)?);
             }
         }
         Ok(ObjectList {

@@ -297,8 +297,8 @@ impl Watcher {
                         let prev = prev.as_ref().expect("a previous object was matched");
                         let object = gone(kind, change, prev, version)?;
                         debug_assert_eq!(
-                            object.pointer("/metadata/resourceVersion"),
-                            Some(&Value::String(revision.to_string()))
+                            object.value().pointer("/metadata/resourceVersion").cloned(),
+                            Some(Value::String(revision.to_string()))
                         );
                         Ok(Some(event(WatchEventType::Deleted, object)))
                     }
@@ -339,7 +339,7 @@ fn converted(
     version: &str,
     revision: Revision,
 ) -> Result<Value, ApiError> {
-    let stored = cached.decoded.clone().map_err(internal)?;
+    let stored = cached.decode().map_err(internal)?;
     let mut object = kind
         .stored_to(stored, version)
         .map_err(|e| internal(format!("converting the object at {}: {e}", cached.kv.key)))?;
@@ -347,29 +347,27 @@ fn converted(
     Ok(object)
 }
 
-/// Whether a cached object matches the selectors; its hub JSON (for field selectors) is
-/// computed once.
+/// Whether a cached object matches the selectors: labels as the cache extracted them; the
+/// selectable fields' values are computed from its hub once and kept (not the hub).
 pub(super) fn matches_cached(
     kind: &KindEntry,
     cached: &CachedObject,
     selectors: &Selectors,
 ) -> Result<bool, ApiError> {
-    let stored = cached.decoded.as_ref().map_err(internal)?;
-    if !selectors.matches_labels(stored) {
+    if !selectors.matches_label_map(cached.labels.as_ref()) {
         return Ok(false);
     }
     if !selectors.selects_fields() {
         return Ok(true);
     }
-    let hub = match cached.derived.get() {
-        Some(hub) => hub,
-        None => {
-            let hub = kind.from_stored(stored.clone()).map_err(internal)?;
-            let json = kind.hub_json(&hub).map_err(internal)?;
-            cached.derived.get_or_init(|| json)
-        }
-    };
-    Ok(selectors.matches_fields(kind.info, hub))
+    let key = (kind.info.group, kind.info.kind);
+    let fields = cached.derived.get_or_try_insert(key, || {
+        let stored = cached.decode().map_err(internal)?;
+        let hub = kind.from_stored(stored).map_err(internal)?;
+        let json = kind.hub_json(&hub).map_err(internal)?;
+        Ok::<_, ApiError>(Selectors::selectable_values(kind.info, &json))
+    })?;
+    Ok(selectors.matches_selectable_values(&fields))
 }
 
 /// How long before its deadline a watch gets its last bookmark (kube's cacher: 2 s).
@@ -515,7 +513,7 @@ mod tests {
         assert_eq!(expired.to_string(), "too old resource version: 3 (9)");
         let event = error_event(&expired);
         assert_eq!(event.type_, WatchEventType::Error);
-        assert_eq!(event.object["reason"], "Expired");
+        assert_eq!(event.object.value()["reason"], "Expired");
         assert_eq!(
             serde_json::to_value(&event).unwrap()["type"],
             "ERROR",

@@ -127,7 +127,12 @@ impl Client {
 
     /// `GET path`: the status and the body's bytes (a binary body).
     pub fn get_bytes(&self, path: &str) -> Result<(u16, Vec<u8>), ureq::Error> {
-        let mut request = self.agent.get(format!("{}{path}", self.base));
+        self.get_accepting(path, "*/*")
+    }
+
+    /// `GET path` with `Accept: accept`: the status and the body's bytes.
+    pub fn get_accepting(&self, path: &str, accept: &str) -> Result<(u16, Vec<u8>), ureq::Error> {
+        let mut request = (self.agent.get(format!("{}{path}", self.base))).header("Accept", accept);
         if let Some(token) = &self.token {
             request = request.header("Authorization", format!("Bearer {token}"));
         }

@@ -23,7 +23,6 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::{Attributes, Authorizer, Decision};
@@ -407,8 +406,7 @@ impl Shared {
 }
 
 fn decode<T: DeserializeOwned>(object: &CachedObject) -> Option<T> {
-    let value: &Value = object.decoded.as_ref().ok()?;
-    match serde_json::from_value(value.clone()) {
+    match serde_json::from_slice(&object.kv.value) {
         Ok(decoded) => Some(decoded),
         Err(e) => {
             tracing::warn!(key = %object.kv.key, error = %e, "RBAC: an object does not decode; ignored");

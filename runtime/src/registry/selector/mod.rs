@@ -16,7 +16,7 @@ mod labels;
 pub use fields::{FieldSelector, FieldTerm};
 pub use labels::{LabelSelector, Operator, Requirement};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::object::{meta, meta_str};
 use super::scale::get_path;
@@ -69,20 +69,54 @@ impl Selectors {
         self.labels.matches(labels)
     }
 
+    /// Whether an object's `metadata.labels` match.
+    pub fn matches_label_map(&self, labels: Option<&Map<String, Value>>) -> bool {
+        self.labels.matches(labels)
+    }
+
     /// Whether the fields of an object match; selectable fields are paths on the hub, so
     /// `hub` is the object's hub JSON ([`KindEntry::hub_json`](crate::scheme::KindEntry::hub_json)).
     pub fn matches_fields(&self, info: &KindInfo, hub: &Value) -> bool {
-        self.fields.matches(|label| match label {
-            "metadata.name" => meta_str(hub, "name").map(str::to_owned),
-            "metadata.namespace" if info.scope == Scope::Namespaced => {
-                meta_str(hub, "namespace").map(str::to_owned)
-            }
-            "metadata.namespace" => None,
-            _ => match get_path(hub, selectable_path(info, label)?)? {
-                Value::String(s) => Some(s.clone()),
-                other => Some(other.to_string()),
-            },
-        })
+        self.fields.matches(|label| field_value(info, hub, label))
+    }
+
+    /// The values of every field a selector may name (`metadata.name`, `metadata.namespace`
+    /// and the kind's selectable fields), by label: what a cached object keeps instead of
+    /// its hub ([`Selectors::matches_selectable_values`]).
+    pub fn selectable_values(info: &KindInfo, hub: &Value) -> Value {
+        let labels = ["metadata.name", "metadata.namespace"]
+            .into_iter()
+            .chain(info.selectable_fields.iter().map(|f| f.label));
+        let values = labels
+            .filter_map(|label| {
+                Some((
+                    label.to_owned(),
+                    Value::String(field_value(info, hub, label)?),
+                ))
+            })
+            .collect();
+        Value::Object(values)
+    }
+
+    /// Whether the fields match, given the object's [`Selectors::selectable_values`].
+    pub fn matches_selectable_values(&self, values: &Value) -> bool {
+        self.fields
+            .matches(|label| values.get(label)?.as_str().map(str::to_owned))
+    }
+}
+
+/// The value a field selector compares for `label` on `hub`.
+fn field_value(info: &KindInfo, hub: &Value, label: &str) -> Option<String> {
+    match label {
+        "metadata.name" => meta_str(hub, "name").map(str::to_owned),
+        "metadata.namespace" if info.scope == Scope::Namespaced => {
+            meta_str(hub, "namespace").map(str::to_owned)
+        }
+        "metadata.namespace" => None,
+        _ => match get_path(hub, selectable_path(info, label)?)? {
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        },
     }
 }
 

@@ -1,0 +1,174 @@
+//! List responses: `{apiVersion, kind: <Kind>List, metadata, items}` in the request's
+//! version.
+//!
+//! Compact JSON (what clients ask for) is written from the items' shared encodings
+//! ([`SharedObject::json`]): the list's head, then each item's bytes, copied into chunks of
+//! [`CHUNK`] bytes as the body is sent, with a `Content-Length`. No item is decoded or
+//! encoded again, and no tree or string of the whole list is built. The bytes are exactly
+//! what `serde_json::to_vec` writes for the same list of values (the slow path, which
+//! pretty JSON and YAML still take), as a unit test and the server's list tests check.
+
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, VARY};
+use axum::response::Response;
+use bytes::{Bytes, BytesMut};
+use serde::Serialize;
+
+use super::media::{self, Format, Output};
+use crate::meta::ListMeta;
+use crate::registry::{ObjectList, SharedObject, Target};
+
+/// The size of the body's chunks: large enough that a list costs few writes, small enough
+/// that a response never holds a second copy of a large list.
+const CHUNK: usize = 64 * 1024;
+
+/// A list as the slow path serializes it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List<'a> {
+    api_version: String,
+    kind: String,
+    metadata: ListMeta,
+    items: &'a [SharedObject],
+}
+
+/// The list metadata of `list`.
+pub(super) fn list_meta(list: &ObjectList) -> ListMeta {
+    ListMeta {
+        resource_version: Some(list.resource_version.clone()),
+        continue_: list.continue_token.clone().filter(|t| !t.is_empty()),
+        remaining_item_count: list.remaining_item_count,
+        self_link: None,
+    }
+}
+
+/// The response for `list` in `target`'s version.
+pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Response {
+    let body = List {
+        api_version: target.kind.api_version(target.version),
+        kind: format!("{}List", target.kind.info.kind),
+        metadata: list_meta(&list),
+        items: &[],
+    };
+    if output.format != Format::Json || output.pretty {
+        let body = List {
+            items: &list.items,
+            ..body
+        };
+        return media::respond(StatusCode::OK, &body, output);
+    }
+    let (length, chunks) = compact(&body, list.items);
+    let mut response = Response::new(Body::from_stream(futures_util::stream::iter(
+        chunks.map(Ok::<_, Infallible>),
+    )));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(media::JSON));
+    headers.insert(VARY, HeaderValue::from_static("Accept"));
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    response
+}
+
+/// The compact JSON of `head` (a list without items) with `items`: its length, and its
+/// bytes as chunks.
+fn compact(head: &List<'_>, items: Vec<SharedObject>) -> (usize, Chunks) {
+    // `{...,"items":[]}`: everything before `]}` opens the body.
+    let mut open = serde_json::to_vec(head).unwrap_or_default();
+    open.truncate(open.len().saturating_sub(2));
+    let separators = items.len().saturating_sub(1);
+    let length = open.len() + items.iter().map(SharedObject::len).sum::<usize>() + separators + 3;
+    let chunks = Chunks {
+        buffer: BytesMut::from(&open[..]),
+        items: items.into_iter(),
+        first: true,
+        done: false,
+    };
+    (length, chunks)
+}
+
+/// The body's chunks: the head, the items separated by commas, then `]}` and a newline.
+struct Chunks {
+    buffer: BytesMut,
+    items: std::vec::IntoIter<SharedObject>,
+    first: bool,
+    done: bool,
+}
+
+impl Iterator for Chunks {
+    type Item = Bytes;
+
+    fn next(&mut self) -> Option<Bytes> {
+        if self.done {
+            return None;
+        }
+        while self.buffer.len() < CHUNK {
+            let Some(item) = self.items.next() else {
+                self.buffer.extend_from_slice(b"]}\n");
+                self.done = true;
+                break;
+            };
+            if !std::mem::take(&mut self.first) {
+                self.buffer.extend_from_slice(b",");
+            }
+            self.buffer.extend_from_slice(&item.json());
+        }
+        Some(self.buffer.split().freeze())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn head() -> List<'static> {
+        List {
+            api_version: "v1".into(),
+            kind: "ConfigMapList".into(),
+            metadata: ListMeta {
+                resource_version: Some("7".into()),
+                continue_: Some("token".into()),
+                remaining_item_count: Some(3),
+                self_link: None,
+            },
+            items: &[],
+        }
+    }
+
+    /// The fast path's bytes are the slow path's, for no items, one, and enough to span
+    /// several chunks.
+    #[test]
+    fn chunks_are_what_serde_writes() {
+        for count in [0, 1, 2, 500] {
+            let items: Vec<SharedObject> = (0..count)
+                .map(|i| {
+                    SharedObject::from(json!({
+                        "metadata": {"name": format!("c{i}"), "labels": {"a": "é\"\\"}},
+                        "data": {"v": "x".repeat(i % 300)},
+                    }))
+                })
+                .collect();
+            let mut slow = serde_json::to_vec(&List {
+                items: &items,
+                ..head()
+            })
+            .unwrap();
+            slow.push(b'\n');
+            let (length, chunks) = compact(&head(), items);
+            let chunks: Vec<Bytes> = chunks.collect();
+            assert!(
+                chunks.iter().all(|c| c.len() < CHUNK + 1024),
+                "chunks are bounded"
+            );
+            let fast: Vec<u8> = chunks.concat();
+            assert_eq!(
+                String::from_utf8(fast).unwrap(),
+                String::from_utf8(slow.clone()).unwrap()
+            );
+            assert_eq!(length, slow.len(), "{count} items");
+        }
+    }
+}
