@@ -1,10 +1,8 @@
-//! `cargo xtask bench`: the project's throughput numbers (`server/benches/throughput.rs`),
-//! printed for people to read; nothing asserts them.
+//! `cargo xtask bench`: the project's performance figures (`server/benches/kapi/`), printed
+//! for people to read (or as JSON with `--json`); nothing asserts them.
 //!
 //! Installs what the measurements need when missing (etcd, and `protoc` to build the etcd
-//! backend), then runs the benchmark in the release-like bench profile: the embedded store
-//! directly, raw etcd-client transactions, and the release server over HTTP on etcd and on
-//! the embedded store, all at the same concurrency.
+//! backend), then runs the benchmark in the release-like bench profile.
 
 use std::path::Path;
 use std::process::{Command, ExitStatus};
@@ -13,22 +11,26 @@ use anyhow::{Context, Result};
 
 use crate::test::Prerequisite;
 
-/// Runs the benchmark from `root`; returns cargo's status.
-pub fn run(root: &Path) -> Result<ExitStatus> {
+/// Runs the benchmark from `root` (at tiny sizes when `quick`, printing JSON when
+/// `json`); returns cargo's status.
+pub fn run(root: &Path, quick: bool, json: bool) -> Result<ExitStatus> {
     let mut env = Vec::new();
     for prerequisite in [Prerequisite::protoc(), Prerequisite::etcd()] {
         prerequisite.ensure(root)?;
         env.extend(prerequisite.env);
     }
-    let args = [
+    let mut args = vec![
         "bench",
         "-p",
         "kapi-server",
         "--features",
         "etcd",
         "--bench",
-        "throughput",
+        "kapi",
+        "--",
     ];
+    args.extend(quick.then_some("--quick"));
+    args.extend(json.then_some("--json"));
     eprintln!("xtask: cargo {}", args.join(" "));
     Command::new("cargo")
         .args(args)

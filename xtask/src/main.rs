@@ -28,8 +28,16 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Print throughput numbers: the stores, raw etcd, and the release server over HTTP.
-    Bench,
+    /// Print kapi's performance figures beside the machine's limits (see
+    /// `server/benches/kapi/main.rs`).
+    Bench {
+        /// Tiny sizes: checks that every measurement runs, measures nothing.
+        #[arg(long)]
+        quick: bool,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> Result<ExitCode> {
@@ -44,8 +52,8 @@ fn main() -> Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        Task::Bench => {
-            let status = xtask::bench::run(&xtask::project_root())?;
+        Task::Bench { quick, json } => {
+            let status = xtask::bench::run(&xtask::project_root(), quick, json)?;
             Ok(if status.success() {
                 ExitCode::SUCCESS
             } else {

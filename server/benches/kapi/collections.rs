@@ -1,0 +1,196 @@
+//! One collection of WebApps on the embedded store, grown through the server to each size
+//! (10k, 100k, 1M; tiny with `--quick`). At each size: creates per second over the last
+//! band of growth, LIST p50/p99 from the watch cache (`resourceVersion=0`) and consistent,
+//! paginated LIST (`limit=500`) p99, the list's size and what copying it costs the machine
+//! (memcpy, loopback TCP), and the server's RSS growth against the objects' JSON. At the
+//! end, the time from a restart to ready (the caches filled) and the RSS after it.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::common::{
+    CLIENTS, Options, ServerProcess, agent, get_discarding, percentile_ms, run_count,
+};
+use super::limits::Limits;
+use super::report::Report;
+
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+
+/// The `n`th WebApp: about 600 bytes of JSON once the server has added its metadata.
+fn webapp(n: u64) -> String {
+    format!(
+        r#"{{"apiVersion":"apps.example.dev/v1","kind":"WebApp","metadata":{{"name":"w{n:07}","labels":{{"app":"bench","tier":"t{}"}}}},"spec":{{"replicas":1,"container":{{"image":"nginx:1.27","ports":[{{"containerPort":80,"name":"http"}}]}}}}}}"#,
+        n % 10
+    )
+}
+
+/// Measures the collection at each size.
+pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
+    let sizes: &[u64] = if options.quick {
+        &[300, 1_000]
+    } else {
+        &[10_000, 100_000, 1_000_000]
+    };
+    let band = if options.quick { 100 } else { 10_000 };
+    let dir = tempfile::tempdir().expect("a data directory");
+    let args = ["--data-dir".into(), dir.path().display().to_string()];
+    let mut server = ServerProcess::start(&args);
+    let agent = agent();
+    let idle_rss = server.rss_mib();
+    let mut have = 0;
+    let mut first_band = None;
+    let mut last_band = 0.0;
+    for &size in sizes {
+        let label = count(size);
+        fill(&server, have, size - band);
+        let took = fill(&server, size - band, size);
+        have = size;
+        last_band = band as f64 / took.as_secs_f64();
+        first_band.get_or_insert(last_band);
+        report.add(
+            format!(
+                "collection {label}: creates/s over the last {} objects",
+                count(band)
+            ),
+            last_band,
+            "ops/s",
+        );
+
+        // The cache has every object once a list not older than the last create is served.
+        let last = get_json(&agent, &server.url(&format!("{WEBAPPS}/w{:07}", size - 1)));
+        let revision = last["metadata"]["resourceVersion"].as_str().unwrap_or("0");
+        let (status, _) = get_discarding(
+            &agent,
+            &server.url(&format!("{WEBAPPS}?resourceVersion={revision}")),
+        );
+        assert_eq!(status, 200, "a list not older than the last create");
+
+        let rounds = match (options.quick, size) {
+            (true, _) => 3,
+            (false, s) if s <= 10_000 => 30,
+            (false, s) if s <= 100_000 => 8,
+            _ => 3,
+        };
+        let mut bytes = 0;
+        for (what, query) in [
+            ("resourceVersion=0", "?resourceVersion=0"),
+            ("consistent", ""),
+        ] {
+            let mut samples = Vec::new();
+            for _ in 0..rounds {
+                let started = Instant::now();
+                let (status, size) =
+                    get_discarding(&agent, &server.url(&format!("{WEBAPPS}{query}")));
+                samples.push(started.elapsed());
+                assert_eq!(status, 200);
+                bytes = size;
+            }
+            report.add(
+                format!("collection {label}: LIST ({what}) p50"),
+                percentile_ms(&mut samples, 50.0),
+                "ms",
+            );
+            report.add(
+                format!("collection {label}: LIST ({what}) p99"),
+                percentile_ms(&mut samples, 99.0),
+                "ms",
+            );
+        }
+        let mib = bytes as f64 / f64::from(1 << 20);
+        report.add(format!("collection {label}: LIST size"), mib, "MiB");
+        report.add(
+            format!("collection {label}: the same bytes by memcpy / loopback TCP"),
+            1000.0 * bytes as f64 / limits.memcpy + 1000.0 * bytes as f64 / limits.loopback,
+            "ms",
+        );
+        let pages = if options.quick { 3 } else { 200 };
+        let mut samples = paginated(&agent, &server, pages);
+        report.add(
+            format!("collection {label}: paginated LIST (limit=500) page p99"),
+            percentile_ms(&mut samples, 99.0),
+            "ms",
+        );
+        let rss = server.rss_mib();
+        report.add(format!("collection {label}: server RSS"), rss, "MiB");
+        report.ratio(
+            format!("collection {label}: RSS growth / objects' JSON size"),
+            rss - idle_rss,
+            mib,
+        );
+    }
+    if let Some(first) = first_band {
+        report.share(
+            format!(
+                "collection: creates/s at {} / at {}",
+                count(have),
+                count(sizes[0])
+            ),
+            last_band,
+            first,
+        );
+    }
+    let took = server.restart();
+    report.add(
+        format!("collection {}: restart to ready", count(have)),
+        took.as_secs_f64() * 1000.0,
+        "ms",
+    );
+    report.add(
+        format!("collection {}: server RSS after the restart", count(have)),
+        server.rss_mib(),
+        "MiB",
+    );
+}
+
+/// `10k`, `1M`.
+fn count(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
+
+/// Creates WebApps `from..to` by [`CLIENTS`] clients; how long it took.
+fn fill(server: &ServerProcess, from: u64, to: u64) -> Duration {
+    let url = server.url(WEBAPPS);
+    run_count(CLIENTS, to.saturating_sub(from), |agent, n| {
+        let response = (agent.post(&url))
+            .header("Content-Type", "application/json")
+            .send(webapp(from + n))
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 201, "a create");
+    })
+}
+
+fn get_json(agent: &ureq::Agent, url: &str) -> Value {
+    let mut response = agent.get(url).call().expect("GET");
+    assert_eq!(response.status().as_u16(), 200, "GET {url}");
+    (response
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_json())
+    .expect("a JSON body")
+}
+
+/// The latencies of the first `pages` pages of a consistent list by 500.
+fn paginated(agent: &ureq::Agent, server: &ServerProcess, pages: usize) -> Vec<Duration> {
+    let mut samples = Vec::new();
+    let mut token = String::new();
+    for _ in 0..pages {
+        let mut url = server.url(&format!("{WEBAPPS}?limit=500"));
+        if !token.is_empty() {
+            url.push_str(&format!("&continue={token}"));
+        }
+        let started = Instant::now();
+        let page = get_json(agent, &url);
+        samples.push(started.elapsed());
+        match page["metadata"]["continue"].as_str() {
+            Some(next) if !next.is_empty() => token = next.to_owned(),
+            _ => break,
+        }
+    }
+    samples
+}

@@ -1,0 +1,169 @@
+//! Watch fan-out: 1,000 watchers of one collection (20 with `--quick`), each on its own
+//! connection, and a series of updates of one object, one at a time. For every update and
+//! watcher: the time from the update being sent to the watcher reading its event. The
+//! update's own latency (until the server acknowledged it) is shown beside, and the
+//! client's cost: this process's CPU time per event read, spent on the same cores as the
+//! server's.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::runtime::Runtime;
+
+use super::common::{Options, ServerProcess, agent, own_cpu_time, percentile_ms};
+use super::report::Report;
+
+const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+/// What precedes an update's sequence number in its events.
+const MARKER: &[u8] = br#""seq":""#;
+
+/// Measures the fan-out.
+pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) {
+    let (watchers, updates) = if options.quick { (20, 5) } else { (1_000, 50) };
+    let dir = tempfile::tempdir().expect("a data directory");
+    let server = ServerProcess::start(&["--data-dir".into(), dir.path().display().to_string()]);
+    let agent = agent();
+    let created = (agent.post(server.url(WEBAPPS)))
+        .header("Content-Type", "application/json")
+        .send(r#"{"apiVersion":"apps.example.dev/v1","kind":"WebApp","metadata":{"name":"target"},"spec":{"replicas":1,"container":{"image":"nginx:1.27"}}}"#)
+        .expect("POST");
+    assert_eq!(created.status().as_u16(), 201);
+
+    // received[seq]: how many watchers have read update `seq`.
+    let received: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..=updates).map(|_| AtomicUsize::new(0)).collect());
+    let path = format!("{WEBAPPS}?watch=1&resourceVersion=0");
+    let tasks: Vec<_> = (0..watchers)
+        .map(|_| runtime.spawn(watch(server.addr, path.clone(), received.clone(), updates)))
+        .collect();
+
+    let patch = |seq: usize| {
+        let response = (agent.patch(server.url(&format!("{WEBAPPS}/target"))))
+            .header("Content-Type", "application/merge-patch+json")
+            .send(format!(
+                r#"{{"metadata":{{"annotations":{{"seq":"{seq}"}}}}}}"#
+            ))
+            .expect("PATCH");
+        assert_eq!(response.status().as_u16(), 200, "an update");
+    };
+    let all_read = |seq: usize| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while received[seq].load(Ordering::Acquire) < watchers {
+            assert!(
+                Instant::now() < deadline,
+                "update {seq} never reached every watcher"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    };
+    // Update 0 warms up: every watcher is connected once it has read it.
+    patch(0);
+    all_read(0);
+    let cpu = own_cpu_time();
+    let mut sent = Vec::new();
+    let mut acknowledged = Vec::new();
+    for seq in 1..=updates {
+        let started = Instant::now();
+        patch(seq);
+        acknowledged.push(started.elapsed());
+        sent.push(started);
+        all_read(seq);
+    }
+    let client_cpu = own_cpu_time().saturating_sub(cpu);
+    let mut latencies = Vec::with_capacity(watchers * updates);
+    for task in tasks {
+        let read = runtime.block_on(task).expect("a watcher");
+        for (seq, at) in read.into_iter().filter(|(seq, _)| *seq > 0) {
+            latencies.push(at.saturating_duration_since(sent[seq - 1]));
+        }
+    }
+    assert_eq!(
+        latencies.len(),
+        watchers * updates,
+        "every event was read once"
+    );
+    let label = format!("fan-out to {watchers} watchers");
+    report.add(
+        format!("{label}: update to event read, p50"),
+        percentile_ms(&mut latencies, 50.0),
+        "ms",
+    );
+    report.add(
+        format!("{label}: update to event read, p99"),
+        percentile_ms(&mut latencies, 99.0),
+        "ms",
+    );
+    report.add(
+        format!("{label}: update to event read, max"),
+        percentile_ms(&mut latencies, 100.0),
+        "ms",
+    );
+    report.add(
+        format!("{label}: the update acknowledged, p50"),
+        percentile_ms(&mut acknowledged, 50.0),
+        "ms",
+    );
+    report.add(
+        format!("{label}: client CPU per event read"),
+        client_cpu.as_secs_f64() * 1e6 / (watchers * updates) as f64,
+        "µs",
+    );
+}
+
+/// One watcher: reads the watch's stream and notes when each update's event arrived,
+/// until it has read update `last`.
+async fn watch(
+    addr: std::net::SocketAddr,
+    path: String,
+    received: Arc<Vec<AtomicUsize>>,
+    last: usize,
+) -> Vec<(usize, Instant)> {
+    let mut stream = TcpStream::connect(addr)
+        .await
+        .expect("connecting a watcher");
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("sending the watch");
+    let mut read = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    // Bytes kept from the previous read: a marker may straddle two reads.
+    let mut carried = Vec::new();
+    loop {
+        let n = stream.read(&mut buffer).await.expect("reading the watch");
+        assert!(n > 0, "the watch ended early");
+        let at = Instant::now();
+        carried.extend_from_slice(&buffer[..n]);
+        let mut consumed = 0;
+        while let Some(found) = find(&carried[consumed..], MARKER) {
+            let start = consumed + found + MARKER.len();
+            let Some(end) = carried[start..].iter().position(|b| *b == b'"') else {
+                break;
+            };
+            let seq: usize = std::str::from_utf8(&carried[start..start + end])
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .expect("a sequence number");
+            if !read.iter().any(|(s, _)| *s == seq) {
+                read.push((seq, at));
+                received[seq].fetch_add(1, Ordering::Release);
+            }
+            consumed = start + end;
+            if seq == last {
+                return read;
+            }
+        }
+        // Keep what may hold the start of a marker.
+        let keep = carried.len().saturating_sub(consumed).min(64);
+        carried.drain(..carried.len() - keep);
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}

@@ -1,0 +1,174 @@
+//! The machine's own limits, measured in the same run: what the stores do without the
+//! server, and what moving a large list's bytes costs (memory, loopback TCP).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kapi_runtime::storage::Storage;
+use kapi_runtime::storage::embedded::EmbeddedStorage;
+use kapi_runtime::storage::etcd::etcd_client::{
+    Client, Compare, CompareOp, GetOptions, Txn, TxnOp,
+};
+use tokio::runtime::Runtime;
+
+use super::common::{CLIENTS, Options, rate, run_async};
+use super::etcd::Etcd;
+use super::report::Report;
+
+/// The limits the server's figures are compared with.
+pub struct Limits {
+    /// The embedded store's creates per second, [`CLIENTS`] writers.
+    pub embedded_creates: f64,
+    /// Raw create-if-absent `Txn`s per second on one etcd member, [`CLIENTS`] clients.
+    pub etcd_txns: f64,
+    /// Raw linearizable single-key ranges per second.
+    pub etcd_gets: f64,
+    /// Bytes per second one core copies in memory.
+    pub memcpy: f64,
+    /// Bytes per second through a loopback TCP connection.
+    pub loopback: f64,
+    /// The etcd member the raw figures were measured on, kept for the server on etcd.
+    pub etcd: Etcd,
+}
+
+/// Measures every limit.
+pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Limits {
+    let embedded_creates = runtime.block_on(embedded_storage(options, report));
+    let etcd = Etcd::start();
+    let (etcd_txns, etcd_gets) = runtime.block_on(raw_etcd(&etcd, options, report));
+    let size = if options.quick { 1 << 20 } else { 64 << 20 };
+    let memcpy = memcpy(size);
+    report.add(
+        "limit: memcpy (one core)",
+        memcpy / f64::from(1 << 20),
+        "MiB/s",
+    );
+    let loopback = loopback(size);
+    report.add(
+        "limit: loopback TCP transfer",
+        loopback / f64::from(1 << 20),
+        "MiB/s",
+    );
+    Limits {
+        embedded_creates,
+        etcd_txns,
+        etcd_gets,
+        memcpy,
+        loopback,
+        etcd,
+    }
+}
+
+/// Creates of 1 KiB values by 1 and [`CLIENTS`] writers; returns the latter's rate.
+async fn embedded_storage(options: &Options, report: &mut Report) -> f64 {
+    let mut last = 0.0;
+    for writers in [1, CLIENTS] {
+        let dir = tempfile::tempdir().expect("a data directory");
+        let storage = Arc::new(EmbeddedStorage::open(dir.path()).expect("opening the store"));
+        let (ops, elapsed) = run_async(writers, options.window(), move |client, i| {
+            let storage = storage.clone();
+            async move {
+                let key = format!("/bench/{client}/{i}");
+                storage
+                    .create(&key, Bytes::from(vec![1; 1024]))
+                    .await
+                    .unwrap();
+            }
+        })
+        .await;
+        last = report.add(
+            format!("limit: embedded store, {writers} writers: creates (1 KiB)"),
+            rate(ops, elapsed),
+            "ops/s",
+        );
+    }
+    last
+}
+
+/// Create-if-absent `Txn`s and linearizable gets by [`CLIENTS`] clients; their rates.
+async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, f64) {
+    let client = Client::connect(etcd.endpoints(), None)
+        .await
+        .expect("connecting to etcd");
+    let value = Arc::new(vec![1u8; 1024]);
+    let c = client.clone();
+    let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client, i| {
+        let (mut etcd, value) = (c.clone(), value.clone());
+        async move {
+            let key = format!("/raw/{client}/{i}");
+            let txn = Txn::new()
+                .when([Compare::create_revision(key.clone(), CompareOp::Equal, 0)])
+                .and_then([TxnOp::put(key, value.to_vec(), None)]);
+            assert!(etcd.txn(txn).await.unwrap().succeeded());
+        }
+    })
+    .await;
+    let txns = report.add(
+        "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    let c = client.clone();
+    // Each client reads the first key it created (a short window may create few).
+    let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client, _| {
+        let mut etcd = c.clone();
+        async move {
+            let key = format!("/raw/{client}/0");
+            let got = etcd.get(key, Some(GetOptions::new())).await.unwrap();
+            assert_eq!(got.kvs().len(), 1);
+        }
+    })
+    .await;
+    let gets = report.add(
+        "limit: raw etcd-client: linearizable get",
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    (txns, gets)
+}
+
+/// Bytes per second of copying a `size`-byte buffer (best of a few).
+fn memcpy(size: usize) -> f64 {
+    let source = vec![7u8; size];
+    let mut target = vec![0u8; size];
+    let mut best = Duration::MAX;
+    for _ in 0..5 {
+        let started = Instant::now();
+        target.copy_from_slice(std::hint::black_box(&source));
+        best = best.min(started.elapsed());
+        std::hint::black_box(&target);
+    }
+    size as f64 / best.as_secs_f64()
+}
+
+/// Bytes per second of sending `size` bytes through a loopback TCP connection, in 64 KiB
+/// writes, read on another thread.
+fn loopback(size: usize) -> f64 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binding loopback");
+    let addr = listener.local_addr().expect("a local address");
+    let reader = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accepting");
+        let mut buffer = vec![0; 256 * 1024];
+        let mut total = 0;
+        while total < size {
+            match stream.read(&mut buffer).expect("reading") {
+                0 => break,
+                n => total += n,
+            }
+        }
+    });
+    let mut stream = TcpStream::connect(addr).expect("connecting");
+    let chunk = vec![7u8; 64 * 1024];
+    let started = Instant::now();
+    let mut sent = 0;
+    while sent < size {
+        let n = chunk.len().min(size - sent);
+        stream.write_all(&chunk[..n]).expect("writing");
+        sent += n;
+    }
+    reader.join().expect("the reader");
+    size as f64 / started.elapsed().as_secs_f64()
+}

@@ -1,0 +1,58 @@
+//! `cargo xtask bench`: kapi's performance figures in one table, beside the limits of the
+//! same machine measured in the same run, as ratios. Printed (or `--json`), never
+//! asserted: targets are read from the table, not enforced by timing tests.
+//!
+//! - `limits`: the embedded store's own creates, raw etcd-client `Txn`s and ranges, a
+//!   memcpy and a loopback TCP transfer of a large list's bytes;
+//! - `requests`: creates, GETs, updates and server-side applies through the release
+//!   server on etcd and on the embedded store, and what RBAC costs a GET;
+//! - `collections`: one collection of WebApps on the embedded store grown to 10k, 100k and
+//!   1M objects: creates per band of growth, LIST p50/p99 (`resourceVersion=0` and
+//!   consistent), paginated LIST (`limit=500`) p99, the server's RSS growth against the
+//!   objects' JSON size, and the time to ready after a restart;
+//! - `fanout`: one update seen by 1,000 watchers (one connection each), p50/p99 from the
+//!   write being sent to each watcher reading it, with the client's own CPU per event.
+//!
+//! `--quick` runs every measurement at tiny sizes (the test suite does, so this code keeps
+//! working); `--json` prints the rows as JSON for tracking. Needs the `etcd` feature and an
+//! etcd binary (`$KAPI_ETCD`, else `etcd` on the `PATH`).
+
+#[path = "../../tests/support/etcd.rs"]
+#[allow(dead_code)]
+mod etcd;
+
+mod collections;
+mod common;
+mod fanout;
+mod limits;
+mod report;
+mod requests;
+
+pub use common::Options;
+pub use report::Report;
+
+/// Runs every measurement.
+pub fn run(options: Options) -> Report {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let mut report = Report::new(options.json);
+    let limits = limits::measure(&runtime, &options, &mut report);
+    requests::measure(&runtime, &options, &limits, &mut report);
+    collections::measure(&options, &limits, &mut report);
+    fanout::measure(&runtime, &options, &mut report);
+    report
+}
+
+#[allow(dead_code)]
+fn main() {
+    // `cargo bench` passes `--bench`; ours are `--quick` and `--json`.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = Options {
+        quick: args.iter().any(|a| a == "--quick"),
+        json: args.iter().any(|a| a == "--json"),
+    };
+    let report = run(options);
+    report.finish();
+}

@@ -1,0 +1,285 @@
+//! Requests through the release server: creates, GETs, updates and server-side applies on
+//! etcd and on the embedded store, each beside its store's own creates, and what
+//! authentication and an RBAC decision cost a GET.
+//!
+//! - "WebApp updates (merge PATCH)": a JSON merge patch (`application/merge-patch+json`)
+//!   of `{"spec":{"replicas":N}}` on `bench-<client>`, created by a POST beforehand, with
+//!   no GET first and no resourceVersion (a PUT without resourceVersion is refused for
+//!   WebApps, as kube refuses it for custom resources); it records the usual `Update`
+//!   managedFields entry;
+//! - "WebApp server-side applies": an apply (`application/apply-patch+yaml`, JSON body) of
+//!   `bench-apply-<client>` by its own manager, created by a first apply beforehand (a
+//!   separate object: the merge patches' entry owns `spec.replicas` of `bench-<client>`);
+//!   and "apply cost / update cost", updates per second over applies per second.
+
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Runtime;
+
+use super::common::{CLIENTS, Options, ServerProcess, agent, rate, run_threads};
+use super::limits::Limits;
+use super::report::Report;
+
+/// Tokens of the RBAC measurement: an administrator and the reader.
+const TOKENS: &str = "bench-admin,admin,1,system:masters\nbench-reader,reader,2\n";
+
+/// Measures requests on etcd and on the embedded store, then RBAC.
+pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
+    let args = [
+        "--storage",
+        "etcd",
+        "--etcd-servers",
+        &limits.etcd.servers_flag(),
+    ]
+    .map(String::from);
+    through_server(
+        options,
+        report,
+        "kapi on etcd",
+        &args,
+        limits.etcd_txns,
+        Some(limits.etcd_gets),
+    );
+    let dir = tempfile::tempdir().expect("a data directory");
+    let args = ["--data-dir".into(), dir.path().display().to_string()];
+    through_server(
+        options,
+        report,
+        "kapi on the embedded store",
+        &args,
+        limits.embedded_creates,
+        None,
+    );
+    rbac_gets(options, report);
+}
+
+/// ConfigMap GETs with RBAC and a token, beside the same without authentication.
+fn rbac_gets(options: &Options, report: &mut Report) {
+    let what = "kapi on the embedded store";
+    let open_dir = tempfile::tempdir().expect("a data directory");
+    let open = ServerProcess::start(&["--data-dir".into(), open_dir.path().display().to_string()]);
+    let (ops, elapsed) = configmap_gets(options, &open, None);
+    let allowed = report.add(
+        format!("{what}, AlwaysAllow: ConfigMap GETs"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    drop(open);
+
+    let dir = tempfile::tempdir().expect("a data directory");
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, TOKENS).expect("writing the token file");
+    let args = [
+        "--data-dir".into(),
+        dir.path().join("data").display().to_string(),
+        "--token-auth-file".into(),
+        tokens.display().to_string(),
+        "--authorization-mode".into(),
+        "RBAC".into(),
+    ];
+    let server = ServerProcess::start(&args);
+    let agent = agent();
+    let post = |path: &str, body: String| {
+        let response = (agent.post(server.url(path)))
+            .header("Authorization", "Bearer bench-admin")
+            .header("Content-Type", "application/json")
+            .send(body)
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 201, "POST {path}");
+    };
+    let rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/default";
+    post(
+        &format!("{rbac}/roles"),
+        r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"reader"},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["configmaps"]}]}"#.into(),
+    );
+    let others = if options.quick { 5 } else { 200 };
+    for i in 0..others {
+        post(
+            &format!("{rbac}/rolebindings"),
+            format!(
+                r#"{{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{{"name":"other-{i}"}},"roleRef":{{"kind":"Role","name":"reader"}},"subjects":[{{"kind":"User","name":"user-{i}"}}]}}"#
+            ),
+        );
+    }
+    post(
+        &format!("{rbac}/rolebindings"),
+        r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"reader"},"roleRef":{"kind":"Role","name":"reader"},"subjects":[{"kind":"User","name":"reader"}]}"#.into(),
+    );
+    let (ops, elapsed) = configmap_gets(options, &server, Some(("bench-admin", "bench-reader")));
+    let secured = report.add(
+        format!("{what}, RBAC + token: ConfigMap GETs"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    report.share(
+        format!("{what}: RBAC + token GETs / AlwaysAllow GETs"),
+        secured,
+        allowed,
+    );
+}
+
+/// Ten ConfigMaps created (with `tokens.0` when given), then GETs of them by [`CLIENTS`]
+/// clients (with `tokens.1`).
+fn configmap_gets(
+    options: &Options,
+    server: &ServerProcess,
+    tokens: Option<(&str, &str)>,
+) -> (u64, Duration) {
+    let base = server.url("/api/v1/namespaces/default/configmaps");
+    let agent = agent();
+    let auth = |token: &str| format!("Bearer {token}");
+    for i in 0..10 {
+        let body = format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"get-{i}"}},"data":{{"v":"{}"}}}}"#,
+            "x".repeat(1024)
+        );
+        let mut request = agent.post(&base).header("Content-Type", "application/json");
+        if let Some((admin, _)) = tokens {
+            request = request.header("Authorization", auth(admin));
+        }
+        assert_eq!(request.send(body).expect("POST").status().as_u16(), 201);
+    }
+    // The reader's binding reaches the RBAC index shortly after it is written.
+    if let Some((_, reader)) = tokens {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let url = format!("{base}/get-0");
+        while (agent.get(&url).header("Authorization", auth(reader)).call())
+            .expect("GET")
+            .status()
+            .as_u16()
+            != 200
+        {
+            assert!(Instant::now() < deadline, "the reader was never allowed");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    run_threads(CLIENTS, options.window(), |agent, client, i| {
+        let url = format!("{base}/get-{}", (client as u64 + i) % 10);
+        let mut request = agent.get(&url);
+        if let Some((_, reader)) = tokens {
+            request = request.header("Authorization", auth(reader));
+        }
+        assert_eq!(request.call().expect("GET").status().as_u16(), 200);
+    })
+}
+
+/// Creates and GETs through the server started with `args`, the creates also as a share of
+/// its store's own (`raw_creates`) and the GETs of raw etcd gets when given; then the
+/// WebApp writes.
+fn through_server(
+    options: &Options,
+    report: &mut Report,
+    what: &str,
+    args: &[String],
+    raw_creates: f64,
+    raw_gets: Option<f64>,
+) {
+    let server = ServerProcess::start(args);
+    let base = server.url("/api/v1/namespaces/default/configmaps");
+    let data = "x".repeat(1024);
+    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
+        let body = format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{client}-{i}"}},"data":{{"v":"{data}"}}}}"#
+        );
+        let response = (agent.post(&base))
+            .header("Content-Type", "application/json")
+            .send(body)
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 201);
+    });
+    let creates = report.add(
+        format!("{what}: ConfigMap creates (1 KiB)"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    report.share(
+        format!("{what}: creates / the store's own"),
+        creates,
+        raw_creates,
+    );
+    // Each client reads the first object it created (a short window may create few).
+    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, _| {
+        let url = format!("{base}/c{client}-0");
+        let response = agent.get(&url).call().expect("GET");
+        assert_eq!(response.status().as_u16(), 200);
+    });
+    let gets = report.add(
+        format!("{what}: ConfigMap GETs"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    if let Some(raw_gets) = raw_gets {
+        report.share(
+            format!("{what}: GETs / raw linearizable gets"),
+            gets,
+            raw_gets,
+        );
+    }
+    webapp_writes(options, report, what, &server);
+}
+
+/// A v1 WebApp named `name` with `replicas`: the apply configuration, and a full object
+/// to POST.
+fn webapp(name: &str, replicas: u64) -> String {
+    format!(
+        r#"{{"apiVersion":"apps.example.dev/v1","kind":"WebApp","metadata":{{"name":"{name}"}},"spec":{{"replicas":{replicas},"container":{{"image":"nginx:1.27","ports":[{{"containerPort":80,"name":"http"}}]}}}}}}"#
+    )
+}
+
+/// `spec.replicas` of a client's `i`th write: 2, 1, 2, ... after the initial 1, so every
+/// write changes the object.
+fn replicas(i: u64) -> u64 {
+    2 - i % 2
+}
+
+/// One WebApp per client, rewritten by merge patches, then (another one) by server-side
+/// applies; both rates and their ratio.
+fn webapp_writes(options: &Options, report: &mut Report, what: &str, server: &ServerProcess) {
+    let base = server.url("/apis/apps.example.dev/v1/namespaces/default/webapps");
+    let agent = agent();
+    let apply = |agent: &ureq::Agent, client: usize, replicas: u64| {
+        let name = format!("bench-apply-{client}");
+        let url = format!("{base}/{name}?fieldManager=bench-{client}");
+        (agent.patch(&url))
+            .header("Content-Type", "application/apply-patch+yaml")
+            .send(webapp(&name, replicas))
+            .expect("PATCH (apply)")
+    };
+    for client in 0..CLIENTS {
+        let response = (agent.post(&base))
+            .header("Content-Type", "application/json")
+            .send(webapp(&format!("bench-{client}"), 1))
+            .expect("POST");
+        assert_eq!(response.status().as_u16(), 201);
+        let response = apply(&agent, client, 1);
+        assert_eq!(response.status().as_u16(), 201);
+    }
+
+    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
+        let url = format!("{base}/bench-{client}");
+        let response = (agent.patch(&url))
+            .header("Content-Type", "application/merge-patch+json")
+            .send(format!(r#"{{"spec":{{"replicas":{}}}}}"#, replicas(i)))
+            .expect("PATCH (merge)");
+        assert_eq!(response.status().as_u16(), 200, "a merge patch");
+    });
+    let updates = report.add(
+        format!("{what}: WebApp updates (merge PATCH)"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
+        let response = apply(agent, client, replicas(i));
+        assert_eq!(response.status().as_u16(), 200, "a server-side apply");
+    });
+    let applies = report.add(
+        format!("{what}: WebApp server-side applies"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    report.ratio(
+        format!("{what}: apply cost / update cost"),
+        updates,
+        applies,
+    );
+}

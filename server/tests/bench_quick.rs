@@ -1,0 +1,34 @@
+//! `cargo xtask bench --quick` inside the test suite: every measurement of the benchmark
+//! runs at tiny sizes against the real server binary, so the benchmark code keeps working.
+//! It checks that each figure was measured, never how fast.
+
+#[path = "../benches/kapi/main.rs"]
+#[allow(dead_code)]
+mod bench;
+
+#[test]
+fn every_measurement_of_the_benchmark_runs() {
+    let report = bench::run(bench::Options {
+        quick: true,
+        json: false,
+    });
+    for expected in [
+        "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
+        "kapi on etcd: ConfigMap creates (1 KiB)",
+        "kapi on the embedded store: apply cost / update cost",
+        "kapi on the embedded store, RBAC + token: ConfigMap GETs",
+        "collection 1k: LIST (resourceVersion=0) p50",
+        "collection 1k: paginated LIST (limit=500) page p99",
+        "collection 1k: RSS growth / objects' JSON size",
+        "collection 1k: restart to ready",
+        "fan-out to 20 watchers: update to event read, p99",
+        "fan-out to 20 watchers: client CPU per event read",
+    ] {
+        let value = report.get(expected);
+        assert!(
+            value.is_some_and(f64::is_finite),
+            "{expected}: {value:?} in {:?}",
+            (report.rows().iter()).map(|r| &r.name).collect::<Vec<_>>()
+        );
+    }
+}
