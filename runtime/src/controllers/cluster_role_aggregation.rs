@@ -34,9 +34,8 @@ pub async fn sync(registry: &Registry) -> Result<bool, ApiError> {
     let listed = registry.list(target, &cached).await?.items;
     let mut roles: Vec<(Value, ClusterRole)> = (listed.into_iter())
         .filter_map(|object| {
-            let value = object.value();
-            let role = serde_json::from_value(value.clone()).ok()?;
-            Some((value, role))
+            let role = serde_json::from_slice(&object.json()).ok()?;
+            Some((object.value(), role))
         })
         .collect();
     roles.sort_by(|a, b| a.1.metadata.name.cmp(&b.1.metadata.name));

@@ -65,8 +65,7 @@ impl Selectors {
 
     /// Whether the labels of an object (in any version) match.
     pub fn matches_labels(&self, object: &Value) -> bool {
-        let labels = meta(object).and_then(|m| m.get("labels")?.as_object());
-        self.labels.matches(labels)
+        self.matches_label_map(meta(object).and_then(|m| m.get("labels")?.as_object()))
     }
 
     /// Whether an object's `metadata.labels` match.
