@@ -34,15 +34,15 @@ struct Flags {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     listen: String,
 
-    /// Storage backend.
-    #[arg(long, value_enum, default_value_t = Backend::Embedded)]
-    storage: Backend,
+    /// Storage backend [default: etcd when --etcd-servers is given, else embedded].
+    #[arg(long, value_enum)]
+    storage: Option<Backend>,
 
     /// Directory of the embedded store.
     #[arg(long, value_name = "DIR", default_value = "./kapi-data")]
     data_dir: PathBuf,
 
-    /// etcd servers to connect to (`--storage etcd`).
+    /// etcd servers to connect to (selects `--storage etcd`).
     #[arg(long, value_name = "URL[,URL...]", value_delimiter = ',')]
     etcd_servers: Vec<String>,
 
@@ -125,6 +125,18 @@ struct Flags {
     verbosity: u8,
 }
 
+impl Flags {
+    /// The storage backend: `--storage`, else etcd when `--etcd-servers` names a cluster
+    /// (as kube-apiserver is configured), else the embedded store.
+    fn backend(&self) -> Backend {
+        (self.storage).unwrap_or(if self.etcd_servers.is_empty() {
+            Backend::Embedded
+        } else {
+            Backend::Etcd
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
     /// Human-readable lines.
@@ -144,11 +156,17 @@ enum Backend {
 fn main() -> ExitCode {
     let flags = Flags::parse();
     init_logging(flags.verbosity, flags.logging_format);
-    if flags.storage == Backend::Etcd && flags.etcd_servers.is_empty() {
+    if flags.backend() == Backend::Etcd && flags.etcd_servers.is_empty() {
         eprintln!("kapi-server: --storage etcd needs --etcd-servers URL[,URL...]");
         return ExitCode::from(2);
     }
-    if flags.storage == Backend::Etcd && !cfg!(feature = "etcd") {
+    if flags.backend() == Backend::Embedded && !flags.etcd_servers.is_empty() {
+        // Serving from the embedded store while the operator named an etcd cluster would
+        // silently keep the data somewhere else than they think.
+        eprintln!("kapi-server: --etcd-servers cannot be used with --storage embedded");
+        return ExitCode::from(2);
+    }
+    if flags.backend() == Backend::Etcd && !cfg!(feature = "etcd") {
         eprintln!(
             "kapi-server: --storage etcd: this binary was built without etcd support; build it \
              with `cargo build --release -p kapi-server --features etcd` (needs protoc, Debian's \
@@ -321,7 +339,7 @@ async fn run(flags: Flags) -> Result<()> {
 
 /// The store `--storage` names.
 async fn open_storage(flags: &Flags) -> Result<Arc<dyn Storage>> {
-    match flags.storage {
+    match flags.backend() {
         Backend::Embedded => {
             let data_dir = flags.data_dir.clone();
             let store = tokio::task::spawn_blocking(move || EmbeddedStorage::open(&data_dir))
@@ -362,7 +380,7 @@ async fn open_etcd(_flags: &Flags) -> Result<Arc<dyn Storage>> {
 
 /// Where the data is, for the log.
 fn storage_description(flags: &Flags) -> String {
-    match flags.storage {
+    match flags.backend() {
         Backend::Embedded => format!("embedded in {}", flags.data_dir.display()),
         Backend::Etcd => format!(
             "etcd at {} under {}",

@@ -282,6 +282,18 @@ fn flag_errors_exit_with_2() {
     let (code, stderr) = run(&["--storage", "etcd"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--etcd-servers"), "{stderr}");
+    // Naming an etcd cluster while asking for the embedded store is a contradiction.
+    let (code, stderr) = run(&[
+        "--storage",
+        "embedded",
+        "--etcd-servers",
+        "http://127.0.0.1:2379",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--etcd-servers cannot be used with --storage embedded"),
+        "{stderr}"
+    );
     let (code, stderr) = run(&["--tls-cert-file", "server.crt"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--tls-private-key-file"), "{stderr}");

@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use crate::test::Prerequisite;
 
 /// Runs the benchmark from `root` (at tiny sizes when `quick`, printing JSON when
-/// `json`); returns cargo's status.
-pub fn run(root: &Path, quick: bool, json: bool) -> Result<ExitStatus> {
+/// `json`, only the parts in `only` when it is not empty); returns cargo's status.
+pub fn run(root: &Path, quick: bool, json: bool, only: &[String]) -> Result<ExitStatus> {
     let mut env = Vec::new();
     for prerequisite in [Prerequisite::protoc(), Prerequisite::etcd()] {
         prerequisite.ensure(root)?;
@@ -31,6 +31,8 @@ pub fn run(root: &Path, quick: bool, json: bool) -> Result<ExitStatus> {
     ];
     args.extend(quick.then_some("--quick"));
     args.extend(json.then_some("--json"));
+    let only = format!("--only={}", only.join(","));
+    args.extend((!only.ends_with('=')).then_some(only.as_str()));
     eprintln!("xtask: cargo {}", args.join(" "));
     Command::new("cargo")
         .args(args)

@@ -37,6 +37,9 @@ enum Task {
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
+        /// Run only these parts (`requests`, `collections`, `fanout`), beside the limits.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
     },
 }
 
@@ -52,8 +55,8 @@ fn main() -> Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        Task::Bench { quick, json } => {
-            let status = xtask::bench::run(&xtask::project_root(), quick, json)?;
+        Task::Bench { quick, json, only } => {
+            let status = xtask::bench::run(&xtask::project_root(), quick, json, &only)?;
             Ok(if status.success() {
                 ExitCode::SUCCESS
             } else {

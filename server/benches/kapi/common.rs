@@ -12,15 +12,23 @@ use std::time::{Duration, Instant};
 pub const CLIENTS: usize = 16;
 
 /// How the benchmark runs.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Tiny sizes and windows: proves the code works, measures nothing.
     pub quick: bool,
     /// Print the rows as JSON at the end instead of a table as they come.
     pub json: bool,
+    /// Only these parts (`requests`, `collections`, `fanout`); every part when empty. The
+    /// limits are always measured: the other parts are read against them.
+    pub only: Vec<String>,
 }
 
 impl Options {
+    /// Whether the part named `part` runs.
+    pub fn runs(&self, part: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|p| p == part)
+    }
+
     /// How long each throughput measurement runs.
     pub fn window(&self) -> Duration {
         if self.quick {

@@ -14,7 +14,8 @@
 //!   write being sent to each watcher reading it, with the client's own CPU per event.
 //!
 //! `--quick` runs every measurement at tiny sizes (the test suite does, so this code keeps
-//! working); `--json` prints the rows as JSON for tracking. Needs the `etcd` feature and an
+//! working); `--json` prints the rows as JSON for tracking; `--only=requests,fanout` runs
+//! only those parts (beside the limits). Needs the `etcd` feature and an
 //! etcd binary (`$KAPI_ETCD`, else `etcd` on the `PATH`).
 
 #[path = "../../tests/support/etcd.rs"]
@@ -39,19 +40,30 @@ pub fn run(options: Options) -> Report {
         .expect("a tokio runtime");
     let mut report = Report::new(options.json);
     let limits = limits::measure(&runtime, &options, &mut report);
-    requests::measure(&runtime, &options, &limits, &mut report);
-    collections::measure(&options, &limits, &mut report);
-    fanout::measure(&runtime, &options, &mut report);
+    if options.runs("requests") {
+        requests::measure(&runtime, &options, &limits, &mut report);
+    }
+    if options.runs("collections") {
+        collections::measure(&options, &limits, &mut report);
+    }
+    if options.runs("fanout") {
+        fanout::measure(&runtime, &options, &mut report);
+    }
     report
 }
 
 #[allow(dead_code)]
 fn main() {
-    // `cargo bench` passes `--bench`; ours are `--quick` and `--json`.
+    // `cargo bench` passes `--bench`; ours are `--quick`, `--json` and `--only=a,b`.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = Options {
         quick: args.iter().any(|a| a == "--quick"),
         json: args.iter().any(|a| a == "--json"),
+        only: (args.iter())
+            .filter_map(|a| a.strip_prefix("--only="))
+            .flat_map(|parts| parts.split(','))
+            .map(str::to_owned)
+            .collect(),
     };
     let report = run(options);
     report.finish();

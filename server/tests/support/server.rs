@@ -296,12 +296,10 @@ impl Drop for Server {
     }
 }
 
-/// The flags that put a server on `etcd`.
+/// The flags that put a server on `etcd`: `--etcd-servers` alone selects the backend, as
+/// kube-apiserver is configured.
 pub fn etcd_args(etcd: &Etcd) -> Vec<String> {
-    let servers = etcd.servers_flag();
-    ["--storage", "etcd", "--etcd-servers", &servers]
-        .map(str::to_owned)
-        .to_vec()
+    vec!["--etcd-servers".to_owned(), etcd.servers_flag()]
 }
 
 /// Starts the binary, reads its address from stdout and waits for `/readyz`.
