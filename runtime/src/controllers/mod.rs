@@ -7,7 +7,9 @@
 //! from what is stored), and is safe to run in every replica at once (its writes are
 //! idempotent or conditional, and what it deletes it verifies with a live read): no leader
 //! is elected. [`namespace`] empties a terminating namespace and lets it go; [`gc`], the
-//! garbage collector, makes dependents follow their owners; [`event_ttl`] removes Events
+//! garbage collector, makes dependents follow their owners (fed by the watch caches'
+//! changes, as kube's is by informers; the others pass over what they read every second or
+//! so, which costs little: namespaces, Events, ClusterRoles); [`event_ttl`] removes Events
 //! older than `--event-ttl`; [`cluster_role_aggregation`] keeps aggregated ClusterRoles'
 //! rules.
 
@@ -87,12 +89,7 @@ impl Controllers {
                     IDLE,
                     namespace::sync_all,
                 )),
-                tokio::spawn(run_passes(
-                    registry.clone(),
-                    "garbage collector",
-                    IDLE,
-                    gc::sync,
-                )),
+                tokio::spawn(gc::run(registry.clone())),
                 tokio::spawn(run_passes(
                     registry.clone(),
                     "clusterrole aggregation",

@@ -1,11 +1,14 @@
-//! What the built-in controllers read: every object of a namespace or of the whole
-//! store, and whether an owner reference still points at an object.
+//! What the built-in controllers read: every object of a namespace, an object as its watch
+//! cache holds it, and where an owner reference points and whether an object is there.
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::Registry;
 use super::object::{self, meta_str};
-use super::{ListOptions, Registry, Target};
 use crate::api::Scope;
+use crate::cache::CachedObject;
 use crate::error::ApiError;
 use crate::storage::{KeyValue, ListRequest};
 
@@ -17,7 +20,7 @@ pub struct Content {
     /// The object's `{"metadata": ...}` only (as stored, or in its storage version), with
     /// the fields the controllers read (name, namespace, uid, resourceVersion,
     /// deletionTimestamp, finalizers, ownerReferences). The rest is skipped, not decoded, so
-    /// that a pass over every object does not build every object's tree.
+    /// that a pass over a namespace does not build every object's tree.
     pub object: Value,
 }
 
@@ -49,6 +52,18 @@ fn metadata_of(json: &[u8]) -> Result<Value, ApiError> {
     let object: Object = serde_json::from_slice(json)
         .map_err(|e| ApiError::Internal(format!("decoding an object's metadata: {e}")))?;
     serde_json::to_value(object).map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// Where an owner reference points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OwnerKey {
+    /// At this key, of this kind (an index into the scheme's kinds).
+    At(usize, String),
+    /// At an object of a kind not served here: nobody can tell whether it exists.
+    NotServed,
+    /// Nowhere an object can be (a namespaced owner of a cluster-scoped dependent, a
+    /// malformed name).
+    Nowhere,
 }
 
 impl Registry {
@@ -84,62 +99,64 @@ impl Registry {
         Ok(stored)
     }
 
-    /// Every object of every kind, in its storage version, as `options` lists them (a
-    /// `resourceVersion` of `0` reads the watch cache).
-    pub async fn all_objects(&self, options: &ListOptions) -> Result<Vec<Content>, ApiError> {
-        let mut all = Vec::new();
-        for (index, kind) in self.scheme.kinds().iter().enumerate() {
-            if !kind.info.stores_objects() {
-                continue;
-            }
-            let target = Target {
-                kind,
-                version: kind.info.storage_version().name,
-                namespace: None,
-            };
-            let list = self.list_objects(target, options).await?;
-            for object in list.items {
-                all.push(Content {
-                    kind: index,
-                    object: metadata_of(&object.json())?,
-                });
-            }
-        }
-        Ok(all)
-    }
-
-    /// Whether the owner `reference` of a dependent in `namespace` (`None`: cluster-scoped)
-    /// names an object that exists now (read live): it lives where a dependent there may
-    /// have its owner (a namespaced owner in the dependent's own namespace, a cluster-scoped
-    /// owner anywhere) and its uid is the reference's. `None` when its kind is not served:
-    /// nobody can tell (kube's collector leaves such a dependent alone, retrying).
-    pub async fn owner_exists(
-        &self,
-        namespace: Option<&str>,
-        reference: &Value,
-    ) -> Result<Option<bool>, ApiError> {
+    /// Where the owner `reference` of a dependent in `namespace` (`None`: cluster-scoped)
+    /// is stored: its kind (an index into the scheme's kinds) and key, where a dependent
+    /// there may have its owner (a namespaced owner in the dependent's own namespace, a
+    /// cluster-scoped owner anywhere).
+    pub fn owner_key(&self, namespace: Option<&str>, reference: &Value) -> OwnerKey {
         let text = |field: &str| reference.get(field).and_then(Value::as_str).unwrap_or("");
         let group = text("apiVersion")
             .rsplit_once('/')
             .map_or("", |(group, _)| group);
         let Some(kind) = self.scheme.by_kind(group, text("kind")) else {
-            return Ok(None);
+            return OwnerKey::NotServed;
         };
         let owner_namespace = match (kind.info.scope, namespace) {
             (Scope::Cluster, _) => None,
             (Scope::Namespaced, Some(namespace)) => Some(namespace),
-            (Scope::Namespaced, None) => return Ok(Some(false)),
+            (Scope::Namespaced, None) => return OwnerKey::Nowhere,
         };
-        let resource = object::resource(kind.info);
-        let Ok(key) = self.keys().object(kind.info, owner_namespace, text("name")) else {
-            return Ok(Some(false));
+        match (
+            self.keys().object(kind.info, owner_namespace, text("name")),
+            self.kind_index(kind),
+        ) {
+            (Ok(key), Ok(index)) => OwnerKey::At(index, key),
+            _ => OwnerKey::Nowhere,
+        }
+    }
+
+    /// The object of kind `kind` (an index into the scheme's kinds) at `key` as its watch
+    /// cache holds it now, if the cache holds it.
+    pub fn cached(&self, kind: usize, key: &str) -> Option<Arc<CachedObject>> {
+        let entry = self.scheme.kinds().get(kind)?;
+        let cache = self
+            .caches
+            .for_prefix(&self.keys().kind_prefix(entry.info))?;
+        cache.get(key).ok()?.0
+    }
+
+    /// Whether the owner `reference` of a dependent in `namespace` (`None`: cluster-scoped)
+    /// names an object that exists now (read live): it lives where a dependent there may
+    /// have its owner ([`owner_key`](Self::owner_key)) and its uid is the reference's.
+    /// `None` when its kind is not served: nobody can tell (kube's collector leaves such a
+    /// dependent alone, retrying).
+    pub async fn owner_exists(
+        &self,
+        namespace: Option<&str>,
+        reference: &Value,
+    ) -> Result<Option<bool>, ApiError> {
+        let (kind, key) = match self.owner_key(namespace, reference) {
+            OwnerKey::At(kind, key) => (kind, key),
+            OwnerKey::NotServed => return Ok(None),
+            OwnerKey::Nowhere => return Ok(Some(false)),
         };
+        let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+        let resource = object::resource(self.scheme.kinds()[kind].info);
         let stored = (self.storage.get(&key, 0).await)
-            .map_err(|e| object::storage_error(e, &resource, text("name")))?;
+            .map_err(|e| object::storage_error(e, &resource, name))?;
+        let uid = reference.get("uid").and_then(Value::as_str);
         match stored {
-            Some(kv) => Ok(Some(
-                meta_str(&object::decode(&kv)?, "uid") == Some(text("uid")),
-            )),
+            Some(kv) => Ok(Some(meta_str(&object::decode(&kv)?, "uid") == uid)),
             None => Ok(Some(false)),
         }
     }

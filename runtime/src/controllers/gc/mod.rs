@@ -1,0 +1,191 @@
+//! The garbage collector (kube-controller-manager's `garbagecollector`), built in: owner
+//! references make dependents go with their owner.
+//!
+//! Like kube's, it is fed by watches, not by passes over every object: one follower per
+//! kind that stores objects reads that kind's watch cache (a list, then its changes) into
+//! one [`Graph`] of the objects that have owners, indexed by owner, and of the owners that
+//! wait for their dependents. Each change queues what it makes worth looking at again
+//! ([`Work`]), and the collector:
+//!
+//! - **orphans** the dependents of an owner being deleted with the `orphan` finalizer
+//!   (`propagationPolicy: Orphan`): takes that owner's reference off each of them, then the
+//!   finalizer off the owner, which lets it go;
+//! - deletes, **in the foreground**, the dependents of an owner being deleted with the
+//!   `foregroundDeletion` finalizer (`Foreground`), and takes the finalizer off once no
+//!   dependent with `blockOwnerDeletion: true` is left;
+//! - **collects** dependents none of whose owners exist any more (`Background`, the
+//!   default: the owner went at once) or ever did (a uid no object has);
+//! - keeps a dependent one of whose owners exists (and is not deleting in the foreground),
+//!   taking the references to its other owners off: those that are gone, and those that
+//!   wait for their dependents, which then no longer wait for this one.
+//!
+//! The cache may lag: before a dependent is deleted for a missing owner, each owner is
+//! looked up with a live read (kube's collector verifies the same way), and every write is
+//! conditional (a delete carries the dependent's uid as precondition, a patch its
+//! resourceVersion). So every replica on one etcd may run it: no leader is needed, a
+//! replica that loses a race sees the change that beat it and looks again, and nothing is
+//! deleted on a stale view. A restart loses nothing: the first lists queue every dependent
+//! and every waiting owner. Work that fails (storage unavailable) is retried with a
+//! back-off; its cost is per change, so a large, quiet store costs nothing.
+
+mod actions;
+mod graph;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use self::graph::{Graph, Node, Work};
+use crate::cache::{CachedEvent, End, Snapshot};
+use crate::registry::Registry;
+
+/// The first wait before failed work is tried again; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+/// The longest wait before failed work is tried again.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// What a follower hands the collector.
+enum Message {
+    /// Every object of kind `kind` as listed (at start, and when its cache listed again).
+    Listed { kind: usize, snapshot: Snapshot },
+    /// One change of an object of kind `kind`.
+    Changed {
+        kind: usize,
+        event: Arc<CachedEvent>,
+    },
+}
+
+/// Failed work, to try again.
+struct Retry {
+    due: Instant,
+    backoff: Duration,
+}
+
+/// Runs the collector until the registry goes.
+pub async fn run(registry: Weak<Registry>) {
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let mut followers = JoinSet::new();
+    {
+        let Some(strong) = registry.upgrade() else {
+            return;
+        };
+        for (kind, entry) in strong.scheme().kinds().iter().enumerate() {
+            if entry.info.stores_objects() {
+                followers.spawn(follow(registry.clone(), kind, sender.clone()));
+            }
+        }
+    }
+    drop(sender);
+    let mut graph = Graph::default();
+    let mut queue = BTreeSet::new();
+    let mut retries: BTreeMap<Work, Retry> = BTreeMap::new();
+    loop {
+        // Take in every change that has arrived before judging anything, so that work is
+        // judged on the newest view.
+        loop {
+            match receiver.try_recv() {
+                Ok(message) => take(&mut graph, message, &mut queue),
+                Err(mpsc::error::TryRecvError::Empty) => break,
+                Err(mpsc::error::TryRecvError::Disconnected) => return,
+            }
+        }
+        let now = Instant::now();
+        for (work, retry) in &retries {
+            if retry.due <= now {
+                queue.insert(work.clone());
+            }
+        }
+        let Some(work) = queue.pop_first() else {
+            let next_retry = retries.values().map(|retry| retry.due).min();
+            tokio::select! {
+                message = receiver.recv() => match message {
+                    Some(message) => take(&mut graph, message, &mut queue),
+                    None => return,
+                },
+                () = tokio::time::sleep_until(next_retry.unwrap_or(now)), if next_retry.is_some() => {}
+            }
+            continue;
+        };
+        let Some(strong) = registry.upgrade() else {
+            return;
+        };
+        let result = match &work {
+            Work::Dependent(key) => actions::judge_dependent(&strong, &graph, key).await,
+            Work::Owner(kind, key) => actions::let_owner_go(&strong, &graph, *kind, key).await,
+        };
+        drop(strong);
+        match result {
+            Ok(()) => {
+                retries.remove(&work);
+            }
+            Err(error) => {
+                tracing::warn!(%error, ?work, "garbage collector: retrying");
+                let backoff = (retries.get(&work))
+                    .map_or(FIRST_BACKOFF, |retry| (retry.backoff * 2).min(MAX_BACKOFF));
+                let due = Instant::now() + backoff;
+                retries.insert(work, Retry { due, backoff });
+            }
+        }
+    }
+}
+
+/// Takes one follower's message into the graph, queueing what it makes worth looking at.
+fn take(graph: &mut Graph, message: Message, queue: &mut BTreeSet<Work>) {
+    match message {
+        Message::Listed { kind, snapshot } => {
+            graph.forget_kind(kind);
+            for object in &snapshot.objects {
+                if let Some(node) = Node::of(kind, object) {
+                    graph.put(node, queue);
+                }
+            }
+        }
+        Message::Changed { kind, event } => graph.apply(kind, &event.change, queue),
+    }
+}
+
+/// Follows the watch cache of kind `kind` into `sender`: its objects, then its changes;
+/// lists again when the watch ends (the cache listed again, or this follower lagged),
+/// until the registry or the collector is gone.
+async fn follow(registry: Weak<Registry>, kind: usize, sender: mpsc::UnboundedSender<Message>) {
+    loop {
+        let listed = {
+            let Some(strong) = registry.upgrade() else {
+                return;
+            };
+            let info = strong.scheme().kinds()[kind].info;
+            strong.follow_stored(info.group, info.kind).await
+        };
+        let mut subscription = match listed {
+            Ok((snapshot, subscription)) => {
+                if sender.send(Message::Listed { kind, snapshot }).is_err() {
+                    return;
+                }
+                subscription
+            }
+            Err(error) => {
+                tracing::warn!(%error, kind, "garbage collector: cannot list; retrying");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        loop {
+            match subscription.next().await {
+                Ok(event) => {
+                    if sender.send(Message::Changed { kind, event }).is_err() {
+                        return;
+                    }
+                }
+                Err(End::Closed) => return,
+                Err(end) => {
+                    tracing::info!(kind, ?end, "garbage collector: listing again");
+                    break;
+                }
+            }
+        }
+    }
+}
