@@ -22,6 +22,7 @@ use std::pin::Pin;
 use bytes::Bytes;
 use futures_core::Stream;
 
+pub mod coalesce;
 pub mod compactor;
 #[doc(hidden)]
 pub mod conformance;

@@ -23,6 +23,7 @@ mod watch;
 pub use etcd_client;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -32,6 +33,7 @@ use etcd_client::{
 };
 
 use self::errors::{Context, map_error};
+use crate::storage::coalesce::Coalescer;
 use crate::storage::{
     Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchStream,
 };
@@ -96,6 +98,18 @@ pub struct EtcdTls {
 pub struct EtcdStorage {
     client: Client,
     options: EtcdOptions,
+    /// Latest-state reads shared by concurrent callers; `None` in the copy that makes them.
+    shared: Option<Arc<SharedReads>>,
+}
+
+/// The reads concurrent callers share ([`Coalescer`]): many requests at once (creates
+/// checking their namespace, consistent reads asking for the current revision) cost etcd
+/// one range each time, not one each.
+struct SharedReads {
+    /// `get(key, 0)`.
+    latest: Coalescer<String, Result<Option<KeyValue>>>,
+    /// `current_revision()`.
+    revision: Coalescer<(), Result<Revision>>,
 }
 
 impl EtcdStorage {
@@ -120,7 +134,41 @@ impl EtcdStorage {
         let client = Client::connect(&options.endpoints, Some(connect))
             .await
             .map_err(|e| map_error(e, Context::Connect))?;
-        Ok(EtcdStorage { client, options })
+        let raw = EtcdStorage {
+            client,
+            options,
+            shared: None,
+        };
+        let (latest, revision) = (raw.clone(), raw.clone());
+        let shared = SharedReads {
+            latest: Coalescer::new(move |key: String| {
+                let etcd = latest.clone();
+                async move { etcd.get_now(&key, 0).await }
+            }),
+            revision: Coalescer::new(move |()| {
+                let etcd = revision.clone();
+                async move { etcd.revision_now().await }
+            }),
+        };
+        Ok(EtcdStorage {
+            shared: Some(Arc::new(shared)),
+            ..raw
+        })
+    }
+
+    /// The value of `key` at `at`, read now by this caller alone.
+    async fn get_now(&self, key: &str, at: Revision) -> Result<Option<KeyValue>> {
+        check_key(key)?;
+        let options = GetOptions::new().with_revision(at as i64);
+        let response = self.range("a get", key.into(), options, at).await?;
+        response.kvs().first().map(key_value).transpose()
+    }
+
+    /// The current revision, read now by this caller alone.
+    async fn revision_now(&self) -> Result<Revision> {
+        let options = GetOptions::new().with_limit(1).with_count_only();
+        let response = (self.range("a revision read", HEALTH_KEY.into(), options, 0)).await?;
+        header_revision(response.header())
     }
 
     /// Runs `call` (one etcd request) under the request deadline, retrying it on another
@@ -295,10 +343,13 @@ fn current_of(response: &TxnResponse, key: &str, expected: Revision) -> Error {
 #[async_trait::async_trait]
 impl Storage for EtcdStorage {
     async fn get(&self, key: &str, at: Revision) -> Result<Option<KeyValue>> {
-        check_key(key)?;
-        let options = GetOptions::new().with_revision(at as i64);
-        let response = self.range("a get", key.into(), options, at).await?;
-        response.kvs().first().map(key_value).transpose()
+        match &self.shared {
+            Some(shared) if at == 0 => {
+                check_key(key)?;
+                shared.latest.read(key.to_owned()).await
+            }
+            _ => self.get_now(key, at).await,
+        }
     }
 
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
@@ -460,9 +511,10 @@ impl Storage for EtcdStorage {
     }
 
     async fn current_revision(&self) -> Result<Revision> {
-        let options = GetOptions::new().with_limit(1).with_count_only();
-        let response = (self.range("a revision read", HEALTH_KEY.into(), options, 0)).await?;
-        header_revision(response.header())
+        match &self.shared {
+            Some(shared) => shared.revision.read(()).await,
+            None => self.revision_now().await,
+        }
     }
 
     async fn health(&self) -> Result<()> {
