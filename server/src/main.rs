@@ -5,6 +5,7 @@
 //! Once it listens it prints, first and flushed, `listening on http://ADDR` (tests read the
 //! port from it), then a ready-to-paste kubectl command line.
 
+mod allocator;
 mod security;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
