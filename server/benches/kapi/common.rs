@@ -112,6 +112,11 @@ impl ServerProcess {
         took
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+
     /// `http://<addr><path>`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
@@ -252,7 +257,13 @@ pub fn percentile_ms(samples: &mut [Duration], p: f64) -> f64 {
 
 /// This process's CPU time (user and system) so far.
 pub fn own_cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    cpu_time("self")
+}
+
+/// The CPU time (user and system) process `pid` (`self`: this one) has used so far; zero
+/// when it cannot be read.
+pub fn cpu_time(pid: &str) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command (which may hold spaces) start after the last ')'.
     let fields: Vec<&str> = stat
         .rsplit_once(')')
@@ -267,4 +278,30 @@ pub fn own_cpu_time() -> Duration {
     // utime and stime are fields 14 and 15 of stat: 11 and 12 counted from the state after
     // the command. The clock ticks 100 times a second on Linux.
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+/// CPU used by processes while something runs: `measure(&pids)` starts counting, the
+/// returned closure reads each one's microseconds per operation.
+pub struct CpuMeter {
+    start: Vec<(String, Duration)>,
+}
+
+impl CpuMeter {
+    /// Starts counting the CPU of `pids`.
+    pub fn start(pids: &[String]) -> CpuMeter {
+        CpuMeter {
+            start: pids.iter().map(|p| (p.clone(), cpu_time(p))).collect(),
+        }
+    }
+
+    /// Microseconds of CPU per operation each process used since the start, for `ops`
+    /// operations, in the order given.
+    pub fn per_op(&self, ops: u64) -> Vec<f64> {
+        (self.start.iter())
+            .map(|(pid, start)| {
+                let used = cpu_time(pid).saturating_sub(*start);
+                used.as_secs_f64() * 1e6 / ops.max(1) as f64
+            })
+            .collect()
+    }
 }

@@ -14,7 +14,7 @@ use kapi_runtime::storage::etcd::etcd_client::{
 };
 use tokio::runtime::Runtime;
 
-use super::common::{CLIENTS, Options, rate, run_async};
+use super::common::{CLIENTS, CpuMeter, Options, rate, run_async};
 use super::etcd::Etcd;
 use super::report::Report;
 
@@ -24,6 +24,8 @@ pub struct Limits {
     pub embedded_creates: f64,
     /// Raw create-if-absent `Txn`s per second on one etcd member, [`CLIENTS`] clients.
     pub etcd_txns: f64,
+    /// etcd's CPU per raw `Txn`, in microseconds.
+    pub etcd_txn_cpu: f64,
     /// Raw linearizable single-key ranges per second.
     pub etcd_gets: f64,
     /// Bytes per second one core copies in memory.
@@ -38,7 +40,7 @@ pub struct Limits {
 pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Limits {
     let embedded_creates = runtime.block_on(embedded_storage(options, report));
     let etcd = Etcd::start();
-    let (etcd_txns, etcd_gets) = runtime.block_on(raw_etcd(&etcd, options, report));
+    let (etcd_txns, etcd_txn_cpu, etcd_gets) = runtime.block_on(raw_etcd(&etcd, options, report));
     let size = if options.quick { 1 << 20 } else { 64 << 20 };
     let memcpy = memcpy(size);
     report.add(
@@ -55,6 +57,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
     Limits {
         embedded_creates,
         etcd_txns,
+        etcd_txn_cpu,
         etcd_gets,
         memcpy,
         loopback,
@@ -88,13 +91,15 @@ async fn embedded_storage(options: &Options, report: &mut Report) -> f64 {
     last
 }
 
-/// Create-if-absent `Txn`s and linearizable gets by [`CLIENTS`] clients; their rates.
-async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, f64) {
+/// Create-if-absent `Txn`s and linearizable gets by [`CLIENTS`] clients: their rates, and
+/// etcd's CPU per `Txn` (microseconds).
+async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, f64, f64) {
     let client = Client::connect(etcd.endpoints(), None)
         .await
         .expect("connecting to etcd");
     let value = Arc::new(vec![1u8; 1024]);
     let c = client.clone();
+    let meter = CpuMeter::start(&[etcd.pid(0).expect("etcd runs").to_string()]);
     let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client, i| {
         let (mut etcd, value) = (c.clone(), value.clone());
         async move {
@@ -106,11 +111,13 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
         }
     })
     .await;
+    let txn_cpu = meter.per_op(ops)[0];
     let txns = report.add(
         "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
         rate(ops, elapsed),
         "ops/s",
     );
+    report.add("limit: raw etcd-client: etcd CPU per Txn", txn_cpu, "µs");
     let c = client.clone();
     // Each client reads the first key it created (a short window may create few).
     let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client, _| {
@@ -127,7 +134,7 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
         rate(ops, elapsed),
         "ops/s",
     );
-    (txns, gets)
+    (txns, txn_cpu, gets)
 }
 
 /// Bytes per second of copying a `size`-byte buffer (best of a few).

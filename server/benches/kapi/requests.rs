@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
-use super::common::{CLIENTS, Options, ServerProcess, agent, rate, run_threads};
+use super::common::{CLIENTS, CpuMeter, Options, ServerProcess, agent, rate, run_threads};
 use super::limits::Limits;
 use super::report::Report;
 
@@ -32,6 +32,7 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
         &limits.etcd.servers_flag(),
     ]
     .map(String::from);
+    let etcd = Some((limits.etcd.pid(0).expect("etcd runs"), limits.etcd_txn_cpu));
     through_server(
         options,
         report,
@@ -39,6 +40,7 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
         &args,
         limits.etcd_txns,
         Some(limits.etcd_gets),
+        etcd,
     );
     let dir = tempfile::tempdir().expect("a data directory");
     let args = ["--data-dir".into(), dir.path().display().to_string()];
@@ -48,6 +50,7 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
         "kapi on the embedded store",
         &args,
         limits.embedded_creates,
+        None,
         None,
     );
     rbac_gets(options, report);
@@ -164,8 +167,10 @@ fn configmap_gets(
 }
 
 /// Creates and GETs through the server started with `args`, the creates also as a share of
-/// its store's own (`raw_creates`) and the GETs of raw etcd gets when given; then the
-/// WebApp writes.
+/// its store's own (`raw_creates`) and the GETs of raw etcd gets when given; the server's
+/// CPU per request, and etcd's (`etcd`: its pid and its CPU per raw `Txn`), which tell
+/// where the time goes: on this machine the clients, the server and etcd share the cores,
+/// so every microsecond the server spends is one etcd cannot; then the WebApp writes.
 fn through_server(
     options: &Options,
     report: &mut Report,
@@ -173,8 +178,12 @@ fn through_server(
     args: &[String],
     raw_creates: f64,
     raw_gets: Option<f64>,
+    etcd: Option<(u32, f64)>,
 ) {
     let server = ServerProcess::start(args);
+    let mut pids = vec![server.pid()];
+    pids.extend(etcd.map(|(pid, _)| pid.to_string()));
+    let meter = CpuMeter::start(&pids);
     let base = server.url("/api/v1/namespaces/default/configmaps");
     let data = "x".repeat(1024);
     let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
@@ -187,27 +196,32 @@ fn through_server(
             .expect("POST");
         assert_eq!(response.status().as_u16(), 201);
     });
+    let cpu = meter.per_op(ops);
     let creates = report.add(
         format!("{what}: ConfigMap creates (1 KiB)"),
         rate(ops, elapsed),
         "ops/s",
     );
+    cpu_rows(report, what, "create", &cpu, etcd.map(|(_, raw)| raw));
     report.share(
         format!("{what}: creates / the store's own"),
         creates,
         raw_creates,
     );
     // Each client reads the first object it created (a short window may create few).
+    let meter = CpuMeter::start(&pids);
     let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, _| {
         let url = format!("{base}/c{client}-0");
         let response = agent.get(&url).call().expect("GET");
         assert_eq!(response.status().as_u16(), 200);
     });
+    let cpu = meter.per_op(ops);
     let gets = report.add(
         format!("{what}: ConfigMap GETs"),
         rate(ops, elapsed),
         "ops/s",
     );
+    cpu_rows(report, what, "GET", &cpu, None);
     if let Some(raw_gets) = raw_gets {
         report.share(
             format!("{what}: GETs / raw linearizable gets"),
@@ -216,6 +230,22 @@ fn through_server(
         );
     }
     webapp_writes(options, report, what, &server);
+}
+
+/// Rows of the server's CPU per `operation` (`cpu[0]`), and etcd's (`cpu[1]`) beside its CPU
+/// per raw `Txn` (`raw_txn`) when given.
+fn cpu_rows(report: &mut Report, what: &str, operation: &str, cpu: &[f64], raw_txn: Option<f64>) {
+    report.add(format!("{what}: server CPU per {operation}"), cpu[0], "µs");
+    if let Some(&etcd) = cpu.get(1) {
+        let etcd = report.add(format!("{what}: etcd CPU per {operation}"), etcd, "µs");
+        if let Some(raw) = raw_txn {
+            report.ratio(
+                format!("{what}: etcd CPU per {operation} / per raw Txn"),
+                etcd,
+                raw,
+            );
+        }
+    }
 }
 
 /// A v1 WebApp named `name` with `replicas`: the apply configuration, and a full object

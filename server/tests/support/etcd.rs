@@ -162,6 +162,12 @@ impl Etcd {
         self.endpoints().join(",")
     }
 
+    /// The process id of member `i`, while it runs.
+    #[allow(dead_code)]
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.members[i].child.as_ref().map(Child::id)
+    }
+
     /// Kills member `i` with SIGKILL.
     pub fn stop(&mut self, i: usize) {
         if let Some(mut child) = self.members[i].child.take() {
