@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::api::protobuf::{self, ProtoMessage};
 use crate::error::ApiError;
-use crate::registry::PatchType;
+use crate::registry::{PatchType, SharedObject};
 
 pub(super) const JSON: &str = "application/json";
 pub(super) const YAML: &str = "application/yaml";
@@ -206,11 +206,29 @@ pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Outpu
         Format::Yaml => YAML,
         Format::Json | Format::Table(_) => JSON,
     };
+    typed(status, body, content_type)
+}
+
+/// `body` with its content type, varying by `Accept`.
+fn typed(status: StatusCode, body: Vec<u8>, content_type: &'static str) -> Response {
     let mut response = (status, body).into_response();
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(VARY, HeaderValue::from_static("Accept"));
     response
+}
+
+/// A shared object as a 200 response: its bytes as they are for compact JSON (what
+/// [`respond`] would write, with no decoding or encoding), else [`respond`]'s.
+pub(super) fn respond_shared(object: &SharedObject, output: Output) -> Response {
+    if output.format != Format::Json || output.pretty {
+        return respond(StatusCode::OK, &object.value(), output);
+    }
+    let json = object.json();
+    let mut body = Vec::with_capacity(json.len() + 1);
+    body.extend_from_slice(&json);
+    body.push(b'\n');
+    typed(StatusCode::OK, body, JSON)
 }
 
 /// The essence of the request's `Content-Type` (`application/json`), lower-case, or `None`.

@@ -243,11 +243,11 @@ async fn handle(
             };
             let object = (registry.get_with(target, name, subresource, &options)).await?;
             if let Format::Table(version) = output.format {
-                let objects = std::slice::from_ref(&object);
-                let table = registry.table(target, objects, None, include_object)?;
+                let objects = [object.value()];
+                let table = registry.table(target, &objects, None, include_object)?;
                 return Ok(render_table(table, None, version, output));
             }
-            Ok(media::respond(StatusCode::OK, &object, output))
+            Ok(media::respond_shared(&object, output))
         }
         Handler::List => {
             if query.watch()? {

@@ -476,17 +476,20 @@ impl Registry {
         name: &str,
         subresource: Option<Subresource>,
     ) -> Result<Value, ApiError> {
-        (self.get_object(target, name, subresource, &GetOptions::default())).await
+        (self.get_object(target, name, subresource, &GetOptions::default()))
+            .await
+            .map(|object| object.value())
     }
 
-    /// Reads one object with `GetOptions` (`resourceVersion`).
+    /// Reads one object with `GetOptions` (`resourceVersion`), as its shared encoding (the
+    /// one lists and watches of its version send, when the watch cache answers).
     pub async fn get_with(
         &self,
         target: Target<'_>,
         name: &str,
         subresource: Option<Subresource>,
         options: &GetOptions,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<SharedObject, ApiError> {
         self.get_object(target, name, subresource, options).await
     }
 

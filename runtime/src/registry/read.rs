@@ -51,7 +51,7 @@ impl Registry {
         name: &str,
         subresource: Option<Subresource>,
         options: &GetOptions,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<SharedObject, ApiError> {
         let kind = target.kind;
         let info = kind.info;
         let resource = object::resource(info);
@@ -93,9 +93,11 @@ impl Registry {
                     let stored = object.decode().map_err(internal)?;
                     let hub = kind.from_stored(stored).map_err(internal)?;
                     let hub = kind.hub_json(&hub).map_err(internal)?;
-                    Ok(super::scale::view(scale, &hub, object.kv.mod_revision))
+                    let view = super::scale::view(scale, &hub, object.kv.mod_revision);
+                    Ok(SharedObject::from(view))
                 }
-                None => Ok(in_version(kind, &object, target.version)?.value().clone()),
+                // The memoized encoding every list and watch of this version shares.
+                None => in_version(kind, &object, target.version),
             };
         }
         let kv = (self.storage.get(&key, 0).await)
@@ -106,9 +108,14 @@ impl Registry {
                 let stored = object::decode(&kv)?;
                 let hub = kind.from_stored(stored).map_err(internal)?;
                 let hub = kind.hub_json(&hub).map_err(internal)?;
-                Ok(super::scale::view(scale, &hub, kv.mod_revision))
+                Ok(SharedObject::from(super::scale::view(
+                    scale,
+                    &hub,
+                    kv.mod_revision,
+                )))
             }
-            None => object::stored_in_version(kind, &kv, target.version, kv.mod_revision),
+            None => (object::stored_in_version(kind, &kv, target.version, kv.mod_revision))
+                .map(SharedObject::from),
         }
     }
 
