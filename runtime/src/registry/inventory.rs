@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Registry;
-use super::object::{self, meta_str};
+use super::object;
 use crate::api::Scope;
 use crate::cache::CachedObject;
 use crate::error::ApiError;
@@ -56,7 +56,7 @@ fn metadata_of(json: &[u8]) -> Result<Value, ApiError> {
 
 /// Where an owner reference points.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OwnerKey {
+enum OwnerKey {
     /// At this key, of this kind (an index into the scheme's kinds).
     At(usize, String),
     /// At an object of a kind not served here: nobody can tell whether it exists.
@@ -103,7 +103,7 @@ impl Registry {
     /// is stored: its kind (an index into the scheme's kinds) and key, where a dependent
     /// there may have its owner (a namespaced owner in the dependent's own namespace, a
     /// cluster-scoped owner anywhere).
-    pub fn owner_key(&self, namespace: Option<&str>, reference: &Value) -> OwnerKey {
+    fn owner_key(&self, namespace: Option<&str>, reference: &Value) -> OwnerKey {
         let text = |field: &str| reference.get(field).and_then(Value::as_str).unwrap_or("");
         let group = text("apiVersion")
             .rsplit_once('/')
@@ -136,10 +136,12 @@ impl Registry {
     }
 
     /// Whether the owner `reference` of a dependent in `namespace` (`None`: cluster-scoped)
-    /// names an object that exists now (read live): it lives where a dependent there may
-    /// have its owner ([`owner_key`](Self::owner_key)) and its uid is the reference's.
-    /// `None` when its kind is not served: nobody can tell (kube's collector leaves such a
-    /// dependent alone, retrying).
+    /// names an object that exists now: it lives where a dependent there may have its
+    /// owner ([`owner_key`](Self::owner_key)) and its uid is the reference's. An owner its
+    /// kind's watch cache holds with that uid exists (a later delete reaches the collector
+    /// as a change of its own); any other answer is read live, since the cache may lag and
+    /// nothing may be deleted on a stale view. `None` when its kind is not served: nobody
+    /// can tell (kube's collector leaves such a dependent alone, retrying).
     pub async fn owner_exists(
         &self,
         namespace: Option<&str>,
@@ -150,13 +152,22 @@ impl Registry {
             OwnerKey::NotServed => return Ok(None),
             OwnerKey::Nowhere => return Ok(Some(false)),
         };
+        let uid = reference.get("uid").and_then(Value::as_str);
+        let has_uid = |json: &[u8]| -> Result<bool, ApiError> {
+            let metadata = metadata_of(json)?;
+            Ok(metadata.pointer("/metadata/uid").and_then(Value::as_str) == uid)
+        };
+        if let Some(cached) = self.cached(kind, &key)
+            && has_uid(&cached.kv.value)?
+        {
+            return Ok(Some(true));
+        }
         let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
         let resource = object::resource(self.scheme.kinds()[kind].info);
         let stored = (self.storage.get(&key, 0).await)
             .map_err(|e| object::storage_error(e, &resource, name))?;
-        let uid = reference.get("uid").and_then(Value::as_str);
         match stored {
-            Some(kv) => Ok(Some(meta_str(&object::decode(&kv)?, "uid") == uid)),
+            Some(kv) => Ok(Some(has_uid(&kv.value)?)),
             None => Ok(Some(false)),
         }
     }

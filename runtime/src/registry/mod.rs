@@ -60,7 +60,7 @@ use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
 use crate::storage::instrumented::Instrumented;
 
-pub use inventory::{Content, OwnerKey};
+pub use inventory::Content;
 pub use namespaces::NAMESPACE_FINALIZER;
 pub use schema_validation::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas};
 pub use validation::{FOREGROUND, ORPHAN};

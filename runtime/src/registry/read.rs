@@ -17,6 +17,7 @@ use super::selector::Selectors;
 use super::update::parse_resource_version;
 use super::watch::{in_version, matches_cached};
 use super::{GetOptions, ListOptions, ObjectList, Registry, SharedObject, Subresource, Target};
+use crate::api::ScaleInfo;
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::scheme::KindEntry;
 use crate::storage::{self, KeyValue, ListRequest, Revision};
@@ -89,13 +90,7 @@ impl Registry {
             let (object, _) = cache.get(&key).map_err(object::cache_error)?;
             let object = object.ok_or_else(not_found)?;
             return match scale {
-                Some(scale) => {
-                    let stored = object.decode().map_err(internal)?;
-                    let hub = kind.from_stored(stored).map_err(internal)?;
-                    let hub = kind.hub_json(&hub).map_err(internal)?;
-                    let view = super::scale::view(scale, &hub, object.kv.mod_revision);
-                    Ok(SharedObject::from(view))
-                }
+                Some(scale) => scale_view(kind, scale, &object.kv),
                 // The memoized encoding every list and watch of this version shares.
                 None => in_version(kind, &object, target.version),
             };
@@ -104,16 +99,7 @@ impl Registry {
             .map_err(|e| object::storage_error(e, &resource, name))?
             .ok_or_else(not_found)?;
         match scale {
-            Some(scale) => {
-                let stored = object::decode(&kv)?;
-                let hub = kind.from_stored(stored).map_err(internal)?;
-                let hub = kind.hub_json(&hub).map_err(internal)?;
-                Ok(SharedObject::from(super::scale::view(
-                    scale,
-                    &hub,
-                    kv.mod_revision,
-                )))
-            }
+            Some(scale) => scale_view(kind, scale, &kv),
             None => (object::stored_in_version(kind, &kv, target.version, kv.mod_revision))
                 .map(SharedObject::from),
         }
@@ -446,6 +432,21 @@ fn decode_continue(token: &str, prefix: &str) -> Result<(String, i64), String> {
     let relative = &key[1..];
     let start = relative.strip_suffix('\0').unwrap_or(relative);
     Ok((format!("{prefix}{start}"), token.resource_version))
+}
+
+/// The `Scale` of the stored object `kv` of `kind`, at its revision.
+fn scale_view(
+    kind: &KindEntry,
+    scale: &ScaleInfo,
+    kv: &KeyValue,
+) -> Result<SharedObject, ApiError> {
+    let hub = kind.from_stored(object::decode(kv)?).map_err(internal)?;
+    let hub = kind.hub_json(&hub).map_err(internal)?;
+    Ok(SharedObject::from(super::scale::view(
+        scale,
+        &hub,
+        kv.mod_revision,
+    )))
 }
 
 #[cfg(test)]

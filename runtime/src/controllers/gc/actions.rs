@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::graph::{Graph, Node};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Preconditions};
-use crate::registry::{FOREGROUND, ORPHAN, OwnerKey, PatchType, Registry, Target, WriteOptions};
+use crate::registry::{FOREGROUND, ORPHAN, PatchType, Registry, Target, WriteOptions};
 
 /// The field manager of the collector's writes.
 const MANAGER: &str = "garbage-collector";
@@ -42,7 +42,10 @@ pub async fn judge_dependent(
             dropped.push(uid);
             continue;
         }
-        match owner_exists(registry, node.namespace.as_deref(), reference).await? {
+        match (registry)
+            .owner_exists(node.namespace.as_deref(), reference)
+            .await?
+        {
             Some(true) => solid = true,
             Some(false) => dropped.push(uid),
             None => unknown = true,
@@ -103,23 +106,6 @@ pub async fn let_owner_go(
         }
     }
     Ok(())
-}
-
-/// Whether the owner `reference` of a dependent in `namespace` exists: from its kind's
-/// watch cache when the cache holds it with the reference's uid, else read live (the cache
-/// may lag, and nothing is deleted on a stale view). `None` when its kind is not served.
-async fn owner_exists(
-    registry: &Registry,
-    namespace: Option<&str>,
-    reference: &Value,
-) -> Result<Option<bool>, ApiError> {
-    if let OwnerKey::At(kind, key) = registry.owner_key(namespace, reference)
-        && let Some(cached) = registry.cached(kind, &key).and_then(|o| Node::of(kind, &o))
-        && reference.get("uid").and_then(Value::as_str) == Some(cached.uid.as_str())
-    {
-        return Ok(Some(true));
-    }
-    registry.owner_exists(namespace, reference).await
 }
 
 fn target<'a>(registry: &'a Registry, node: &'a Node) -> Target<'a> {

@@ -166,13 +166,9 @@ impl Graph {
         for key in keys {
             self.remove_dependent(&key);
         }
-        let waiting: Vec<String> = (self.waiting.values())
-            .filter(|owner| owner.kind == kind)
-            .map(|owner| owner.key.clone())
-            .collect();
-        for key in waiting {
-            self.forget_waiting(&key);
-        }
+        self.waiting.retain(|_, owner| owner.kind != kind);
+        let waiting = &self.waiting;
+        self.waiting_keys.retain(|_, uid| waiting.contains_key(uid));
     }
 
     /// Takes in one change of an object of kind `kind`; adds to `work` what it makes worth
