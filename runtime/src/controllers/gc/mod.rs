@@ -25,8 +25,9 @@
 //! resourceVersion). So every replica on one etcd may run it: no leader is needed, a
 //! replica that loses a race sees the change that beat it and looks again, and nothing is
 //! deleted on a stale view. A restart loses nothing: the first lists queue every dependent
-//! and every waiting owner. Work that fails (storage unavailable) is retried with a
-//! back-off; its cost is per change, so a large, quiet store costs nothing.
+//! and every waiting owner, judged once every kind is listed. Work that fails (storage
+//! unavailable) is retried with a back-off; its cost is per change, so a large, quiet store
+//! costs nothing.
 
 mod actions;
 mod graph;
@@ -69,6 +70,11 @@ struct Retry {
 pub async fn run(registry: Weak<Registry>) {
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let mut followers = JoinSet::new();
+    // The kinds not listed yet. Nothing is judged before every kind is (kube's collector
+    // waits for its informers to sync): an owner judged before its dependents' kind was
+    // listed would look free of them, and lose its `orphan` or `foregroundDeletion`
+    // finalizer too early.
+    let mut unlisted = BTreeSet::new();
     {
         let Some(strong) = registry.upgrade() else {
             return;
@@ -76,6 +82,7 @@ pub async fn run(registry: Weak<Registry>) {
         for (kind, entry) in strong.scheme().kinds().iter().enumerate() {
             if entry.info.stores_objects() {
                 followers.spawn(follow(registry.clone(), kind, sender.clone()));
+                unlisted.insert(kind);
             }
         }
     }
@@ -88,7 +95,7 @@ pub async fn run(registry: Weak<Registry>) {
         // judged on the newest view.
         loop {
             match receiver.try_recv() {
-                Ok(message) => take(&mut graph, message, &mut queue),
+                Ok(message) => take(&mut graph, message, &mut unlisted, &mut queue),
                 Err(mpsc::error::TryRecvError::Empty) => break,
                 Err(mpsc::error::TryRecvError::Disconnected) => return,
             }
@@ -99,11 +106,17 @@ pub async fn run(registry: Weak<Registry>) {
                 queue.insert(work.clone());
             }
         }
-        let Some(work) = queue.pop_first() else {
-            let next_retry = retries.values().map(|retry| retry.due).min();
+        let work = if unlisted.is_empty() {
+            queue.pop_first()
+        } else {
+            None
+        };
+        let Some(work) = work else {
+            let next_retry =
+                (retries.values().map(|retry| retry.due).min()).filter(|_| unlisted.is_empty());
             tokio::select! {
                 message = receiver.recv() => match message {
-                    Some(message) => take(&mut graph, message, &mut queue),
+                    Some(message) => take(&mut graph, message, &mut unlisted, &mut queue),
                     None => return,
                 },
                 () = tokio::time::sleep_until(next_retry.unwrap_or(now)), if next_retry.is_some() => {}
@@ -133,10 +146,17 @@ pub async fn run(registry: Weak<Registry>) {
     }
 }
 
-/// Takes one follower's message into the graph, queueing what it makes worth looking at.
-fn take(graph: &mut Graph, message: Message, queue: &mut BTreeSet<Work>) {
+/// Takes one follower's message into the graph, queueing what it makes worth looking at;
+/// a list takes its kind off `unlisted`.
+fn take(
+    graph: &mut Graph,
+    message: Message,
+    unlisted: &mut BTreeSet<usize>,
+    queue: &mut BTreeSet<Work>,
+) {
     match message {
         Message::Listed { kind, snapshot } => {
+            unlisted.remove(&kind);
             graph.forget_kind(kind);
             for object in &snapshot.objects {
                 if let Some(node) = Node::of(kind, object) {
