@@ -16,7 +16,8 @@ use kapi_runtime::cache::{
 };
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{
-    Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchStream,
+    Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
+    WatchStream,
 };
 use tempfile::TempDir;
 use tokio::sync::broadcast;
@@ -31,7 +32,10 @@ struct Flaky {
     breaker: broadcast::Sender<()>,
     compacted: AtomicBool,
     lists: AtomicUsize,
+    gets: AtomicUsize,
     watches: Mutex<Vec<Revision>>,
+    /// While `true`, watches hold their events back (a cache lagging behind storage).
+    held: tokio::sync::watch::Sender<bool>,
 }
 
 impl Flaky {
@@ -44,6 +48,7 @@ impl Flaky {
 #[async_trait::async_trait]
 impl Storage for Flaky {
     async fn get(&self, key: &str, revision: Revision) -> Result<Option<KeyValue>> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
         self.inner.get(key, revision).await
     }
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
@@ -55,6 +60,9 @@ impl Storage for Flaky {
     }
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
         self.inner.create(key, value).await
+    }
+    async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue> {
+        self.inner.create_guarded(key, value, guard).await
     }
     async fn update(&self, key: &str, value: Bytes, expected: Revision) -> Result<KeyValue> {
         self.inner.update(key, value, expected).await
@@ -72,18 +80,22 @@ impl Storage for Flaky {
         }
         let events = self.inner.watch(prefix, from_revision).await?;
         let broken = self.breaker.subscribe();
-        let state = (events, broken, false);
+        let state = (events, broken, self.held.subscribe(), false);
         Ok(Box::pin(futures_util::stream::unfold(
             state,
-            |(mut events, mut broken, done)| async move {
+            |(mut events, mut broken, mut held, done)| async move {
                 if done {
                     return None;
                 }
                 tokio::select! {
-                    item = events.next() => item.map(|item| (item, (events, broken, false))),
+                    item = events.next() => {
+                        let item = item?;
+                        let _ = held.wait_for(|held| !held).await;
+                        Some((item, (events, broken, held, false)))
+                    }
                     _ = broken.recv() => {
                         let error = Error::Unavailable("connection reset".into());
-                        Some((Err(error), (events, broken, true)))
+                        Some((Err(error), (events, broken, held, true)))
                     }
                 }
             },
@@ -118,7 +130,9 @@ async fn env(options: CacheOptions) -> Env {
         breaker: broadcast::channel(4).0,
         compacted: AtomicBool::new(false),
         lists: AtomicUsize::new(0),
+        gets: AtomicUsize::new(0),
         watches: Mutex::new(Vec::new()),
+        held: tokio::sync::watch::channel(false).0,
     });
     let storage: Arc<dyn Storage> = flaky.clone();
     let (cache, _task) = Cache::start(&storage, "/r/", "things", options);
@@ -394,4 +408,93 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         lists + 1,
         "served from storage"
     );
+}
+
+/// kube's NamespaceLifecycle check reads the namespace from its watch cache: a create in a
+/// namespace the cache holds reads nothing from storage. The create is guarded by the
+/// namespace's revision, so a cache that lags behind the namespace's deletion does not let
+/// content into it: the store refuses, the namespace is read again live, and the answer is
+/// kube's 403.
+#[tokio::test]
+async fn the_namespace_check_reads_the_cache_and_the_store_confirms_it() {
+    use api_types::core;
+    use kapi_runtime::error::ApiError;
+    use kapi_runtime::meta::DeleteOptions;
+    use kapi_runtime::registry::{ListOptions, Registry, Target, WriteOptions};
+    use kapi_runtime::scheme::{KindEntry, Scheme};
+
+    let env = env(CacheOptions::default()).await;
+    let scheme = Scheme::new()
+        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
+        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"));
+    let registry = Registry::new(Arc::new(scheme), env.storage.clone(), "/registry")
+        .await
+        .unwrap();
+    let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
+    let namespaces = Target {
+        kind: kind("namespaces"),
+        version: "v1",
+        namespace: None,
+    };
+    let configmaps = Target {
+        kind: kind("configmaps"),
+        version: "v1",
+        namespace: Some("team"),
+    };
+    let namespace = serde_json::json!({"metadata": {"name": "team"}});
+    let created = (registry.create(namespaces, namespace, &WriteOptions::default())).await;
+    let revision = created.unwrap().object["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Wait for the namespaces' cache to hold it.
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    let at_least = ListOptions {
+        resource_version: Some("0".into()),
+        ..ListOptions::default()
+    };
+    while registry
+        .list(namespaces, &at_least)
+        .await
+        .unwrap()
+        .resource_version
+        != revision
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the cache never caught up"
+        );
+        tokio::task::yield_now().await;
+    }
+    let configmap = |name: &str| serde_json::json!({"metadata": {"name": name}});
+    let gets = env.flaky.gets.load(Ordering::SeqCst);
+    (registry
+        .create(configmaps, configmap("a"), &WriteOptions::default())
+        .await)
+        .unwrap();
+    assert_eq!(
+        env.flaky.gets.load(Ordering::SeqCst),
+        gets,
+        "the namespace came from the cache"
+    );
+
+    // The cache stops hearing of changes; the namespace is deleted (marked terminating).
+    env.flaky.held.send_replace(true);
+    let deleted = registry
+        .delete(namespaces, "team", &DeleteOptions::default())
+        .await;
+    assert!(deleted.is_ok(), "{deleted:?}");
+    let refused = registry
+        .create(configmaps, configmap("b"), &WriteOptions::default())
+        .await;
+    match refused {
+        Err(error @ ApiError::Forbidden { .. }) => assert_eq!(
+            error.to_string(),
+            "configmaps \"b\" is forbidden: unable to create new content in namespace team because it is being terminated"
+        ),
+        other => panic!("expected kube's 403, got {other:?}"),
+    }
+    env.flaky.held.send_replace(false);
+    let stored = (env.storage.get("/registry/configmaps/team/b", 0).await).unwrap();
+    assert_eq!(stored, None, "nothing was written");
 }

@@ -1715,6 +1715,14 @@ impl Storage for Down {
     async fn create(&self, _: &str, _: Bytes) -> storage::Result<storage::KeyValue> {
         Err(storage::Error::TooLarge { size: 2, limit: 1 })
     }
+    async fn create_guarded(
+        &self,
+        _: &str,
+        _: Bytes,
+        _: &storage::Guard,
+    ) -> storage::Result<storage::KeyValue> {
+        Err(storage::Error::TooLarge { size: 2, limit: 1 })
+    }
     async fn update(
         &self,
         _: &str,

@@ -13,12 +13,12 @@ use serde_json::Value;
 
 use super::body::{self, Expected};
 use super::field_paths;
-use super::object::{self, internal, meta_str, set_meta};
+use super::object::{self, MAX_RETRIES, internal, meta_str, set_meta};
 use super::schema_validation::not_reported;
 use super::validation::{self, is_namespaces};
 use super::{Fields, Registry, Target, WriteOptions, Written};
 use crate::error::{ApiError, GroupResource};
-use crate::storage;
+use crate::storage::{self, Guard};
 
 /// kube's `maxNameGenerationCreateAttempts`.
 const NAME_GENERATION_ATTEMPTS: usize = 8;
@@ -45,10 +45,12 @@ impl Registry {
                 "resourceVersion should not be set on objects to be created".into(),
             ));
         }
+        // The namespace it goes into, with the guard of its check.
+        let mut guarded = None;
         if let (crate::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
-            let name = meta_str(&body, "name").unwrap_or_default().to_owned();
-            self.check_namespace_accepts(namespace, &resource, &name)
-                .await?;
+            let name = meta_str(&body, "name").unwrap_or_default();
+            let guard = (self.namespace_guard(namespace, &resource, name, Lookup::Cached)).await?;
+            guarded = guard.map(|guard| (namespace, guard));
         }
         body::ensure_namespace(&mut body, info, target.namespace)?;
         if info.subresources.status
@@ -134,6 +136,7 @@ impl Registry {
         let namespace = meta_str(&stored, "namespace").map(str::to_owned);
         let mut name = name;
         let mut attempts = 0;
+        let mut guard_checks = 0;
         loop {
             let key = keys.object(info, namespace.as_deref(), &name)?;
             if options.dry_run {
@@ -150,11 +153,12 @@ impl Registry {
             if is_namespaces(info) {
                 self.purge_orphans(&key, &name).await?;
             }
-            match self
-                .storage
-                .create(&key, object::encode(stored.clone())?)
-                .await
-            {
+            let value = object::encode(stored.clone())?;
+            let created = match &guarded {
+                Some((_, guard)) => self.storage.create_guarded(&key, value, guard).await,
+                None => self.storage.create(&key, value).await,
+            };
+            match created {
                 Ok(kv) => {
                     return Ok(Written {
                         object: object::stored_in_version(
@@ -173,6 +177,19 @@ impl Registry {
                     attempts += 1;
                     name = object::generate_name(generate_prefix.as_deref().unwrap_or_default());
                     set_meta(&mut stored, "name", Some(Value::String(name.clone())));
+                }
+                // The namespace changed since it was read: read it again, live.
+                Err(storage::Error::Conflict { key: changed, .. })
+                    if guarded
+                        .as_ref()
+                        .is_some_and(|(_, guard)| guard.key == changed)
+                        && guard_checks < MAX_RETRIES =>
+                {
+                    guard_checks += 1;
+                    let namespace = guarded.as_ref().map_or("", |(namespace, _)| namespace);
+                    let guard =
+                        (self.namespace_guard(namespace, &resource, &name, Lookup::Live)).await?;
+                    guarded = guard.map(|guard| (namespace, guard));
                 }
                 Err(e) => return Err(object::storage_error(e, &resource, &name)),
             }
@@ -205,26 +222,42 @@ impl Registry {
     }
 
     /// kube's `NamespaceLifecycle` admission: content may only be created in a namespace
-    /// that exists and is not terminating.
-    pub(super) async fn check_namespace_accepts(
+    /// that exists and is not terminating. Answers with the [`Guard`] the create is made
+    /// under: the namespace's key at the mod revision the answer was read at (`None` when
+    /// the scheme has no namespaces).
+    ///
+    /// The namespace is read from its kind's watch cache when that holds it (kube's
+    /// admission reads its informer), else live ([`Lookup`]). A cache may lag behind a
+    /// namespace marked terminating or deleted meanwhile, on this replica or another; the
+    /// guard makes the store refuse the create then ([`storage::Error::Conflict`] on the
+    /// namespace's key), and the create asks again, live.
+    pub(super) async fn namespace_guard(
         &self,
         namespace: &str,
         resource: &GroupResource,
         name: &str,
-    ) -> Result<(), ApiError> {
+        lookup: Lookup,
+    ) -> Result<Option<Guard>, ApiError> {
         let Some(namespaces) = self.namespaces() else {
-            return Ok(());
+            return Ok(None);
         };
         let namespaces_resource = object::resource(namespaces.info);
         let key = self.keys().object(namespaces.info, None, namespace)?;
-        let not_found = || ApiError::NotFound {
-            resource: namespaces_resource.clone(),
-            name: namespace.to_owned(),
+        let cached = match lookup {
+            Lookup::Cached => self.cached_of(namespaces.info, &key),
+            Lookup::Live => None,
         };
-        let kv = (self.storage.get(&key, 0).await)
-            .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
-            .ok_or_else(not_found)?;
-        if is_terminating(&object::decode(&kv)?) {
+        let kv = match cached {
+            Some(cached) => cached.kv.clone(),
+            None => (self.storage.get(&key, 0).await)
+                .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
+                .ok_or_else(|| ApiError::NotFound {
+                    resource: namespaces_resource.clone(),
+                    name: namespace.to_owned(),
+                })?,
+        };
+        let phase: NamespacePhase = serde_json::from_slice(&kv.value).map_err(internal)?;
+        if phase.status.phase.as_deref() == Some(TERMINATING) {
             return Err(ApiError::Forbidden {
                 resource: resource.clone(),
                 name: name.to_owned(),
@@ -233,11 +266,33 @@ impl Registry {
                 ),
             });
         }
-        Ok(())
+        Ok(Some(Guard {
+            key,
+            mod_revision: kv.mod_revision,
+        }))
     }
 }
 
-/// Whether a stored namespace is being deleted.
-pub(super) fn is_terminating(namespace: &Value) -> bool {
-    namespace.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating")
+/// Where [`Registry::namespace_guard`] reads the namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lookup {
+    /// The watch cache when it holds the namespace, else storage.
+    Cached,
+    /// Storage: after the store refused a create made on the cache's answer.
+    Live,
 }
+
+/// The part of a stored namespace the lifecycle check reads.
+#[derive(serde::Deserialize)]
+struct NamespacePhase {
+    #[serde(default)]
+    status: NamespaceStatus,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct NamespaceStatus {
+    phase: Option<String>,
+}
+
+/// A terminating namespace's `status.phase`.
+const TERMINATING: &str = "Terminating";

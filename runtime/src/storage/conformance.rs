@@ -25,7 +25,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 
-use super::{Error, KeyValue, ListRequest, Revision, Storage, WatchEvent, WatchStream};
+use super::{Error, Guard, KeyValue, ListRequest, Revision, Storage, WatchEvent, WatchStream};
 
 /// What a conformance factory returns.
 pub trait TestBackend: Send + 'static {
@@ -56,6 +56,7 @@ macro_rules! storage_conformance_tests {
             $make;
             revision_increases_by_one_per_write,
             create_is_create_if_absent,
+            create_guarded_checks_the_guard,
             get_missing_key,
             update_compares_mod_revision,
             delete_with_and_without_precondition,
@@ -274,6 +275,76 @@ pub async fn create_is_create_if_absent(backend: impl TestBackend) {
     let again = create(s, "/create/a", "3").await;
     assert_eq!(again.create_revision, again.mod_revision);
     assert!(again.create_revision > first.create_revision);
+}
+
+/// A guarded create happens only while the guard's key is at the expected mod revision
+/// (absent for `0`); a failed guard is a conflict on the guard's key, checked before the
+/// key's own existence, and writes nothing.
+pub async fn create_guarded_checks_the_guard(backend: impl TestBackend) {
+    let storage = backend.storage();
+    let s = &*storage;
+    let guard_key = "/guarded/ns";
+    let guard = |mod_revision| Guard {
+        key: guard_key.into(),
+        mod_revision,
+    };
+    // Absent guard key: expected 0.
+    let a = ok(
+        "create_guarded",
+        s.create_guarded("/guarded/a", bytes("a"), &guard(0)).await,
+    );
+    assert_eq!(a.create_revision, a.mod_revision);
+    let ns1 = create(s, guard_key, "1").await;
+    assert_eq!(
+        s.create_guarded("/guarded/b", bytes("b"), &guard(0)).await,
+        Err(Error::Conflict {
+            key: guard_key.into(),
+            expected: 0,
+            current: ns1.mod_revision,
+        })
+    );
+    let b = ok(
+        "create_guarded",
+        s.create_guarded("/guarded/b", bytes("b"), &guard(ns1.mod_revision))
+            .await,
+    );
+    assert_eq!(b.mod_revision, ns1.mod_revision + 1);
+    assert_eq!(
+        s.create_guarded("/guarded/b", bytes("again"), &guard(ns1.mod_revision))
+            .await,
+        Err(Error::AlreadyExists {
+            key: "/guarded/b".into()
+        })
+    );
+    let ns2 = update(s, guard_key, "2", ns1.mod_revision).await;
+    let before = current(s).await;
+    for key in ["/guarded/b", "/guarded/c"] {
+        assert_eq!(
+            s.create_guarded(key, bytes("c"), &guard(ns1.mod_revision))
+                .await,
+            Err(Error::Conflict {
+                key: guard_key.into(),
+                expected: ns1.mod_revision,
+                current: ns2.mod_revision,
+            })
+        );
+    }
+    ok("delete", s.delete(guard_key, None).await);
+    assert_eq!(
+        s.create_guarded("/guarded/c", bytes("c"), &guard(ns2.mod_revision))
+            .await,
+        Err(Error::Conflict {
+            key: guard_key.into(),
+            expected: ns2.mod_revision,
+            current: 0,
+        })
+    );
+    assert_eq!(current(s).await, before + 1, "failed guards write nothing");
+    assert_eq!(ok("get", s.get("/guarded/c", 0).await), None);
+    assert_eq!(
+        ok("get", s.get("/guarded/b", 0).await).map(|kv| kv.value),
+        Some(bytes("b"))
+    );
 }
 
 /// A missing key reads as `None`, before creation and after deletion.

@@ -10,7 +10,8 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::{
-    Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchStream,
+    Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
+    WatchStream,
 };
 use crate::metrics::{StorageLabels, global};
 
@@ -80,6 +81,13 @@ impl Storage for Instrumented {
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
         let started = Instant::now();
         let result = self.inner.create(key, value).await;
+        self.record("create", key, started, &result);
+        result
+    }
+
+    async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue> {
+        let started = Instant::now();
+        let result = self.inner.create_guarded(key, value, guard).await;
         self.record("create", key, started, &result);
         result
     }

@@ -125,6 +125,15 @@ pub struct ListResponse {
     pub remaining: u64,
 }
 
+/// A condition on another key that a write is made under ([`Storage::create_guarded`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guard {
+    /// The key.
+    pub key: String,
+    /// Its expected mod revision; `0` for a key that must not exist.
+    pub mod_revision: Revision,
+}
+
 /// The answer to a delete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deleted {
@@ -287,6 +296,16 @@ pub trait Storage: Send + Sync + 'static {
     /// etcd: `Txn { compare: [create_revision(key) == 0], success: [Put], failure: [] }`.
     /// Errors: [`Error::AlreadyExists`], [`Error::TooLarge`].
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue>;
+
+    /// Creates `key` if it does not exist and `guard.key`'s mod revision is still
+    /// `guard.mod_revision`: the write is conditional on a second key, atomically, so a
+    /// caller may decide from a cached view of that key and let the store confirm it.
+    ///
+    /// etcd: `Txn { compare: [create_revision(key) == 0, mod_revision(guard.key) ==
+    /// guard.mod_revision], success: [Put], failure: [Range(guard.key)] }`. Errors:
+    /// [`Error::Conflict`] for `guard.key` when the guard fails (`current` is `0` if it is
+    /// absent; checked first), [`Error::AlreadyExists`], [`Error::TooLarge`].
+    async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue>;
 
     /// Replaces the value of `key` if its `mod_revision` is `expected_mod_revision`. Returns
     /// it with its new revision.

@@ -34,8 +34,8 @@ use self::read::Counters;
 use self::watch::Batch;
 use self::writer::{BatchLimits, Op, Outcome, Request, Writer};
 use crate::storage::{
-    Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchEvent,
-    WatchStream,
+    Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
+    WatchEvent, WatchStream,
 };
 
 /// Tuning of the embedded store.
@@ -303,7 +303,28 @@ impl Storage for EmbeddedStorage {
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
         self.check_write(key, &value)?;
         let key = key.to_owned();
-        match self.write(Op::Create { key, value }).await? {
+        match self
+            .write(Op::Create {
+                key,
+                value,
+                guard: None,
+            })
+            .await?
+        {
+            Outcome::Put(kv) => Ok(kv),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue> {
+        self.check_write(key, &value)?;
+        check_key(&guard.key)?;
+        let op = Op::Create {
+            key: key.to_owned(),
+            value,
+            guard: Some(guard.clone()),
+        };
+        match self.write(op).await? {
             Outcome::Put(kv) => Ok(kv),
             other => Err(unexpected(other)),
         }

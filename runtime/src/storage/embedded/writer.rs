@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 use super::Shared;
 use super::read::{self, Counters};
 use super::schema::{self, COMPACTED, CURRENT, LOG, META, VERSIONS};
-use crate::storage::{Deleted, Error, KeyValue, Result, Revision, WatchEvent};
+use crate::storage::{Deleted, Error, Guard, KeyValue, Result, Revision, WatchEvent};
 
 /// A write operation.
 #[derive(Debug)]
@@ -34,6 +34,7 @@ pub(super) enum Op {
     Create {
         key: String,
         value: Bytes,
+        guard: Option<Guard>,
     },
     Update {
         key: String,
@@ -53,7 +54,9 @@ impl Op {
     /// Roughly how many bytes the operation writes, to bound a batch.
     fn size(&self) -> usize {
         match self {
-            Op::Create { key, value } | Op::Update { key, value, .. } => key.len() + value.len(),
+            Op::Create { key, value, .. } | Op::Update { key, value, .. } => {
+                key.len() + value.len()
+            }
             Op::Delete { key, .. } => key.len(),
             Op::Compact { .. } => 0,
         }
@@ -211,7 +214,22 @@ impl Writer {
 /// failure, which leaves the transaction untouched.
 fn apply(tables: &mut Tables<'_>, state: &mut BatchState, op: &Op) -> Result<Result<Outcome>> {
     match op {
-        Op::Create { key, value } => {
+        Op::Create { key, value, guard } => {
+            if let Some(Guard {
+                key: guarded,
+                mod_revision,
+            }) = guard
+            {
+                let current = read::get_at(&tables.versions, guarded, Revision::MAX)?
+                    .map_or(0, |kv| kv.mod_revision);
+                if current != *mod_revision {
+                    return Ok(Err(Error::Conflict {
+                        key: guarded.clone(),
+                        expected: *mod_revision,
+                        current,
+                    }));
+                }
+            }
             if read::get_at(&tables.versions, key, Revision::MAX)?.is_some() {
                 return Ok(Err(Error::AlreadyExists { key: key.clone() }));
             }

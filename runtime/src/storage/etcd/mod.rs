@@ -35,7 +35,8 @@ use etcd_client::{
 use self::errors::{Context, map_error};
 use crate::storage::coalesce::Coalescer;
 use crate::storage::{
-    Deleted, Error, KeyValue, ListRequest, ListResponse, Result, Revision, Storage, WatchStream,
+    Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
+    WatchStream,
 };
 
 /// etcd's default `--max-request-bytes` (1.5 MiB): what a write may weigh.
@@ -322,6 +323,61 @@ fn check_size(key: &str, value: &Bytes) -> Result<()> {
     Ok(())
 }
 
+impl EtcdStorage {
+    /// A create, under `guard` if given (one more compare; the failure branch reads the
+    /// guard's key to tell which compare failed).
+    async fn create_with(
+        &self,
+        key: &str,
+        value: Bytes,
+        guard: Option<&Guard>,
+    ) -> Result<KeyValue> {
+        check_key(key)?;
+        check_size(key, &value)?;
+        let mut compares = vec![Compare::create_revision(key, CompareOp::Equal, 0)];
+        let mut failure = Vec::new();
+        if let Some(guard) = guard {
+            compares.push(Compare::mod_revision(
+                guard.key.as_str(),
+                CompareOp::Equal,
+                guard.mod_revision as i64,
+            ));
+            failure.push(TxnOp::get(guard.key.as_str(), None));
+        }
+        let txn = Txn::new()
+            .when(compares)
+            .and_then([TxnOp::put(key, value.to_vec(), None)])
+            .or_else(failure);
+        let context = Context::Write {
+            size: key.len() + value.len(),
+        };
+        let response = self.txn("a create", txn, context).await?;
+        if !response.succeeded() {
+            if let Some(guard) = guard {
+                let current = match current_of(&response, &guard.key, guard.mod_revision) {
+                    Error::Conflict { current, .. } => current,
+                    _ => 0,
+                };
+                if current != guard.mod_revision {
+                    return Err(Error::Conflict {
+                        key: guard.key.clone(),
+                        expected: guard.mod_revision,
+                        current,
+                    });
+                }
+            }
+            return Err(Error::AlreadyExists { key: key.into() });
+        }
+        let at = header_revision(response.header())?;
+        Ok(KeyValue {
+            key: key.into(),
+            value,
+            create_revision: at,
+            mod_revision: at,
+        })
+    }
+}
+
 /// What the `failure` branch of a compare-and-swap read: the key's current state.
 fn current_of(response: &TxnResponse, key: &str, expected: Revision) -> Error {
     let current = (response.op_responses().into_iter())
@@ -391,25 +447,12 @@ impl Storage for EtcdStorage {
     }
 
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
-        check_key(key)?;
-        check_size(key, &value)?;
-        let txn = Txn::new()
-            .when([Compare::create_revision(key, CompareOp::Equal, 0)])
-            .and_then([TxnOp::put(key, value.to_vec(), None)]);
-        let context = Context::Write {
-            size: key.len() + value.len(),
-        };
-        let response = self.txn("a create", txn, context).await?;
-        if !response.succeeded() {
-            return Err(Error::AlreadyExists { key: key.into() });
-        }
-        let at = header_revision(response.header())?;
-        Ok(KeyValue {
-            key: key.into(),
-            value,
-            create_revision: at,
-            mod_revision: at,
-        })
+        self.create_with(key, value, None).await
+    }
+
+    async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue> {
+        check_key(&guard.key)?;
+        self.create_with(key, value, Some(guard)).await
     }
 
     async fn update(
