@@ -142,6 +142,10 @@ pub(super) fn map_error(error: EtcdError, context: Context) -> Error {
             Error::Unavailable(format!("etcd: the connection was lost: {error}"))
         }
         (_, Some(Code::DeadlineExceeded)) => Error::Timeout(format!("etcd: {text}")),
+        // The client's own deadline (tonic's, answered as `Cancelled`): the request was
+        // cut in flight, and a write may still be applied, so it is a timeout (504), not
+        // "unavailable" (503), which says it never happened.
+        _ if text.contains("Timeout expired") => Error::Timeout(format!("etcd: {text}")),
         (_, Some(Code::Unavailable | Code::Cancelled | Code::ResourceExhausted)) => {
             Error::Unavailable(format!("etcd: {text}"))
         }

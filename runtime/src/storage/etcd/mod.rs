@@ -188,34 +188,41 @@ impl EtcdStorage {
     {
         let timeout = self.options.request_timeout;
         let started = tokio::time::Instant::now();
+        let deadline = started + timeout;
         // The error of the last attempt, when the deadline cuts the retries short.
         let mut last_error = None;
-        let attempts = async {
-            let mut pause = Duration::from_millis(10);
-            loop {
-                let electing = started.elapsed() < ELECTION_GRACE;
-                match call(self.client.clone()).await {
-                    Ok(value) => return Ok(value),
-                    Err(error) if errors::retryable(&error, retry_reads, electing) => {
-                        tracing::debug!(%error, what, "etcd request failed; retrying");
-                        last_error = Some(map_error(error, context));
-                        tokio::time::sleep(pause).await;
-                        pause = (pause * 2).min(Duration::from_millis(500));
+        let mut pause = Duration::from_millis(10);
+        loop {
+            let electing = started.elapsed() < ELECTION_GRACE;
+            match tokio::time::timeout_at(deadline, call(self.client.clone())).await {
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(error)) if errors::retryable(&error, retry_reads, electing) => {
+                    tracing::debug!(%error, what, "etcd request failed; retrying");
+                    last_error = Some(map_error(error, context));
+                    if tokio::time::Instant::now() + pause >= deadline {
+                        break;
                     }
-                    Err(error) => return Err(map_error(error, context)),
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                Ok(Err(error)) => return Err(map_error(error, context)),
+                Err(_) => {
+                    // Cut in flight: a write may still be applied (etcd keeps a proposal
+                    // a member accepted), so only a timeout (504) says what is known.
+                    if !retry_reads {
+                        last_error = None;
+                    }
+                    break;
                 }
             }
-        };
-        match tokio::time::timeout(timeout, attempts).await {
-            Ok(result) => result,
-            // Every member refused or had no leader: unavailable (503), not slow.
-            Err(_) => Err(match last_error {
-                Some(Error::Unavailable(last)) => Error::Unavailable(format!(
-                    "etcd could not serve {what} within {timeout:?}: {last}"
-                )),
-                _ => Error::Timeout(format!("etcd did not answer {what} within {timeout:?}")),
-            }),
         }
+        Err(match last_error {
+            // Every attempt was refused, or found no leader: unavailable (503), not slow.
+            Some(Error::Unavailable(last)) => Error::Unavailable(format!(
+                "etcd could not serve {what} within {timeout:?}: {last}"
+            )),
+            _ => Error::Timeout(format!("etcd did not answer {what} within {timeout:?}")),
+        })
     }
 
     /// A linearizable range read.
