@@ -1143,7 +1143,7 @@ async fn namespaces_start_with_default_and_take_their_content_with_them() {
     // The namespace controller deletes the content; the finalizer holds one object, and
     // with it the namespace, whose conditions say so.
     assert!(
-        controllers::namespace::sync_all(&env.registry)
+        !controllers::namespace::sync(&env.registry, "team")
             .await
             .unwrap()
     );
@@ -1187,7 +1187,7 @@ async fn namespaces_start_with_default_and_take_their_content_with_them() {
     .await
     .unwrap();
     assert!(
-        !controllers::namespace::sync_all(&env.registry)
+        controllers::namespace::sync(&env.registry, "team")
             .await
             .unwrap()
     );
@@ -1269,7 +1269,11 @@ async fn a_namespace_left_terminating_is_finished_by_a_new_registrys_controller(
     let registry = Registry::new(Arc::new(scheme()), env.storage.clone(), "/registry")
         .await
         .unwrap();
-    assert!(!controllers::namespace::sync_all(&registry).await.unwrap());
+    assert!(
+        controllers::namespace::sync(&registry, "gone")
+            .await
+            .unwrap()
+    );
     let namespaces = Target {
         kind: registry.scheme().by_resource("", "namespaces").unwrap(),
         version: "v1",

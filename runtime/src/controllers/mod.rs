@@ -7,14 +7,15 @@
 //! from what is stored), and is safe to run in every replica at once (its writes are
 //! idempotent or conditional, and what it deletes it verifies with a live read): no leader
 //! is elected. [`namespace`] empties a terminating namespace and lets it go; [`gc`], the
-//! garbage collector, makes dependents follow their owners (fed by the watch caches'
-//! changes, as kube's is by informers; the others pass over what they read every second or
-//! so, which costs little: namespaces, Events, ClusterRoles); [`event_ttl`] removes Events
-//! older than `--event-ttl`; [`cluster_role_aggregation`] keeps aggregated ClusterRoles'
-//! rules.
+//! garbage collector, makes dependents follow their owners. Both are fed by the watch
+//! caches' changes (`follow`), as kube's are by informers, and cost nothing while nothing
+//! changes. The others pass over what they read every minute or second, which costs
+//! little: [`event_ttl`] removes Events older than `--event-ttl`;
+//! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules.
 
 pub mod cluster_role_aggregation;
 pub mod event_ttl;
+mod follow;
 pub mod gc;
 pub mod namespace;
 
@@ -83,12 +84,7 @@ impl Controllers {
         let ttl = options.event_ttl;
         Controllers {
             tasks: vec![
-                tokio::spawn(run_passes(
-                    registry.clone(),
-                    "namespace controller",
-                    IDLE,
-                    namespace::sync_all,
-                )),
+                tokio::spawn(namespace::run(registry.clone())),
                 tokio::spawn(gc::run(registry.clone())),
                 tokio::spawn(run_passes(
                     registry.clone(),

@@ -5,25 +5,171 @@
 //! it, and once nothing is left remove the `kubernetes` finalizer (`finalize`), which lets
 //! the namespace go.
 //!
-//! Work is found again from storage on every pass, so a restart loses nothing; every write
-//! is a delete (a missing object is fine) or a compare-and-swap, so replicas on one etcd
-//! can all run it: they repeat each other's work, never undo it.
+//! It is fed by the namespaces' watch cache, as kube's is by its informer: a namespace
+//! that turns terminating is worked on at once, and again, with a growing pause, while
+//! content remains (finalizers hold it, or a create raced the deletion); the rest of the
+//! time it costs nothing. The content itself is read live on each pass, so nothing is
+//! judged on a lagging cache, and a restart loses nothing (the first list finds every
+//! terminating namespace again). Every write is a delete (a missing object is fine) or a
+//! compare-and-swap, so replicas on one etcd can all run it: they repeat each other's
+//! work, never undo it.
 
 use std::collections::BTreeMap;
+use std::sync::Weak;
+use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
 
+use super::follow::{Followed, follow};
+use crate::cache::{CachedObject, Change};
 use crate::error::ApiError;
 use crate::meta::DeleteOptions;
 use crate::registry::{NAMESPACE_FINALIZER, Registry, Target};
 
-/// One pass over every terminating namespace; returns whether any is still there.
-pub async fn sync_all(registry: &Registry) -> Result<bool, ApiError> {
-    let mut busy = false;
-    for name in registry.terminating_namespaces().await? {
-        busy |= !sync(registry, &name).await?;
+/// The first pause before a namespace whose content remains is worked on again.
+const FIRST_PAUSE: Duration = Duration::from_millis(200);
+/// The longest such pause.
+const MAX_PAUSE: Duration = Duration::from_secs(2);
+
+/// When a terminating namespace is worked on next.
+struct Due {
+    at: Instant,
+    pause: Duration,
+}
+
+/// Runs the controller until the registry goes (at once when the scheme has no
+/// namespaces).
+pub async fn run(registry: Weak<Registry>) {
+    let kind = {
+        let Some(strong) = registry.upgrade() else {
+            return;
+        };
+        let scheme = strong.scheme();
+        let Some(namespaces) = scheme.by_resource("", "namespaces") else {
+            return;
+        };
+        match (scheme.kinds().iter()).position(|kind| std::ptr::eq(kind, namespaces)) {
+            Some(kind) => kind,
+            None => return,
+        }
+    };
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let follower = tokio::spawn(follow(
+        registry.clone(),
+        kind,
+        sender,
+        "namespace controller",
+    ));
+    let mut terminating: BTreeMap<String, Due> = BTreeMap::new();
+    loop {
+        while let Ok(followed) = receiver.try_recv() {
+            take(&mut terminating, followed);
+        }
+        let now = Instant::now();
+        let next = (terminating.iter())
+            .min_by_key(|(_, due)| due.at)
+            .map(|(name, due)| (name.clone(), due.at));
+        let name = match next {
+            Some((name, at)) if at <= now => name,
+            next => {
+                tokio::select! {
+                    followed = receiver.recv() => match followed {
+                        Some(followed) => take(&mut terminating, followed),
+                        None => break,
+                    },
+                    () = tokio::time::sleep_until(next.map_or(now, |(_, at)| at)), if next.is_some() => {}
+                }
+                continue;
+            }
+        };
+        let Some(strong) = registry.upgrade() else {
+            break;
+        };
+        let gone = sync(&strong, &name).await;
+        drop(strong);
+        match gone {
+            Ok(true) => {
+                terminating.remove(&name);
+            }
+            result => {
+                if let Err(error) = result {
+                    tracing::warn!(%error, namespace = name, "namespace controller: retrying");
+                }
+                if let Some(due) = terminating.get_mut(&name) {
+                    due.at = Instant::now() + due.pause;
+                    due.pause = (due.pause * 2).min(MAX_PAUSE);
+                }
+            }
+        }
     }
-    Ok(busy)
+    follower.abort();
+}
+
+/// Takes what the follower saw into the set of terminating namespaces: a namespace that
+/// turns terminating is due at once; one already known keeps its pause (the controller's
+/// own writes of its conditions change it too).
+fn take(terminating: &mut BTreeMap<String, Due>, followed: Followed) {
+    let due_now = || Due {
+        at: Instant::now(),
+        pause: FIRST_PAUSE,
+    };
+    match followed {
+        Followed::Listed { snapshot, .. } => {
+            terminating.clear();
+            for object in &snapshot.objects {
+                if let Some(name) = terminating_name(object) {
+                    terminating.insert(name, due_now());
+                }
+            }
+        }
+        Followed::Changed { event, .. } => match &event.change {
+            Change::Put { object, .. } => match terminating_name(object) {
+                Some(name) => {
+                    terminating.entry(name).or_insert_with(due_now);
+                }
+                None => {
+                    if let Some(name) = metadata(object).map(|m| m.metadata.name) {
+                        terminating.remove(&name);
+                    }
+                }
+            },
+            Change::Delete { prev } => {
+                if let Some(name) = metadata(prev).map(|m| m.metadata.name) {
+                    terminating.remove(&name);
+                }
+            }
+            Change::Progress => {}
+        },
+    }
+}
+
+/// The part of a stored namespace the controller reads.
+#[derive(serde::Deserialize)]
+struct Stored {
+    metadata: Metadata,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Metadata {
+    name: String,
+    deletion_timestamp: Option<serde::de::IgnoredAny>,
+}
+
+fn metadata(object: &CachedObject) -> Option<Stored> {
+    serde_json::from_slice(&object.kv.value).ok()
+}
+
+/// The name of a cached namespace that is being deleted.
+fn terminating_name(object: &CachedObject) -> Option<String> {
+    let stored = metadata(object)?;
+    stored
+        .metadata
+        .deletion_timestamp
+        .is_some()
+        .then_some(stored.metadata.name)
 }
 
 /// One pass over terminating namespace `name`; returns whether it is gone.

@@ -22,7 +22,7 @@ use super::scale::set_path;
 use super::validation::finalizer_list;
 use super::{Registry, Target};
 use crate::error::ApiError;
-use crate::storage::{self, KeyValue, ListRequest};
+use crate::storage::{self, KeyValue};
 
 /// The namespace controller's finalizer.
 pub const NAMESPACE_FINALIZER: &str = "kubernetes";
@@ -115,27 +115,6 @@ impl Registry {
         let resource = object::resource(namespaces.info);
         let key = self.keys().object(namespaces.info, None, name)?;
         (self.storage.get(&key, 0).await).map_err(|e| object::storage_error(e, &resource, name))
-    }
-
-    /// The names of the namespaces being deleted.
-    pub async fn terminating_namespaces(&self) -> Result<Vec<String>, ApiError> {
-        let Some(namespaces) = self.namespaces() else {
-            return Ok(Vec::new());
-        };
-        let resource = object::resource(namespaces.info);
-        let prefix = self.keys().collection(namespaces.info, None);
-        let all = (self.storage.list(ListRequest::prefix(prefix)).await)
-            .map_err(|e| object::storage_error(e, &resource, ""))?;
-        let mut names = Vec::new();
-        for kv in &all.items {
-            let stored = object::decode(kv)?;
-            if meta_str(&stored, "deletionTimestamp").is_some()
-                && let Some(name) = meta_str(&stored, "name")
-            {
-                names.push(name.to_owned());
-            }
-        }
-        Ok(names)
     }
 
     /// Sets the conditions of namespace `name`'s status (when they differ).

@@ -33,7 +33,7 @@ mod actions;
 mod graph;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -41,24 +41,13 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use self::graph::{Graph, Node, Work};
-use crate::cache::{CachedEvent, End, Snapshot};
+use super::follow::{Followed, follow};
 use crate::registry::Registry;
 
 /// The first wait before failed work is tried again; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 /// The longest wait before failed work is tried again.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// What a follower hands the collector.
-enum Message {
-    /// Every object of kind `kind` as listed (at start, and when its cache listed again).
-    Listed { kind: usize, snapshot: Snapshot },
-    /// One change of an object of kind `kind`.
-    Changed {
-        kind: usize,
-        event: Arc<CachedEvent>,
-    },
-}
 
 /// Failed work, to try again.
 struct Retry {
@@ -81,7 +70,12 @@ pub async fn run(registry: Weak<Registry>) {
         };
         for (kind, entry) in strong.scheme().kinds().iter().enumerate() {
             if entry.info.stores_objects() {
-                followers.spawn(follow(registry.clone(), kind, sender.clone()));
+                followers.spawn(follow(
+                    registry.clone(),
+                    kind,
+                    sender.clone(),
+                    "garbage collector",
+                ));
                 unlisted.insert(kind);
             }
         }
@@ -150,12 +144,12 @@ pub async fn run(registry: Weak<Registry>) {
 /// a list takes its kind off `unlisted`.
 fn take(
     graph: &mut Graph,
-    message: Message,
+    message: Followed,
     unlisted: &mut BTreeSet<usize>,
     queue: &mut BTreeSet<Work>,
 ) {
     match message {
-        Message::Listed { kind, snapshot } => {
+        Followed::Listed { kind, snapshot } => {
             unlisted.remove(&kind);
             graph.forget_kind(kind);
             for object in &snapshot.objects {
@@ -164,48 +158,6 @@ fn take(
                 }
             }
         }
-        Message::Changed { kind, event } => graph.apply(kind, &event.change, queue),
-    }
-}
-
-/// Follows the watch cache of kind `kind` into `sender`: its objects, then its changes;
-/// lists again when the watch ends (the cache listed again, or this follower lagged),
-/// until the registry or the collector is gone.
-async fn follow(registry: Weak<Registry>, kind: usize, sender: mpsc::UnboundedSender<Message>) {
-    loop {
-        let listed = {
-            let Some(strong) = registry.upgrade() else {
-                return;
-            };
-            let info = strong.scheme().kinds()[kind].info;
-            strong.follow_stored(info.group, info.kind).await
-        };
-        let mut subscription = match listed {
-            Ok((snapshot, subscription)) => {
-                if sender.send(Message::Listed { kind, snapshot }).is_err() {
-                    return;
-                }
-                subscription
-            }
-            Err(error) => {
-                tracing::warn!(%error, kind, "garbage collector: cannot list; retrying");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
-            }
-        };
-        loop {
-            match subscription.next().await {
-                Ok(event) => {
-                    if sender.send(Message::Changed { kind, event }).is_err() {
-                        return;
-                    }
-                }
-                Err(End::Closed) => return,
-                Err(end) => {
-                    tracing::info!(kind, ?end, "garbage collector: listing again");
-                    break;
-                }
-            }
-        }
+        Followed::Changed { kind, event } => graph.apply(kind, &event.change, queue),
     }
 }

@@ -1,0 +1,70 @@
+//! Following one kind's watch cache: what the built-in controllers are fed by, as kube's
+//! are by informers. A follower sends the kind's objects as listed, then each change, and
+//! lists again when its subscription ends (the cache listed again, or the follower fell
+//! behind), so its controller always rebuilds from a whole list before new changes.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::cache::{CachedEvent, End, Snapshot};
+use crate::registry::Registry;
+
+/// What a follower hands its controller.
+pub(super) enum Followed {
+    /// Every object of kind `kind` (an index into the scheme's kinds) as listed: at start,
+    /// and again when the follower had to list again.
+    Listed { kind: usize, snapshot: Snapshot },
+    /// One change of an object of kind `kind`.
+    Changed {
+        kind: usize,
+        event: Arc<CachedEvent>,
+    },
+}
+
+/// Follows the watch cache of kind `kind` into `sender` until the registry or the
+/// receiver is gone; `controller` names who follows, in logs.
+pub(super) async fn follow(
+    registry: Weak<Registry>,
+    kind: usize,
+    sender: mpsc::UnboundedSender<Followed>,
+    controller: &'static str,
+) {
+    loop {
+        let listed = {
+            let Some(strong) = registry.upgrade() else {
+                return;
+            };
+            let info = strong.scheme().kinds()[kind].info;
+            strong.follow_stored(info.group, info.kind).await
+        };
+        let mut subscription = match listed {
+            Ok((snapshot, subscription)) => {
+                if sender.send(Followed::Listed { kind, snapshot }).is_err() {
+                    return;
+                }
+                subscription
+            }
+            Err(error) => {
+                tracing::warn!(%error, kind, controller, "cannot list; retrying");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        loop {
+            match subscription.next().await {
+                Ok(event) => {
+                    if sender.send(Followed::Changed { kind, event }).is_err() {
+                        return;
+                    }
+                }
+                Err(End::Closed) => return,
+                Err(end) => {
+                    tracing::info!(kind, ?end, controller, "listing again");
+                    break;
+                }
+            }
+        }
+    }
+}
