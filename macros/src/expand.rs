@@ -103,6 +103,8 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
             #has_serde
             #(#versions)*
             let _ = |o: &#ident| {
+                #[allow(unused_imports)]
+                use ::kapi_runtime::__private::path::{ThroughOption as _, ThroughPlain as _};
                 #metadata
                 #(#paths)*
                 #protobuf
@@ -111,9 +113,10 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
     }
 }
 
-/// `let _ = &o.spec.ports[0].name;` for `.spec.ports[0].name`, every token spanned on the
-/// literal. Only the first field under `.metadata` is accessed, because `ObjectMeta`'s
-/// fields are all `Option`s. `None` for a path with errors (reported by the checks).
+/// `let _ = &(*(&o.spec).__kapi_through()).ports ...;` for `.spec.ports[0].name`, every token spanned on the literal: each step may be inside
+/// an `Option` (`kapi_runtime::__private::path`). Only the first field under `.metadata`
+/// is accessed: what follows it is a map's key (`labels`, `annotations`). `None` for a path
+/// with errors (reported by the checks).
 fn field_access(path: &JsonPath) -> Option<TokenStream> {
     let segments = path.segments.as_ref().ok()?;
     // Where the literal is, but marked as coming from this derive: rustc then reports the
@@ -141,6 +144,10 @@ fn field_access(path: &JsonPath) -> Option<TokenStream> {
                 group.set_span(span);
                 access.extend(group.into_token_stream());
             }
+        }
+        // What follows may be inside an `Option`.
+        if i + 1 < segments.len() {
+            access = quote_spanned!(span=> (*(&#access).__kapi_through()));
         }
     }
     Some(quote_spanned!(span=> let _ = &#access;))

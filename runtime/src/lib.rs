@@ -71,4 +71,43 @@ pub use kapi_macros::{Convert, Resource};
 pub mod __private {
     pub use schemars;
     pub use serde;
+
+    /// How the derive's compile-time checks of JSON paths step through a field that may be
+    /// an `Option` (`.source.component` where `source: Option<EventSource>`): the method
+    /// is found on `Option<T>` itself before the blanket one on references (autoref
+    /// order), so `(&field).__kapi_through()` is `&T` for both. Type-checked, never called.
+    pub mod path {
+        /// Through an `Option`.
+        pub trait ThroughOption {
+            /// The type inside.
+            type Inner;
+            /// The value inside.
+            fn __kapi_through(&self) -> &Self::Inner;
+        }
+
+        impl<T> ThroughOption for Option<T> {
+            type Inner = T;
+            fn __kapi_through(&self) -> &T {
+                match self {
+                    Some(inner) => inner,
+                    None => unreachable!("JSON path checks are never run"),
+                }
+            }
+        }
+
+        /// Through any other field: itself.
+        pub trait ThroughPlain {
+            /// The field's type.
+            type Inner;
+            /// The field.
+            fn __kapi_through(&self) -> &Self::Inner;
+        }
+
+        impl<T> ThroughPlain for &T {
+            type Inner = T;
+            fn __kapi_through(&self) -> &T {
+                self
+            }
+        }
+    }
 }

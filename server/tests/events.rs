@@ -136,6 +136,12 @@ fn both_groups_serve_the_same_events() {
         .unwrap()
         .json();
     assert_eq!(names(&warnings), ["web.pulled"]);
+    // kube's `source` label is the core Event's `source.component`.
+    let by_source = client
+        .get(&format!("{core}?fieldSelector=source=webapp-controller"))
+        .unwrap()
+        .json();
+    assert_eq!(names(&by_source), ["web.scaled"]);
     // Each group accepts its own labels only, with kube's 400.
     let wrong = client
         .get(&format!("{group}?fieldSelector=involvedObject.name=web"))

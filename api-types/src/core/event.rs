@@ -36,6 +36,7 @@ use serde_json::Value;
     selectable_field = ".involvedObject.fieldPath",
     selectable_field = ".reason",
     selectable_field = ".reportingComponent",
+    selectable_field(label = "source", path = ".source.component"),
     selectable_field = ".type",
     version(name = "v1", storage)
 )]
