@@ -7,8 +7,9 @@
 //!
 //! It is fed by the namespaces' watch cache, as kube's is by its informer: a namespace
 //! that turns terminating is worked on at once, and again, with a growing pause, while
-//! content remains (finalizers hold it, or a create raced the deletion); the rest of the
-//! time it costs nothing. The content itself is read live on each pass, so nothing is
+//! content remains (finalizers hold it, or a delete failed); the rest of the time it costs
+//! nothing. No content arrives meanwhile: a create is made under a guard on the
+//! namespace's revision (`registry/create.rs`). The content itself is read live on each pass, so nothing is
 //! judged on a lagging cache, and a restart loses nothing (the first list finds every
 //! terminating namespace again). Every write is a delete (a missing object is fine) or a
 //! compare-and-swap, so replicas on one etcd can all run it: they repeat each other's

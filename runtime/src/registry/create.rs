@@ -49,7 +49,7 @@ impl Registry {
         let mut guarded = None;
         if let (crate::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
             let name = meta_str(&body, "name").unwrap_or_default();
-            let guard = (self.namespace_guard(namespace, &resource, name, Lookup::Cached)).await?;
+            let guard = self.namespace_guard(namespace, &resource, name).await?;
             guarded = guard.map(|guard| (namespace, guard));
         }
         body::ensure_namespace(&mut body, info, target.namespace)?;
@@ -178,7 +178,7 @@ impl Registry {
                     name = object::generate_name(generate_prefix.as_deref().unwrap_or_default());
                     set_meta(&mut stored, "name", Some(Value::String(name.clone())));
                 }
-                // The namespace changed since it was read: read it again, live.
+                // The namespace changed since it was checked: check again.
                 Err(storage::Error::Conflict { key: changed, .. })
                     if guarded
                         .as_ref()
@@ -187,8 +187,7 @@ impl Registry {
                 {
                     guard_checks += 1;
                     let namespace = guarded.as_ref().map_or("", |(namespace, _)| namespace);
-                    let guard =
-                        (self.namespace_guard(namespace, &resource, &name, Lookup::Live)).await?;
+                    let guard = self.namespace_guard(namespace, &resource, &name).await?;
                     guarded = guard.map(|guard| (namespace, guard));
                 }
                 Err(e) => return Err(object::storage_error(e, &resource, &name)),
@@ -197,7 +196,9 @@ impl Registry {
     }
 
     /// Before a namespace is created: removes what a create that raced the deletion of an
-    /// earlier namespace of that name left behind, so that it does not reappear. Only
+    /// earlier namespace of that name left behind, so that it does not reappear. Creates
+    /// are guarded by their namespace's revision now, so only a store written before that
+    /// (or by another writer) holds such content; this keeps it from resurfacing. Only
     /// objects created while the namespace was missing are removed: content of a namespace
     /// created meanwhile by someone else is younger than the revision read here.
     async fn purge_orphans(&self, key: &str, namespace: &str) -> Result<(), ApiError> {
@@ -223,39 +224,33 @@ impl Registry {
 
     /// kube's `NamespaceLifecycle` admission: content may only be created in a namespace
     /// that exists and is not terminating. Answers with the [`Guard`] the create is made
-    /// under: the namespace's key at the mod revision the answer was read at (`None` when
-    /// the scheme has no namespaces).
+    /// under: the namespace's key at the mod revision it was read at (`None` when the
+    /// scheme has no namespaces), so a namespace marked terminating or deleted between this
+    /// check and the write is noticed by the store ([`storage::Error::Conflict`] on its
+    /// key), and the create checks again.
     ///
-    /// The namespace is read from its kind's watch cache when that holds it (kube's
-    /// admission reads its informer), else live ([`Lookup`]). A cache may lag behind a
-    /// namespace marked terminating or deleted meanwhile, on this replica or another; the
-    /// guard makes the store refuse the create then ([`storage::Error::Conflict`] on the
-    /// namespace's key), and the create asks again, live.
+    /// The namespace is read live, not from its watch cache as kube's admission reads its
+    /// informer: on etcd a linearizable read rides out a leader election (it is retried
+    /// until a leader answers), so the create after it reaches the new leader, where a
+    /// create proposed to a follower that has not noticed the old leader's death is lost
+    /// and times out. Concurrent creates share the read (`storage/coalesce.rs`).
     pub(super) async fn namespace_guard(
         &self,
         namespace: &str,
         resource: &GroupResource,
         name: &str,
-        lookup: Lookup,
     ) -> Result<Option<Guard>, ApiError> {
         let Some(namespaces) = self.namespaces() else {
             return Ok(None);
         };
         let namespaces_resource = object::resource(namespaces.info);
         let key = self.keys().object(namespaces.info, None, namespace)?;
-        let cached = match lookup {
-            Lookup::Cached => self.cached_of(namespaces.info, &key),
-            Lookup::Live => None,
-        };
-        let kv = match cached {
-            Some(cached) => cached.kv.clone(),
-            None => (self.storage.get(&key, 0).await)
-                .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
-                .ok_or_else(|| ApiError::NotFound {
-                    resource: namespaces_resource.clone(),
-                    name: namespace.to_owned(),
-                })?,
-        };
+        let kv = (self.storage.get(&key, 0).await)
+            .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
+            .ok_or_else(|| ApiError::NotFound {
+                resource: namespaces_resource.clone(),
+                name: namespace.to_owned(),
+            })?;
         let phase: NamespacePhase = serde_json::from_slice(&kv.value).map_err(internal)?;
         if phase.status.phase.as_deref() == Some(TERMINATING) {
             return Err(ApiError::Forbidden {
@@ -271,15 +266,6 @@ impl Registry {
             mod_revision: kv.mod_revision,
         }))
     }
-}
-
-/// Where [`Registry::namespace_guard`] reads the namespace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Lookup {
-    /// The watch cache when it holds the namespace, else storage.
-    Cached,
-    /// Storage: after the store refused a create made on the cache's answer.
-    Live,
 }
 
 /// The part of a stored namespace the lifecycle check reads.

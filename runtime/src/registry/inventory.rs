@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Registry;
 use super::object;
-use crate::api::{KindInfo, Scope};
+use crate::api::Scope;
 use crate::cache::CachedObject;
 use crate::error::ApiError;
 use crate::storage::{KeyValue, ListRequest};
@@ -128,12 +128,10 @@ impl Registry {
     /// The object of kind `kind` (an index into the scheme's kinds) at `key` as its watch
     /// cache holds it now, if the cache holds it.
     pub fn cached(&self, kind: usize, key: &str) -> Option<Arc<CachedObject>> {
-        self.cached_of(self.scheme.kinds().get(kind)?.info, key)
-    }
-
-    /// The object of kind `info` at `key` as its watch cache holds it now, if it does.
-    pub(super) fn cached_of(&self, info: &KindInfo, key: &str) -> Option<Arc<CachedObject>> {
-        let cache = self.caches.for_prefix(&self.keys().kind_prefix(info))?;
+        let entry = self.scheme.kinds().get(kind)?;
+        let cache = self
+            .caches
+            .for_prefix(&self.keys().kind_prefix(entry.info))?;
         cache.get(key).ok()?.0
     }
 
