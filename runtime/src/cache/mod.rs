@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use crate::metrics::ResourceLabels;
@@ -120,7 +120,7 @@ pub struct CachedObject {
     /// The stored key and value.
     pub kv: KeyValue,
     /// `metadata.labels`, for label selectors (`None` when absent or undecodable).
-    pub labels: Option<Map<String, Value>>,
+    pub labels: Option<Labels>,
     /// Values the registry derives once from the object, per kind reading it (the
     /// selectable fields' values, for field selectors): kinds stored together name their
     /// fields differently.
@@ -138,7 +138,7 @@ impl CachedObject {
         }
         #[derive(serde::Deserialize)]
         struct Metadata {
-            labels: Option<Map<String, Value>>,
+            labels: Option<Labels>,
         }
         let labels = serde_json::from_slice::<Labelled>(&kv.value)
             .ok()
@@ -155,6 +155,29 @@ impl CachedObject {
     pub fn decode(&self) -> Result<Value, String> {
         serde_json::from_slice(&self.kv.value)
             .map_err(|e| format!("decoding the object at {}: {e}", self.kv.key))
+    }
+}
+
+/// An object's labels as the cache keeps them for selectors: the pairs, sorted by key, in
+/// one allocation each (a decoded JSON map costs several times their size per object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Labels(Box<[(Box<str>, Box<str>)]>);
+
+impl<'de> serde::Deserialize<'de> for Labels {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Labels, D::Error> {
+        let map = std::collections::BTreeMap::<String, String>::deserialize(deserializer)?;
+        Ok(Labels(
+            (map.into_iter())
+                .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
+                .collect(),
+        ))
+    }
+}
+
+impl crate::registry::selector::LabelLookup for Labels {
+    fn label(&self, key: &str) -> Option<&str> {
+        let at = (self.0).binary_search_by(|(k, _)| (**k).cmp(key)).ok()?;
+        Some(&self.0[at].1)
     }
 }
 

@@ -112,7 +112,9 @@ impl Iterator for Chunks {
             if !std::mem::take(&mut self.first) {
                 self.buffer.extend_from_slice(b",");
             }
-            self.buffer.extend_from_slice(&item.json());
+            for part in item.parts() {
+                self.buffer.extend_from_slice(part);
+            }
         }
         Some(self.buffer.split().freeze())
     }

@@ -224,9 +224,10 @@ pub(super) fn respond_shared(object: &SharedObject, output: Output) -> Response 
     if output.format != Format::Json || output.pretty {
         return respond(StatusCode::OK, &object.value(), output);
     }
-    let json = object.json();
-    let mut body = Vec::with_capacity(json.len() + 1);
-    body.extend_from_slice(&json);
+    let mut body = Vec::with_capacity(object.len() + 1);
+    for part in object.parts() {
+        body.extend_from_slice(part);
+    }
     body.push(b'\n');
     typed(StatusCode::OK, body, JSON)
 }

@@ -59,7 +59,7 @@ pub(super) async fn serve(
     let sent = Sent::new(target);
     let lines = events.map(move |event| {
         let Some(table_version) = table else {
-            return Ok::<_, Infallible>(sent.count(frame(event.type_, &event.object.json())));
+            return Ok::<_, Infallible>(sent.count(frame(event.type_, &event.object.parts())));
         };
         let kind = &registry.scheme().kinds()[kind];
         let target = Target {
@@ -88,7 +88,7 @@ pub(super) async fn serve(
             })
         });
         let line = match shared.flatten() {
-            Some(bytes) => frame(event.type_, &bytes),
+            Some(bytes) => frame(event.type_, &[&bytes]),
             None => {
                 let table = as_table(
                     &registry,
@@ -98,7 +98,7 @@ pub(super) async fn serve(
                     &include_object,
                     first,
                 );
-                frame(table.type_, &table.object.json())
+                frame(table.type_, &table.object.parts())
             }
         };
         if row {
@@ -160,10 +160,11 @@ impl Drop for Sent {
     }
 }
 
-/// One line of the stream: `{"type":"...","object":...}` and a newline. The object's
+/// One line of the stream: `{"type":"...","object":...}` and a newline, the object given in
+/// pieces ([`SharedObject::parts`](crate::registry::SharedObject::parts)). The object's
 /// encoding is the one the registry shares between every watcher of the change in that
 /// version; only the frame is written per watcher.
-fn frame(type_: WatchEventType, object: &Bytes) -> Bytes {
+fn frame(type_: WatchEventType, object: &[&[u8]]) -> Bytes {
     let type_ = match type_ {
         WatchEventType::Added => "ADDED",
         WatchEventType::Modified => "MODIFIED",
@@ -171,11 +172,14 @@ fn frame(type_: WatchEventType, object: &Bytes) -> Bytes {
         WatchEventType::Bookmark => "BOOKMARK",
         WatchEventType::Error => "ERROR",
     };
-    let mut line = Vec::with_capacity(object.len() + 32);
+    let length: usize = object.iter().map(|part| part.len()).sum();
+    let mut line = Vec::with_capacity(length + 32);
     line.extend_from_slice(b"{\"type\":\"");
     line.extend_from_slice(type_.as_bytes());
     line.extend_from_slice(b"\",\"object\":");
-    line.extend_from_slice(object);
+    for part in object {
+        line.extend_from_slice(part);
+    }
     line.extend_from_slice(b"}\n");
     Bytes::from(line)
 }

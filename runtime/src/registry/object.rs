@@ -267,9 +267,11 @@ pub fn generate_name(base: &str) -> String {
 /// storage revision is the resourceVersion).
 pub fn encode(mut object: Value) -> Result<Bytes, ApiError> {
     set_meta(&mut object, "resourceVersion", None);
-    serde_json::to_vec(&object)
-        .map(Bytes::from)
-        .map_err(internal)
+    let mut json = serde_json::to_vec(&object).map_err(internal)?;
+    // The watch cache keeps these bytes as long as the object lives: not the spare
+    // capacity the encoder's doubling left.
+    json.shrink_to_fit();
+    Ok(Bytes::from(json))
 }
 
 /// A stored object as JSON, in the version it was stored in.

@@ -315,7 +315,7 @@ pub(super) fn in_version(
     cached: &CachedObject,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    (cached.versions).get_or_try_insert(kind.info.group, version, || {
+    (cached.versions).get_or_try_insert(kind.info.group, version, &cached.kv.value, || {
         converted(kind, cached, version, cached.kv.mod_revision)
     })
 }
@@ -328,7 +328,7 @@ fn gone(
     prev: &CachedObject,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    (change.gone).get_or_try_insert(kind.info.group, version, || {
+    (change.gone).get_or_try_insert(kind.info.group, version, &prev.kv.value, || {
         converted(kind, prev, version, change.revision)
     })
 }

@@ -43,11 +43,22 @@ pub struct Requirement {
     pub values: Vec<String>,
 }
 
+/// Where a selector looks labels up: an object's `metadata.labels` as decoded JSON, or
+/// the compact form the watch cache keeps ([`crate::cache::Labels`]).
+pub trait LabelLookup {
+    /// The value of label `key`, if set (to a string).
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl LabelLookup for Map<String, Value> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+}
+
 impl Requirement {
-    fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
-        let value = labels
-            .and_then(|l| l.get(&self.key))
-            .and_then(Value::as_str);
+    fn matches<L: LabelLookup + ?Sized>(&self, labels: Option<&L>) -> bool {
+        let value = labels.and_then(|l| l.label(&self.key));
         let has = |v: &str| self.values.iter().any(|x| x == v);
         match self.operator {
             Operator::In | Operator::Equals | Operator::DoubleEquals => value.is_some_and(has),
@@ -93,7 +104,7 @@ impl LabelSelector {
     }
 
     /// Whether `labels` (an object's `metadata.labels`) satisfy every requirement.
-    pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
+    pub fn matches<L: LabelLookup + ?Sized>(&self, labels: Option<&L>) -> bool {
         self.requirements.iter().all(|r| r.matches(labels))
     }
 }

@@ -14,9 +14,9 @@ mod fields;
 mod labels;
 
 pub use fields::{FieldSelector, FieldTerm};
-pub use labels::{LabelSelector, Operator, Requirement};
+pub use labels::{LabelLookup, LabelSelector, Operator, Requirement};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::object::{meta, meta_str};
 use super::scale::get_path;
@@ -69,7 +69,7 @@ impl Selectors {
     }
 
     /// Whether an object's `metadata.labels` match.
-    pub fn matches_label_map(&self, labels: Option<&Map<String, Value>>) -> bool {
+    pub fn matches_label_map<L: LabelLookup + ?Sized>(&self, labels: Option<&L>) -> bool {
         self.labels.matches(labels)
     }
 
