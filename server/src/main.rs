@@ -43,6 +43,11 @@ struct Flags {
     #[arg(long, value_name = "DIR", default_value = "./kapi-data")]
     data_dir: PathBuf,
 
+    /// Memory the embedded store may keep for its file's pages, in MiB (the watch caches
+    /// hold the live objects; this serves storage reads and writes' B-tree paths).
+    #[arg(long, value_name = "MIB", default_value_t = kapi_runtime::storage::embedded::DEFAULT_CACHE_BYTES >> 20)]
+    embedded_cache_mib: usize,
+
     /// etcd servers to connect to (selects `--storage etcd`).
     #[arg(long, value_name = "URL[,URL...]", value_delimiter = ',')]
     etcd_servers: Vec<String>,
@@ -343,12 +348,17 @@ async fn open_storage(flags: &Flags) -> Result<Arc<dyn Storage>> {
     match flags.backend() {
         Backend::Embedded => {
             let data_dir = flags.data_dir.clone();
-            let store = tokio::task::spawn_blocking(move || EmbeddedStorage::open(&data_dir))
-                .await
-                .context("opening the embedded store")?
-                .with_context(|| {
-                    format!("opening the embedded store in {}", flags.data_dir.display())
-                })?;
+            let options = kapi_runtime::storage::embedded::Options {
+                cache_bytes: flags.embedded_cache_mib << 20,
+                ..Default::default()
+            };
+            let store =
+                tokio::task::spawn_blocking(move || EmbeddedStorage::open_with(&data_dir, options))
+                    .await
+                    .context("opening the embedded store")?
+                    .with_context(|| {
+                        format!("opening the embedded store in {}", flags.data_dir.display())
+                    })?;
             Ok(Arc::new(store))
         }
         Backend::Etcd => open_etcd(flags).await,

@@ -3,7 +3,8 @@
 //! and every create that was answered 2xx must be there, with the same uid. A few rounds,
 //! each checking the acknowledgements of all the rounds before it too. The writers create
 //! ConfigMaps and WebApps in `default` (which the server creates itself at every start) and
-//! in a namespace of their own.
+//! in a namespace of their own. The store runs with a 1 MiB page cache
+//! (`--embedded-cache-mib 1`), so pages are evicted and read back all along.
 
 mod support;
 
@@ -38,7 +39,7 @@ struct Acknowledged {
 
 #[test]
 fn acknowledged_creates_survive_kill_9() {
-    let mut server = Server::start();
+    let mut server = Server::start_with(&["--embedded-cache-mib", "1"]);
     let namespace =
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}});
     let created = Client::new(server.addr()).post("/api/v1/namespaces", &namespace);

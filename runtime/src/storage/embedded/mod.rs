@@ -54,7 +54,16 @@ pub struct Options {
     /// Save redb's allocator state with each commit: a slower commit (two fsyncs), but an
     /// instant open after a crash instead of a walk of the whole file.
     pub quick_repair: bool,
+    /// How much memory redb may keep for pages it read or wrote ([`DEFAULT_CACHE_BYTES`]).
+    /// The watch caches hold every live object already; this cache serves storage reads
+    /// (consistent pages, exact revisions, the caches' fills) and the B-tree paths writes
+    /// walk, for which a fraction of the file is enough.
+    pub cache_bytes: usize,
 }
+
+/// The default of [`Options::cache_bytes`]: 16 MiB (redb's own default is 1 GiB, which a
+/// growing store fills with pages the watch caches already hold decoded).
+pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
 
 impl Default for Options {
     fn default() -> Self {
@@ -64,6 +73,7 @@ impl Default for Options {
             max_batch_writes: 1024,
             max_batch_bytes: 16 * 1024 * 1024,
             quick_repair: false,
+            cache_bytes: DEFAULT_CACHE_BYTES,
         }
     }
 }
@@ -129,14 +139,17 @@ impl EmbeddedStorage {
             ))
         })?;
         let path = dir.join(EmbeddedStorage::FILE_NAME);
-        let db = Database::builder().create(&path).map_err(|e| match e {
-            DatabaseError::DatabaseAlreadyOpen => Error::Unavailable(format!(
-                "data directory {} is in use: {} is locked by another process",
-                dir.display(),
-                path.display()
-            )),
-            other => Error::Unavailable(format!("cannot open {}: {other}", path.display())),
-        })?;
+        let db = Database::builder()
+            .set_cache_size(options.cache_bytes)
+            .create(&path)
+            .map_err(|e| match e {
+                DatabaseError::DatabaseAlreadyOpen => Error::Unavailable(format!(
+                    "data directory {} is in use: {} is locked by another process",
+                    dir.display(),
+                    path.display()
+                )),
+                other => Error::Unavailable(format!("cannot open {}: {other}", path.display())),
+            })?;
         let counters = initialize(&db)?;
         let (events, _) = broadcast::channel(options.watch_capacity.max(1));
         let limits = BatchLimits {
