@@ -319,22 +319,27 @@ async fn closing_ends_the_watchers_and_refuses_new_ones() {
     ));
 }
 
+/// A registry of core Namespaces and ConfigMaps on the test's store.
+async fn namespaces_and_configmaps(env: &Env) -> kapi_runtime::registry::Registry {
+    use api_types::core;
+    use kapi_runtime::scheme::{KindEntry, Scheme};
+    let scheme = Scheme::new()
+        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
+        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"));
+    kapi_runtime::registry::Registry::new(Arc::new(scheme), env.storage.clone(), "/registry")
+        .await
+        .unwrap()
+}
+
 /// Consistent reads (no resourceVersion) come from the cache once it has reached storage's
 /// current revision, and from storage when it has not (the last write was to another
 /// kind, which the kind's cache never hears of): the same answer either way.
 #[tokio::test]
 async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
-    use api_types::core;
-    use kapi_runtime::registry::{ListOptions, Registry, Target, WriteOptions};
-    use kapi_runtime::scheme::{KindEntry, Scheme};
+    use kapi_runtime::registry::{ListOptions, Target, WriteOptions};
 
     let env = env(CacheOptions::default()).await;
-    let scheme = Scheme::new()
-        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
-        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"));
-    let registry = Registry::new(Arc::new(scheme), env.storage.clone(), "/registry")
-        .await
-        .unwrap();
+    let registry = namespaces_and_configmaps(&env).await;
     let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
     let configmaps = Target {
         kind: kind("configmaps"),
@@ -426,18 +431,11 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
 /// the store refuses, the check runs again, and the answer is kube's 403.
 #[tokio::test]
 async fn a_namespace_terminated_after_the_check_refuses_the_create() {
-    use api_types::core;
     use kapi_runtime::error::ApiError;
-    use kapi_runtime::registry::{Registry, Target, WriteOptions};
-    use kapi_runtime::scheme::{KindEntry, Scheme};
+    use kapi_runtime::registry::{Target, WriteOptions};
 
     let env = env(CacheOptions::default()).await;
-    let scheme = Scheme::new()
-        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
-        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"));
-    let registry = Registry::new(Arc::new(scheme), env.storage.clone(), "/registry")
-        .await
-        .unwrap();
+    let registry = namespaces_and_configmaps(&env).await;
     let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
     let namespaces = Target {
         kind: kind("namespaces"),

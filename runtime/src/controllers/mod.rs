@@ -57,6 +57,32 @@ async fn run_passes(
     }
 }
 
+/// When work that failed, or is not finished, is looked at again: after a pause that
+/// doubles each time, up to a bound.
+#[derive(Clone, Copy, Debug)]
+struct Retry {
+    /// When.
+    due: tokio::time::Instant,
+    /// The pause after the next try.
+    pause: Duration,
+}
+
+impl Retry {
+    /// Due now; the pause after the first try is `first`.
+    fn now(first: Duration) -> Retry {
+        Retry {
+            due: tokio::time::Instant::now(),
+            pause: first,
+        }
+    }
+
+    /// Due after the current pause, which then doubles up to `max`.
+    fn again(&mut self, max: Duration) {
+        self.due = tokio::time::Instant::now() + self.pause;
+        self.pause = (self.pause * 2).min(max);
+    }
+}
+
 /// What the controllers are configured with.
 #[derive(Clone, Copy, Debug)]
 pub struct ControllerOptions {

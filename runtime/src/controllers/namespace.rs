@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::Retry;
 use super::follow::{Followed, follow};
 use crate::cache::{CachedObject, Change};
 use crate::error::ApiError;
@@ -33,12 +34,6 @@ use crate::registry::{NAMESPACE_FINALIZER, Registry, Target};
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
 /// The longest such pause.
 const MAX_PAUSE: Duration = Duration::from_secs(2);
-
-/// When a terminating namespace is worked on next.
-struct Due {
-    at: Instant,
-    pause: Duration,
-}
 
 /// Runs the controller until the registry goes (at once when the scheme has no
 /// namespaces).
@@ -63,15 +58,15 @@ pub async fn run(registry: Weak<Registry>) {
         sender,
         "namespace controller",
     ));
-    let mut terminating: BTreeMap<String, Due> = BTreeMap::new();
+    let mut terminating: BTreeMap<String, Retry> = BTreeMap::new();
     loop {
         while let Ok(followed) = receiver.try_recv() {
             take(&mut terminating, followed);
         }
         let now = Instant::now();
         let next = (terminating.iter())
-            .min_by_key(|(_, due)| due.at)
-            .map(|(name, due)| (name.clone(), due.at));
+            .min_by_key(|(_, retry)| retry.due)
+            .map(|(name, retry)| (name.clone(), retry.due));
         let name = match next {
             Some((name, at)) if at <= now => name,
             next => {
@@ -98,9 +93,8 @@ pub async fn run(registry: Weak<Registry>) {
                 if let Err(error) = result {
                     tracing::warn!(%error, namespace = name, "namespace controller: retrying");
                 }
-                if let Some(due) = terminating.get_mut(&name) {
-                    due.at = Instant::now() + due.pause;
-                    due.pause = (due.pause * 2).min(MAX_PAUSE);
+                if let Some(retry) = terminating.get_mut(&name) {
+                    retry.again(MAX_PAUSE);
                 }
             }
         }
@@ -111,11 +105,8 @@ pub async fn run(registry: Weak<Registry>) {
 /// Takes what the follower saw into the set of terminating namespaces: a namespace that
 /// turns terminating is due at once; one already known keeps its pause (the controller's
 /// own writes of its conditions change it too).
-fn take(terminating: &mut BTreeMap<String, Due>, followed: Followed) {
-    let due_now = || Due {
-        at: Instant::now(),
-        pause: FIRST_PAUSE,
-    };
+fn take(terminating: &mut BTreeMap<String, Retry>, followed: Followed) {
+    let due_now = || Retry::now(FIRST_PAUSE);
     match followed {
         Followed::Listed { snapshot, .. } => {
             terminating.clear();

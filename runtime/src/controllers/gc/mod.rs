@@ -41,6 +41,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use self::graph::{Graph, Node, Work};
+use super::Retry;
 use super::follow::{Followed, follow};
 use crate::registry::Registry;
 
@@ -48,12 +49,6 @@ use crate::registry::Registry;
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 /// The longest wait before failed work is tried again.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// Failed work, to try again.
-struct Retry {
-    due: Instant,
-    backoff: Duration,
-}
 
 /// Runs the collector until the registry goes.
 pub async fn run(registry: Weak<Registry>) {
@@ -131,10 +126,9 @@ pub async fn run(registry: Weak<Registry>) {
             }
             Err(error) => {
                 tracing::warn!(%error, ?work, "garbage collector: retrying");
-                let backoff = (retries.get(&work))
-                    .map_or(FIRST_BACKOFF, |retry| (retry.backoff * 2).min(MAX_BACKOFF));
-                let due = Instant::now() + backoff;
-                retries.insert(work, Retry { due, backoff });
+                (retries.entry(work))
+                    .or_insert_with(|| Retry::now(FIRST_BACKOFF))
+                    .again(MAX_BACKOFF);
             }
         }
     }
