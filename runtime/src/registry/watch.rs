@@ -152,8 +152,9 @@ impl Registry {
             pending,
             last: from,
             bookmarks: options.allow_watch_bookmarks,
-            next_bookmark: next_bookmark(Instant::now(), interval, deadline),
+            next_bookmark: Timer::at(next_bookmark(Instant::now(), interval, deadline)),
             interval,
+            timeout: Timer::at(deadline),
             deadline,
             done,
         };
@@ -182,10 +183,12 @@ struct Watcher {
     /// not): what a bookmark may claim.
     last: Revision,
     bookmarks: bool,
-    /// When the next bookmark is due; `None`: no more before the deadline.
-    next_bookmark: Option<Instant>,
+    /// When the next bookmark is due; unarmed: no more before the deadline.
+    next_bookmark: Timer,
     interval: Duration,
     deadline: Option<Instant>,
+    /// The end of the watch (`deadline`).
+    timeout: Timer,
     /// No more events after `pending`.
     done: bool,
 }
@@ -206,15 +209,13 @@ impl Watcher {
             if self.done {
                 return None;
             }
-            let deadline = self.deadline;
             let bookmarks = self.bookmarks;
-            let bookmark_due = self.next_bookmark;
             let events = self.events.as_mut()?;
             let wake = tokio::select! {
                 biased;
-                () = sleep_until(deadline) => Wake::Timeout,
+                () = self.timeout.fired() => Wake::Timeout,
                 item = events.next() => Wake::Cache(item),
-                () = sleep_until(bookmark_due), if bookmarks => Wake::Bookmark,
+                () = self.next_bookmark.fired(), if bookmarks => Wake::Bookmark,
             };
             match wake {
                 Wake::Timeout => {
@@ -222,8 +223,8 @@ impl Watcher {
                     return None;
                 }
                 Wake::Bookmark => {
-                    self.next_bookmark =
-                        next_bookmark(Instant::now(), self.interval, self.deadline);
+                    let due = next_bookmark(Instant::now(), self.interval, self.deadline);
+                    self.next_bookmark.set(due);
                     let kind = &self.scheme.kinds()[self.kind];
                     let object = bookmark(kind, &self.version, self.last);
                     return Some(event(WatchEventType::Bookmark, object.into()));
@@ -386,10 +387,31 @@ fn next_bookmark(now: Instant, interval: Duration, deadline: Option<Instant>) ->
     (due >= now).then_some(due)
 }
 
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
+/// A timer armed once and kept across events: a watch waits for its next change, its
+/// timeout and its next bookmark at once, and a timer made anew for each change would
+/// cost every watcher a trip through the runtime's timer wheel per change.
+struct Timer(Option<Pin<Box<tokio::time::Sleep>>>);
+
+impl Timer {
+    /// Firing at `due`; never, for `None`.
+    fn at(due: Option<Instant>) -> Timer {
+        Timer(due.map(|due| Box::pin(tokio::time::sleep_until(due))))
+    }
+
+    /// Fires at `due` instead; never, for `None`.
+    fn set(&mut self, due: Option<Instant>) {
+        match (&mut self.0, due) {
+            (Some(sleep), Some(due)) => sleep.as_mut().reset(due),
+            (_, due) => *self = Timer::at(due),
+        }
+    }
+
+    /// Completes when it fires (never, when unarmed).
+    async fn fired(&mut self) {
+        match &mut self.0 {
+            Some(sleep) => sleep.as_mut().await,
+            None => std::future::pending().await,
+        }
     }
 }
 
