@@ -382,6 +382,24 @@ impl Cache {
         Ok((state.objects.get(key).cloned(), state.revision))
     }
 
+    /// How many objects under `prefix` have keys after `after`, and the revision the
+    /// cache is at: from its index, without touching the objects (what a page of a list
+    /// from storage reports as `remainingItemCount`, which kube documents as an estimate).
+    pub fn count_after(&self, prefix: &str, after: &str) -> Result<(usize, Revision), CacheError> {
+        use std::ops::Bound;
+        let state = self.lock();
+        state.check()?;
+        let from = match after < prefix {
+            true => Bound::Included(prefix),
+            false => Bound::Excluded(after),
+        };
+        let count = (state.objects)
+            .range::<str, _>((from, Bound::Unbounded))
+            .take_while(|(key, _)| key.starts_with(prefix))
+            .count();
+        Ok((count, state.revision))
+    }
+
     /// The objects under `prefix` (within the cache's prefix).
     pub fn list(&self, prefix: &str) -> Result<Snapshot, CacheError> {
         let state = self.lock();

@@ -165,6 +165,11 @@ impl Registry {
         };
         let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
         let unfiltered = selectors.is_empty();
+        // What follows a page is counted in the loaded watch cache's index (kube documents
+        // `remainingItemCount` as an estimate), not by a storage scan of every following
+        // key, which made each page of a large collection cost the whole collection.
+        let counter = (self.caches.for_prefix(&self.keys().kind_prefix(info)))
+            .filter(|cache| unfiltered && cache.revision().is_some());
         let mut batch = limit;
         let mut items = Vec::new();
         let mut last_key: Option<String> = None;
@@ -176,6 +181,7 @@ impl Registry {
                 start_after: start_after.clone(),
                 limit: batch,
                 revision,
+                skip_remaining: counter.is_some(),
             };
             let response = self.storage.list(request).await.map_err(list_error)?;
             revision = response.revision;
@@ -200,7 +206,11 @@ impl Registry {
             if items.len() >= limit {
                 more = true;
                 if unfiltered {
-                    remaining = i64::try_from(response.remaining).ok();
+                    remaining = match (counter, &last_key) {
+                        (Some(cache), Some(key)) => (cache.count_after(&prefix, key).ok())
+                            .and_then(|(count, _)| i64::try_from(count).ok()),
+                        _ => i64::try_from(response.remaining).ok(),
+                    };
                 }
                 break;
             }

@@ -64,6 +64,7 @@ macro_rules! storage_conformance_tests {
             list_is_ordered_by_key,
             list_does_not_leak_sibling_prefix,
             list_limit_and_continue,
+            list_without_remaining_keeps_more_exact,
             list_at_past_revision,
             get_at_past_revision,
             paginate_while_writing,
@@ -344,6 +345,55 @@ pub async fn create_guarded_checks_the_guard(backend: impl TestBackend) {
     assert_eq!(
         ok("get", s.get("/guarded/b", 0).await).map(|kv| kv.value),
         Some(bytes("b"))
+    );
+}
+
+/// A list that skips the count of what follows returns the same page and the same `more`
+/// (deleted keys after the page are not "more"); `remaining` is `0` or the exact count.
+pub async fn list_without_remaining_keeps_more_exact(backend: impl TestBackend) {
+    let storage = backend.storage();
+    let s = &*storage;
+    for key in ["a", "b", "c", "d", "e"] {
+        create(s, &format!("/skip/{key}"), key).await;
+    }
+    ok("delete", s.delete("/skip/e", None).await);
+    for (limit, start_after) in [
+        (2, None),
+        (2, Some("/skip/b")),
+        (1, Some("/skip/c")),
+        (3, Some("/skip/a")),
+    ] {
+        let mut request = ListRequest::prefix("/skip/").limit(limit);
+        request.start_after = start_after.map(str::to_owned);
+        let counted = ok("list", s.list(request.clone()).await);
+        let skipped = ok("list", s.list(request.without_remaining()).await);
+        assert_eq!(
+            keys(&skipped.items),
+            keys(&counted.items),
+            "{limit} after {start_after:?}"
+        );
+        assert_eq!(skipped.more, counted.more, "{limit} after {start_after:?}");
+        assert!(
+            [0, counted.remaining].contains(&skipped.remaining),
+            "{limit} after {start_after:?}: {} of {}",
+            skipped.remaining,
+            counted.remaining
+        );
+    }
+    // Only a deleted key after the page: nothing more.
+    let last = ok(
+        "list",
+        s.list(
+            ListRequest::prefix("/skip/")
+                .start_after("/skip/c")
+                .limit(1)
+                .without_remaining(),
+        )
+        .await,
+    );
+    assert_eq!(
+        (keys(&last.items), last.more),
+        (vec!["/skip/d"], false)
     );
 }
 

@@ -82,6 +82,10 @@ pub struct ListRequest {
     /// Read the state as of this revision; `0` means the latest. Reading every page of a list
     /// at the first page's revision gives a consistent snapshot.
     pub revision: Revision,
+    /// The caller does not need [`ListResponse::remaining`]: a backend whose count walks
+    /// every following key (the embedded store) skips it and answers `0`. `more` stays
+    /// exact. etcd counts in its index whatever is asked.
+    pub skip_remaining: bool,
 }
 
 impl ListRequest {
@@ -110,6 +114,12 @@ impl ListRequest {
         self.revision = revision;
         self
     }
+
+    /// Without counting the keys after the page ([`ListRequest::skip_remaining`]).
+    pub fn without_remaining(mut self) -> Self {
+        self.skip_remaining = true;
+        self
+    }
 }
 
 /// The answer to a [`ListRequest`].
@@ -121,7 +131,8 @@ pub struct ListResponse {
     pub revision: Revision,
     /// Whether more keys follow the last item (the limit was reached).
     pub more: bool,
-    /// How many keys follow the last item (kube-apiserver's `remainingItemCount`).
+    /// How many keys follow the last item (kube-apiserver's `remainingItemCount`); `0` when
+    /// the request skipped the count.
     pub remaining: u64,
 }
 

@@ -293,12 +293,13 @@ impl Storage for EmbeddedStorage {
                 request.start_after.as_deref(),
                 at,
                 limit,
+                !request.skip_remaining,
             )?;
             Ok(ListResponse {
                 items,
                 revision: at,
                 more: remaining > 0,
-                remaining,
+                remaining: if request.skip_remaining { 0 } else { remaining },
             })
         })
         .await
@@ -308,7 +309,7 @@ impl Storage for EmbeddedStorage {
         let prefix = prefix.to_owned();
         self.read(move |txn| {
             let versions = txn.open_table(schema::VERSIONS)?;
-            Ok(read::scan(&versions, &prefix, None, Revision::MAX, 0)?.1)
+            Ok(read::scan(&versions, &prefix, None, Revision::MAX, 0, true)?.1)
         })
         .await
     }

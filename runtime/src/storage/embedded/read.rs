@@ -70,13 +70,16 @@ type VersionEntry<'a> = (
 );
 
 /// The live keys under `prefix` after `start_after` at revision `at`: the first `limit` of
-/// them decoded, and how many follow (all of them, for a count: `limit` 0).
+/// them decoded, and how many follow (all of them, for a count: `limit` 0). Without
+/// `count_remaining`, the scan stops at the first live key after the page: how many follow
+/// is then only known to be at least one.
 pub(super) fn scan(
     versions: &impl ReadableTable<(&'static str, u64), &'static [u8]>,
     prefix: &str,
     start_after: Option<&str>,
     at: Revision,
     limit: usize,
+    count_remaining: bool,
 ) -> Result<(Vec<KeyValue>, u64)> {
     let lower = match start_after {
         // Every version of `after` sorts before `(after, MAX)`.
@@ -85,21 +88,27 @@ pub(super) fn scan(
     };
     let mut items = Vec::new();
     let mut remaining = 0;
-    let mut finish = |key: &str, revision: Revision, record: &[u8]| -> Result<()> {
+    // Takes a key's visible version; answers whether it was a live key after the page.
+    let mut finish = |key: &str, revision: Revision, record: &[u8]| -> Result<bool> {
         if schema::is_tombstone(record) {
-            Ok(())
+            Ok(false)
         } else if items.len() < limit {
             items.extend(schema::decode(key, revision, record)?);
-            Ok(())
+            Ok(false)
         } else {
             remaining += 1;
-            Ok(())
+            Ok(true)
         }
     };
+    let mut past_page = false;
     // Versions of a key come in revision order; the last one at or before `at` is visible.
     // Keep it (as redb guards, not decoded) until the scan moves on to the next key.
     let mut visible: Option<VersionEntry> = None;
     for entry in versions.range::<(&str, u64)>((lower, Bound::Unbounded))? {
+        // Past the page, one live key tells there are more; counting them walks them all.
+        if past_page && !count_remaining {
+            break;
+        }
         let (k, record) = entry?;
         let (key, revision) = k.value();
         if !key.starts_with(prefix) {
@@ -108,7 +117,7 @@ pub(super) fn scan(
         if let Some((vk, vr)) = &visible {
             let (visible_key, visible_revision) = vk.value();
             if visible_key != key {
-                finish(visible_key, visible_revision, vr.value())?;
+                past_page |= finish(visible_key, visible_revision, vr.value())?;
                 visible = None;
             }
         }
