@@ -391,10 +391,7 @@ pub async fn list_without_remaining_keeps_more_exact(backend: impl TestBackend) 
         )
         .await,
     );
-    assert_eq!(
-        (keys(&last.items), last.more),
-        (vec!["/skip/d"], false)
-    );
+    assert_eq!((keys(&last.items), last.more), (vec!["/skip/d"], false));
 }
 
 /// A missing key reads as `None`, before creation and after deletion.
