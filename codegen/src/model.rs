@@ -44,8 +44,8 @@ pub struct GroupVersionModel {
     /// Resources served in this group-version, in the order the kinds were given.
     pub resources: Vec<ResourceModel>,
     /// OpenAPI 3.0 schemas by qualified name, sorted by name, in Kubernetes' style
-    /// (see [`crate::openapi::schema::normalize`]), lists with the strategic-merge-patch
-    /// extensions their list types imply (see [`crate::openapi::patch_strategy::patch_strategies`]);
+    /// (see `openapi::schema::normalize`), lists with the strategic-merge-patch extensions
+    /// their list types imply (see `openapi::patch_strategy::patch_strategies`);
     /// `$ref`s point into [`SCHEMA_REF_PREFIX`].
     pub schemas: IndexMap<String, Value>,
 }

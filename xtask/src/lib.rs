@@ -4,7 +4,7 @@
 //! - [`generate`]: `cargo xtask generate [--check]` renders `generated/` from the example
 //!   API's kinds, or checks it is fresh.
 //! - [`test`](mod@test): `cargo xtask test`, the whole suite, after installing what it needs.
-//! - [`bench`]: `cargo xtask bench`, throughput numbers.
+//! - [`bench`](mod@bench): `cargo xtask bench`, the performance figures.
 
 pub mod bench;
 pub mod generate;

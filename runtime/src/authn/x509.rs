@@ -3,7 +3,7 @@
 //! subject's common name and the groups by its organizations.
 //!
 //! Like kube-apiserver (`tls.RequestClientCert`), the TLS handshake asks for a certificate
-//! (hinting the CA's subjects) without judging it ([`RequestClientCert`]): it only checks
+//! (hinting the CA's subjects) without judging it (`RequestClientCert`): it only checks
 //! that the client holds the certificate's key. The chain is verified here, per request,
 //! so a certificate from another CA, or an expired one, is a 401 `Status` rather than a
 //! failed handshake. The server's TLS layer hands the presented chain to requests as the

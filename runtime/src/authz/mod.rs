@@ -2,7 +2,7 @@
 //!
 //! `--authorization-mode` names [`Mode`]s, asked in order (kube's union authorizer): the
 //! first that allows or denies decides; when none has an opinion the request is denied.
-//! [`Forbidden`] is the 403 kube answers then, with its exact message. [`rbac`] is the
+//! [`forbidden`] is the 403 kube answers then, with its exact message. [`rbac`] is the
 //! RBAC authorizer: rules of Roles and ClusterRoles granted by bindings, read from an
 //! in-memory index fed by the watch caches.
 

@@ -15,7 +15,7 @@ const HEALTH: [&str; 3] = ["/healthz", "/livez", "/readyz"];
 /// A served group, version, resource and subresource (empty for the resource itself).
 type Key = (&'static str, &'static str, &'static str, &'static str);
 
-/// Every served [`Key`], sorted: a request's labels are these strings, found without
+/// Every served `Key`, sorted: a request's labels are these strings, found without
 /// allocating.
 #[derive(Debug, Default)]
 pub struct Served(Vec<Key>);

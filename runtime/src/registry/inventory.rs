@@ -137,7 +137,7 @@ impl Registry {
 
     /// Whether the owner `reference` of a dependent in `namespace` (`None`: cluster-scoped)
     /// names an object that exists now: it lives where a dependent there may have its
-    /// owner ([`owner_key`](Self::owner_key)) and its uid is the reference's. An owner its
+    /// owner (`owner_key`) and its uid is the reference's. An owner its
     /// kind's watch cache holds with that uid exists (a later delete reaches the collector
     /// as a change of its own); any other answer is read live, since the cache may lag and
     /// nothing may be deleted on a stale view. `None` when its kind is not served: nobody

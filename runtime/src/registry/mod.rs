@@ -558,7 +558,7 @@ impl Registry {
             .await
     }
 
-    /// Deletes an object, answering as kube's store does ([`delete::answer`]): with the
+    /// Deletes an object, answering as kube's store does (`delete::answer`): with the
     /// object as it was, or with a `Success` Status for built-in kinds. Deleting a namespace
     /// deletes its content at once (kube's namespace controller does it asynchronously).
     pub async fn delete(

@@ -3,9 +3,9 @@
 //!
 //! Like kube's, it is fed by watches, not by passes over every object: one follower per
 //! kind that stores objects reads that kind's watch cache (a list, then its changes) into
-//! one [`Graph`] of the objects that have owners, indexed by owner, and of the owners that
+//! one `Graph` of the objects that have owners, indexed by owner, and of the owners that
 //! wait for their dependents. Each change queues what it makes worth looking at again
-//! ([`Work`]), and the collector:
+//! (`Work`), and the collector:
 //!
 //! - **orphans** the dependents of an owner being deleted with the `orphan` finalizer
 //!   (`propagationPolicy: Orphan`): takes that owner's reference off each of them, then the

@@ -5,7 +5,7 @@
 //! ClusterRoles its selectors match, kept up to date by the server.
 //!
 //! The rules on the objects themselves are kube's `pkg/apis/rbac/validation`
-//! ([`validation`]), with kube's defaults for the API group of subjects and role
+//! (`validation`), with kube's defaults for the API group of subjects and role
 //! references.
 
 mod validation;
