@@ -382,10 +382,10 @@ impl Cache {
         Ok((state.objects.get(key).cloned(), state.revision))
     }
 
-    /// How many objects under `prefix` have keys after `after`, and the revision the
-    /// cache is at: from its index, without touching the objects (what a page of a list
-    /// from storage reports as `remainingItemCount`, which kube documents as an estimate).
-    pub fn count_after(&self, prefix: &str, after: &str) -> Result<(usize, Revision), CacheError> {
+    /// How many objects under `prefix` have keys after `after`: from its index, without
+    /// touching the objects (what a page of a list from storage reports as
+    /// `remainingItemCount`, which kube documents as an estimate).
+    pub fn count_after(&self, prefix: &str, after: &str) -> Result<usize, CacheError> {
         use std::ops::Bound;
         let state = self.lock();
         state.check()?;
@@ -397,7 +397,7 @@ impl Cache {
             .range::<str, _>((from, Bound::Unbounded))
             .take_while(|(key, _)| key.starts_with(prefix))
             .count();
-        Ok((count, state.revision))
+        Ok(count)
     }
 
     /// The objects under `prefix` (within the cache's prefix).

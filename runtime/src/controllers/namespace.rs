@@ -9,9 +9,9 @@
 //! that turns terminating is worked on at once, and again, with a growing pause, while
 //! content remains (finalizers hold it, or a delete failed); the rest of the time it costs
 //! nothing. No content arrives meanwhile: a create is made under a guard on the
-//! namespace's revision (`registry/create.rs`). The content itself is read live on each pass, so nothing is
-//! judged on a lagging cache, and a restart loses nothing (the first list finds every
-//! terminating namespace again). Every write is a delete (a missing object is fine) or a
+//! namespace's revision (`registry/create.rs`). The content itself is read live on each
+//! pass, so nothing is judged on a lagging cache, and a restart loses nothing (the first
+//! list finds every terminating namespace again). Every write is a delete (a missing object is fine) or a
 //! compare-and-swap, so replicas on one etcd can all run it: they repeat each other's
 //! work, never undo it.
 
@@ -111,24 +111,30 @@ fn take(terminating: &mut BTreeMap<String, Retry>, followed: Followed) {
         Followed::Listed { snapshot, .. } => {
             terminating.clear();
             for object in &snapshot.objects {
-                if let Some(name) = terminating_name(object) {
+                if let Some(Metadata {
+                    name,
+                    deletion_timestamp: Some(_),
+                }) = metadata(object)
+                {
                     terminating.insert(name, due_now());
                 }
             }
         }
         Followed::Changed { event, .. } => match &event.change {
-            Change::Put { object, .. } => match terminating_name(object) {
-                Some(name) => {
+            Change::Put { object, .. } => match metadata(object) {
+                Some(Metadata {
+                    name,
+                    deletion_timestamp: Some(_),
+                }) => {
                     terminating.entry(name).or_insert_with(due_now);
                 }
-                None => {
-                    if let Some(name) = metadata(object).map(|m| m.metadata.name) {
-                        terminating.remove(&name);
-                    }
+                Some(Metadata { name, .. }) => {
+                    terminating.remove(&name);
                 }
+                None => {}
             },
             Change::Delete { prev } => {
-                if let Some(name) = metadata(prev).map(|m| m.metadata.name) {
+                if let Some(Metadata { name, .. }) = metadata(prev) {
                     terminating.remove(&name);
                 }
             }
@@ -137,12 +143,7 @@ fn take(terminating: &mut BTreeMap<String, Retry>, followed: Followed) {
     }
 }
 
-/// The part of a stored namespace the controller reads.
-#[derive(serde::Deserialize)]
-struct Stored {
-    metadata: Metadata,
-}
-
+/// The part of a stored namespace's metadata the controller reads.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Metadata {
@@ -150,18 +151,15 @@ struct Metadata {
     deletion_timestamp: Option<serde::de::IgnoredAny>,
 }
 
-fn metadata(object: &CachedObject) -> Option<Stored> {
-    serde_json::from_slice(&object.kv.value).ok()
-}
-
-/// The name of a cached namespace that is being deleted.
-fn terminating_name(object: &CachedObject) -> Option<String> {
-    let stored = metadata(object)?;
-    stored
-        .metadata
-        .deletion_timestamp
-        .is_some()
-        .then_some(stored.metadata.name)
+/// The metadata of a cached namespace (`None` if it does not decode).
+fn metadata(object: &CachedObject) -> Option<Metadata> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        metadata: Metadata,
+    }
+    serde_json::from_slice::<Stored>(&object.kv.value)
+        .ok()
+        .map(|stored| stored.metadata)
 }
 
 /// One pass over terminating namespace `name`; returns whether it is gone.

@@ -208,7 +208,7 @@ impl Registry {
                 if unfiltered {
                     remaining = match (counter, &last_key) {
                         (Some(cache), Some(key)) => (cache.count_after(&prefix, key).ok())
-                            .and_then(|(count, _)| i64::try_from(count).ok()),
+                            .and_then(|count| i64::try_from(count).ok()),
                         _ => i64::try_from(response.remaining).ok(),
                     };
                 }

@@ -264,6 +264,22 @@ fn check_key(key: &str) -> Result<()> {
     Ok(())
 }
 
+impl EmbeddedStorage {
+    /// A create, under `guard` if given (the writer checks it in the same transaction).
+    async fn create_with(&self, key: &str, value: Bytes, guard: Option<Guard>) -> Result<KeyValue> {
+        self.check_write(key, &value)?;
+        let op = Op::Create {
+            key: key.to_owned(),
+            value,
+            guard,
+        };
+        match self.write(op).await? {
+            Outcome::Put(kv) => Ok(kv),
+            other => Err(unexpected(other)),
+        }
+    }
+}
+
 fn unexpected(outcome: Outcome) -> Error {
     Error::Internal(format!("storage writer answered {outcome:?}"))
 }
@@ -315,33 +331,12 @@ impl Storage for EmbeddedStorage {
     }
 
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
-        self.check_write(key, &value)?;
-        let key = key.to_owned();
-        match self
-            .write(Op::Create {
-                key,
-                value,
-                guard: None,
-            })
-            .await?
-        {
-            Outcome::Put(kv) => Ok(kv),
-            other => Err(unexpected(other)),
-        }
+        self.create_with(key, value, None).await
     }
 
     async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue> {
-        self.check_write(key, &value)?;
         check_key(&guard.key)?;
-        let op = Op::Create {
-            key: key.to_owned(),
-            value,
-            guard: Some(guard.clone()),
-        };
-        match self.write(op).await? {
-            Outcome::Put(kv) => Ok(kv),
-            other => Err(unexpected(other)),
-        }
+        self.create_with(key, value, Some(guard.clone())).await
     }
 
     async fn update(
