@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use axum_server::Handle;
+use axum_server::accept::NoDelayAcceptor;
+use axum_server::tls_rustls::RustlsAcceptor;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers};
@@ -312,14 +314,17 @@ async fn run(flags: Flags) -> Result<()> {
     drop(registry);
     // The peer's address reaches requests (audit's source IPs).
     let service = app.into_make_service_with_connect_info::<SocketAddr>();
+    // TCP_NODELAY, as Go's servers set by default: a watch event or a response's last
+    // bytes leave at once instead of waiting behind the client's delayed ACK (Nagle).
     match tls {
         Some(tls) => {
-            let mut server = axum_server::tls_rustls::from_tcp_rustls(listener, tls)?;
+            let acceptor = RustlsAcceptor::new(tls).acceptor(NoDelayAcceptor);
+            let mut server = axum_server::from_tcp(listener)?.acceptor(acceptor);
             (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
             server.handle(handle).serve(service).await
         }
         None => {
-            let mut server = axum_server::from_tcp(listener)?;
+            let mut server = axum_server::from_tcp(listener)?.acceptor(NoDelayAcceptor);
             (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
             server.handle(handle).serve(service).await
         }

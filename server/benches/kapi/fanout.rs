@@ -1,9 +1,9 @@
 //! Watch fan-out: 1,000 watchers of one collection (20 with `--quick`), each on its own
 //! connection, and a series of updates of one object, one at a time. For every update and
 //! watcher: the time from the update being sent to the watcher reading its event. The
-//! update's own latency (until the server acknowledged it) is shown beside, and the
-//! client's cost: this process's CPU time per event read, spent on the same cores as the
-//! server's.
+//! update's own latency (until the server acknowledged it) is shown beside, with the
+//! server's CPU time per event sent (the update's own share included) and the client's
+//! cost: this process's CPU time per event read, spent on the same cores as the server's.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::runtime::Runtime;
 
-use super::common::{Options, ServerProcess, agent, own_cpu_time, percentile_ms};
+use super::common::{CpuMeter, Options, ServerProcess, agent, own_cpu_time, percentile_ms};
 use super::report::Report;
 
 const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
@@ -63,6 +63,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) {
     patch(0);
     all_read(0);
     let cpu = own_cpu_time();
+    let server_cpu = CpuMeter::start(&[server.pid()]);
     let mut sent = Vec::new();
     let mut acknowledged = Vec::new();
     for seq in 1..=updates {
@@ -73,6 +74,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) {
         all_read(seq);
     }
     let client_cpu = own_cpu_time().saturating_sub(cpu);
+    let server_cpu = server_cpu.per_op((watchers * updates) as u64)[0];
     let mut latencies = Vec::with_capacity(watchers * updates);
     for task in tasks {
         let read = runtime.block_on(task).expect("a watcher");
@@ -105,6 +107,11 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) {
         format!("{label}: the update acknowledged, p50"),
         percentile_ms(&mut acknowledged, 50.0),
         "ms",
+    );
+    report.add(
+        format!("{label}: server CPU per event sent"),
+        server_cpu,
+        "µs",
     );
     report.add(
         format!("{label}: client CPU per event read"),
