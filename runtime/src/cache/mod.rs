@@ -30,9 +30,11 @@
 mod feed;
 mod shared;
 
-pub use shared::{Derived, Memo, SharedObject};
+use shared::Served;
+pub use shared::{Derived, DerivedKey, Memo, SharedObject, Splice};
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::ops::Bound;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -125,8 +127,13 @@ pub struct CachedObject {
     /// selectable fields' values, for field selectors): kinds stored together name their
     /// fields differently.
     pub derived: Derived,
-    /// The object in each served version, with its `mod_revision` as resourceVersion.
-    pub versions: Memo,
+    /// The object in each served version, with its `mod_revision` as resourceVersion,
+    /// but for the one [`splice`](CachedObject::served) serves.
+    versions: Memo,
+    /// The object in the first version served whose encoding is the stored bytes with
+    /// its resourceVersion inserted (its storage version): that insertion, kept here
+    /// rather than as an encoding of its own in `versions`.
+    splice: OnceLock<Box<Splice>>,
 }
 
 impl CachedObject {
@@ -148,7 +155,30 @@ impl CachedObject {
             labels,
             derived: Derived::default(),
             versions: Memo::default(),
+            splice: OnceLock::new(),
         })
+    }
+
+    /// The object in `version` of `group` with its `mod_revision` as resourceVersion, made
+    /// from the value `make` returns the first time and shared by every request after.
+    pub fn served<E>(
+        self: &Arc<Self>,
+        group: &'static str,
+        version: &str,
+        make: impl FnOnce() -> Result<Value, E>,
+    ) -> Result<SharedObject, E> {
+        let served = (self.versions).serve(&self.splice, group, version, &self.kv.value, make)?;
+        Ok(match served {
+            Served::Spliced => SharedObject::stored(Arc::clone(self)),
+            Served::Memo(object) => object,
+        })
+    }
+
+    /// The splice a [`SharedObject::stored`] handle serves (set before one is made).
+    fn splice(&self) -> &Splice {
+        self.splice
+            .get()
+            .expect("a stored handle is made once the splice is set")
     }
 
     /// The stored object, decoded, or why it does not decode.
@@ -247,8 +277,39 @@ struct Slot {
     end: Arc<OnceLock<End>>,
 }
 
+/// A cached object in the index, ordered by (and found by) its key: the key is the one
+/// in the object, not a second copy beside it.
+#[derive(Clone)]
+struct ByKey(Arc<CachedObject>);
+
+impl std::borrow::Borrow<str> for ByKey {
+    fn borrow(&self) -> &str {
+        &self.0.kv.key
+    }
+}
+
+impl PartialEq for ByKey {
+    fn eq(&self, other: &ByKey) -> bool {
+        self.0.kv.key == other.0.kv.key
+    }
+}
+
+impl Eq for ByKey {}
+
+impl PartialOrd for ByKey {
+    fn partial_cmp(&self, other: &ByKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ByKey {
+    fn cmp(&self, other: &ByKey) -> std::cmp::Ordering {
+        self.0.kv.key.cmp(&other.0.kv.key)
+    }
+}
+
 struct State {
-    objects: BTreeMap<String, Arc<CachedObject>>,
+    objects: BTreeSet<ByKey>,
     history: VecDeque<Arc<CachedEvent>>,
     /// The revision the cache reflects.
     revision: Revision,
@@ -293,7 +354,7 @@ impl Cache {
             prefix: prefix.into(),
             resource,
             state: Mutex::new(State {
-                objects: BTreeMap::new(),
+                objects: BTreeSet::new(),
                 history: VecDeque::new(),
                 revision: 0,
                 oldest: 0,
@@ -379,14 +440,13 @@ impl Cache {
     pub fn get(&self, key: &str) -> Result<(Option<Arc<CachedObject>>, Revision), CacheError> {
         let state = self.lock();
         state.check()?;
-        Ok((state.objects.get(key).cloned(), state.revision))
+        Ok((state.objects.get(key).map(|o| o.0.clone()), state.revision))
     }
 
     /// How many objects under `prefix` have keys after `after`: from its index, without
     /// touching the objects (what a page of a list from storage reports as
     /// `remainingItemCount`, which kube documents as an estimate).
     pub fn count_after(&self, prefix: &str, after: &str) -> Result<usize, CacheError> {
-        use std::ops::Bound;
         let state = self.lock();
         state.check()?;
         let from = match after < prefix {
@@ -395,7 +455,7 @@ impl Cache {
         };
         let count = (state.objects)
             .range::<str, _>((from, Bound::Unbounded))
-            .take_while(|(key, _)| key.starts_with(prefix))
+            .take_while(|object| object.0.kv.key.starts_with(prefix))
             .count();
         Ok(count)
     }
@@ -463,7 +523,7 @@ impl Cache {
         let mut state = self.lock();
         state.terminate_all(End::Reset);
         state.objects = (items.into_iter())
-            .map(|kv| (kv.key.clone(), CachedObject::new(kv)))
+            .map(|kv| ByKey(CachedObject::new(kv)))
             .collect();
         state.history.clear();
         state.revision = revision;
@@ -483,12 +543,12 @@ impl Cache {
         let change = match event {
             Storage::Put { kv, prev } => {
                 let object = CachedObject::new(kv);
-                let old = state.objects.insert(object.kv.key.clone(), object.clone());
+                let old = state.objects.replace(ByKey(object.clone())).map(|o| o.0);
                 let prev = old.or_else(|| prev.map(CachedObject::new));
                 Change::Put { object, prev }
             }
             Storage::Delete { prev, .. } => {
-                let old = state.objects.remove(&prev.key);
+                let old = state.objects.take(prev.key.as_str()).map(|o| o.0);
                 Change::Delete {
                     prev: old.unwrap_or_else(|| CachedObject::new(prev)),
                 }
@@ -534,9 +594,10 @@ impl State {
     }
 
     fn snapshot(&self, prefix: &str) -> Snapshot {
-        let objects = (self.objects.range(prefix.to_owned()..))
-            .take_while(|(key, _)| key.starts_with(prefix))
-            .map(|(_, object)| Arc::clone(object))
+        let from = (Bound::Included(prefix), Bound::Unbounded);
+        let objects = (self.objects.range::<str, _>(from))
+            .take_while(|object| object.0.kv.key.starts_with(prefix))
+            .map(|object| Arc::clone(&object.0))
             .collect();
         Snapshot {
             objects,

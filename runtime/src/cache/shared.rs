@@ -3,25 +3,36 @@
 //! version).
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+use super::CachedObject;
 
 /// A JSON object shared by every watcher and list that sends it, held as its encoding
 /// only: cloning is cheap, the bytes ([`SharedObject::parts`], [`SharedObject::json`]) are
 /// what responses copy, and the decoded form ([`SharedObject::value`]) is made again where
 /// a request needs it (a Table, YAML), so a cached object costs its JSON, not a tree of
 /// maps. The object served in its storage version does not even cost that: it is the
-/// stored bytes with the resourceVersion inserted ([`SharedObject::over`]).
+/// cached object's stored bytes with the resourceVersion inserted ([`CachedObject::served`]).
 #[derive(Clone)]
-pub struct SharedObject(Arc<Inner>);
+pub struct SharedObject(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// An encoding held on its own.
+    Encoded(Arc<Inner>),
+    /// A cached object in the version its [`Splice`] serves: its stored bytes with one
+    /// insertion, kept in the cached object itself (no allocation per object served).
+    Stored(Arc<CachedObject>),
+}
 
 struct Inner {
     json: Encoding,
     /// Other encodings derived from the value (a Table row), by name.
-    derived: Mutex<Vec<(String, Bytes)>>,
+    derived: Derived<String, Bytes>,
 }
 
 /// How an encoding is held.
@@ -37,12 +48,38 @@ enum Encoding {
     },
 }
 
+/// A cached object served in one version (its storage version) as its stored bytes with
+/// one insertion (its resourceVersion), checked byte for byte when it was made.
+pub struct Splice {
+    group: &'static str,
+    version: Box<str>,
+    at: usize,
+    insert: Box<[u8]>,
+    /// Other encodings derived from the served object (a Table row), by name.
+    derived: Derived<String, Bytes>,
+}
+
+/// Where `json` (an encoding of a value) is `base` with one insertion, the insertion's
+/// offset and length.
+fn insertion(base: &[u8], json: &[u8]) -> Option<(usize, usize)> {
+    let extra = json.len().checked_sub(base.len()).filter(|n| *n > 0)?;
+    let at = (json.iter().zip(base.iter()))
+        .take_while(|(a, b)| a == b)
+        .count();
+    (json[at + extra..] == base[at..]).then_some((at, extra))
+}
+
 impl SharedObject {
+    /// `cached` in the version its splice serves.
+    pub(super) fn stored(cached: Arc<CachedObject>) -> SharedObject {
+        SharedObject(Repr::Stored(cached))
+    }
+
     fn new(json: Encoding) -> SharedObject {
-        SharedObject(Arc::new(Inner {
+        SharedObject(Repr::Encoded(Arc::new(Inner {
             json,
-            derived: Mutex::new(Vec::new()),
-        }))
+            derived: Derived::default(),
+        })))
     }
 
     /// `value` encoded, sharing `base`'s bytes when the encoding is `base` with one
@@ -50,21 +87,19 @@ impl SharedObject {
     /// only by its resourceVersion. Checked byte for byte here, so the encoding is always
     /// exactly `serde_json::to_vec(value)`; anything else gets bytes of its own.
     pub fn over(base: &Bytes, value: &Value) -> SharedObject {
-        let json = serde_json::to_vec(value).unwrap_or_default();
-        let extra = json.len().saturating_sub(base.len());
-        if extra > 0 {
-            let at = (json.iter().zip(base.iter()))
-                .take_while(|(a, b)| a == b)
-                .count();
-            if json[at + extra..] == base[at..] {
-                return SharedObject::new(Encoding::Spliced {
-                    base: base.clone(),
-                    at,
-                    insert: json[at..at + extra].into(),
-                });
-            }
+        SharedObject::over_json(base, serde_json::to_vec(value).unwrap_or_default())
+    }
+
+    /// [`SharedObject::over`] for an encoding already made.
+    fn over_json(base: &Bytes, json: Vec<u8>) -> SharedObject {
+        match insertion(base, &json) {
+            Some((at, extra)) => SharedObject::new(Encoding::Spliced {
+                base: base.clone(),
+                at,
+                insert: json[at..at + extra].into(),
+            }),
+            None => SharedObject::from_vec(json),
         }
-        SharedObject::from_vec(json)
     }
 
     /// An encoding of its own, without the spare capacity the encoder's doubling left
@@ -77,18 +112,27 @@ impl SharedObject {
     /// The object as compact JSON, as `serde_json::to_vec` writes its value, in up to three
     /// pieces to be written one after the other: what responses copy.
     pub fn parts(&self) -> [&[u8]; 3] {
-        match &self.0.json {
-            Encoding::Own(json) => [json, &[], &[]],
-            Encoding::Spliced { base, at, insert } => [&base[..*at], insert, &base[*at..]],
+        match &self.0 {
+            Repr::Encoded(inner) => match &inner.json {
+                Encoding::Own(json) => [json, &[], &[]],
+                Encoding::Spliced { base, at, insert } => [&base[..*at], insert, &base[*at..]],
+            },
+            Repr::Stored(cached) => {
+                let (base, splice) = (&cached.kv.value, cached.splice());
+                [&base[..splice.at], &splice.insert, &base[splice.at..]]
+            }
         }
     }
 
     /// The object as compact JSON in one piece (made for the call when it is held in
     /// [`parts`](SharedObject::parts)).
     pub fn json(&self) -> Bytes {
-        match &self.0.json {
-            Encoding::Own(json) => json.clone(),
-            Encoding::Spliced { .. } => Bytes::from(self.parts().concat()),
+        match &self.0 {
+            Repr::Encoded(inner) => match &inner.json {
+                Encoding::Own(json) => json.clone(),
+                Encoding::Spliced { .. } => Bytes::from(self.parts().concat()),
+            },
+            Repr::Stored(_) => Bytes::from(self.parts().concat()),
         }
     }
 
@@ -111,18 +155,20 @@ impl SharedObject {
     /// An encoding derived from the value under `name` (such as its Table row), made by
     /// `make` the first time it returns one and shared afterwards.
     pub fn encoded_as(&self, name: &str, make: impl FnOnce() -> Option<Bytes>) -> Option<Bytes> {
-        let mut derived = self.0.derived.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, bytes)) = derived.iter().find(|(n, _)| n == name) {
-            return Some(bytes.clone());
-        }
-        let bytes = make()?;
-        derived.push((name.to_owned(), bytes.clone()));
-        Some(bytes)
+        let derived = match &self.0 {
+            Repr::Encoded(inner) => &inner.derived,
+            Repr::Stored(cached) => &cached.splice().derived,
+        };
+        derived.get_or_make(name, make)
     }
 
     /// Whether two handles share one encoding.
     pub fn ptr_eq(a: &SharedObject, b: &SharedObject) -> bool {
-        Arc::ptr_eq(&a.0, &b.0)
+        match (&a.0, &b.0) {
+            (Repr::Encoded(a), Repr::Encoded(b)) => Arc::ptr_eq(a, b),
+            (Repr::Stored(a), Repr::Stored(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 }
 
@@ -180,6 +226,12 @@ impl<'de> Deserialize<'de> for SharedObject {
 #[derive(Default)]
 pub struct Memo(Mutex<Vec<(&'static str, String, SharedObject)>>);
 
+/// What [`Memo::serve`] found: the version the object's splice serves, or another.
+pub(super) enum Served {
+    Spliced,
+    Memo(SharedObject),
+}
+
 impl Memo {
     /// The object in `version` of `group`, made by `make` the first time, sharing the
     /// bytes of `base` (the stored object) where it can ([`SharedObject::over`]).
@@ -190,42 +242,126 @@ impl Memo {
         base: &Bytes,
         make: impl FnOnce() -> Result<Value, E>,
     ) -> Result<SharedObject, E> {
-        let mut versions = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let found = versions
-            .iter()
-            .find(|(g, v, _)| *g == group && v == version);
-        if let Some((_, _, object)) = found {
-            return Ok(object.clone());
+        let mut versions = self.lock();
+        if let Some(object) = find(&versions, group, version) {
+            return Ok(object);
         }
         let object = SharedObject::over(base, &make()?);
-        versions.push((group, version.to_owned(), object.clone()));
-        // Most objects are served in one version: no room kept for more.
-        versions.shrink_to_fit();
+        keep(&mut versions, group, version, &object);
         Ok(object)
+    }
+
+    /// The object at `base` in `version` of `group`: the version `splice` serves (set
+    /// here by the first version whose encoding is `base` with one insertion), else the
+    /// memoized encoding, made by `make` the first time.
+    pub(super) fn serve<E>(
+        &self,
+        splice: &OnceLock<Box<Splice>>,
+        group: &'static str,
+        version: &str,
+        base: &Bytes,
+        make: impl FnOnce() -> Result<Value, E>,
+    ) -> Result<Served, E> {
+        let serves = |splice: &OnceLock<Box<Splice>>| {
+            (splice.get()).is_some_and(|s| s.group == group && *s.version == *version)
+        };
+        if serves(splice) {
+            return Ok(Served::Spliced);
+        }
+        let mut versions = self.lock();
+        // Made by another caller while this one waited for the lock.
+        if serves(splice) {
+            return Ok(Served::Spliced);
+        }
+        if let Some(object) = find(&versions, group, version) {
+            return Ok(Served::Memo(object));
+        }
+        let json = serde_json::to_vec(&make()?).unwrap_or_default();
+        if splice.get().is_none()
+            && let Some((at, extra)) = insertion(base, &json)
+        {
+            let made = Box::new(Splice {
+                group,
+                version: version.into(),
+                at,
+                insert: json[at..at + extra].into(),
+                derived: Derived::default(),
+            });
+            // The slot is only set under this lock: it is free.
+            let _ = splice.set(made);
+            return Ok(Served::Spliced);
+        }
+        let object = SharedObject::over_json(base, json);
+        keep(&mut versions, group, version, &object);
+        Ok(Served::Memo(object))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(&'static str, String, SharedObject)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-/// What a [`Derived`] value is kept under: a kind's group and name.
+fn find(
+    versions: &[(&'static str, String, SharedObject)],
+    group: &str,
+    version: &str,
+) -> Option<SharedObject> {
+    (versions.iter())
+        .find(|(g, v, _)| *g == group && v == version)
+        .map(|(_, _, object)| object.clone())
+}
+
+fn keep(
+    versions: &mut Vec<(&'static str, String, SharedObject)>,
+    group: &'static str,
+    version: &str,
+    object: &SharedObject,
+) {
+    versions.push((group, version.to_owned(), object.clone()));
+    // Most objects are served in one version: no room kept for more.
+    versions.shrink_to_fit();
+}
+
+/// What a [`Derived`] value of a cached object is kept under: a kind's group and name.
 pub type DerivedKey = (&'static str, &'static str);
 
-/// Values derived from an object once per key (a kind's group and name), kept beside it.
-#[derive(Default)]
-pub struct Derived(Mutex<Vec<(DerivedKey, Arc<Value>)>>);
+/// Values derived from an object once per key, kept beside it: a cached object's
+/// selectable fields per kind reading it, a served object's Table rows by name.
+pub struct Derived<K = DerivedKey, V = Arc<Value>>(Mutex<Vec<(K, V)>>);
 
-impl Derived {
-    /// The value under `key`, made by `make` the first time.
-    pub fn get_or_try_insert<E>(
+impl<K, V> Default for Derived<K, V> {
+    fn default() -> Self {
+        Derived(Mutex::new(Vec::new()))
+    }
+}
+
+impl<K, V: Clone> Derived<K, V> {
+    /// The value under `key`, made by `make` the first time it succeeds.
+    pub fn get_or_try_insert<Q, E>(
         &self,
-        key: DerivedKey,
-        make: impl FnOnce() -> Result<Value, E>,
-    ) -> Result<Arc<Value>, E> {
+        key: &Q,
+        make: impl FnOnce() -> Result<V, E>,
+    ) -> Result<V, E>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: PartialEq + ToOwned<Owned = K> + ?Sized,
+    {
         let mut derived = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, value)) = derived.iter().find(|(k, _)| *k == key) {
+        if let Some((_, value)) = derived.iter().find(|(k, _)| k.borrow() == key) {
             return Ok(value.clone());
         }
-        let value = Arc::new(make()?);
-        derived.push((key, value.clone()));
+        let value = make()?;
+        derived.push((key.to_owned(), value.clone()));
         Ok(value)
+    }
+
+    /// The value under `key`, made by `make` the first time it returns one.
+    fn get_or_make<Q>(&self, key: &Q, make: impl FnOnce() -> Option<V>) -> Option<V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: PartialEq + ToOwned<Owned = K> + ?Sized,
+    {
+        self.get_or_try_insert(key, || make().ok_or(())).ok()
     }
 }
 
@@ -289,5 +425,45 @@ mod tests {
             let shared = first.as_ptr() == base.as_ptr() && !last.is_empty();
             assert_eq!(shared, shares, "{value}");
         }
+    }
+
+    /// The first version whose encoding is the stored bytes with one insertion is served
+    /// from the cached object itself, every time the same handle; another version, or the
+    /// same version of another group (kinds stored together), gets an encoding of its own;
+    /// either way the bytes are serde's, and derived encodings (Table rows) are kept.
+    #[test]
+    fn the_storage_version_is_served_from_the_cached_object() {
+        let stored = serde_json::json!({"apiVersion": "g/v1", "metadata": {"name": "a"}});
+        let cached = CachedObject::new(crate::storage::KeyValue {
+            key: "/k".into(),
+            value: Bytes::from(serde_json::to_vec(&stored).unwrap()),
+            create_revision: 7,
+            mod_revision: 7,
+        });
+        let with_version = |api_version: &str| {
+            let mut value = stored.clone();
+            value["apiVersion"] = api_version.into();
+            value["metadata"]["resourceVersion"] = "7".into();
+            value
+        };
+        // Served first in another version: that one is not the splice's.
+        let beta = (cached.served::<()>("g", "v1beta1", || Ok(with_version("g/v1beta1")))).unwrap();
+        let v1 = (cached.served::<()>("g", "v1", || Ok(with_version("g/v1")))).unwrap();
+        let again = (cached.served::<()>("g", "v1", || panic!("converted twice"))).unwrap();
+        let beta_again = (cached.served::<()>("g", "v1beta1", || panic!("twice"))).unwrap();
+        let other_group = (cached.served::<()>("h", "v1", || Ok(with_version("h/v1")))).unwrap();
+        assert!(SharedObject::ptr_eq(&v1, &again));
+        assert!(SharedObject::ptr_eq(&beta, &beta_again));
+        assert!(matches!(v1.0, Repr::Stored(_)), "v1 is spliced");
+        assert!(matches!(beta.0, Repr::Encoded(_)));
+        assert!(matches!(other_group.0, Repr::Encoded(_)));
+        for (object, api_version) in [(&v1, "g/v1"), (&beta, "g/v1beta1"), (&other_group, "h/v1")] {
+            let expected = serde_json::to_vec(&with_version(api_version)).unwrap();
+            assert_eq!(object.parts().concat(), expected);
+            assert_eq!(&object.json()[..], &expected[..]);
+            assert_eq!(object.len(), expected.len());
+        }
+        let row = v1.encoded_as("row", || Some(Bytes::from_static(b"r")));
+        assert_eq!(again.encoded_as("row", || panic!("made twice")), row);
     }
 }

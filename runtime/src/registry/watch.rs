@@ -313,10 +313,10 @@ impl Watcher {
 /// A cached object in `version` with its own revision, converted once per version.
 pub(super) fn in_version(
     kind: &KindEntry,
-    cached: &CachedObject,
+    cached: &Arc<CachedObject>,
     version: &str,
 ) -> Result<SharedObject, ApiError> {
-    (cached.versions).get_or_try_insert(kind.info.group, version, &cached.kv.value, || {
+    cached.served(kind.info.group, version, || {
         converted(kind, cached, version, cached.kv.mod_revision)
     })
 }
@@ -362,11 +362,11 @@ pub(super) fn matches_cached(
         return Ok(true);
     }
     let key = (kind.info.group, kind.info.kind);
-    let fields = cached.derived.get_or_try_insert(key, || {
+    let fields = cached.derived.get_or_try_insert(&key, || {
         let stored = cached.decode().map_err(internal)?;
         let hub = kind.from_stored(stored).map_err(internal)?;
         let json = kind.hub_json(&hub).map_err(internal)?;
-        Ok::<_, ApiError>(Selectors::selectable_values(kind.info, &json))
+        Ok::<_, ApiError>(Arc::new(Selectors::selectable_values(kind.info, &json)))
     })?;
     Ok(selectors.matches_selectable_values(&fields))
 }

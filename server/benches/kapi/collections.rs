@@ -38,7 +38,7 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
     let args = ["--data-dir".into(), dir.path().display().to_string()];
     let mut server = ServerProcess::start(&args);
     let agent = agent();
-    let idle_rss = server.rss_mib();
+    let idle_rss = server.settled_rss_mib();
     let mut have = 0;
     let mut first_band = None;
     let mut last_band = 0.0;
@@ -112,8 +112,13 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
             percentile_ms(&mut samples, 99.0),
             "ms",
         );
-        let rss = server.rss_mib();
-        report.add(format!("collection {label}: server RSS"), rss, "MiB");
+        // What the objects hold, not what the last requests had in flight.
+        let rss = server.settled_rss_mib();
+        report.add(
+            format!("collection {label}: server RSS (settled)"),
+            rss,
+            "MiB",
+        );
         report.ratio(
             format!("collection {label}: RSS growth / objects' JSON size"),
             rss - idle_rss,

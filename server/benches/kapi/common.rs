@@ -132,6 +132,22 @@ impl ServerProcess {
             .expect("VmRSS in /proc status");
         kib / 1024.0
     }
+
+    /// The server's resident memory once the pages its last requests freed have gone back
+    /// to the system (jemalloc returns them within a second): read every 250 ms until two
+    /// reads agree within 1%, for at most 5 s.
+    pub fn settled_rss_mib(&self) -> f64 {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut last = self.rss_mib();
+        loop {
+            std::thread::sleep(Duration::from_millis(250));
+            let now = self.rss_mib();
+            if (last - now).abs() <= last * 0.01 || Instant::now() > deadline {
+                return now;
+            }
+            last = now;
+        }
+    }
 }
 
 /// A keep-alive HTTP client that returns every status.

@@ -61,9 +61,12 @@ pub struct Options {
     pub cache_bytes: usize,
 }
 
-/// The default of [`Options::cache_bytes`]: 16 MiB (redb's own default is 1 GiB, which a
-/// growing store fills with pages the watch caches already hold decoded).
-pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
+/// The default of [`Options::cache_bytes`]: 4 MiB (redb's own default is 1 GiB, which a
+/// growing store fills with pages the watch caches already hold). `cargo xtask bench`
+/// measured creates and paginated pages from storage at ~100k objects alike with 4 and
+/// 16 MiB (the OS page cache backs the file), while 16 MiB doubled the RSS growth of a
+/// 10k-object store.
+pub const DEFAULT_CACHE_BYTES: usize = 4 << 20;
 
 impl Default for Options {
     fn default() -> Self {
