@@ -8,7 +8,8 @@
 //! - [`platform`]: `Tenant`, cluster-scoped.
 //! - [`rbac`]: Kubernetes' `rbac.authorization.k8s.io` kinds, which the runtime declares
 //!   (its authorizer reads them) and this API serves; [`authorization`] and
-//!   [`authentication`]: the reviews kubectl's `auth can-i` and `auth whoami` create.
+//!   [`authentication`]: the reviews kubectl's `auth can-i` and `auth whoami` create;
+//!   [`apiextensions`]: CustomResourceDefinitions, which the runtime declares.
 //!
 //! Each kind is declared once, with `#[derive(Resource)]` on its hub type; [`KINDS`] lists
 //! them for the scheme, as Kubernetes' `AddToScheme` does.
@@ -24,7 +25,7 @@ pub mod platform;
 
 use kapi_runtime::Resource;
 use kapi_runtime::api::KindInfo;
-pub use kapi_runtime::kinds::{authentication, authorization, rbac};
+pub use kapi_runtime::kinds::{apiextensions, authentication, authorization, rbac};
 
 /// Every kind of the example API.
 pub const KINDS: &[&KindInfo] = &[
@@ -39,6 +40,8 @@ pub const KINDS: &[&KindInfo] = &[
     rbac::ClusterRole::INFO,
     rbac::RoleBinding::INFO,
     rbac::ClusterRoleBinding::INFO,
+    // CustomResourceDefinitions (stored and validated; not yet served as kinds).
+    apiextensions::CustomResourceDefinition::INFO,
     // The reviews `kubectl auth can-i` and `kubectl auth whoami` create.
     authorization::SelfSubjectAccessReview::INFO,
     authorization::SubjectAccessReview::INFO,

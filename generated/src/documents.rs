@@ -23,6 +23,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/api/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/apiextensions.k8s.io/v1",
+        hash: "DBCBE6BD87AF835CCD86E1017AB12EEBFFEEF53D70EA605A2F7449A495EBB737D3FFE3822790320DBFBBBF30E3817219A93903D30E09BFDA8F73CFD684000690",
+        json: include_str!("../openapi/v3/apis/apiextensions.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/apps.example.dev/v1",
         hash: "34B693595CB9F3BAD383A83108D1259B740576C9C14D96EEA587C738945A4674BB5F2B9B1BD6DA270E270469DAE5A5740A93F743C77D6F32810336359BDF1C4C",
         json: include_str!("../openapi/v3/apis/apps.example.dev/v1.json"),
@@ -71,6 +76,12 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         "/api" => Some(include_str!("../discovery/api.json")),
         "/api/v1" => Some(include_str!("../discovery/api/v1.json")),
         "/apis" => Some(include_str!("../discovery/apis.json")),
+        "/apis/apiextensions.k8s.io" => {
+            Some(include_str!("../discovery/apis/apiextensions.k8s.io.json"))
+        }
+        "/apis/apiextensions.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/apiextensions.k8s.io/v1.json"
+        )),
         "/apis/apps.example.dev" => Some(include_str!("../discovery/apis/apps.example.dev.json")),
         "/apis/apps.example.dev/v1" => {
             Some(include_str!("../discovery/apis/apps.example.dev/v1.json"))

@@ -10,6 +10,7 @@
 //! The API:
 //!
 //! - the core group (`/api`): versions `v1`; kinds `Namespace`, `ConfigMap`, `Event`.
+//! - `apiextensions.k8s.io` (`/apis/apiextensions.k8s.io`): versions `v1`; kinds `CustomResourceDefinition`.
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
 //! - `authentication.k8s.io` (`/apis/authentication.k8s.io`): versions `v1`; kinds `SelfSubjectReview`, `TokenReview`.
 //! - `authorization.k8s.io` (`/apis/authorization.k8s.io`): versions `v1`; kinds `SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview`, `SelfSubjectRulesReview`.

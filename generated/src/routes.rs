@@ -15,6 +15,9 @@ const NAMESPACE: &KindInfo = <api_types::core::Namespace as Resource>::INFO;
 const CONFIG_MAP: &KindInfo = <api_types::core::ConfigMap as Resource>::INFO;
 /// `Event`, the core group.
 const CORE_EVENT: &KindInfo = <api_types::core::event::Event as Resource>::INFO;
+/// `CustomResourceDefinition`, `apiextensions.k8s.io`.
+const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
+    <kapi_runtime::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
 /// `WebApp`, `apps.example.dev`.
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
 /// `SelfSubjectReview`, `authentication.k8s.io`.
@@ -124,6 +127,31 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CORE_EVENT, 0, 9, Handler::Watch),
     // GET /api/v1/watch/events
     bind(CORE_EVENT, 0, 10, Handler::WatchList),
+    // CustomResourceDefinition (apiextensions.k8s.io/v1):
+    // GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 0, Handler::List),
+    // POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 1, Handler::Create),
+    // DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 3, Handler::Get),
+    // PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 4, Handler::Update),
+    // PATCH /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 5, Handler::Patch),
+    // DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 6, Handler::Delete),
+    // GET /apis/apiextensions.k8s.io/v1/watch/customresourcedefinitions
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 7, Handler::WatchList),
+    // GET /apis/apiextensions.k8s.io/v1/watch/customresourcedefinitions/{name}
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 8, Handler::Watch),
+    // GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}/status
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 9, Handler::GetStatus),
+    // PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}/status
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}/status
+    bind(CUSTOM_RESOURCE_DEFINITION, 0, 11, Handler::PatchStatus),
     // WebApp (apps.example.dev/v1):
     // GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps
     bind(WEB_APP, 0, 0, Handler::List),

@@ -26,6 +26,10 @@ pub fn scheme() -> Scheme {
                 .version::<api_types::core::event::Event, api_types::core::event::Event>("v1")
         )
         .add(
+            KindEntry::new::<kinds::apiextensions::CustomResourceDefinition>()
+                .version::<kinds::apiextensions::CustomResourceDefinition, kinds::apiextensions::CustomResourceDefinition>("v1")
+        )
+        .add(
             KindEntry::new::<apps::WebApp>()
                 .version::<apps::WebApp, apps::v1::WebApp>("v1")
                 .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1")

@@ -40,6 +40,17 @@ mod core_group {
     }
 }
 
+/// `apiextensions.k8s.io`.
+mod apiextensions_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `apiextensions.k8s.io/v1` `CustomResourceDefinition`.
+    #[test]
+    fn custom_resource_definition_v1() {
+        ROUND_TRIP.check("apiextensions.k8s.io", "CustomResourceDefinition", "v1");
+    }
+}
+
 /// `apps.example.dev`.
 mod apps_example_dev {
     use super::ROUND_TRIP;

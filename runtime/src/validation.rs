@@ -20,6 +20,8 @@ const DNS1123_LABEL_ERR: &str = "a lowercase RFC 1123 label must consist of lowe
 const DNS1123_SUBDOMAIN_FMT: &str =
     "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_ERR: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_ERR: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const QUALIFIED_NAME_ERR: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
@@ -65,6 +67,23 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
             DNS1123_LABEL_ERR,
             DNS1123_LABEL_FMT,
             &["my-name", "123-abc"],
+        ));
+    }
+    errors
+}
+
+/// `validation.IsDNS1035Label`: a DNS-1123 label that starts with a letter (the names of
+/// custom resources and their versions).
+pub fn dns1035_label(value: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX {
+        errors.push(max_len_error(DNS1123_LABEL_MAX));
+    }
+    if !is_dns1123_label_shape(value) || !value.starts_with(|c: char| c.is_ascii_lowercase()) {
+        errors.push(regex_error(
+            DNS1035_LABEL_ERR,
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
         ));
     }
     errors

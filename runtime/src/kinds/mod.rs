@@ -3,12 +3,15 @@
 //!
 //! - [`rbac`]: `rbac.authorization.k8s.io/v1` Role, ClusterRole, RoleBinding and
 //!   ClusterRoleBinding, which the RBAC authorizer (`authz::rbac`) reads.
+//! - [`apiextensions`]: `apiextensions.k8s.io/v1` CustomResourceDefinitions, validated as
+//!   kube validates them.
 //! - [`authorization`] and [`authentication`]: the reviews (`kubectl auth can-i`,
 //!   `kubectl auth whoami`), created and answered, never stored.
 //!
 //! An API that authorizes with RBAC lists [`rbac::KINDS`] among its kinds; the server
 //! refuses `--authorization-mode=RBAC` for a scheme without them.
 
+pub mod apiextensions;
 pub mod authentication;
 pub mod authorization;
 pub mod rbac;
