@@ -134,13 +134,15 @@ impl ServerProcess {
     }
 
     /// The server's resident memory once the pages its last requests freed have gone back
-    /// to the system (jemalloc returns them within a second): read every 250 ms until two
-    /// reads agree within 1%, for at most 5 s.
+    /// to the system: jemalloc purges them gradually over `dirty_decay_ms` (1 s, set in
+    /// `.cargo/config.toml`), so the first read comes 1.5 s after the last request, then
+    /// one every 500 ms until two agree within 1% (at most 10 s in all).
     pub fn settled_rss_mib(&self) -> f64 {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        std::thread::sleep(Duration::from_millis(1500));
         let mut last = self.rss_mib();
         loop {
-            std::thread::sleep(Duration::from_millis(250));
+            std::thread::sleep(Duration::from_millis(500));
             let now = self.rss_mib();
             if (last - now).abs() <= last * 0.01 || Instant::now() > deadline {
                 return now;
