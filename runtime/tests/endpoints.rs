@@ -672,6 +672,7 @@ async fn discovery_follows_accept() {
     assert_eq!(
         names,
         [
+            "apiextensions.k8s.io",
             "apps.example.dev",
             "authentication.k8s.io",
             "authorization.k8s.io",

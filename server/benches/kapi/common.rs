@@ -124,13 +124,7 @@ impl ServerProcess {
 
     /// The server's resident memory, in MiB.
     pub fn rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("reading the server's /proc status");
-        let kib: f64 = (status.lines())
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-            .expect("VmRSS in /proc status");
-        kib / 1024.0
+        rss_mib_of(&self.pid())
     }
 
     /// The server's resident memory once the pages its last requests freed have gone back
@@ -150,6 +144,17 @@ impl ServerProcess {
             last = now;
         }
     }
+}
+
+/// The resident memory of process `pid`, in MiB.
+pub fn rss_mib_of(pid: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("reading a server's /proc status");
+    let kib: f64 = (status.lines())
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .expect("VmRSS in /proc status");
+    kib / 1024.0
 }
 
 /// A keep-alive HTTP client that returns every status.
@@ -183,13 +188,23 @@ pub fn run_threads(
     window: Duration,
     op: impl Fn(&ureq::Agent, usize, u64) + Send + Sync,
 ) -> (u64, Duration) {
+    run_threads_on(agent, clients, window, op)
+}
+
+/// [`run_threads`] with agents made by `make` (TLS, say).
+pub fn run_threads_on(
+    make: impl Fn() -> ureq::Agent + Sync,
+    clients: usize,
+    window: Duration,
+    op: impl Fn(&ureq::Agent, usize, u64) + Send + Sync,
+) -> (u64, Duration) {
     let done = AtomicU64::new(0);
     let started = Instant::now();
     std::thread::scope(|scope| {
         for client in 0..clients {
-            let (op, done) = (&op, &done);
+            let (op, done, make) = (&op, &done, &make);
             scope.spawn(move || {
-                let agent = agent();
+                let agent = make();
                 let mut i = 0;
                 while started.elapsed() < window {
                     op(&agent, client, i);
@@ -209,13 +224,23 @@ pub fn run_count(
     total: u64,
     op: impl Fn(&ureq::Agent, u64) + Send + Sync,
 ) -> Duration {
+    run_count_on(agent, clients, total, op)
+}
+
+/// [`run_count`] with agents made by `make` (TLS, say).
+pub fn run_count_on(
+    make: impl Fn() -> ureq::Agent + Sync,
+    clients: usize,
+    total: u64,
+    op: impl Fn(&ureq::Agent, u64) + Send + Sync,
+) -> Duration {
     let next = AtomicU64::new(0);
     let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..clients {
-            let (op, next) = (&op, &next);
+            let (op, next, make) = (&op, &next, &make);
             scope.spawn(move || {
-                let agent = agent();
+                let agent = make();
                 loop {
                     let n = next.fetch_add(1, Ordering::Relaxed);
                     if n >= total {

@@ -11,7 +11,10 @@
 //!   consistent), paginated LIST (`limit=500`) p99, the server's RSS growth against the
 //!   objects' JSON size, and the time to ready after a restart;
 //! - `fanout`: one update seen by 1,000 watchers (one connection each), p50/p99 from the
-//!   write being sent to each watcher reading it, with the client's own CPU per event.
+//!   write being sent to each watcher reading it, with the server's and the client's CPU
+//!   per event;
+//! - `peer`: kapi beside a running kube-apiserver of `shared/peer/` (`KAPI_PEER_DIR`), both
+//!   on HTTPS with tokens, RBAC and audit: creates, GETs, LISTs, RSS growth.
 //!
 //! `--quick` runs every measurement at tiny sizes (the test suite does, so this code keeps
 //! working); `--json` prints the rows as JSON for tracking; `--only=requests,fanout` runs
@@ -22,10 +25,14 @@
 #[allow(dead_code)]
 mod etcd;
 
+#[path = "../../tests/support/webapp_crd.rs"]
+mod webapp_crd;
+
 mod collections;
 mod common;
 mod fanout;
 mod limits;
+mod peer;
 mod report;
 mod requests;
 
@@ -48,6 +55,9 @@ pub fn run(options: Options) -> Report {
     }
     if options.runs("fanout") {
         fanout::measure(&runtime, &options, &mut report);
+    }
+    if options.runs("peer") {
+        peer::measure(&options, &mut report);
     }
     report
 }

@@ -16,6 +16,7 @@ pub mod pki;
 pub mod python;
 pub mod server;
 pub mod table;
+pub mod webapp_crd;
 
 #[allow(unused_imports)]
 pub use kubectl::{Kubectl, Run, Version, manifest};

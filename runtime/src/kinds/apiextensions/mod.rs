@@ -87,8 +87,8 @@ pub struct CustomResourceDefinitionSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversion: Option<CustomResourceConversion>,
     /// Keep fields the schema does not name (deprecated; must be false in v1).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub preserve_unknown_fields: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserve_unknown_fields: Option<bool>,
 }
 
 /// The names of a custom resource.
@@ -102,8 +102,8 @@ pub struct CustomResourceDefinitionNames {
     #[serde(default)]
     pub plural: String,
     /// The singular name (`crontab`); defaults to the kind in lower case.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub singular: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub singular: Option<String>,
     /// Short names for kubectl (`ct`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
@@ -112,8 +112,8 @@ pub struct CustomResourceDefinitionNames {
     #[serde(default)]
     pub kind: String,
     /// The kind of lists; defaults to `<kind>List`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub list_kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_kind: Option<String>,
     /// Groups of resources kubectl names together (`all`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
@@ -137,8 +137,8 @@ pub struct CustomResourceDefinitionVersion {
     #[serde(default)]
     pub storage: bool,
     /// Whether it is deprecated: responses then carry a warning.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub deprecated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<bool>,
     /// The warning for a deprecated version, instead of the default one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecation_warning: Option<String>,
@@ -221,14 +221,14 @@ pub struct CustomResourceColumnDefinition {
     #[serde(default, rename = "type")]
     pub type_: String,
     /// An OpenAPI format (`int32`, `date-time`...).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub format: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     /// What the column shows.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// 0 in the default view; more only in `-o wide`.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub priority: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
     /// The simple JSONPath of the value (`.spec.cronSpec`).
     #[serde(default, rename = "jsonPath")]
     pub json_path: String,
@@ -345,15 +345,11 @@ pub struct CustomResourceDefinitionCondition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<String>,
     /// A CamelCase reason.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// A message for people.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub message: String,
-}
-
-fn is_zero(value: &i32) -> bool {
-    *value == 0
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 impl CustomResourceDefinition {
@@ -369,11 +365,11 @@ impl CustomResourceDefinition {
     /// `<kind>List`, the conversion `None`, a webhook Service's port 443.
     fn default_fields(&mut self) {
         let names = &mut self.spec.names;
-        if names.singular.is_empty() {
-            names.singular = names.kind.to_lowercase();
+        if names.singular.as_deref().is_none_or(str::is_empty) {
+            names.singular = Some(names.kind.to_lowercase());
         }
-        if names.list_kind.is_empty() && !names.kind.is_empty() {
-            names.list_kind = format!("{}List", names.kind);
+        if names.list_kind.as_deref().is_none_or(str::is_empty) && !names.kind.is_empty() {
+            names.list_kind = Some(format!("{}List", names.kind));
         }
         let conversion = (self.spec.conversion).get_or_insert_with(|| CustomResourceConversion {
             strategy: "None".into(),

@@ -85,7 +85,7 @@ pub fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     errors.extend(spec_errors(crd));
     errors.extend(status_errors(crd));
     errors.extend(stored_versions(crd));
-    if spec.preserve_unknown_fields {
+    if spec.preserve_unknown_fields == Some(true) {
         errors.push(invalid(
             "spec.preserveUnknownFields",
             true,
@@ -119,7 +119,9 @@ pub fn update(crd: &CustomResourceDefinition, old: &CustomResourceDefinition) ->
     ));
     errors.extend(status_errors(crd));
     errors.extend(stored_versions(crd));
-    if crd.spec.preserve_unknown_fields && !old.spec.preserve_unknown_fields {
+    if crd.spec.preserve_unknown_fields == Some(true)
+        && old.spec.preserve_unknown_fields != Some(true)
+    {
         errors.push(invalid(
             "spec.preserveUnknownFields",
             true,
@@ -224,10 +226,10 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
 
     let names = &spec.names;
     for (field, value) in [
-        ("plural", &names.plural),
-        ("singular", &names.singular),
-        ("kind", &names.kind),
-        ("listKind", &names.list_kind),
+        ("plural", names.plural.as_str()),
+        ("singular", names.singular.as_deref().unwrap_or_default()),
+        ("kind", names.kind.as_str()),
+        ("listKind", names.list_kind.as_deref().unwrap_or_default()),
     ] {
         if value.is_empty() {
             errors.push(required(format!("spec.names.{field}"), ""));
@@ -273,7 +275,7 @@ fn version_errors(
 ) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if let Some(warning) = &version.deprecation_warning {
-        for detail in deprecation_warning(version.deprecated, warning) {
+        for detail in deprecation_warning(version.deprecated == Some(true), warning) {
             errors.push(invalid(
                 format!("{path}.deprecationWarning"),
                 warning.as_str(),
@@ -411,10 +413,11 @@ fn column_errors(column: &CustomResourceColumnDefinition, path: &str) -> Vec<Fie
             format!("must be one of {}", COLUMN_TYPES.join(",")),
         ));
     }
-    if !column.format.is_empty() && !COLUMN_FORMATS.contains(&column.format.as_str()) {
+    let format = column.format.as_deref().unwrap_or_default();
+    if !format.is_empty() && !COLUMN_FORMATS.contains(&format) {
         errors.push(invalid(
             format!("{path}.format"),
-            column.format.as_str(),
+            format,
             format!("must be one of {}", COLUMN_FORMATS.join(",")),
         ));
     }
@@ -437,22 +440,20 @@ fn simple_json_path(value: &str, field: &str) -> Option<FieldError> {
 /// lower case), and the kind and list kind different.
 fn names_errors(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    for (field, value) in [("plural", &names.plural), ("singular", &names.singular)] {
+    let singular = names.singular.as_deref().unwrap_or_default();
+    let list_kind = names.list_kind.as_deref().unwrap_or_default();
+    for (field, value) in [("plural", names.plural.as_str()), ("singular", singular)] {
         let wrong = strings::dns1035_label(value);
         if !value.is_empty() && !wrong.is_empty() {
-            errors.push(invalid(
-                format!("{path}.{field}"),
-                value.as_str(),
-                wrong.join(","),
-            ));
+            errors.push(invalid(format!("{path}.{field}"), value, wrong.join(",")));
         }
     }
-    for (field, value) in [("kind", &names.kind), ("listKind", &names.list_kind)] {
+    for (field, value) in [("kind", names.kind.as_str()), ("listKind", list_kind)] {
         let wrong = strings::dns1035_label(&value.to_lowercase());
         if !value.is_empty() && !wrong.is_empty() {
             errors.push(invalid(
                 format!("{path}.{field}"),
-                value.as_str(),
+                value,
                 format!(
                     "may have mixed case, but should otherwise match: {}",
                     wrong.join(",")
@@ -475,10 +476,10 @@ fn names_errors(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldE
             }
         }
     }
-    if !names.kind.is_empty() && names.kind == names.list_kind {
+    if !names.kind.is_empty() && names.kind == list_kind {
         errors.push(invalid(
             format!("{path}.listKind"),
-            names.list_kind.as_str(),
+            list_kind,
             "kind and listKind may not be the same",
         ));
     }
