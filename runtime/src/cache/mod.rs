@@ -189,25 +189,40 @@ impl CachedObject {
 }
 
 /// An object's labels as the cache keeps them for selectors: the pairs, sorted by key, in
-/// one allocation each (a decoded JSON map costs several times their size per object).
+/// one string (`key NUL value NUL key NUL value`), one allocation per object (a decoded
+/// JSON map costs several times their size; a boxed string per key and value, four
+/// allocations for two labels). Label keys and values never hold a NUL: the registry
+/// validates them; labels that would are not kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Labels(Box<[(Box<str>, Box<str>)]>);
+pub struct Labels(Box<str>);
 
 impl<'de> serde::Deserialize<'de> for Labels {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Labels, D::Error> {
         let map = std::collections::BTreeMap::<String, String>::deserialize(deserializer)?;
-        Ok(Labels(
-            (map.into_iter())
-                .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
-                .collect(),
-        ))
+        if (map.iter()).any(|(k, v)| k.contains('\0') || v.contains('\0')) {
+            return Err(serde::de::Error::custom("a label holds a NUL"));
+        }
+        let length = map.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+        let mut pairs = String::with_capacity(length);
+        for (key, value) in &map {
+            pairs.push_str(key);
+            pairs.push('\0');
+            pairs.push_str(value);
+            pairs.push('\0');
+        }
+        Ok(Labels(pairs.into_boxed_str()))
     }
 }
 
 impl crate::registry::selector::LabelLookup for Labels {
     fn label(&self, key: &str) -> Option<&str> {
-        let at = (self.0).binary_search_by(|(k, _)| (**k).cmp(key)).ok()?;
-        Some(&self.0[at].1)
+        let mut parts = self.0.split_terminator('\0');
+        while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
+            if k == key {
+                return Some(v);
+            }
+        }
+        None
     }
 }
 
@@ -749,5 +764,33 @@ impl Drop for Caches {
         for task in &self.tasks {
             task.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Labels;
+    use crate::registry::selector::LabelLookup;
+
+    /// Every label is found by its key, an empty value included; absent keys are not.
+    #[test]
+    fn labels_are_found_by_key() {
+        let labels: Labels =
+            serde_json::from_str(r#"{"tier":"t1","app":"web","empty":"","example.com/x":"y"}"#)
+                .unwrap();
+        for (key, value) in [
+            ("app", "web"),
+            ("tier", "t1"),
+            ("empty", ""),
+            ("example.com/x", "y"),
+        ] {
+            assert_eq!(labels.label(key), Some(value), "{key}");
+        }
+        for key in ["", "web", "t1", "ap", "example.com"] {
+            assert_eq!(labels.label(key), None, "{key:?}");
+        }
+        let none: Labels = serde_json::from_str("{}").unwrap();
+        assert_eq!(none.label("app"), None);
+        assert!(serde_json::from_str::<Labels>(r#"{"a":"b\u0000c"}"#).is_err());
     }
 }
