@@ -4,10 +4,11 @@
 //!
 //! The object itself is declared here like any kind and validated as kube validates it
 //! (`validation`: kube's `apiextensions/validation` for the v1 API, with its field paths
-//! and messages); its defaults and server-owned status are kube's strategy's. The schema of
+//! and messages; `structural`: its checks of each version's schema); its defaults and server-owned status are kube's strategy's. The schema of
 //! each version is kept as written (`openAPIV3Schema`, like a `/status` subresource's `{}`,
 //! is any JSON value to the CRD's own schema).
 
+mod structural;
 mod validation;
 
 use kapi_runtime::Resource;

@@ -4,11 +4,13 @@
 //! paths and messages. kube validates its internal version, so some paths are the internal
 //! type's (`spec.conversion.webhookClientConfig`, a column's `JSONPath`), as it reports
 //! them.
-//!
-//! Not yet here: kube's structural-schema checks of each version's `openAPIV3Schema`.
+//! Each version's `openAPIV3Schema` is checked by `structural` (once, as
+//! `spec.validation.openAPIV3Schema`, when every version has the same schema: kube's
+//! internal version holds it there).
 
 use serde_json::{Value, json};
 
+use super::structural;
 use super::{
     CLUSTER, CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition,
     CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresources,
@@ -167,6 +169,18 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     // the same: errors in them are reported once, there.
     let hoisted = Hoisted::of(&spec.versions);
     if let Some(first) = spec.versions.first() {
+        let schema = first
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref());
+        if hoisted.schema
+            && let Some(schema) = schema
+        {
+            errors.extend(structural::errors(
+                schema,
+                "spec.validation.openAPIV3Schema",
+            ));
+        }
         if hoisted.subresources
             && let Some(subresources) = &first.subresources
         {
@@ -199,12 +213,16 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
                 wrong.join(","),
             ));
         }
-        let has_schema = (version.schema.as_ref()).is_some_and(|s| s.open_api_v3_schema.is_some());
-        if !has_schema {
-            errors.push(required(
+        match (version.schema.as_ref()).and_then(|s| s.open_api_v3_schema.as_ref()) {
+            None => errors.push(required(
                 format!("{path}.schema.openAPIV3Schema"),
                 "schemas are required",
-            ));
+            )),
+            Some(schema) if !hoisted.schema => errors.extend(structural::errors(
+                schema,
+                &format!("{path}.schema.openAPIV3Schema"),
+            )),
+            Some(_) => {}
         }
         errors.extend(version_errors(version, &path, &hoisted));
     }
@@ -245,6 +263,7 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
 /// Which per-version fields are the same in every version, so kube's internal version
 /// holds them once, at the top.
 struct Hoisted {
+    schema: bool,
     subresources: bool,
     columns: bool,
     selectable_fields: bool,
@@ -259,6 +278,7 @@ impl Hoisted {
             !versions.is_empty() && !versions.iter().any(|v| differ(v, &versions[0]))
         };
         Hoisted {
+            schema: same(|a, b| a.schema != b.schema),
             subresources: same(|a, b| a.subresources != b.subresources),
             columns: same(|a, b| a.additional_printer_columns != b.additional_printer_columns),
             selectable_fields: same(|a, b| a.selectable_fields != b.selectable_fields),
