@@ -19,10 +19,12 @@ fn every_measurement_of_the_benchmark_runs() {
         "kapi on the embedded store: apply cost / update cost",
         "kapi on the embedded store, RBAC + token: ConfigMap GETs",
         "collection 1k: LIST (resourceVersion=0) p50",
+        "collection 1k: LIST (as a Table, resourceVersion=0) p50",
         "collection 1k: paginated LIST (limit=500) page p99",
         "collection 1k: RSS growth / objects' JSON size",
         "collection 1k: restart to ready",
         "fan-out to 20 watchers: update to event read, p99",
+        "fan-out to 20 watchers: server CPU per event sent",
         "fan-out to 20 watchers: client CPU per event read",
     ] {
         let value = report.get(expected);

@@ -318,6 +318,31 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
         let from_cache = without_ages(from_cache);
         assert_eq!(from_cache["rows"].as_array().unwrap().len(), 40);
         assert_eq!(from_cache, without_ages(from_storage), "{version}: Tables");
+
+        // Compact Tables are written from what each object keeps (no decoding); pretty
+        // ones are serialized from a Table built anew: the same Table, ages aside, for
+        // every `includeObject`, in bytes exactly serde's.
+        for include in ["", "&includeObject=Object", "&includeObject=None"] {
+            let compact = bytes(&format!("{path}?resourceVersion=0{include}"), table);
+            let fast: Value = serde_json::from_slice(&compact).unwrap();
+            let mut canonical = serde_json::to_vec(&fast).unwrap();
+            canonical.push(b'\n');
+            assert_eq!(
+                text(&compact),
+                text(&canonical),
+                "{version}{include}: bytes"
+            );
+            let pretty = bytes(
+                &format!("{path}?resourceVersion=0&pretty=true{include}"),
+                table,
+            );
+            let slow: Value = serde_json::from_slice(&pretty).unwrap();
+            assert_eq!(
+                without_ages(fast),
+                without_ages(slow),
+                "{version}{include}: the compact Table is the slow path's"
+            );
+        }
     }
 }
 

@@ -260,6 +260,11 @@ async fn handle(
             let options = query.list_options()?;
             let list = registry.list(target, &options).await?;
             if let Format::Table(version) = output.format {
+                if !output.pretty {
+                    let api_version = version.api_version();
+                    let body = registry.table_json(target, &list, include_object, api_version)?;
+                    return Ok(media::respond_json(body));
+                }
                 let objects: Vec<Value> = list.items.iter().map(SharedObject::value).collect();
                 let table = registry.table(target, &objects, Some(&list), include_object)?;
                 return Ok(render_table(table, Some(&list), version, output));

@@ -596,4 +596,17 @@ impl Registry {
     ) -> Result<Table, ApiError> {
         table::table(target, objects, list_meta, include_object)
     }
+
+    /// The Table of `list`'s items as compact JSON in Table version `api_version`: the
+    /// bytes serializing [`Registry::table`]'s Table would give, each row made from what
+    /// its shared object keeps ([`table::table_json`]).
+    pub fn table_json(
+        &self,
+        target: Target<'_>,
+        list: &ObjectList,
+        include_object: &str,
+        api_version: &str,
+    ) -> Result<Vec<u8>, ApiError> {
+        table::table_json(target, &list.items, list, include_object, api_version)
+    }
 }

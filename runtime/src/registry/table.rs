@@ -9,10 +9,12 @@
 
 use std::time::SystemTime;
 
+use bytes::Bytes;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::object::{internal, meta, meta_str};
-use super::{ObjectList, Target};
+use super::{ObjectList, SharedObject, Target};
 use crate::api::PrinterColumn;
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
@@ -28,6 +30,26 @@ enum Include {
     Object,
 }
 
+/// What `includeObject` asks each row to carry.
+fn include(include_object: &str) -> Result<Include, ApiError> {
+    match include_object {
+        "" | "Metadata" => Ok(Include::Metadata),
+        "Object" => Ok(Include::Object),
+        "None" => Ok(Include::None),
+        other => Err(ApiError::Invalid {
+            group: "meta.k8s.io".into(),
+            kind: "TableOptions".into(),
+            name: String::new(),
+            causes: vec![FieldError::new(
+                FieldErrorType::Invalid,
+                "includeObject",
+                Some(Value::String(other.to_owned())),
+                "must be 'Metadata', 'Object', 'None', or empty",
+            )],
+        }),
+    }
+}
+
 /// The Table of `objects` (in `target.version`).
 pub fn table(
     target: Target<'_>,
@@ -35,53 +57,162 @@ pub fn table(
     list: Option<&ObjectList>,
     include_object: &str,
 ) -> Result<Table, ApiError> {
-    let include = match include_object {
-        "" | "Metadata" => Include::Metadata,
-        "Object" => Include::Object,
-        "None" => Include::None,
-        other => {
-            return Err(ApiError::Invalid {
-                group: "meta.k8s.io".into(),
-                kind: "TableOptions".into(),
-                name: String::new(),
-                causes: vec![FieldError::new(
-                    FieldErrorType::Invalid,
-                    "includeObject",
-                    Some(Value::String(other.to_owned())),
-                    "must be 'Metadata', 'Object', 'None', or empty",
-                )],
-            });
-        }
-    };
-    let kind = target.kind;
-    let columns = kind.info.printer_columns;
+    let include = include(include_object)?;
+    let columns = target.kind.info.printer_columns;
     let now = SystemTime::now();
     let mut rows = Vec::with_capacity(objects.len());
     for object in objects {
-        let hub = kind
-            .to_hub(object.clone(), target.version)
-            .and_then(|hub| kind.hub_json(&hub))
-            .map_err(internal)?;
-        let mut cells = Vec::with_capacity(columns.len() + 1);
-        cells.push(Value::String(
-            meta_str(object, "name").unwrap_or_default().to_owned(),
-        ));
-        for column in columns {
-            let value = parse_path(column.json_path).and_then(|path| evaluate(&hub, &path));
-            cells.push(cell(column.column_type, value, now));
-        }
+        let cells = aged(columns, undated_cells(target, object)?, now);
         let object = match include {
             Include::None => None,
             Include::Object => Some(object.clone()),
-            Include::Metadata => Some(json!({
-                "kind": "PartialObjectMetadata",
-                "apiVersion": "meta.k8s.io/v1",
-                "metadata": meta(object).cloned().unwrap_or_default(),
-            })),
+            Include::Metadata => Some(partial_metadata(object)),
         };
         rows.push(TableRow { cells, object });
     }
-    let metadata = match list {
+    Ok(Table {
+        kind: Some("Table".into()),
+        api_version: Some("meta.k8s.io/v1".into()),
+        metadata: table_meta(objects, list),
+        column_definitions: column_definitions(columns),
+        rows,
+    })
+}
+
+/// The Table of a list's `items` as compact JSON, in Table version `api_version`: byte for
+/// byte what serializing [`table`]'s Table would write, without decoding the items again.
+/// A row's cells (but the ages) are made once per shared object and kept with it
+/// ([`SharedObject::encoded_as`]); its `PartialObjectMetadata` is the object's own
+/// `metadata` bytes; a request only turns dates into ages and copies bytes.
+pub fn table_json(
+    target: Target<'_>,
+    items: &[SharedObject],
+    list: &ObjectList,
+    include_object: &str,
+    api_version: &str,
+) -> Result<Vec<u8>, ApiError> {
+    let include = include(include_object)?;
+    let kind = target.kind;
+    let columns = kind.info.printer_columns;
+    let head = Table {
+        kind: Some("Table".into()),
+        api_version: Some(api_version.into()),
+        metadata: table_meta(&[], Some(list)),
+        column_definitions: column_definitions(columns),
+        rows: Vec::new(),
+    };
+    // `{...,"rows":[]}`: everything before `]}` opens the body.
+    let mut body = serde_json::to_vec(&head).map_err(internal)?;
+    body.truncate(body.len().saturating_sub(2));
+    let cells_key = format!("table-cells:{}:{}", kind.info.group, kind.info.kind);
+    let now = SystemTime::now();
+    let mut failed = None;
+    for (i, item) in items.iter().enumerate() {
+        let mut remember = |result: Result<Vec<u8>, ApiError>| match result {
+            Ok(bytes) => Some(Bytes::from(bytes)),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        };
+        let undated = item.encoded_as(&cells_key, || {
+            remember(
+                (undated_cells(target, &item.value()))
+                    .and_then(|c| serde_json::to_vec(&c).map_err(internal)),
+            )
+        });
+        let Some(undated) = undated else {
+            return Err(failed.unwrap_or_else(|| internal("a Table row")));
+        };
+        let undated: Vec<Value> = serde_json::from_slice(&undated).map_err(internal)?;
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(b"{\"cells\":");
+        serde_json::to_writer(&mut body, &aged(columns, undated, now)).map_err(internal)?;
+        match include {
+            Include::None => {}
+            Include::Object => {
+                body.extend_from_slice(b",\"object\":");
+                for part in item.parts() {
+                    body.extend_from_slice(part);
+                }
+            }
+            Include::Metadata => {
+                // The object's own `metadata` bytes: its encoding is serde's, so they are
+                // what serializing its metadata gives (no second copy is kept).
+                let json = item.json();
+                let only: MetadataOnly<'_> = serde_json::from_slice(&json).map_err(internal)?;
+                body.extend_from_slice(PARTIAL_METADATA_OPEN);
+                body.extend_from_slice(only.metadata.map_or("null", RawValue::get).as_bytes());
+                body.push(b'}');
+            }
+        }
+        body.push(b'}');
+    }
+    body.extend_from_slice(b"]}\n");
+    Ok(body)
+}
+
+/// What a row's `PartialObjectMetadata` starts with, as [`partial_metadata`] serializes.
+const PARTIAL_METADATA_OPEN: &[u8] =
+    br#","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#;
+
+/// An object's `metadata`, as its bytes.
+#[derive(serde::Deserialize)]
+struct MetadataOnly<'a> {
+    #[serde(borrow)]
+    metadata: Option<&'a RawValue>,
+}
+
+/// The cells of `object`'s row: its name, then each printer column evaluated on the hub
+/// JSON, `date` columns left as the value found (a timestamp) for [`aged`] to render.
+fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiError> {
+    let kind = target.kind;
+    let columns = kind.info.printer_columns;
+    let hub = kind
+        .to_hub(object.clone(), target.version)
+        .and_then(|hub| kind.hub_json(&hub))
+        .map_err(internal)?;
+    let mut cells = Vec::with_capacity(columns.len() + 1);
+    cells.push(Value::String(
+        meta_str(object, "name").unwrap_or_default().to_owned(),
+    ));
+    for column in columns {
+        let value = parse_path(column.json_path).and_then(|path| evaluate(&hub, &path));
+        cells.push(match column.column_type {
+            "date" => value
+                .filter(|v| v.is_string())
+                .cloned()
+                .unwrap_or(Value::Null),
+            other => cell(other, value, SystemTime::UNIX_EPOCH),
+        });
+    }
+    Ok(cells)
+}
+
+/// `cells` with their `date` columns rendered as ages at `now`.
+fn aged(columns: &[PrinterColumn], mut cells: Vec<Value>, now: SystemTime) -> Vec<Value> {
+    for (column, cell_value) in columns.iter().zip(cells.iter_mut().skip(1)) {
+        if column.column_type == "date" {
+            *cell_value = cell("date", Some(cell_value), now);
+        }
+    }
+    cells
+}
+
+/// A row's object by default: `PartialObjectMetadata` of `object`.
+fn partial_metadata(object: &Value) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": meta(object).cloned().unwrap_or_default(),
+    })
+}
+
+/// A Table's list metadata: the list's, or for one object its resourceVersion.
+fn table_meta(objects: &[Value], list: Option<&ObjectList>) -> ListMeta {
+    match list {
         Some(list) => ListMeta {
             resource_version: Some(list.resource_version.clone()),
             continue_: list.continue_token.clone(),
@@ -95,14 +226,7 @@ pub fn table(
             },
             ..ListMeta::default()
         },
-    };
-    Ok(Table {
-        kind: Some("Table".into()),
-        api_version: Some("meta.k8s.io/v1".into()),
-        metadata,
-        column_definitions: column_definitions(columns),
-        rows,
-    })
+    }
 }
 
 fn column_definitions(columns: &[PrinterColumn]) -> Vec<TableColumnDefinition> {

@@ -167,7 +167,12 @@ pub fn agent() -> ureq::Agent {
 
 /// `GET url`, reading the body to its end without keeping it: its status and size.
 pub fn get_discarding(agent: &ureq::Agent, url: &str) -> (u16, usize) {
-    let mut response = agent.get(url).call().expect("GET");
+    get_discarding_accepting(agent, url, "application/json")
+}
+
+/// [`get_discarding`] asking for `accept` (a Table, say).
+pub fn get_discarding_accepting(agent: &ureq::Agent, url: &str, accept: &str) -> (u16, usize) {
+    let mut response = (agent.get(url).header("Accept", accept).call()).expect("GET");
     let status = response.status().as_u16();
     let mut reader = response.body_mut().as_reader();
     let mut buffer = vec![0; 256 * 1024];
