@@ -118,6 +118,36 @@ impl FieldError {
         }
     }
 
+    /// kube's `field.Required`.
+    pub fn required(field: impl Into<String>, detail: impl Into<String>) -> FieldError {
+        FieldError::new(FieldErrorType::Required, field, None, detail)
+    }
+
+    /// kube's `field.Forbidden`.
+    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> FieldError {
+        FieldError::new(FieldErrorType::Forbidden, field, None, detail)
+    }
+
+    /// kube's `field.Invalid`.
+    pub fn invalid(
+        field: impl Into<String>,
+        value: impl Into<Value>,
+        detail: impl Into<String>,
+    ) -> FieldError {
+        FieldError::new(FieldErrorType::Invalid, field, Some(value.into()), detail)
+    }
+
+    /// kube's `field.NotSupported`: `value` is none of `supported`.
+    pub fn not_supported(field: impl Into<String>, value: &str, supported: &[&str]) -> FieldError {
+        let supported: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+        FieldError::new(
+            FieldErrorType::NotSupported,
+            field,
+            Some(Value::String(value.to_owned())),
+            format!("supported values: {}", supported.join(", ")),
+        )
+    }
+
     /// The message without the field: `Invalid value: -1: must be greater than or equal to 0`.
     pub fn body(&self) -> String {
         let mut body = self.error_type.label().to_owned();

@@ -8,7 +8,7 @@
 //! `spec.validation.openAPIV3Schema`, when every version has the same schema: kube's
 //! internal version holds it there).
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::structural;
 use super::{
@@ -16,7 +16,8 @@ use super::{
     CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresources,
     NAMESPACED,
 };
-use crate::error::{FieldError, FieldErrorType};
+use crate::error::FieldError;
+use crate::error::FieldError as E;
 use crate::validation as strings;
 
 /// `printerColumnDatatypes`, sorted as kube lists them.
@@ -35,38 +36,12 @@ const COLUMN_FORMATS: &[&str] = &[
 /// The `ConversionReview` versions this server understands.
 const CONVERSION_REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 
-fn required(field: impl Into<String>, detail: &str) -> FieldError {
-    FieldError::new(FieldErrorType::Required, field, None, detail)
-}
-
-fn forbidden(field: impl Into<String>, detail: &str) -> FieldError {
-    FieldError::new(FieldErrorType::Forbidden, field, None, detail)
-}
-
-fn invalid(
-    field: impl Into<String>,
-    value: impl Into<Value>,
-    detail: impl Into<String>,
-) -> FieldError {
-    FieldError::new(FieldErrorType::Invalid, field, Some(value.into()), detail)
-}
-
-fn not_supported(field: impl Into<String>, value: &str, supported: &[&str]) -> FieldError {
-    let supported: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
-    FieldError::new(
-        FieldErrorType::NotSupported,
-        field,
-        Some(Value::String(value.to_owned())),
-        format!("supported values: {}", supported.join(", ")),
-    )
-}
-
 /// `validateEnumStrings`: required, and one of `accepted`.
 fn enum_string(field: &str, value: &str, accepted: &[&str]) -> Vec<FieldError> {
     if value.is_empty() {
-        vec![required(field, "")]
+        vec![E::required(field, "")]
     } else if !accepted.contains(&value) {
-        vec![not_supported(field, value, accepted)]
+        vec![E::not_supported(field, value, accepted)]
     } else {
         Vec::new()
     }
@@ -78,7 +53,7 @@ pub fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let spec = &crd.spec;
     let name = crd.metadata.name.as_deref().unwrap_or_default();
     if name != format!("{}.{}", spec.names.plural, spec.group) {
-        errors.push(invalid(
+        errors.push(E::invalid(
             "metadata.name",
             name,
             r#"must be spec.names.plural+"."+spec.group"#,
@@ -88,7 +63,7 @@ pub fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     errors.extend(status_errors(crd));
     errors.extend(stored_versions(crd));
     if spec.preserve_unknown_fields == Some(true) {
-        errors.push(invalid(
+        errors.push(E::invalid(
             "spec.preserveUnknownFields",
             true,
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in openAPIV3Schema instead",
@@ -103,7 +78,7 @@ pub fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
 pub fn update(crd: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errors = spec_errors(crd);
     let immutable = |field: &str, new: &str, old: &str| {
-        (new != old).then(|| invalid(field, new, "field is immutable"))
+        (new != old).then(|| E::invalid(field, new, "field is immutable"))
     };
     if established(old) {
         errors.extend(immutable("spec.scope", &crd.spec.scope, &old.spec.scope));
@@ -124,7 +99,7 @@ pub fn update(crd: &CustomResourceDefinition, old: &CustomResourceDefinition) ->
     if crd.spec.preserve_unknown_fields == Some(true)
         && old.spec.preserve_unknown_fields != Some(true)
     {
-        errors.push(invalid(
+        errors.push(E::invalid(
             "spec.preserveUnknownFields",
             true,
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in openAPIV3Schema instead",
@@ -145,13 +120,17 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let spec = &crd.spec;
     let mut errors = Vec::new();
     if spec.group.is_empty() {
-        errors.push(required("spec.group", ""));
+        errors.push(E::required("spec.group", ""));
     } else {
         let wrong = strings::dns1123_subdomain(&spec.group);
         if !wrong.is_empty() {
-            errors.push(invalid("spec.group", spec.group.as_str(), wrong.join(",")));
+            errors.push(E::invalid(
+                "spec.group",
+                spec.group.as_str(),
+                wrong.join(","),
+            ));
         } else if !spec.group.contains('.') {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 "spec.group",
                 spec.group.as_str(),
                 "should be a domain with at least one dot",
@@ -194,7 +173,7 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         }
         // The internal `spec.version` is the first version's name.
         for detail in strings::dns1035_label(&first.name) {
-            errors.push(invalid("spec.version", first.name.as_str(), detail));
+            errors.push(E::invalid("spec.version", first.name.as_str(), detail));
         }
     }
     let mut storage = 0;
@@ -207,14 +186,14 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         }
         let wrong = strings::dns1035_label(&version.name);
         if !wrong.is_empty() {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 format!("{path}.name"),
                 version.name.as_str(),
                 wrong.join(","),
             ));
         }
         match (version.schema.as_ref()).and_then(|s| s.open_api_v3_schema.as_ref()) {
-            None => errors.push(required(
+            None => errors.push(E::required(
                 format!("{path}.schema.openAPIV3Schema"),
                 "schemas are required",
             )),
@@ -228,14 +207,14 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     }
     let versions = json!(spec.versions);
     if !unique {
-        errors.push(invalid(
+        errors.push(E::invalid(
             "spec.versions",
             versions.clone(),
             "must contain unique version names",
         ));
     }
     if storage != 1 {
-        errors.push(invalid(
+        errors.push(E::invalid(
             "spec.versions",
             versions,
             "must have exactly one version marked as storage version",
@@ -250,7 +229,7 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         ("listKind", names.list_kind.as_deref().unwrap_or_default()),
     ] {
         if value.is_empty() {
-            errors.push(required(format!("spec.names.{field}"), ""));
+            errors.push(E::required(format!("spec.names.{field}"), ""));
         }
     }
     errors.extend(names_errors(names, "spec.names"));
@@ -296,7 +275,7 @@ fn version_errors(
     let mut errors = Vec::new();
     if let Some(warning) = &version.deprecation_warning {
         for detail in deprecation_warning(version.deprecated == Some(true), warning) {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 format!("{path}.deprecationWarning"),
                 warning.as_str(),
                 detail,
@@ -338,7 +317,7 @@ fn selectable_fields_errors(
     for (i, field) in version.selectable_fields.iter().enumerate() {
         let path = format!("{path}.selectableFields[{i}].jsonPath");
         if field.json_path.is_empty() {
-            errors.push(required(path, ""));
+            errors.push(E::required(path, ""));
         } else if let Some(error) = simple_json_path(&field.json_path, &path) {
             errors.push(error);
         }
@@ -383,12 +362,12 @@ fn subresource_errors(subresources: &CustomResourceSubresources, path: &str) -> 
     ] {
         let field = format!("{path}.scale.{field}");
         if value.is_empty() {
-            errors.push(required(field, ""));
+            errors.push(E::required(field, ""));
         } else if let Some(error) = simple_json_path(value, &field) {
             errors.push(error);
         } else if !value.starts_with(under) {
             let under = under.trim_end_matches('.');
-            errors.push(invalid(
+            errors.push(E::invalid(
                 field,
                 value.as_str(),
                 format!("should be a json path under {under}"),
@@ -404,7 +383,7 @@ fn subresource_errors(subresources: &CustomResourceSubresources, path: &str) -> 
         if let Some(error) = simple_json_path(selector, &field) {
             errors.push(error);
         } else if !selector.starts_with(".spec.") && !selector.starts_with(".status.") {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 field,
                 selector,
                 "should be a json path under either .spec or .status",
@@ -419,15 +398,15 @@ fn subresource_errors(subresources: &CustomResourceSubresources, path: &str) -> 
 fn column_errors(column: &CustomResourceColumnDefinition, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if column.name.is_empty() {
-        errors.push(required(format!("{path}.name"), ""));
+        errors.push(E::required(format!("{path}.name"), ""));
     }
     if column.type_.is_empty() {
-        errors.push(required(
+        errors.push(E::required(
             format!("{path}.type"),
-            &format!("must be one of {}", COLUMN_TYPES.join(",")),
+            format!("must be one of {}", COLUMN_TYPES.join(",")),
         ));
     } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
-        errors.push(invalid(
+        errors.push(E::invalid(
             format!("{path}.type"),
             column.type_.as_str(),
             format!("must be one of {}", COLUMN_TYPES.join(",")),
@@ -435,7 +414,7 @@ fn column_errors(column: &CustomResourceColumnDefinition, path: &str) -> Vec<Fie
     }
     let format = column.format.as_deref().unwrap_or_default();
     if !format.is_empty() && !COLUMN_FORMATS.contains(&format) {
-        errors.push(invalid(
+        errors.push(E::invalid(
             format!("{path}.format"),
             format,
             format!("must be one of {}", COLUMN_FORMATS.join(",")),
@@ -443,7 +422,7 @@ fn column_errors(column: &CustomResourceColumnDefinition, path: &str) -> Vec<Fie
     }
     let json_path = format!("{path}.JSONPath");
     if column.json_path.is_empty() {
-        errors.push(required(json_path, ""));
+        errors.push(E::required(json_path, ""));
     } else if let Some(error) = simple_json_path(&column.json_path, &json_path) {
         errors.push(error);
     }
@@ -453,7 +432,7 @@ fn column_errors(column: &CustomResourceColumnDefinition, path: &str) -> Vec<Fie
 /// `validateSimpleJSONPath`: a path kube can follow field by field (`.spec.replicas`).
 fn simple_json_path(value: &str, field: &str) -> Option<FieldError> {
     (!value.starts_with('.'))
-        .then(|| invalid(field, value, "must be a simple json path starting with ."))
+        .then(|| E::invalid(field, value, "must be a simple json path starting with ."))
 }
 
 /// `ValidateCustomResourceDefinitionNames`: every name a DNS-1035 label (the kinds in
@@ -465,13 +444,17 @@ fn names_errors(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldE
     for (field, value) in [("plural", names.plural.as_str()), ("singular", singular)] {
         let wrong = strings::dns1035_label(value);
         if !value.is_empty() && !wrong.is_empty() {
-            errors.push(invalid(format!("{path}.{field}"), value, wrong.join(",")));
+            errors.push(E::invalid(
+                format!("{path}.{field}"),
+                value,
+                wrong.join(","),
+            ));
         }
     }
     for (field, value) in [("kind", names.kind.as_str()), ("listKind", list_kind)] {
         let wrong = strings::dns1035_label(&value.to_lowercase());
         if !value.is_empty() && !wrong.is_empty() {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 format!("{path}.{field}"),
                 value,
                 format!(
@@ -488,7 +471,7 @@ fn names_errors(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldE
         for (i, value) in values.iter().enumerate() {
             let wrong = strings::dns1035_label(value);
             if !wrong.is_empty() {
-                errors.push(invalid(
+                errors.push(E::invalid(
                     format!("{path}.{field}[{i}]"),
                     value.as_str(),
                     wrong.join(","),
@@ -497,7 +480,7 @@ fn names_errors(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldE
         }
     }
     if !names.kind.is_empty() && names.kind == list_kind {
-        errors.push(invalid(
+        errors.push(E::invalid(
             format!("{path}.listKind"),
             list_kind,
             "kind and listKind may not be the same",
@@ -520,13 +503,13 @@ fn conversion_errors(conversion: &CustomResourceConversion) -> Vec<FieldError> {
     let review_versions = webhook.map(|w| w.conversion_review_versions.as_slice());
     if conversion.strategy != "Webhook" {
         if client_config.is_some() {
-            errors.push(forbidden(
+            errors.push(E::forbidden(
                 "spec.conversion.webhookClientConfig",
                 "should not be set when strategy is not set to Webhook",
             ));
         }
         if review_versions.is_some_and(|v| !v.is_empty()) {
-            errors.push(forbidden(
+            errors.push(E::forbidden(
                 "spec.conversion.conversionReviewVersions",
                 "should not be set when strategy is not set to Webhook",
             ));
@@ -534,19 +517,21 @@ fn conversion_errors(conversion: &CustomResourceConversion) -> Vec<FieldError> {
         return errors;
     }
     match client_config {
-        None => errors.push(required(
+        None => errors.push(E::required(
             "spec.conversion.webhookClientConfig",
             "required when strategy is set to Webhook",
         )),
-        Some(config) if config.url.is_some() == config.service.is_some() => errors.push(required(
-            "spec.conversion.webhookClientConfig",
-            "exactly one of url or service is required",
-        )),
+        Some(config) if config.url.is_some() == config.service.is_some() => {
+            errors.push(E::required(
+                "spec.conversion.webhookClientConfig",
+                "exactly one of url or service is required",
+            ))
+        }
         Some(config) => {
             if let Some(url) = &config.url
                 && !url.starts_with("https://")
             {
-                errors.push(invalid(
+                errors.push(E::invalid(
                     "spec.conversion.webhookClientConfig.url",
                     url.as_str(),
                     "'https' is the only allowed URL scheme",
@@ -557,12 +542,12 @@ fn conversion_errors(conversion: &CustomResourceConversion) -> Vec<FieldError> {
     let path = "spec.conversion.conversionReviewVersions";
     let versions = review_versions.unwrap_or_default();
     if versions.is_empty() {
-        errors.push(required(path, ""));
+        errors.push(E::required(path, ""));
         return errors;
     }
     for (i, version) in versions.iter().enumerate() {
         if versions[..i].contains(version) {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 format!("{path}[{i}]"),
                 version.as_str(),
                 "duplicate version",
@@ -570,11 +555,11 @@ fn conversion_errors(conversion: &CustomResourceConversion) -> Vec<FieldError> {
             continue;
         }
         for detail in strings::dns1035_label(version) {
-            errors.push(invalid(format!("{path}[{i}]"), version.as_str(), detail));
+            errors.push(E::invalid(format!("{path}[{i}]"), version.as_str(), detail));
         }
     }
     if !(versions.iter()).any(|v| CONVERSION_REVIEW_VERSIONS.contains(&v.as_str())) {
-        errors.push(invalid(
+        errors.push(E::invalid(
             path,
             json!(versions),
             format!(
@@ -602,7 +587,7 @@ fn stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
         .map(|s| s.stored_versions.as_slice())
         .unwrap_or_default();
     if stored.is_empty() {
-        return vec![invalid(
+        return vec![E::invalid(
             path,
             json!([]),
             "must have at least one stored version",
@@ -611,7 +596,7 @@ fn stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for version in &crd.spec.versions {
         if version.storage && !stored.contains(&version.name) {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 path,
                 json!(stored),
                 format!("must have the storage version {}", version.name),
@@ -620,7 +605,7 @@ fn stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     }
     for (i, version) in stored.iter().enumerate() {
         if !crd.spec.versions.iter().any(|v| &v.name == version) {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 format!("{path}[{i}]"),
                 version.as_str(),
                 format!(

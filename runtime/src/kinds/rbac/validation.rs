@@ -5,27 +5,10 @@
 use serde_json::{Value, json};
 
 use super::{GROUP, PolicyRule, RoleRef, Subject};
+use crate::error::FieldError as E;
 use crate::error::{FieldError, FieldErrorType};
 use crate::meta::LabelSelector;
 use crate::validation as names;
-
-fn required(field: String, detail: &str) -> FieldError {
-    FieldError::new(FieldErrorType::Required, field, None, detail)
-}
-
-fn not_supported(field: String, value: &str, supported: &[&str]) -> FieldError {
-    let supported: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
-    FieldError::new(
-        FieldErrorType::NotSupported,
-        field,
-        Some(Value::String(value.to_owned())),
-        format!("supported values: {}", supported.join(", ")),
-    )
-}
-
-fn invalid(field: String, value: Value, detail: impl Into<String>) -> FieldError {
-    FieldError::new(FieldErrorType::Invalid, field, Some(value), detail)
-}
 
 /// `ValidatePolicyRule` for each rule of a Role (`namespaced`) or ClusterRole.
 pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
@@ -33,7 +16,7 @@ pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
     for (i, rule) in rules.iter().enumerate() {
         let path = |child: &str| format!("rules[{i}].{child}");
         if rule.verbs.is_empty() {
-            errors.push(required(
+            errors.push(E::required(
                 path("verbs"),
                 "verbs must contain at least one value",
             ));
@@ -41,7 +24,7 @@ pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
         if !rule.non_resource_urls.is_empty() {
             let urls = json!(rule.non_resource_urls);
             if namespaced {
-                errors.push(invalid(
+                errors.push(E::invalid(
                     path("nonResourceURLs"),
                     urls.clone(),
                     "namespaced rules cannot apply to non-resource URLs",
@@ -51,7 +34,7 @@ pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
                 || !rule.resources.is_empty()
                 || !rule.resource_names.is_empty()
             {
-                errors.push(invalid(
+                errors.push(E::invalid(
                     path("nonResourceURLs"),
                     urls,
                     "rules cannot apply to both regular resources and non-resource URLs",
@@ -60,13 +43,13 @@ pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
             continue;
         }
         if rule.api_groups.is_empty() {
-            errors.push(required(
+            errors.push(E::required(
                 path("apiGroups"),
                 "resource rules must supply at least one api group",
             ));
         }
         if rule.resources.is_empty() {
-            errors.push(required(
+            errors.push(E::required(
                 path("resources"),
                 "resource rules must supply at least one resource",
             ));
@@ -82,7 +65,7 @@ pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError
     };
     let field = "aggregationRule.clusterRoleSelectors";
     if rule.cluster_role_selectors.is_empty() {
-        return vec![required(
+        return vec![E::required(
             field.to_owned(),
             "at least one clusterRoleSelector required if aggregationRule is non-nil",
         )];
@@ -94,7 +77,7 @@ pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError
             // kube also fails to convert the selector, and says so about the whole of it.
             if !errors.is_empty() {
                 let value = Value::String("null".to_owned());
-                errors.push(invalid(path, value, "invalid label selector."));
+                errors.push(E::invalid(path, value, "invalid label selector."));
             }
             errors
         })
@@ -107,7 +90,7 @@ pub fn label_selector(selector: &LabelSelector, path: &str) -> Vec<FieldError> {
     for (i, requirement) in selector.match_expressions.iter().enumerate() {
         let at = |child: &str| format!("{path}.matchExpressions[{i}].{child}");
         match requirement.operator.as_str() {
-            "In" | "NotIn" if requirement.values.is_empty() => errors.push(required(
+            "In" | "NotIn" if requirement.values.is_empty() => errors.push(E::required(
                 at("values"),
                 "must be specified when `operator` is 'In' or 'NotIn'",
             )),
@@ -120,14 +103,14 @@ pub fn label_selector(selector: &LabelSelector, path: &str) -> Vec<FieldError> {
                 ));
             }
             "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errors.push(invalid(
+            other => errors.push(E::invalid(
                 at("operator"),
                 Value::String(other.to_owned()),
                 "not a valid selector operator",
             )),
         }
         for message in names::qualified_name(&requirement.key) {
-            errors.push(invalid(
+            errors.push(E::invalid(
                 at("key"),
                 Value::String(requirement.key.clone()),
                 message,
@@ -137,11 +120,11 @@ pub fn label_selector(selector: &LabelSelector, path: &str) -> Vec<FieldError> {
     for (key, value) in selector.match_labels.iter().flatten() {
         for message in names::qualified_name(key) {
             let field = format!("{path}.matchLabels");
-            errors.push(invalid(field, Value::String(key.clone()), message));
+            errors.push(E::invalid(field, Value::String(key.clone()), message));
         }
         for message in names::label_value(value) {
             let field = format!("{path}.matchLabels");
-            errors.push(invalid(field, Value::String(value.clone()), message));
+            errors.push(E::invalid(field, Value::String(value.clone()), message));
         }
     }
     errors
@@ -152,7 +135,7 @@ pub fn label_selector(selector: &LabelSelector, path: &str) -> Vec<FieldError> {
 pub fn binding(role_ref: &RoleRef, subjects: &[Subject], namespaced: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if role_ref.api_group != GROUP {
-        errors.push(not_supported(
+        errors.push(E::not_supported(
             "roleRef.apiGroup".to_owned(),
             &role_ref.api_group,
             &[GROUP],
@@ -164,18 +147,18 @@ pub fn binding(role_ref: &RoleRef, subjects: &[Subject], namespaced: bool) -> Ve
         &["ClusterRole"]
     };
     if !kinds.contains(&role_ref.kind.as_str()) {
-        errors.push(not_supported(
+        errors.push(E::not_supported(
             "roleRef.kind".to_owned(),
             &role_ref.kind,
             kinds,
         ));
     }
     if role_ref.name.is_empty() {
-        errors.push(required("roleRef.name".to_owned(), ""));
+        errors.push(E::required("roleRef.name".to_owned(), ""));
     } else {
         for message in names::path_segment_name(&role_ref.name) {
             let name = Value::String(role_ref.name.clone());
-            errors.push(invalid("roleRef.name".to_owned(), name, message));
+            errors.push(E::invalid("roleRef.name".to_owned(), name, message));
         }
     }
     for (i, subject) in subjects.iter().enumerate() {
@@ -193,30 +176,30 @@ fn subject(subject: &Subject, namespaced: bool, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let at = |child: &str| format!("{path}.{child}");
     if subject.name.is_empty() {
-        errors.push(required(at("name"), ""));
+        errors.push(E::required(at("name"), ""));
     }
     match subject.kind.as_str() {
         "ServiceAccount" => {
             if !subject.name.is_empty() {
                 for message in names::name_is_dns_subdomain(&subject.name, false) {
                     let name = Value::String(subject.name.clone());
-                    errors.push(invalid(at("name"), name, message));
+                    errors.push(E::invalid(at("name"), name, message));
                 }
             }
             if let Some(group) = subject.api_group.as_deref().filter(|g| !g.is_empty()) {
-                errors.push(not_supported(at("apiGroup"), group, &[""]));
+                errors.push(E::not_supported(at("apiGroup"), group, &[""]));
             }
             if !namespaced && subject.namespace.as_deref().is_none_or(str::is_empty) {
-                errors.push(required(at("namespace"), ""));
+                errors.push(E::required(at("namespace"), ""));
             }
         }
         "User" | "Group" => {
             let group = subject.api_group.as_deref().unwrap_or_default();
             if group != GROUP {
-                errors.push(not_supported(at("apiGroup"), group, &[GROUP]));
+                errors.push(E::not_supported(at("apiGroup"), group, &[GROUP]));
             }
         }
-        other => errors.push(not_supported(
+        other => errors.push(E::not_supported(
             at("kind"),
             other,
             &["ServiceAccount", "User", "Group"],
@@ -231,7 +214,7 @@ pub fn role_ref_unchanged(new: &RoleRef, old: &RoleRef) -> Vec<FieldError> {
         return Vec::new();
     }
     let value = serde_json::to_value(new).unwrap_or(Value::Null);
-    vec![invalid(
+    vec![E::invalid(
         "roleRef".to_owned(),
         value,
         "cannot change roleRef",
