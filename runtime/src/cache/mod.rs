@@ -133,7 +133,7 @@ pub struct CachedObject {
     /// The object in the first version served whose encoding is the stored bytes with
     /// its resourceVersion inserted (its storage version): that insertion, kept here
     /// rather than as an encoding of its own in `versions`.
-    splice: OnceLock<Box<Splice>>,
+    splice: OnceLock<Arc<Splice>>,
 }
 
 impl CachedObject {
@@ -169,16 +169,9 @@ impl CachedObject {
     ) -> Result<SharedObject, E> {
         let served = (self.versions).serve(&self.splice, group, version, &self.kv.value, make)?;
         Ok(match served {
-            Served::Spliced => SharedObject::stored(Arc::clone(self)),
+            Served::Spliced(splice) => SharedObject::stored(Arc::clone(self), splice),
             Served::Memo(object) => object,
         })
-    }
-
-    /// The splice a [`SharedObject::stored`] handle serves (set before one is made).
-    fn splice(&self) -> &Splice {
-        self.splice
-            .get()
-            .expect("a stored handle is made once the splice is set")
     }
 
     /// The stored object, decoded, or why it does not decode.

@@ -25,8 +25,8 @@ enum Repr {
     /// An encoding held on its own.
     Encoded(Arc<Inner>),
     /// A cached object in the version its [`Splice`] serves: its stored bytes with one
-    /// insertion, kept in the cached object itself (no allocation per object served).
-    Stored(Arc<CachedObject>),
+    /// insertion, kept with the cached object (no encoding of its own per object served).
+    Stored(Arc<CachedObject>, Arc<Splice>),
 }
 
 struct Inner {
@@ -70,9 +70,9 @@ fn insertion(base: &[u8], json: &[u8]) -> Option<(usize, usize)> {
 }
 
 impl SharedObject {
-    /// `cached` in the version its splice serves.
-    pub(super) fn stored(cached: Arc<CachedObject>) -> SharedObject {
-        SharedObject(Repr::Stored(cached))
+    /// `cached` in the version `splice` (its own) serves.
+    pub(super) fn stored(cached: Arc<CachedObject>, splice: Arc<Splice>) -> SharedObject {
+        SharedObject(Repr::Stored(cached, splice))
     }
 
     fn new(json: Encoding) -> SharedObject {
@@ -117,8 +117,8 @@ impl SharedObject {
                 Encoding::Own(json) => [json, &[], &[]],
                 Encoding::Spliced { base, at, insert } => [&base[..*at], insert, &base[*at..]],
             },
-            Repr::Stored(cached) => {
-                let (base, splice) = (&cached.kv.value, cached.splice());
+            Repr::Stored(cached, splice) => {
+                let base = &cached.kv.value;
                 [&base[..splice.at], &splice.insert, &base[splice.at..]]
             }
         }
@@ -132,7 +132,7 @@ impl SharedObject {
                 Encoding::Own(json) => json.clone(),
                 Encoding::Spliced { .. } => Bytes::from(self.parts().concat()),
             },
-            Repr::Stored(_) => Bytes::from(self.parts().concat()),
+            Repr::Stored(..) => Bytes::from(self.parts().concat()),
         }
     }
 
@@ -155,18 +155,28 @@ impl SharedObject {
     /// An encoding derived from the value under `name` (such as its Table row), made by
     /// `make` the first time it returns one and shared afterwards.
     pub fn encoded_as(&self, name: &str, make: impl FnOnce() -> Option<Bytes>) -> Option<Bytes> {
+        self.try_encoded_as(name, || make().ok_or(())).ok()
+    }
+
+    /// [`encoded_as`](SharedObject::encoded_as) for an encoding whose making may fail:
+    /// the failure is returned, and nothing kept.
+    pub fn try_encoded_as<E>(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> Result<Bytes, E>,
+    ) -> Result<Bytes, E> {
         let derived = match &self.0 {
             Repr::Encoded(inner) => &inner.derived,
-            Repr::Stored(cached) => &cached.splice().derived,
+            Repr::Stored(_, splice) => &splice.derived,
         };
-        derived.get_or_make(name, make)
+        derived.get_or_try_insert(name, make)
     }
 
     /// Whether two handles share one encoding.
     pub fn ptr_eq(a: &SharedObject, b: &SharedObject) -> bool {
         match (&a.0, &b.0) {
             (Repr::Encoded(a), Repr::Encoded(b)) => Arc::ptr_eq(a, b),
-            (Repr::Stored(a), Repr::Stored(b)) => Arc::ptr_eq(a, b),
+            (Repr::Stored(a, _), Repr::Stored(b, _)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -228,7 +238,7 @@ pub struct Memo(Mutex<Vec<(&'static str, String, SharedObject)>>);
 
 /// What [`Memo::serve`] found: the version the object's splice serves, or another.
 pub(super) enum Served {
-    Spliced,
+    Spliced(Arc<Splice>),
     Memo(SharedObject),
 }
 
@@ -256,22 +266,24 @@ impl Memo {
     /// memoized encoding, made by `make` the first time.
     pub(super) fn serve<E>(
         &self,
-        splice: &OnceLock<Box<Splice>>,
+        splice: &OnceLock<Arc<Splice>>,
         group: &'static str,
         version: &str,
         base: &Bytes,
         make: impl FnOnce() -> Result<Value, E>,
     ) -> Result<Served, E> {
-        let serves = |splice: &OnceLock<Box<Splice>>| {
-            (splice.get()).is_some_and(|s| s.group == group && *s.version == *version)
+        let serving = |splice: &OnceLock<Arc<Splice>>| {
+            (splice.get())
+                .filter(|s| s.group == group && *s.version == *version)
+                .map(|s| Served::Spliced(Arc::clone(s)))
         };
-        if serves(splice) {
-            return Ok(Served::Spliced);
+        if let Some(served) = serving(splice) {
+            return Ok(served);
         }
         let mut versions = self.lock();
         // Made by another caller while this one waited for the lock.
-        if serves(splice) {
-            return Ok(Served::Spliced);
+        if let Some(served) = serving(splice) {
+            return Ok(served);
         }
         if let Some(object) = find(&versions, group, version) {
             return Ok(Served::Memo(object));
@@ -280,7 +292,7 @@ impl Memo {
         if splice.get().is_none()
             && let Some((at, extra)) = insertion(base, &json)
         {
-            let made = Box::new(Splice {
+            let made = Arc::new(Splice {
                 group,
                 version: version.into(),
                 at,
@@ -288,8 +300,8 @@ impl Memo {
                 derived: Derived::default(),
             });
             // The slot is only set under this lock: it is free.
-            let _ = splice.set(made);
-            return Ok(Served::Spliced);
+            let _ = splice.set(Arc::clone(&made));
+            return Ok(Served::Spliced(made));
         }
         let object = SharedObject::over_json(base, json);
         keep(&mut versions, group, version, &object);
@@ -353,15 +365,6 @@ impl<K, V: Clone> Derived<K, V> {
         let value = make()?;
         derived.push((key.to_owned(), value.clone()));
         Ok(value)
-    }
-
-    /// The value under `key`, made by `make` the first time it returns one.
-    fn get_or_make<Q>(&self, key: &Q, make: impl FnOnce() -> Option<V>) -> Option<V>
-    where
-        K: std::borrow::Borrow<Q>,
-        Q: PartialEq + ToOwned<Owned = K> + ?Sized,
-    {
-        self.get_or_try_insert(key, || make().ok_or(())).ok()
     }
 }
 
@@ -454,7 +457,7 @@ mod tests {
         let other_group = (cached.served::<()>("h", "v1", || Ok(with_version("h/v1")))).unwrap();
         assert!(SharedObject::ptr_eq(&v1, &again));
         assert!(SharedObject::ptr_eq(&beta, &beta_again));
-        assert!(matches!(v1.0, Repr::Stored(_)), "v1 is spliced");
+        assert!(matches!(v1.0, Repr::Stored(..)), "v1 is spliced");
         assert!(matches!(beta.0, Repr::Encoded(_)));
         assert!(matches!(other_group.0, Repr::Encoded(_)));
         for (object, api_version) in [(&v1, "g/v1"), (&beta, "g/v1beta1"), (&other_group, "h/v1")] {

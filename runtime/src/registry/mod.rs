@@ -607,6 +607,6 @@ impl Registry {
         include_object: &str,
         api_version: &str,
     ) -> Result<Vec<u8>, ApiError> {
-        table::table_json(target, &list.items, list, include_object, api_version)
+        table::table_json(target, list, include_object, api_version)
     }
 }

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::object::{internal, meta, meta_str};
-use super::{ObjectList, SharedObject, Target};
+use super::{ObjectList, Target};
 use crate::api::PrinterColumn;
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
@@ -79,14 +79,14 @@ pub fn table(
     })
 }
 
-/// The Table of a list's `items` as compact JSON, in Table version `api_version`: byte for
+/// The Table of `list`'s items as compact JSON, in Table version `api_version`: byte for
 /// byte what serializing [`table`]'s Table would write, without decoding the items again.
 /// A row's cells (but the ages) are made once per shared object and kept with it
-/// ([`SharedObject::encoded_as`]); its `PartialObjectMetadata` is the object's own
-/// `metadata` bytes; a request only turns dates into ages and copies bytes.
+/// ([`try_encoded_as`](crate::cache::SharedObject::try_encoded_as)); its
+/// `PartialObjectMetadata` is the object's own `metadata` bytes; a request only turns
+/// dates into ages and copies bytes.
 pub fn table_json(
     target: Target<'_>,
-    items: &[SharedObject],
     list: &ObjectList,
     include_object: &str,
     api_version: &str,
@@ -106,24 +106,13 @@ pub fn table_json(
     body.truncate(body.len().saturating_sub(2));
     let cells_key = format!("table-cells:{}:{}", kind.info.group, kind.info.kind);
     let now = SystemTime::now();
-    let mut failed = None;
-    for (i, item) in items.iter().enumerate() {
-        let mut remember = |result: Result<Vec<u8>, ApiError>| match result {
-            Ok(bytes) => Some(Bytes::from(bytes)),
-            Err(e) => {
-                failed = Some(e);
-                None
-            }
-        };
-        let undated = item.encoded_as(&cells_key, || {
-            remember(
-                (undated_cells(target, &item.value()))
-                    .and_then(|c| serde_json::to_vec(&c).map_err(internal)),
-            )
-        });
-        let Some(undated) = undated else {
-            return Err(failed.unwrap_or_else(|| internal("a Table row")));
-        };
+    for (i, item) in list.items.iter().enumerate() {
+        let undated = item.try_encoded_as(&cells_key, || {
+            let cells = undated_cells(target, &item.value())?;
+            serde_json::to_vec(&cells)
+                .map(Bytes::from)
+                .map_err(internal)
+        })?;
         let undated: Vec<Value> = serde_json::from_slice(&undated).map_err(internal)?;
         if i > 0 {
             body.push(b',');

@@ -167,14 +167,27 @@ pub fn agent() -> ureq::Agent {
 
 /// `GET url`, reading the body to its end without keeping it: its status and size.
 pub fn get_discarding(agent: &ureq::Agent, url: &str) -> (u16, usize) {
-    get_discarding_accepting(agent, url, "application/json")
+    get_discarding_with(agent, url, &[("Accept", "application/json")])
 }
 
 /// [`get_discarding`] asking for `accept` (a Table, say).
 pub fn get_discarding_accepting(agent: &ureq::Agent, url: &str, accept: &str) -> (u16, usize) {
-    let mut response = (agent.get(url).header("Accept", accept).call()).expect("GET");
+    get_discarding_with(agent, url, &[("Accept", accept)])
+}
+
+/// [`get_discarding`] with these request headers.
+pub fn get_discarding_with(
+    agent: &ureq::Agent,
+    url: &str,
+    headers: &[(&str, &str)],
+) -> (u16, usize) {
+    let mut request = agent.get(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let mut response = request.call().expect("GET");
     let status = response.status().as_u16();
-    let mut reader = response.body_mut().as_reader();
+    let mut reader = response.body_mut().with_config().limit(u64::MAX).reader();
     let mut buffer = vec![0; 256 * 1024];
     let mut size = 0;
     loop {

@@ -9,7 +9,7 @@
 //! `build.sh`, `start-etcd.sh`, `start-apiserver.sh`); it binds fixed ports, so it is never
 //! started here.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::common::{
-    CLIENTS, Options, percentile_ms, rate, rss_mib_of, run_count_on, run_threads_on,
+    CLIENTS, Options, get_discarding_with, percentile_ms, rate, rss_mib_of, run_count_on,
+    run_threads_on,
 };
 use super::report::Report;
 use super::webapp_crd;
@@ -85,19 +86,10 @@ impl Target {
 
     /// `GET path`, the body read and dropped: its size.
     fn get_discarding(&self, agent: &ureq::Agent, path: &str) -> usize {
-        let mut response = (agent.get(format!("{}{path}", self.base)))
-            .header("Authorization", format!("Bearer {}", self.token))
-            .call()
-            .unwrap_or_else(|e| panic!("{} GET {path}: {e}", self.label));
-        assert_eq!(response.status().as_u16(), 200, "{} GET {path}", self.label);
-        let mut reader = response.body_mut().with_config().limit(u64::MAX).reader();
-        let (mut buffer, mut size) = (vec![0; 256 * 1024], 0);
-        while let Ok(n) = reader.read(&mut buffer) {
-            if n == 0 {
-                break;
-            }
-            size += n;
-        }
+        let auth = format!("Bearer {}", self.token);
+        let url = format!("{}{path}", self.base);
+        let (status, size) = get_discarding_with(agent, &url, &[("Authorization", &auth)]);
+        assert_eq!(status, 200, "{} GET {path}", self.label);
         size
     }
 }

@@ -14,7 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{FieldError, FieldErrorType};
+use crate::error::FieldError;
+use crate::error::FieldError as E;
 
 /// The types OpenAPI v3 knows, as kube lists them.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -25,10 +26,6 @@ enum Level {
     Root,
     Item,
     Field,
-}
-
-fn error(kind: FieldErrorType, field: String, value: Option<Value>, detail: &str) -> FieldError {
-    FieldError::new(kind, field, value, detail)
 }
 
 /// Every error of `schema`, a version's `openAPIV3Schema` reported at `path`.
@@ -78,27 +75,17 @@ fn generic(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
     };
     let type_ = text(node, "type");
     if !type_.is_empty() && !TYPES.contains(&type_) {
-        let supported: Vec<String> = TYPES.iter().map(|t| format!("{t:?}")).collect();
-        errors.push(FieldError::new(
-            FieldErrorType::NotSupported,
-            format!("{path}.type"),
-            Some(Value::String(type_.to_owned())),
-            format!("supported values: {}", supported.join(", ")),
-        ));
+        errors.push(E::not_supported(format!("{path}.type"), type_, TYPES));
     }
     if flag(node, "uniqueItems") {
-        errors.push(error(
-            FieldErrorType::Forbidden,
+        errors.push(E::forbidden(
             format!("{path}.uniqueItems"),
-            None,
             "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
         ));
     }
     if node.contains_key("$ref") {
-        errors.push(error(
-            FieldErrorType::Forbidden,
+        errors.push(E::forbidden(
             format!("{path}.$ref"),
-            None,
             "$ref is not supported",
         ));
     }
@@ -108,20 +95,17 @@ fn generic(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
             .and_then(Value::as_object)
             .is_some_and(|p| !p.is_empty());
         if has_properties && (additional == &Value::Bool(false) || additional.is_object()) {
-            errors.push(error(
-                FieldErrorType::Forbidden,
+            errors.push(E::forbidden(
                 format!("{path}.additionalProperties"),
-                None,
                 "additionalProperties and properties are mutual exclusive",
             ));
         }
         generic(additional, &format!("{path}.additionalProperties"), errors);
     }
     if node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
-        errors.push(error(
-            FieldErrorType::Invalid,
+        errors.push(E::invalid(
             format!("{path}.x-kubernetes-preserve-unknown-fields"),
-            Some(Value::Bool(false)),
+            Value::Bool(false),
             "must be true or undefined",
         ));
     }
@@ -142,10 +126,8 @@ fn generic(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
     if let Some(items) = node.get("items") {
         match items {
-            Value::Array(_) => errors.push(error(
-                FieldErrorType::Forbidden,
+            Value::Array(_) => errors.push(E::forbidden(
                 format!("{path}.items"),
-                None,
                 "items must be a schema object and not an array",
             )),
             items => generic(items, &format!("{path}.items"), errors),
@@ -164,12 +146,7 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
     let int_or_string = flag(node, "x-kubernetes-int-or-string");
 
     if type_ == "array" && !node.contains_key("items") {
-        errors.push(error(
-            FieldErrorType::Required,
-            format!("{path}.items"),
-            None,
-            "must be specified",
-        ));
+        errors.push(E::required(format!("{path}.items"), "must be specified"));
     }
     if let Some(items) = node.get("items") {
         invariants(items, Level::Item, &format!("{path}.items"), errors);
@@ -179,10 +156,8 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
     }
     if let Some(additional) = node.get("additionalProperties") {
         if level == Level::Root {
-            errors.push(error(
-                FieldErrorType::Forbidden,
+            errors.push(E::forbidden(
                 format!("{path}.additionalProperties"),
-                None,
                 "must not be used at the root",
             ));
         }
@@ -196,18 +171,16 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
         }
     }
     if int_or_string && preserve {
-        errors.push(error(
-            FieldErrorType::Invalid,
+        errors.push(E::invalid(
             format!("{path}.x-kubernetes-preserve-unknown-fields"),
-            Some(Value::Bool(true)),
+            Value::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         ));
     }
     if int_or_string && embedded {
-        errors.push(error(
-            FieldErrorType::Invalid,
+        errors.push(E::invalid(
             format!("{path}.x-kubernetes-embedded-resource"),
-            Some(Value::Bool(true)),
+            Value::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         ));
     }
@@ -222,18 +195,8 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
     if embedded && type_ != "object" {
         let detail = "must be object if x-kubernetes-embedded-resource is true";
         errors.push(match type_ {
-            "" => error(
-                FieldErrorType::Required,
-                format!("{path}.type"),
-                None,
-                detail,
-            ),
-            other => error(
-                FieldErrorType::Invalid,
-                format!("{path}.type"),
-                Some(Value::String(other.into())),
-                detail,
-            ),
+            "" => E::required(format!("{path}.type"), detail),
+            other => E::invalid(format!("{path}.type"), Value::String(other.into()), detail),
         });
     } else if type_.is_empty() && !int_or_string && !preserve {
         let detail = match level {
@@ -241,26 +204,18 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
             Level::Item => "must not be empty for specified array items",
             Level::Field => "must not be empty for specified object fields",
         };
-        errors.push(error(
-            FieldErrorType::Required,
-            format!("{path}.type"),
-            None,
-            detail,
-        ));
+        errors.push(E::required(format!("{path}.type"), detail));
     }
     if embedded && node.contains_key("additionalProperties") {
-        errors.push(error(
-            FieldErrorType::Forbidden,
+        errors.push(E::forbidden(
             format!("{path}.additionalProperties"),
-            None,
             "must not be used if x-kubernetes-embedded-resource is set",
         ));
     }
     if level == Level::Root && !type_.is_empty() && type_ != "object" {
-        errors.push(error(
-            FieldErrorType::Invalid,
+        errors.push(E::invalid(
             format!("{path}.type"),
-            Some(Value::String(type_.into())),
+            Value::String(type_.into()),
             "must be object at the root",
         ));
     }
@@ -279,11 +234,10 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
             if let Some(field) = property(name) {
                 let actual = text(field, "type");
                 if actual != wanted {
-                    errors.push(error(
-                        FieldErrorType::Invalid,
+                    errors.push(E::invalid(
                         format!("{path}.properties[{name}].type"),
-                        Some(Value::String(actual.into())),
-                        &format!("must be {wanted}"),
+                        Value::String(actual.into()),
+                        format!("must be {wanted}"),
                     ));
                 }
             }
@@ -293,20 +247,10 @@ fn invariants(schema: &Value, level: Level, path: &str, errors: &mut Vec<FieldEr
         && let Some(metadata) = property("metadata")
         && !only_names(metadata)
     {
-        errors.push(error(
-            FieldErrorType::Forbidden,
-            format!("{path}.properties[metadata]"),
-            None,
-            "must not specify anything other than name and generateName, but metadata is implicitly specified",
-        ));
+        errors.push(E::forbidden(format!("{path}.properties[metadata]"), "must not specify anything other than name and generateName, but metadata is implicitly specified"));
     }
     if embedded && !preserve && properties.is_none_or(Map::is_empty) {
-        errors.push(error(
-            FieldErrorType::Required,
-            format!("{path}.properties"),
-            None,
-            "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
-        ));
+        errors.push(E::required(format!("{path}.properties"), "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields"));
     }
 }
 
@@ -383,12 +327,7 @@ fn nested(schema: &Value, skip_any_of: bool, path: &str, errors: &mut Vec<FieldE
         nested(child, false, &child_path, errors);
     }
     let forbid = |errors: &mut Vec<FieldError>, key: &str, detail: &str| {
-        errors.push(error(
-            FieldErrorType::Forbidden,
-            format!("{path}.{key}"),
-            None,
-            detail,
-        ));
+        errors.push(E::forbidden(format!("{path}.{key}"), detail));
     };
     if !text(node, "type").is_empty() {
         forbid(errors, "type", "must be empty to be structural");
