@@ -4,8 +4,16 @@
 //! The generated glue registers each kind's hub type and version types; the generic
 //! machinery then converts JSON between any two versions through the hub without knowing
 //! any Rust type, as kube-apiserver's Scheme converts through the internal version.
+//!
+//! Kinds may also be installed while the server runs (the kinds CustomResourceDefinitions
+//! define, [`KindEntry::dynamic`]): their hub is the object as JSON, kube's unstructured
+//! object, and their conversions are closures the installer provides. Every kind keeps the
+//! slot it was first given ([`Scheme::kinds`] is indexed by it), so what remembers a kind by
+//! index (watch streams, the garbage collector's graph) stays right when kinds come, change
+//! or go.
 
 use std::any::Any;
+use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -36,17 +44,39 @@ pub enum ConversionError {
     Registration(&'static str),
 }
 
+/// Decodes an object of one version into a hub (onto a base hub when given).
+type ToHub =
+    Arc<dyn Fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError> + Send + Sync>;
+/// Encodes a hub in one version.
+type FromHub = Arc<dyn Fn(ErasedHub) -> Result<Value, ConversionError> + Send + Sync>;
+/// One direction of a dynamic kind's conversion, on JSON (see [`DynamicVersion`]).
+pub type JsonConversion = Arc<dyn Fn(Value) -> Result<Value, ConversionError> + Send + Sync>;
+
 /// One registered version of a kind.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct VersionEntry {
     name: &'static str,
-    to_hub: fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError>,
-    from_hub: fn(ErasedHub) -> Result<Value, ConversionError>,
+    to_hub: ToHub,
+    from_hub: FromHub,
+}
+
+/// One version of a kind installed at runtime, whose hub is JSON: how an object of the
+/// version becomes the hub (decoded: pruned, defaulted, converted) and back.
+#[derive(Clone)]
+pub struct DynamicVersion {
+    /// `v1`.
+    pub name: &'static str,
+    /// An object in this version to the hub.
+    pub to_hub: JsonConversion,
+    /// The hub to this version (`apiVersion` and `kind` are set after).
+    pub from_hub: JsonConversion,
 }
 
 /// One registered kind.
+#[derive(Clone)]
 pub struct KindEntry {
-    /// The kind's static description.
+    /// The kind's static description (for a kind installed at runtime, made once per
+    /// installation and kept for the life of the process).
     pub info: &'static KindInfo,
     versions: Vec<VersionEntry>,
     hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
@@ -60,6 +90,7 @@ pub struct KindEntry {
 }
 
 /// A kind's [`Strategy`], erased.
+#[derive(Clone, Copy)]
 struct StrategyHooks {
     prepare_for_create: fn(&mut ErasedHub),
     prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
@@ -110,6 +141,20 @@ impl StrategyHooks {
     }
 }
 
+impl StrategyHooks {
+    /// A kind without rules of its own (kube's custom resources: their schema is their
+    /// validation, which the registry applies to every kind).
+    const NONE: StrategyHooks = StrategyHooks {
+        prepare_for_create: |_| {},
+        prepare_for_update: |_, _| {},
+        validate: |_, _| Vec::new(),
+        validate_update: |_, _, _| Vec::new(),
+        canonicalize: |_| {},
+        allow_create_on_update: false,
+        allow_unconditional_update: false,
+    };
+}
+
 impl std::fmt::Debug for KindEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let versions: Vec<_> = self.versions.iter().map(|v| v.name).collect();
@@ -146,16 +191,45 @@ impl KindEntry {
         }
     }
 
+    /// A kind installed at runtime (what a CustomResourceDefinition defines), its hub the
+    /// object as JSON, with no strategy of its own: `versions` convert each version to and
+    /// from that JSON.
+    pub fn dynamic(info: &'static KindInfo, versions: Vec<DynamicVersion>) -> KindEntry {
+        let versions = (versions.into_iter())
+            .map(|version| {
+                let (to_hub, from_hub) = (version.to_hub, version.from_hub);
+                VersionEntry {
+                    name: version.name,
+                    to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
+                    from_hub: Arc::new(move |hub| {
+                        let hub = (hub.downcast::<Value>())
+                            .map_err(|_| ConversionError::Registration(info.kind))?;
+                        from_hub(*hub)
+                    }),
+                }
+            })
+            .collect();
+        KindEntry {
+            info,
+            versions,
+            hub_to_json: hub_to_json::<Value>,
+            hub_from_json: hub_from_json::<Value>,
+            hooks: StrategyHooks::NONE,
+            hub_type: std::any::TypeId::of::<Value>(),
+            stored_versions: Vec::new(),
+        }
+    }
+
     /// Registers the version `name`, whose type is `V`.
     pub fn version<Hub, V>(mut self, name: &'static str) -> KindEntry
     where
         Hub: Resource + Default + Send + 'static,
-        V: Convert<Hub> + Serialize + DeserializeOwned,
+        V: Convert<Hub> + Serialize + DeserializeOwned + 'static,
     {
         self.versions.push(VersionEntry {
             name,
-            to_hub: to_hub::<Hub, V>,
-            from_hub: from_hub::<Hub, V>,
+            to_hub: Arc::new(to_hub::<Hub, V>),
+            from_hub: Arc::new(from_hub::<Hub, V>),
         });
         self
     }
@@ -321,10 +395,59 @@ impl KindEntry {
     }
 }
 
-/// Every kind a server knows.
-#[derive(Debug, Default)]
+/// Every kind a server knows: the compiled ones, registered once by the generated glue
+/// ([`Scheme::add`]), and those installed while it runs ([`Scheme::install`]).
+#[derive(Default)]
 pub struct Scheme {
-    kinds: Vec<KindEntry>,
+    /// Every kind by its slot. Replaced whole (copy on write) by the rare installs and
+    /// removals, so that a reader takes a snapshot without holding a lock.
+    slots: RwLock<Arc<Vec<Slot>>>,
+}
+
+/// The slot of one group and resource: it keeps its index when its kind is replaced or
+/// removed, and serves the kind installed for that resource again.
+#[derive(Clone)]
+struct Slot {
+    group: &'static str,
+    plural: &'static str,
+    kind: Option<Arc<KindEntry>>,
+}
+
+impl std::fmt::Debug for Scheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.kinds().iter()).finish()
+    }
+}
+
+/// A snapshot of a scheme's kinds, indexed by slot.
+#[derive(Clone)]
+pub struct Kinds(Arc<Vec<Slot>>);
+
+impl Kinds {
+    /// Every kind served, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<KindEntry>> {
+        self.0.iter().filter_map(|slot| slot.kind.as_ref())
+    }
+
+    /// Every kind served, with its slot.
+    pub fn slots(&self) -> impl Iterator<Item = (usize, &Arc<KindEntry>)> {
+        (self.0.iter().enumerate()).filter_map(|(index, slot)| Some((index, slot.kind.as_ref()?)))
+    }
+
+    /// The kind in `slot`, if one is served there.
+    pub fn get(&self, slot: usize) -> Option<&Arc<KindEntry>> {
+        self.0.get(slot)?.kind.as_ref()
+    }
+}
+
+impl IntoIterator for Kinds {
+    type Item = Arc<KindEntry>;
+    type IntoIter = std::vec::IntoIter<Arc<KindEntry>>;
+
+    /// Every kind served, in slot order.
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter().cloned().collect::<Vec<_>>().into_iter()
+    }
 }
 
 impl Scheme {
@@ -341,11 +464,11 @@ impl Scheme {
     /// When a kind `stored_with` another comes before it or has another hub type: the
     /// generated glue never registers one so.
     #[allow(clippy::should_implement_trait)] // a builder step, not `+`
-    pub fn add(mut self, mut kind: KindEntry) -> Scheme {
+    pub fn add(self, mut kind: KindEntry) -> Scheme {
         if let Some(storage) = kind.info.stored_with {
-            let owner = (self.kinds.iter())
+            let owner = self
                 // By group and kind: `INFO` is a constant, whose address may differ by use.
-                .find(|k| (k.info.group, k.info.kind) == (storage.group, storage.kind))
+                .by_kind(storage.group, storage.kind)
                 .unwrap_or_else(|| {
                     panic!(
                         "{} is stored with {}, which must be added to the scheme first",
@@ -360,23 +483,90 @@ impl Scheme {
             );
             kind.stored_versions = owner.versions.clone();
         }
-        self.kinds.push(kind);
+        self.install(kind);
         self
     }
 
-    /// Every kind, in registration order.
-    pub fn kinds(&self) -> &[KindEntry] {
-        &self.kinds
+    /// Installs a kind, in the slot of its group and plural (replacing the kind there) or
+    /// in a new one; returns the slot.
+    pub fn install(&self, kind: KindEntry) -> usize {
+        let (group, plural) = (kind.info.group, kind.info.plural);
+        let kind = Some(Arc::new(kind));
+        self.edit(|slots| {
+            match (slots.iter()).position(|s| (s.group, s.plural) == (group, plural)) {
+                Some(index) => {
+                    slots[index].kind = kind;
+                    index
+                }
+                None => {
+                    slots.push(Slot {
+                        group,
+                        plural,
+                        kind,
+                    });
+                    slots.len() - 1
+                }
+            }
+        })
+    }
+
+    /// Stops serving the kind `plural` of `group`; its slot stays reserved for it.
+    pub fn remove(&self, group: &str, plural: &str) {
+        self.edit(|slots| {
+            for slot in slots.iter_mut() {
+                if (slot.group, slot.plural) == (group, plural) {
+                    slot.kind = None;
+                }
+            }
+        })
+    }
+
+    /// Every kind, as of now.
+    pub fn kinds(&self) -> Kinds {
+        Kinds(Arc::clone(
+            &self.slots.read().unwrap_or_else(|e| e.into_inner()),
+        ))
+    }
+
+    /// The kind in `slot`.
+    pub fn kind(&self, slot: usize) -> Option<Arc<KindEntry>> {
+        self.kinds().get(slot).cloned()
+    }
+
+    /// The slot of `kind`: its group and plural's.
+    pub fn slot_of(&self, kind: &KindEntry) -> Option<usize> {
+        let (group, plural) = (kind.info.group, kind.info.plural);
+        let slots = self.slots.read().unwrap_or_else(|e| e.into_inner());
+        slots
+            .iter()
+            .position(|s| (s.group, s.plural) == (group, plural))
+    }
+
+    /// The kind now served in `kind`'s slot (`kind` itself unless it was replaced), shared.
+    pub fn current(&self, kind: &KindEntry) -> Option<Arc<KindEntry>> {
+        self.kind(self.slot_of(kind)?)
     }
 
     /// The kind serving `plural` in `group`.
-    pub fn by_resource(&self, group: &str, plural: &str) -> Option<&KindEntry> {
-        (self.kinds.iter()).find(|k| k.info.group == group && k.info.plural == plural)
+    pub fn by_resource(&self, group: &str, plural: &str) -> Option<Arc<KindEntry>> {
+        (self.kinds().iter())
+            .find(|k| k.info.group == group && k.info.plural == plural)
+            .cloned()
     }
 
     /// The kind named `kind` in `group` (what `apiVersion` and `kind` name).
-    pub fn by_kind(&self, group: &str, kind: &str) -> Option<&KindEntry> {
-        (self.kinds.iter()).find(|k| k.info.group == group && k.info.kind == kind)
+    pub fn by_kind(&self, group: &str, kind: &str) -> Option<Arc<KindEntry>> {
+        (self.kinds().iter())
+            .find(|k| k.info.group == group && k.info.kind == kind)
+            .cloned()
+    }
+
+    fn edit<T>(&self, change: impl FnOnce(&mut Vec<Slot>) -> T) -> T {
+        let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
+        let mut edited = Vec::clone(&slots);
+        let result = change(&mut edited);
+        *slots = Arc::new(edited);
+        result
     }
 }
 
@@ -407,10 +597,9 @@ where
     Ok(serde_json::to_value(V::from_hub(&hub))?)
 }
 
-fn hub_to_json<Hub: Resource + Serialize + 'static>(
-    hub: &ErasedHub,
-) -> Result<Value, ConversionError> {
-    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
+fn hub_to_json<Hub: Serialize + 'static>(hub: &ErasedHub) -> Result<Value, ConversionError> {
+    let hub = (hub.downcast_ref::<Hub>())
+        .ok_or(ConversionError::Registration(std::any::type_name::<Hub>()))?;
     Ok(serde_json::to_value(hub)?)
 }
 

@@ -342,7 +342,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     let registry = namespaces_and_configmaps(&env).await;
     let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
     let configmaps = Target {
-        kind: kind("configmaps"),
+        kind: &kind("configmaps"),
         version: "v1",
         namespace: Some("default"),
     };
@@ -396,7 +396,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     // A write to another kind: the configmaps' cache cannot know it is current; storage
     // answers, at the new revision.
     let namespaces = Target {
-        kind: kind("namespaces"),
+        kind: &kind("namespaces"),
         version: "v1",
         namespace: None,
     };
@@ -438,12 +438,12 @@ async fn a_namespace_terminated_after_the_check_refuses_the_create() {
     let registry = namespaces_and_configmaps(&env).await;
     let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
     let namespaces = Target {
-        kind: kind("namespaces"),
+        kind: &kind("namespaces"),
         version: "v1",
         namespace: None,
     };
     let configmaps = Target {
-        kind: kind("configmaps"),
+        kind: &kind("configmaps"),
         version: "v1",
         namespace: Some("team"),
     };

@@ -13,7 +13,7 @@ use kapi_runtime::registry::{
     FieldValidation, ListOptions, ObjectList, PatchType, Registry, Subresource, Target,
     WriteOptions,
 };
-use kapi_runtime::scheme::{KindEntry, Scheme};
+use kapi_runtime::scheme::{KindEntry, Kinds, Scheme};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{self, ListRequest, Storage};
 use serde_json::{Value, json};
@@ -38,6 +38,8 @@ fn scheme() -> Scheme {
 struct Env {
     registry: Registry,
     storage: Arc<dyn Storage>,
+    /// The scheme's kinds, which targets borrow.
+    kinds: Kinds,
     _dir: TempDir,
 }
 
@@ -48,6 +50,7 @@ async fn env() -> Env {
         .await
         .unwrap();
     Env {
+        kinds: registry.scheme().kinds(),
         registry,
         storage,
         _dir: dir,
@@ -56,7 +59,9 @@ async fn env() -> Env {
 
 impl Env {
     fn kind(&self, group: &str, plural: &str) -> &KindEntry {
-        self.registry.scheme().by_resource(group, plural).unwrap()
+        (self.kinds.iter())
+            .find(|k| k.info.group == group && k.info.plural == plural)
+            .unwrap()
     }
 
     fn webapps<'a>(&'a self, version: &'a str, namespace: &'a str) -> Target<'a> {
@@ -1275,7 +1280,7 @@ async fn a_namespace_left_terminating_is_finished_by_a_new_registrys_controller(
             .unwrap()
     );
     let namespaces = Target {
-        kind: registry.scheme().by_resource("", "namespaces").unwrap(),
+        kind: &registry.scheme().by_resource("", "namespaces").unwrap(),
         version: "v1",
         namespace: None,
     };
@@ -1776,7 +1781,7 @@ async fn storage_failures_become_statuses() {
         .await
         .unwrap();
     let target = Target {
-        kind: registry
+        kind: &registry
             .scheme()
             .by_resource("platform.example.dev", "tenants")
             .unwrap(),

@@ -131,7 +131,7 @@ fn fails(round_trip: &RoundTrip, version: &str, expected: &str) {
 /// The v1 WebApp scheme with `V` as version `name` instead of the real one.
 fn scheme_with<V>(name: &'static str) -> Scheme
 where
-    V: Convert<apps::WebApp> + Serialize + for<'de> Deserialize<'de>,
+    V: Convert<apps::WebApp> + Serialize + for<'de> Deserialize<'de> + 'static,
 {
     let mut kind = KindEntry::new::<apps::WebApp>();
     for version in ["v1", "v1beta1"] {

@@ -12,7 +12,7 @@ use kapi_runtime::registry::{
     EventStream, INITIAL_EVENTS_END, Registry, SharedObject, Target, WatchEvent, WatchEventType,
     WatchOptions, WriteOptions,
 };
-use kapi_runtime::scheme::{KindEntry, Scheme};
+use kapi_runtime::scheme::{KindEntry, Kinds, Scheme};
 use kapi_runtime::storage::Storage;
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use serde_json::{Value, json};
@@ -35,6 +35,8 @@ fn scheme() -> Scheme {
 struct Env {
     registry: Registry,
     storage: Arc<dyn Storage>,
+    /// The scheme's kinds, which targets borrow.
+    kinds: Kinds,
     _dir: TempDir,
 }
 
@@ -45,6 +47,7 @@ async fn env() -> Env {
         .await
         .unwrap();
     Env {
+        kinds: registry.scheme().kinds(),
         registry,
         storage,
         _dir: dir,
@@ -52,13 +55,15 @@ async fn env() -> Env {
 }
 
 impl Env {
+    fn kind(&self, group: &str, plural: &str) -> &KindEntry {
+        (self.kinds.iter())
+            .find(|k| k.info.group == group && k.info.plural == plural)
+            .unwrap()
+    }
+
     fn configmaps(&self) -> Target<'_> {
         Target {
-            kind: self
-                .registry
-                .scheme()
-                .by_resource("", "configmaps")
-                .unwrap(),
+            kind: self.kind("", "configmaps"),
             version: "v1",
             namespace: Some("default"),
         }
@@ -66,9 +71,7 @@ impl Env {
 
     fn webapps<'a>(&'a self, version: &'a str) -> Target<'a> {
         Target {
-            kind: (self.registry.scheme())
-                .by_resource("apps.example.dev", "webapps")
-                .unwrap(),
+            kind: self.kind("apps.example.dev", "webapps"),
             version,
             namespace: Some("default"),
         }
@@ -426,6 +429,7 @@ async fn a_slow_watcher_is_dropped_with_an_error_after_what_it_held() {
             ..CacheOptions::default()
         });
     let env = Env {
+        kinds: registry.scheme().kinds(),
         registry,
         storage,
         _dir: dir,
@@ -547,7 +551,7 @@ async fn table_watchers_share_each_row_encoding() {
         profiling: false,
     });
     let webapps = Target {
-        kind: (registry.scheme())
+        kind: &(registry.scheme())
             .by_resource("apps.example.dev", "webapps")
             .unwrap(),
         version: "v1",

@@ -23,7 +23,7 @@ pub async fn sync(registry: &Registry) -> Result<bool, ApiError> {
         return Ok(false);
     };
     let target = Target {
-        kind,
+        kind: &kind,
         version: "v1",
         namespace: None,
     };

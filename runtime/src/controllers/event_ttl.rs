@@ -31,7 +31,7 @@ pub fn period(ttl: Duration) -> Duration {
 }
 
 /// The kind whose objects expire: the core Event, if the scheme serves it.
-fn events(registry: &Registry) -> Option<&KindEntry> {
+fn events(registry: &Registry) -> Option<std::sync::Arc<KindEntry>> {
     registry.scheme().by_kind("", "Event")
 }
 
@@ -43,7 +43,7 @@ pub async fn expire(registry: &Registry, ttl: Duration) -> Result<bool, ApiError
     };
     let version = kind.info.storage_version().name;
     let all = Target {
-        kind,
+        kind: &kind,
         version,
         namespace: None,
     };

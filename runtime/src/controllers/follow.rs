@@ -36,8 +36,13 @@ pub(super) async fn follow(
             let Some(strong) = registry.upgrade() else {
                 return;
             };
-            let info = strong.scheme().kinds()[kind].info;
-            strong.follow_stored(info.group, info.kind).await
+            // A kind no longer served (its definition deleted) has nothing to follow.
+            let Some(entry) = strong.scheme().kind(kind) else {
+                return;
+            };
+            strong
+                .follow_stored(entry.info.group, entry.info.kind)
+                .await
         };
         let mut subscription = match listed {
             Ok((snapshot, subscription)) => {

@@ -46,7 +46,7 @@ pub async fn run(registry: Weak<Registry>) {
         let Some(namespaces) = scheme.by_resource("", "namespaces") else {
             return;
         };
-        match (scheme.kinds().iter()).position(|kind| std::ptr::eq(kind, namespaces)) {
+        match scheme.slot_of(&namespaces) {
             Some(kind) => kind,
             None => return,
         }
@@ -178,7 +178,9 @@ pub async fn sync(registry: &Registry, name: &str) -> Result<bool, ApiError> {
         if deleting {
             continue;
         }
-        let kind = &kinds[item.kind];
+        let Some(kind) = kinds.get(item.kind) else {
+            continue;
+        };
         let target = Target {
             kind,
             version: kind.info.storage_version().name,
@@ -198,7 +200,9 @@ pub async fn sync(registry: &Registry, name: &str) -> Result<bool, ApiError> {
     let mut finalizers: BTreeMap<String, usize> = BTreeMap::new();
     let left = registry.namespace_content(name).await?;
     for item in &left {
-        let info = kinds[item.kind].info;
+        let Some(info) = kinds.get(item.kind).map(|k| k.info) else {
+            continue;
+        };
         *remaining
             .entry(format!("{}.{}", info.plural, info.group))
             .or_default() += 1;

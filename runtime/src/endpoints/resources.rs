@@ -214,10 +214,10 @@ async fn handle(
     let names = path_names(endpoint, &mut parts).await?;
     let query = Query::parse(parts.uri.query());
     let registry = &shared.registry;
-    let kind = (registry.scheme().kinds().get(endpoint.kind))
+    let kind = (registry.scheme().kind(endpoint.kind))
         .ok_or_else(|| ApiError::Internal("the route's kind is not registered".into()))?;
     let target = Target {
-        kind,
+        kind: &kind,
         version: endpoint.binding.version,
         namespace: names.namespace.as_deref(),
     };

@@ -46,8 +46,7 @@ pub(super) async fn serve(
         options.timeout = Some(default_timeout());
     }
     let events = registry.watch(target, &options).await?;
-    let kind = (registry.scheme().kinds().iter())
-        .position(|k| std::ptr::eq(k, target.kind))
+    let kind = (registry.scheme().current(target.kind))
         .ok_or_else(|| ApiError::Internal("the watched kind is not registered".into()))?;
     let version = target.version.to_owned();
     let include_object = include_object.to_owned();
@@ -61,9 +60,8 @@ pub(super) async fn serve(
         let Some(table_version) = table else {
             return Ok::<_, Infallible>(sent.count(frame(event.type_, &event.object.parts())));
         };
-        let kind = &registry.scheme().kinds()[kind];
         let target = Target {
-            kind,
+            kind: &kind,
             version: &version,
             namespace: None,
         };

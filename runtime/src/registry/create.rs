@@ -9,6 +9,8 @@
 //! paths, the kind's `validate`) -> `canonicalize` -> the storage create (a generated name
 //! is drawn again on a collision).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::body::{self, Expected};
@@ -218,7 +220,7 @@ impl Registry {
     }
 
     /// The core `namespaces` kind, when the scheme has it.
-    pub(super) fn namespaces(&self) -> Option<&crate::scheme::KindEntry> {
+    pub(super) fn namespaces(&self) -> Option<Arc<crate::scheme::KindEntry>> {
         (self.scheme.by_resource("", "namespaces")).filter(|k| is_namespaces(k.info))
     }
 

@@ -299,8 +299,10 @@ impl Registry {
             match self.storage.delete(&kv.key, None).await {
                 Ok(_) | Err(storage::Error::NotFound { .. }) => {}
                 Err(e) => {
-                    let resource = object::resource(self.scheme.kinds()[*kind].info);
-                    return Err(object::storage_error(e, &resource, ""));
+                    let Some(kind) = self.scheme.kind(*kind) else {
+                        return Err(object::internal(e.to_string()));
+                    };
+                    return Err(object::storage_error(e, &object::resource(kind.info), ""));
                 }
             }
         }
@@ -315,7 +317,7 @@ impl Registry {
             return Ok(());
         };
         let target = Target {
-            kind: namespaces,
+            kind: &namespaces,
             version: namespaces.info.storage_version().name,
             namespace: None,
         };

@@ -118,7 +118,7 @@ impl Registry {
         };
         match (
             self.keys().object(kind.info, owner_namespace, text("name")),
-            self.kind_index(kind),
+            self.kind_index(&kind),
         ) {
             (Ok(key), Ok(index)) => OwnerKey::At(index, key),
             _ => OwnerKey::Nowhere,
@@ -128,7 +128,7 @@ impl Registry {
     /// The object of kind `kind` (an index into the scheme's kinds) at `key` as its watch
     /// cache holds it now, if the cache holds it.
     pub fn cached(&self, kind: usize, key: &str) -> Option<Arc<CachedObject>> {
-        let entry = self.scheme.kinds().get(kind)?;
+        let entry = self.scheme.kind(kind)?;
         let cache = self
             .caches
             .for_prefix(&self.keys().kind_prefix(entry.info))?;
@@ -163,7 +163,10 @@ impl Registry {
             return Ok(Some(true));
         }
         let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
-        let resource = object::resource(self.scheme.kinds()[kind].info);
+        let Some(entry) = self.scheme.kind(kind) else {
+            return Ok(None); // no longer served
+        };
+        let resource = object::resource(entry.info);
         let stored = (self.storage.get(&key, 0).await)
             .map_err(|e| object::storage_error(e, &resource, name))?;
         match stored {

@@ -130,12 +130,12 @@ impl Registry {
         subresource: &str,
         options: &WriteOptions,
     ) -> Result<Option<Value>, Vec<crate::error::FieldError>> {
-        let Some(schemas) = &self.schemas else {
+        let Some(schemas) = self.schemas_for(target.kind) else {
             return Ok(None);
         };
         let manager = crate::fieldmanager::FieldManager::new(
             target.kind,
-            schemas,
+            &schemas,
             old.map(|(hub, _)| hub),
             subresource,
         );
@@ -299,6 +299,8 @@ pub struct Registry {
     storage: Arc<dyn Storage>,
     prefix: String,
     schemas: Option<Arc<Schemas>>,
+    /// The schemas of the kinds installed while the server runs, by group and plural.
+    installed_schemas: std::sync::RwLock<HashMap<(String, String), Arc<Schemas>>>,
     /// One watch cache per kind.
     caches: Caches,
     /// The admission checks, in the order added.
@@ -339,6 +341,7 @@ impl Registry {
             storage,
             prefix,
             schemas: None,
+            installed_schemas: Default::default(),
             caches,
             reviews: Default::default(),
             admission: Default::default(),
@@ -354,6 +357,49 @@ impl Registry {
         self
     }
 
+    /// The compiled schemas of `kind`: its own when it was installed while the server runs,
+    /// else the scheme's.
+    pub(crate) fn schemas_for(&self, kind: &KindEntry) -> Option<Arc<Schemas>> {
+        let installed = self
+            .installed_schemas
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
+        let key = (kind.info.group.to_owned(), kind.info.plural.to_owned());
+        (installed.get(&key).cloned()).or_else(|| self.schemas.clone())
+    }
+
+    /// Serves `kind` from now on (a kind a CustomResourceDefinition defines), validated
+    /// and defaulted against `schemas`, with a watch cache of its own: it replaces the kind
+    /// of its group and plural, if one was installed, and its cache and objects stay.
+    pub fn install_kind(&self, kind: KindEntry, schemas: Arc<Schemas>) {
+        let info = kind.info;
+        let key = (info.group.to_owned(), info.plural.to_owned());
+        (self
+            .installed_schemas
+            .write()
+            .unwrap_or_else(|e| e.into_inner()))
+        .insert(key, schemas);
+        self.caches
+            .add(self.keys().kind_prefix(info), info.qualified_resource());
+        self.scheme.install(kind);
+    }
+
+    /// Stops serving the kind `plural` of `group` installed by [`Registry::install_kind`]:
+    /// its watches end and its cache goes; its objects stay in storage.
+    pub fn remove_kind(&self, group: &str, plural: &str) {
+        let Some(kind) = self.scheme.by_resource(group, plural) else {
+            return;
+        };
+        self.scheme.remove(group, plural);
+        self.caches.remove(&self.keys().kind_prefix(kind.info));
+        let key = (group.to_owned(), plural.to_owned());
+        (self
+            .installed_schemas
+            .write()
+            .unwrap_or_else(|e| e.into_inner()))
+        .remove(&key);
+    }
+
     /// Sets the watch caches' history size, watcher buffer and bookmark interval.
     pub fn with_watch_cache(self, options: CacheOptions) -> Registry {
         self.caches.configure(options);
@@ -363,7 +409,7 @@ impl Registry {
     /// How many objects each stored resource has (`webapps.apps.example.dev`), as its watch
     /// cache holds them.
     pub fn object_counts(&self) -> Vec<(String, usize)> {
-        (self.caches.iter())
+        (self.caches.all().iter())
             .map(|cache| (cache.resource().to_owned(), cache.len()))
             .collect()
     }
@@ -389,7 +435,7 @@ impl Registry {
     ) -> Result<(cache::Snapshot, cache::Subscription), ApiError> {
         let entry = (self.scheme.by_kind(group, kind))
             .ok_or_else(|| object::internal(format!("{kind}.{group} is not served")))?;
-        let cache = self.ready_cache(entry).await?;
+        let cache = self.ready_cache(&entry).await?;
         cache
             .list_and_watch(&self.keys().kind_prefix(entry.info))
             .map_err(object::cache_error)
@@ -397,26 +443,23 @@ impl Registry {
 
     /// How many watches the caches serve now.
     pub fn watchers(&self) -> usize {
-        self.caches.iter().map(|c| c.watchers()).sum()
+        self.caches.all().iter().map(|c| c.watchers()).sum()
     }
 
-    /// The index of `kind` in the scheme (watch streams keep it rather than a borrow).
+    /// The slot of `kind` in the scheme (what remembers a kind keeps it rather than a
+    /// borrow).
     fn kind_index(&self, kind: &KindEntry) -> Result<usize, ApiError> {
-        let info = kind.info;
-        (self.scheme.kinds().iter())
-            .position(|k| std::ptr::eq(k, kind))
-            .or_else(|| {
-                (self.scheme.kinds().iter())
-                    .position(|k| k.info.group == info.group && k.info.kind == info.kind)
-            })
-            .ok_or_else(|| {
-                object::internal(format!("{} is not in the registry's scheme", info.kind))
-            })
+        (self.scheme.slot_of(kind)).ok_or_else(|| {
+            object::internal(format!(
+                "{} is not in the registry's scheme",
+                kind.info.kind
+            ))
+        })
     }
 
     /// The watch cache of `kind`, once it has loaded (kube answers 429 "storage is
     /// (re)initializing" after waiting a little).
-    async fn ready_cache(&self, kind: &KindEntry) -> Result<&Cache, ApiError> {
+    async fn ready_cache(&self, kind: &KindEntry) -> Result<Arc<Cache>, ApiError> {
         let prefix = self.keys().kind_prefix(kind.info);
         let cache = (self.caches.for_prefix(&prefix))
             .ok_or_else(|| object::internal(format!("{} has no watch cache", kind.info.kind)))?;

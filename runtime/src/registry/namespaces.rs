@@ -158,7 +158,7 @@ impl Registry {
             return Ok(false);
         };
         let target = Target {
-            kind: namespaces,
+            kind: &namespaces,
             version: namespaces.info.storage_version().name,
             namespace: None,
         };

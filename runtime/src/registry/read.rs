@@ -77,16 +77,19 @@ impl Registry {
         let cached = match resource_version.map(parse_resource_version).transpose()? {
             None => {
                 let cache = self.ready_cache(kind).await?;
+                let cache = &*cache;
                 self.cache_is_current(kind, cache).await?
             }
             Some(0) => true,
             Some(at_least) => {
                 let cache = self.ready_cache(kind).await?;
+                let cache = &*cache;
                 self.cache_reaches(kind, cache, at_least).await?
             }
         };
         if cached {
             let cache = self.ready_cache(kind).await?;
+            let cache = &*cache;
             let (object, _) = cache.get(&key).map_err(object::cache_error)?;
             let object = object.ok_or_else(not_found)?;
             return match scale {
@@ -268,6 +271,7 @@ impl Registry {
                 return Ok(None);
             }
             let cache = self.ready_cache(kind).await?;
+            let cache = &*cache;
             if !self.cache_is_current(kind, cache).await? {
                 return Ok(None);
             }
@@ -278,6 +282,7 @@ impl Registry {
             return Ok(None);
         }
         let cache = self.ready_cache(kind).await?;
+        let cache = &*cache;
         if at_least > 0 && !self.cache_reaches(kind, cache, at_least).await? {
             return Ok(None);
         }

@@ -245,7 +245,7 @@ impl Schemas {
             parsed.insert(path.to_owned(), document);
         }
         let mut schemas = Schemas::default();
-        for kind in scheme.kinds() {
+        for kind in scheme.kinds().iter() {
             let info = kind.info;
             for version in kind.versions() {
                 let path = match info.group {
@@ -864,7 +864,7 @@ impl Registry {
         object: &mut Value,
         old: Option<&Value>,
     ) -> Result<Vec<FieldError>, ApiError> {
-        let Some(schemas) = &self.schemas else {
+        let Some(schemas) = self.schemas_for(target.kind) else {
             return Ok(Vec::new());
         };
         let info = target.kind.info;
@@ -890,7 +890,7 @@ impl Registry {
     /// Whether the schema of `target` marks any field immutable (updates then need the
     /// stored object in the request's version).
     pub(super) fn has_immutable_fields(&self, target: Target<'_>) -> bool {
-        let Some(schemas) = &self.schemas else {
+        let Some(schemas) = self.schemas_for(target.kind) else {
             return false;
         };
         let info = target.kind.info;

@@ -238,12 +238,12 @@ impl Registry {
                 }
                 Change::Patch(patch_type, patch) => {
                     let current = request.view(&old, kv.mod_revision)?;
-                    let schema = match subresource {
+                    let schemas = match subresource {
                         Some(Subresource::Scale) => None,
-                        _ => self.schemas.as_deref().and_then(|schemas| {
-                            schemas.kind(info.group, target.version, info.kind)
-                        }),
+                        _ => self.schemas_for(target.kind),
                     };
+                    let schema = (schemas.as_deref())
+                        .and_then(|schemas| schemas.kind(info.group, target.version, info.kind));
                     let tr = schema.map_or(TypeRef::untyped(), TypeRef::root);
                     let mut patched =
                         patch::apply(*patch_type, patch, current, tr).map_err(|failure| {
@@ -530,7 +530,7 @@ impl Registry {
                 "metadata.managedFields must be nil".into(),
             ));
         }
-        let schemas = (self.schemas.as_deref())
+        let schemas = (self.schemas_for(kind))
             .ok_or_else(|| ApiError::UnsupportedMediaType(patch::accepted(kind.info).join(", ")))?;
         // Fields the version's schema does not have are reported per `fieldValidation`,
         // and never merged nor owned.
@@ -546,7 +546,7 @@ impl Registry {
         )?;
         let manager = crate::fieldmanager::FieldManager::new(
             kind,
-            schemas,
+            &schemas,
             live.map(|(hub, _)| hub),
             subresource_name(request.subresource),
         );

@@ -36,7 +36,7 @@ use super::update::parse_resource_version;
 use super::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
 use crate::cache::{self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription};
 use crate::error::{ApiError, FieldError, FieldErrorType};
-use crate::scheme::{KindEntry, Scheme};
+use crate::scheme::KindEntry;
 use crate::storage::{ListRequest, Revision};
 
 /// The stream of a watch: it ends at the timeout, after an `ERROR`, or when the storage
@@ -71,8 +71,10 @@ impl Registry {
             Some(send) => send,
             None => matches!(requested, None | Some(0)),
         };
-        let kind_index = self.kind_index(kind)?;
+        let shared_kind = (self.scheme.current(kind))
+            .ok_or_else(|| object::internal(format!("{} is not served", kind.info.kind)))?;
         let cache = self.ready_cache(kind).await?;
+        let cache = &*cache;
 
         let mut pending = VecDeque::new();
         let mut initial = Vec::new();
@@ -144,8 +146,7 @@ impl Registry {
             .max(Duration::from_millis(10));
         let deadline = options.timeout.map(|t| Instant::now() + t);
         let watcher = Watcher {
-            scheme: Arc::clone(&self.scheme),
-            kind: kind_index,
+            kind: shared_kind,
             version: target.version.to_owned(),
             selectors,
             events,
@@ -170,9 +171,8 @@ impl Registry {
 
 /// The state of one watch.
 struct Watcher {
-    scheme: Arc<Scheme>,
-    /// Index of the kind in the scheme.
-    kind: usize,
+    /// The kind watched, as it was when the watch started.
+    kind: Arc<KindEntry>,
     version: String,
     selectors: Selectors,
     /// `None` once the cache's stream is gone.
@@ -225,8 +225,7 @@ impl Watcher {
                 Wake::Bookmark => {
                     let due = next_bookmark(Instant::now(), self.interval, self.deadline);
                     self.next_bookmark.set(due);
-                    let kind = &self.scheme.kinds()[self.kind];
-                    let object = bookmark(kind, &self.version, self.last);
+                    let object = bookmark(&self.kind, &self.version, self.last);
                     return Some(event(WatchEventType::Bookmark, object.into()));
                 }
                 Wake::Cache(Err(End::Lagged { buffer })) => {
@@ -263,7 +262,7 @@ impl Watcher {
     /// kube's `cacheWatcher.convertToWatchEvent`: the event a change is for this watch, if
     /// any.
     fn transform(&self, change: &CachedEvent) -> Result<Option<WatchEvent>, ApiError> {
-        let kind = &self.scheme.kinds()[self.kind];
+        let kind = &*self.kind;
         let selectors = &self.selectors;
         let version = self.version.as_str();
         let revision = change.revision;

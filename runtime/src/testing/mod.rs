@@ -72,12 +72,12 @@ impl RoundTrip {
             .unwrap_or_else(|| panic!("{kind} is stored with a kind not in the scheme"));
         let storage = entry.info.storage_version().name;
         let case = Case {
-            entry,
-            storage_entry,
+            entry: &entry,
+            storage_entry: &storage_entry,
             version,
             storage,
-            schema: self.schema(entry, version),
-            storage_schema: self.schema(storage_entry, storage),
+            schema: self.schema(&entry, version),
+            storage_schema: self.schema(&storage_entry, storage),
         };
         let strategy = (
             arbitrary::object(case.schema),

@@ -111,7 +111,7 @@ fn aggregated(name: &str, labels: &[(&str, &str)]) -> ClusterRole {
 /// kinds aside.
 fn namespaced_resources(scheme: &Scheme) -> BTreeMap<&'static str, Vec<String>> {
     let mut groups: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
-    for kind in scheme.kinds() {
+    for kind in scheme.kinds().iter() {
         let info = kind.info;
         if info.scope != Scope::Namespaced || info.group == GROUP || info.create_only {
             continue;
@@ -289,7 +289,7 @@ pub async fn reconcile(registry: &Registry) -> Result<(), ApiError> {
         .ok_or_else(missing)?;
     for role in cluster_roles(scheme) {
         let target = Target {
-            kind: roles,
+            kind: &roles,
             version: "v1",
             namespace: None,
         };
@@ -297,7 +297,7 @@ pub async fn reconcile(registry: &Registry) -> Result<(), ApiError> {
     }
     for binding in cluster_role_bindings() {
         let target = Target {
-            kind: bindings,
+            kind: &bindings,
             version: "v1",
             namespace: None,
         };

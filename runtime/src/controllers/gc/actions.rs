@@ -11,6 +11,7 @@ use super::graph::{Graph, Node};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Preconditions};
 use crate::registry::{FOREGROUND, ORPHAN, PatchType, Registry, Target, WriteOptions};
+use crate::scheme::KindEntry;
 
 /// The field manager of the collector's writes.
 const MANAGER: &str = "garbage-collector";
@@ -108,8 +109,7 @@ pub async fn let_owner_go(
     Ok(())
 }
 
-fn target<'a>(registry: &'a Registry, node: &'a Node) -> Target<'a> {
-    let kind = &registry.scheme().kinds()[node.kind];
+fn target<'a>(kind: &'a KindEntry, node: &'a Node) -> Target<'a> {
     Target {
         kind,
         version: kind.info.storage_version().name,
@@ -127,8 +127,11 @@ async fn delete(registry: &Registry, node: &Node, policy: &str) -> Result<(), Ap
         propagation_policy: Some(policy.to_owned()),
         ..DeleteOptions::default()
     };
+    let Some(kind) = registry.scheme().kind(node.kind) else {
+        return Ok(()); // no longer served: its objects went with its definition
+    };
     match (registry)
-        .delete(target(registry, node), &node.name, &options)
+        .delete(target(&kind, node), &node.name, &options)
         .await
     {
         Ok(_) | Err(ApiError::NotFound { .. } | ApiError::Conflict { .. }) => Ok(()),
@@ -143,9 +146,12 @@ async fn patch(registry: &Registry, node: &Node, mut metadata: Value) -> Result<
         field_manager: Some(MANAGER.into()),
         ..WriteOptions::default()
     };
+    let Some(kind) = registry.scheme().kind(node.kind) else {
+        return Ok(()); // no longer served: its objects went with its definition
+    };
     let result = registry
         .patch(
-            target(registry, node),
+            target(&kind, node),
             &node.name,
             PatchType::Merge,
             json!({"metadata": metadata}),
