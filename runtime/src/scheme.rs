@@ -234,6 +234,11 @@ impl KindEntry {
         self
     }
 
+    /// Whether the kind was installed while the server runs ([`KindEntry::dynamic`]).
+    pub fn is_dynamic(&self) -> bool {
+        self.hub_type == std::any::TypeId::of::<Value>()
+    }
+
     /// Names of the registered versions.
     pub fn versions(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.versions.iter().map(|v| v.name)

@@ -14,6 +14,7 @@
 //! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules.
 
 pub mod cluster_role_aggregation;
+pub mod crd;
 pub mod event_ttl;
 mod follow;
 pub mod gc;
@@ -112,6 +113,7 @@ impl Controllers {
             tasks: vec![
                 tokio::spawn(namespace::run(registry.clone())),
                 tokio::spawn(gc::run(registry.clone())),
+                tokio::spawn(crd::run(registry.clone())),
                 tokio::spawn(run_passes(
                     registry.clone(),
                     "clusterrole aggregation",

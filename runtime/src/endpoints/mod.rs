@@ -18,6 +18,7 @@
 //! request log, panic recovery, authentication, authorization).
 
 mod discovery;
+mod dynamic;
 mod health;
 mod json;
 mod list;
@@ -189,6 +190,10 @@ pub fn router(config: Config) -> Router {
         lifecycle,
     });
     let index = root_paths(routes, &documents);
+    let dynamic = {
+        let shared = Arc::clone(&shared);
+        move |request| dynamic::serve(Arc::clone(&shared), request)
+    };
     let routes = Router::new()
         .route(
             "/",
@@ -209,7 +214,7 @@ pub fn router(config: Config) -> Router {
         .merge(health::router(&shared))
         .merge(metrics::router(&shared))
         .merge(profiling_router(profiling))
-        .fallback(not_found);
+        .fallback(dynamic);
     crate::filters::chain(routes, &filters, served)
 }
 
@@ -243,10 +248,6 @@ fn profiling_router(on: bool) -> Router {
         tracing::warn!("--profiling: this build has no profiler (the `profiling` feature)");
     }
     Router::new()
-}
-
-async fn not_found() -> Response {
-    ApiError::NoRoute.into_response()
 }
 
 async fn method_not_allowed() -> Response {

@@ -115,7 +115,7 @@ fn axum_path(template: &'static str) -> (String, Vec<&'static str>) {
 
 /// kube-apiserver's default warning for a deprecated version:
 /// `apps.example.dev/v1beta1 WebApp is deprecated; use apps.example.dev/v1 WebApp`.
-fn deprecation(info: &KindInfo, version: &VersionInfo) -> Option<String> {
+pub(super) fn deprecation(info: &KindInfo, version: &VersionInfo) -> Option<String> {
     if !version.deprecated {
         return None;
     }
@@ -168,21 +168,54 @@ fn version_priority(a: &str, b: &str) -> Ordering {
 }
 
 async fn serve(shared: Arc<Shared>, endpoint: Arc<Endpoint>, request: Request) -> Response {
-    let mut warnings = Vec::new();
-    let mut response = handle(&shared, &endpoint, request, &mut warnings)
-        .await
-        .unwrap_or_else(IntoResponse::into_response);
-    let headers = response.headers_mut();
-    for warning in endpoint.deprecation.iter().chain(&warnings) {
-        add_warning(headers, warning);
-    }
-    response
+    let (mut parts, body) = request.into_parts();
+    let call = match path_names(&endpoint, &mut parts).await {
+        Ok(names) => Call {
+            kind: shared.registry.scheme().kind(endpoint.kind),
+            version: endpoint.binding.version,
+            handler: endpoint.binding.handler,
+            names,
+            deprecation: endpoint.deprecation.clone(),
+        },
+        Err(error) => return error.into_response(),
+    };
+    call.serve(&shared, parts, body).await
 }
 
 /// The path's `namespace` and `name`.
-struct Names {
-    namespace: Option<String>,
-    name: Option<String>,
+pub(super) struct Names {
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+/// A resource request resolved to what serves it: from a route of the table, or from the
+/// scheme for a kind installed while the server runs (`super::dynamic`).
+pub(super) struct Call<'a> {
+    /// The kind (`None`: the route's kind is no longer served).
+    pub kind: Option<Arc<crate::scheme::KindEntry>>,
+    /// The served version the request speaks.
+    pub version: &'a str,
+    /// What the request does.
+    pub handler: Handler,
+    /// Namespace and name from the path.
+    pub names: Names,
+    /// `Warning` text for a deprecated version.
+    pub deprecation: Option<String>,
+}
+
+impl Call<'_> {
+    /// Answers the request, with the version's deprecation and the write's warnings.
+    pub async fn serve(self, shared: &Shared, parts: Parts, body: Body) -> Response {
+        let mut warnings = Vec::new();
+        let mut response = handle(shared, &self, parts, body, &mut warnings)
+            .await
+            .unwrap_or_else(IntoResponse::into_response);
+        let headers = response.headers_mut();
+        for warning in self.deprecation.iter().chain(&warnings) {
+            add_warning(headers, warning);
+        }
+        response
+    }
 }
 
 async fn path_names(endpoint: &Endpoint, parts: &mut Parts) -> Result<Names, ApiError> {
@@ -205,26 +238,25 @@ async fn path_names(endpoint: &Endpoint, parts: &mut Parts) -> Result<Names, Api
 
 async fn handle(
     shared: &Shared,
-    endpoint: &Endpoint,
-    request: Request,
+    call: &Call<'_>,
+    parts: Parts,
+    body: Body,
     warnings: &mut Vec<String>,
 ) -> Result<Response, ApiError> {
-    let (mut parts, body) = request.into_parts();
     let user = parts.extensions.get::<UserInfo>().cloned();
-    let names = path_names(endpoint, &mut parts).await?;
+    let names = &call.names;
     let query = Query::parse(parts.uri.query());
     let registry = &shared.registry;
-    let kind = (registry.scheme().kind(endpoint.kind))
-        .ok_or_else(|| ApiError::Internal("the route's kind is not registered".into()))?;
+    let kind = (call.kind.as_deref()).ok_or(ApiError::NoRoute)?;
     let target = Target {
-        kind: &kind,
-        version: endpoint.binding.version,
+        kind,
+        version: call.version,
         namespace: names.namespace.as_deref(),
     };
     let name = names.name.as_deref().unwrap_or("");
     let headers = &parts.headers;
     let user_agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
-    let handler = endpoint.binding.handler;
+    let handler = call.handler;
     let tables = matches!(
         handler,
         Handler::Get | Handler::GetStatus | Handler::List | Handler::Watch | Handler::WatchList

@@ -35,6 +35,7 @@ mod inventory;
 mod namespaces;
 pub(crate) mod object;
 mod patch;
+mod prune;
 mod read;
 pub mod review;
 mod scale;
@@ -355,6 +356,11 @@ impl Registry {
     pub fn with_schemas(mut self, schemas: Arc<Schemas>) -> Registry {
         self.schemas = Some(schemas);
         self
+    }
+
+    /// The schemas of the compiled kinds ([`Registry::with_schemas`]).
+    pub fn schemas(&self) -> Option<&Schemas> {
+        self.schemas.as_deref()
     }
 
     /// The compiled schemas of `kind`: its own when it was installed while the server runs,

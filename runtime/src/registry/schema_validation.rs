@@ -32,7 +32,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Number, Value, json};
 
 use super::{Registry, Target};
 use crate::error::{ApiError, FieldError, FieldErrorType};
@@ -57,7 +57,13 @@ pub struct SchemaError(String);
 pub struct Schemas {
     nodes: Vec<Node>,
     roots: HashMap<(String, String, String), usize>,
+    /// The `meta.k8s.io/v1` components of the documents (`ObjectMeta` and what it uses),
+    /// which the schemas of kinds installed later refer to ([`Schemas::definition`]).
+    meta: Map<String, Value>,
 }
+
+/// The prefix of the `meta.k8s.io/v1` schema names.
+const META_PREFIX: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) enum ListType {
@@ -91,6 +97,11 @@ pub(crate) struct Node {
     /// `x-kubernetes-map-type: atomic`: the object is replaced whole by server-side apply.
     pub(crate) atomic_map: bool,
     pub(crate) immutable: bool,
+    /// `x-kubernetes-preserve-unknown-fields`: pruning keeps fields no property names.
+    pub(crate) preserve_unknown: bool,
+    /// `x-kubernetes-embedded-resource`: an object with its own `apiVersion`, `kind` and
+    /// `metadata`, kept by pruning.
+    pub(crate) embedded: bool,
     pub(crate) all_of: Vec<usize>,
 }
 
@@ -149,6 +160,9 @@ impl Compiler<'_> {
         node.nullable = schema.get("nullable") == Some(&Value::Bool(true));
         node.int_or_string = schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
         node.immutable = schema.get(IMMUTABLE_EXTENSION) == Some(&Value::Bool(true));
+        node.preserve_unknown =
+            schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        node.embedded = schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
         node.atomic_map =
             schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
         node.default = schema.get("default").cloned();
@@ -245,6 +259,16 @@ impl Schemas {
             parsed.insert(path.to_owned(), document);
         }
         let mut schemas = Schemas::default();
+        for document in parsed.values() {
+            let components = document
+                .pointer("/components/schemas")
+                .and_then(Value::as_object);
+            for (name, schema) in components.into_iter().flatten() {
+                if name.starts_with(META_PREFIX) && !schemas.meta.contains_key(name) {
+                    schemas.meta.insert(name.clone(), schema.clone());
+                }
+            }
+        }
         for kind in scheme.kinds().iter() {
             let info = kind.info;
             for version in kind.versions() {
@@ -274,6 +298,56 @@ impl Schemas {
             }
         }
         Ok(schemas)
+    }
+
+    /// The schemas of a kind defined while the server runs (by a CustomResourceDefinition):
+    /// `versions` gives each version's schema of the object as written (`openAPIV3Schema`),
+    /// to which `apiVersion`, `kind` and `metadata` (an `ObjectMeta`, with what the
+    /// definition says of it) are added, as kube serves custom resources.
+    pub fn definition(
+        &self,
+        group: &str,
+        kind: &str,
+        versions: &[(&str, &Value)],
+    ) -> Result<Schemas, SchemaError> {
+        let mut components = self.meta.clone();
+        let object_meta = format!("{META_PREFIX}ObjectMeta");
+        if !components.contains_key(&object_meta) {
+            return Err(SchemaError(format!(
+                "no {object_meta} schema to build {kind}.{group}'s on"
+            )));
+        }
+        let mut schemas = Schemas::default();
+        for (version, schema) in versions {
+            let name = format!("{group}.{version}.{kind}");
+            let mut schema = (*schema).clone();
+            let Some(object) = schema.as_object_mut() else {
+                return Err(SchemaError(format!("{name}: the schema is not an object")));
+            };
+            let properties = object.entry("properties").or_insert_with(|| json!({}));
+            let Some(properties) = properties.as_object_mut() else {
+                return Err(SchemaError(format!("{name}: properties is not an object")));
+            };
+            let metadata = json!({"$ref": format!("#/components/schemas/{object_meta}")});
+            let metadata = match properties.remove("metadata") {
+                Some(declared) => json!({"allOf": [metadata, declared]}),
+                None => metadata,
+            };
+            properties.insert("metadata".into(), metadata);
+            properties.insert("apiVersion".into(), json!({"type": "string"}));
+            properties.insert("kind".into(), json!({"type": "string"}));
+            components.insert(name.clone(), schema);
+            let root = schemas.compile_component(&name, &components, &name)?;
+            let key = (group.to_owned(), (*version).to_owned(), kind.to_owned());
+            schemas.roots.insert(key, root);
+        }
+        Ok(schemas)
+    }
+
+    /// The description of `metadata.<field>` in the `ObjectMeta` schema, if known.
+    pub fn metadata_description(&self, field: &str) -> Option<&str> {
+        let object_meta = self.meta.get(&format!("{META_PREFIX}ObjectMeta"))?;
+        (object_meta.pointer(&format!("/properties/{field}/description")))?.as_str()
     }
 
     /// Compiles one component of `components` (`document` names it in errors), and
@@ -341,21 +415,26 @@ pub struct KindSchema<'a> {
 }
 
 /// The flattened view of a node and its branches.
-struct View<'a> {
+pub(super) struct View<'a> {
     nodes: Vec<&'a Node>,
 }
 
 impl<'a> View<'a> {
-    fn properties(&self) -> impl Iterator<Item = &'a (String, usize)> + '_ {
+    pub(super) fn properties(&self) -> impl Iterator<Item = &'a (String, usize)> + '_ {
         self.nodes.iter().flat_map(|n| n.properties.iter())
     }
 
-    fn first<T>(&self, f: impl Fn(&'a Node) -> Option<T>) -> Option<T> {
+    pub(super) fn first<T>(&self, f: impl Fn(&'a Node) -> Option<T>) -> Option<T> {
         self.nodes.iter().find_map(|n| f(n))
     }
 
     fn nullable(&self) -> bool {
         self.nodes.iter().any(|n| n.nullable)
+    }
+
+    /// Whether any of the nodes says so.
+    pub(super) fn any(&self, f: impl Fn(&Node) -> bool) -> bool {
+        self.nodes.iter().any(|n| f(n))
     }
 }
 
@@ -380,7 +459,7 @@ impl<'a> KindSchema<'a> {
 }
 
 impl KindSchema<'_> {
-    fn view(&self, id: usize) -> View<'_> {
+    pub(super) fn view(&self, id: usize) -> View<'_> {
         View {
             nodes: self.schemas.flatten(id),
         }

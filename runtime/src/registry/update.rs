@@ -175,9 +175,9 @@ impl Registry {
                 body::ensure_namespace(body, info, target.namespace)?;
                 body::check_name(body, name, target.namespace)?;
             }
-            Change::Patch(patch_type, _) if !patch::supports(info, *patch_type) => {
+            Change::Patch(patch_type, _) if !patch::supports(target.kind, *patch_type) => {
                 return Err(ApiError::UnsupportedMediaType(
-                    patch::accepted(info).join(", "),
+                    patch::accepted(target.kind).join(", "),
                 ));
             }
             Change::Patch(..) => {}
@@ -531,7 +531,7 @@ impl Registry {
             ));
         }
         let schemas = (self.schemas_for(kind))
-            .ok_or_else(|| ApiError::UnsupportedMediaType(patch::accepted(kind.info).join(", ")))?;
+            .ok_or_else(|| ApiError::UnsupportedMediaType(patch::accepted(kind).join(", ")))?;
         // Fields the version's schema does not have are reported per `fieldValidation`,
         // and never merged nor owned.
         let schema = schemas.kind(kind.info.group, request.target.version, kind.info.kind);

@@ -8,6 +8,8 @@
 //! each version is kept as written (`openAPIV3Schema`, like a `/status` subresource's `{}`,
 //! is any JSON value to the CRD's own schema).
 
+#[cfg(feature = "server")]
+pub mod install;
 mod structural;
 mod validation;
 

@@ -8,8 +8,8 @@ mod strategic;
 use serde_json::Value;
 
 use super::PatchType;
-use crate::api::KindInfo;
 use crate::fieldmanager::typed::TypeRef;
+use crate::scheme::KindEntry;
 
 /// kube's `maxJSONPatchOperations`.
 const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
@@ -25,15 +25,19 @@ pub enum Failure {
     TooLarge(String),
 }
 
-/// The patch types a kind accepts, as kube lists them in a 415 for its built-in types:
-/// every kind takes strategic merge patches, its lists merging as its schema says.
-pub fn accepted(_info: &KindInfo) -> Vec<&'static str> {
-    PatchType::ALL.iter().map(|t| t.media_type()).collect()
+/// The patch types a kind accepts, as kube lists them in a 415: a compiled kind takes
+/// strategic merge patches, its lists merging as its schema says; a kind a
+/// CustomResourceDefinition defines does not, as kube's custom resources do not.
+pub fn accepted(kind: &KindEntry) -> Vec<&'static str> {
+    (PatchType::ALL.iter())
+        .filter(|t| !(kind.is_dynamic() && **t == PatchType::StrategicMerge))
+        .map(|t| t.media_type())
+        .collect()
 }
 
-/// Whether `info` accepts `patch_type`.
-pub fn supports(info: &KindInfo, patch_type: PatchType) -> bool {
-    accepted(info).contains(&patch_type.media_type())
+/// Whether `kind` accepts `patch_type`.
+pub fn supports(kind: &KindEntry, patch_type: PatchType) -> bool {
+    accepted(kind).contains(&patch_type.media_type())
 }
 
 /// Applies `patch` to `current`, whose schema is `tr` (strategic merge patches follow it).

@@ -1,0 +1,408 @@
+//! CustomResourceDefinitions: which names each may take (kube's naming controller), the
+//! kinds they define served by this server (kube's CRD handler, on every replica) and
+//! marked `Established` once they are (kube's establishing controller).
+//!
+//! Fed by the definitions' watch cache (`follow`); every change passes over all
+//! definitions, which are few. A definition's names are accepted unless another
+//! definition of its group, or a compiled kind there, already has them (kube's
+//! `NamesAccepted` reasons and messages); once its status says so, each replica installs
+//! the kind it defines ([`Registry::install_kind`]), again whenever its generation
+//! changes, and removes it when the definition is gone. Status writes are conditional on
+//! the resourceVersion read, so replicas repeat each other's work, never undo it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Weak;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::follow::{Followed, follow};
+use crate::cache::{CachedObject, Change};
+use crate::error::ApiError;
+use crate::kinds::apiextensions::install::definition;
+use crate::kinds::apiextensions::{
+    CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames,
+    GROUP,
+};
+use crate::registry::{Registry, Subresource, Target, WriteOptions};
+
+/// The kind of the definitions.
+const KIND: &str = "CustomResourceDefinition";
+/// The field manager of the controller's status writes.
+const MANAGER: &str = "kube-apiserver";
+/// How soon a pass that failed is tried again.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// A kind this replica serves for a definition.
+struct Installed {
+    uid: String,
+    generation: i64,
+    group: String,
+    plural: String,
+}
+
+/// Runs until the registry goes.
+pub async fn run(registry: Weak<Registry>) {
+    let slot = {
+        let Some(strong) = registry.upgrade() else {
+            return;
+        };
+        let scheme = strong.scheme();
+        match scheme.by_kind(GROUP, KIND).and_then(|k| scheme.slot_of(&k)) {
+            Some(slot) => slot,
+            None => return,
+        }
+    };
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let follower = tokio::spawn(follow(registry.clone(), slot, sender, "crd controller"));
+    let mut definitions: BTreeMap<String, CustomResourceDefinition> = BTreeMap::new();
+    let mut installed: HashMap<String, Installed> = HashMap::new();
+    let mut retry = false;
+    loop {
+        let followed = if retry {
+            tokio::select! {
+                followed = receiver.recv() => followed,
+                () = tokio::time::sleep(RETRY) => None,
+            }
+        } else {
+            match receiver.recv().await {
+                Some(followed) => Some(followed),
+                None => break,
+            }
+        };
+        for followed in followed
+            .into_iter()
+            .chain(std::iter::from_fn(|| receiver.try_recv().ok()))
+        {
+            take(&mut definitions, followed);
+        }
+        let Some(strong) = registry.upgrade() else {
+            break;
+        };
+        retry = match sync(&strong, &definitions, &mut installed).await {
+            Ok(()) => false,
+            Err(error) => {
+                tracing::warn!(%error, "crd controller: retrying");
+                true
+            }
+        };
+    }
+    follower.abort();
+}
+
+/// Takes what the follower saw into the definitions known.
+fn take(definitions: &mut BTreeMap<String, CustomResourceDefinition>, followed: Followed) {
+    match followed {
+        Followed::Listed { snapshot, .. } => {
+            definitions.clear();
+            for object in &snapshot.objects {
+                if let Some(crd) = decode(object) {
+                    definitions.insert(crd.metadata.name.clone().unwrap_or_default(), crd);
+                }
+            }
+        }
+        Followed::Changed { event, .. } => match &event.change {
+            Change::Put { object, .. } => {
+                if let Some(crd) = decode(object) {
+                    definitions.insert(crd.metadata.name.clone().unwrap_or_default(), crd);
+                }
+            }
+            Change::Delete { prev } => {
+                if let Some(crd) = decode(prev) {
+                    definitions.remove(crd.metadata.name.as_deref().unwrap_or_default());
+                }
+            }
+            Change::Progress => {}
+        },
+    }
+}
+
+/// A cached definition, with the resourceVersion its stored bytes leave out.
+fn decode(object: &CachedObject) -> Option<CustomResourceDefinition> {
+    let mut crd: CustomResourceDefinition = serde_json::from_slice(&object.kv.value).ok()?;
+    crd.metadata.resource_version = Some(object.kv.mod_revision.to_string());
+    Some(crd)
+}
+
+/// One pass over every definition.
+async fn sync(
+    registry: &Registry,
+    definitions: &BTreeMap<String, CustomResourceDefinition>,
+    installed: &mut HashMap<String, Installed>,
+) -> Result<(), ApiError> {
+    // Kinds of definitions gone.
+    installed.retain(|name, kind| {
+        let kept = definitions.contains_key(name);
+        if !kept {
+            registry.remove_kind(&kind.group, &kind.plural);
+        }
+        kept
+    });
+    let mut failed = None;
+    for (name, crd) in definitions {
+        if let Err(error) = sync_one(registry, definitions, installed, name, crd).await {
+            failed = Some(error);
+        }
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+async fn sync_one(
+    registry: &Registry,
+    definitions: &BTreeMap<String, CustomResourceDefinition>,
+    installed: &mut HashMap<String, Installed>,
+    name: &str,
+    crd: &CustomResourceDefinition,
+) -> Result<(), ApiError> {
+    let status = crd.status.clone().unwrap_or_default();
+    if crd.metadata.deletion_timestamp.is_none() && status.accepted_names != crd.spec.names {
+        let (accepted, names_accepted, established) = naming(registry, definitions, crd);
+        let unchanged = status.accepted_names == accepted
+            && condition(crd, "NamesAccepted").is_some_and(|c| same(c, &names_accepted));
+        if !unchanged {
+            let conditions = [names_accepted, established];
+            return write_status(registry, crd, Some(&accepted), &conditions).await;
+        }
+    }
+    let accepted = condition(crd, "NamesAccepted").is_some_and(|c| c.status == "True");
+    if !accepted {
+        return Ok(());
+    }
+    let uid = crd.metadata.uid.clone().unwrap_or_default();
+    let generation = crd.metadata.generation.unwrap_or_default();
+    let current = installed.get(name);
+    if current.is_none_or(|k| k.uid != uid || k.generation != generation) {
+        let schemas = registry.schemas().ok_or_else(|| {
+            ApiError::Internal("the server has no schemas to build definitions on".into())
+        })?;
+        let defined = definition(crd, schemas).map_err(|e| ApiError::Internal(e.to_string()))?;
+        if let Some(previous) = installed.remove(name)
+            && (previous.group != crd.spec.group || previous.plural != crd.spec.names.plural)
+        {
+            registry.remove_kind(&previous.group, &previous.plural);
+        }
+        registry.install_kind(defined.kind, defined.schemas);
+        tracing::info!(definition = name, "serving a custom resource");
+        installed.insert(
+            name.to_owned(),
+            Installed {
+                uid,
+                generation,
+                group: crd.spec.group.clone(),
+                plural: crd.spec.names.plural.clone(),
+            },
+        );
+    }
+    if condition(crd, "Established").is_none_or(|c| c.status != "True") {
+        let established = new_condition(
+            "Established",
+            true,
+            "InitialNamesAccepted",
+            "the initial names have been accepted",
+        );
+        return write_status(registry, crd, None, &[established]).await;
+    }
+    Ok(())
+}
+
+/// kube's `calculateNamesAndConditions`: the names `crd` may take given those its group's
+/// other definitions accepted and the compiled kinds there, its `NamesAccepted` condition,
+/// and its `Established` condition as the naming controller leaves it.
+fn naming(
+    registry: &Registry,
+    definitions: &BTreeMap<String, CustomResourceDefinition>,
+    crd: &CustomResourceDefinition,
+) -> (
+    CustomResourceDefinitionNames,
+    CustomResourceDefinitionCondition,
+    CustomResourceDefinitionCondition,
+) {
+    let group = crd.spec.group.as_str();
+    let mut resources = BTreeSet::new();
+    let mut kinds = BTreeSet::new();
+    for other in definitions.values() {
+        if other.spec.group != group || other.metadata.name == crd.metadata.name {
+            continue;
+        }
+        let names = (other.status.as_ref()).map(|s| &s.accepted_names);
+        let Some(names) = names else { continue };
+        resources.insert(names.plural.clone());
+        resources.extend(names.singular.clone());
+        resources.extend(names.short_names.iter().cloned());
+        kinds.insert(names.kind.clone());
+        kinds.extend(names.list_kind.clone());
+    }
+    // The compiled kinds of the group (definitions installed here are skipped: their
+    // names are their definitions' accepted ones, above).
+    for kind in registry.scheme().kinds().iter() {
+        let info = kind.info;
+        if info.group != group || kind.is_dynamic() {
+            continue;
+        }
+        resources.insert(info.plural.to_owned());
+        resources.insert(info.singular.to_owned());
+        resources.extend(info.short_names.iter().map(|s| (*s).to_owned()));
+        kinds.insert(info.kind.to_owned());
+        kinds.insert(format!("{}List", info.kind));
+    }
+    let requested = &crd.spec.names;
+    let current = (crd.status.as_ref())
+        .map(|s| s.accepted_names.clone())
+        .unwrap_or_default();
+    let mut accepted = current.clone();
+    let mut conflict: Option<(&str, String)> = None;
+    let fresh = |requested: &str, accepted: &str, used: &BTreeSet<String>| {
+        if requested == accepted || !used.contains(requested) {
+            Ok(())
+        } else {
+            Err(format!("{requested:?} is already in use"))
+        }
+    };
+    match fresh(&requested.plural, &current.plural, &resources) {
+        Ok(()) => accepted.plural = requested.plural.clone(),
+        Err(message) => conflict = Some(("PluralConflict", message)),
+    }
+    let singular = requested.singular.as_deref().unwrap_or_default();
+    match fresh(
+        singular,
+        current.singular.as_deref().unwrap_or_default(),
+        &resources,
+    ) {
+        Ok(()) => accepted.singular = requested.singular.clone(),
+        Err(message) => conflict = Some(("SingularConflict", message)),
+    }
+    if requested.short_names != current.short_names {
+        let errors: Vec<String> = (requested.short_names.iter())
+            .filter(|name| !current.short_names.contains(name))
+            .filter_map(|name| fresh(name, "", &resources).err())
+            .collect();
+        match errors.as_slice() {
+            [] => accepted.short_names = requested.short_names.clone(),
+            [one] => conflict = Some(("ShortNamesConflict", one.clone())),
+            many => conflict = Some(("ShortNamesConflict", format!("[{}]", many.join(", ")))),
+        }
+    }
+    match fresh(&requested.kind, &current.kind, &kinds) {
+        Ok(()) => accepted.kind = requested.kind.clone(),
+        Err(message) => conflict = Some(("KindConflict", message)),
+    }
+    let list_kind = requested.list_kind.as_deref().unwrap_or_default();
+    match fresh(
+        list_kind,
+        current.list_kind.as_deref().unwrap_or_default(),
+        &kinds,
+    ) {
+        Ok(()) => accepted.list_kind = requested.list_kind.clone(),
+        Err(message) => conflict = Some(("ListKindConflict", message)),
+    }
+    accepted.categories = requested.categories.clone();
+    let names_accepted = match &conflict {
+        None => new_condition("NamesAccepted", true, "NoConflicts", "no conflicts found"),
+        Some((reason, message)) => new_condition("NamesAccepted", false, reason, message),
+    };
+    let mut established = (condition(crd, "Established").cloned()).unwrap_or_else(|| {
+        new_condition(
+            "Established",
+            false,
+            "NotAccepted",
+            "not all names are accepted",
+        )
+    });
+    if established.status != "True" && conflict.is_none() {
+        established = new_condition(
+            "Established",
+            false,
+            "Installing",
+            "the initial names have been accepted",
+        );
+    }
+    (accepted, names_accepted, established)
+}
+
+fn condition<'a>(
+    crd: &'a CustomResourceDefinition,
+    type_: &str,
+) -> Option<&'a CustomResourceDefinitionCondition> {
+    (crd.status.as_ref())?
+        .conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+}
+
+fn new_condition(
+    type_: &str,
+    status: bool,
+    reason: &str,
+    message: &str,
+) -> CustomResourceDefinitionCondition {
+    CustomResourceDefinitionCondition {
+        type_: type_.to_owned(),
+        status: if status { "True" } else { "False" }.to_owned(),
+        last_transition_time: None,
+        reason: Some(reason.to_owned()),
+        message: Some(message.to_owned()),
+    }
+}
+
+/// kube's `IsCRDConditionEquivalent`: type, status, reason and message.
+fn same(a: &CustomResourceDefinitionCondition, b: &CustomResourceDefinitionCondition) -> bool {
+    (&a.type_, &a.status, &a.reason, &a.message) == (&b.type_, &b.status, &b.reason, &b.message)
+}
+
+/// Writes `crd`'s status with `names` accepted (when given) and `conditions` set (kube's
+/// `SetCRDCondition`: a condition keeps its transition time while its status holds),
+/// conditional on the resourceVersion read; a conflict or a deletion meanwhile is left to
+/// the change that caused it.
+async fn write_status(
+    registry: &Registry,
+    crd: &CustomResourceDefinition,
+    names: Option<&CustomResourceDefinitionNames>,
+    conditions: &[CustomResourceDefinitionCondition],
+) -> Result<(), ApiError> {
+    let mut updated = crd.clone();
+    let status = updated.status.get_or_insert_with(Default::default);
+    if let Some(names) = names {
+        status.accepted_names = names.clone();
+    }
+    for condition in conditions {
+        let mut condition = condition.clone();
+        match (status.conditions.iter_mut()).find(|c| c.type_ == condition.type_) {
+            Some(existing) => {
+                condition.last_transition_time = match existing.status == condition.status {
+                    true => existing.last_transition_time.clone(),
+                    false => Some(crate::registry::object::now()),
+                };
+                *existing = condition;
+            }
+            None => {
+                condition.last_transition_time = Some(crate::registry::object::now());
+                status.conditions.push(condition);
+            }
+        }
+    }
+    let Some(kind) = registry.scheme().by_kind(GROUP, KIND) else {
+        return Ok(());
+    };
+    let target = Target {
+        kind: &kind,
+        version: "v1",
+        namespace: None,
+    };
+    let mut body = serde_json::to_value(&updated)
+        .map_err(|e| ApiError::Internal(format!("encoding a definition: {e}")))?;
+    body["apiVersion"] = json!(format!("{GROUP}/v1"));
+    body["kind"] = Value::from(KIND);
+    let options = WriteOptions {
+        field_manager: Some(MANAGER.into()),
+        ..WriteOptions::default()
+    };
+    let name = crd.metadata.name.as_deref().unwrap_or_default();
+    let written = registry
+        .update(target, name, body, Some(Subresource::Status), &options)
+        .await;
+    match written {
+        Ok(_) | Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => Ok(()),
+        Err(error) => Err(error),
+    }
+}

@@ -1,0 +1,205 @@
+//! A CustomResourceDefinition as one more kind of the scheme: its [`KindInfo`] (names,
+//! scope, versions, subresources, printer columns, selectable fields), its compiled
+//! schemas, and a [`KindEntry::dynamic`] whose hub is the object as JSON, as kube's
+//! unstructured custom resources are.
+//!
+//! Decoding an object of a version (from a request or from storage) prunes it to that
+//! version's schema and fills its defaults, as kube's custom resource codec does; a `None`
+//! conversion only changes `apiVersion`, which the scheme sets.
+//!
+//! A kind made here lives as long as the process: its description is `'static` like a
+//! compiled kind's, so installing a changed definition keeps the few kilobytes of the
+//! previous one (definitions change rarely; kube keeps each version's handler until its
+//! requests drain, for the same reason).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{CLUSTER, CustomResourceColumnDefinition, CustomResourceDefinition};
+use crate::api::{
+    KindInfo, NameRule, PrinterColumn, ScaleInfo, Scope, SelectableField, Subresources, VersionInfo,
+};
+use crate::registry::Schemas;
+use crate::scheme::{ConversionError, DynamicVersion, JsonConversion, KindEntry};
+
+/// What serving a definition takes: its kind, and the schemas its objects are checked
+/// against.
+pub struct Definition {
+    /// The kind, for [`Registry::install_kind`](crate::registry::Registry::install_kind).
+    pub kind: KindEntry,
+    /// Each version's compiled schema.
+    pub schemas: Arc<Schemas>,
+}
+
+/// Why a definition cannot be served (it passed validation, so only a schema the
+/// server cannot compile).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DefinitionError(String);
+
+/// The kind `crd` defines, its schemas built on `compiled`'s `ObjectMeta`.
+pub fn definition(
+    crd: &CustomResourceDefinition,
+    compiled: &Schemas,
+) -> Result<Definition, DefinitionError> {
+    let spec = &crd.spec;
+    let names = &spec.names;
+    let empty = Value::Object(Default::default());
+    let schemas: Vec<(&str, &Value)> = (spec.versions.iter())
+        .map(|v| {
+            let schema = (v.schema.as_ref()).and_then(|s| s.open_api_v3_schema.as_ref());
+            (v.name.as_str(), schema.unwrap_or(&empty))
+        })
+        .collect();
+    let schemas = (compiled.definition(&spec.group, &names.kind, &schemas))
+        .map_err(|e| DefinitionError(e.to_string()))?;
+    let schemas = Arc::new(schemas);
+    let info = leak(kind_info(crd, compiled));
+    let versions = (info.versions.iter())
+        .map(|version| DynamicVersion {
+            name: version.name,
+            to_hub: decode(info, version.name, Arc::clone(&schemas)),
+            from_hub: Arc::new(Ok),
+        })
+        .collect();
+    Ok(Definition {
+        kind: KindEntry::dynamic(info, versions),
+        schemas,
+    })
+}
+
+/// An object of `version` as the hub: pruned to the version's schema, then defaulted.
+fn decode(info: &'static KindInfo, version: &'static str, schemas: Arc<Schemas>) -> JsonConversion {
+    Arc::new(move |mut object| {
+        if !object.is_object() {
+            let error = <serde_json::Error as serde::de::Error>::custom("expected a JSON object");
+            return Err(ConversionError::Decode(error));
+        }
+        let schema = (schemas.kind(info.group, version, info.kind)).ok_or(
+            ConversionError::UnknownVersion {
+                kind: info.kind,
+                version: version.to_owned(),
+            },
+        )?;
+        schema.prune(&mut object);
+        schema.default(&mut object);
+        Ok(object)
+    })
+}
+
+/// The description of the kind: the definition's names and scope, and what its storage
+/// version declares (subresources, columns, selectable fields), which the validation
+/// requires to be the same in every version unless given per version.
+fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
+    let spec = &crd.spec;
+    let names = &spec.names;
+    let storage = (spec.versions.iter()).find(|v| v.storage);
+    let subresources = storage.and_then(|v| v.subresources.as_ref());
+    let kind = leak_str(&names.kind);
+    KindInfo {
+        group: leak_str(&spec.group),
+        kind,
+        plural: leak_str(&names.plural),
+        singular: leak_str((names.singular.as_deref()).unwrap_or(&names.kind.to_lowercase())),
+        scope: match spec.scope.as_str() {
+            CLUSTER => Scope::Cluster,
+            _ => Scope::Namespaced,
+        },
+        names: NameRule::DnsSubdomain,
+        short_names: leak_strs(&names.short_names),
+        categories: leak_strs(&names.categories),
+        subresources: Subresources {
+            status: subresources.is_some_and(|s| s.status.is_some()),
+            scale: (subresources.and_then(|s| s.scale.as_ref())).map(|scale| ScaleInfo {
+                spec_replicas_path: leak_str(&scale.spec_replicas_path),
+                status_replicas_path: leak_str(&scale.status_replicas_path),
+                label_selector_path: scale.label_selector_path.as_deref().map(leak_str),
+            }),
+        },
+        printer_columns: printer_columns(
+            storage.map_or(&[][..], |v| &v.additional_printer_columns),
+            compiled,
+        ),
+        selectable_fields: Vec::leak(
+            (storage.into_iter().flat_map(|v| &v.selectable_fields))
+                .map(|field| SelectableField {
+                    label: leak_str(field.json_path.trim_start_matches('.')),
+                    path: leak_str(&field.json_path),
+                })
+                .collect(),
+        ),
+        versions: Vec::leak(
+            (spec.versions.iter())
+                .map(|version| VersionInfo {
+                    name: leak_str(&version.name),
+                    served: version.served,
+                    storage: version.storage,
+                    deprecated: version.deprecated.unwrap_or(false),
+                    deprecation_warning: version.deprecation_warning.as_deref().map(leak_str),
+                    rust_type: "",
+                    schema: no_rust_schema,
+                    routes: &[],
+                })
+                .collect(),
+        ),
+        rust_type: "",
+        protobuf: None,
+        stored_with: None,
+        create_only: false,
+    }
+}
+
+/// The columns of `kubectl get`: the definition's, or kube's `Age` when it declares none.
+fn printer_columns(
+    columns: &[CustomResourceColumnDefinition],
+    compiled: &Schemas,
+) -> &'static [PrinterColumn] {
+    if columns.is_empty() {
+        let description = compiled.metadata_description("creationTimestamp");
+        return Vec::leak(vec![PrinterColumn {
+            name: "Age",
+            column_type: "date",
+            format: "",
+            json_path: ".metadata.creationTimestamp",
+            priority: 0,
+            description: leak_str(description.unwrap_or_default()),
+        }]);
+    }
+    Vec::leak(
+        (columns.iter())
+            .map(|column| PrinterColumn {
+                name: leak_str(&column.name),
+                column_type: leak_str(&column.type_),
+                format: leak_str(column.format.as_deref().unwrap_or_default()),
+                json_path: leak_str(&column.json_path),
+                priority: column.priority.unwrap_or(0),
+                description: leak_str(&match &column.description {
+                    Some(description) => description.clone(),
+                    None => format!(
+                        "Custom resource definition column (in JSONPath format): {}",
+                        column.json_path
+                    ),
+                }),
+            })
+            .collect(),
+    )
+}
+
+/// A defined kind's versions have no Rust type: their schemas are the definition's,
+/// which [`Schemas::definition`] compiles.
+fn no_rust_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::default()
+}
+
+fn leak<T>(value: T) -> &'static T {
+    Box::leak(Box::new(value))
+}
+
+fn leak_str(text: &str) -> &'static str {
+    Box::leak(text.to_owned().into_boxed_str())
+}
+
+fn leak_strs(texts: &[String]) -> &'static [&'static str] {
+    Vec::leak(texts.iter().map(|t| leak_str(t)).collect())
+}

@@ -1,0 +1,417 @@
+//! The kinds CustomResourceDefinitions define, served by the real `kapi-server` once their
+//! definition is `Established`: names accepted or refused as kube's naming controller
+//! decides, objects created, read, listed, watched, patched and deleted through both
+//! served versions, pruned and defaulted to each version's schema, validated against it
+//! with kube's field paths, the status split off the main resource, printer columns in
+//! Tables, and kube's 415 for strategic merge patches.
+//!
+//! Raw HTTP, since these kinds are not in discovery yet: clients that map kinds through
+//! discovery (kubectl) cannot reach them.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::http::Client;
+use support::{Server, wait_for};
+
+const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+/// CronTab in two versions with a `None` conversion, a schema with defaults, an enum, a
+/// list map, nested objects and a subtree that keeps unknown fields, status and scale, and
+/// printer columns.
+fn crontab_definition() -> Value {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["cronSpec"],
+                "properties": {
+                    "cronSpec": {"type": "string", "minLength": 1},
+                    "replicas": {"type": "integer", "default": 1, "minimum": 0},
+                    "mode": {"type": "string", "enum": ["Fast", "Slow"], "default": "Slow"},
+                    "ports": {
+                        "type": "array",
+                        "x-kubernetes-list-type": "map",
+                        "x-kubernetes-list-map-keys": ["name"],
+                        "items": {
+                            "type": "object",
+                            "required": ["name"],
+                            "properties": {
+                                "name": {"type": "string"},
+                                "port": {"type": "integer"}
+                            }
+                        }
+                    },
+                    "template": {
+                        "type": "object",
+                        "properties": {"image": {"type": "string"}}
+                    },
+                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+                }
+            },
+            "status": {
+                "type": "object",
+                "properties": {"replicas": {"type": "integer"}}
+            }
+        }
+    });
+    let version = |name: &str, storage: bool| {
+        json!({
+            "name": name,
+            "served": true,
+            "storage": storage,
+            "schema": {"openAPIV3Schema": schema},
+            "subresources": {
+                "status": {},
+                "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
+            },
+            "additionalPrinterColumns": [
+                {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
+                {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}
+            ]
+        })
+    };
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {
+            "group": "stable.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "crontabs", "kind": "CronTab", "shortNames": ["ct"]},
+            "versions": [version("v1", true), version("v1beta1", false)]
+        }
+    })
+}
+
+/// The definition's condition `type`, once it has one.
+fn condition(client: &Client, name: &str, type_: &str) -> Option<Value> {
+    let crd = client
+        .get(&format!(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+        ))
+        .ok()?
+        .json();
+    let conditions = crd.pointer("/status/conditions")?.as_array()?;
+    conditions.iter().find(|c| c["type"] == type_).cloned()
+}
+
+#[track_caller]
+fn wait_established(client: &Client, name: &str) -> Value {
+    wait_for(
+        Duration::from_secs(10),
+        "the definition to be Established",
+        || {
+            format!(
+                "{:?}",
+                client.get(&format!(
+                    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+                ))
+            )
+        },
+        || condition(client, name, "Established").filter(|c| c["status"] == "True"),
+    )
+}
+
+fn crontab(name: &str, spec: Value) -> Value {
+    json!({
+        "apiVersion": "stable.example.com/v1",
+        "kind": "CronTab",
+        "metadata": {"name": name},
+        "spec": spec
+    })
+}
+
+#[test]
+fn a_defined_kind_is_served_once_established() {
+    let server = Server::start();
+    let client = server.client();
+    let created = client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &crontab_definition(),
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let established = wait_established(&client, "crontabs.stable.example.com");
+    assert_eq!(established["reason"], "InitialNamesAccepted");
+    let accepted = condition(&client, "crontabs.stable.example.com", "NamesAccepted").unwrap();
+    assert_eq!(
+        (
+            &accepted["status"],
+            &accepted["reason"],
+            &accepted["message"]
+        ),
+        (
+            &json!("True"),
+            &json!("NoConflicts"),
+            &json!("no conflicts found")
+        )
+    );
+    let crd = client
+        .get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com")
+        .unwrap()
+        .json();
+    assert_eq!(crd["status"]["acceptedNames"]["kind"], "CronTab", "{crd}");
+    assert_eq!(
+        crd["status"]["acceptedNames"]["listKind"], "CronTabList",
+        "{crd}"
+    );
+
+    // Create: pruned (unknown fields warned about), defaulted, status dropped.
+    let mut body = crontab(
+        "nightly",
+        json!({"cronSpec": "0 0 * * *", "bogus": 1, "extra": {"anything": {"kept": true}}}),
+    );
+    body["status"] = json!({"replicas": 9});
+    let created = client.post(CRONTABS, &body).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let object = created.json();
+    assert_eq!(object["spec"]["replicas"], 1, "{object}");
+    assert_eq!(object["spec"]["mode"], "Slow", "{object}");
+    assert_eq!(
+        object["spec"]["extra"]["anything"]["kept"], true,
+        "{object}"
+    );
+    assert!(object["spec"].get("bogus").is_none(), "{object}");
+    assert!(object.get("status").is_none(), "{object}");
+    assert_eq!(object["metadata"]["generation"], 1, "{object}");
+    assert_eq!(
+        created.warnings,
+        [r#"299 - "unknown field \"spec.bogus\"""#],
+        "{created:?}"
+    );
+
+    // Strict field validation refuses unknown fields instead.
+    let strict = client
+        .post(
+            &format!("{CRONTABS}?fieldValidation=Strict"),
+            &crontab("strict", json!({"cronSpec": "x", "bogus": 1})),
+        )
+        .unwrap();
+    assert_eq!(strict.status, 400, "{strict:?}");
+    assert!(
+        strict
+            .body
+            .contains(r#"strict decoding error: unknown field \"spec.bogus\""#),
+        "{strict:?}"
+    );
+
+    // Invalid objects: kube's field paths and messages.
+    let invalid = client
+        .post(
+            CRONTABS,
+            &crontab("bad", json!({"replicas": -1, "mode": "Medium"})),
+        )
+        .unwrap();
+    assert_eq!(invalid.status, 422, "{invalid:?}");
+    let status = invalid.json();
+    let causes: Vec<&str> = (status["details"]["causes"].as_array().unwrap().iter())
+        .map(|c| c["field"].as_str().unwrap())
+        .collect();
+    assert!(causes.contains(&"spec.cronSpec"), "{status}");
+    assert!(causes.contains(&"spec.replicas"), "{status}");
+    assert!(causes.contains(&"spec.mode"), "{status}");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("CronTab.stable.example.com \"bad\" is invalid"),
+        "{status}"
+    );
+
+    // Read through both versions; the deprecated-free v1beta1 names its own apiVersion.
+    let read = client.get(&format!("{CRONTABS}/nightly")).unwrap().json();
+    assert_eq!(read["apiVersion"], "stable.example.com/v1");
+    let beta = client
+        .get("/apis/stable.example.com/v1beta1/namespaces/default/crontabs/nightly")
+        .unwrap()
+        .json();
+    assert_eq!(beta["apiVersion"], "stable.example.com/v1beta1", "{beta}");
+    assert_eq!(beta["spec"]["cronSpec"], "0 0 * * *", "{beta}");
+
+    // Merge patch; strategic merge is kube's 415 for custom resources.
+    let patched = client
+        .request(
+            "PATCH",
+            &format!("{CRONTABS}/nightly"),
+            "application/merge-patch+json",
+            Some(r#"{"spec":{"replicas":3}}"#),
+        )
+        .unwrap();
+    assert_eq!(patched.status, 200, "{patched:?}");
+    assert_eq!(patched.json()["metadata"]["generation"], 2);
+    let strategic = client
+        .request(
+            "PATCH",
+            &format!("{CRONTABS}/nightly"),
+            "application/strategic-merge-patch+json",
+            Some(r#"{"spec":{"replicas":4}}"#),
+        )
+        .unwrap();
+    assert_eq!(strategic.status, 415, "{strategic:?}");
+    assert!(
+        strategic.body.contains(
+            "accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+        ),
+        "{strategic:?}"
+    );
+
+    // Status and scale subresources.
+    let status = client
+        .request(
+            "PATCH",
+            &format!("{CRONTABS}/nightly/status"),
+            "application/merge-patch+json",
+            Some(r#"{"status":{"replicas":3},"spec":{"replicas":7}}"#),
+        )
+        .unwrap();
+    assert_eq!(status.status, 200, "{status:?}");
+    let object = status.json();
+    assert_eq!(
+        (&object["status"]["replicas"], &object["spec"]["replicas"]),
+        (&json!(3), &json!(3))
+    );
+    let scale = client
+        .get(&format!("{CRONTABS}/nightly/scale"))
+        .unwrap()
+        .json();
+    assert_eq!(scale["kind"], "Scale", "{scale}");
+    assert_eq!(
+        (&scale["spec"]["replicas"], &scale["status"]["replicas"]),
+        (&json!(3), &json!(3))
+    );
+
+    // Lists (also of every namespace) and Tables with the printer columns.
+    let list = client.get(CRONTABS).unwrap().json();
+    assert_eq!(list["kind"], "CronTabList", "{list}");
+    assert_eq!(list["items"].as_array().unwrap().len(), 1, "{list}");
+    let all = client
+        .get("/apis/stable.example.com/v1/crontabs")
+        .unwrap()
+        .json();
+    assert_eq!(all["items"].as_array().unwrap().len(), 1, "{all}");
+    let (code, table) = client
+        .get_accepting(CRONTABS, "application/json;as=Table;v=v1;g=meta.k8s.io")
+        .unwrap();
+    assert_eq!(code, 200);
+    let table: Value = serde_json::from_slice(&table).unwrap();
+    let headers: Vec<&str> = (table["columnDefinitions"].as_array().unwrap().iter())
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(headers, ["Name", "Spec", "Replicas"], "{table}");
+    assert_eq!(
+        table["rows"][0]["cells"],
+        json!(["nightly", "0 0 * * *", 3]),
+        "{table}"
+    );
+
+    // Watch: a delete reaches a watcher.
+    let mut watch = client
+        .watch(
+            &format!("{CRONTABS}?watch=true&resourceVersion=0"),
+            "application/json",
+        )
+        .unwrap();
+    let added = watch.next_event(Duration::from_secs(5));
+    assert_eq!(added["type"], "ADDED", "{added}");
+    let deleted = client.delete(&format!("{CRONTABS}/nightly")).unwrap();
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    let event = watch.next_event(Duration::from_secs(5));
+    assert_eq!(event["type"], "DELETED", "{event}");
+
+    // What is not served: an unknown version, a subresource the kind lacks, a method a
+    // path does not take.
+    let missing = client
+        .get("/apis/stable.example.com/v2/namespaces/default/crontabs")
+        .unwrap();
+    assert_eq!(missing.status, 404, "{missing:?}");
+    let missing = client.get(&format!("{CRONTABS}/nightly/logs")).unwrap();
+    assert_eq!(missing.status, 404, "{missing:?}");
+    let wrong = client
+        .post(&format!("{CRONTABS}/nightly"), &json!({}))
+        .unwrap();
+    assert_eq!(wrong.status, 405, "{wrong:?}");
+}
+
+#[test]
+fn names_in_use_are_not_accepted() {
+    let server = Server::start();
+    let client = server.client();
+    client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &crontab_definition(),
+        )
+        .unwrap();
+    wait_established(&client, "crontabs.stable.example.com");
+
+    // Another definition of the group wanting the same kind: NamesAccepted is False.
+    let mut rival = crontab_definition();
+    rival["metadata"]["name"] = json!("crontables.stable.example.com");
+    rival["spec"]["names"] =
+        json!({"plural": "crontables", "kind": "CronTab", "shortNames": ["ct"]});
+    let created = client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &rival,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let refused = wait_for(
+        Duration::from_secs(10),
+        "NamesAccepted to be False",
+        String::new,
+        || {
+            condition(&client, "crontables.stable.example.com", "NamesAccepted")
+                .filter(|c| c["status"] == "False")
+        },
+    );
+    // Every name is checked and the last conflict is reported, as kube's naming
+    // controller does: the short name, the kind, then the list kind.
+    assert_eq!(refused["reason"], "ListKindConflict", "{refused}");
+    assert_eq!(
+        refused["message"], "\"CronTabList\" is already in use",
+        "{refused}"
+    );
+    let established = condition(&client, "crontables.stable.example.com", "Established").unwrap();
+    assert_eq!(
+        (&established["status"], &established["reason"]),
+        (&json!("False"), &json!("NotAccepted"))
+    );
+    let unserved = client
+        .get("/apis/stable.example.com/v1/crontables")
+        .unwrap();
+    assert_eq!(unserved.status, 404, "{unserved:?}");
+
+    // A compiled kind's plural in its group.
+    let mut webapps = crontab_definition();
+    webapps["metadata"]["name"] = json!("webapps.apps.example.dev");
+    webapps["spec"]["group"] = json!("apps.example.dev");
+    webapps["spec"]["names"] = json!({"plural": "webapps", "kind": "OtherApp"});
+    client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &webapps,
+        )
+        .unwrap();
+    let refused = wait_for(
+        Duration::from_secs(10),
+        "NamesAccepted to be False",
+        String::new,
+        || {
+            condition(&client, "webapps.apps.example.dev", "NamesAccepted")
+                .filter(|c| c["status"] == "False")
+        },
+    );
+    assert_eq!(refused["reason"], "PluralConflict", "{refused}");
+    // The compiled kind is still the one served.
+    let list = client
+        .get("/apis/apps.example.dev/v1/webapps")
+        .unwrap()
+        .json();
+    assert_eq!(list["kind"], "WebAppList", "{list}");
+}
