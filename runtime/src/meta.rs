@@ -599,3 +599,8 @@ pub struct Condition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
 }
+
+/// The current time as kube writes timestamps: RFC 3339, UTC, seconds.
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

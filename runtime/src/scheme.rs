@@ -97,6 +97,7 @@ struct StrategyHooks {
     validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
     validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
     canonicalize: fn(&mut ErasedHub),
+    prepare_for_delete: Option<fn(&mut ErasedHub)>,
     allow_create_on_update: bool,
     allow_unconditional_update: bool,
 }
@@ -135,6 +136,11 @@ impl StrategyHooks {
                     hub.canonicalize();
                 }
             },
+            prepare_for_delete: Hub::has_delete_rules().then_some(|hub: &mut ErasedHub| {
+                if let Some(hub) = hub.downcast_mut::<Hub>() {
+                    hub.prepare_for_delete();
+                }
+            }),
             allow_create_on_update: Hub::allow_create_on_update(),
             allow_unconditional_update: Hub::allow_unconditional_update(),
         }
@@ -150,6 +156,7 @@ impl StrategyHooks {
         validate: |_, _| Vec::new(),
         validate_update: |_, _, _| Vec::new(),
         canonicalize: |_| {},
+        prepare_for_delete: None,
         allow_create_on_update: false,
         allow_unconditional_update: false,
     };
@@ -383,6 +390,18 @@ impl KindEntry {
     /// [`Strategy::allow_unconditional_update`] of the kind.
     pub fn allow_unconditional_update(&self) -> bool {
         self.hooks.allow_unconditional_update
+    }
+
+    /// Whether the kind changes objects on their first delete ([`Strategy::has_delete_rules`]).
+    pub fn has_delete_rules(&self) -> bool {
+        self.hooks.prepare_for_delete.is_some()
+    }
+
+    /// [`Strategy::prepare_for_delete`] of the kind.
+    pub fn prepare_for_delete(&self, hub: &mut ErasedHub) {
+        if let Some(prepare) = self.hooks.prepare_for_delete {
+            prepare(hub)
+        }
     }
 
     /// [`Strategy::canonicalize`] of the kind.

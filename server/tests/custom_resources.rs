@@ -415,3 +415,96 @@ fn names_in_use_are_not_accepted() {
         .json();
     assert_eq!(list["kind"], "WebAppList", "{list}");
 }
+
+#[test]
+fn deleting_a_definition_deletes_its_objects_first() {
+    let server = Server::start();
+    let client = server.client();
+    const DEFINITION: &str =
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com";
+    client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &crontab_definition(),
+        )
+        .unwrap();
+    wait_established(&client, "crontabs.stable.example.com");
+    for name in ["a", "b"] {
+        let created = client
+            .post(CRONTABS, &crontab(name, json!({"cronSpec": "x"})))
+            .unwrap();
+        assert_eq!(created.status, 201, "{created:?}");
+    }
+    // One object is held by a finalizer of its own: the definition waits for it.
+    let mut held = crontab("held", json!({"cronSpec": "x"}));
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    assert_eq!(client.post(CRONTABS, &held).unwrap().status, 201);
+
+    // The first delete only marks the definition, with kube's finalizer and condition.
+    let deleted = client.delete(DEFINITION).unwrap();
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    let marked = deleted.json();
+    assert!(
+        marked["metadata"]["deletionTimestamp"].is_string(),
+        "{marked}"
+    );
+    assert_eq!(
+        marked["metadata"]["finalizers"],
+        json!(["customresourcecleanup.apiextensions.k8s.io"]),
+        "{marked}"
+    );
+
+    // Its objects go (the held one is marked), and the definition waits, saying why.
+    let waiting = wait_for(
+        Duration::from_secs(10),
+        "the definition to wait for the held object",
+        || format!("{:?}", client.get(DEFINITION)),
+        || {
+            condition(&client, "crontabs.stable.example.com", "Terminating")
+                .filter(|c| c["reason"] == "InstanceDeletionCheck")
+        },
+    );
+    assert_eq!(
+        waiting["message"], "could not confirm zero CustomResources remaining: 1 remaining",
+        "{waiting}"
+    );
+    let left = client.get(CRONTABS).unwrap().json();
+    let names: Vec<&str> = (left["items"].as_array().unwrap().iter())
+        .map(|item| item["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["held"], "{left}");
+
+    // Once its finalizer is off, the object goes, then the definition, then its kind.
+    let released = client
+        .request(
+            "PATCH",
+            &format!("{CRONTABS}/held"),
+            "application/merge-patch+json",
+            Some(r#"{"metadata":{"finalizers":null}}"#),
+        )
+        .unwrap();
+    assert_eq!(released.status, 200, "{released:?}");
+    wait_for(
+        Duration::from_secs(10),
+        "the definition to go",
+        || format!("{:?}", client.get(DEFINITION)),
+        || (client.get(DEFINITION).unwrap().status == 404).then_some(()),
+    );
+    wait_for(
+        Duration::from_secs(10),
+        "its kind to stop being served",
+        String::new,
+        || (client.get(CRONTABS).unwrap().status == 404).then_some(()),
+    );
+
+    // Defined again, the kind starts empty.
+    client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &crontab_definition(),
+        )
+        .unwrap();
+    wait_established(&client, "crontabs.stable.example.com");
+    let list = client.get(CRONTABS).unwrap().json();
+    assert_eq!(list["items"], json!([]), "{list}");
+}

@@ -64,4 +64,16 @@ pub trait Strategy: Sized {
 
     /// Normalises the object before it is stored.
     fn canonicalize(&mut self) {}
+
+    /// Whether the kind changes an object on the first request to delete it
+    /// ([`prepare_for_delete`](Strategy::prepare_for_delete)). Defaults to false.
+    fn has_delete_rules() -> bool {
+        false
+    }
+
+    /// Changes the object on the first request to delete it, before its finalizers are
+    /// read: kube's REST `Delete` overrides, such as the CustomResourceDefinition's, which
+    /// adds its cleanup finalizer so that its objects go first. Only called when
+    /// [`has_delete_rules`](Strategy::has_delete_rules).
+    fn prepare_for_delete(&mut self) {}
 }

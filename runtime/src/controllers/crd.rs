@@ -22,10 +22,11 @@ use crate::cache::{CachedObject, Change};
 use crate::error::ApiError;
 use crate::kinds::apiextensions::install::definition;
 use crate::kinds::apiextensions::{
-    CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames,
-    GROUP,
+    CLEANUP_FINALIZER, CustomResourceDefinition, CustomResourceDefinitionCondition,
+    CustomResourceDefinitionNames, GROUP,
 };
-use crate::registry::{Registry, Subresource, Target, WriteOptions};
+use crate::meta::DeleteOptions;
+use crate::registry::{ListOptions, PatchType, Registry, Subresource, Target, WriteOptions};
 
 /// The kind of the definitions.
 const KIND: &str = "CustomResourceDefinition";
@@ -81,7 +82,7 @@ pub async fn run(registry: Weak<Registry>) {
             break;
         };
         retry = match sync(&strong, &definitions, &mut installed).await {
-            Ok(()) => false,
+            Ok(busy) => busy,
             Err(error) => {
                 tracing::warn!(%error, "crd controller: retrying");
                 true
@@ -125,12 +126,12 @@ fn decode(object: &CachedObject) -> Option<CustomResourceDefinition> {
     Some(crd)
 }
 
-/// One pass over every definition.
+/// One pass over every definition; busy while a deleted one waits for its objects to go.
 async fn sync(
     registry: &Registry,
     definitions: &BTreeMap<String, CustomResourceDefinition>,
     installed: &mut HashMap<String, Installed>,
-) -> Result<(), ApiError> {
+) -> Result<bool, ApiError> {
     // Kinds of definitions gone.
     installed.retain(|name, kind| {
         let kept = definitions.contains_key(name);
@@ -140,12 +141,127 @@ async fn sync(
         kept
     });
     let mut failed = None;
+    let mut busy = false;
     for (name, crd) in definitions {
-        if let Err(error) = sync_one(registry, definitions, installed, name, crd).await {
-            failed = Some(error);
+        let result = match crd.metadata.deletion_timestamp {
+            Some(_) => finalize(registry, crd).await,
+            None => sync_one(registry, definitions, installed, name, crd)
+                .await
+                .map(|()| false),
+        };
+        match result {
+            Ok(more) => busy |= more,
+            Err(error) => failed = Some(error),
         }
     }
-    failed.map_or(Ok(()), Err)
+    failed.map_or(Ok(busy), Err)
+}
+
+/// kube's CRD finalizer: a deleted definition's objects are deleted (their own finalizers
+/// honoured), then its cleanup finalizer is taken off, which deletes it; its `Terminating`
+/// condition tells how far it got. Busy while objects remain.
+async fn finalize(registry: &Registry, crd: &CustomResourceDefinition) -> Result<bool, ApiError> {
+    let finalizers = crd.metadata.finalizers.as_deref().unwrap_or_default();
+    if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+        return Ok(false);
+    }
+    let in_progress = condition(crd, "Terminating")
+        .is_some_and(|c| c.reason.as_deref() == Some("InstanceDeletionInProgress"));
+    if !in_progress {
+        let progress = new_condition(
+            "Terminating",
+            true,
+            "InstanceDeletionInProgress",
+            "CustomResource deletion is in progress",
+        );
+        write_status(registry, crd, None, &[progress]).await?;
+        return Ok(true);
+    }
+    let kind = (registry.scheme())
+        .by_resource(&crd.spec.group, &crd.spec.names.plural)
+        .filter(|kind| kind.is_dynamic());
+    let established = condition(crd, "Established").is_some_and(|c| c.status == "True");
+    let done = match kind {
+        Some(kind) if established => {
+            let target = Target {
+                kind: &kind,
+                version: kind.info.storage_version().name,
+                namespace: None,
+            };
+            let mut failures = Vec::new();
+            for item in registry.list(target, &ListOptions::default()).await?.items {
+                let item = item.value();
+                let meta = |field: &str| item.pointer(&format!("/metadata/{field}"));
+                if meta("deletionTimestamp").is_some() {
+                    continue;
+                }
+                let one = Target {
+                    namespace: meta("namespace").and_then(Value::as_str),
+                    ..target
+                };
+                let name = meta("name").and_then(Value::as_str).unwrap_or_default();
+                match registry.delete(one, name, &DeleteOptions::default()).await {
+                    Ok(_) | Err(ApiError::NotFound { .. }) => {}
+                    Err(error) => failures.push(error.to_string()),
+                }
+            }
+            if !failures.is_empty() {
+                let message = format!("could not issue all deletes: {}", failures.join(", "));
+                let failed = new_condition("Terminating", true, "InstanceDeletionFailed", &message);
+                write_status(registry, crd, None, &[failed]).await?;
+                return Ok(true);
+            }
+            let left = registry
+                .list(target, &ListOptions::default())
+                .await?
+                .items
+                .len();
+            if left > 0 {
+                let message =
+                    format!("could not confirm zero CustomResources remaining: {left} remaining");
+                let check = new_condition("Terminating", true, "InstanceDeletionCheck", &message);
+                write_status(registry, crd, None, &[check]).await?;
+                return Ok(true);
+            }
+            new_condition(
+                "Terminating",
+                false,
+                "InstanceDeletionCompleted",
+                "removed all instances",
+            )
+        }
+        _ => new_condition(
+            "Terminating",
+            false,
+            "NeverEstablished",
+            "resource was never established",
+        ),
+    };
+    let Some(revision) = write_status(registry, crd, None, &[done]).await? else {
+        return Ok(true); // changed meanwhile: judged again from the change
+    };
+    let kept: Vec<&String> = finalizers
+        .iter()
+        .filter(|f| *f != CLEANUP_FINALIZER)
+        .collect();
+    let Some(kind) = registry.scheme().by_kind(GROUP, KIND) else {
+        return Ok(false);
+    };
+    let target = Target {
+        kind: &kind,
+        version: "v1",
+        namespace: None,
+    };
+    let patch = json!({"metadata": {"finalizers": kept, "resourceVersion": revision}});
+    let options = WriteOptions {
+        field_manager: Some(MANAGER.into()),
+        ..WriteOptions::default()
+    };
+    let name = crd.metadata.name.as_deref().unwrap_or_default();
+    match (registry.patch(target, name, PatchType::Merge, patch, None, &options)).await {
+        Ok(_) | Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => Ok(false),
+        Err(error) => Err(error),
+    }
 }
 
 async fn sync_one(
@@ -162,7 +278,9 @@ async fn sync_one(
             && condition(crd, "NamesAccepted").is_some_and(|c| same(c, &names_accepted));
         if !unchanged {
             let conditions = [names_accepted, established];
-            return write_status(registry, crd, Some(&accepted), &conditions).await;
+            return write_status(registry, crd, Some(&accepted), &conditions)
+                .await
+                .map(drop);
         }
     }
     let accepted = condition(crd, "NamesAccepted").is_some_and(|c| c.status == "True");
@@ -201,7 +319,9 @@ async fn sync_one(
             "InitialNamesAccepted",
             "the initial names have been accepted",
         );
-        return write_status(registry, crd, None, &[established]).await;
+        return write_status(registry, crd, None, &[established])
+            .await
+            .map(drop);
     }
     Ok(())
 }
@@ -352,37 +472,23 @@ fn same(a: &CustomResourceDefinitionCondition, b: &CustomResourceDefinitionCondi
 
 /// Writes `crd`'s status with `names` accepted (when given) and `conditions` set (kube's
 /// `SetCRDCondition`: a condition keeps its transition time while its status holds),
-/// conditional on the resourceVersion read; a conflict or a deletion meanwhile is left to
-/// the change that caused it.
+/// conditional on the resourceVersion read; returns the new resourceVersion. A conflict
+/// or a deletion meanwhile is left to the change that caused it (`None`).
 async fn write_status(
     registry: &Registry,
     crd: &CustomResourceDefinition,
     names: Option<&CustomResourceDefinitionNames>,
     conditions: &[CustomResourceDefinitionCondition],
-) -> Result<(), ApiError> {
+) -> Result<Option<String>, ApiError> {
     let mut updated = crd.clone();
-    let status = updated.status.get_or_insert_with(Default::default);
     if let Some(names) = names {
-        status.accepted_names = names.clone();
+        (updated.status.get_or_insert_with(Default::default)).accepted_names = names.clone();
     }
     for condition in conditions {
-        let mut condition = condition.clone();
-        match (status.conditions.iter_mut()).find(|c| c.type_ == condition.type_) {
-            Some(existing) => {
-                condition.last_transition_time = match existing.status == condition.status {
-                    true => existing.last_transition_time.clone(),
-                    false => Some(crate::registry::object::now()),
-                };
-                *existing = condition;
-            }
-            None => {
-                condition.last_transition_time = Some(crate::registry::object::now());
-                status.conditions.push(condition);
-            }
-        }
+        updated.set_condition(condition.clone());
     }
     let Some(kind) = registry.scheme().by_kind(GROUP, KIND) else {
-        return Ok(());
+        return Ok(None);
     };
     let target = Target {
         kind: &kind,
@@ -402,7 +508,12 @@ async fn write_status(
         .update(target, name, body, Some(Subresource::Status), &options)
         .await;
     match written {
-        Ok(_) | Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => Ok(()),
+        Ok(written) => Ok(written
+            .object
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned)),
+        Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => Ok(None),
         Err(error) => Err(error),
     }
 }

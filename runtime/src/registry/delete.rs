@@ -203,6 +203,13 @@ impl Registry {
                 return Ok((namespace, false));
             }
             let mut held = stored.clone();
+            // The kind's own rules for a first delete (a definition's cleanup finalizer).
+            if kind.has_delete_rules() && meta_str(&stored, "deletionTimestamp").is_none() {
+                let mut hub = (kind.from_stored(stored.clone()))
+                    .map_err(|e| object::internal(e.to_string()))?;
+                kind.prepare_for_delete(&mut hub);
+                held = (kind.to_stored(hub)).map_err(|e| object::internal(e.to_string()))?;
+            }
             garbage_collection_finalizers(&mut held, options);
             if !finalizer_list(&held).is_empty() {
                 // Held by its finalizers: marked, not deleted.

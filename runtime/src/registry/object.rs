@@ -2,8 +2,6 @@
 //! server-set values (uids, timestamps, generated names), and the one mapping of storage
 //! errors to [`ApiError`]s.
 
-use std::time::SystemTime;
-
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
@@ -239,7 +237,7 @@ pub fn set_resource_version(object: &mut Value, revision: Revision) {
 
 /// The current time as kube writes timestamps: RFC 3339, UTC, seconds.
 pub fn now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+    crate::meta::now()
 }
 
 /// A fresh uid (a random v4 UUID, as kube's).

@@ -29,6 +29,9 @@ pub const GROUP: &str = "apiextensions.k8s.io";
 /// The kind, for an API's list of kinds.
 pub const KINDS: &[&KindInfo] = &[CustomResourceDefinition::INFO];
 
+/// The finalizer that holds a definition being deleted until its objects are gone.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
 /// `spec.scope` of a namespaced kind.
 pub const NAMESPACED: &str = "Namespaced";
 /// `spec.scope` of a cluster-scoped kind.
@@ -386,6 +389,25 @@ impl CustomResourceDefinition {
         }
     }
 
+    /// kube's `SetCRDCondition`: sets the condition of its type, its transition time now
+    /// unless its status stays the same.
+    pub fn set_condition(&mut self, mut condition: CustomResourceDefinitionCondition) {
+        let status = self.status.get_or_insert_with(Default::default);
+        match (status.conditions.iter_mut()).find(|c| c.type_ == condition.type_) {
+            Some(existing) => {
+                condition.last_transition_time = match existing.status == condition.status {
+                    true => existing.last_transition_time.clone(),
+                    false => Some(kapi_runtime::meta::now()),
+                };
+                *existing = condition;
+            }
+            None => {
+                condition.last_transition_time = Some(kapi_runtime::meta::now());
+                status.conditions.push(condition);
+            }
+        }
+    }
+
     /// Adds the storage version to `status.storedVersions` (kube's strategy: every
     /// version objects may have been stored in stays listed until a migration removes it).
     fn record_storage_version(&mut self) {
@@ -416,5 +438,28 @@ impl kapi_runtime::Strategy for CustomResourceDefinition {
 
     fn validate_update(&self, old: &Self) -> Vec<FieldError> {
         validation::update(self, old)
+    }
+
+    fn has_delete_rules() -> bool {
+        true
+    }
+
+    /// kube's CRD REST `Delete`: its objects go first, so the definition waits for the
+    /// cleanup finalizer, and its status says so.
+    fn prepare_for_delete(&mut self) {
+        let finalizers = self.metadata.finalizers.get_or_insert_with(Vec::new);
+        if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+            finalizers.push(CLEANUP_FINALIZER.to_owned());
+        }
+        self.set_condition(CustomResourceDefinitionCondition {
+            type_: "Terminating".into(),
+            status: "True".into(),
+            last_transition_time: None,
+            reason: Some("InstanceDeletionPending".into()),
+            message: Some(
+                "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+                    .into(),
+            ),
+        });
     }
 }
