@@ -508,3 +508,63 @@ fn deleting_a_definition_deletes_its_objects_first() {
     let list = client.get(CRONTABS).unwrap().json();
     assert_eq!(list["items"], json!([]), "{list}");
 }
+
+/// Several replicas on one etcd: a definition created through one is served by the other
+/// (each installs it from its own watch of the definitions), objects written through
+/// either are read through both, and deleting it through the other stops both.
+#[cfg(feature = "etcd")]
+#[test]
+fn two_replicas_on_etcd_serve_a_definition_made_through_either() {
+    use support::etcd::Etcd;
+    use support::server::etcd_args;
+
+    let etcd = Etcd::start();
+    let a = Server::start_with(&etcd_args(&etcd));
+    let b = Server::start_with(&etcd_args(&etcd));
+    let (client_a, client_b) = (a.client(), b.client());
+    let created = client_a
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &crontab_definition(),
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let started = std::time::Instant::now();
+    wait_for(
+        Duration::from_secs(5),
+        "the other replica to serve the kind",
+        || format!("{:?}", client_b.get(CRONTABS)),
+        || (client_b.get(CRONTABS).unwrap().status == 200).then_some(()),
+    );
+    eprintln!("served by the other replica after {:?}", started.elapsed());
+    let created = client_b
+        .post(CRONTABS, &crontab("x", json!({"cronSpec": "y"})))
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let read = client_a.get(&format!("{CRONTABS}/x")).unwrap();
+    assert_eq!(read.status, 200, "{read:?}");
+    assert_eq!(read.json()["spec"]["replicas"], 1);
+
+    let deleted = client_b
+        .delete(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com",
+        )
+        .unwrap();
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    wait_for(
+        Duration::from_secs(10),
+        "both replicas to stop serving the kind",
+        String::new,
+        || {
+            let gone = |client: &Client| client.get(CRONTABS).unwrap().status == 404;
+            (gone(&client_a) && gone(&client_b)).then_some(())
+        },
+    );
+    for server in [&a, &b] {
+        let log = server.log().tail(2000);
+        assert!(
+            !log.contains("crd controller"),
+            "a failed controller pass:\n{log}"
+        );
+    }
+}
