@@ -47,7 +47,13 @@ fn crontab_definition() -> Value {
                     },
                     "template": {
                         "type": "object",
-                        "properties": {"image": {"type": "string"}}
+                        "maxProperties": 1,
+                        "properties": {"image": {"type": "string"}, "tag": {"type": "string"}}
+                    },
+                    "interval": {
+                        "type": "integer",
+                        "multipleOf": 5,
+                        "anyOf": [{"minimum": 60}, {"maximum": 10}]
                     },
                     "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
                 }
@@ -204,7 +210,11 @@ fn a_defined_kind_is_served_once_established() {
     let invalid = client
         .post(
             CRONTABS,
-            &crontab("bad", json!({"replicas": -1, "mode": "Medium"})),
+            &crontab(
+                "bad",
+                json!({"replicas": -1, "mode": "Medium", "interval": 30,
+                       "template": {"image": "a", "tag": "b"}}),
+            ),
         )
         .unwrap();
     assert_eq!(invalid.status, 422, "{invalid:?}");
@@ -215,6 +225,22 @@ fn a_defined_kind_is_served_once_established() {
     assert!(causes.contains(&"spec.cronSpec"), "{status}");
     assert!(causes.contains(&"spec.replicas"), "{status}");
     assert!(causes.contains(&"spec.mode"), "{status}");
+    assert!(causes.contains(&"spec.template"), "{status}");
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "spec.interval: Invalid value: 30: must validate at least one schema (anyOf)"
+        ),
+        "{status}"
+    );
+    let odd = client
+        .post(
+            CRONTABS,
+            &crontab("odd", json!({"cronSpec": "x", "interval": 61})),
+        )
+        .unwrap();
+    assert_eq!(odd.status, 422, "{odd:?}");
+    assert!(odd.body.contains("should be a multiple of 5"), "{odd:?}");
     assert!(
         status["message"]
             .as_str()
@@ -335,6 +361,30 @@ fn a_defined_kind_is_served_once_established() {
         .post(&format!("{CRONTABS}/nightly"), &json!({}))
         .unwrap();
     assert_eq!(wrong.status, 405, "{wrong:?}");
+}
+
+/// CEL rules are refused with a clear reason: this server does not evaluate them, and
+/// ignoring them would store objects kube rejects.
+#[test]
+fn validation_rules_are_refused() {
+    let server = Server::start();
+    let client = server.client();
+    let mut definition = crontab_definition();
+    definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
+        json!([{"rule": "self.replicas < 10"}]);
+    let refused = client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &definition,
+        )
+        .unwrap();
+    assert_eq!(refused.status, 422, "{refused:?}");
+    assert!(
+        refused.body.contains(
+            "x-kubernetes-validations: Forbidden: validation rules (CEL) are not supported by this server"
+        ),
+        "{refused:?}"
+    );
 }
 
 #[test]

@@ -93,6 +93,14 @@ pub(crate) struct Node {
     pub(crate) enumeration: Option<Vec<Value>>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
+    pub(crate) multiple_of: Option<f64>,
+    pub(crate) min_properties: Option<u64>,
+    pub(crate) max_properties: Option<u64>,
+    /// Value validations (a CustomResourceDefinition's): the value must pass at least one
+    /// (`anyOf`), exactly one (`oneOf`), or not (`not`) of these schemas.
+    pub(crate) any_of: Vec<usize>,
+    pub(crate) one_of: Vec<usize>,
+    pub(crate) not: Option<usize>,
     pub(crate) list_type: ListType,
     /// `x-kubernetes-map-type: atomic`: the object is replaced whole by server-side apply.
     pub(crate) atomic_map: bool,
@@ -193,6 +201,20 @@ impl Compiler<'_> {
         node.max_length = count("maxLength");
         node.min_items = count("minItems");
         node.max_items = count("maxItems");
+        node.min_properties = count("minProperties");
+        node.max_properties = count("maxProperties");
+        node.multiple_of = schema.get("multipleOf").and_then(Value::as_f64);
+        for (key, branches) in [("anyOf", &mut node.any_of), ("oneOf", &mut node.one_of)] {
+            for branch in (schema.get(key).and_then(Value::as_array))
+                .into_iter()
+                .flatten()
+            {
+                branches.push(self.compile(branch)?);
+            }
+        }
+        if let Some(not) = schema.get("not") {
+            node.not = Some(self.compile(not)?);
+        }
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
             let regex = regex_lite::Regex::new(pattern)
                 .map_err(|e| self.error(format_args!("pattern {pattern:?}: {e}")))?;
@@ -559,6 +581,7 @@ impl KindSchema<'_> {
         }
         for node in &view.nodes {
             check_scalar(node, value, path, errors);
+            self.check_branches(node, value, path, errors);
         }
         match value {
             Value::Object(fields) => {
@@ -607,6 +630,56 @@ impl KindSchema<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A CustomResourceDefinition's value validations of `node` on `value`: `anyOf`,
+    /// `oneOf`, `not` (each branch judged on its own), `multipleOf`, `minProperties` and
+    /// `maxProperties`, with kube-openapi's messages.
+    fn check_branches(&self, node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+        let invalid = |detail: String| {
+            FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail)
+        };
+        let passes = |branch: usize| {
+            let mut found = Vec::new();
+            self.validate_node(branch, value, &mut path.to_owned(), &mut found, false);
+            found.is_empty()
+        };
+        if !node.any_of.is_empty() && !node.any_of.iter().any(|b| passes(*b)) {
+            errors.push(invalid("must validate at least one schema (anyOf)".into()));
+        }
+        if !node.one_of.is_empty() && node.one_of.iter().filter(|b| passes(**b)).count() != 1 {
+            errors.push(invalid(
+                "must validate one and only one schema (oneOf)".into(),
+            ));
+        }
+        if let Some(not) = node.not
+            && passes(not)
+        {
+            errors.push(invalid("must not validate the schema (not)".into()));
+        }
+        if let (Some(multiple), Some(number)) = (node.multiple_of, value.as_f64())
+            && multiple > 0.0
+        {
+            let quotient = number / multiple;
+            if (quotient - quotient.round()).abs() > 1e-9 {
+                let multiple = serde_json::Number::from_f64(multiple)
+                    .map_or_else(|| multiple.to_string(), |n| go_number(&n));
+                errors.push(invalid(format!("should be a multiple of {multiple}")));
+            }
+        }
+        if let Value::Object(fields) = value {
+            let count = fields.len() as u64;
+            if let Some(min) = node.min_properties
+                && count < min
+            {
+                errors.push(invalid(format!("should have at least {min} properties")));
+            }
+            if let Some(max) = node.max_properties
+                && count > max
+            {
+                errors.push(invalid(format!("should have at most {max} properties")));
+            }
         }
     }
 

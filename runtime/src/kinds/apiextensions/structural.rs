@@ -9,6 +9,9 @@
 //! descriptions or extensions, and the embedded-resource and int-or-string rules. Paths
 //! and messages are kube's (`properties[spec].type`).
 //!
+//! `x-kubernetes-validations` (CEL rules) are refused, with that reason: this server does not
+//! evaluate them, and ignoring them would store objects kube rejects.
+//!
 //! Not yet here: kube's completeness check (every field a value validation names is also
 //! specified outside it) and the validation of defaults against the schema.
 
@@ -81,6 +84,13 @@ fn generic(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
         errors.push(E::forbidden(
             format!("{path}.uniqueItems"),
             "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        ));
+    }
+    // Refused rather than ignored: an object a rule would reject must not be stored.
+    if node.contains_key("x-kubernetes-validations") {
+        errors.push(E::forbidden(
+            format!("{path}.x-kubernetes-validations"),
+            "validation rules (CEL) are not supported by this server",
         ));
     }
     if node.contains_key("$ref") {
