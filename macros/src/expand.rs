@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use crate::attr::NameRuleAttr;
 use crate::json_path::{self, Segment};
 use crate::model::{JsonPath, Kind, PrinterColumn, Version, VersionType};
-use crate::routes::{self, Action, Method};
+use kapi_routes::{self as routes, Action, Method};
 
 /// The whole expansion of a kind that passed every check.
 pub fn expand(kind: &Kind) -> TokenStream {

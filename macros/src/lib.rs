@@ -23,7 +23,6 @@ mod expand;
 mod json_path;
 mod model;
 mod names;
-mod routes;
 
 use darling::FromDeriveInput;
 use proc_macro::TokenStream;

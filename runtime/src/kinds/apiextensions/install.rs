@@ -18,7 +18,8 @@ use serde_json::Value;
 
 use super::{CLUSTER, CustomResourceColumnDefinition, CustomResourceDefinition};
 use crate::api::{
-    KindInfo, NameRule, PrinterColumn, ScaleInfo, Scope, SelectableField, Subresources, VersionInfo,
+    KindInfo, NameRule, PrinterColumn, Route, ScaleInfo, Scope, SelectableField, Subresources,
+    VersionInfo,
 };
 use crate::registry::Schemas;
 use crate::scheme::{ConversionError, DynamicVersion, JsonConversion, KindEntry};
@@ -97,14 +98,40 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
     let storage = (spec.versions.iter()).find(|v| v.storage);
     let subresources = storage.and_then(|v| v.subresources.as_ref());
     let kind = leak_str(&names.kind);
+    let namespaced = spec.scope != CLUSTER;
+    let routes = |version: &str| {
+        let routes = kapi_routes::routes(&kapi_routes::Input {
+            group: &spec.group,
+            version,
+            kind,
+            plural: &names.plural,
+            namespaced,
+            status: subresources.is_some_and(|s| s.status.is_some()),
+            scale: subresources.is_some_and(|s| s.scale.is_some()),
+            finalize: false,
+            create_only: false,
+        });
+        Vec::leak(
+            (routes.into_iter())
+                .map(|route| Route {
+                    method: route.method,
+                    path: leak_str(&route.path),
+                    action: route.action,
+                    subresource: route.subresource,
+                    operation_id: leak_str(&route.operation_id),
+                })
+                .collect(),
+        ) as &'static [Route]
+    };
     KindInfo {
         group: leak_str(&spec.group),
         kind,
         plural: leak_str(&names.plural),
         singular: leak_str((names.singular.as_deref()).unwrap_or(&names.kind.to_lowercase())),
-        scope: match spec.scope.as_str() {
-            CLUSTER => Scope::Cluster,
-            _ => Scope::Namespaced,
+        scope: if namespaced {
+            Scope::Namespaced
+        } else {
+            Scope::Cluster
         },
         names: NameRule::DnsSubdomain,
         short_names: leak_strs(&names.short_names),
@@ -139,7 +166,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                     deprecation_warning: version.deprecation_warning.as_deref().map(leak_str),
                     rust_type: "",
                     schema: no_rust_schema,
-                    routes: &[],
+                    routes: routes(&version.name),
                 })
                 .collect(),
         ),

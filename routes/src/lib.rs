@@ -1,6 +1,7 @@
 //! The routes kube-apiserver's installer (`k8s.io/apiserver/pkg/endpoints/installer.go`)
-//! registers for a kind in one version, computed at expansion time so that the route table
-//! is plain `&'static` data.
+//! registers for a kind in one version: one implementation for the derive, which writes
+//! them into each compiled kind's `&'static` description at expansion time, and for the
+//! runtime, which computes them for the kinds CustomResourceDefinitions define.
 //!
 //! Operation ids follow the installer: `<verb><Namespaced?><Kind><Subresource?><List?>` plus
 //! `ForAllNamespaces` on the cross-namespace routes (`listNamespacedWebApp`,
@@ -10,28 +11,86 @@
 //! Order is fixed so the expansion is deterministic: collection, object, all-namespaces,
 //! the deprecated `/watch/` routes, then the `status` and `scale` subresources.
 
-/// HTTP method; mirrors `kapi_runtime::api::Method`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// HTTP method of a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
+    /// GET
     Get,
+    /// POST
     Post,
+    /// PUT
     Put,
+    /// PATCH
     Patch,
+    /// DELETE
     Delete,
 }
 
-/// `x-kubernetes-action`; mirrors `kapi_runtime::api::Action`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl Method {
+    /// Upper-case name, as on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// What a route does: kube-apiserver's `x-kubernetes-action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
+    /// Read one object.
     Get,
+    /// List a collection (and watch it with `?watch=true`).
     List,
+    /// Create an object in a collection (`post`).
     Create,
+    /// Replace an object (`put`).
     Update,
+    /// Patch an object.
     Patch,
+    /// Delete an object.
     Delete,
+    /// Delete the objects of a collection that match the selectors.
     DeleteCollection,
+    /// Watch one object: the deprecated `/watch/.../{name}` path.
     Watch,
+    /// Watch a collection: the deprecated `/watch/...` path.
     WatchList,
+}
+
+impl Action {
+    /// The value of `x-kubernetes-action`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Get => "get",
+            Action::List => "list",
+            Action::Create => "post",
+            Action::Update => "put",
+            Action::Patch => "patch",
+            Action::Delete => "delete",
+            Action::DeleteCollection => "deletecollection",
+            Action::Watch => "watch",
+            Action::WatchList => "watchlist",
+        }
+    }
+
+    /// The authorization / discovery verb the action belongs to.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Action::Get => "get",
+            Action::List => "list",
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Patch => "patch",
+            Action::Delete => "delete",
+            Action::DeleteCollection => "deletecollection",
+            Action::Watch | Action::WatchList => "watch",
+        }
+    }
 }
 
 /// What the routes of one version depend on.
@@ -57,13 +116,19 @@ pub struct Input<'a> {
     pub create_only: bool,
 }
 
-/// One route, as the expansion writes it into a `kapi_runtime::api::Route`.
+/// One route, owned: the derive writes it into a `kapi_runtime::api::Route`, the runtime
+/// leaks it into one for a kind it installs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
+    /// HTTP method.
     pub method: Method,
+    /// Path template with `{namespace}` and `{name}` parameters.
     pub path: String,
+    /// What the route does.
     pub action: Action,
+    /// `status`, `scale` or `finalize`, for subresource routes.
     pub subresource: Option<&'static str>,
+    /// The installer's operation id (`listNamespacedWebApp`).
     pub operation_id: String,
 }
 
