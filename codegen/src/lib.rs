@@ -12,4 +12,6 @@ pub mod render;
 pub mod version_priority;
 
 pub use model::{ApiModel, GroupModel, GroupVersionModel, ModelError, ResourceModel};
-pub use render::{FileKind, GeneratedFile, RenderError, render};
+pub use render::{
+    DiscoveryDocument, FileKind, GeneratedFile, RenderError, discovery_documents, render,
+};

@@ -68,9 +68,13 @@ pub fn render(model: &ApiModel) -> Result<Vec<GeneratedFile>, RenderError> {
 
     let v3_documents = openapi(model, &mut files, &mut index)?;
 
-    for document in discovery::documents(model) {
+    for document in discovery_documents(model)? {
         let path = discovery_file(&document);
-        files.push(json(path.clone(), &document.body)?);
+        files.push(GeneratedFile {
+            path: path.clone(),
+            contents: document.bytes,
+            kind: FileKind::Json,
+        });
         index.discovery.push(DiscoveryFile {
             path: document.path,
             aggregated: document.aggregated,
@@ -150,8 +154,33 @@ fn openapi(
     Ok(documents)
 }
 
+/// One discovery document as served.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscoveryDocument {
+    /// Its URL path (`/apis`, `/apis/apps.example.dev/v1`).
+    pub path: String,
+    /// The aggregated (`apidiscovery.k8s.io/v2`) form of `/api` or `/apis`.
+    pub aggregated: bool,
+    /// Its bytes: what `generated/discovery/` holds for it.
+    pub bytes: Vec<u8>,
+}
+
+/// Every discovery document of `model`, serialized as `generated/` holds them: what the
+/// server renders again when kinds are installed while it runs.
+pub fn discovery_documents(model: &ApiModel) -> Result<Vec<DiscoveryDocument>, RenderError> {
+    (discovery::documents(model).into_iter())
+        .map(|document| {
+            Ok(DiscoveryDocument {
+                bytes: json(String::new(), &document.body)?.contents,
+                path: document.path,
+                aggregated: document.aggregated,
+            })
+        })
+        .collect()
+}
+
 /// `discovery/apis/apps.example.dev/v1.json`, `discovery/aggregated/apis.json`.
-fn discovery_file(document: &discovery::Document) -> String {
+fn discovery_file(document: &DiscoveryDocument) -> String {
     if document.aggregated {
         format!("discovery/aggregated{}.json", document.path)
     } else {

@@ -426,6 +426,9 @@ pub struct Scheme {
     /// Every kind by its slot. Replaced whole (copy on write) by the rare installs and
     /// removals, so that a reader takes a snapshot without holding a lock.
     slots: RwLock<Arc<Vec<Slot>>>,
+    /// Moves with every change of the kinds, so that what is derived from them (the
+    /// discovery documents) knows when to be made again.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// The slot of one group and resource: it keeps its index when its kind is replaced or
@@ -585,11 +588,17 @@ impl Scheme {
             .cloned()
     }
 
+    /// A number that changes whenever a kind is installed or removed.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     fn edit<T>(&self, change: impl FnOnce(&mut Vec<Slot>) -> T) -> T {
         let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
         let mut edited = Vec::clone(&slots);
         let result = change(&mut edited);
         *slots = Arc::new(edited);
+        (self.generation).fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         result
     }
 }

@@ -45,6 +45,7 @@ async fn api() -> Api {
         registry: Arc::new(registry),
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
+        renderer: None,
         version: ServerVersion::default(),
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,

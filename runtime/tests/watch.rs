@@ -544,6 +544,7 @@ async fn table_watchers_share_each_row_encoding() {
         registry: Arc::clone(&registry),
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
+        renderer: None,
         version: ServerVersion::default(),
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,

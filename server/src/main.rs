@@ -279,6 +279,7 @@ async fn run(flags: Flags) -> Result<()> {
         registry: Arc::clone(&registry),
         storage,
         documents: kapi_generated::documents::DOCUMENTS,
+        renderer: Some(renderer()),
         version: version(),
         filters,
         min_request_timeout: Duration::from_secs(flags.min_request_timeout),
@@ -547,4 +548,20 @@ fn event_ttl(value: &str) -> Result<Duration, String> {
         return Err("must be at least 1s".into());
     }
     Ok(ttl)
+}
+
+/// The discovery documents of a scheme that gained kinds while the server runs, rendered by
+/// the model and renderers that made `generated/`.
+fn renderer() -> kapi_runtime::api::Renderer {
+    std::sync::Arc::new(|kinds| {
+        let model = kapi_codegen::ApiModel::build(kinds).map_err(|e| e.to_string())?;
+        let documents = kapi_codegen::discovery_documents(&model).map_err(|e| e.to_string())?;
+        Ok((documents.into_iter())
+            .map(|d| kapi_runtime::api::RenderedDocument {
+                path: d.path,
+                aggregated: d.aggregated,
+                bytes: d.bytes,
+            })
+            .collect())
+    })
 }

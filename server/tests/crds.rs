@@ -4,8 +4,15 @@
 //! get crd` lists it; an invalid one is refused with kube's field paths and messages; its
 //! group and plural cannot change; `kubectl delete` removes it. (kube's exact answers to
 //! the same requests are the CustomResourceDefinition rows of `differential/builtin.yaml`.)
+//!
+//! The kind it defines, through kubectl once `kubectl wait` sees it Established: found by
+//! discovery (`api-resources`, short names), applied (client- and server-side), listed
+//! with its printer columns (`-o wide` for the wide ones), patched, scaled, watched, and
+//! gone with its definition.
 
 mod support;
+
+use std::time::Duration;
 
 use support::{Kubectl, Server, Version, for_both_versions};
 
@@ -123,7 +130,112 @@ fn crds_are_stored_validated_and_deleted(version: Version) {
         .stderr_has("not found");
 }
 
+const NIGHTLY: &str = r#"apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: nightly
+spec:
+  cronSpec: "0 0 * * *"
+"#;
+
+fn defined_kinds_are_served_to_kubectl(version: Version) {
+    version.binary();
+    let server = Server::start();
+    let kubectl = Kubectl::new(version, &server);
+    let with_wide_column = CRONTABS.replace(
+        "- {name: Spec, type: string, jsonPath: .spec.cronSpec}",
+        "- {name: Spec, type: string, jsonPath: .spec.cronSpec}\n    - {name: Replicas, type: integer, jsonPath: .spec.replicas, priority: 1}",
+    );
+    let manifest = kubectl.write_file("crontabs.yaml", &with_wide_column);
+    kubectl.ok(&["apply", "-f", &manifest]);
+    kubectl
+        .ok(&[
+            "wait",
+            "--for=condition=Established",
+            "crd/crontabs.stable.example.com",
+            "--timeout=20s",
+        ])
+        .stdout_has("condition met");
+    kubectl
+        .ok(&["api-resources", "--api-group=stable.example.com"])
+        .stdout_has("crontabs")
+        .stdout_has("ct")
+        .stdout_has("CronTab");
+
+    // An unknown field: kubectl 1.32 asks for strict field validation and is refused;
+    // 1.20 asks for none, and the field is pruned.
+    let bogus = NIGHTLY.replace("spec:\n", "spec:\n  bogus: dropped\n");
+    let manifest = kubectl.write_file("bogus.yaml", &bogus);
+    match version {
+        Version::V1_32 => {
+            kubectl.fails(&["apply", "-f", &manifest]).stderr_has(
+                r#"CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "spec.bogus""#,
+            );
+        }
+        Version::V1_20 => {
+            kubectl.ok(&["apply", "-f", &manifest]);
+            let object = kubectl.ok(&["get", "ct", "nightly", "-o", "json"]).json();
+            assert!(object["spec"].get("bogus").is_none(), "pruned: {object}");
+            kubectl.ok(&["delete", "ct", "nightly"]);
+        }
+    }
+    let manifest = kubectl.write_file("nightly.yaml", NIGHTLY);
+    kubectl
+        .ok(&["apply", "-f", &manifest])
+        .stdout_has("crontab.stable.example.com/nightly created");
+    let table = kubectl.ok(&["get", "ct"]).table();
+    assert_eq!(table.column("NAME"), ["nightly"]);
+    assert_eq!(table.column("SPEC"), ["0 0 * * *"]);
+    let wide = kubectl.ok(&["get", "crontabs", "-o", "wide"]).table();
+    assert_eq!(wide.column("REPLICAS"), ["1"], "the schema's default");
+    kubectl
+        .ok(&["apply", "--server-side", "-f", &manifest])
+        .stdout_has("serverside-applied");
+    kubectl
+        .ok(&[
+            "patch",
+            "ct",
+            "nightly",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":3}}"#,
+        ])
+        .stdout_has("patched");
+    kubectl
+        .ok(&["scale", "ct", "nightly", "--replicas=5"])
+        .stdout_has("scaled");
+    let object = kubectl.ok(&["get", "ct", "nightly", "-o", "json"]).json();
+    assert_eq!(object["spec"]["replicas"], 5, "{object}");
+
+    let mut watch = kubectl.spawn(&["get", "ct", "-w"]);
+    watch.wait_line(Duration::from_secs(20), "the row of nightly", |l| {
+        l.starts_with("nightly ")
+    });
+    kubectl.ok(&[
+        "patch",
+        "ct",
+        "nightly",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"cronSpec":"1 * * * *"}}"#,
+    ]);
+    watch.wait_line(Duration::from_secs(20), "the changed row", |l| {
+        l.starts_with("nightly ") && l.contains("1 * * * *")
+    });
+    drop(watch);
+
+    // Deleting the definition deletes its objects, then it goes (kubectl waits for that).
+    kubectl
+        .ok(&["delete", "crd", "crontabs.stable.example.com"])
+        .stdout_has("deleted");
+    kubectl
+        .fails(&["get", "crd", "crontabs.stable.example.com"])
+        .stderr_has("not found");
+}
+
 for_both_versions! {
     crds_are_stored_validated_and_deleted => kubectl_1_32_crds_are_stored_validated_and_deleted,
         kubectl_1_20_crds_are_stored_validated_and_deleted;
+    defined_kinds_are_served_to_kubectl => kubectl_1_32_defined_kinds_are_served_to_kubectl,
+        kubectl_1_20_defined_kinds_are_served_to_kubectl;
 }

@@ -29,3 +29,21 @@ pub struct OpenApiV3Document {
     /// The document.
     pub json: &'static str,
 }
+
+/// One document rendered while the server runs.
+#[derive(Clone, Debug)]
+pub struct RenderedDocument {
+    /// Its URL path (`/apis`, `/apis/stable.example.com/v1`).
+    pub path: String,
+    /// The aggregated (`apidiscovery.k8s.io/v2`) form of `/api` or `/apis`.
+    pub aggregated: bool,
+    /// The document, as [`Documents`] would hold it.
+    pub bytes: Vec<u8>,
+}
+
+/// Renders the discovery documents of a set of kinds with the model and renderers
+/// `cargo xtask generate` uses: how the server describes the kinds installed while it runs
+/// (the binary provides it, so that the runtime does not depend on the code generator).
+pub type Renderer = std::sync::Arc<
+    dyn Fn(&[&'static super::KindInfo]) -> Result<Vec<RenderedDocument>, String> + Send + Sync,
+>;

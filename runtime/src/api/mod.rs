@@ -17,7 +17,7 @@ pub use binding::{Handler, RouteBinding};
 #[doc(hidden)]
 pub use convert::__private as __convert;
 pub use convert::Convert;
-pub use documents::{Documents, OpenApiV3Document};
+pub use documents::{Documents, OpenApiV3Document, RenderedDocument, Renderer};
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use schema_keywords::SCHEMA_KEYWORDS;

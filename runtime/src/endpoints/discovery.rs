@@ -5,8 +5,15 @@
 //! `v2beta1` `APIGroupDiscoveryList`) when `Accept` prefers it, naming that media type in
 //! `Content-Type`, since clients (kubectl 1.32) decide the format by it alone; otherwise
 //! with the legacy `APIVersions` / `APIGroupList` as `application/json`.
+//!
+//! The generated documents describe the compiled kinds. Once kinds are installed while the
+//! server runs (CustomResourceDefinitions), every discovery path answers from documents
+//! rendered again for the whole scheme by the server's [`Renderer`] (`Live`), made once per
+//! change of the scheme; the paths of groups only installed kinds have are reached through
+//! the router's fallback (`super::dynamic`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::http::header::{CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY};
@@ -17,8 +24,9 @@ use serde_json::Value;
 
 use super::Documents;
 use super::media::{self, JSON};
-use crate::api::RouteBinding;
+use crate::api::{KindInfo, Renderer, RouteBinding};
 use crate::error::ApiError;
+use crate::registry::Registry;
 
 const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 const AGGREGATED_V2BETA1: &str =
@@ -89,8 +97,98 @@ pub(super) fn paths(bindings: &[RouteBinding], documents: &Documents) -> Vec<Str
         .collect()
 }
 
+/// The discovery documents of the scheme as it now is, when it holds kinds installed while
+/// the server runs.
+pub(super) struct Live {
+    registry: Arc<Registry>,
+    renderer: Option<Renderer>,
+    /// The documents of one generation of the scheme.
+    rendered: Mutex<Option<(u64, Arc<Rendered>)>>,
+}
+
+/// Documents ready to serve, by path.
+#[derive(Default)]
+struct Rendered {
+    legacy: HashMap<String, Prepared>,
+    aggregated: HashMap<String, (Prepared, Prepared)>,
+}
+
+impl Live {
+    pub fn new(registry: Arc<Registry>, renderer: Option<Renderer>) -> Live {
+        Live {
+            registry,
+            renderer,
+            rendered: Mutex::new(None),
+        }
+    }
+
+    /// The documents of the scheme now; `None` while it holds only compiled kinds (the
+    /// generated documents are theirs) or when it cannot be rendered (logged).
+    fn current(&self) -> Option<Arc<Rendered>> {
+        let renderer = self.renderer.as_ref()?;
+        let scheme = self.registry.scheme();
+        let generation = scheme.generation();
+        let mut rendered = self.rendered.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, documents)) = rendered.as_ref()
+            && *at == generation
+        {
+            return Some(Arc::clone(documents));
+        }
+        let kinds = scheme.kinds();
+        if !kinds.iter().any(|kind| kind.is_dynamic()) {
+            *rendered = None;
+            return None;
+        }
+        let infos: Vec<&'static KindInfo> = kinds.iter().map(|kind| kind.info).collect();
+        let documents = match renderer(&infos) {
+            Ok(documents) => documents,
+            Err(error) => {
+                tracing::error!(%error, "cannot render the discovery documents");
+                return None;
+            }
+        };
+        let mut prepared = Rendered::default();
+        for document in documents {
+            if document.aggregated {
+                let v2beta1 = std::str::from_utf8(&document.bytes)
+                    .ok()
+                    .and_then(as_v2beta1);
+                let v2beta1 = Prepared::new(v2beta1.unwrap_or_default());
+                let v2 = Prepared::new(document.bytes);
+                prepared.aggregated.insert(document.path, (v2, v2beta1));
+            } else {
+                prepared
+                    .legacy
+                    .insert(document.path, Prepared::new(document.bytes));
+            }
+        }
+        for path in ["/api", "/api/v1", "/apis"] {
+            if !prepared.legacy.contains_key(path)
+                && let Some(empty) = empty_document(path)
+            {
+                prepared
+                    .legacy
+                    .insert(path.to_owned(), Prepared::new(empty));
+            }
+        }
+        let prepared = Arc::new(prepared);
+        *rendered = Some((generation, Arc::clone(&prepared)));
+        Some(prepared)
+    }
+
+    /// The answer at `path` (without a trailing slash) from the documents of the scheme
+    /// now: `None` when they are the generated ones, 404 when they have none there.
+    pub fn serve(&self, path: &str, headers: &HeaderMap) -> Option<Response> {
+        let rendered = self.current()?;
+        Some(match rendered.legacy.get(path) {
+            Some(legacy) => serve(headers, legacy, rendered.aggregated.get(path)),
+            None => ApiError::NoRoute.into_response(),
+        })
+    }
+}
+
 /// The discovery routes, one per path of [`paths`].
-pub(super) fn router(bindings: &[RouteBinding], documents: &Documents) -> Router {
+pub(super) fn router(bindings: &[RouteBinding], documents: &Documents, live: &Arc<Live>) -> Router {
     let mut router = Router::new();
     for path in paths(bindings, documents) {
         let legacy = (documents.discovery)(&path)
@@ -106,9 +204,17 @@ pub(super) fn router(bindings: &[RouteBinding], documents: &Documents) -> Router
                 Prepared::new(as_v2beta1(document)?),
             ))
         });
+        let live = Arc::clone(live);
+        let document_path = path.clone();
         let handler = move |headers: HeaderMap| {
             let (legacy, aggregated) = (legacy.clone(), aggregated.clone());
-            async move { serve(&headers, &legacy, aggregated.as_ref()) }
+            let (live, path) = (Arc::clone(&live), document_path.clone());
+            async move {
+                match live.serve(&path, &headers) {
+                    Some(response) => response,
+                    None => serve(&headers, &legacy, aggregated.as_ref()),
+                }
+            }
         };
         // kube-apiserver's discovery routes also answer with a trailing slash (go-restful
         // routes `/api/`, `/apis/<group>/<version>/`, ...), the paths the Python client's

@@ -19,9 +19,16 @@ use super::resources::{Call, Names, deprecation};
 use crate::api::{Handler, Scope};
 use crate::error::ApiError;
 
-/// Serves `request` if it addresses an installed kind; 404 otherwise.
+/// Serves `request` if it addresses an installed kind or the discovery of a group only
+/// installed kinds have; 404 otherwise.
 pub(super) async fn serve(shared: Arc<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let path = parts.uri.path().trim_end_matches('/');
+    let segments = path.split('/').filter(|s| !s.is_empty()).count();
+    if path.starts_with("/apis/") && segments <= 3 && parts.method == Method::GET {
+        return (shared.discovery.serve(path, &parts.headers))
+            .unwrap_or_else(|| ApiError::NoRoute.into_response());
+    }
     match resolve(&shared, &parts.method, parts.uri.path()) {
         Ok(call) => call.serve(&shared, parts, body).await,
         Err(error) => error.into_response(),

@@ -58,6 +58,10 @@ pub struct Config {
     pub storage: Arc<dyn Storage>,
     /// OpenAPI and discovery documents.
     pub documents: Documents,
+    /// Renders the discovery documents again once kinds are installed while the server
+    /// runs (the generated documents describe the compiled kinds only); `None`: they are
+    /// not in discovery.
+    pub renderer: Option<crate::api::Renderer>,
     /// What `/version` reports.
     pub version: ServerVersion,
     /// Authentication and authorization of every request ([`Filters::default`]: everyone
@@ -138,6 +142,8 @@ pub fn platform() -> String {
 /// What every handler shares.
 struct Shared {
     registry: Arc<Registry>,
+    /// Discovery of the kinds installed while the server runs.
+    discovery: Arc<discovery::Live>,
     storage: Arc<dyn Storage>,
     version: ServerVersion,
     min_request_timeout: std::time::Duration,
@@ -175,6 +181,7 @@ pub fn router(config: Config) -> Router {
         registry,
         storage,
         documents,
+        renderer,
         version,
         filters,
         min_request_timeout,
@@ -182,12 +189,14 @@ pub fn router(config: Config) -> Router {
         profiling,
     } = config;
     let served = Arc::new(crate::metrics::Served::new(routes));
+    let live = Arc::new(discovery::Live::new(Arc::clone(&registry), renderer));
     let shared = Arc::new(Shared {
         registry,
         storage,
         version,
         min_request_timeout,
         lifecycle,
+        discovery: Arc::clone(&live),
     });
     let index = root_paths(routes, &documents);
     let dynamic = {
@@ -209,7 +218,7 @@ pub fn router(config: Config) -> Router {
             .fallback(method_not_allowed),
         )
         .merge(resources::router(routes, &shared))
-        .merge(discovery::router(routes, &documents))
+        .merge(discovery::router(routes, &documents, &live))
         .merge(openapi::router(&documents))
         .merge(health::router(&shared))
         .merge(metrics::router(&shared))
