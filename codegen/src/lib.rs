@@ -14,4 +14,5 @@ pub mod version_priority;
 pub use model::{ApiModel, GroupModel, GroupVersionModel, ModelError, ResourceModel};
 pub use render::{
     DiscoveryDocument, FileKind, GeneratedFile, RenderError, discovery_documents, render,
+    served_documents,
 };

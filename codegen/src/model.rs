@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use kapi_runtime::api::{KindInfo, Route, SCHEMA_KEYWORDS, VersionInfo};
+use kapi_runtime::api::{KindInfo, Route, SCHEMA_KEYWORDS, VersionInfo, VersionSchema};
 use kapi_runtime::meta;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::AddNullable;
@@ -218,13 +218,28 @@ impl GroupVersionModel {
         let prefix = schema_prefix(group, version);
         let mut generator = schema_generator();
         let mut names = Vec::new();
-        for (_, v) in kinds {
-            let reference = (v.schema)(&mut generator);
-            names.push(
-                ref_name(reference.as_value())
-                    .unwrap_or_default()
-                    .to_owned(),
-            );
+        // The schemas definitions give (kinds installed while the server runs), by name.
+        let mut given = Vec::new();
+        for (kind, v) in kinds {
+            match v.schema {
+                VersionSchema::Type(schema) => {
+                    let reference = schema(&mut generator);
+                    names.push(
+                        ref_name(reference.as_value())
+                            .unwrap_or_default()
+                            .to_owned(),
+                    );
+                }
+                VersionSchema::Json(schema) => {
+                    let name = format!("{prefix}.{}", kind.kind);
+                    given.push((name.clone(), schema.clone()));
+                    names.push(name);
+                }
+            }
+        }
+        if !given.is_empty() {
+            // What their `metadata` refers to.
+            generator.subschema_for::<meta::ObjectMeta>();
         }
         // The shared meta types every group-version document carries.
         generator.subschema_for::<meta::ListMeta>();
@@ -251,6 +266,12 @@ impl GroupVersionModel {
             crate::openapi::patch_strategy::patch_strategies(&qualify(&name), &mut schema, "")?;
             check_keywords(&qualify(&name), &schema, "")?;
             schemas.insert(qualify(&name), schema);
+        }
+        // A definition's schema is published as given: its keywords were judged by the
+        // definition's validation, and its lists merge as JSON (no patch strategies).
+        for (name, mut schema) in given {
+            rewrite_refs(&mut schema, &qualify);
+            schemas.insert(name, schema);
         }
         for (name, gvk) in meta_gvks() {
             if let Some(schema) = schemas.get_mut(name) {

@@ -179,6 +179,49 @@ pub fn discovery_documents(model: &ApiModel) -> Result<Vec<DiscoveryDocument>, R
         .collect()
 }
 
+/// Every document the server serves for `model`, as `generated/` holds them: what the
+/// server renders again when kinds are installed while it runs.
+pub fn served_documents(
+    model: &ApiModel,
+) -> Result<kapi_runtime::api::RenderedDocuments, RenderError> {
+    let mut files = Vec::new();
+    let mut index = DocumentIndex::default();
+    openapi(model, &mut files, &mut index)?;
+    let take = |path: &str| {
+        (files.iter())
+            .find(|file| file.path == path)
+            .map(|file| file.contents.clone())
+            .unwrap_or_default()
+    };
+    let (v2_json, v2_proto) = match &index.openapi_v2 {
+        Some(v2) => (take(&v2.json), take(&v2.proto)),
+        None => Default::default(),
+    };
+    Ok(kapi_runtime::api::RenderedDocuments {
+        discovery: (discovery_documents(model)?.into_iter())
+            .map(|document| kapi_runtime::api::RenderedDocument {
+                path: document.path,
+                aggregated: document.aggregated,
+                bytes: document.bytes,
+            })
+            .collect(),
+        openapi_v2_json: v2_json,
+        openapi_v2_protobuf: v2_proto,
+        openapi_v3_index: index
+            .openapi_v3_index
+            .as_deref()
+            .map(take)
+            .unwrap_or_default(),
+        openapi_v3: (index.openapi_v3.iter())
+            .map(|document| kapi_runtime::api::RenderedOpenApiV3 {
+                path: document.key.clone(),
+                hash: document.hash.clone(),
+                json: take(&document.file),
+            })
+            .collect(),
+    })
+}
+
 /// `discovery/apis/apps.example.dev/v1.json`, `discovery/aggregated/apis.json`.
 fn discovery_file(document: &DiscoveryDocument) -> String {
     if document.aggregated {

@@ -458,7 +458,7 @@ fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {
             deprecated: false,
             deprecation_warning: None,
             rust_type,
-            schema: |g| g.subschema_for::<String>(),
+            schema: kapi_runtime::api::VersionSchema::Type(|g| g.subschema_for::<String>()),
             routes,
         }]),
         ..TENANT_LIKE

@@ -1352,7 +1352,7 @@ mod fixture {
             deprecated: false,
             deprecation_warning: None,
             rust_type: "fixture",
-            schema,
+            schema: kapi_runtime::api::VersionSchema::Type(schema),
             routes: &[],
         }
     }

@@ -334,7 +334,9 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
             deprecated: #deprecated,
             deprecation_warning: #warning,
             rust_type: #rust_type,
-            schema: ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
+            schema: ::kapi_runtime::api::VersionSchema::Type(
+                ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
+            ),
             routes: &[#(#routes),*],
         }
     }

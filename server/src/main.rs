@@ -550,18 +550,11 @@ fn event_ttl(value: &str) -> Result<Duration, String> {
     Ok(ttl)
 }
 
-/// The discovery documents of a scheme that gained kinds while the server runs, rendered by
-/// the model and renderers that made `generated/`.
+/// The discovery and OpenAPI documents of a scheme that gained kinds while the server runs,
+/// rendered by the model and renderers that made `generated/`.
 fn renderer() -> kapi_runtime::api::Renderer {
     std::sync::Arc::new(|kinds| {
         let model = kapi_codegen::ApiModel::build(kinds).map_err(|e| e.to_string())?;
-        let documents = kapi_codegen::discovery_documents(&model).map_err(|e| e.to_string())?;
-        Ok((documents.into_iter())
-            .map(|d| kapi_runtime::api::RenderedDocument {
-                path: d.path,
-                aggregated: d.aggregated,
-                bytes: d.bytes,
-            })
-            .collect())
+        kapi_codegen::served_documents(&model).map_err(|e| e.to_string())
     })
 }

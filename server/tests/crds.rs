@@ -6,7 +6,8 @@
 //! the same requests are the CustomResourceDefinition rows of `differential/builtin.yaml`.)
 //!
 //! The kind it defines, through kubectl once `kubectl wait` sees it Established: found by
-//! discovery (`api-resources`, short names), applied (client- and server-side), listed
+//! discovery (`api-resources`, short names), described (`explain`), applied (client- and
+//! server-side), listed
 //! with its printer columns (`-o wide` for the wide ones), patched, scaled, watched, and
 //! gone with its definition.
 
@@ -161,9 +162,16 @@ fn defined_kinds_are_served_to_kubectl(version: Version) {
         .stdout_has("crontabs")
         .stdout_has("ct")
         .stdout_has("CronTab");
+    // The OpenAPI documents describe it (v3 for kubectl 1.32, v2 for 1.20).
+    kubectl
+        .ok(&["explain", "crontab.spec"])
+        .stdout_has("CronTab")
+        .stdout_has("cronSpec")
+        .stdout_has("replicas");
 
     // An unknown field: kubectl 1.32 asks for strict field validation and is refused;
-    // 1.20 asks for none, and the field is pruned.
+    // 1.20 refuses it itself from the published OpenAPI v2 schema, and without that check
+    // the server prunes it.
     let bogus = NIGHTLY.replace("spec:\n", "spec:\n  bogus: dropped\n");
     let manifest = kubectl.write_file("bogus.yaml", &bogus);
     match version {
@@ -173,7 +181,10 @@ fn defined_kinds_are_served_to_kubectl(version: Version) {
             );
         }
         Version::V1_20 => {
-            kubectl.ok(&["apply", "-f", &manifest]);
+            kubectl.fails(&["apply", "-f", &manifest]).stderr_has(
+                r#"ValidationError(CronTab.spec): unknown field "bogus" in com.example.stable.v1.CronTab.spec"#,
+            );
+            kubectl.ok(&["apply", "--validate=false", "-f", &manifest]);
             let object = kubectl.ok(&["get", "ct", "nightly", "-o", "json"]).json();
             assert!(object["spec"].get("bogus").is_none(), "pruned: {object}");
             kubectl.ok(&["delete", "ct", "nightly"]);

@@ -9,6 +9,7 @@
 use kapi_codegen::ApiModel;
 use kapi_runtime::api::{
     Action, KindInfo, Method, NameRule, Route, ScaleInfo, Scope, Subresources, VersionInfo,
+    VersionSchema,
 };
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -96,7 +97,7 @@ pub static CONFIG_MAP: KindInfo = KindInfo {
         deprecated: false,
         deprecation_warning: None,
         rust_type: "fixture_api::core::ConfigMap",
-        schema: schema::<ConfigMap>,
+        schema: VersionSchema::Type(schema::<ConfigMap>),
         routes: &[
             route(
                 Method::Get,
@@ -256,7 +257,7 @@ pub static WEB_APP: KindInfo = KindInfo {
             deprecated: true,
             deprecation_warning: None,
             rust_type: "fixture_api::apps::v1beta1::WebApp",
-            schema: schema::<WebAppV1beta1>,
+            schema: VersionSchema::Type(schema::<WebAppV1beta1>),
             routes: &WEB_APP_V1BETA1_ROUTES,
         },
         VersionInfo {
@@ -266,7 +267,7 @@ pub static WEB_APP: KindInfo = KindInfo {
             deprecated: false,
             deprecation_warning: None,
             rust_type: "fixture_api::apps::v1::WebApp",
-            schema: schema::<WebAppV1>,
+            schema: VersionSchema::Type(schema::<WebAppV1>),
             routes: &WEB_APP_V1_ROUTES,
         },
         VersionInfo {
@@ -276,7 +277,7 @@ pub static WEB_APP: KindInfo = KindInfo {
             deprecated: false,
             deprecation_warning: None,
             rust_type: "fixture_api::apps::v1alpha1::WebApp",
-            schema: schema::<WebAppV1beta1>,
+            schema: VersionSchema::Type(schema::<WebAppV1beta1>),
             routes: &[],
         },
     ],
@@ -308,7 +309,7 @@ pub static TENANT: KindInfo = KindInfo {
         deprecated: false,
         deprecation_warning: None,
         rust_type: "fixture_api::platform::Tenant",
-        schema: schema::<Tenant>,
+        schema: VersionSchema::Type(schema::<Tenant>),
         routes: &[
             route(
                 Method::Get,

@@ -41,9 +41,35 @@ pub struct RenderedDocument {
     pub bytes: Vec<u8>,
 }
 
-/// Renders the discovery documents of a set of kinds with the model and renderers
-/// `cargo xtask generate` uses: how the server describes the kinds installed while it runs
-/// (the binary provides it, so that the runtime does not depend on the code generator).
+/// One group-version's OpenAPI v3 document rendered while the server runs.
+#[derive(Clone, Debug)]
+pub struct RenderedOpenApiV3 {
+    /// Its key in the index: `apis/stable.example.com/v1`.
+    pub path: String,
+    /// Its `?hash=`.
+    pub hash: String,
+    /// The document.
+    pub json: Vec<u8>,
+}
+
+/// Every document of a set of kinds, as [`Documents`] holds those of the compiled ones.
+#[derive(Clone, Debug, Default)]
+pub struct RenderedDocuments {
+    /// The discovery documents, legacy and aggregated.
+    pub discovery: Vec<RenderedDocument>,
+    /// `/openapi/v2` as JSON.
+    pub openapi_v2_json: Vec<u8>,
+    /// `/openapi/v2` as the gnostic protobuf.
+    pub openapi_v2_protobuf: Vec<u8>,
+    /// `/openapi/v3`.
+    pub openapi_v3_index: Vec<u8>,
+    /// `/openapi/v3/<path>`.
+    pub openapi_v3: Vec<RenderedOpenApiV3>,
+}
+
+/// Renders the documents of a set of kinds with the model and renderers `cargo xtask
+/// generate` uses: how the server describes the kinds installed while it runs (the binary
+/// provides it, so that the runtime does not depend on the code generator).
 pub type Renderer = std::sync::Arc<
-    dyn Fn(&[&'static super::KindInfo]) -> Result<Vec<RenderedDocument>, String> + Send + Sync,
+    dyn Fn(&[&'static super::KindInfo]) -> Result<RenderedDocuments, String> + Send + Sync,
 >;

@@ -17,7 +17,9 @@ pub use binding::{Handler, RouteBinding};
 #[doc(hidden)]
 pub use convert::__private as __convert;
 pub use convert::Convert;
-pub use documents::{Documents, OpenApiV3Document, RenderedDocument, Renderer};
+pub use documents::{
+    Documents, OpenApiV3Document, RenderedDocument, RenderedDocuments, RenderedOpenApiV3, Renderer,
+};
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use schema_keywords::SCHEMA_KEYWORDS;
@@ -224,11 +226,21 @@ pub struct VersionInfo {
     pub deprecation_warning: Option<&'static str>,
     /// Rust path of the version's type (`api_types::apps::v1::WebApp`).
     pub rust_type: &'static str,
-    /// `SchemaGenerator::subschema_for::<VersionType>`: registers the version type's schema
-    /// (and those of the types it uses) in the generator and returns a `$ref` to it.
-    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// The version's OpenAPI schema.
+    pub schema: VersionSchema,
     /// Every route kube-apiserver would install for this kind in this version.
     pub routes: &'static [Route],
+}
+
+/// Where a version's OpenAPI schema comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum VersionSchema {
+    /// `SchemaGenerator::subschema_for::<VersionType>`: registers the version type's schema
+    /// (and those of the types it uses) in the generator and returns a `$ref` to it.
+    Type(fn(&mut SchemaGenerator) -> Schema),
+    /// The schema itself, as a CustomResourceDefinition gives it (with `apiVersion`,
+    /// `kind` and `metadata` as kube publishes them): kinds installed while the server runs.
+    Json(&'static serde_json::Value),
 }
 
 /// A hub (internal) type: the one all versions of a kind convert through.

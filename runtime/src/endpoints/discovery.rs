@@ -111,6 +111,7 @@ pub(super) struct Live {
 struct Rendered {
     legacy: HashMap<String, Prepared>,
     aggregated: HashMap<String, (Prepared, Prepared)>,
+    openapi: Option<Arc<super::openapi::OpenApi>>,
 }
 
 impl Live {
@@ -143,12 +144,15 @@ impl Live {
         let documents = match renderer(&infos) {
             Ok(documents) => documents,
             Err(error) => {
-                tracing::error!(%error, "cannot render the discovery documents");
+                tracing::error!(%error, "cannot render the API's documents");
                 return None;
             }
         };
-        let mut prepared = Rendered::default();
-        for document in documents {
+        let mut prepared = Rendered {
+            openapi: Some(Arc::new(super::openapi::OpenApi::rendered(&documents))),
+            ..Rendered::default()
+        };
+        for document in documents.discovery {
             if document.aggregated {
                 let v2beta1 = std::str::from_utf8(&document.bytes)
                     .ok()
@@ -174,6 +178,11 @@ impl Live {
         let prepared = Arc::new(prepared);
         *rendered = Some((generation, Arc::clone(&prepared)));
         Some(prepared)
+    }
+
+    /// The OpenAPI documents of the scheme now; `None` when they are the generated ones.
+    pub fn openapi(&self) -> Option<Arc<super::openapi::OpenApi>> {
+        self.current()?.openapi.clone()
     }
 
     /// The answer at `path` (without a trailing slash) from the documents of the scheme

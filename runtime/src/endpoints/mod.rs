@@ -219,7 +219,7 @@ pub fn router(config: Config) -> Router {
         )
         .merge(resources::router(routes, &shared))
         .merge(discovery::router(routes, &documents, &live))
-        .merge(openapi::router(&documents))
+        .merge(openapi::router(&documents, &live))
         .merge(health::router(&shared))
         .merge(metrics::router(&shared))
         .merge(profiling_router(profiling))

@@ -19,9 +19,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::Documents;
-use super::discovery::{Prepared, not_modified};
+use super::discovery::{Live, Prepared, not_modified};
 use super::media::{self, JSON};
 use super::params::Query;
+use crate::api::RenderedDocuments;
 use crate::error::ApiError;
 
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -33,40 +34,81 @@ const PROTOBUF_V2_SUBTYPES: [&str; 2] = [
 /// A v3 document ready to serve.
 struct V3Document {
     body: axum::body::Bytes,
-    hash: &'static str,
+    hash: String,
     etag: HeaderValue,
 }
 
-pub(super) fn router(documents: &Documents) -> Router {
-    let v2_json = Prepared::new(documents.openapi_v2_json.as_bytes());
-    let v2_protobuf = Prepared::new(documents.openapi_v2_protobuf);
-    let v3_index = Prepared::new(documents.openapi_v3_index.as_bytes());
-    let v3: Arc<HashMap<&'static str, V3Document>> = Arc::new(
-        (documents.openapi_v3.iter())
-            .map(|document| {
-                let etag = HeaderValue::from_str(&format!("\"{}\"", document.hash))
-                    .unwrap_or_else(|_| HeaderValue::from_static("\"\""));
-                let v3 = V3Document {
-                    body: document.json.as_bytes().to_vec().into(),
-                    hash: document.hash,
-                    etag,
-                };
-                (document.path, v3)
-            })
-            .collect(),
-    );
+impl V3Document {
+    fn new(body: Vec<u8>, hash: &str) -> V3Document {
+        let etag = HeaderValue::from_str(&format!("\"{hash}\""))
+            .unwrap_or_else(|_| HeaderValue::from_static("\"\""));
+        V3Document {
+            body: body.into(),
+            hash: hash.to_owned(),
+            etag,
+        }
+    }
+}
+
+/// The OpenAPI documents of one scheme, ready to serve: the generated ones, or those
+/// rendered again once kinds were installed (`super::discovery::Live`).
+pub(super) struct OpenApi {
+    v2_json: Prepared,
+    v2_protobuf: Prepared,
+    v3_index: Prepared,
+    v3: HashMap<String, V3Document>,
+}
+
+impl OpenApi {
+    fn generated(documents: &Documents) -> OpenApi {
+        OpenApi {
+            v2_json: Prepared::new(documents.openapi_v2_json.as_bytes()),
+            v2_protobuf: Prepared::new(documents.openapi_v2_protobuf),
+            v3_index: Prepared::new(documents.openapi_v3_index.as_bytes()),
+            v3: (documents.openapi_v3.iter())
+                .map(|d| {
+                    (
+                        d.path.to_owned(),
+                        V3Document::new(d.json.as_bytes().to_vec(), d.hash),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    pub fn rendered(documents: &RenderedDocuments) -> OpenApi {
+        OpenApi {
+            v2_json: Prepared::new(documents.openapi_v2_json.clone()),
+            v2_protobuf: Prepared::new(documents.openapi_v2_protobuf.clone()),
+            v3_index: Prepared::new(documents.openapi_v3_index.clone()),
+            v3: (documents.openapi_v3.iter())
+                .map(|d| (d.path.clone(), V3Document::new(d.json.clone(), &d.hash)))
+                .collect(),
+        }
+    }
+}
+
+pub(super) fn router(documents: &Documents, live: &Arc<Live>) -> Router {
+    let generated = Arc::new(OpenApi::generated(documents));
+    let current = move || {
+        let (live, generated) = (Arc::clone(live), Arc::clone(&generated));
+        move || live.openapi().unwrap_or_else(|| Arc::clone(&generated))
+    };
+    let now = current();
     let v2 = move |headers: HeaderMap| {
-        let (json, protobuf) = (v2_json.clone(), v2_protobuf.clone());
-        async move { serve_v2(&headers, &json, &protobuf) }
+        let documents = now();
+        async move { serve_v2(&headers, &documents.v2_json, &documents.v2_protobuf) }
     };
+    let now = current();
     let index = move |headers: HeaderMap| {
-        let index = v3_index.clone();
-        async move { index.respond(&headers, JSON) }
+        let documents = now();
+        async move { documents.v3_index.respond(&headers, JSON) }
     };
+    let now = current();
     let group_version =
         move |Path(path): Path<String>, RawQuery(query): RawQuery, headers: HeaderMap| {
-            let v3 = Arc::clone(&v3);
-            async move { serve_v3(&v3, &path, query.as_deref(), &headers) }
+            let documents = now();
+            async move { serve_v3(&documents.v3, &path, query.as_deref(), &headers) }
         };
     Router::new()
         .route("/openapi/v2", get(v2).fallback(super::method_not_allowed))
@@ -98,7 +140,7 @@ fn serve_v2(headers: &HeaderMap, json: &Prepared, protobuf: &Prepared) -> Respon
 }
 
 fn serve_v3(
-    documents: &HashMap<&'static str, V3Document>,
+    documents: &HashMap<String, V3Document>,
     path: &str,
     query: Option<&str>,
     headers: &HeaderMap,
@@ -112,7 +154,7 @@ fn serve_v3(
     }
     let hash = Query::parse(query).string("hash");
     if let Some(hash) = &hash
-        && hash != document.hash
+        && *hash != document.hash
     {
         let location = format!("/openapi/v3/{path}?hash={}", document.hash);
         let mut response = StatusCode::MOVED_PERMANENTLY.into_response();

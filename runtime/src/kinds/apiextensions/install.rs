@@ -14,12 +14,12 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{CLUSTER, CustomResourceColumnDefinition, CustomResourceDefinition};
 use crate::api::{
     KindInfo, NameRule, PrinterColumn, Route, ScaleInfo, Scope, SelectableField, Subresources,
-    VersionInfo,
+    VersionInfo, VersionSchema,
 };
 use crate::registry::Schemas;
 use crate::scheme::{ConversionError, DynamicVersion, JsonConversion, KindEntry};
@@ -165,7 +165,11 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                     deprecated: version.deprecated.unwrap_or(false),
                     deprecation_warning: version.deprecation_warning.as_deref().map(leak_str),
                     rust_type: "",
-                    schema: no_rust_schema,
+                    schema: VersionSchema::Json(leak(published(
+                        (version.schema.as_ref())
+                            .and_then(|s| s.open_api_v3_schema.as_ref())
+                            .unwrap_or(&Value::Object(Default::default())),
+                    ))),
                     routes: routes(&version.name),
                 })
                 .collect(),
@@ -213,11 +217,36 @@ fn printer_columns(
     )
 }
 
-/// A defined kind's versions have no Rust type: their schemas are the definition's,
-/// which [`Schemas::definition`] compiles.
-fn no_rust_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::default()
+/// A version's schema as kube publishes it in the OpenAPI documents: the definition's,
+/// with `apiVersion` and `kind` described and `metadata` an `ObjectMeta` (what kube's CRD
+/// OpenAPI builder adds).
+fn published(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        let properties = object.entry("properties").or_insert_with(|| json!({}));
+        if let Some(properties) = properties.as_object_mut() {
+            properties.insert(
+                "apiVersion".into(),
+                json!({"type": "string", "description": API_VERSION_DESCRIPTION}),
+            );
+            properties.insert(
+                "kind".into(),
+                json!({"type": "string", "description": KIND_DESCRIPTION}),
+            );
+            properties.insert(
+                "metadata".into(),
+                json!({"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}),
+            );
+        }
+    }
+    schema
 }
+
+/// kube's description of `apiVersion`, as its CRD OpenAPI builder publishes it.
+const API_VERSION_DESCRIPTION: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+
+/// kube's description of `kind`, as its CRD OpenAPI builder publishes it.
+const KIND_DESCRIPTION: &str = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
 fn leak<T>(value: T) -> &'static T {
     Box::leak(Box::new(value))
