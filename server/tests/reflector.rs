@@ -1,8 +1,9 @@
 //! A kube-rs `reflector` (the `kube` crate's `watcher` feeding a `Store`) against the real
 //! `kapi-server`: its store stays exactly the server's collection (names and
 //! resourceVersions) through creates, updates, deletes and a server restart in the middle,
-//! after which it resumes its watch (or relists) by itself; and a kube-rs client
-//! authenticating with a bearer token against RBAC.
+//! after which it resumes its watch (or relists) by itself; the same for a kind a
+//! CustomResourceDefinition installs, found through kube-rs's discovery and written with
+//! server-side apply; and a kube-rs client authenticating with a bearer token against RBAC.
 
 mod support;
 
@@ -125,9 +126,17 @@ fn a_reflector_stays_in_sync_through_writes_and_a_restart() {
         .unwrap();
     let api = runtime.block_on(async { api(&server) });
     // Two reflectors: one lists then watches, one streams its list (`sendInitialEvents`).
-    let (store, task) = start_reflector(&runtime, &api, watcher::Config::default());
-    let (streamed, streamed_task) =
-        start_reflector(&runtime, &api, watcher::Config::default().streaming_lists());
+    let webapps = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apps.example.dev", "v1", "WebApp"),
+        "webapps",
+    );
+    let (store, task) = start_reflector(&runtime, &api, &webapps, watcher::Config::default());
+    let (streamed, streamed_task) = start_reflector(
+        &runtime,
+        &api,
+        &webapps,
+        watcher::Config::default().streaming_lists(),
+    );
     let sync = |what: &str, names: &'static [&'static str]| {
         let has = |state: &State| state.keys().map(String::as_str).eq(names.iter().copied());
         let state = runtime.block_on(in_sync(&store, &api, what, has));
@@ -162,14 +171,15 @@ fn a_reflector_stays_in_sync_through_writes_and_a_restart() {
     streamed_task.abort();
 }
 
-/// A reflector of `api`'s collection running on `runtime`, with kube's default backoff.
+/// A reflector of `api`'s collection (of `resource`) running on `runtime`, with kube's
+/// default backoff.
 fn start_reflector(
     runtime: &tokio::runtime::Runtime,
     api: &Api<DynamicObject>,
+    resource: &ApiResource,
     config: watcher::Config,
 ) -> (Store<DynamicObject>, tokio::task::JoinHandle<()>) {
-    let gvk = GroupVersionKind::gvk("apps.example.dev", "v1", "WebApp");
-    let writer = reflector::store::Writer::new(ApiResource::from_gvk_with_plural(&gvk, "webapps"));
+    let writer = reflector::store::Writer::new(resource.clone());
     let store = writer.as_reader();
     let stream = reflector::reflector(writer, watcher(api.clone(), config)).default_backoff();
     let _guard = runtime.enter();
@@ -233,4 +243,90 @@ fn kube_rs_authenticates_with_a_token() {
         Err(kube::Error::Api(status)) => assert_eq!(status.code, 401),
         other => panic!("a wrong token should be refused: {other:?}"),
     }
+}
+
+/// A kind a CustomResourceDefinition installs, as a kube-rs controller meets it: found by
+/// kube-rs's discovery (with its verbs), written with server-side apply, and followed by a
+/// reflector whose store stays the server's collection.
+#[test]
+fn a_reflector_follows_a_kind_a_definition_installs() {
+    use kube::api::{Patch, PatchParams};
+
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let definition = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {
+            "group": "stable.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "crontabs", "kind": "CronTab"},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "cronSpec": {"type": "string"},
+                        "replicas": {"type": "integer", "default": 1}
+                    }}
+                }}}
+            }]
+        }
+    });
+    let created = client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &definition,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let gvk = GroupVersionKind::gvk("stable.example.com", "v1", "CronTab");
+    let (api, resource) = runtime.block_on(async {
+        let kube_client =
+            kube::Client::try_from(kube::Config::new(server.url().parse().unwrap())).unwrap();
+        let deadline = Instant::now() + SYNC;
+        loop {
+            let discovery = kube::Discovery::new(kube_client.clone())
+                .filter(&["stable.example.com"])
+                .run()
+                .await;
+            if let Some((resource, capabilities)) = discovery.ok().and_then(|d| d.resolve_gvk(&gvk))
+            {
+                assert_eq!(resource.plural, "crontabs");
+                assert!(capabilities.supports_operation("watch"), "{capabilities:?}");
+                let api = Api::namespaced_with(kube_client, "default", &resource);
+                break (api, resource);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "kube-rs never discovered CronTab"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    let (store, task) = start_reflector(&runtime, &api, &resource, watcher::Config::default());
+    let apply = |name: &str, cron: &str| {
+        let object = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+            "metadata": {"name": name}, "spec": {"cronSpec": cron}});
+        let params = PatchParams::apply("reflector-test");
+        runtime
+            .block_on(api.patch(name, &params, &Patch::Apply(object)))
+            .unwrap()
+    };
+    let nightly = apply("nightly", "0 0 * * *");
+    assert_eq!(nightly.data["spec"]["replicas"], 1, "the schema's default");
+    apply("hourly", "0 * * * *");
+    apply("nightly", "0 1 * * *");
+    let path = "/apis/stable.example.com/v1/namespaces/default/crontabs/hourly";
+    assert_eq!(client.delete(path).unwrap().status, 200);
+    let names = |state: &State| state.keys().map(String::as_str).eq(["nightly"]);
+    runtime.block_on(in_sync(&store, &api, "applies and a delete", names));
+    let object = runtime.block_on(api.get("nightly")).unwrap();
+    assert_eq!(object.data["spec"]["cronSpec"], "0 1 * * *");
+    task.abort();
 }
