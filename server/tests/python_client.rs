@@ -470,3 +470,21 @@ fn the_client_authenticates_and_is_authorized() {
     );
     assert!(lines.iter().any(|l| l["unauthorized"] == true));
 }
+
+/// A kind a CustomResourceDefinition installs, through the DynamicClient: waited for until
+/// Established, found by discovery, created (defaulted, pruned), listed, merge-patched,
+/// and deleted with its definition.
+#[test]
+fn a_defined_kind_lives_and_dies_through_the_dynamic_client() {
+    let server = Server::start();
+    let lines = Script::run("custom_resource.py", &server);
+    let established = &line(&lines, "step", "established")["conditions"];
+    assert_eq!(established["NamesAccepted"], "True", "{established}");
+    let created = &line(&lines, "step", "create")["object"];
+    assert_eq!(
+        created["spec"],
+        json!({"cronSpec": "0 0 * * *", "replicas": 1})
+    );
+    assert_eq!(created["apiVersion"], "stable.example.com/v1");
+    line(&lines, "step", "gone");
+}
