@@ -39,6 +39,9 @@ pub enum ConversionError {
         /// The version asked for.
         version: String,
     },
+    /// A conversion webhook failed (kube's message: `conversion webhook for ... failed`).
+    #[error("{0}")]
+    Webhook(String),
     /// The scheme was registered inconsistently: a programmer error.
     #[error("scheme registration of {0} is inconsistent")]
     Registration(&'static str),

@@ -618,3 +618,162 @@ fn two_replicas_on_etcd_serve_a_definition_made_through_either() {
         );
     }
 }
+
+/// A conversion webhook the test serves (`python/conversion_webhook.py`, HTTPS with a
+/// certificate of the test's CA), killed when dropped; its lines are the reviews it got.
+struct ConversionWebhook {
+    child: std::process::Child,
+    port: u16,
+    reviews: std::sync::mpsc::Receiver<Value>,
+}
+
+impl ConversionWebhook {
+    fn start(pki: &support::pki::Pki) -> ConversionWebhook {
+        use std::io::BufRead;
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/python/conversion_webhook.py");
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .arg(&pki.serving.0)
+            .arg(&pki.serving.1)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting the conversion webhook");
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let port = (first
+            .strip_prefix("listening on ")
+            .and_then(|p| p.parse().ok()))
+        .unwrap_or_else(|| panic!("the webhook did not start: {first:?}"));
+        let (sender, reviews) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let _ = sender.send(serde_json::from_str(&line).unwrap_or(Value::Null));
+            }
+        });
+        ConversionWebhook {
+            child,
+            port,
+            reviews,
+        }
+    }
+
+    /// Every review received since the last call.
+    fn received(&self) -> Vec<Value> {
+        self.reviews.try_iter().collect()
+    }
+}
+
+impl Drop for ConversionWebhook {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A definition with a `Webhook` conversion: v1 (`spec.cronSpec`, stored) and v2
+/// (`spec.schedule`) served, each object converted by the test's webhook with a
+/// ConversionReview v1 over HTTPS trusting the definition's caBundle; a failed conversion
+/// is kube's 500 with the webhook's reason.
+#[test]
+fn a_conversion_webhook_converts_between_versions() {
+    use base64::Engine as _;
+
+    let pki = support::pki::Pki::new();
+    let webhook = ConversionWebhook::start(&pki);
+    let server = Server::start();
+    let client = server.client();
+    let version = |name: &str, storage: bool, field: &str| {
+        json!({
+            "name": name, "served": true, "storage": storage,
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": {field: {"type": "string"}}}
+            }}}
+        })
+    };
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(pki.ca_pem());
+    let definition = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {
+            "group": "stable.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "crontabs", "kind": "CronTab"},
+            "versions": [version("v1", true, "cronSpec"), version("v2", false, "schedule")],
+            "conversion": {"strategy": "Webhook", "webhook": {
+                "conversionReviewVersions": ["v1"],
+                "clientConfig": {
+                    "url": format!("https://127.0.0.1:{}/convert", webhook.port),
+                    "caBundle": ca_bundle
+                }
+            }}
+        }
+    });
+    let created = client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &definition,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    wait_established(&client, "crontabs.stable.example.com");
+    const V2: &str = "/apis/stable.example.com/v2/namespaces/default/crontabs";
+
+    // Written in the storage version: no call. Read in v2: one review, v1 to v2.
+    let created = client.post(
+        CRONTABS,
+        &crontab("nightly", json!({"cronSpec": "0 0 * * *"})),
+    );
+    assert_eq!(created.unwrap().status, 201);
+    assert_eq!(webhook.received(), Vec::<Value>::new());
+    let read = client.get(&format!("{V2}/nightly")).unwrap();
+    assert_eq!(read.status, 200, "{read:?}");
+    let object = read.json();
+    assert_eq!(object["apiVersion"], "stable.example.com/v2", "{object}");
+    assert_eq!(object["spec"], json!({"schedule": "0 0 * * *"}), "{object}");
+    assert_eq!(object["metadata"]["name"], "nightly", "{object}");
+    assert_eq!(
+        webhook.received(),
+        [json!({"desired": "stable.example.com/v2", "from": ["stable.example.com/v1"]})]
+    );
+
+    // Written in v2: converted to v1 to be stored, read back in v1 without a call.
+    let mut hourly = crontab("hourly", json!({"schedule": "0 * * * *"}));
+    hourly["apiVersion"] = json!("stable.example.com/v2");
+    let created = client.post(V2, &hourly).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    assert_eq!(created.json()["spec"], json!({"schedule": "0 * * * *"}));
+    webhook.received();
+    let stored = client.get(&format!("{CRONTABS}/hourly")).unwrap().json();
+    assert_eq!(stored["spec"], json!({"cronSpec": "0 * * * *"}), "{stored}");
+    assert_eq!(
+        webhook.received(),
+        Vec::<Value>::new(),
+        "read in the storage version"
+    );
+
+    // A list in v2 converts every item.
+    let list = client.get(V2).unwrap().json();
+    let schedules: Vec<&Value> = (list["items"].as_array().unwrap().iter())
+        .map(|item| &item["spec"]["schedule"])
+        .collect();
+    assert_eq!(
+        schedules,
+        [&json!("0 * * * *"), &json!("0 0 * * *")],
+        "{list}"
+    );
+
+    // The webhook refuses one: kube's 500 with its reason.
+    let created = client.post(CRONTABS, &crontab("broken", json!({"cronSpec": "x"})));
+    assert_eq!(created.unwrap().status, 201);
+    let failed = client.get(&format!("{V2}/broken")).unwrap();
+    assert_eq!(failed.status, 500, "{failed:?}");
+    assert!(
+        failed.body.contains(
+            "conversion webhook for stable.example.com/v1, Kind=CronTab failed: response.result.status was 'Failure', not 'Success': cannot convert broken"
+        ),
+        "{failed:?}"
+    );
+}

@@ -75,6 +75,7 @@ impl Registry {
                     causes: schema_errors,
                 });
             }
+            Err(e @ crate::scheme::ConversionError::Webhook(_)) => return Err(internal(e)),
             Err(e) => return Err(expected.decode_error(e)),
         };
         let mut json = kind.hub_json(&hub).map_err(internal)?;

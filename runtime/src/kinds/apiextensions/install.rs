@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::conversion::Webhook;
 use super::{CLUSTER, CustomResourceColumnDefinition, CustomResourceDefinition};
 use crate::api::{
     KindInfo, NameRule, PrinterColumn, Route, ScaleInfo, Scope, SelectableField, Subresources,
@@ -39,6 +40,13 @@ pub struct Definition {
 #[error("{0}")]
 pub struct DefinitionError(String);
 
+impl DefinitionError {
+    /// Why, in words.
+    pub(super) fn new(why: impl Into<String>) -> DefinitionError {
+        DefinitionError(why.into())
+    }
+}
+
 /// The kind `crd` defines, its schemas built on `compiled`'s `ObjectMeta`.
 pub fn definition(
     crd: &CustomResourceDefinition,
@@ -57,17 +65,51 @@ pub fn definition(
         .map_err(|e| DefinitionError(e.to_string()))?;
     let schemas = Arc::new(schemas);
     let info = leak(kind_info(crd, compiled));
+    let webhook = match &spec.conversion {
+        Some(conversion) if conversion.strategy == "Webhook" => {
+            Some(Arc::new(Webhook::new(conversion.webhook.as_ref())))
+        }
+        _ => None,
+    };
+    let storage = info.storage_version().name;
     let versions = (info.versions.iter())
-        .map(|version| DynamicVersion {
-            name: version.name,
-            to_hub: decode(info, version.name, Arc::clone(&schemas)),
-            from_hub: Arc::new(Ok),
+        .map(|version| {
+            let own = decode(info, version.name, Arc::clone(&schemas));
+            let (to_hub, from_hub): (JsonConversion, JsonConversion) = match &webhook {
+                // The hub is the object in the storage version, which the webhook converts
+                // to and from the others; each side is pruned and defaulted to its schema.
+                Some(webhook) if version.name != storage => {
+                    let to_storage = decode(info, storage, Arc::clone(&schemas));
+                    let (to, from) = (Arc::clone(webhook), Arc::clone(webhook));
+                    let storage_api_version = api_version(info, storage);
+                    let own_api_version = api_version(info, version.name);
+                    let decode_own = Arc::clone(&own);
+                    (
+                        Arc::new(move |object| {
+                            let object = decode_own(object)?;
+                            to_storage(to.convert(object, &storage_api_version)?)
+                        }),
+                        Arc::new(move |hub| own(from.convert(hub, &own_api_version)?)),
+                    )
+                }
+                _ => (own, Arc::new(Ok)),
+            };
+            DynamicVersion {
+                name: version.name,
+                to_hub,
+                from_hub,
+            }
         })
         .collect();
     Ok(Definition {
         kind: KindEntry::dynamic(info, versions),
         schemas,
     })
+}
+
+/// `v1` of `info`'s group as an `apiVersion`.
+fn api_version(info: &KindInfo, version: &str) -> String {
+    format!("{}/{version}", info.group)
 }
 
 /// An object of `version` as the hub: pruned to the version's schema, then defaulted.

@@ -9,6 +9,8 @@
 //! is any JSON value to the CRD's own schema).
 
 #[cfg(feature = "server")]
+mod conversion;
+#[cfg(feature = "server")]
 pub mod install;
 mod structural;
 mod validation;
