@@ -262,6 +262,15 @@ pub enum ApiError {
         /// The verb (`create`, `delete`, ...).
         action: String,
     },
+    /// 405: a write to a kind whose CustomResourceDefinition is being deleted (kube's CRD
+    /// handler: only creates are refused; the objects go with the definition).
+    #[error("{verb} not allowed while custom resource definition is terminating")]
+    DefinitionTerminating {
+        /// The kind's resource.
+        resource: GroupResource,
+        /// The verb refused (`create`).
+        verb: String,
+    },
     /// 405: no route for this method on the path.
     #[error("the server does not allow this method on the requested resource")]
     MethodNotAllowed,
@@ -388,7 +397,9 @@ impl ApiError {
             ApiError::BadRequest(_) => 400,
             ApiError::Unauthorized(_) => 401,
             ApiError::Forbidden { .. } => 403,
-            ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => 405,
+            ApiError::MethodNotSupported { .. }
+            | ApiError::DefinitionTerminating { .. }
+            | ApiError::MethodNotAllowed => 405,
             ApiError::NotAcceptable(_) => 406,
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::Expired(_) | ApiError::InconsistentContinue { .. } => 410,
@@ -410,7 +421,9 @@ impl ApiError {
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::Unauthorized(_) => "Unauthorized",
             ApiError::Forbidden { .. } => "Forbidden",
-            ApiError::MethodNotSupported { .. } | ApiError::MethodNotAllowed => "MethodNotAllowed",
+            ApiError::MethodNotSupported { .. }
+            | ApiError::DefinitionTerminating { .. }
+            | ApiError::MethodNotAllowed => "MethodNotAllowed",
             ApiError::NotAcceptable(_) => "NotAcceptable",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
             ApiError::Expired(_) | ApiError::InconsistentContinue { .. } => "Expired",
@@ -454,7 +467,10 @@ impl ApiError {
             | ApiError::Conflict { resource, name, .. } => {
                 Some(resource_details(resource, Some(name)))
             }
-            ApiError::MethodNotSupported { resource, .. } => Some(resource_details(resource, None)),
+            ApiError::MethodNotSupported { resource, .. }
+            | ApiError::DefinitionTerminating { resource, .. } => {
+                Some(resource_details(resource, None))
+            }
             ApiError::Forbidden { resource, name, .. } => Some(StatusDetails {
                 name: non_empty(name),
                 group: non_empty(&resource.group),

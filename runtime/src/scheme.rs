@@ -90,6 +90,8 @@ pub struct KindEntry {
     /// For a kind `stored_with` another: that kind's versions, which stored objects are in
     /// (set by [`Scheme::add`]). Empty for a kind that stores its own.
     stored_versions: Vec<VersionEntry>,
+    /// An installed kind whose definition is being deleted: no new objects.
+    terminating: bool,
 }
 
 /// A kind's [`Strategy`], erased.
@@ -198,6 +200,7 @@ impl KindEntry {
             hooks: StrategyHooks::of::<Hub>(),
             hub_type: std::any::TypeId::of::<Hub>(),
             stored_versions: Vec::new(),
+            terminating: false,
         }
     }
 
@@ -227,6 +230,7 @@ impl KindEntry {
             hooks: StrategyHooks::NONE,
             hub_type: std::any::TypeId::of::<Value>(),
             stored_versions: Vec::new(),
+            terminating: false,
         }
     }
 
@@ -242,6 +246,18 @@ impl KindEntry {
             from_hub: Arc::new(from_hub::<Hub, V>),
         });
         self
+    }
+
+    /// The kind, its definition being deleted: it takes no new objects
+    /// ([`KindEntry::is_terminating`]).
+    pub fn terminating(mut self, terminating: bool) -> KindEntry {
+        self.terminating = terminating;
+        self
+    }
+
+    /// Whether the kind's definition is being deleted (no creates).
+    pub fn is_terminating(&self) -> bool {
+        self.terminating
     }
 
     /// Whether the kind was installed while the server runs ([`KindEntry::dynamic`]).

@@ -518,6 +518,20 @@ fn deleting_a_definition_deletes_its_objects_first() {
         waiting["message"], "could not confirm zero CustomResources remaining: 1 remaining",
         "{waiting}"
     );
+    // While it terminates, its kind takes no new objects (kube's 405).
+    let refused = client
+        .post(CRONTABS, &crontab("late", json!({"cronSpec": "x"})))
+        .unwrap();
+    assert_eq!(refused.status, 405, "{refused:?}");
+    let status = refused.json();
+    assert_eq!(
+        (&status["reason"], &status["message"]),
+        (
+            &json!("MethodNotAllowed"),
+            &json!("create not allowed while custom resource definition is terminating")
+        ),
+        "{status}"
+    );
     let left = client.get(CRONTABS).unwrap().json();
     let names: Vec<&str> = (left["items"].as_array().unwrap().iter())
         .map(|item| item["metadata"]["name"].as_str().unwrap())

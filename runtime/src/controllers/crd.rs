@@ -39,6 +39,7 @@ const RETRY: Duration = Duration::from_secs(1);
 struct Installed {
     uid: String,
     generation: i64,
+    terminating: bool,
     group: String,
     plural: String,
 }
@@ -144,7 +145,11 @@ async fn sync(
     let mut busy = false;
     for (name, crd) in definitions {
         let result = match crd.metadata.deletion_timestamp {
-            Some(_) => finalize(registry, crd).await,
+            // Still served (creates refused) while its objects go.
+            Some(_) => match install(registry, installed, name, crd) {
+                Ok(_) => finalize(registry, crd).await,
+                Err(error) => Err(error),
+            },
             None => sync_one(registry, definitions, installed, name, crd)
                 .await
                 .map(|()| false),
@@ -283,14 +288,42 @@ async fn sync_one(
                 .map(drop);
         }
     }
+    if !install(registry, installed, name, crd)? {
+        return Ok(());
+    }
+    if condition(crd, "Established").is_none_or(|c| c.status != "True") {
+        let established = new_condition(
+            "Established",
+            true,
+            "InitialNamesAccepted",
+            "the initial names have been accepted",
+        );
+        return write_status(registry, crd, None, &[established])
+            .await
+            .map(drop);
+    }
+    Ok(())
+}
+
+/// Serves the kind `crd` defines once its names are accepted, again when its generation
+/// or its termination changes; whether its names are accepted.
+fn install(
+    registry: &Registry,
+    installed: &mut HashMap<String, Installed>,
+    name: &str,
+    crd: &CustomResourceDefinition,
+) -> Result<bool, ApiError> {
     let accepted = condition(crd, "NamesAccepted").is_some_and(|c| c.status == "True");
     if !accepted {
-        return Ok(());
+        return Ok(false);
     }
     let uid = crd.metadata.uid.clone().unwrap_or_default();
     let generation = crd.metadata.generation.unwrap_or_default();
+    let terminating = condition(crd, "Terminating").is_some_and(|c| c.status == "True");
     let current = installed.get(name);
-    if current.is_none_or(|k| k.uid != uid || k.generation != generation) {
+    let same =
+        |k: &Installed| (&k.uid, k.generation, k.terminating) == (&uid, generation, terminating);
+    if current.is_none_or(|k| !same(k)) {
         let schemas = registry.schemas().ok_or_else(|| {
             ApiError::Internal("the server has no schemas to build definitions on".into())
         })?;
@@ -307,23 +340,13 @@ async fn sync_one(
             Installed {
                 uid,
                 generation,
+                terminating,
                 group: crd.spec.group.clone(),
                 plural: crd.spec.names.plural.clone(),
             },
         );
     }
-    if condition(crd, "Established").is_none_or(|c| c.status != "True") {
-        let established = new_condition(
-            "Established",
-            true,
-            "InitialNamesAccepted",
-            "the initial names have been accepted",
-        );
-        return write_status(registry, crd, None, &[established])
-            .await
-            .map(drop);
-    }
-    Ok(())
+    Ok(true)
 }
 
 /// kube's `calculateNamesAndConditions`: the names `crd` may take given those its group's

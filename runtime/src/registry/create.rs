@@ -36,6 +36,12 @@ impl Registry {
         let kind = target.kind;
         let info = kind.info;
         let resource = object::resource(info);
+        if kind.is_terminating() {
+            return Err(ApiError::DefinitionTerminating {
+                resource,
+                verb: "create".into(),
+            });
+        }
         let api_version = kind.api_version(target.version);
         let expected = Expected {
             api_version: &api_version,

@@ -101,8 +101,10 @@ pub fn definition(
             }
         })
         .collect();
+    let terminating = (crd.status.iter().flat_map(|s| &s.conditions))
+        .any(|c| c.type_ == "Terminating" && c.status == "True");
     Ok(Definition {
-        kind: KindEntry::dynamic(info, versions),
+        kind: KindEntry::dynamic(info, versions).terminating(terminating),
         schemas,
     })
 }
