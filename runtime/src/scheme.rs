@@ -61,6 +61,10 @@ struct VersionEntry {
     name: &'static str,
     to_hub: ToHub,
     from_hub: FromHub,
+    /// How an object of the version decodes in it, without reaching the hub (a dynamic
+    /// kind's prune and defaults, so that finding unknown fields never calls a conversion
+    /// webhook); `None`: through the hub and back.
+    decode: Option<JsonConversion>,
 }
 
 /// One version of a kind installed at runtime, whose hub is JSON: how an object of the
@@ -73,6 +77,8 @@ pub struct DynamicVersion {
     pub to_hub: JsonConversion,
     /// The hub to this version (`apiVersion` and `kind` are set after).
     pub from_hub: JsonConversion,
+    /// An object of this version decoded in it (pruned, defaulted), not converted.
+    pub decode: JsonConversion,
 }
 
 /// One registered kind.
@@ -213,6 +219,7 @@ impl KindEntry {
                 let (to_hub, from_hub) = (version.to_hub, version.from_hub);
                 VersionEntry {
                     name: version.name,
+                    decode: Some(version.decode),
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -244,6 +251,7 @@ impl KindEntry {
             name,
             to_hub: Arc::new(to_hub::<Hub, V>),
             from_hub: Arc::new(from_hub::<Hub, V>),
+            decode: None,
         });
         self
     }
@@ -355,6 +363,19 @@ impl KindEntry {
         match self.info.stored_with {
             Some(_) => &self.stored_versions,
             None => &self.versions,
+        }
+    }
+
+    /// `object` (of `version`) as its version keeps it: decoded and encoded again, which
+    /// drops what the version does not declare (how unknown fields are found).
+    pub fn round_trip(&self, object: Value, version: &str) -> Result<Value, ConversionError> {
+        match &self.entry(version)?.decode {
+            Some(decode) => Ok(with_type_meta(
+                decode(object)?,
+                &self.api_version(version),
+                self.info.kind,
+            )),
+            None => self.convert(object, version, version),
         }
     }
 

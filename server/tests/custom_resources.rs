@@ -673,9 +673,10 @@ impl ConversionWebhook {
         }
     }
 
-    /// Every review received since the last call.
-    fn received(&self) -> Vec<Value> {
-        self.reviews.try_iter().collect()
+    /// The next review received (its line may trail the answer the server got).
+    #[track_caller]
+    fn next(&self) -> Value {
+        (self.reviews.recv_timeout(Duration::from_secs(10))).expect("a review within 10 s")
     }
 }
 
@@ -735,40 +736,32 @@ fn a_conversion_webhook_converts_between_versions() {
     wait_established(&client, "crontabs.stable.example.com");
     const V2: &str = "/apis/stable.example.com/v2/namespaces/default/crontabs";
 
-    // Written in the storage version: no call. Read in v2: one review, v1 to v2.
-    let created = client.post(
-        CRONTABS,
-        &crontab("nightly", json!({"cronSpec": "0 0 * * *"})),
-    );
-    assert_eq!(created.unwrap().status, 201);
-    assert_eq!(webhook.received(), Vec::<Value>::new());
+    // Written in the storage version: no call. Read in v2: one review, v1 to v2 (the
+    // first the webhook gets, so the create made none).
+    let to_v2 = json!({"desired": "stable.example.com/v2", "from": ["stable.example.com/v1"]});
+    let to_v1 = json!({"desired": "stable.example.com/v1", "from": ["stable.example.com/v2"]});
+    let nightly = crontab("nightly", json!({"cronSpec": "0 0 * * *"}));
+    assert_eq!(client.post(CRONTABS, &nightly).unwrap().status, 201);
     let read = client.get(&format!("{V2}/nightly")).unwrap();
     assert_eq!(read.status, 200, "{read:?}");
     let object = read.json();
     assert_eq!(object["apiVersion"], "stable.example.com/v2", "{object}");
     assert_eq!(object["spec"], json!({"schedule": "0 0 * * *"}), "{object}");
     assert_eq!(object["metadata"]["name"], "nightly", "{object}");
-    assert_eq!(
-        webhook.received(),
-        [json!({"desired": "stable.example.com/v2", "from": ["stable.example.com/v1"]})]
-    );
+    assert_eq!(webhook.next(), to_v2);
 
-    // Written in v2: converted to v1 to be stored, read back in v1 without a call.
+    // Written in v2: converted to v1 to be stored (and back for the answer), read back in
+    // v1 without a call.
     let mut hourly = crontab("hourly", json!({"schedule": "0 * * * *"}));
     hourly["apiVersion"] = json!("stable.example.com/v2");
     let created = client.post(V2, &hourly).unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     assert_eq!(created.json()["spec"], json!({"schedule": "0 * * * *"}));
-    webhook.received();
+    assert_eq!((webhook.next(), webhook.next()), (to_v1, to_v2.clone()));
     let stored = client.get(&format!("{CRONTABS}/hourly")).unwrap().json();
     assert_eq!(stored["spec"], json!({"cronSpec": "0 * * * *"}), "{stored}");
-    assert_eq!(
-        webhook.received(),
-        Vec::<Value>::new(),
-        "read in the storage version"
-    );
 
-    // A list in v2 converts every item.
+    // A list in v2 converts every item (the next reviews: the read in v1 made none).
     let list = client.get(V2).unwrap().json();
     let schedules: Vec<&Value> = (list["items"].as_array().unwrap().iter())
         .map(|item| &item["spec"]["schedule"])
@@ -778,7 +771,7 @@ fn a_conversion_webhook_converts_between_versions() {
         [&json!("0 * * * *"), &json!("0 0 * * *")],
         "{list}"
     );
-
+    assert_eq!((webhook.next(), webhook.next()), (to_v2.clone(), to_v2));
     // The webhook refuses one: kube's 500 with its reason.
     let created = client.post(CRONTABS, &crontab("broken", json!({"cronSpec": "x"})));
     assert_eq!(created.unwrap().status, 201);
@@ -789,5 +782,61 @@ fn a_conversion_webhook_converts_between_versions() {
             "conversion webhook for stable.example.com/v1, Kind=CronTab failed: response.result.status was 'Failure', not 'Success': cannot convert broken"
         ),
         "{failed:?}"
+    );
+}
+
+/// The garbage collector follows a kind installed after it started: a ConfigMap owned by a
+/// CronTab goes with it, and a CronTab owned by a ConfigMap with that.
+#[test]
+fn owner_references_to_and_from_a_defined_kind_are_collected() {
+    let server = Server::start();
+    let client = server.client();
+    client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &crontab_definition(),
+        )
+        .unwrap();
+    wait_established(&client, "crontabs.stable.example.com");
+    const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+    let owner = client
+        .post(CRONTABS, &crontab("owner", json!({"cronSpec": "x"})))
+        .unwrap()
+        .json();
+    let reference = |object: &Value| {
+        json!([{
+            "apiVersion": object["apiVersion"], "kind": object["kind"],
+            "name": object["metadata"]["name"], "uid": object["metadata"]["uid"]
+        }])
+    };
+    let dependent = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "owned", "ownerReferences": reference(&owner)}});
+    assert_eq!(client.post(CONFIGMAPS, &dependent).unwrap().status, 201);
+    let holder = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "holder"}});
+    let holder = client.post(CONFIGMAPS, &holder).unwrap().json();
+    let mut owned = crontab("owned", json!({"cronSpec": "y"}));
+    owned["metadata"]["ownerReferences"] = reference(&holder);
+    assert_eq!(client.post(CRONTABS, &owned).unwrap().status, 201);
+
+    assert_eq!(
+        client.delete(&format!("{CRONTABS}/owner")).unwrap().status,
+        200
+    );
+    assert_eq!(
+        client
+            .delete(&format!("{CONFIGMAPS}/holder"))
+            .unwrap()
+            .status,
+        200
+    );
+    wait_for(
+        Duration::from_secs(20),
+        "both dependents to be collected",
+        String::new,
+        || {
+            let gone = |path: &str| client.get(path).unwrap().status == 404;
+            (gone(&format!("{CONFIGMAPS}/owned")) && gone(&format!("{CRONTABS}/owned")))
+                .then_some(())
+        },
     );
 }

@@ -86,7 +86,7 @@ impl Registry {
         name: &str,
     ) -> Result<Vec<(usize, KeyValue)>, ApiError> {
         let mut stored = Vec::new();
-        for (index, kind) in self.scheme.kinds().iter().enumerate() {
+        for (index, kind) in self.scheme.kinds().slots() {
             // A kind stored with another shows that kind's objects again.
             if kind.info.scope != Scope::Namespaced || !kind.info.stores_objects() {
                 continue;

@@ -128,7 +128,7 @@ impl Request<'_> {
                     .and_then(serde_json::to_value)
                     .ok(),
                 _ => (self.kind)
-                    .convert(view.clone(), self.target.version, self.target.version)
+                    .round_trip(view.clone(), self.target.version)
                     .ok(),
             },
             &options.duplicate_fields,

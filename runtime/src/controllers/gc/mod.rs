@@ -49,6 +49,8 @@ use crate::registry::Registry;
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 /// The longest wait before failed work is tried again.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How often the collector looks for kinds installed since (CustomResourceDefinitions).
+const NEW_KINDS: Duration = Duration::from_secs(1);
 
 /// Runs the collector until the registry goes.
 pub async fn run(registry: Weak<Registry>) {
@@ -59,12 +61,21 @@ pub async fn run(registry: Weak<Registry>) {
     // listed would look free of them, and lose its `orphan` or `foregroundDeletion`
     // finalizer too early.
     let mut unlisted = BTreeSet::new();
-    {
+    // The kinds followed, and the scheme generation they were taken from: kinds installed
+    // later (CustomResourceDefinitions) are followed once seen.
+    let mut followed = BTreeSet::new();
+    let mut generation = None;
+    let mut follow_new_kinds = |unlisted: &mut BTreeSet<usize>| -> bool {
         let Some(strong) = registry.upgrade() else {
-            return;
+            return false;
         };
-        for (kind, entry) in strong.scheme().kinds().iter().enumerate() {
-            if entry.info.stores_objects() {
+        let scheme = strong.scheme();
+        if generation == Some(scheme.generation()) {
+            return true;
+        }
+        generation = Some(scheme.generation());
+        for (kind, entry) in scheme.kinds().slots() {
+            if entry.info.stores_objects() && followed.insert(kind) {
                 followers.spawn(follow(
                     registry.clone(),
                     kind,
@@ -74,12 +85,18 @@ pub async fn run(registry: Weak<Registry>) {
                 unlisted.insert(kind);
             }
         }
+        true
+    };
+    if !follow_new_kinds(&mut unlisted) {
+        return;
     }
-    drop(sender);
     let mut graph = Graph::default();
     let mut queue = BTreeSet::new();
     let mut retries: BTreeMap<Work, Retry> = BTreeMap::new();
     loop {
+        if !follow_new_kinds(&mut unlisted) {
+            return;
+        }
         // Take in every change that has arrived before judging anything, so that work is
         // judged on the newest view.
         loop {
@@ -109,6 +126,11 @@ pub async fn run(registry: Weak<Registry>) {
                     None => return,
                 },
                 () = tokio::time::sleep_until(next_retry.unwrap_or(now)), if next_retry.is_some() => {}
+                () = tokio::time::sleep(NEW_KINDS) => {
+                    if !follow_new_kinds(&mut unlisted) {
+                        return;
+                    }
+                }
             }
             continue;
         };

@@ -98,6 +98,7 @@ pub fn definition(
                 name: version.name,
                 to_hub,
                 from_hub,
+                decode: decode(info, version.name, Arc::clone(&schemas)),
             }
         })
         .collect();
