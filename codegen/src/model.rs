@@ -48,6 +48,9 @@ pub struct GroupVersionModel {
     /// their list types imply (see `openapi::patch_strategy::patch_strategies`);
     /// `$ref`s point into [`SCHEMA_REF_PREFIX`].
     pub schemas: IndexMap<String, Value>,
+    /// The schemas published as definitions gave them (kinds installed while the server
+    /// runs): OpenAPI v2 carries them as kube's CRD OpenAPI builder does.
+    pub given: std::collections::BTreeSet<String>,
 }
 
 /// One kind as served in one version.
@@ -269,6 +272,7 @@ impl GroupVersionModel {
         }
         // A definition's schema is published as given: its keywords were judged by the
         // definition's validation, and its lists merge as JSON (no patch strategies).
+        let given_names = given.iter().map(|(name, _)| name.clone()).collect();
         for (name, mut schema) in given {
             rewrite_refs(&mut schema, &qualify);
             schemas.insert(name, schema);
@@ -308,6 +312,7 @@ impl GroupVersionModel {
             version,
             resources,
             schemas,
+            given: given_names,
         })
     }
 

@@ -137,16 +137,23 @@ metadata:
   name: nightly
 spec:
   cronSpec: "0 0 * * *"
+  extra: {anything: {nested: true}}
 "#;
 
 fn defined_kinds_are_served_to_kubectl(version: Version) {
     version.binary();
     let server = Server::start();
     let kubectl = Kubectl::new(version, &server);
-    let with_wide_column = CRONTABS.replace(
-        "- {name: Spec, type: string, jsonPath: .spec.cronSpec}",
-        "- {name: Spec, type: string, jsonPath: .spec.cronSpec}\n    - {name: Replicas, type: integer, jsonPath: .spec.replicas, priority: 1}",
-    );
+    let with_wide_column = CRONTABS
+        .replace(
+            "- {name: Spec, type: string, jsonPath: .spec.cronSpec}",
+            "- {name: Spec, type: string, jsonPath: .spec.cronSpec}\n    - {name: Replicas, type: integer, jsonPath: .spec.replicas, priority: 1}",
+        )
+        .replacen(
+            "replicas: {type: integer, default: 1}",
+            "replicas: {type: integer, default: 1}\n              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}",
+            1,
+        );
     let manifest = kubectl.write_file("crontabs.yaml", &with_wide_column);
     kubectl.ok(&["apply", "-f", &manifest]);
     kubectl
@@ -194,6 +201,13 @@ fn defined_kinds_are_served_to_kubectl(version: Version) {
     kubectl
         .ok(&["apply", "-f", &manifest])
         .stdout_has("crontab.stable.example.com/nightly created");
+    // What the schema keeps unknown fields of is kept, and neither kubectl refuses it
+    // (1.20 validates against OpenAPI v2, where kube publishes that subtree untyped).
+    let object = kubectl.ok(&["get", "ct", "nightly", "-o", "json"]).json();
+    assert_eq!(
+        object["spec"]["extra"],
+        serde_json::json!({"anything": {"nested": true}})
+    );
     let table = kubectl.ok(&["get", "ct"]).table();
     assert_eq!(table.column("NAME"), ["nightly"]);
     assert_eq!(table.column("SPEC"), ["0 0 * * *"]);

@@ -505,17 +505,28 @@ fn deleting_a_definition_deletes_its_objects_first() {
     );
 
     // Its objects go (the held one is marked), and the definition waits, saying why.
+    let held_back = || {
+        let left = client.get(CRONTABS).unwrap().json();
+        let items = left["items"].as_array().cloned().unwrap_or_default();
+        (items.len() == 1 && items[0]["metadata"]["deletionTimestamp"].is_string()).then_some(())
+    };
+    wait_for(
+        Duration::from_secs(10),
+        "only the held object to be left, marked",
+        || format!("{:?}", client.get(CRONTABS)),
+        held_back,
+    );
     let waiting = wait_for(
         Duration::from_secs(10),
-        "the definition to wait for the held object",
+        "the definition to say it waits",
         || format!("{:?}", client.get(DEFINITION)),
         || {
             condition(&client, "crontabs.stable.example.com", "Terminating")
-                .filter(|c| c["reason"] == "InstanceDeletionCheck")
+                .filter(|c| c["reason"] == "InstanceDeletionInProgress")
         },
     );
     assert_eq!(
-        waiting["message"], "could not confirm zero CustomResources remaining: 1 remaining",
+        waiting["message"], "CustomResource deletion is in progress",
         "{waiting}"
     );
     // While it terminates, its kind takes no new objects (kube's 405).

@@ -339,6 +339,69 @@ fn map_array(value: &Value, f: fn(&Value) -> Value) -> Value {
     }
 }
 
+/// A CustomResourceDefinition's schema as kube publishes it in OpenAPI v2
+/// (`apiextensions-apiserver/pkg/controller/openapi/v2.ToStructuralOpenAPIV2`): without the
+/// value validations v2 cannot carry (`allOf`, `anyOf`, `oneOf`, `not`), and untyped where
+/// kubectl's client-side validation would refuse what the server accepts: nullable fields
+/// (no type, items or properties, and never required), fields keeping unknown fields (no
+/// items or properties; no `object` type), arrays left without items.
+pub(crate) fn definition_v2(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    strip_for_v2(&mut schema);
+    schema
+}
+
+fn strip_for_v2(schema: &mut Value) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    for junctor in ["allOf", "anyOf", "oneOf", "not"] {
+        node.remove(junctor);
+    }
+    if node.remove("nullable") == Some(Value::Bool(true)) {
+        for key in ["type", "items", "properties"] {
+            node.remove(key);
+        }
+    }
+    let preserve = node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    if preserve {
+        node.remove("items");
+        node.remove("properties");
+    }
+    let ty = node.get("type").and_then(Value::as_str).map(str::to_owned);
+    if (ty.as_deref() == Some("array") && !node.contains_key("items"))
+        || (preserve && ty.as_deref() == Some("object"))
+    {
+        node.remove("type");
+    }
+    let nullable =
+        |child: Option<&Value>| child.and_then(|c| c.get("nullable")) == Some(&Value::Bool(true));
+    if nullable(node.get("additionalProperties")) {
+        node.remove("required");
+    } else if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+        let nullable_fields: Vec<String> = (properties.iter())
+            .filter(|(_, child)| nullable(Some(child)))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if let Some(Value::Array(required)) = node.get_mut("required") {
+            required.retain(|r| {
+                !r.as_str()
+                    .is_some_and(|r| nullable_fields.iter().any(|n| n == r))
+            });
+        }
+    }
+    if let Some(Value::Object(properties)) = node.get_mut("properties") {
+        for child in properties.values_mut() {
+            strip_for_v2(child);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child) = node.get_mut(key) {
+            strip_for_v2(child);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

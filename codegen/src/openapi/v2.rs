@@ -31,7 +31,10 @@ pub fn render(model: &ApiModel) -> Result<Value, Error> {
     for gv in model.group_versions() {
         let api_version = gv.api_version();
         for (name, schema) in document_schemas(gv) {
-            let schema = to_swagger2(&schema);
+            let schema = match gv.given.contains(&name) {
+                true => to_swagger2(&super::schema::definition_v2(&schema)),
+                false => to_swagger2(&schema),
+            };
             match definitions.get(&name) {
                 Some((existing, first)) if *existing != schema => {
                     return Err(Error::DefinitionConflict {

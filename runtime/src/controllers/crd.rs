@@ -27,6 +27,7 @@ use crate::kinds::apiextensions::{
 };
 use crate::meta::DeleteOptions;
 use crate::registry::{ListOptions, PatchType, Registry, Subresource, Target, WriteOptions};
+use crate::scheme::KindEntry;
 
 /// The kind of the definitions.
 const KIND: &str = "CustomResourceDefinition";
@@ -64,7 +65,10 @@ pub async fn run(registry: Weak<Registry>) {
     loop {
         let followed = if retry {
             tokio::select! {
-                followed = receiver.recv() => followed,
+                followed = receiver.recv() => match followed {
+                    Some(followed) => Some(followed),
+                    None => break,
+                },
                 () = tokio::time::sleep(RETRY) => None,
             }
         } else {
@@ -146,10 +150,12 @@ async fn sync(
     for (name, crd) in definitions {
         let result = match crd.metadata.deletion_timestamp {
             // Still served (creates refused) while its objects go.
-            Some(_) => match install(registry, installed, name, crd) {
-                Ok(_) => finalize(registry, crd).await,
-                Err(error) => Err(error),
-            },
+            Some(_) => {
+                if let Err(error) = install(registry, installed, name, crd) {
+                    tracing::warn!(%error, definition = name, "cannot serve a deleted definition's kind");
+                }
+                finalize(registry, crd).await
+            }
             None => sync_one(registry, definitions, installed, name, crd)
                 .await
                 .map(|()| false),
@@ -170,77 +176,55 @@ async fn finalize(registry: &Registry, crd: &CustomResourceDefinition) -> Result
     if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
         return Ok(false);
     }
-    let in_progress = condition(crd, "Terminating")
-        .is_some_and(|c| c.reason.as_deref() == Some("InstanceDeletionInProgress"));
-    if !in_progress {
-        let progress = new_condition(
-            "Terminating",
-            true,
-            "InstanceDeletionInProgress",
-            "CustomResource deletion is in progress",
-        );
-        write_status(registry, crd, None, &[progress]).await?;
-        return Ok(true);
-    }
-    let kind = (registry.scheme())
-        .by_resource(&crd.spec.group, &crd.spec.names.plural)
-        .filter(|kind| kind.is_dynamic());
     let established = condition(crd, "Established").is_some_and(|c| c.status == "True");
-    let done = match kind {
-        Some(kind) if established => {
-            let target = Target {
-                kind: &kind,
-                version: kind.info.storage_version().name,
-                namespace: None,
-            };
-            let mut failures = Vec::new();
-            for item in registry.list(target, &ListOptions::default()).await?.items {
-                let item = item.value();
-                let meta = |field: &str| item.pointer(&format!("/metadata/{field}"));
-                if meta("deletionTimestamp").is_some() {
-                    continue;
-                }
-                let one = Target {
-                    namespace: meta("namespace").and_then(Value::as_str),
-                    ..target
-                };
-                let name = meta("name").and_then(Value::as_str).unwrap_or_default();
-                match registry.delete(one, name, &DeleteOptions::default()).await {
-                    Ok(_) | Err(ApiError::NotFound { .. }) => {}
-                    Err(error) => failures.push(error.to_string()),
-                }
-            }
-            if !failures.is_empty() {
-                let message = format!("could not issue all deletes: {}", failures.join(", "));
-                let failed = new_condition("Terminating", true, "InstanceDeletionFailed", &message);
-                write_status(registry, crd, None, &[failed]).await?;
-                return Ok(true);
-            }
-            let left = registry
-                .list(target, &ListOptions::default())
-                .await?
-                .items
-                .len();
-            if left > 0 {
-                let message =
-                    format!("could not confirm zero CustomResources remaining: {left} remaining");
-                let check = new_condition("Terminating", true, "InstanceDeletionCheck", &message);
-                write_status(registry, crd, None, &[check]).await?;
-                return Ok(true);
-            }
-            new_condition(
+    let done = if established {
+        let kind = (registry.scheme())
+            .by_resource(&crd.spec.group, &crd.spec.names.plural)
+            .filter(|kind| kind.is_dynamic());
+        // Its objects may exist: the finalizer stays until they are seen gone.
+        let kind = kind.ok_or_else(|| {
+            ApiError::Internal(format!(
+                "the kind of the deleted definition {:?} is not served here: its objects cannot be deleted yet",
+                crd.metadata.name.as_deref().unwrap_or_default()
+            ))
+        })?;
+        let (failures, left) = delete_objects(registry, &kind).await?;
+        let waiting = match (failures.is_empty(), left) {
+            (false, _) => Some(new_condition(
                 "Terminating",
-                false,
-                "InstanceDeletionCompleted",
-                "removed all instances",
-            )
+                true,
+                "InstanceDeletionFailed",
+                &format!("could not issue all deletes: {}", failures.join(", ")),
+            )),
+            (true, 0) => None,
+            (true, _) => Some(new_condition(
+                "Terminating",
+                true,
+                "InstanceDeletionInProgress",
+                "CustomResource deletion is in progress",
+            )),
+        };
+        if let Some(waiting) = waiting {
+            // Written once: an unchanged status makes no event, so the next pass comes
+            // after the controller's pause, not at once.
+            if condition(crd, "Terminating").is_none_or(|c| !same(c, &waiting)) {
+                write_status(registry, crd, None, &[waiting]).await?;
+            }
+            return Ok(true);
         }
-        _ => new_condition(
+        new_condition(
+            "Terminating",
+            false,
+            "InstanceDeletionCompleted",
+            "removed all instances",
+        )
+    } else {
+        new_condition(
             "Terminating",
             false,
             "NeverEstablished",
             "resource was never established",
-        ),
+        )
     };
     let Some(revision) = write_status(registry, crd, None, &[done]).await? else {
         return Ok(true); // changed meanwhile: judged again from the change
@@ -313,7 +297,10 @@ fn install(
     name: &str,
     crd: &CustomResourceDefinition,
 ) -> Result<bool, ApiError> {
-    let accepted = condition(crd, "NamesAccepted").is_some_and(|c| c.status == "True");
+    // Established once, a definition stays served even while a later change of its names
+    // is not accepted, as kube serves it by the names it accepted.
+    let accepted = condition(crd, "NamesAccepted").is_some_and(|c| c.status == "True")
+        || condition(crd, "Established").is_some_and(|c| c.status == "True");
     if !accepted {
         return Ok(false);
     }
@@ -347,6 +334,42 @@ fn install(
         );
     }
     Ok(true)
+}
+
+/// Deletes every object of `kind` not already being deleted (their finalizers are
+/// honoured); the failures, and how many objects are left.
+async fn delete_objects(
+    registry: &Registry,
+    kind: &KindEntry,
+) -> Result<(Vec<String>, usize), ApiError> {
+    let target = Target {
+        kind,
+        version: kind.info.storage_version().name,
+        namespace: None,
+    };
+    let mut failures = Vec::new();
+    for item in registry.list(target, &ListOptions::default()).await?.items {
+        let item = item.value();
+        let meta = |field: &str| item.pointer(&format!("/metadata/{field}"));
+        if meta("deletionTimestamp").is_some() {
+            continue;
+        }
+        let one = Target {
+            namespace: meta("namespace").and_then(Value::as_str),
+            ..target
+        };
+        let name = meta("name").and_then(Value::as_str).unwrap_or_default();
+        match registry.delete(one, name, &DeleteOptions::default()).await {
+            Ok(_) | Err(ApiError::NotFound { .. }) => {}
+            Err(error) => failures.push(error.to_string()),
+        }
+    }
+    let left = registry
+        .list(target, &ListOptions::default())
+        .await?
+        .items
+        .len();
+    Ok((failures, left))
 }
 
 /// kube's `calculateNamesAndConditions`: the names `crd` may take given those its group's

@@ -102,8 +102,9 @@ pub(super) fn paths(bindings: &[RouteBinding], documents: &Documents) -> Vec<Str
 pub(super) struct Live {
     registry: Arc<Registry>,
     renderer: Option<Renderer>,
-    /// The documents of one generation of the scheme.
-    rendered: Mutex<Option<(u64, Arc<Rendered>)>>,
+    /// The documents of one generation of the scheme (`None`: it could not be rendered,
+    /// logged once).
+    rendered: Mutex<Option<(u64, Option<Arc<Rendered>>)>>,
 }
 
 /// Documents ready to serve, by path.
@@ -133,7 +134,7 @@ impl Live {
         if let Some((at, documents)) = rendered.as_ref()
             && *at == generation
         {
-            return Some(Arc::clone(documents));
+            return documents.clone();
         }
         let kinds = scheme.kinds();
         if !kinds.iter().any(|kind| kind.is_dynamic()) {
@@ -145,6 +146,7 @@ impl Live {
             Ok(documents) => documents,
             Err(error) => {
                 tracing::error!(%error, "cannot render the API's documents");
+                *rendered = Some((generation, None));
                 return None;
             }
         };
@@ -176,7 +178,7 @@ impl Live {
             }
         }
         let prepared = Arc::new(prepared);
-        *rendered = Some((generation, Arc::clone(&prepared)));
+        *rendered = Some((generation, Some(Arc::clone(&prepared))));
         Some(prepared)
     }
 

@@ -62,8 +62,8 @@ pub(super) fn router(bindings: &'static [RouteBinding], shared: &Arc<Shared>) ->
             );
             seen.push(method);
             let info = binding.kind;
-            let kind = (scheme.kinds().iter())
-                .position(|k| k.info.group == info.group && k.info.kind == info.kind)
+            let kind = (scheme.by_kind(info.group, info.kind))
+                .and_then(|kind| scheme.slot_of(&kind))
                 .unwrap_or_else(|| {
                     panic!(
                         "the route table names {}, which the scheme lacks",

@@ -164,6 +164,15 @@ impl<'a> TypeRef<'a> {
         }
     }
 
+    /// Whether the type keeps fields it does not declare
+    /// (`x-kubernetes-preserve-unknown-fields`): they are untyped, not unknown.
+    fn preserves_unknown(&self) -> bool {
+        match (self.schema, self.node) {
+            (Some(schema), Some(node)) => schema.nodes(node).iter().any(|n| n.preserve_unknown),
+            _ => false,
+        }
+    }
+
     /// The type of field or key `name` of a map.
     fn field(&self, fields: &BTreeMap<String, usize>, elem: Option<usize>, name: &str) -> Self {
         self.at(fields.get(name).copied().or(elem))
@@ -701,7 +710,12 @@ pub fn prune_unknown(value: &Value, tr: TypeRef<'_>) -> Value {
     match (value, tr.atom(Some(value))) {
         (Value::Object(map), Atom::Map { fields, elem, .. }) => Value::Object(
             map.iter()
-                .filter(|(key, _)| tr.node.is_none() || fields.contains_key(*key) || elem.is_some())
+                .filter(|(key, _)| {
+                    tr.node.is_none()
+                        || fields.contains_key(*key)
+                        || elem.is_some()
+                        || tr.preserves_unknown()
+                })
                 .map(|(key, child)| {
                     (
                         key.clone(),

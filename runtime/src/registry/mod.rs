@@ -467,8 +467,11 @@ impl Registry {
     /// (re)initializing" after waiting a little).
     async fn ready_cache(&self, kind: &KindEntry) -> Result<Arc<Cache>, ApiError> {
         let prefix = self.keys().kind_prefix(kind.info);
-        let cache = (self.caches.for_prefix(&prefix))
-            .ok_or_else(|| object::internal(format!("{} has no watch cache", kind.info.kind)))?;
+        let cache = (self.caches.for_prefix(&prefix)).ok_or_else(|| match kind.is_dynamic() {
+            // Its definition was deleted while the request ran.
+            true => ApiError::NoRoute,
+            false => object::internal(format!("{} has no watch cache", kind.info.kind)),
+        })?;
         if cache.revision().is_none() {
             cache.wait_for(0, cache::FRESHNESS_TIMEOUT).await;
         }

@@ -327,6 +327,8 @@ impl Registry {
                     let base = kind.hub_from_json(old.clone()).map_err(internal)?;
                     let hub = kind.to_hub_over(view, target.version, base);
                     let hub = hub.map_err(|e| match &change {
+                        // A conversion webhook that failed: kube's 500.
+                        _ if matches!(e, crate::scheme::ConversionError::Webhook(_)) => internal(e),
                         // The schema already says why it does not decode.
                         _ if !schema_errors.is_empty() => request.invalid(schema_errors.clone()),
                         Change::Replace(_) => expected.decode_error(e),

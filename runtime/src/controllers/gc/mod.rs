@@ -74,7 +74,17 @@ pub async fn run(registry: Weak<Registry>) {
             return true;
         }
         generation = Some(scheme.generation());
-        for (kind, entry) in scheme.kinds().slots() {
+        let kinds = scheme.kinds();
+        // A kind gone (its definition deleted) is listed no more: it must not hold the
+        // collector back, and a kind installed again in its slot is followed anew.
+        followed.retain(|kind| {
+            let served = kinds.get(*kind).is_some();
+            if !served {
+                unlisted.remove(kind);
+            }
+            served
+        });
+        for (kind, entry) in kinds.slots() {
             if entry.info.stores_objects() && followed.insert(kind) {
                 followers.spawn(follow(
                     registry.clone(),
