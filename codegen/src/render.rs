@@ -56,6 +56,9 @@ pub enum RenderError {
     /// An OpenAPI document.
     #[error("OpenAPI: {0}")]
     OpenApi(#[from] openapi::Error),
+    /// A document the renderers should have made is missing (a bug).
+    #[error("no {0} was rendered")]
+    Missing(String),
     /// A document did not serialize (a bug: every document is a `serde_json::Value`).
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -187,16 +190,17 @@ pub fn served_documents(
     let mut files = Vec::new();
     let mut index = DocumentIndex::default();
     openapi(model, &mut files, &mut index)?;
-    let take = |path: &str| {
+    let take = |path: &str| -> Result<Vec<u8>, RenderError> {
         (files.iter())
             .find(|file| file.path == path)
             .map(|file| file.contents.clone())
-            .unwrap_or_default()
+            .ok_or_else(|| RenderError::Missing(path.to_owned()))
     };
-    let (v2_json, v2_proto) = match &index.openapi_v2 {
-        Some(v2) => (take(&v2.json), take(&v2.proto)),
-        None => Default::default(),
-    };
+    let v2 =
+        (index.openapi_v2.as_ref()).ok_or_else(|| RenderError::Missing("openapi/v2".into()))?;
+    let (v2_json, v2_proto) = (take(&v2.json)?, take(&v2.proto)?);
+    let v3_index = (index.openapi_v3_index.as_deref())
+        .ok_or_else(|| RenderError::Missing("openapi/v3/index.json".into()))?;
     Ok(kapi_runtime::api::RenderedDocuments {
         discovery: (discovery_documents(model)?.into_iter())
             .map(|document| kapi_runtime::api::RenderedDocument {
@@ -207,18 +211,16 @@ pub fn served_documents(
             .collect(),
         openapi_v2_json: v2_json,
         openapi_v2_protobuf: v2_proto,
-        openapi_v3_index: index
-            .openapi_v3_index
-            .as_deref()
-            .map(take)
-            .unwrap_or_default(),
+        openapi_v3_index: take(v3_index)?,
         openapi_v3: (index.openapi_v3.iter())
-            .map(|document| kapi_runtime::api::RenderedOpenApiV3 {
-                path: document.key.clone(),
-                hash: document.hash.clone(),
-                json: take(&document.file),
+            .map(|document| {
+                Ok(kapi_runtime::api::RenderedOpenApiV3 {
+                    path: document.key.clone(),
+                    hash: document.hash.clone(),
+                    json: take(&document.file)?,
+                })
             })
-            .collect(),
+            .collect::<Result<_, RenderError>>()?,
     })
 }
 

@@ -1,12 +1,10 @@
 //! Resource requests for the kinds installed while the server runs (what
-//! CustomResourceDefinitions define): the paths no route of the table serves are resolved
-//! against the scheme, as kube-apiserver's CRD handler resolves them, and served by the
-//! same handlers as the table's routes (`resources::Call`).
-//!
-//! The paths are the installer's: `/apis/<group>/<version>/[namespaces/<ns>/]<plural>`,
-//! then `/<name>` and `/<name>/status` or `/<name>/scale`, and the deprecated `/watch/`
-//! forms. A path naming no installed kind is 404, a known path with a method it does not
-//! take 405, as for the table's routes.
+//! CustomResourceDefinitions define): the paths no route of the table serves name a kind of
+//! the scheme by group and plural; its version's own routes (kube's installer, the same
+//! `kapi-routes` the table's come from) are matched by the path's shape and the method,
+//! and served by the same handlers as the table's routes (`resources::Call`). A path that
+//! names no installed kind, or none of its routes, is 404; a route's path with another
+//! method 405, as for the table's routes.
 
 use std::sync::Arc;
 
@@ -16,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::Shared;
 use super::resources::{Call, Names, deprecation};
-use crate::api::{Handler, Scope};
+use crate::api::Handler;
 use crate::error::ApiError;
 
 /// Serves `request` if it addresses an installed kind or the discovery of a group only
@@ -35,37 +33,34 @@ pub(super) async fn serve(shared: Arc<Shared>, request: Request) -> Response {
     }
 }
 
-/// The path's parts after `/apis/<group>/<version>/`.
-struct Path<'a> {
-    watch: bool,
-    namespace: Option<&'a str>,
-    plural: &'a str,
-    name: Option<&'a str>,
-    subresource: Option<&'a str>,
+/// The plural a path under `/apis/<group>/<version>/` names: after `watch/` and
+/// `namespaces/<ns>/` when present.
+fn plural<'a>(rest: &[&'a str]) -> Option<&'a str> {
+    let rest = rest.strip_prefix(&["watch"]).unwrap_or(rest);
+    match rest {
+        ["namespaces", _, plural, ..] => Some(plural),
+        [plural, ..] => Some(plural),
+        [] => None,
+    }
 }
 
-fn parse<'a>(segments: &[&'a str]) -> Option<Path<'a>> {
-    let (watch, rest) = match segments {
-        ["watch", rest @ ..] => (true, rest),
-        rest => (false, rest),
-    };
-    let (namespace, rest) = match rest {
-        ["namespaces", namespace, rest @ ..] if !rest.is_empty() => (Some(*namespace), rest),
-        rest => (None, rest),
-    };
-    let (plural, name, subresource) = match rest {
-        [plural] => (*plural, None, None),
-        [plural, name] => (*plural, Some(*name), None),
-        [plural, name, subresource] if !watch => (*plural, Some(*name), Some(*subresource)),
-        _ => return None,
-    };
-    Some(Path {
-        watch,
-        namespace,
-        plural,
-        name,
-        subresource,
-    })
+/// The values of a route template's parameters in `path`, if the path has its shape.
+fn matches<'a>(template: &str, path: &[&'a str]) -> Option<Vec<(&'static str, &'a str)>> {
+    let template: Vec<&str> = template.trim_matches('/').split('/').collect();
+    if template.len() != path.len() {
+        return None;
+    }
+    let mut values = Vec::new();
+    for (part, segment) in template.iter().zip(path) {
+        match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            Some("namespace") => values.push(("namespace", *segment)),
+            Some("name") => values.push(("name", *segment)),
+            Some(_) => return None,
+            None if part == segment => {}
+            None => return None,
+        }
+    }
+    Some(values)
 }
 
 fn resolve(shared: &Shared, method: &Method, path: &str) -> Result<Call<'static>, ApiError> {
@@ -73,66 +68,37 @@ fn resolve(shared: &Shared, method: &Method, path: &str) -> Result<Call<'static>
     let ["apis", group, version, rest @ ..] = segments.as_slice() else {
         return Err(ApiError::NoRoute);
     };
-    let path = parse(rest).ok_or(ApiError::NoRoute)?;
-    let kind = (shared.registry.scheme().by_resource(group, path.plural))
+    let plural = plural(rest).ok_or(ApiError::NoRoute)?;
+    let kind = (shared.registry.scheme().by_resource(group, plural))
         .filter(|kind| kind.is_dynamic())
         .ok_or(ApiError::NoRoute)?;
     let info = kind.info;
     let version = (info.version(version))
         .filter(|v| v.served)
         .ok_or(ApiError::NoRoute)?;
-    let namespaced = info.scope == Scope::Namespaced;
-    if path.namespace.is_some() && !namespaced {
+    // The kind's own routes (kube's installer, `kapi-routes`), as the table's are mounted:
+    // the path's shape finds them, the method the one that serves it.
+    let shaped: Vec<_> = (version.routes.iter())
+        .filter_map(|route| Some((route, matches(route.path, &segments)?)))
+        .collect();
+    if shaped.is_empty() {
         return Err(ApiError::NoRoute);
     }
-    let subresources = &info.subresources;
-    let status = match path.subresource {
-        None => None,
-        Some("status") if subresources.status => Some(true),
-        Some("scale") if subresources.scale.is_some() => Some(false),
-        Some(_) => return Err(ApiError::NoRoute),
+    let (route, values) = (shaped.into_iter())
+        .find(|(route, _)| route.method.as_str() == method.as_str())
+        .ok_or(ApiError::MethodNotAllowed)?;
+    let handler = Handler::for_route(route).ok_or(ApiError::MethodNotAllowed)?;
+    let value = |param: &str| {
+        (values.iter())
+            .find(|(name, _)| *name == param)
+            .map(|(_, value)| (*value).to_owned())
     };
-    let handler = match (path.watch, path.name.is_some(), status) {
-        (true, true, _) => (*method == Method::GET).then_some(Handler::Watch),
-        (true, false, _) => (*method == Method::GET).then_some(Handler::WatchList),
-        (false, false, _) => match *method {
-            Method::GET => Some(Handler::List),
-            Method::POST => Some(Handler::Create),
-            Method::DELETE => Some(Handler::DeleteCollection),
-            _ => None,
-        },
-        (false, true, None) => match *method {
-            Method::GET => Some(Handler::Get),
-            Method::PUT => Some(Handler::Update),
-            Method::PATCH => Some(Handler::Patch),
-            Method::DELETE => Some(Handler::Delete),
-            _ => None,
-        },
-        (false, true, Some(true)) => match *method {
-            Method::GET => Some(Handler::GetStatus),
-            Method::PUT => Some(Handler::UpdateStatus),
-            Method::PATCH => Some(Handler::PatchStatus),
-            _ => None,
-        },
-        (false, true, Some(false)) => match *method {
-            Method::GET => Some(Handler::GetScale),
-            Method::PUT => Some(Handler::UpdateScale),
-            Method::PATCH => Some(Handler::PatchScale),
-            _ => None,
-        },
-    };
-    // Only lists and watches of every namespace go without one.
-    let all_namespaces = matches!(handler, Some(Handler::List | Handler::WatchList));
-    if namespaced && path.namespace.is_none() && !all_namespaces {
-        return Err(ApiError::NoRoute);
-    }
-    let handler = handler.ok_or(ApiError::MethodNotAllowed)?;
     Ok(Call {
         version: version.name,
         handler,
         names: Names {
-            namespace: path.namespace.map(str::to_owned),
-            name: path.name.map(str::to_owned),
+            namespace: value("namespace"),
+            name: value("name"),
         },
         deprecation: deprecation(info, version),
         kind: Some(kind),
@@ -141,32 +107,23 @@ fn resolve(shared: &Shared, method: &Method, path: &str) -> Result<Call<'static>
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{matches, plural};
 
     #[test]
-    fn paths_read_as_the_installer_lays_them_out() {
-        let path = parse(&["namespaces", "a", "foos", "x", "status"]).unwrap();
+    fn paths_are_matched_against_route_templates() {
+        let path = ["apis", "g", "v1", "namespaces", "a", "foos", "x", "status"];
+        let template = "/apis/g/v1/namespaces/{namespace}/foos/{name}/status";
         assert_eq!(
-            (
-                path.watch,
-                path.namespace,
-                path.plural,
-                path.name,
-                path.subresource
-            ),
-            (false, Some("a"), "foos", Some("x"), Some("status"))
+            matches(template, &path),
+            Some(vec![("namespace", "a"), ("name", "x")])
         );
-        let path = parse(&["watch", "foos"]).unwrap();
         assert_eq!(
-            (path.watch, path.namespace, path.plural),
-            (true, None, "foos")
+            matches("/apis/g/v1/namespaces/{namespace}/foos/{name}", &path),
+            None
         );
-        let path = parse(&["namespaces", "a"]).unwrap();
-        assert_eq!(
-            (path.namespace, path.plural, path.name),
-            (None, "namespaces", Some("a"))
-        );
-        assert!(parse(&["watch", "foos", "x", "status"]).is_none());
-        assert!(parse(&["foos", "x", "status", "more"]).is_none());
+        assert_eq!(matches("/apis/g/v1/foos/{name}/status", &path), None);
+        assert_eq!(plural(&["watch", "namespaces", "a", "foos"]), Some("foos"));
+        assert_eq!(plural(&["foos", "x"]), Some("foos"));
+        assert_eq!(plural(&[]), None);
     }
 }

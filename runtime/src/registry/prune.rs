@@ -6,7 +6,8 @@
 //! `additionalProperties` has a schema, or when the object (or a branch of it) says
 //! `x-kubernetes-preserve-unknown-fields`; everything else goes, at any depth. An object's
 //! own `apiVersion` and `kind` survive at the root and in an
-//! `x-kubernetes-embedded-resource`, whose `metadata` is pruned as an `ObjectMeta`.
+//! `x-kubernetes-embedded-resource`, whose `metadata` is kept as sent unless its schema
+//! declares it (kube prunes and checks it as an `ObjectMeta`: not yet here).
 //!
 //! Compiled kinds never need it: their version types drop what they do not declare while
 //! decoding. The fields pruned from a request are what `fieldValidation` reports as unknown

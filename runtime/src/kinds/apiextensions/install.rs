@@ -135,8 +135,9 @@ fn decode(info: &'static KindInfo, version: &'static str, schemas: Arc<Schemas>)
 }
 
 /// The description of the kind: the definition's names and scope, and what its storage
-/// version declares (subresources, columns, selectable fields), which the validation
-/// requires to be the same in every version unless given per version.
+/// version declares (subresources, columns, selectable fields). A description holds
+/// these once per kind, so versions declaring them differently (kube allows it) are all
+/// served with the storage version's: not yet per version.
 fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
     let spec = &crd.spec;
     let names = &spec.names;
