@@ -17,6 +17,7 @@ use support::http::Client;
 use support::{Server, wait_for};
 
 const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+const DEFINITIONS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
 /// CronTab in two versions with a `None` conversion, a schema with defaults, an enum, a
 /// list map, nested objects and a subtree that keeps unknown fields, status and scale, and
@@ -122,6 +123,16 @@ fn wait_established(client: &Client, name: &str) -> Value {
     )
 }
 
+/// A server serving CronTab (`crontab_definition`), Established.
+fn serve_crontabs() -> (Server, Client) {
+    let server = Server::start();
+    let client = server.client();
+    let created = client.post(DEFINITIONS, &crontab_definition()).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    wait_established(&client, "crontabs.stable.example.com");
+    (server, client)
+}
+
 fn crontab(name: &str, spec: Value) -> Value {
     json!({
         "apiVersion": "stable.example.com/v1",
@@ -135,12 +146,7 @@ fn crontab(name: &str, spec: Value) -> Value {
 fn a_defined_kind_is_served_once_established() {
     let server = Server::start();
     let client = server.client();
-    let created = client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &crontab_definition(),
-        )
-        .unwrap();
+    let created = client.post(DEFINITIONS, &crontab_definition()).unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     let established = wait_established(&client, "crontabs.stable.example.com");
     assert_eq!(established["reason"], "InitialNamesAccepted");
@@ -372,12 +378,7 @@ fn validation_rules_are_refused() {
     let mut definition = crontab_definition();
     definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
         json!([{"rule": "self.replicas < 10"}]);
-    let refused = client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &definition,
-        )
-        .unwrap();
+    let refused = client.post(DEFINITIONS, &definition).unwrap();
     assert_eq!(refused.status, 422, "{refused:?}");
     assert!(
         refused.body.contains(
@@ -389,27 +390,14 @@ fn validation_rules_are_refused() {
 
 #[test]
 fn names_in_use_are_not_accepted() {
-    let server = Server::start();
-    let client = server.client();
-    client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &crontab_definition(),
-        )
-        .unwrap();
-    wait_established(&client, "crontabs.stable.example.com");
+    let (_server, client) = serve_crontabs();
 
     // Another definition of the group wanting the same kind: NamesAccepted is False.
     let mut rival = crontab_definition();
     rival["metadata"]["name"] = json!("crontables.stable.example.com");
     rival["spec"]["names"] =
         json!({"plural": "crontables", "kind": "CronTab", "shortNames": ["ct"]});
-    let created = client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &rival,
-        )
-        .unwrap();
+    let created = client.post(DEFINITIONS, &rival).unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     let refused = wait_for(
         Duration::from_secs(10),
@@ -442,12 +430,7 @@ fn names_in_use_are_not_accepted() {
     webapps["metadata"]["name"] = json!("webapps.apps.example.dev");
     webapps["spec"]["group"] = json!("apps.example.dev");
     webapps["spec"]["names"] = json!({"plural": "webapps", "kind": "OtherApp"});
-    client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &webapps,
-        )
-        .unwrap();
+    client.post(DEFINITIONS, &webapps).unwrap();
     let refused = wait_for(
         Duration::from_secs(10),
         "NamesAccepted to be False",
@@ -468,17 +451,9 @@ fn names_in_use_are_not_accepted() {
 
 #[test]
 fn deleting_a_definition_deletes_its_objects_first() {
-    let server = Server::start();
-    let client = server.client();
+    let (_server, client) = serve_crontabs();
     const DEFINITION: &str =
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com";
-    client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &crontab_definition(),
-        )
-        .unwrap();
-    wait_established(&client, "crontabs.stable.example.com");
     for name in ["a", "b"] {
         let created = client
             .post(CRONTABS, &crontab(name, json!({"cronSpec": "x"})))
@@ -573,12 +548,7 @@ fn deleting_a_definition_deletes_its_objects_first() {
     );
 
     // Defined again, the kind starts empty.
-    client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &crontab_definition(),
-        )
-        .unwrap();
+    client.post(DEFINITIONS, &crontab_definition()).unwrap();
     wait_established(&client, "crontabs.stable.example.com");
     let list = client.get(CRONTABS).unwrap().json();
     assert_eq!(list["items"], json!([]), "{list}");
@@ -597,12 +567,7 @@ fn two_replicas_on_etcd_serve_a_definition_made_through_either() {
     let a = Server::start_with(&etcd_args(&etcd));
     let b = Server::start_with(&etcd_args(&etcd));
     let (client_a, client_b) = (a.client(), b.client());
-    let created = client_a
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &crontab_definition(),
-        )
-        .unwrap();
+    let created = client_a.post(DEFINITIONS, &crontab_definition()).unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     let started = std::time::Instant::now();
     wait_for(
@@ -737,12 +702,7 @@ fn a_conversion_webhook_converts_between_versions() {
             }}
         }
     });
-    let created = client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &definition,
-        )
-        .unwrap();
+    let created = client.post(DEFINITIONS, &definition).unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     wait_established(&client, "crontabs.stable.example.com");
     const V2: &str = "/apis/stable.example.com/v2/namespaces/default/crontabs";
@@ -800,15 +760,7 @@ fn a_conversion_webhook_converts_between_versions() {
 /// CronTab goes with it, and a CronTab owned by a ConfigMap with that.
 #[test]
 fn owner_references_to_and_from_a_defined_kind_are_collected() {
-    let server = Server::start();
-    let client = server.client();
-    client
-        .post(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-            &crontab_definition(),
-        )
-        .unwrap();
-    wait_established(&client, "crontabs.stable.example.com");
+    let (_server, client) = serve_crontabs();
     const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
     let owner = client
         .post(CRONTABS, &crontab("owner", json!({"cronSpec": "x"})))
