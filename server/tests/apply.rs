@@ -11,8 +11,6 @@ use serde_json::{Value, json};
 use support::http::{Client, Response};
 use support::{Kubectl, Server, Version};
 
-const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
-
 fn start() -> (Server, Kubectl) {
     Version::V1_32.binary();
     let server = Server::start();
@@ -252,10 +250,11 @@ fn server_dry_run_stores_nothing() {
 }
 
 /// A client for raw HTTP, and a WebApp `web` applied by `kubectl-like`.
-fn http_with_webapp(server: &Server) -> Client {
+fn http_with_webapp(server: &Server, kind: WebApps) -> Client {
     let client = Client::new(server.addr());
     let created = apply(
         &client,
+        kind,
         "web",
         "owner",
         false,
@@ -265,28 +264,36 @@ fn http_with_webapp(server: &Server) -> Client {
     client
 }
 
-/// `PATCH` with an apply configuration (a v1 WebApp named `name`, `spec` merged in).
-fn apply(client: &Client, name: &str, manager: &str, force: bool, extra: &Value) -> Response {
+/// `PATCH` with an apply configuration (a v1 WebApp of `kind` named `name`, `spec` merged
+/// in).
+fn apply(
+    client: &Client,
+    kind: WebApps,
+    name: &str,
+    manager: &str,
+    force: bool,
+    extra: &Value,
+) -> Response {
     let mut config = json!({
-        "apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "apiVersion": kind.api_version(), "kind": "WebApp",
         "metadata": {"name": name},
         "spec": {"container": {"image": "nginx:1.27"}},
     });
     json_patch::merge(&mut config, extra);
     let force = if force { "&force=true" } else { "" };
-    let path = format!("{WEBAPPS}/{name}?fieldManager={manager}{force}");
+    let path = format!("{}/{name}?fieldManager={manager}{force}", kind.collection());
     let yaml = serde_json::to_string(&config).expect("JSON is YAML");
     (client.send_raw("PATCH", &path, "application/apply-patch+yaml", &yaml)).expect("a response")
 }
 
-#[test]
-fn http_conflicts_options_and_bodies_answer_as_kube() {
-    let server = Server::start();
-    let client = http_with_webapp(&server);
+fn http_conflicts_options_and_bodies_answer_as_kube(kind: WebApps) {
+    let server = kind.start();
+    let client = http_with_webapp(&server, kind);
 
     // Updating with the same values is no conflict: both own the field.
     let same = apply(
         &client,
+        kind,
         "web",
         "second",
         false,
@@ -295,6 +302,7 @@ fn http_conflicts_options_and_bodies_answer_as_kube() {
     assert_eq!(same.status, 200, "{}", same.body);
     let conflict = apply(
         &client,
+        kind,
         "web",
         "third",
         false,
@@ -314,7 +322,7 @@ fn http_conflicts_options_and_bodies_answer_as_kube() {
     );
 
     // Options: a manager is required; force only with apply (kube's 422s on PatchOptions).
-    let path = format!("{WEBAPPS}/web");
+    let path = format!("{}/web", kind.collection());
     let response = client
         .send_raw("PATCH", &path, "application/apply-patch+yaml", "{}")
         .expect("a response");
@@ -340,17 +348,17 @@ fn http_conflicts_options_and_bodies_answer_as_kube() {
     // Bodies: the request's type, no managedFields, the URL's name (kube's 400s).
     for (config, message) in [
         (
-            json!({"apiVersion": "apps.example.dev/v1beta1", "kind": "WebApp", "metadata": {"name": "web"}}),
-            "invalid object type: apps.example.dev/v1beta1, Kind=WebApp",
+            json!({"apiVersion": format!("{}/v1beta1", kind.group()), "kind": "WebApp", "metadata": {"name": "web"}}),
+            format!("invalid object type: {}/v1beta1, Kind=WebApp", kind.group()),
         ),
         (
-            json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+            json!({"apiVersion": kind.api_version(), "kind": "WebApp",
                    "metadata": {"name": "web", "managedFields": []}}),
-            "metadata.managedFields must be nil",
+            "metadata.managedFields must be nil".to_owned(),
         ),
         (
-            json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": "other"}}),
-            "the name of the object (other) does not match the name on the URL (web)",
+            json!({"apiVersion": kind.api_version(), "kind": "WebApp", "metadata": {"name": "other"}}),
+            "the name of the object (other) does not match the name on the URL (web)".to_owned(),
         ),
     ] {
         let response = client
@@ -377,11 +385,10 @@ fn http_conflicts_options_and_bodies_answer_as_kube() {
     assert_eq!(not_yaml.status, 400, "{}", not_yaml.body);
 }
 
-#[test]
-fn client_sent_managed_fields_are_validated_reset_or_kept() {
-    let server = Server::start();
-    let client = http_with_webapp(&server);
-    let path = format!("{WEBAPPS}/web");
+fn client_sent_managed_fields_are_validated_reset_or_kept(kind: WebApps) {
+    let server = kind.start();
+    let client = http_with_webapp(&server, kind);
+    let path = format!("{}/web", kind.collection());
     let merge = |patch: Value| {
         client
             .send_raw(
@@ -393,7 +400,7 @@ fn client_sent_managed_fields_are_validated_reset_or_kept() {
             .expect("a response")
     };
     let malformed = merge(json!({"metadata": {"managedFields": [
-        {"manager": "m", "operation": "Foo", "apiVersion": "apps.example.dev/v1", "fieldsType": "FieldsV1", "fieldsV1": {}}]}}));
+        {"manager": "m", "operation": "Foo", "apiVersion": kind.api_version(), "fieldsType": "FieldsV1", "fieldsV1": {}}]}}));
     assert_eq!(malformed.status, 422);
     assert_eq!(
         malformed.json()["details"]["causes"],
@@ -402,7 +409,7 @@ fn client_sent_managed_fields_are_validated_reset_or_kept() {
                 "field": "metadata.managedFields[0].operation"}])
     );
     let bad_type = merge(json!({"metadata": {"managedFields": [
-        {"manager": "m", "operation": "Update", "apiVersion": "apps.example.dev/v1", "fieldsType": "FieldsV2"}]}}));
+        {"manager": "m", "operation": "Update", "apiVersion": kind.api_version(), "fieldsType": "FieldsV2"}]}}));
     assert_eq!(bad_type.status, 422);
     assert_eq!(
         bad_type.json()["details"]["causes"][0]["field"],
@@ -413,7 +420,7 @@ fn client_sent_managed_fields_are_validated_reset_or_kept() {
 
     // A client may rewrite ownership: the valid entries replace the stored ones.
     let rewritten = merge(json!({"metadata": {"managedFields": [
-        {"manager": "mine", "operation": "Update", "apiVersion": "apps.example.dev/v1",
+        {"manager": "mine", "operation": "Update", "apiVersion": kind.api_version(),
          "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]}}));
     assert_eq!(rewritten.status, 200, "{}", rewritten.body);
 
@@ -430,6 +437,7 @@ fn client_sent_managed_fields_are_validated_reset_or_kept() {
     // ...until someone applies: what was there belongs to `before-first-apply`.
     let conflict = apply(
         &client,
+        kind,
         "web",
         "owner",
         false,
@@ -438,7 +446,10 @@ fn client_sent_managed_fields_are_validated_reset_or_kept() {
     assert_eq!(conflict.status, 409);
     assert_eq!(
         conflict.json()["message"],
-        "Apply failed with 1 conflict: conflict with \"before-first-apply\" using apps.example.dev/v1: .spec.replicas"
+        format!(
+            "Apply failed with 1 conflict: conflict with \"before-first-apply\" using {}: .spec.replicas",
+            kind.api_version()
+        )
     );
 }
 
@@ -466,6 +477,7 @@ fn ownership_is_tracked_across_versions_through_the_hub() {
     // Another applier through v1 changing the same hub field conflicts with it.
     let conflict = apply(
         &client,
+        WebApps::Compiled,
         "web",
         "alpha",
         false,
@@ -479,6 +491,7 @@ fn ownership_is_tracked_across_versions_through_the_hub() {
     // The same value through v1 is no conflict; ownership is then shared across versions.
     let same = apply(
         &client,
+        WebApps::Compiled,
         "web",
         "alpha",
         false,
@@ -487,6 +500,7 @@ fn ownership_is_tracked_across_versions_through_the_hub() {
     assert_eq!(same.status, 200, "{}", same.body);
     let forced = apply(
         &client,
+        WebApps::Compiled,
         "web",
         "alpha",
         true,
@@ -505,17 +519,19 @@ fn ownership_is_tracked_across_versions_through_the_hub() {
     assert!(beta_entry["fieldsV1"]["f:spec"].get("f:image").is_some());
 }
 
-#[test]
-fn unknown_fields_follow_field_validation_and_are_never_owned() {
-    let server = Server::start();
+fn unknown_fields_follow_field_validation_and_are_never_owned(kind: WebApps) {
+    let server = kind.start();
     let client = Client::new(server.addr());
     let config = |name: &str| {
-        json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp", "metadata": {"name": name},
+        json!({"apiVersion": kind.api_version(), "kind": "WebApp", "metadata": {"name": name},
             "spec": {"foo": 1, "container": {"image": "nginx:1.27"}}})
         .to_string()
     };
     let send = |name: &str, validation: &str| {
-        let path = format!("{WEBAPPS}/{name}?fieldManager=m&fieldValidation={validation}");
+        let path = format!(
+            "{}/{name}?fieldManager=m&fieldValidation={validation}",
+            kind.collection()
+        );
         (client.send_raw(
             "PATCH",
             &path,
@@ -549,4 +565,82 @@ fn unknown_fields_follow_field_validation_and_are_never_owned() {
             "the unknown field is not owned"
         );
     }
+}
+
+/// The WebApps the HTTP tests apply to: the compiled kind, or the same kind (its published
+/// v1 schema) defined by a CustomResourceDefinition in another group, served through the
+/// runtime's path for installed kinds. The same tests run on both.
+#[derive(Clone, Copy, Debug)]
+enum WebApps {
+    Compiled,
+    Defined,
+}
+
+impl WebApps {
+    fn group(self) -> &'static str {
+        match self {
+            WebApps::Compiled => "apps.example.dev",
+            WebApps::Defined => "defined.example.dev",
+        }
+    }
+
+    fn api_version(self) -> String {
+        format!("{}/v1", self.group())
+    }
+
+    fn collection(self) -> String {
+        format!("/apis/{}/v1/namespaces/default/webapps", self.group())
+    }
+
+    /// A server serving these WebApps.
+    fn start(self) -> Server {
+        let server = Server::start();
+        if let WebApps::Defined = self {
+            let client = Client::new(server.addr());
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let mut crd = support::webapp_crd::webapp_crd(&root);
+            crd["metadata"]["name"] = json!(format!("webapps.{}", self.group()));
+            crd["spec"]["group"] = json!(self.group());
+            let created = client
+                .post(
+                    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                    &crd,
+                )
+                .expect("a response");
+            assert_eq!(created.status, 201, "{}", created.body);
+            support::wait_for(
+                std::time::Duration::from_secs(10),
+                "the WebApp definition to be served",
+                String::new,
+                || (client.get(&self.collection()).ok()?.status == 200).then_some(()),
+            );
+        }
+        server
+    }
+}
+
+macro_rules! on_both_kinds {
+    ($($scenario:ident => $compiled:ident, $defined:ident;)*) => {$(
+        #[test]
+        fn $compiled() {
+            $scenario(WebApps::Compiled);
+        }
+
+        #[test]
+        fn $defined() {
+            $scenario(WebApps::Defined);
+        }
+    )*};
+}
+
+on_both_kinds! {
+    http_conflicts_options_and_bodies_answer_as_kube =>
+        http_conflicts_options_and_bodies_answer_as_kube_compiled,
+        http_conflicts_options_and_bodies_answer_as_kube_defined;
+    client_sent_managed_fields_are_validated_reset_or_kept =>
+        client_sent_managed_fields_are_validated_reset_or_kept_compiled,
+        client_sent_managed_fields_are_validated_reset_or_kept_defined;
+    unknown_fields_follow_field_validation_and_are_never_owned =>
+        unknown_fields_follow_field_validation_and_are_never_owned_compiled,
+        unknown_fields_follow_field_validation_and_are_never_owned_defined;
 }

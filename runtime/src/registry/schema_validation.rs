@@ -333,6 +333,15 @@ impl Schemas {
         versions: &[(&str, &Value)],
     ) -> Result<Schemas, SchemaError> {
         let mut components = self.meta.clone();
+        // `FieldsV1` is any JSON (kube decodes it raw): pruning keeps what it holds.
+        if let Some(Value::Object(fields_v1)) =
+            components.get_mut(&format!("{META_PREFIX}FieldsV1"))
+        {
+            fields_v1.insert(
+                "x-kubernetes-preserve-unknown-fields".into(),
+                Value::Bool(true),
+            );
+        }
         let object_meta = format!("{META_PREFIX}ObjectMeta");
         if !components.contains_key(&object_meta) {
             return Err(SchemaError(format!(
