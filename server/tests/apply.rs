@@ -9,6 +9,7 @@ mod support;
 
 use serde_json::{Value, json};
 use support::http::{Client, Response};
+use support::webapps::{WebApps, on_both_kinds};
 use support::{Kubectl, Server, Version};
 
 fn start() -> (Server, Kubectl) {
@@ -565,72 +566,6 @@ fn unknown_fields_follow_field_validation_and_are_never_owned(kind: WebApps) {
             "the unknown field is not owned"
         );
     }
-}
-
-/// The WebApps the HTTP tests apply to: the compiled kind, or the same kind (its published
-/// v1 schema) defined by a CustomResourceDefinition in another group, served through the
-/// runtime's path for installed kinds. The same tests run on both.
-#[derive(Clone, Copy, Debug)]
-enum WebApps {
-    Compiled,
-    Defined,
-}
-
-impl WebApps {
-    fn group(self) -> &'static str {
-        match self {
-            WebApps::Compiled => "apps.example.dev",
-            WebApps::Defined => "defined.example.dev",
-        }
-    }
-
-    fn api_version(self) -> String {
-        format!("{}/v1", self.group())
-    }
-
-    fn collection(self) -> String {
-        format!("/apis/{}/v1/namespaces/default/webapps", self.group())
-    }
-
-    /// A server serving these WebApps.
-    fn start(self) -> Server {
-        let server = Server::start();
-        if let WebApps::Defined = self {
-            let client = Client::new(server.addr());
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-            let mut crd = support::webapp_crd::webapp_crd(&root);
-            crd["metadata"]["name"] = json!(format!("webapps.{}", self.group()));
-            crd["spec"]["group"] = json!(self.group());
-            let created = client
-                .post(
-                    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                    &crd,
-                )
-                .expect("a response");
-            assert_eq!(created.status, 201, "{}", created.body);
-            support::wait_for(
-                std::time::Duration::from_secs(10),
-                "the WebApp definition to be served",
-                String::new,
-                || (client.get(&self.collection()).ok()?.status == 200).then_some(()),
-            );
-        }
-        server
-    }
-}
-
-macro_rules! on_both_kinds {
-    ($($scenario:ident => $compiled:ident, $defined:ident;)*) => {$(
-        #[test]
-        fn $compiled() {
-            $scenario(WebApps::Compiled);
-        }
-
-        #[test]
-        fn $defined() {
-            $scenario(WebApps::Defined);
-        }
-    )*};
 }
 
 on_both_kinds! {

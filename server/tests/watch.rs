@@ -13,16 +13,40 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::{Client, Watch};
+use support::webapps::{WebApps, on_both_kinds};
 use support::{Backend, Kubectl, Server, Version, for_both_versions, on_both_backends};
 
 /// How long one event may take.
 const EVENT: Duration = Duration::from_secs(10);
 
 const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+
+/// A client of one server's WebApps (compiled or defined): what the helpers below write to.
+struct Apps {
+    client: Client,
+    kind: WebApps,
+}
+
+impl Apps {
+    fn new(server: &Server, kind: WebApps) -> Apps {
+        Apps {
+            client: Client::new(server.addr()),
+            kind,
+        }
+    }
+}
+
+impl std::ops::Deref for Apps {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
 const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
 
-fn webapp(name: &str, labels: Value) -> Value {
-    json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+fn webapp(kind: WebApps, name: &str, labels: Value) -> Value {
+    json!({"apiVersion": kind.api_version(), "kind": "WebApp",
         "metadata": {"name": name, "labels": labels},
         "spec": {"replicas": 2, "container": {"image": "nginx:1.25"}}})
 }
@@ -35,16 +59,20 @@ fn rv(object: &Value) -> &str {
 
 /// Creates a WebApp; returns it as stored.
 #[track_caller]
-fn create(client: &Client, name: &str, labels: Value) -> Value {
-    let response = client.post(WEBAPPS, &webapp(name, labels)).unwrap();
+fn create(client: &Apps, name: &str, labels: Value) -> Value {
+    let response = (client.post(
+        &client.kind.collection(),
+        &webapp(client.kind, name, labels),
+    ))
+    .unwrap();
     assert_eq!(response.status, 201, "{response:?}");
     response.json()
 }
 
 /// Replaces a WebApp after `change`; returns it as stored.
 #[track_caller]
-fn update(client: &Client, name: &str, change: impl FnOnce(&mut Value)) -> Value {
-    let path = format!("{WEBAPPS}/{name}");
+fn update(client: &Apps, name: &str, change: impl FnOnce(&mut Value)) -> Value {
+    let path = format!("{}/{name}", client.kind.collection());
     let mut object = client.get(&path).unwrap().json();
     change(&mut object);
     let response = client.put(&path, &object).unwrap();
@@ -53,14 +81,14 @@ fn update(client: &Client, name: &str, change: impl FnOnce(&mut Value)) -> Value
 }
 
 #[track_caller]
-fn delete(client: &Client, name: &str) {
-    let response = client.delete(&format!("{WEBAPPS}/{name}")).unwrap();
+fn delete(client: &Apps, name: &str) {
+    let response = (client.delete(&format!("{}/{name}", client.kind.collection()))).unwrap();
     assert_eq!(response.status, 200, "{response:?}");
 }
 
 #[track_caller]
-fn list_rv(client: &Client) -> String {
-    let list = client.get(WEBAPPS).unwrap().json();
+fn list_rv(client: &Apps) -> String {
+    let list = client.get(&client.kind.collection()).unwrap().json();
     list["metadata"]["resourceVersion"]
         .as_str()
         .unwrap()
@@ -68,10 +96,9 @@ fn list_rv(client: &Client) -> String {
 }
 
 #[track_caller]
-fn watch(client: &Client, query: &str) -> Watch {
-    let watch = client
-        .watch(&format!("{WEBAPPS}?watch=true&{query}"), "application/json")
-        .unwrap();
+fn watch(client: &Apps, query: &str) -> Watch {
+    let path = format!("{}?watch=true&{query}", client.kind.collection());
+    let watch = client.watch(&path, "application/json").unwrap();
     assert_eq!(watch.status, 200);
     assert_eq!(watch.content_type, "application/json");
     watch
@@ -96,10 +123,9 @@ fn event(type_: &str, name: &str, rv: &str) -> (String, String, String) {
     (type_.to_owned(), name.to_owned(), rv.to_owned())
 }
 
-#[test]
-fn a_watch_from_a_list_sees_every_change_in_order_once() {
-    let server = Server::start();
-    let client = Client::new(server.addr());
+fn a_watch_from_a_list_sees_every_change_in_order_once(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
     create(&client, "before", json!({}));
     let from = list_rv(&client);
     let mut watch = watch(&client, &format!("resourceVersion={from}"));
@@ -122,10 +148,9 @@ fn a_watch_from_a_list_sees_every_change_in_order_once() {
     assert_eq!(next(&mut watch), event("ADDED", "marker", rv(&marker)));
 }
 
-#[test]
-fn resource_version_0_starts_with_added_events_for_existing_objects() {
-    let server = Server::start();
-    let client = Client::new(server.addr());
+fn resource_version_0_starts_with_added_events_for_existing_objects(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
     let a = create(&client, "a", json!({}));
     let b = create(&client, "b", json!({}));
     for query in ["resourceVersion=0", "allowWatchBookmarks=true"] {
@@ -140,10 +165,9 @@ fn resource_version_0_starts_with_added_events_for_existing_objects() {
     assert_eq!(next(&mut watch), event("ADDED", "c", rv(&c)));
 }
 
-#[test]
-fn a_name_field_selector_watches_one_object() {
-    let server = Server::start();
-    let client = Client::new(server.addr());
+fn a_name_field_selector_watches_one_object(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
     let from = list_rv(&client);
     let mut by_selector = watch(
         &client,
@@ -152,7 +176,8 @@ fn a_name_field_selector_watches_one_object() {
     let mut legacy = client
         .watch(
             &format!(
-                "/apis/apps.example.dev/v1/watch/namespaces/default/webapps/web?resourceVersion={from}"
+                "/apis/{}/v1/watch/namespaces/default/webapps/web?resourceVersion={from}",
+                kind.group()
             ),
             "application/json",
         )
@@ -177,10 +202,9 @@ fn a_name_field_selector_watches_one_object() {
     assert_eq!(next(&mut watch), event("ADDED", "web", rv(&web2)));
 }
 
-#[test]
-fn label_selector_watches_see_objects_enter_and_leave() {
-    let server = Server::start();
-    let client = Client::new(server.addr());
+fn label_selector_watches_see_objects_enter_and_leave(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
     let from = list_rv(&client);
     let mut watch = watch(
         &client,
@@ -210,7 +234,7 @@ fn label_selector_watches_see_objects_enter_and_leave() {
 #[test]
 fn timeout_seconds_ends_the_stream() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let mut watch = watch(&client, "timeoutSeconds=1&resourceVersion=1");
     assert_eq!(
         watch.next_line(EVENT),
@@ -225,9 +249,11 @@ fn timeout_seconds_ends_the_stream() {
 #[test]
 fn a_bookmark_comes_just_before_the_timeout() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let from = list_rv(&client);
-    let created = client.post(WEBAPPS, &webapp("web", json!({}))).unwrap();
+    let created = client
+        .post(WEBAPPS, &webapp(WebApps::Compiled, "web", json!({})))
+        .unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     let revision = created.json()["metadata"]["resourceVersion"].clone();
     let mut bookmarked = watch(
@@ -258,7 +284,7 @@ fn a_bookmark_comes_just_before_the_timeout() {
 #[test]
 fn table_watches_send_column_definitions_once() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     create(&client, "a", json!({}));
     let mut watch = client
         .watch(
@@ -287,7 +313,7 @@ fn table_watches_send_column_definitions_once() {
 #[test]
 fn bad_options_are_status_responses_before_the_stream() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let response = client
         .get(&format!("{WEBAPPS}?watch=true&resourceVersion=abc"))
         .unwrap();
@@ -321,7 +347,7 @@ fn bad_options_are_status_responses_before_the_stream() {
 /// `kubectl get wa web -w` a row for a change of `web`.
 fn kubectl_get_watch(version: Version, backend: Backend) {
     let server = Server::start_on(backend);
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let kubectl = Kubectl::new(version, &server);
     create(&client, "first", json!({}));
 
@@ -350,7 +376,7 @@ on_both_backends! {
 #[test]
 fn watches_speak_every_served_version() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let from = list_rv(&client);
     let mut watch = client
         .watch(
@@ -376,7 +402,7 @@ fn watches_speak_every_served_version() {
 #[test]
 fn field_selector_watches_see_objects_enter_and_leave() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let from = list_rv(&client);
     let mut watch = watch(
         &client,
@@ -392,7 +418,7 @@ fn field_selector_watches_see_objects_enter_and_leave() {
         o["spec"]["container"]["image"] = json!("nginx:3")
     });
     delete(&client, "a");
-    let mut body = webapp("marker", json!({}));
+    let mut body = webapp(WebApps::Compiled, "marker", json!({}));
     body["spec"]["container"]["image"] = json!("nginx:2");
     let response = client.post(WEBAPPS, &body).unwrap();
     assert_eq!(response.status, 201, "{response:?}");
@@ -427,7 +453,7 @@ fn send_initial_events_then_an_annotated_bookmark_then_changes() {
     const WATCH_LIST: &str =
         "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let a = create(&client, "a", json!({"tier": "web"}));
     let b = create(&client, "b", json!({"tier": "db"}));
     let c = create(&client, "c", json!({"tier": "web"}));
@@ -476,7 +502,7 @@ fn send_initial_events_then_an_annotated_bookmark_then_changes() {
 #[test]
 fn bookmarks_arrive_every_interval_at_the_revision_reached() {
     let server = Server::start_with(&["--watch-bookmark-interval=200ms"]);
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let from = list_rv(&client);
     let selected = format!("labelSelector=tier%3Dweb&resourceVersion={from}");
     let mut bookmarks = watch(&client, &format!("allowWatchBookmarks=true&{selected}"));
@@ -539,7 +565,7 @@ fn create_namespace(client: &Client, name: &str) {
 /// Creates a WebApp with `image` in `namespace`.
 #[track_caller]
 fn create_in(client: &Client, namespace: &str, name: &str, image: &str) {
-    let mut body = webapp(name, json!({}));
+    let mut body = webapp(WebApps::Compiled, name, json!({}));
     body["spec"]["container"]["image"] = json!(image);
     let path = format!("/apis/apps.example.dev/v1/namespaces/{namespace}/webapps");
     let response = client.post(&path, &body).unwrap();
@@ -549,7 +575,7 @@ fn create_in(client: &Client, namespace: &str, name: &str, image: &str) {
 /// The next events of `watch` are `DELETED` for exactly `names`, in order, then `ADDED` for
 /// a marker object created now: nothing else came in between.
 #[track_caller]
-fn expect_deleted_then_marker(client: &Client, watch: &mut Watch, names: &[&str]) {
+fn expect_deleted_then_marker(client: &Apps, watch: &mut Watch, names: &[&str]) {
     let marker = create(client, "marker", json!({}));
     let seen: Vec<_> = (0..=names.len()).map(|_| next(watch)).collect();
     let (types, seen_names): (Vec<_>, Vec<_>) = (seen.iter())
@@ -574,7 +600,7 @@ fn names(list: &Value) -> Vec<&str> {
 /// the selector, then deletes each), and a watcher opened before sees exactly those go.
 fn kubectl_delete_by_label(version: Version) {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     let kubectl = Kubectl::new(version, &server);
     create(&client, "web-1", json!({"tier": "web"}));
     create(&client, "api", json!({"tier": "api"}));
@@ -607,7 +633,7 @@ fn kubectl_delete_by_label(version: Version) {
 #[test]
 fn delete_collection_with_a_field_selector() {
     let server = Server::start();
-    let client = Client::new(server.addr());
+    let client = Apps::new(&server, WebApps::Compiled);
     create_namespace(&client, "other");
     create_in(&client, "default", "old-1", "nginx:1.0");
     create_in(&client, "default", "new", "nginx:1.27");
@@ -632,4 +658,19 @@ fn delete_collection_with_a_field_selector() {
         .json();
     assert_eq!(names(&other), ["old-3"], "another namespace is untouched");
     expect_deleted_then_marker(&client, &mut watch, &["old-1", "old-2"]);
+}
+
+on_both_kinds! {
+    a_watch_from_a_list_sees_every_change_in_order_once =>
+        a_watch_from_a_list_sees_every_change_in_order_once_compiled,
+        a_watch_from_a_list_sees_every_change_in_order_once_defined;
+    resource_version_0_starts_with_added_events_for_existing_objects =>
+        resource_version_0_starts_with_added_events_for_existing_objects_compiled,
+        resource_version_0_starts_with_added_events_for_existing_objects_defined;
+    a_name_field_selector_watches_one_object =>
+        a_name_field_selector_watches_one_object_compiled,
+        a_name_field_selector_watches_one_object_defined;
+    label_selector_watches_see_objects_enter_and_leave =>
+        label_selector_watches_see_objects_enter_and_leave_compiled,
+        label_selector_watches_see_objects_enter_and_leave_defined;
 }

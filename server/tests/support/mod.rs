@@ -17,6 +17,7 @@ pub mod python;
 pub mod server;
 pub mod table;
 pub mod webapp_crd;
+pub mod webapps;
 
 #[allow(unused_imports)]
 pub use kubectl::{Kubectl, Run, Version, manifest};

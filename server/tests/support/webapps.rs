@@ -1,0 +1,81 @@
+//! WebApps as a compiled kind and as a kind a CustomResourceDefinition defines: the
+//! suites whose scenarios run unchanged on both (`on_both_kinds!`).
+
+use serde_json::json;
+
+use super::Server;
+use super::http::Client;
+
+/// The WebApps a scenario runs on: the compiled kind, or the same kind (its published v1
+/// schema) defined by a CustomResourceDefinition in another group, served through the
+/// runtime's path for installed kinds.
+#[derive(Clone, Copy, Debug)]
+pub enum WebApps {
+    Compiled,
+    Defined,
+}
+
+impl WebApps {
+    /// The group they are served in.
+    pub fn group(self) -> &'static str {
+        match self {
+            WebApps::Compiled => "apps.example.dev",
+            WebApps::Defined => "defined.example.dev",
+        }
+    }
+
+    /// `<group>/v1`.
+    pub fn api_version(self) -> String {
+        format!("{}/v1", self.group())
+    }
+
+    /// The path of the WebApps of namespace `default`.
+    pub fn collection(self) -> String {
+        format!("/apis/{}/v1/namespaces/default/webapps", self.group())
+    }
+
+    /// A server serving these WebApps.
+    pub fn start(self) -> Server {
+        let server = Server::start();
+        if let WebApps::Defined = self {
+            let client = Client::new(server.addr());
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let mut crd = super::webapp_crd::webapp_crd(&root);
+            crd["metadata"]["name"] = json!(format!("webapps.{}", self.group()));
+            crd["spec"]["group"] = json!(self.group());
+            let created = client
+                .post(
+                    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                    &crd,
+                )
+                .expect("a response");
+            assert_eq!(created.status, 201, "{}", created.body);
+            super::wait_for(
+                std::time::Duration::from_secs(10),
+                "the WebApp definition to be served",
+                String::new,
+                || (client.get(&self.collection()).ok()?.status == 200).then_some(()),
+            );
+        }
+        server
+    }
+}
+
+/// `on_both_kinds! { scenario => scenario_compiled, scenario_defined; }` runs
+/// `scenario(WebApps::Compiled)` and `scenario(WebApps::Defined)` as two tests.
+#[allow(unused_macros)]
+macro_rules! on_both_kinds {
+    ($($scenario:ident => $compiled:ident, $defined:ident;)*) => {$(
+        #[test]
+        fn $compiled() {
+            $scenario($crate::support::webapps::WebApps::Compiled);
+        }
+
+        #[test]
+        fn $defined() {
+            $scenario($crate::support::webapps::WebApps::Defined);
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use on_both_kinds;
