@@ -803,3 +803,54 @@ fn owner_references_to_and_from_a_defined_kind_are_collected() {
         },
     );
 }
+
+/// A changed definition ends the watches of its kind, as kube ends them: clients watch
+/// again and get the kind as it now is (here, a new printer column).
+#[test]
+fn a_changed_definition_ends_the_watches_of_its_kind() {
+    let (_server, client) = serve_crontabs();
+    let created = client
+        .post(CRONTABS, &crontab("nightly", json!({"cronSpec": "x"})))
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let mut watch = client
+        .watch(
+            &format!("{CRONTABS}?watch=true&resourceVersion=0"),
+            "application/json",
+        )
+        .unwrap();
+    assert_eq!(watch.next_event(Duration::from_secs(5))["type"], "ADDED");
+
+    let path = format!("{DEFINITIONS}/crontabs.stable.example.com");
+    let patch = json!({"spec": {"versions": [
+        crontab_definition()["spec"]["versions"][0].clone(),
+        {
+            "name": "v1beta1", "served": false, "storage": false,
+            "schema": crontab_definition()["spec"]["versions"][1]["schema"].clone(),
+            "subresources": crontab_definition()["spec"]["versions"][1]["subresources"].clone(),
+            "additionalPrinterColumns":
+                crontab_definition()["spec"]["versions"][1]["additionalPrinterColumns"].clone()
+        }
+    ]}});
+    let patched = client
+        .request(
+            "PATCH",
+            &path,
+            "application/merge-patch+json",
+            Some(&patch.to_string()),
+        )
+        .unwrap();
+    assert_eq!(patched.status, 200, "{patched:?}");
+    // The stream ends (bookmarks aside) once the changed kind is installed.
+    wait_for(
+        Duration::from_secs(10),
+        "the watch to end",
+        String::new,
+        || (watch.poll_line(Duration::from_millis(50)) == Some(None)).then_some(()),
+    );
+    // v1beta1 is no longer served.
+    let beta = client
+        .get("/apis/stable.example.com/v1beta1/namespaces/default/crontabs")
+        .unwrap();
+    assert_eq!(beta.status, 404, "{beta:?}");
+}

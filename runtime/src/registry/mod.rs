@@ -385,9 +385,14 @@ impl Registry {
             .write()
             .unwrap_or_else(|e| e.into_inner()))
         .insert(key, schemas);
-        self.caches
-            .add(self.keys().kind_prefix(info), info.qualified_resource());
+        let replaced = self.scheme.by_resource(info.group, info.plural).is_some();
+        let cache = (self.caches).add(self.keys().kind_prefix(info), info.qualified_resource());
         self.scheme.install(kind);
+        // Watches of the kind as it was end, as kube ends them when a definition changes:
+        // clients watch again and get the kind as it now is.
+        if replaced && let Some(cache) = cache {
+            cache.end_watches();
+        }
     }
 
     /// Stops serving the kind `plural` of `group` installed by [`Registry::install_kind`]:
