@@ -355,6 +355,17 @@ fn a_defined_kind_is_served_once_established() {
     let event = watch.next_event(Duration::from_secs(5));
     assert_eq!(event["type"], "DELETED", "{event}");
 
+    // Requests to the kind are counted under its group, version and resource.
+    let metrics = client.get("/metrics").unwrap().body;
+    let counted = metrics.lines().any(|line| {
+        line.starts_with("apiserver_request_total{")
+            && line.contains(r#"group="stable.example.com""#)
+            && line.contains(r#"resource="crontabs""#)
+            && line.contains(r#"subresource="scale""#)
+            && line.contains(r#"verb="GET""#)
+    });
+    assert!(counted, "no request count of crontabs/scale:\n{metrics}");
+
     // What is not served: an unknown version, a subresource the kind lacks, a method a
     // path does not take.
     let missing = client

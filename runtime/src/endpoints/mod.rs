@@ -188,7 +188,9 @@ pub fn router(config: Config) -> Router {
         lifecycle,
         profiling,
     } = config;
-    let served = Arc::new(crate::metrics::Served::new(routes));
+    let served = Arc::new(
+        crate::metrics::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
+    );
     let live = Arc::new(discovery::Live::new(Arc::clone(&registry), renderer));
     let shared = Arc::new(Shared {
         registry,

@@ -17,8 +17,12 @@ type Key = (&'static str, &'static str, &'static str, &'static str);
 
 /// Every served `Key`, sorted: a request's labels are these strings, found without
 /// allocating.
-#[derive(Debug, Default)]
-pub struct Served(Vec<Key>);
+#[derive(Default)]
+pub struct Served {
+    keys: Vec<Key>,
+    /// The scheme whose installed kinds (CustomResourceDefinitions') are served too.
+    installed: Option<std::sync::Arc<crate::scheme::Scheme>>,
+}
 
 impl Served {
     /// What `routes` serve.
@@ -35,7 +39,32 @@ impl Served {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        Served(keys)
+        Served {
+            keys,
+            installed: None,
+        }
+    }
+
+    /// Also what the kinds installed in `scheme` while the server runs serve: their
+    /// strings are as lasting as the table's.
+    pub fn with_installed_kinds(mut self, scheme: std::sync::Arc<crate::scheme::Scheme>) -> Served {
+        self.installed = Some(scheme);
+        self
+    }
+
+    /// The key of a request to a kind installed while the server runs, if it serves it.
+    fn installed_key(&self, info: &RequestInfo) -> Option<Key> {
+        let scheme = self.installed.as_ref()?;
+        let kind =
+            (scheme.by_resource(&info.api_group, &info.resource)).filter(|k| k.is_dynamic())?;
+        let version = kind.info.version(&info.api_version).filter(|v| v.served)?;
+        let subresource = match info.subresource.as_str() {
+            "" => "",
+            wanted => {
+                (version.routes.iter()).find_map(|r| r.subresource.filter(|s| *s == wanted))?
+            }
+        };
+        Some((kind.info.group, version.name, kind.info.plural, subresource))
     }
 
     /// The served key equal to the request's, if any.
@@ -47,9 +76,9 @@ impl Served {
             info.subresource.as_str(),
         );
         let found = self
-            .0
+            .keys
             .binary_search_by(|&(g, v, r, s)| (g, v, r, s).cmp(&wanted));
-        found.ok().map(|i| self.0[i])
+        (found.ok().map(|i| self.keys[i])).or_else(|| self.installed_key(info))
     }
 
     /// The labels of a request, or `None` when it is not one kube instruments.

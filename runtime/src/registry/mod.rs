@@ -430,6 +430,11 @@ impl Registry {
         &self.scheme
     }
 
+    /// The scheme served, shared (what follows kinds installed later holds it).
+    pub fn shared_scheme(&self) -> Arc<Scheme> {
+        Arc::clone(&self.scheme)
+    }
+
     /// Ends every open watch cleanly and refuses new ones (503): the server is shutting
     /// down, and watches would otherwise hold its drain until their timeout.
     pub fn stop_watches(&self) {
