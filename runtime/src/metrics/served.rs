@@ -181,10 +181,13 @@ mod tests {
     use super::*;
 
     fn labels(method: Method, path: &str, query: Option<&str>) -> Option<RequestLabels> {
-        let served = Served(vec![
-            ("apps.example.dev", "v1", "webapps", ""),
-            ("apps.example.dev", "v1", "webapps", "status"),
-        ]);
+        let served = Served {
+            keys: vec![
+                ("apps.example.dev", "v1", "webapps", ""),
+                ("apps.example.dev", "v1", "webapps", "status"),
+            ],
+            installed: None,
+        };
         let info = RequestInfo::new(&method, path, query);
         served.labels(&info, &method, None, query)
     }
