@@ -133,6 +133,17 @@ fn serve_crontabs() -> (Server, Client) {
     (server, client)
 }
 
+/// The definition's `NamesAccepted` condition, once it is `False`.
+#[track_caller]
+fn names_refused(client: &Client, name: &str) -> Value {
+    wait_for(
+        Duration::from_secs(10),
+        "NamesAccepted to be False",
+        String::new,
+        || condition(client, name, "NamesAccepted").filter(|c| c["status"] == "False"),
+    )
+}
+
 fn crontab(name: &str, spec: Value) -> Value {
     json!({
         "apiVersion": "stable.example.com/v1",
@@ -410,15 +421,7 @@ fn names_in_use_are_not_accepted() {
         json!({"plural": "crontables", "kind": "CronTab", "shortNames": ["ct"]});
     let created = client.post(DEFINITIONS, &rival).unwrap();
     assert_eq!(created.status, 201, "{created:?}");
-    let refused = wait_for(
-        Duration::from_secs(10),
-        "NamesAccepted to be False",
-        String::new,
-        || {
-            condition(&client, "crontables.stable.example.com", "NamesAccepted")
-                .filter(|c| c["status"] == "False")
-        },
-    );
+    let refused = names_refused(&client, "crontables.stable.example.com");
     // Every name is checked and the last conflict is reported, as kube's naming
     // controller does: the short name, the kind, then the list kind.
     assert_eq!(refused["reason"], "ListKindConflict", "{refused}");
@@ -442,15 +445,7 @@ fn names_in_use_are_not_accepted() {
     webapps["spec"]["group"] = json!("apps.example.dev");
     webapps["spec"]["names"] = json!({"plural": "webapps", "kind": "OtherApp"});
     client.post(DEFINITIONS, &webapps).unwrap();
-    let refused = wait_for(
-        Duration::from_secs(10),
-        "NamesAccepted to be False",
-        String::new,
-        || {
-            condition(&client, "webapps.apps.example.dev", "NamesAccepted")
-                .filter(|c| c["status"] == "False")
-        },
-    );
+    let refused = names_refused(&client, "webapps.apps.example.dev");
     assert_eq!(refused["reason"], "PluralConflict", "{refused}");
     // The compiled kind is still the one served.
     let list = client
