@@ -459,6 +459,7 @@ fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {
             deprecation_warning: None,
             rust_type,
             schema: kapi_runtime::api::VersionSchema::Type(|g| g.subschema_for::<String>()),
+            printer_columns: None,
             routes,
         }]),
         ..TENANT_LIKE

@@ -1353,6 +1353,7 @@ mod fixture {
             deprecation_warning: None,
             rust_type: "fixture",
             schema: kapi_runtime::api::VersionSchema::Type(schema),
+            printer_columns: None,
             routes: &[],
         }
     }

@@ -337,6 +337,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
             schema: ::kapi_runtime::api::VersionSchema::Type(
                 ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
             ),
+            printer_columns: ::core::option::Option::None,
             routes: &[#(#routes),*],
         }
     }

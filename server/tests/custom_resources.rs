@@ -860,3 +860,45 @@ fn a_changed_definition_ends_the_watches_of_its_kind() {
         .unwrap();
     assert_eq!(beta.status, 404, "{beta:?}");
 }
+
+/// Each version's printer columns are its own, as a definition may give them.
+#[test]
+fn printer_columns_are_per_version() {
+    let server = Server::start();
+    let client = server.client();
+    let mut definition = crontab_definition();
+    definition["spec"]["versions"][1]["additionalPrinterColumns"] =
+        json!([{"name": "Mode", "type": "string", "jsonPath": ".spec.mode"}]);
+    let created = client.post(DEFINITIONS, &definition).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    wait_established(&client, "crontabs.stable.example.com");
+    let made = client
+        .post(CRONTABS, &crontab("nightly", json!({"cronSpec": "x"})))
+        .unwrap();
+    assert_eq!(made.status, 201, "{made:?}");
+    let table = |path: &str| -> (Vec<String>, Value) {
+        let (_, table) = client
+            .get_accepting(path, "application/json;as=Table;v=v1;g=meta.k8s.io")
+            .unwrap();
+        let table: Value = serde_json::from_slice(&table).unwrap();
+        let headers = (table["columnDefinitions"].as_array().unwrap().iter())
+            .map(|c| c["name"].as_str().unwrap().to_owned())
+            .collect();
+        (headers, table["rows"][0]["cells"].clone())
+    };
+    let v1 = (
+        vec!["Name".to_owned(), "Spec".into(), "Replicas".into()],
+        json!(["nightly", "x", 1]),
+    );
+    assert_eq!(table(CRONTABS), v1);
+    let beta = "/apis/stable.example.com/v1beta1/namespaces/default/crontabs";
+    assert_eq!(
+        table(beta),
+        (
+            vec!["Name".to_owned(), "Mode".into()],
+            json!(["nightly", "Slow"])
+        )
+    );
+    // Rows made for one version are not served for the other.
+    assert_eq!(table(CRONTABS), v1);
+}

@@ -98,6 +98,7 @@ pub static CONFIG_MAP: KindInfo = KindInfo {
         deprecation_warning: None,
         rust_type: "fixture_api::core::ConfigMap",
         schema: VersionSchema::Type(schema::<ConfigMap>),
+        printer_columns: None,
         routes: &[
             route(
                 Method::Get,
@@ -258,6 +259,7 @@ pub static WEB_APP: KindInfo = KindInfo {
             deprecation_warning: None,
             rust_type: "fixture_api::apps::v1beta1::WebApp",
             schema: VersionSchema::Type(schema::<WebAppV1beta1>),
+            printer_columns: None,
             routes: &WEB_APP_V1BETA1_ROUTES,
         },
         VersionInfo {
@@ -268,6 +270,7 @@ pub static WEB_APP: KindInfo = KindInfo {
             deprecation_warning: None,
             rust_type: "fixture_api::apps::v1::WebApp",
             schema: VersionSchema::Type(schema::<WebAppV1>),
+            printer_columns: None,
             routes: &WEB_APP_V1_ROUTES,
         },
         VersionInfo {
@@ -278,6 +281,7 @@ pub static WEB_APP: KindInfo = KindInfo {
             deprecation_warning: None,
             rust_type: "fixture_api::apps::v1alpha1::WebApp",
             schema: VersionSchema::Type(schema::<WebAppV1beta1>),
+            printer_columns: None,
             routes: &[],
         },
     ],
@@ -310,6 +314,7 @@ pub static TENANT: KindInfo = KindInfo {
         deprecation_warning: None,
         rust_type: "fixture_api::platform::Tenant",
         schema: VersionSchema::Type(schema::<Tenant>),
+        printer_columns: None,
         routes: &[
             route(
                 Method::Get,

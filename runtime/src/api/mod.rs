@@ -168,6 +168,11 @@ impl KindInfo {
         }
     }
 
+    /// The columns of `kubectl get` in `version`: its own, else the kind's.
+    pub fn columns(&self, version: &str) -> &'static [PrinterColumn] {
+        (self.version(version).and_then(|v| v.printer_columns)).unwrap_or(self.printer_columns)
+    }
+
     /// A version by name.
     pub fn version(&self, name: &str) -> Option<&'static VersionInfo> {
         self.versions.iter().find(|v| v.name == name)
@@ -228,6 +233,9 @@ pub struct VersionInfo {
     pub rust_type: &'static str,
     /// The version's OpenAPI schema.
     pub schema: VersionSchema,
+    /// The version's own columns of `kubectl get` (a CustomResourceDefinition may give
+    /// each version its own); `None`: the kind's ([`KindInfo::columns`]).
+    pub printer_columns: Option<&'static [PrinterColumn]>,
     /// Every route kube-apiserver would install for this kind in this version.
     pub routes: &'static [Route],
 }

@@ -58,7 +58,7 @@ pub fn table(
     include_object: &str,
 ) -> Result<Table, ApiError> {
     let include = include(include_object)?;
-    let columns = target.kind.info.printer_columns;
+    let columns = target.kind.info.columns(target.version);
     let now = SystemTime::now();
     let mut rows = Vec::with_capacity(objects.len());
     for object in objects {
@@ -93,7 +93,7 @@ pub fn table_json(
 ) -> Result<Vec<u8>, ApiError> {
     let include = include(include_object)?;
     let kind = target.kind;
-    let columns = kind.info.printer_columns;
+    let columns = kind.info.columns(target.version);
     let head = Table {
         kind: Some("Table".into()),
         api_version: Some(api_version.into()),
@@ -104,7 +104,10 @@ pub fn table_json(
     // `{...,"rows":[]}`: everything before `]}` opens the body.
     let mut body = serde_json::to_vec(&head).map_err(internal)?;
     body.truncate(body.len().saturating_sub(2));
-    let cells_key = format!("table-cells:{}:{}", kind.info.group, kind.info.kind);
+    let cells_key = format!(
+        "table-cells:{}:{}:{}",
+        kind.info.group, kind.info.kind, target.version
+    );
     let now = SystemTime::now();
     for (i, item) in list.items.iter().enumerate() {
         let undated = item.try_encoded_as(&cells_key, || {
@@ -158,7 +161,7 @@ struct MetadataOnly<'a> {
 /// JSON, `date` columns left as the value found (a timestamp) for [`aged`] to render.
 fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiError> {
     let kind = target.kind;
-    let columns = kind.info.printer_columns;
+    let columns = kind.info.columns(target.version);
     let hub = kind
         .to_hub(object.clone(), target.version)
         .and_then(|hub| kind.hub_json(&hub))

@@ -134,10 +134,10 @@ fn decode(info: &'static KindInfo, version: &'static str, schemas: Arc<Schemas>)
     })
 }
 
-/// The description of the kind: the definition's names and scope, and what its storage
-/// version declares (subresources, columns, selectable fields). A description holds
-/// these once per kind, so versions declaring them differently (kube allows it) are all
-/// served with the storage version's: not yet per version.
+/// The description of the kind: the definition's names and scope, each version's printer
+/// columns, and what its storage version declares of subresources and selectable fields
+/// (a description holds these once per kind: versions declaring them differently, as kube
+/// allows, are served with the storage version's, not yet per version).
 fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
     let spec = &crd.spec;
     let names = &spec.names;
@@ -217,6 +217,10 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                             .unwrap_or(&Value::Object(Default::default())),
                     ))),
                     routes: routes(&version.name),
+                    printer_columns: Some(printer_columns(
+                        &version.additional_printer_columns,
+                        compiled,
+                    )),
                 })
                 .collect(),
         ),
