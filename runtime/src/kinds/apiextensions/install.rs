@@ -75,6 +75,7 @@ pub fn definition(
     let versions = (info.versions.iter())
         .map(|version| {
             let own = decode(info, version.name, Arc::clone(&schemas));
+            let in_version = Arc::clone(&own);
             let (to_hub, from_hub): (JsonConversion, JsonConversion) = match &webhook {
                 // The hub is the object in the storage version, which the webhook converts
                 // to and from the others; each side is pruned and defaulted to its schema.
@@ -98,7 +99,7 @@ pub fn definition(
                 name: version.name,
                 to_hub,
                 from_hub,
-                decode: decode(info, version.name, Arc::clone(&schemas)),
+                decode: in_version,
             }
         })
         .collect();
