@@ -451,11 +451,7 @@ impl KindEntry {
 
     /// `v1` or `apps.example.dev/v1`.
     pub fn api_version(&self, version: &str) -> String {
-        if self.info.is_core() {
-            version.to_owned()
-        } else {
-            format!("{}/{version}", self.info.group)
-        }
+        self.info.api_version(version)
     }
 }
 

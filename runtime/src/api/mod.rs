@@ -168,6 +168,15 @@ impl KindInfo {
         }
     }
 
+    /// `v1` for the core group, `apps.example.dev/v1` otherwise: objects' `apiVersion`.
+    pub fn api_version(&self, version: &str) -> String {
+        if self.is_core() {
+            version.to_owned()
+        } else {
+            format!("{}/{version}", self.group)
+        }
+    }
+
     /// The columns of `kubectl get` in `version`: its own, else the kind's.
     pub fn columns(&self, version: &str) -> &'static [PrinterColumn] {
         (self.version(version).and_then(|v| v.printer_columns)).unwrap_or(self.printer_columns)

@@ -236,16 +236,9 @@ async fn finalize(registry: &Registry, crd: &CustomResourceDefinition) -> Result
     let Some(kind) = registry.scheme().by_kind(GROUP, KIND) else {
         return Ok(false);
     };
-    let target = Target {
-        kind: &kind,
-        version: "v1",
-        namespace: None,
-    };
+    let target = definitions_target(&kind);
     let patch = json!({"metadata": {"finalizers": kept, "resourceVersion": revision}});
-    let options = WriteOptions {
-        field_manager: Some(MANAGER.into()),
-        ..WriteOptions::default()
-    };
+    let options = controller_writes();
     let name = crd.metadata.name.as_deref().unwrap_or_default();
     match (registry.patch(target, name, PatchType::Merge, patch, None, &options)).await {
         Ok(_) | Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => Ok(false),
@@ -536,19 +529,12 @@ async fn write_status(
     let Some(kind) = registry.scheme().by_kind(GROUP, KIND) else {
         return Ok(None);
     };
-    let target = Target {
-        kind: &kind,
-        version: "v1",
-        namespace: None,
-    };
+    let target = definitions_target(&kind);
     let mut body = serde_json::to_value(&updated)
         .map_err(|e| ApiError::Internal(format!("encoding a definition: {e}")))?;
     body["apiVersion"] = json!(format!("{GROUP}/v1"));
     body["kind"] = Value::from(KIND);
-    let options = WriteOptions {
-        field_manager: Some(MANAGER.into()),
-        ..WriteOptions::default()
-    };
+    let options = controller_writes();
     let name = crd.metadata.name.as_deref().unwrap_or_default();
     let written = registry
         .update(target, name, body, Some(Subresource::Status), &options)
@@ -561,5 +547,22 @@ async fn write_status(
             .map(str::to_owned)),
         Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => Ok(None),
         Err(error) => Err(error),
+    }
+}
+
+/// What the controller writes to: the definitions, in `v1`.
+fn definitions_target(kind: &KindEntry) -> Target<'_> {
+    Target {
+        kind,
+        version: "v1",
+        namespace: None,
+    }
+}
+
+/// The options of the controller's writes: its field manager's.
+fn controller_writes() -> WriteOptions {
+    WriteOptions {
+        field_manager: Some(MANAGER.into()),
+        ..WriteOptions::default()
     }
 }

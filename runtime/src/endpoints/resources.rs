@@ -122,13 +122,7 @@ pub(super) fn deprecation(info: &KindInfo, version: &VersionInfo) -> Option<Stri
     if let Some(text) = version.deprecation_warning.filter(|t| !t.is_empty()) {
         return Some(text.to_owned());
     }
-    let api_version = |v: &str| {
-        if info.is_core() {
-            v.to_owned()
-        } else {
-            format!("{}/{v}", info.group)
-        }
-    };
+    let api_version = |v: &str| info.api_version(v);
     let mut text = format!("{} {} is deprecated", api_version(version.name), info.kind);
     let replacement = (info.versions.iter())
         .filter(|v| v.served && !v.deprecated)

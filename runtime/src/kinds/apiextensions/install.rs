@@ -82,8 +82,8 @@ pub fn definition(
                 Some(webhook) if version.name != storage => {
                     let to_storage = decode(info, storage, Arc::clone(&schemas));
                     let (to, from) = (Arc::clone(webhook), Arc::clone(webhook));
-                    let storage_api_version = api_version(info, storage);
-                    let own_api_version = api_version(info, version.name);
+                    let storage_api_version = info.api_version(storage);
+                    let own_api_version = info.api_version(version.name);
                     let decode_own = Arc::clone(&own);
                     (
                         Arc::new(move |object| {
@@ -109,11 +109,6 @@ pub fn definition(
         kind: KindEntry::dynamic(info, versions).terminating(terminating),
         schemas,
     })
-}
-
-/// `v1` of `info`'s group as an `apiVersion`.
-fn api_version(info: &KindInfo, version: &str) -> String {
-    format!("{}/{version}", info.group)
 }
 
 /// An object of `version` as the hub: pruned to the version's schema, then defaulted.

@@ -1,0 +1,115 @@
+//! The watch caches of a registry, one per kind's key prefix: started with the registry,
+//! or while the server runs for a kind installed then, and stopped with it.
+
+use std::sync::Arc;
+
+use super::{Cache, CacheOptions};
+use crate::storage::Storage;
+
+/// The caches of a registry: one per kind's key prefix, started with the registry or when
+/// a kind is installed later ([`Caches::add`]). Dropping it stops their feeds.
+#[derive(Default)]
+pub struct Caches {
+    inner: std::sync::RwLock<CachesInner>,
+}
+
+#[derive(Default)]
+struct CachesInner {
+    /// The storage new caches read.
+    storage: Option<Arc<dyn Storage>>,
+    /// What new caches are configured with.
+    options: CacheOptions,
+    caches: Vec<(Arc<Cache>, tokio::task::AbortHandle)>,
+}
+
+impl Caches {
+    /// Starts one cache per prefix, each named by its resource.
+    pub fn start(
+        storage: &Arc<dyn Storage>,
+        prefixes: impl IntoIterator<Item = (String, String)>,
+        options: CacheOptions,
+    ) -> Caches {
+        let caches = Caches::default();
+        {
+            let mut inner = caches.write();
+            inner.storage = Some(Arc::clone(storage));
+            inner.options = options;
+        }
+        for (prefix, resource) in prefixes {
+            caches.add(prefix, resource);
+        }
+        caches
+    }
+
+    /// The cache of `prefix`, started (named by `resource`) unless one holds it already.
+    pub fn add(&self, prefix: String, resource: String) -> Option<Arc<Cache>> {
+        let mut inner = self.write();
+        if let Some((cache, _)) = (inner.caches.iter()).find(|(c, _)| c.prefix() == prefix) {
+            return Some(Arc::clone(cache));
+        }
+        let storage = inner.storage.clone()?;
+        let (cache, task) = Cache::start(&storage, prefix, resource, inner.options);
+        inner.caches.push((Arc::clone(&cache), task));
+        Some(cache)
+    }
+
+    /// Stops the cache of `prefix`: its watches end ([`Cache::close`]) and its feed stops.
+    pub fn remove(&self, prefix: &str) {
+        let mut inner = self.write();
+        inner.caches.retain(|(cache, task)| {
+            let keep = cache.prefix() != prefix;
+            if !keep {
+                cache.close();
+                task.abort();
+            }
+            keep
+        });
+    }
+
+    /// The cache holding the keys under `prefix`.
+    pub fn for_prefix(&self, prefix: &str) -> Option<Arc<Cache>> {
+        let inner = self.read();
+        (inner.caches.iter())
+            .find(|(c, _)| prefix.starts_with(c.prefix()))
+            .map(|(c, _)| Arc::clone(c))
+    }
+
+    /// Every cache, as of now.
+    pub fn all(&self) -> Vec<Arc<Cache>> {
+        (self.read().caches.iter())
+            .map(|(c, _)| Arc::clone(c))
+            .collect()
+    }
+
+    /// Reconfigures every cache, and those started later.
+    pub fn configure(&self, options: CacheOptions) {
+        let mut inner = self.write();
+        inner.options = options;
+        for (cache, _) in &inner.caches {
+            cache.configure(options);
+        }
+    }
+
+    /// Ends every watch and refuses new ones ([`Cache::close`]).
+    pub fn close(&self) {
+        for (cache, _) in &self.read().caches {
+            cache.close();
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, CachesInner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, CachesInner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for Caches {
+    fn drop(&mut self) {
+        for (_, task) in &self.read().caches {
+            task.abort();
+        }
+    }
+}
