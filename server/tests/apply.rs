@@ -3,7 +3,9 @@
 //! one list-map, pruning, `--dry-run=server`, `kubectl label`'s Update entry,
 //! `--show-managed-fields`), and raw HTTP for what kubectl does not show (the 409 body,
 //! the options and body checks, malformed `managedFields`, ownership across versions).
-//! Expected texts are kube-apiserver's, compared against the peer of `shared/peer/`.
+//! Expected texts are kube-apiserver's, compared against the peer of `shared/peer/`. Every
+//! scenario but the one across WebApp's versions runs on the compiled WebApp and on the
+//! same kind defined by a CustomResourceDefinition (`*_compiled`, `*_defined`).
 
 mod support;
 
@@ -12,16 +14,16 @@ use support::http::{Client, Response};
 use support::webapps::{WebApps, on_both_kinds};
 use support::{Kubectl, Server, Version};
 
-fn start() -> (Server, Kubectl) {
+fn start(kind: WebApps) -> (Server, Kubectl) {
     Version::V1_32.binary();
-    let server = Server::start();
+    let server = kind.start();
     let kubectl = Kubectl::new(Version::V1_32, &server);
     (server, kubectl)
 }
 
-/// A v1 WebApp manifest: `replicas` (none when `None`), one port per `(port, name)`, and
-/// labels.
-fn webapp(replicas: Option<i32>, ports: &[(i32, &str)], labels: &str) -> String {
+/// A v1 WebApp manifest of `kind`: `replicas` (none when `None`), one port per
+/// `(port, name)`, and labels.
+fn webapp(kind: WebApps, replicas: Option<i32>, ports: &[(i32, &str)], labels: &str) -> String {
     let replicas = replicas.map_or(String::new(), |r| format!("  replicas: {r}\n"));
     let ports: Vec<String> = (ports.iter())
         .map(|(port, name)| format!("{{containerPort: {port}, name: {name}}}"))
@@ -31,16 +33,25 @@ fn webapp(replicas: Option<i32>, ports: &[(i32, &str)], labels: &str) -> String 
         labels => format!(", labels: {{{labels}}}"),
     };
     format!(
-        "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata: {{name: web{labels}}}\n\
+        "apiVersion: {}\nkind: WebApp\nmetadata: {{name: web{labels}}}\n\
          spec:\n{replicas}  container:\n    image: nginx:1.27\n    ports: [{}]\n",
+        kind.api_version(),
         ports.join(", ")
     )
 }
 
 /// The object with its managedFields, as `kubectl get -o json --show-managed-fields`.
-fn get(kubectl: &Kubectl) -> Value {
+fn get(kubectl: &Kubectl, kind: WebApps) -> Value {
+    let resource = kind.resource();
     kubectl
-        .ok(&["get", "wa", "web", "-o", "json", "--show-managed-fields"])
+        .ok(&[
+            "get",
+            &resource,
+            "web",
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ])
         .json()
 }
 
@@ -62,19 +73,18 @@ fn managers(object: &Value) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn kubectl_server_side_apply_creates_updates_and_owns_fields() {
-    let (_server, kubectl) = start();
-    let manifest = kubectl.write_file("web.yaml", &webapp(Some(2), &[(80, "http")], ""));
+fn kubectl_server_side_apply_creates_updates_and_owns_fields(kind: WebApps) {
+    let (_server, kubectl) = start(kind);
+    let manifest = kubectl.write_file("web.yaml", &webapp(kind, Some(2), &[(80, "http")], ""));
     kubectl
         .ok(&["apply", "--server-side", "-f", &manifest])
-        .stdout_is("webapp.apps.example.dev/web serverside-applied");
-    let object = get(&kubectl);
+        .stdout_is(&format!("webapp.{}/web serverside-applied", kind.group()));
+    let object = get(&kubectl, kind);
     assert_eq!(object["spec"]["replicas"], 2);
     // Defaults (protocol, paused) are the server's: the applier owns what it sent.
     assert_eq!(object["spec"]["container"]["ports"][0]["protocol"], "TCP");
     let applied = entry(&object, "kubectl", "Apply");
-    assert_eq!(applied["apiVersion"], "apps.example.dev/v1");
+    assert_eq!(applied["apiVersion"], kind.api_version());
     assert_eq!(applied["fieldsType"], "FieldsV1");
     assert_eq!(
         applied["fieldsV1"],
@@ -85,20 +95,22 @@ fn kubectl_server_side_apply_creates_updates_and_owns_fields() {
     );
     assert!(applied["time"].as_str().is_some_and(|t| t.ends_with('Z')));
     // `kubectl get -o yaml` hides managedFields unless asked; the server sends them.
-    let plain = kubectl.ok(&["get", "wa", "web", "-o", "json"]).json();
+    let plain = kubectl
+        .ok(&["get", &kind.resource(), "web", "-o", "json"])
+        .json();
     assert!(plain["metadata"].get("managedFields").is_none());
 
-    let updated = kubectl.write_file("web3.yaml", &webapp(Some(3), &[(80, "http")], ""));
+    let updated = kubectl.write_file("web3.yaml", &webapp(kind, Some(3), &[(80, "http")], ""));
     kubectl
         .ok(&["apply", "--server-side", "-f", &updated])
-        .stdout_is("webapp.apps.example.dev/web serverside-applied");
-    let object = get(&kubectl);
+        .stdout_is(&format!("webapp.{}/web serverside-applied", kind.group()));
+    let object = get(&kubectl, kind);
     assert_eq!(object["spec"]["replicas"], 3);
     assert_eq!(managers(&object), ["kubectl/\"Apply\""]);
 
     // `kubectl label` is an Update by `kubectl-label`, owning only its label.
-    kubectl.ok(&["label", "wa", "web", "tier=web"]);
-    let object = get(&kubectl);
+    kubectl.ok(&["label", &kind.resource(), "web", "tier=web"]);
+    let object = get(&kubectl, kind);
     assert_eq!(
         entry(&object, "kubectl-label", "Update")["fieldsV1"],
         json!({"f:metadata": {"f:labels": {".": {}, "f:tier": {}}}})
@@ -109,14 +121,13 @@ fn kubectl_server_side_apply_creates_updates_and_owns_fields() {
     );
 }
 
-#[test]
-fn conflicts_are_refused_with_kubes_text_and_force_takes_ownership() {
-    let (_server, kubectl) = start();
-    let mine = kubectl.write_file("mine.yaml", &webapp(Some(2), &[(80, "http")], ""));
+fn conflicts_are_refused_with_kubes_text_and_force_takes_ownership(kind: WebApps) {
+    let (_server, kubectl) = start(kind);
+    let mine = kubectl.write_file("mine.yaml", &webapp(kind, Some(2), &[(80, "http")], ""));
     kubectl.ok(&["apply", "--server-side", "-f", &mine]);
-    let before = get(&kubectl);
+    let before = get(&kubectl, kind);
 
-    let theirs = kubectl.write_file("theirs.yaml", &webapp(Some(5), &[(80, "http")], ""));
+    let theirs = kubectl.write_file("theirs.yaml", &webapp(kind, Some(5), &[(80, "http")], ""));
     kubectl
         .fails(&[
             "apply",
@@ -129,7 +140,11 @@ fn conflicts_are_refused_with_kubes_text_and_force_takes_ownership() {
             "error: Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas\n\
              Please review the fields above--they currently have other managers.",
         );
-    assert_eq!(get(&kubectl), before, "a conflicting apply changes nothing");
+    assert_eq!(
+        get(&kubectl, kind),
+        before,
+        "a conflicting apply changes nothing"
+    );
 
     kubectl
         .ok(&[
@@ -140,8 +155,8 @@ fn conflicts_are_refused_with_kubes_text_and_force_takes_ownership() {
             "-f",
             &theirs,
         ])
-        .stdout_is("webapp.apps.example.dev/web serverside-applied");
-    let object = get(&kubectl);
+        .stdout_is(&format!("webapp.{}/web serverside-applied", kind.group()));
+    let object = get(&kubectl, kind);
     assert_eq!(object["spec"]["replicas"], 5);
     // `other` took replicas; the fields both apply with the same value are shared.
     let mine = &entry(&object, "kubectl", "Apply")["fieldsV1"]["f:spec"];
@@ -152,32 +167,35 @@ fn conflicts_are_refused_with_kubes_text_and_force_takes_ownership() {
     assert!(theirs["f:container"].get("f:image").is_some());
 
     // An Update's owner conflicts too, named with its version.
-    kubectl.ok(&["create", "-f", &manifest_named(&kubectl, "created")]);
+    kubectl.ok(&["create", "-f", &manifest_named(&kubectl, kind, "created")]);
     let apply = kubectl.write_file(
         "apply-created.yaml",
-        &webapp(Some(9), &[(80, "http")], "").replace("name: web", "name: created"),
+        &webapp(kind, Some(9), &[(80, "http")], "").replace("name: web", "name: created"),
     );
     kubectl
         .fails(&["apply", "--server-side", "-f", &apply])
-        .stderr_has(
+        .stderr_has(&format!(
             "error: Apply failed with 1 conflict: conflict with \"kubectl-create\" using \
-             apps.example.dev/v1: .spec.replicas",
-        );
+             {}: .spec.replicas",
+            kind.api_version()
+        ));
 }
 
-fn manifest_named(kubectl: &Kubectl, name: &str) -> String {
+fn manifest_named(kubectl: &Kubectl, kind: WebApps, name: &str) -> String {
     kubectl.write_file(
         &format!("{name}.yaml"),
-        &webapp(Some(2), &[(80, "http")], "").replace("name: web", &format!("name: {name}")),
+        &webapp(kind, Some(2), &[(80, "http")], "").replace("name: web", &format!("name: {name}")),
     )
 }
 
-#[test]
-fn two_appliers_share_a_list_map_and_each_prunes_only_its_own() {
-    let (_server, kubectl) = start();
-    let first = kubectl.write_file("first.yaml", &webapp(Some(2), &[(80, "http")], "app: web"));
+fn two_appliers_share_a_list_map_and_each_prunes_only_its_own(kind: WebApps) {
+    let (_server, kubectl) = start(kind);
+    let first = kubectl.write_file(
+        "first.yaml",
+        &webapp(kind, Some(2), &[(80, "http")], "app: web"),
+    );
     kubectl.ok(&["apply", "--server-side", "-f", &first]);
-    let second = kubectl.write_file("second.yaml", &webapp(None, &[(81, "alt")], ""));
+    let second = kubectl.write_file("second.yaml", &webapp(kind, None, &[(81, "alt")], ""));
     kubectl.ok(&[
         "apply",
         "--server-side",
@@ -185,7 +203,7 @@ fn two_appliers_share_a_list_map_and_each_prunes_only_its_own() {
         "-f",
         &second,
     ]);
-    let object = get(&kubectl);
+    let object = get(&kubectl, kind);
     let ports: Vec<&Value> = (object["spec"]["container"]["ports"]
         .as_array()
         .unwrap()
@@ -196,9 +214,9 @@ fn two_appliers_share_a_list_map_and_each_prunes_only_its_own() {
 
     // The first applier stops applying replicas and its label: they are removed (replicas
     // then defaulted back to 1), and the other applier's port stays.
-    let fewer = kubectl.write_file("fewer.yaml", &webapp(None, &[(80, "http")], ""));
+    let fewer = kubectl.write_file("fewer.yaml", &webapp(kind, None, &[(80, "http")], ""));
     kubectl.ok(&["apply", "--server-side", "-f", &fewer]);
-    let object = get(&kubectl);
+    let object = get(&kubectl, kind);
     assert_eq!(object["spec"]["replicas"], 1);
     assert!(
         object["metadata"]
@@ -214,7 +232,7 @@ fn two_appliers_share_a_list_map_and_each_prunes_only_its_own() {
     );
 
     // The other applier stops applying its port: only that item goes.
-    let none = kubectl.write_file("none.yaml", &webapp(None, &[], ""));
+    let none = kubectl.write_file("none.yaml", &webapp(kind, None, &[], ""));
     kubectl.ok(&[
         "apply",
         "--server-side",
@@ -222,17 +240,16 @@ fn two_appliers_share_a_list_map_and_each_prunes_only_its_own() {
         "-f",
         &none,
     ]);
-    let object = get(&kubectl);
+    let object = get(&kubectl, kind);
     assert_eq!(
         object["spec"]["container"]["ports"],
         json!([{"containerPort": 80, "name": "http", "protocol": "TCP"}])
     );
 }
 
-#[test]
-fn server_dry_run_stores_nothing() {
-    let (_server, kubectl) = start();
-    let manifest = kubectl.write_file("web.yaml", &webapp(Some(2), &[(80, "http")], ""));
+fn server_dry_run_stores_nothing(kind: WebApps) {
+    let (_server, kubectl) = start(kind);
+    let manifest = kubectl.write_file("web.yaml", &webapp(kind, Some(2), &[(80, "http")], ""));
     kubectl
         .ok(&[
             "apply",
@@ -241,13 +258,18 @@ fn server_dry_run_stores_nothing() {
             "-f",
             &manifest,
         ])
-        .stdout_is("webapp.apps.example.dev/web serverside-applied (server dry run)");
-    kubectl.fails(&["get", "wa", "web"]).stderr_has("NotFound");
+        .stdout_is(&format!(
+            "webapp.{}/web serverside-applied (server dry run)",
+            kind.group()
+        ));
+    kubectl
+        .fails(&["get", &kind.resource(), "web"])
+        .stderr_has("NotFound");
     kubectl.ok(&["apply", "--server-side", "-f", &manifest]);
-    let before = get(&kubectl);
-    let other = kubectl.write_file("web7.yaml", &webapp(Some(7), &[(80, "http")], ""));
+    let before = get(&kubectl, kind);
+    let other = kubectl.write_file("web7.yaml", &webapp(kind, Some(7), &[(80, "http")], ""));
     kubectl.ok(&["apply", "--server-side", "--dry-run=server", "-f", &other]);
-    assert_eq!(get(&kubectl), before);
+    assert_eq!(get(&kubectl, kind), before);
 }
 
 /// A client for raw HTTP, and a WebApp `web` applied by `kubectl-like`.
@@ -569,6 +591,18 @@ fn unknown_fields_follow_field_validation_and_are_never_owned(kind: WebApps) {
 }
 
 on_both_kinds! {
+    kubectl_server_side_apply_creates_updates_and_owns_fields =>
+        kubectl_server_side_apply_creates_updates_and_owns_fields_compiled,
+        kubectl_server_side_apply_creates_updates_and_owns_fields_defined;
+    conflicts_are_refused_with_kubes_text_and_force_takes_ownership =>
+        conflicts_are_refused_with_kubes_text_and_force_takes_ownership_compiled,
+        conflicts_are_refused_with_kubes_text_and_force_takes_ownership_defined;
+    two_appliers_share_a_list_map_and_each_prunes_only_its_own =>
+        two_appliers_share_a_list_map_and_each_prunes_only_its_own_compiled,
+        two_appliers_share_a_list_map_and_each_prunes_only_its_own_defined;
+    server_dry_run_stores_nothing =>
+        server_dry_run_stores_nothing_compiled,
+        server_dry_run_stores_nothing_defined;
     http_conflicts_options_and_bodies_answer_as_kube =>
         http_conflicts_options_and_bodies_answer_as_kube_compiled,
         http_conflicts_options_and_bodies_answer_as_kube_defined;

@@ -5,7 +5,9 @@
 //!
 //! Nothing waits for a fixed time: each event is awaited with a deadline, and "nothing
 //! else was sent" is shown by a later marker event arriving next. The kubectl scenarios
-//! also run (with the `etcd` feature, as `etcd::*`) on an etcd of their own.
+//! also run (with the `etcd` feature, as `etcd::*`) on an etcd of their own. Every
+//! scenario but the one about WebApp's second version runs on the compiled WebApp and on
+//! the same kind defined by a CustomResourceDefinition (`*_compiled`, `*_defined`).
 
 mod support;
 
@@ -18,8 +20,6 @@ use support::{Backend, Kubectl, Server, Version, for_both_versions, on_both_back
 
 /// How long one event may take.
 const EVENT: Duration = Duration::from_secs(10);
-
-const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
 
 /// A client of one server's WebApps (compiled or defined): what the helpers below write to.
 struct Apps {
@@ -231,11 +231,13 @@ fn label_selector_watches_see_objects_enter_and_leave(kind: WebApps) {
     assert_eq!(next(&mut watch), event("ADDED", "marker", rv(&marker)));
 }
 
-#[test]
-fn timeout_seconds_ends_the_stream() {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
-    let mut watch = watch(&client, "timeoutSeconds=1&resourceVersion=1");
+/// (From the list's revision: a defined kind's watch cache starts when it is installed,
+/// and a revision before that is too old for it, as for kube's cacher.)
+fn timeout_seconds_ends_the_stream(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
+    let from = list_rv(&client);
+    let mut watch = watch(&client, &format!("timeoutSeconds=1&resourceVersion={from}"));
     assert_eq!(
         watch.next_line(EVENT),
         None,
@@ -246,13 +248,13 @@ fn timeout_seconds_ends_the_stream() {
 /// A watch that allows bookmarks gets one 2 s before its `timeoutSeconds` (kube's cacher
 /// does, so an informer resumes from a fresh revision), long before the one-minute
 /// periodic bookmark; then the stream ends. Without `allowWatchBookmarks`, none.
-#[test]
-fn a_bookmark_comes_just_before_the_timeout() {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+fn a_bookmark_comes_just_before_the_timeout(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
+    let webapps = kind.collection();
     let from = list_rv(&client);
     let created = client
-        .post(WEBAPPS, &webapp(WebApps::Compiled, "web", json!({})))
+        .post(&webapps, &webapp(kind, "web", json!({})))
         .unwrap();
     assert_eq!(created.status, 201, "{created:?}");
     let revision = created.json()["metadata"]["resourceVersion"].clone();
@@ -281,14 +283,14 @@ fn a_bookmark_comes_just_before_the_timeout() {
     );
 }
 
-#[test]
-fn table_watches_send_column_definitions_once() {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+fn table_watches_send_column_definitions_once(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
+    let webapps = kind.collection();
     create(&client, "a", json!({}));
     let mut watch = client
         .watch(
-            &format!("{WEBAPPS}?watch=true&resourceVersion=0"),
+            &format!("{webapps}?watch=true&resourceVersion=0"),
             TABLE_ACCEPT,
         )
         .unwrap();
@@ -310,27 +312,27 @@ fn table_watches_send_column_definitions_once() {
     );
 }
 
-#[test]
-fn bad_options_are_status_responses_before_the_stream() {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+fn bad_options_are_status_responses_before_the_stream(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
+    let webapps = kind.collection();
     let response = client
-        .get(&format!("{WEBAPPS}?watch=true&resourceVersion=abc"))
+        .get(&format!("{webapps}?watch=true&resourceVersion=abc"))
         .unwrap();
     assert_eq!(response.status, 400, "{response:?}");
     assert_eq!(response.json()["kind"], "Status");
     let response = client
-        .get(&format!("{WEBAPPS}?watch=true&labelSelector=a%20in"))
+        .get(&format!("{webapps}?watch=true&labelSelector=a%20in"))
         .unwrap();
     assert_eq!(response.status, 400, "{response:?}");
     let response = client
-        .get(&format!("{WEBAPPS}?watch=true&sendInitialEvents=true"))
+        .get(&format!("{webapps}?watch=true&sendInitialEvents=true"))
         .unwrap();
     assert_eq!(response.status, 422, "{response:?}");
     // A field the kind cannot select on: kube's 400, not an ERROR event in a stream.
     let response = client
         .get(&format!(
-            "{WEBAPPS}?watch=true&fieldSelector=spec.replicas%3D2"
+            "{webapps}?watch=true&fieldSelector=spec.replicas%3D2"
         ))
         .unwrap();
     assert_eq!(response.status, 400, "{response:?}");
@@ -345,20 +347,21 @@ fn bad_options_are_status_responses_before_the_stream() {
 
 /// `kubectl get wa -w` prints a row for an object another client creates, and
 /// `kubectl get wa web -w` a row for a change of `web`.
-fn kubectl_get_watch(version: Version, backend: Backend) {
-    let server = Server::start_on(backend);
-    let client = Apps::new(&server, WebApps::Compiled);
+fn kubectl_get_watch(version: Version, kind: WebApps, backend: Backend) {
+    let server = kind.serve(Server::start_on(backend));
+    let client = Apps::new(&server, kind);
+    let resource = kind.resource();
     let kubectl = Kubectl::new(version, &server);
     create(&client, "first", json!({}));
 
-    let mut list = kubectl.spawn(&["get", "wa", "-n", "default", "-w"]);
+    let mut list = kubectl.spawn(&["get", &resource, "-n", "default", "-w"]);
     list.wait_line(EVENT, "the row of first", |l| l.starts_with("first "));
     create(&client, "web", json!({}));
     let row = list.wait_line(EVENT, "a row for web", |l| l.starts_with("web "));
     assert!(row.contains("nginx:1.25"), "{row}");
     drop(list);
 
-    let mut one = kubectl.spawn(&["get", "wa", "web", "-n", "default", "-w"]);
+    let mut one = kubectl.spawn(&["get", &resource, "web", "-n", "default", "-w"]);
     one.wait_line(EVENT, "the row of web", |l| l.starts_with("web "));
     server.wait_for_watch(EVENT, "metadata.name");
     update(&client, "web", |o| o["spec"]["replicas"] = json!(7));
@@ -369,8 +372,10 @@ fn kubectl_get_watch(version: Version, backend: Backend) {
 }
 
 on_both_backends! {
-    kubectl_1_32_get_watch => kubectl_get_watch(Version::V1_32);
-    kubectl_1_20_get_watch => kubectl_get_watch(Version::V1_20);
+    kubectl_1_32_get_watch => kubectl_get_watch(Version::V1_32, WebApps::Compiled);
+    kubectl_1_20_get_watch => kubectl_get_watch(Version::V1_20, WebApps::Compiled);
+    kubectl_1_32_get_watch_defined => kubectl_get_watch(Version::V1_32, WebApps::Defined);
+    kubectl_1_20_get_watch_defined => kubectl_get_watch(Version::V1_20, WebApps::Defined);
 }
 
 #[test]
@@ -399,10 +404,10 @@ fn watches_speak_every_served_version() {
 /// image changing away is `DELETED` carrying the last state that matched with the change's
 /// resourceVersion (kube's `cacheWatcher.convertToWatchEvent` sends the previous object,
 /// versioned at the event).
-#[test]
-fn field_selector_watches_see_objects_enter_and_leave() {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+fn field_selector_watches_see_objects_enter_and_leave(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
+    let webapps = kind.collection();
     let from = list_rv(&client);
     let mut watch = watch(
         &client,
@@ -418,9 +423,9 @@ fn field_selector_watches_see_objects_enter_and_leave() {
         o["spec"]["container"]["image"] = json!("nginx:3")
     });
     delete(&client, "a");
-    let mut body = webapp(WebApps::Compiled, "marker", json!({}));
+    let mut body = webapp(kind, "marker", json!({}));
     body["spec"]["container"]["image"] = json!("nginx:2");
-    let response = client.post(WEBAPPS, &body).unwrap();
+    let response = client.post(&webapps, &body).unwrap();
     assert_eq!(response.status, 201, "{response:?}");
     let marker = response.json();
 
@@ -448,12 +453,11 @@ fn field_selector_watches_see_objects_enter_and_leave() {
 /// event per existing object the selectors match, then a `BOOKMARK` annotated
 /// `k8s.io/initial-events-end` at a revision not older than a list made before, then the
 /// changes after it.
-#[test]
-fn send_initial_events_then_an_annotated_bookmark_then_changes() {
+fn send_initial_events_then_an_annotated_bookmark_then_changes(kind: WebApps) {
     const WATCH_LIST: &str =
         "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
     let a = create(&client, "a", json!({"tier": "web"}));
     let b = create(&client, "b", json!({"tier": "db"}));
     let c = create(&client, "c", json!({"tier": "web"}));
@@ -466,7 +470,7 @@ fn send_initial_events_then_an_annotated_bookmark_then_changes() {
         assert_eq!(event["type"], "BOOKMARK", "{event}");
         let object = &event["object"];
         assert_eq!(object["kind"], "WebApp", "{event}");
-        assert_eq!(object["apiVersion"], "apps.example.dev/v1", "{event}");
+        assert_eq!(object["apiVersion"], kind.api_version(), "{event}");
         assert_eq!(
             object["metadata"]["annotations"],
             json!({"k8s.io/initial-events-end": "true"}),
@@ -499,10 +503,9 @@ fn send_initial_events_then_an_annotated_bookmark_then_changes() {
 /// sends them (the kind's `kind` and `apiVersion`, and only `metadata.resourceVersion`), at
 /// the revision the watch has reached, including writes its selector filters out; a watch
 /// that does not allow them gets none.
-#[test]
-fn bookmarks_arrive_every_interval_at_the_revision_reached() {
-    let server = Server::start_with(&["--watch-bookmark-interval=200ms"]);
-    let client = Apps::new(&server, WebApps::Compiled);
+fn bookmarks_arrive_every_interval_at_the_revision_reached(kind: WebApps) {
+    let server = kind.serve(Server::start_with(&["--watch-bookmark-interval=200ms"]));
+    let client = Apps::new(&server, kind);
     let from = list_rv(&client);
     let selected = format!("labelSelector=tier%3Dweb&resourceVersion={from}");
     let mut bookmarks = watch(&client, &format!("allowWatchBookmarks=true&{selected}"));
@@ -514,7 +517,7 @@ fn bookmarks_arrive_every_interval_at_the_revision_reached() {
         assert_eq!(event["type"], "BOOKMARK", "{event}");
         assert_eq!(
             event["object"],
-            json!({"kind": "WebApp", "apiVersion": "apps.example.dev/v1",
+            json!({"kind": "WebApp", "apiVersion": kind.api_version(),
                 "metadata": {"resourceVersion": from}}),
             "only the revision, with the kind"
         );
@@ -552,7 +555,17 @@ fn bookmarks_arrive_every_interval_at_the_revision_reached() {
 }
 
 for_both_versions! {
-    kubectl_delete_by_label => kubectl_1_32_delete_by_label, kubectl_1_20_delete_by_label;
+    kubectl_delete_compiled_by_label => kubectl_1_32_delete_by_label, kubectl_1_20_delete_by_label;
+    kubectl_delete_defined_by_label =>
+        kubectl_1_32_delete_defined_by_label, kubectl_1_20_delete_defined_by_label;
+}
+
+fn kubectl_delete_compiled_by_label(version: Version) {
+    kubectl_delete_by_label(version, WebApps::Compiled);
+}
+
+fn kubectl_delete_defined_by_label(version: Version) {
+    kubectl_delete_by_label(version, WebApps::Defined);
 }
 
 #[track_caller]
@@ -564,10 +577,10 @@ fn create_namespace(client: &Client, name: &str) {
 
 /// Creates a WebApp with `image` in `namespace`.
 #[track_caller]
-fn create_in(client: &Client, namespace: &str, name: &str, image: &str) {
-    let mut body = webapp(WebApps::Compiled, name, json!({}));
+fn create_in(client: &Apps, namespace: &str, name: &str, image: &str) {
+    let mut body = webapp(client.kind, name, json!({}));
     body["spec"]["container"]["image"] = json!(image);
-    let path = format!("/apis/apps.example.dev/v1/namespaces/{namespace}/webapps");
+    let path = client.kind.collection_in(namespace);
     let response = client.post(&path, &body).unwrap();
     assert_eq!(response.status, 201, "{response:?}");
 }
@@ -598,9 +611,9 @@ fn names(list: &Value) -> Vec<&str> {
 
 /// `kubectl delete wa -l tier=web` deletes exactly the matching objects (kubectl lists with
 /// the selector, then deletes each), and a watcher opened before sees exactly those go.
-fn kubectl_delete_by_label(version: Version) {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+fn kubectl_delete_by_label(version: Version, kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
     let kubectl = Kubectl::new(version, &server);
     create(&client, "web-1", json!({"tier": "web"}));
     create(&client, "api", json!({"tier": "api"}));
@@ -608,20 +621,27 @@ fn kubectl_delete_by_label(version: Version) {
     create(&client, "plain", json!({}));
     let mut watch = watch(&client, &format!("resourceVersion={}", list_rv(&client)));
 
-    let run = kubectl.ok(&["delete", "wa", "-n", "default", "-l", "tier=web"]);
+    let run = kubectl.ok(&[
+        "delete",
+        &kind.resource(),
+        "-n",
+        "default",
+        "-l",
+        "tier=web",
+    ]);
     let mut printed: Vec<&str> = run.stdout.lines().collect();
     printed.sort_unstable();
     assert_eq!(
         printed,
         [
-            "webapp.apps.example.dev \"web-1\" deleted",
-            "webapp.apps.example.dev \"web-2\" deleted",
+            format!("webapp.{} \"web-1\" deleted", kind.group()),
+            format!("webapp.{} \"web-2\" deleted", kind.group()),
         ],
         "{}",
         run.stdout
     );
     assert_eq!(
-        names(&client.get(WEBAPPS).unwrap().json()),
+        names(&client.get(&kind.collection()).unwrap().json()),
         ["api", "plain"]
     );
     expect_deleted_then_marker(&client, &mut watch, &["web-1", "web-2"]);
@@ -630,10 +650,10 @@ fn kubectl_delete_by_label(version: Version) {
 /// A raw deletecollection (`DELETE` on the collection) with a field selector on the kind's
 /// selectable `spec.container.image` deletes exactly the matching objects of that
 /// namespace and answers them as a list; a watcher opened before sees exactly those go.
-#[test]
-fn delete_collection_with_a_field_selector() {
-    let server = Server::start();
-    let client = Apps::new(&server, WebApps::Compiled);
+fn delete_collection_with_a_field_selector(kind: WebApps) {
+    let server = kind.start();
+    let client = Apps::new(&server, kind);
+    let webapps = kind.collection();
     create_namespace(&client, "other");
     create_in(&client, "default", "old-1", "nginx:1.0");
     create_in(&client, "default", "new", "nginx:1.27");
@@ -643,7 +663,7 @@ fn delete_collection_with_a_field_selector() {
 
     let response = client
         .delete(&format!(
-            "{WEBAPPS}?fieldSelector=spec.container.image%3Dnginx%3A1.0"
+            "{webapps}?fieldSelector=spec.container.image%3Dnginx%3A1.0"
         ))
         .unwrap();
     assert_eq!(response.status, 200, "{response:?}");
@@ -651,11 +671,8 @@ fn delete_collection_with_a_field_selector() {
     assert_eq!(deleted["kind"], "WebAppList", "{deleted}");
     assert_eq!(names(&deleted), ["old-1", "old-2"]);
 
-    assert_eq!(names(&client.get(WEBAPPS).unwrap().json()), ["new"]);
-    let other = client
-        .get("/apis/apps.example.dev/v1/namespaces/other/webapps")
-        .unwrap()
-        .json();
+    assert_eq!(names(&client.get(&webapps).unwrap().json()), ["new"]);
+    let other = client.get(&kind.collection_in("other")).unwrap().json();
     assert_eq!(names(&other), ["old-3"], "another namespace is untouched");
     expect_deleted_then_marker(&client, &mut watch, &["old-1", "old-2"]);
 }
@@ -673,4 +690,28 @@ on_both_kinds! {
     label_selector_watches_see_objects_enter_and_leave =>
         label_selector_watches_see_objects_enter_and_leave_compiled,
         label_selector_watches_see_objects_enter_and_leave_defined;
+    timeout_seconds_ends_the_stream =>
+        timeout_seconds_ends_the_stream_compiled,
+        timeout_seconds_ends_the_stream_defined;
+    a_bookmark_comes_just_before_the_timeout =>
+        a_bookmark_comes_just_before_the_timeout_compiled,
+        a_bookmark_comes_just_before_the_timeout_defined;
+    table_watches_send_column_definitions_once =>
+        table_watches_send_column_definitions_once_compiled,
+        table_watches_send_column_definitions_once_defined;
+    bad_options_are_status_responses_before_the_stream =>
+        bad_options_are_status_responses_before_the_stream_compiled,
+        bad_options_are_status_responses_before_the_stream_defined;
+    field_selector_watches_see_objects_enter_and_leave =>
+        field_selector_watches_see_objects_enter_and_leave_compiled,
+        field_selector_watches_see_objects_enter_and_leave_defined;
+    send_initial_events_then_an_annotated_bookmark_then_changes =>
+        send_initial_events_then_an_annotated_bookmark_then_changes_compiled,
+        send_initial_events_then_an_annotated_bookmark_then_changes_defined;
+    bookmarks_arrive_every_interval_at_the_revision_reached =>
+        bookmarks_arrive_every_interval_at_the_revision_reached_compiled,
+        bookmarks_arrive_every_interval_at_the_revision_reached_defined;
+    delete_collection_with_a_field_selector =>
+        delete_collection_with_a_field_selector_compiled,
+        delete_collection_with_a_field_selector_defined;
 }

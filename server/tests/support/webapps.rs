@@ -29,20 +29,46 @@ impl WebApps {
         format!("{}/v1", self.group())
     }
 
+    /// The resource as kubectl names it unambiguously: `webapps.<group>`.
+    pub fn resource(self) -> String {
+        format!("webapps.{}", self.group())
+    }
+
     /// The path of the WebApps of namespace `default`.
     pub fn collection(self) -> String {
-        format!("/apis/{}/v1/namespaces/default/webapps", self.group())
+        self.collection_in("default")
+    }
+
+    /// The path of the WebApps of `namespace`.
+    pub fn collection_in(self, namespace: &str) -> String {
+        format!("/apis/{}/v1/namespaces/{namespace}/webapps", self.group())
     }
 
     /// A server serving these WebApps.
     pub fn start(self) -> Server {
-        let server = Server::start();
+        self.serve(Server::start())
+    }
+
+    /// `server`, serving these WebApps once it returns (defining them when
+    /// [`WebApps::Defined`]).
+    pub fn serve(self, server: Server) -> Server {
         if let WebApps::Defined = self {
             let client = Client::new(server.addr());
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let mut crd = super::webapp_crd::webapp_crd(&root);
             crd["metadata"]["name"] = json!(format!("webapps.{}", self.group()));
             crd["spec"]["group"] = json!(self.group());
+            // What the compiled kind declares beside its schema.
+            crd["spec"]["names"]["categories"] = json!(["all"]);
+            let version = &mut crd["spec"]["versions"][0];
+            version["selectableFields"] = json!([{"jsonPath": ".spec.container.image"}]);
+            version["additionalPrinterColumns"] = json!([
+                {"name": "Image", "type": "string", "jsonPath": ".spec.container.image"},
+                {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+                {"name": "Ready", "type": "integer", "jsonPath": ".status.readyReplicas"},
+                {"name": "Paused", "type": "boolean", "jsonPath": ".spec.paused", "priority": 1},
+                {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+            ]);
             let created = client
                 .post(
                     "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
