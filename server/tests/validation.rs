@@ -68,7 +68,7 @@ fn invalid_manifests_are_rejected_with_kubes_messages() {
         (
             "invalid-type.yaml",
             format!(
-                "{web}spec.replicas: Invalid value: \"two\": must be of type integer: \"string\""
+                "{web}spec.replicas: Invalid value: \"string\": must be of type integer: \"string\""
             ),
         ),
         (

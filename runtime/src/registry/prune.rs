@@ -23,6 +23,12 @@ impl KindSchema<'_> {
         self.prune_node(self.root(), object, true);
     }
 
+    /// Removes from `value` every field the schema's root does not declare, the root being
+    /// any value rather than an object's root (a CustomResourceDefinition's default).
+    pub(crate) fn prune_value(&self, value: &mut Value) {
+        self.prune_node(self.root(), value, false);
+    }
+
     fn prune_node(&self, id: usize, value: &mut Value, resource: bool) {
         let view = self.view(id);
         match value {

@@ -11,7 +11,10 @@
 #[cfg(feature = "server")]
 mod conversion;
 #[cfg(feature = "server")]
+mod defaults;
+#[cfg(feature = "server")]
 pub mod install;
+mod openapi_schema;
 mod structural;
 mod validation;
 

@@ -1,27 +1,21 @@
-//! kube's checks of a CustomResourceDefinition's `openAPIV3Schema`: the generic ones
-//! (`ValidateCustomResourceDefinitionOpenAPISchema`: known types, no `uniqueItems`, no
-//! `$ref`, `additionalProperties` and `properties` exclusive, `x-kubernetes-preserve-
-//! unknown-fields` true or absent) and the structural invariants (apiextensions'
-//! `schema.ValidateStructural`): every specified field, array item and the root has a
-//! type (unless it preserves unknown fields or is an int-or-string), the root is an object
+//! kube's checks of a CustomResourceDefinition's `openAPIV3Schema`, in kube's order: the
+//! generic ones ([`super::openapi_schema`]); then, for a schema that passed them, the
+//! structural ones (apiextensions' `schema.ValidateStructural`), sorted as kube sorts them;
+//! then, for a structural schema, its defaults ([`super::defaults`]).
+//!
+//! The structural invariants: every specified field, array item and the root has a type
+//! (unless it preserves unknown fields or is an int-or-string), the root is an object
 //! without `additionalProperties`, `metadata` restricts at most `name` and `generateName`,
 //! value validations (`allOf`, `anyOf`, `oneOf`, `not`) carry no types, defaults,
-//! descriptions or extensions, and the embedded-resource and int-or-string rules. Paths
-//! and messages are kube's (`properties[spec].type`).
-//!
-//! `x-kubernetes-validations` (CEL rules) are refused, with that reason: this server does not
-//! evaluate them, and ignoring them would store objects kube rejects.
-//!
-//! Not yet here: kube's completeness check (every field a value validation names is also
-//! specified outside it) and the validation of defaults against the schema.
+//! descriptions or extensions, and the embedded-resource and int-or-string rules. And
+//! completeness: every field or array item a value validation of the root names (at any
+//! depth) is also specified outside it. Paths and messages are kube's
+//! (`properties[spec].type`).
 
 use serde_json::{Map, Value};
 
 use crate::error::FieldError;
 use crate::error::FieldError as E;
-
-/// The types OpenAPI v3 knows, as kube lists them.
-const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 
 /// Where a schema node sits: kube words a missing type differently for each.
 #[derive(Clone, Copy, PartialEq)]
@@ -33,29 +27,46 @@ enum Level {
 
 /// Every error of `schema`, a version's `openAPIV3Schema` reported at `path`.
 pub fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+    let errors = super::openapi_schema::errors(schema, path);
+    // kube reports the structural rules of a schema that passed the generic checks (it
+    // cannot read the others as structural).
+    if !errors.is_empty() {
+        return errors;
+    }
     let mut errors = Vec::new();
-    generic(schema, path, &mut errors);
-    // kube reports the structural invariants of a schema that passed the generic checks.
+    invariants(schema, Level::Root, path, &mut errors);
+    if let Some(root) = object(schema) {
+        value_validation_completeness(root, root, path, path, &mut errors);
+    }
+    // kube sorts them by their text: Go's maps have no order.
+    errors.sort_by_cached_key(ToString::to_string);
+    // The defaults are checked with the registry's schema validation, which a build without
+    // the server (code generation) does not have and does not need.
+    #[cfg(feature = "server")]
     if errors.is_empty() {
-        invariants(schema, Level::Root, path, &mut errors);
+        return super::defaults::errors(schema, path);
     }
     errors
 }
 
-fn object(schema: &Value) -> Option<&Map<String, Value>> {
+pub(super) fn object(schema: &Value) -> Option<&Map<String, Value>> {
     schema.as_object()
 }
 
-fn text<'a>(schema: &'a Map<String, Value>, key: &str) -> &'a str {
+pub(super) fn text<'a>(schema: &'a Map<String, Value>, key: &str) -> &'a str {
     schema.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn flag(schema: &Map<String, Value>, key: &str) -> bool {
+pub(super) fn flag(schema: &Map<String, Value>, key: &str) -> bool {
     schema.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// The subschemas under `key`: `properties` (by name) or a list (`allOf`, by index).
-fn children<'a>(schema: &'a Map<String, Value>, key: &str, path: &str) -> Vec<(String, &'a Value)> {
+pub(super) fn children<'a>(
+    schema: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Vec<(String, &'a Value)> {
     match schema.get(key) {
         Some(Value::Object(map))
             if key == "properties" || key == "patternProperties" || key == "definitions" =>
@@ -68,80 +79,6 @@ fn children<'a>(schema: &'a Map<String, Value>, key: &str, path: &str) -> Vec<(S
             .map(|(i, child)| (format!("{path}.{key}[{i}]"), child))
             .collect(),
         _ => Vec::new(),
-    }
-}
-
-/// `ValidateCustomResourceDefinitionOpenAPISchema`, for what v1 schemas can hold.
-fn generic(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let Some(node) = object(schema) else {
-        return;
-    };
-    let type_ = text(node, "type");
-    if !type_.is_empty() && !TYPES.contains(&type_) {
-        errors.push(E::not_supported(format!("{path}.type"), type_, TYPES));
-    }
-    if flag(node, "uniqueItems") {
-        errors.push(E::forbidden(
-            format!("{path}.uniqueItems"),
-            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
-        ));
-    }
-    // Refused rather than ignored: an object a rule would reject must not be stored.
-    if node.contains_key("x-kubernetes-validations") {
-        errors.push(E::forbidden(
-            format!("{path}.x-kubernetes-validations"),
-            "validation rules (CEL) are not supported by this server",
-        ));
-    }
-    if node.contains_key("$ref") {
-        errors.push(E::forbidden(
-            format!("{path}.$ref"),
-            "$ref is not supported",
-        ));
-    }
-    if let Some(additional) = node.get("additionalProperties") {
-        let has_properties = node
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty());
-        if has_properties && (additional == &Value::Bool(false) || additional.is_object()) {
-            errors.push(E::forbidden(
-                format!("{path}.additionalProperties"),
-                "additionalProperties and properties are mutual exclusive",
-            ));
-        }
-        generic(additional, &format!("{path}.additionalProperties"), errors);
-    }
-    if node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
-        errors.push(E::invalid(
-            format!("{path}.x-kubernetes-preserve-unknown-fields"),
-            Value::Bool(false),
-            "must be true or undefined",
-        ));
-    }
-    for key in [
-        "properties",
-        "patternProperties",
-        "allOf",
-        "oneOf",
-        "anyOf",
-        "definitions",
-    ] {
-        for (child_path, child) in children(node, key, path) {
-            generic(child, &child_path, errors);
-        }
-    }
-    if let Some(not) = node.get("not") {
-        generic(not, &format!("{path}.not"), errors);
-    }
-    if let Some(items) = node.get("items") {
-        match items {
-            Value::Array(_) => errors.push(E::forbidden(
-                format!("{path}.items"),
-                "items must be a schema object and not an array",
-            )),
-            items => generic(items, &format!("{path}.items"), errors),
-        }
     }
 }
 
@@ -398,5 +335,75 @@ fn nested(schema: &Value, skip_any_of: bool, path: &str, errors: &mut Vec<FieldE
             "properties[metadata]",
             "must not be specified in a nested context",
         );
+    }
+}
+
+/// `validateValueValidationCompleteness`: the value validations of `v` (`not`, `allOf`,
+/// `anyOf`, `oneOf`), each against the structural schema `s` they apply to.
+fn value_validation_completeness(
+    v: &Map<String, Value>,
+    s: &Map<String, Value>,
+    s_path: &str,
+    v_path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    if let Some(not) = v.get("not") {
+        nested_completeness(not, Some(s), s_path, &format!("{v_path}.not"), errors);
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        for (child_path, child) in children(v, key, v_path) {
+            nested_completeness(child, Some(s), s_path, &child_path, errors);
+        }
+    }
+}
+
+/// `validateNestedValueValidationCompleteness`: what the value validation `v` names (its
+/// items and properties, and its own value validations) is specified in `s`.
+fn nested_completeness(
+    v: &Value,
+    s: Option<&Map<String, Value>>,
+    s_path: &str,
+    v_path: &str,
+    errors: &mut Vec<FieldError>,
+) {
+    let Some(v) = object(v) else {
+        return;
+    };
+    let Some(s) = s else {
+        errors.push(E::required(
+            s_path,
+            format!("because it is defined in {v_path}"),
+        ));
+        return;
+    };
+    value_validation_completeness(v, s, s_path, v_path, errors);
+    if let Some(items) = v.get("items") {
+        nested_completeness(
+            items,
+            s.get("items").and_then(Value::as_object),
+            &format!("{s_path}.items"),
+            &format!("{v_path}.items"),
+            errors,
+        );
+    }
+    let specified = s.get("properties").and_then(Value::as_object);
+    for (name, property) in v
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let s_child = format!("{s_path}.properties[{name}]");
+        let v_child = format!("{v_path}.properties[{name}]");
+        match specified
+            .and_then(|p| p.get(name))
+            .and_then(Value::as_object)
+        {
+            Some(field) => nested_completeness(property, Some(field), &s_child, &v_child, errors),
+            None => errors.push(E::required(
+                s_child,
+                format!("because it is defined in {v_child}"),
+            )),
+        }
     }
 }

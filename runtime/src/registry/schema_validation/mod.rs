@@ -253,8 +253,8 @@ fn bound(schema: &Map<String, Value>, key: &str, exclusive: &str) -> Option<(Num
 
 impl Schemas {
     /// Compiles one free-standing OpenAPI v3 `schema` (its `$ref`s resolving in
-    /// `components`): for tests of what reads schemas, such as the field manager's.
-    #[cfg(test)]
+    /// `components`): a node of a CustomResourceDefinition's schema, whose default is
+    /// checked against it, and tests of what reads schemas, such as the field manager's.
     pub(crate) fn standalone(
         schema: &Value,
         components: &Map<String, Value>,
@@ -421,7 +421,6 @@ impl<'a> KindSchema<'a> {
     }
 
     /// Node `root` of `schemas` as a kind's schema.
-    #[cfg(test)]
     pub(crate) fn of(schemas: &'a Schemas, root: usize) -> KindSchema<'a> {
         KindSchema { schemas, root }
     }
@@ -500,6 +499,15 @@ impl KindSchema<'_> {
         errors
     }
 
+    /// Every problem of `value` against the schema's root as any value (not an object's
+    /// root: its `apiVersion`, `kind` and `metadata` are the schema's too), reported under
+    /// `path`: a CustomResourceDefinition's default against the schema it sits in.
+    pub(crate) fn validate_value(&self, value: &Value, path: &str) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        self.validate_node(self.root, value, &mut path.to_owned(), &mut errors, false);
+        errors
+    }
+
     fn validate_node(
         &self,
         id: usize,
@@ -509,8 +517,10 @@ impl KindSchema<'_> {
         top: bool,
     ) {
         let view = self.view(id);
+        // kube-openapi's type errors carry the value's type name as their value.
         let invalid = |path: &str, detail: String| {
-            FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail)
+            let value = Value::String(type_name(value).into());
+            FieldError::new(FieldErrorType::Invalid, path, Some(value), detail)
         };
         for node in &view.nodes {
             if let Some(ty) = &node.ty
@@ -1089,7 +1099,7 @@ mod tests {
         check(
             webapp(),
             json!({"spec": {"replicas": "two", "container": {"image": "x"}}}),
-            &["spec.replicas: Invalid value: \"two\": must be of type integer: \"string\""],
+            &["spec.replicas: Invalid value: \"string\": must be of type integer: \"string\""],
         );
     }
 
@@ -1118,8 +1128,8 @@ mod tests {
                 "dns: Invalid value: \"A\": should match '^[a-z]+$'",
                 "few: Too many: 2: must have at most 1 items",
                 "many: Invalid value: 1: should have at least 2 items",
-                "labels[k]: Invalid value: 1: must be of type string: \"integer\"",
-                "flag: Invalid value: \"yes\": must be of type boolean: \"string\"",
+                "labels[k]: Invalid value: \"integer\": must be of type string: \"integer\"",
+                "flag: Invalid value: \"string\": must be of type boolean: \"string\"",
                 "set[2]: Duplicate value: \"a\"",
             ],
         );
