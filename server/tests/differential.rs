@@ -5,7 +5,9 @@
 //! sequence of writes by several field managers to a WebApp, which the peer serves as a
 //! CustomResourceDefinition with WebApp's published v1 schema (the reference the
 //! server-side apply issue names); its rows also compare the resulting object and its
-//! `managedFields`.
+//! `managedFields`, and run twice on kapi: on the compiled WebApp, and on the same kind
+//! defined by a CustomResourceDefinition (in another group, which the expected answers are
+//! rewritten to), so that both of kapi's paths answer as kube's custom resources do.
 //!
 //! Compared: the status code; for a `Status`, its reason, its details (name, group, kind,
 //! and the set of causes: kube's validation iterates Go maps, so their order is random, and
@@ -23,8 +25,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
-use support::Server;
 use support::http::Client;
+use support::webapps::WebApps;
 
 /// One request of the table, as written in the YAML file.
 #[derive(Clone, Debug)]
@@ -296,7 +298,7 @@ fn mask_run_values(text: &str) -> String {
 }
 
 /// Runs every row of `table` against `client` and returns each row's answer, by name.
-fn run(client: &Client, namespace: &str, table: Table) -> Vec<(String, Value)> {
+fn run(client: &Client, namespace: &str, rows: &[Row]) -> Vec<(String, Value)> {
     let created = send(
         client,
         &Request {
@@ -314,8 +316,7 @@ fn run(client: &Client, namespace: &str, table: Table) -> Vec<(String, Value)> {
         "creating the run's namespace: {}",
         created.body
     );
-    rows(table)
-        .into_iter()
+    rows.iter()
         .map(|row| {
             for before in &row.before {
                 let response = send(client, before, namespace);
@@ -333,7 +334,7 @@ fn run(client: &Client, namespace: &str, table: Table) -> Vec<(String, Value)> {
             let generate_name = (row.request.body.as_ref())
                 .and_then(|b| b.pointer("/metadata/generateName")?.as_str());
             let answer = answer(&response, namespace, generate_name, row.object);
-            (row.name, answer)
+            (row.name.clone(), answer)
         })
         .collect()
 }
@@ -438,17 +439,43 @@ fn expected(row: &Row, recorded: &BTreeMap<String, Value>) -> Value {
     expected
 }
 
-/// Runs `table` against a fresh server and compares every row.
-fn check(table: Table) {
-    let rows = rows(table);
+/// `value` with WebApp's group replaced by `kind`'s (none replaced for the compiled kind).
+fn in_group(value: &Value, kind: WebApps) -> Value {
+    let text = value.to_string();
+    let text = text.replace(WebApps::Compiled.group(), kind.group());
+    serde_json::from_str(&text).expect("still JSON")
+}
+
+impl Row {
+    /// The row sent to `kind`'s WebApps.
+    fn on(&self, kind: WebApps) -> Row {
+        let on = |request: &Request| Request {
+            path: (request.path).replace(WebApps::Compiled.group(), kind.group()),
+            body: request.body.as_ref().map(|body| in_group(body, kind)),
+            ..request.clone()
+        };
+        Row {
+            before: self.before.iter().map(on).collect(),
+            request: on(&self.request),
+            ..self.clone()
+        }
+    }
+}
+
+/// Runs `table` against a fresh server and compares every row. With
+/// [`WebApps::Defined`], the rows about WebApp go to the same kind defined by a
+/// CustomResourceDefinition in another group, and expect the same answers in that group.
+fn check(table: Table, kind: WebApps) {
+    let rows: Vec<Row> = rows(table).iter().map(|row| row.on(kind)).collect();
     let recorded = recorded(table);
-    let server = Server::start();
+    let server = kind.start();
     let client = Client::new(server.addr());
-    let answers = run(&client, &run_namespace(), table);
+    let answers = run(&client, &run_namespace(), &rows);
     let mut failures = Vec::new();
     for (row, (name, actual)) in rows.iter().zip(&answers) {
         assert_eq!(&row.name, name);
-        let differences = differences(&expected(row, &recorded), actual);
+        let expected = in_group(&expected(row, &recorded), kind);
+        let differences = differences(&expected, actual);
         if !differences.is_empty() {
             failures.push(format!("row {name}:\n{}", differences.join("\n")));
         }
@@ -465,12 +492,19 @@ fn check(table: Table) {
 
 #[test]
 fn builtin_kinds_answer_as_kube_apiserver_does() {
-    check(BUILTIN);
+    check(BUILTIN, WebApps::Compiled);
 }
 
 #[test]
 fn field_managers_and_applies_answer_as_kube_apiserver_does() {
-    check(APPLY);
+    check(APPLY, WebApps::Compiled);
+}
+
+/// The peer serves WebApp as a CustomResourceDefinition: kapi's kinds so defined must
+/// answer as it does too.
+#[test]
+fn field_managers_and_applies_on_a_defined_kind_answer_as_kube_apiserver_does() {
+    check(APPLY, WebApps::Defined);
 }
 
 /// Every row has a recording, and every recording a row (a removed row takes its answer).
@@ -511,7 +545,7 @@ fn record() {
     let version: Value = serde_json::from_str(&version.body).expect("/version is JSON");
     install_webapp_crd(&client);
     for table in [BUILTIN, APPLY] {
-        let answers: Map<String, Value> = (run(&client, &run_namespace(), table))
+        let answers: Map<String, Value> = (run(&client, &run_namespace(), &rows(table)))
             .into_iter()
             .collect();
         let recorded = json!({
