@@ -182,6 +182,35 @@ fn render_value(value: &Value) -> String {
     }
 }
 
+/// Go's `%#v` of a `[]string`, as kube's field errors print a list of names, which a JSON
+/// value in [`FieldError::value`] cannot show.
+pub fn go_strings(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    format!("[]string{{{}}}", quoted.join(", "))
+}
+
+/// Go's `%#v` of an unstructured JSON value (`map[string]interface {}{"a":1}`, keys sorted),
+/// as kube's field errors print the maps and lists of custom resources.
+pub fn go_unstructured(value: &Value) -> String {
+    match value {
+        Value::Null => "interface {}(nil)".into(),
+        Value::String(s) => format!("{s:?}"),
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by_key(|(k, _)| *k);
+            let entries: Vec<String> = (entries.into_iter())
+                .map(|(k, v)| format!("{k:?}:{}", go_unstructured(v)))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", entries.join(", "))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(go_unstructured).collect();
+            format!("[]interface {{}}{{{}}}", items.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
 /// Every failure a request can meet.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ApiError {

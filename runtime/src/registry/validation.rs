@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::object::{meta, meta_str};
 use super::scale::get_path;
 use crate::api::{KindInfo, NameRule, Scope};
-use crate::error::{FieldError, FieldErrorType};
+use crate::error::{FieldError, FieldErrorType, go_strings};
 use crate::validation as names;
 
 /// kube's `TotalAnnotationSizeLimitB`.
@@ -224,12 +224,6 @@ pub fn finalizer_list(object: &Value) -> Vec<&str> {
         .flatten()
         .filter_map(Value::as_str)
         .collect()
-}
-
-/// Go's `%#v` of a `[]string`: `[]string{"a", "b"}`.
-fn go_strings(values: &[&str]) -> String {
-    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-    format!("[]string{{{}}}", quoted.join(", "))
 }
 
 /// The metadata errors only an update can have (kube's `ValidateObjectMetaUpdate`): the

@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::structural::object;
-use crate::error::{FieldError, FieldErrorType};
+use crate::error::{FieldError, FieldErrorType, go_unstructured};
 use crate::registry::{KindSchema, Schemas};
 
 /// Every error of the defaults in `schema`, a structural `openAPIV3Schema` reported at
@@ -77,35 +77,10 @@ fn check(schema: &Value, default: &Value, path: &str, errors: &mut Vec<FieldErro
             FieldErrorType::Invalid,
             path,
             None,
-            format!("{}: must not have unknown fields", go_value(default)),
+            format!("{}: must not have unknown fields", go_unstructured(default)),
         ));
     }
     errors.extend(schema.validate_value(default, path));
-}
-
-/// Go's `%#v` of an unstructured JSON value (`map[string]interface {}{"a":1}`), as kube's
-/// field errors print values that are maps or lists.
-fn go_value(value: &Value) -> String {
-    fn inner(value: &Value) -> String {
-        match value {
-            Value::Null => "interface {}(nil)".into(),
-            Value::String(s) => format!("{s:?}"),
-            Value::Object(map) => {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_by_key(|(k, _)| *k);
-                let entries: Vec<String> = (entries.into_iter())
-                    .map(|(k, v)| format!("{k:?}:{}", inner(v)))
-                    .collect();
-                format!("map[string]interface {{}}{{{}}}", entries.join(", "))
-            }
-            Value::Array(items) => {
-                let items: Vec<String> = items.iter().map(inner).collect();
-                format!("[]interface {{}}{{{}}}", items.join(", "))
-            }
-            other => other.to_string(),
-        }
-    }
-    inner(value)
 }
 
 #[cfg(test)]
@@ -115,9 +90,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn go_value_prints_as_go_does() {
+    fn unstructured_values_print_as_go_does() {
         assert_eq!(
-            go_value(&json!({"b": [1, "x"], "a": null, "c": {"d": true}})),
+            go_unstructured(&json!({"b": [1, "x"], "a": null, "c": {"d": true}})),
             r#"map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}, "c":map[string]interface {}{"d":true}}"#
         );
     }

@@ -16,8 +16,8 @@
 use serde_json::{Map, Value};
 
 use super::structural::{children, flag, object, text};
-use crate::error::FieldError;
 use crate::error::FieldError as E;
+use crate::error::{FieldError, go_strings};
 
 /// The types OpenAPI v3 knows, as kube lists them.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -240,12 +240,6 @@ fn map_type(node: &Map<String, Value>, path: &str, errors: &mut Vec<FieldError>)
             &["atomic", "granular"],
         ));
     }
-}
-
-/// Go's `%#v` of a `[]string`, as kube prints the map keys in its errors.
-fn go_strings(keys: &[&str]) -> String {
-    let quoted: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
-    format!("[]string{{{}}}", quoted.join(", "))
 }
 
 /// `x-kubernetes-list-type` and `x-kubernetes-list-map-keys`.

@@ -37,7 +37,7 @@ use serde_json::{Map, Number, Value};
 mod definition;
 
 use super::{Registry, Target};
-use crate::error::{ApiError, FieldError, FieldErrorType};
+use crate::error::{ApiError, FieldError, FieldErrorType, go_unstructured};
 use crate::scheme::Scheme;
 
 /// The extension marking a field immutable once set.
@@ -803,17 +803,6 @@ fn render(value: &Value) -> String {
     }
 }
 
-/// Go's `%#v` of a `map[string]interface{}` (keys sorted), as `field.Duplicate` prints the
-/// keys of a list-map item.
-fn go_map(keys: &[(&str, &Value)]) -> String {
-    let mut keys = keys.to_vec();
-    keys.sort_by_key(|(k, _)| *k);
-    let entries: Vec<String> = (keys.iter())
-        .map(|(k, v)| format!("{k:?}:{}", render(v)))
-        .collect();
-    format!("map[string]interface {{}}{{{}}}", entries.join(", "))
-}
-
 /// A bound as Go's `%v` prints it: `0`, not `0.0`, for a whole `float64`.
 fn go_number(number: &Number) -> String {
     match number.as_f64() {
@@ -938,10 +927,10 @@ fn check_list(node: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldEr
                 }
                 let key = key_of(item);
                 if seen.contains(&key) {
-                    let present: Vec<(&str, &Value)> = (keys.iter())
+                    let present: Map<String, Value> = (keys.iter())
                         .zip(&key)
                         .filter(|(_, v)| !v.is_null())
-                        .map(|(k, v)| (k.as_str(), v))
+                        .map(|(k, v)| (k.clone(), v.clone()))
                         .collect();
                     // The value is Go's rendering, which `FieldError` cannot print: it
                     // goes in the detail, so the message reads as kube's.
@@ -949,7 +938,7 @@ fn check_list(node: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldEr
                         FieldErrorType::Duplicate,
                         format!("{path}[{index}]"),
                         None,
-                        go_map(&present),
+                        go_unstructured(&Value::Object(present)),
                     ));
                 }
                 seen.push(key);
