@@ -5,153 +5,19 @@
 //! with kube's field paths, the status split off the main resource, printer columns in
 //! Tables, and kube's 415 for strategic merge patches.
 //!
-//! Raw HTTP, since these kinds are not in discovery yet: clients that map kinds through
-//! discovery (kubectl) cannot reach them.
+//! Raw HTTP, to see kube's exact answers; kubectl on these kinds is in `crds.rs`, kube-rs
+//! in `reflector.rs`, the Python client in `python_client.rs`.
 
 mod support;
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::http::Client;
+use support::crontabs::{
+    CRONTABS, DEFINITIONS, condition, crontab, crontab_definition, names_refused, serve_crontabs,
+    wait_established,
+};
 use support::{Server, wait_for};
-
-const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
-const DEFINITIONS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-
-/// CronTab in two versions with a `None` conversion, a schema with defaults, an enum, a
-/// list map, nested objects and a subtree that keeps unknown fields, status and scale, and
-/// printer columns.
-fn crontab_definition() -> Value {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "spec": {
-                "type": "object",
-                "required": ["cronSpec"],
-                "properties": {
-                    "cronSpec": {"type": "string", "minLength": 1},
-                    "replicas": {"type": "integer", "default": 1, "minimum": 0},
-                    "mode": {"type": "string", "enum": ["Fast", "Slow"], "default": "Slow"},
-                    "ports": {
-                        "type": "array",
-                        "x-kubernetes-list-type": "map",
-                        "x-kubernetes-list-map-keys": ["name"],
-                        "items": {
-                            "type": "object",
-                            "required": ["name"],
-                            "properties": {
-                                "name": {"type": "string"},
-                                "port": {"type": "integer"}
-                            }
-                        }
-                    },
-                    "template": {
-                        "type": "object",
-                        "maxProperties": 1,
-                        "properties": {"image": {"type": "string"}, "tag": {"type": "string"}}
-                    },
-                    "interval": {
-                        "type": "integer",
-                        "multipleOf": 5,
-                        "anyOf": [{"minimum": 60}, {"maximum": 10}]
-                    },
-                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
-                }
-            },
-            "status": {
-                "type": "object",
-                "properties": {"replicas": {"type": "integer"}}
-            }
-        }
-    });
-    let version = |name: &str, storage: bool| {
-        json!({
-            "name": name,
-            "served": true,
-            "storage": storage,
-            "schema": {"openAPIV3Schema": schema},
-            "subresources": {
-                "status": {},
-                "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
-            },
-            "additionalPrinterColumns": [
-                {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
-                {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}
-            ]
-        })
-    };
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "crontabs.stable.example.com"},
-        "spec": {
-            "group": "stable.example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "crontabs", "kind": "CronTab", "shortNames": ["ct"]},
-            "versions": [version("v1", true), version("v1beta1", false)]
-        }
-    })
-}
-
-/// The definition's condition `type`, once it has one.
-fn condition(client: &Client, name: &str, type_: &str) -> Option<Value> {
-    let crd = client
-        .get(&format!(
-            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
-        ))
-        .ok()?
-        .json();
-    let conditions = crd.pointer("/status/conditions")?.as_array()?;
-    conditions.iter().find(|c| c["type"] == type_).cloned()
-}
-
-#[track_caller]
-fn wait_established(client: &Client, name: &str) -> Value {
-    wait_for(
-        Duration::from_secs(10),
-        "the definition to be Established",
-        || {
-            format!(
-                "{:?}",
-                client.get(&format!(
-                    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
-                ))
-            )
-        },
-        || condition(client, name, "Established").filter(|c| c["status"] == "True"),
-    )
-}
-
-/// A server serving CronTab (`crontab_definition`), Established.
-fn serve_crontabs() -> (Server, Client) {
-    let server = Server::start();
-    let client = server.client();
-    let created = client.post(DEFINITIONS, &crontab_definition()).unwrap();
-    assert_eq!(created.status, 201, "{created:?}");
-    wait_established(&client, "crontabs.stable.example.com");
-    (server, client)
-}
-
-/// The definition's `NamesAccepted` condition, once it is `False`.
-#[track_caller]
-fn names_refused(client: &Client, name: &str) -> Value {
-    wait_for(
-        Duration::from_secs(10),
-        "NamesAccepted to be False",
-        String::new,
-        || condition(client, name, "NamesAccepted").filter(|c| c["status"] == "False"),
-    )
-}
-
-fn crontab(name: &str, spec: Value) -> Value {
-    json!({
-        "apiVersion": "stable.example.com/v1",
-        "kind": "CronTab",
-        "metadata": {"name": name},
-        "spec": spec
-    })
-}
 
 #[test]
 fn a_defined_kind_is_served_once_established() {
@@ -394,23 +260,6 @@ fn a_defined_kind_is_served_once_established() {
 /// CEL rules are refused with a clear reason: this server does not evaluate them, and
 /// ignoring them would store objects kube rejects.
 #[test]
-fn validation_rules_are_refused() {
-    let server = Server::start();
-    let client = server.client();
-    let mut definition = crontab_definition();
-    definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
-        json!([{"rule": "self.replicas < 10"}]);
-    let refused = client.post(DEFINITIONS, &definition).unwrap();
-    assert_eq!(refused.status, 422, "{refused:?}");
-    assert!(
-        refused.body.contains(
-            "x-kubernetes-validations: Forbidden: validation rules (CEL) are not supported by this server"
-        ),
-        "{refused:?}"
-    );
-}
-
-#[test]
 fn names_in_use_are_not_accepted() {
     let (_server, client) = serve_crontabs();
 
@@ -602,7 +451,7 @@ fn two_replicas_on_etcd_serve_a_definition_made_through_either() {
         "both replicas to stop serving the kind",
         String::new,
         || {
-            let gone = |client: &Client| client.get(CRONTABS).unwrap().status == 404;
+            let gone = |client: &support::http::Client| client.get(CRONTABS).unwrap().status == 404;
             (gone(&client_a) && gone(&client_b)).then_some(())
         },
     );

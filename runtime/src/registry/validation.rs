@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::object::{meta, meta_str};
 use super::scale::get_path;
 use crate::api::{KindInfo, NameRule, Scope};
-use crate::error::{FieldError, FieldErrorType, go_strings};
+use crate::error::{FieldError, FieldErrorType, go_strings, go_unstructured};
+use crate::meta::ObjectMeta;
 use crate::validation as names;
 
 /// kube's `TotalAnnotationSizeLimitB`.
@@ -18,14 +19,38 @@ pub fn is_namespaces(info: &KindInfo) -> bool {
     info.group.is_empty() && info.plural == "namespaces" && info.scope == Scope::Cluster
 }
 
-/// How names of a kind are checked: as the kind declares ([`NameRule`]) on create; updates
-/// only check that the name is a path segment, as kube does.
-fn name_errors(info: &KindInfo, name: &str, prefix: bool, create: bool) -> Vec<String> {
-    match info.names {
-        _ if !create => names::path_segment_name(name),
-        NameRule::DnsSubdomain => names::name_is_dns_subdomain(name, prefix),
-        NameRule::DnsLabel => names::name_is_dns_label(name, prefix),
-        NameRule::PathSegment => names::path_segment_name(name),
+/// How an object's namespace is checked.
+#[derive(Clone, Copy, PartialEq)]
+enum NamespaceRule {
+    /// Required, a DNS label (a namespaced kind).
+    Required,
+    /// A DNS label when set (an embedded resource).
+    IfSet,
+    /// Not looked at (a cluster-scoped kind: the registry clears it).
+    Ignored,
+}
+
+/// What metadata rules apply: a kind's own, or an embedded resource's.
+struct Rules {
+    /// How names are checked on create (updates only check that a name is a path
+    /// segment, as kube does).
+    names: NameRule,
+    create: bool,
+    namespace: NamespaceRule,
+    /// Whether a name (or generateName) is required.
+    named: bool,
+    /// Whether kube's own finalizer rule applies (its core kinds).
+    core: bool,
+}
+
+impl Rules {
+    fn name_errors(&self, name: &str, prefix: bool) -> Vec<String> {
+        match self.names {
+            _ if !self.create => names::path_segment_name(name),
+            NameRule::DnsSubdomain => names::name_is_dns_subdomain(name, prefix),
+            NameRule::DnsLabel => names::name_is_dns_label(name, prefix),
+            NameRule::PathSegment => names::path_segment_name(name),
+        }
     }
 }
 
@@ -40,39 +65,139 @@ fn invalid(field: &str, value: &str, detail: String) -> FieldError {
 
 /// The metadata errors of an object (create: `create`; otherwise an update).
 pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldError> {
+    let rules = Rules {
+        names: info.names,
+        create,
+        namespace: match info.scope {
+            Scope::Namespaced => NamespaceRule::Required,
+            Scope::Cluster => NamespaceRule::Ignored,
+        },
+        named: true,
+        core: info.is_core(),
+    };
+    meta_errors(&rules, object)
+}
+
+/// The errors of a resource embedded in an object at `path` (a field marked
+/// `x-kubernetes-embedded-resource`), as apiextensions' `validateEmbeddedResource` finds
+/// them: an `apiVersion` and a `kind` (a string, a group/version, a DNS label but for its
+/// case), and `metadata` that reads as an `ObjectMeta` and is valid (see [`embedded_meta`]).
+pub fn embedded_resource(embedded: &Value, path: &str) -> Vec<FieldError> {
+    let Some(fields) = embedded.as_object() else {
+        return Vec::new();
+    };
+    let at = |field: &str| match path {
+        "" => field.to_owned(),
+        path => format!("{path}.{field}"),
+    };
+    let mut errors = Vec::new();
+    for key in ["apiVersion", "kind"] {
+        if !fields.contains_key(key) {
+            errors.push(FieldError::required(at(key), "must not be empty"));
+        }
+    }
+    for (key, value) in fields {
+        let text = value.as_str();
+        match key.as_str() {
+            "apiVersion" | "kind" if text.is_none() => {
+                errors.push(FieldError::invalid(
+                    at(key),
+                    value.clone(),
+                    "must be a string",
+                ));
+            }
+            "apiVersion" | "kind" if text == Some("") => {
+                errors.push(FieldError::invalid(at(key), "", "must not be empty"));
+            }
+            "apiVersion" => {
+                let api_version = text.unwrap_or_default();
+                // `schema.ParseGroupVersion`: one slash at most.
+                if api_version.matches('/').count() > 1 {
+                    let detail = format!("unexpected GroupVersion string: {api_version}");
+                    errors.push(FieldError::invalid(at(key), api_version, detail));
+                }
+            }
+            "kind" => {
+                let kind = text.unwrap_or_default();
+                let wrong = names::dns1035_label(&kind.to_lowercase());
+                if !wrong.is_empty() {
+                    let detail = format!(
+                        "may have mixed case, but should otherwise match: {}",
+                        wrong.join(",")
+                    );
+                    errors.push(FieldError::invalid(at(key), kind, detail));
+                }
+            }
+            "metadata" => match serde_json::from_value::<ObjectMeta>(value.clone()) {
+                Err(error) => errors.push(FieldError::new(
+                    FieldErrorType::Invalid,
+                    at(key),
+                    None,
+                    format!("{}: {error}", go_unstructured(value)),
+                )),
+                Ok(_) => errors.extend(embedded_meta(embedded, path)),
+            },
+            _ => {}
+        }
+    }
+    errors
+}
+
+/// The metadata errors of a resource embedded in an object at `path`, as apiextensions'
+/// `schemaobjectmeta.Validate` checks it: names are path segments, a name may be absent, a
+/// namespace is checked when set.
+fn embedded_meta(embedded: &Value, path: &str) -> Vec<FieldError> {
+    let rules = Rules {
+        names: NameRule::PathSegment,
+        create: true,
+        namespace: NamespaceRule::IfSet,
+        named: false,
+        core: false,
+    };
+    let mut errors = meta_errors(&rules, embedded);
+    if !path.is_empty() {
+        for error in &mut errors {
+            error.field = format!("{path}.{}", error.field);
+        }
+    }
+    errors
+}
+
+fn meta_errors(rules: &Rules, object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if let Some(generate_name) = meta_str(object, "generateName") {
-        for message in name_errors(info, generate_name, true, create) {
+        for message in rules.name_errors(generate_name, true) {
             errors.push(invalid("metadata.generateName", generate_name, message));
         }
     }
     match meta_str(object, "name") {
-        None => errors.push(FieldError::new(
+        None if rules.named => errors.push(FieldError::new(
             FieldErrorType::Required,
             "metadata.name",
             None,
             "name or generateName is required",
         )),
+        None => {}
         Some(name) => {
-            for message in name_errors(info, name, false, create) {
+            for message in rules.name_errors(name, false) {
                 errors.push(invalid("metadata.name", name, message));
             }
         }
     }
-    if info.scope == Scope::Namespaced {
-        match meta_str(object, "namespace") {
-            None => errors.push(FieldError::new(
-                FieldErrorType::Required,
-                "metadata.namespace",
-                None,
-                "",
-            )),
-            Some(namespace) => {
-                for message in names::name_is_dns_label(namespace, false) {
-                    errors.push(invalid("metadata.namespace", namespace, message));
-                }
+    match (meta_str(object, "namespace"), rules.namespace) {
+        (_, NamespaceRule::Ignored) => {}
+        (None, NamespaceRule::Required) => errors.push(FieldError::new(
+            FieldErrorType::Required,
+            "metadata.namespace",
+            None,
+            "",
+        )),
+        (Some(namespace), rule) if rule == NamespaceRule::Required || !namespace.is_empty() => {
+            for message in names::name_is_dns_label(namespace, false) {
+                errors.push(invalid("metadata.namespace", namespace, message));
             }
         }
+        _ => {}
     }
     let map = |field: &str| meta(object).and_then(|m| m.get(field)?.as_object());
     if let Some(labels) = map("labels") {
@@ -86,7 +211,7 @@ pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldEr
             }
         }
     }
-    errors.extend(finalizers(info, object));
+    errors.extend(finalizers(rules.core, object));
     errors.extend(owner_references(object));
     if let Some(annotations) = map("annotations") {
         let mut size = 0;
@@ -111,7 +236,7 @@ pub fn object_meta(info: &KindInfo, object: &Value, create: bool) -> Vec<FieldEr
 /// `metadata.finalizers` (apimachinery's `ValidateFinalizers`): qualified names, not both
 /// `orphan` and `foregroundDeletion`; for the core kinds, also kube's own rule that a name
 /// is standard or fully qualified (core's `validateKubeFinalizerName`).
-fn finalizers(info: &KindInfo, object: &Value) -> Vec<FieldError> {
+fn finalizers(core: bool, object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let finalizers = finalizer_list(object);
     for finalizer in &finalizers {
@@ -131,7 +256,7 @@ fn finalizers(info: &KindInfo, object: &Value) -> Vec<FieldError> {
             ),
         ));
     }
-    if info.is_core() {
+    if core {
         for (index, finalizer) in finalizers.iter().enumerate() {
             for message in names::kube_finalizer_name(finalizer) {
                 errors.push(invalid(

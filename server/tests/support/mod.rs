@@ -9,6 +9,7 @@
 // Each test crate compiles this module and uses a different part of it.
 #![allow(dead_code)]
 
+pub mod crontabs;
 pub mod etcd;
 pub mod http;
 pub mod kubectl;

@@ -4,7 +4,8 @@
 //! unstructured custom resources are.
 //!
 //! Decoding an object of a version (from a request or from storage) prunes it to that
-//! version's schema and fills its defaults, as kube's custom resource codec does; a `None`
+//! version's schema, coerces its embedded resources' metadata and fills its defaults, as
+//! kube's custom resource codec does; a `None`
 //! conversion only changes `apiVersion`, which the scheme sets.
 //!
 //! A kind made here lives as long as the process: its description is `'static` like a
@@ -111,7 +112,8 @@ pub fn definition(
     })
 }
 
-/// An object of `version` as the hub: pruned to the version's schema, then defaulted.
+/// An object of `version` as the hub: pruned to the version's schema, its embedded
+/// resources' metadata read as `ObjectMeta`, then defaulted.
 fn decode(info: &'static KindInfo, version: &'static str, schemas: Arc<Schemas>) -> JsonConversion {
     Arc::new(move |mut object| {
         if !object.is_object() {
@@ -125,6 +127,7 @@ fn decode(info: &'static KindInfo, version: &'static str, schemas: Arc<Schemas>)
             },
         )?;
         schema.prune(&mut object);
+        schema.coerce(&mut object);
         schema.default(&mut object);
         Ok(object)
     })

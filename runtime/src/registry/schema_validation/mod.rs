@@ -547,6 +547,9 @@ impl KindSchema<'_> {
         }
         match value {
             Value::Object(fields) => {
+                if !top && view.any(|n| n.embedded) {
+                    errors.extend(super::validation::embedded_resource(value, path));
+                }
                 for node in &view.nodes {
                     for required in &node.required {
                         if top && GENERIC_PROPERTIES.contains(&required.as_str()) {
@@ -599,8 +602,16 @@ impl KindSchema<'_> {
     /// `oneOf`, `not` (each branch judged on its own), `multipleOf`, `minProperties` and
     /// `maxProperties`, with kube-openapi's messages.
     fn check_branches(&self, node: &Node, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
-        let invalid = |detail: String| {
-            FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail)
+        let invalid = |detail: String| match value {
+            // kube prints a map or a list as Go prints an unstructured value, which a JSON
+            // value in the error cannot show: it goes in the detail.
+            Value::Object(_) | Value::Array(_) => FieldError::new(
+                FieldErrorType::Invalid,
+                path,
+                None,
+                format!("{}: {detail}", go_unstructured(value)),
+            ),
+            _ => FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail),
         };
         let passes = |branch: usize| {
             let mut found = Vec::new();
