@@ -259,6 +259,19 @@ pub struct ListMeta {
     pub self_link: Option<String>,
 }
 
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta` on the wire: the metadata of protobuf
+/// lists and of `Status`.
+pub static LIST_META_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta",
+    fields: &[
+        ProtoField::new(1, "selfLink", ProtoKind::String),
+        ProtoField::new(2, "resourceVersion", ProtoKind::String),
+        ProtoField::new(3, "continue", ProtoKind::String),
+        // `*int64` in Go.
+        ProtoField::new(4, "remainingItemCount", ProtoKind::Int64).keep_zero(),
+    ],
+};
+
 /// A label query over objects: the requirements are ANDed; an empty selector matches
 /// everything.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -403,6 +416,43 @@ pub struct StatusCause {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
 }
+
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.Status` on the wire: errors (and delete results)
+/// for clients that accept only protobuf.
+pub static STATUS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.Status",
+    fields: &[
+        ProtoField::new(1, "metadata", ProtoKind::Message(&LIST_META_PROTO)),
+        ProtoField::new(2, "status", ProtoKind::String),
+        ProtoField::new(3, "message", ProtoKind::String),
+        ProtoField::new(4, "reason", ProtoKind::String),
+        ProtoField::new(5, "details", ProtoKind::Message(&STATUS_DETAILS_PROTO)),
+        ProtoField::new(6, "code", ProtoKind::Int32),
+    ],
+};
+
+/// `StatusDetails` on the wire.
+pub static STATUS_DETAILS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails",
+    fields: &[
+        ProtoField::new(1, "name", ProtoKind::String),
+        ProtoField::new(2, "group", ProtoKind::String),
+        ProtoField::new(3, "kind", ProtoKind::String),
+        ProtoField::repeated(4, "causes", ProtoKind::Message(&STATUS_CAUSE_PROTO)),
+        ProtoField::new(5, "retryAfterSeconds", ProtoKind::Int32),
+        ProtoField::new(6, "uid", ProtoKind::String),
+    ],
+};
+
+/// `StatusCause` on the wire (its Go field `Type` is JSON's `reason`).
+pub static STATUS_CAUSE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause",
+    fields: &[
+        ProtoField::new(1, "reason", ProtoKind::String),
+        ProtoField::new(2, "message", ProtoKind::String),
+        ProtoField::new(3, "field", ProtoKind::String),
+    ],
+};
 
 /// One event of a watch stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -35,6 +35,10 @@
 
 use std::fmt;
 
+pub mod encode;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 /// The prefix of every Kubernetes protobuf body: `k8s` and a zero byte.
@@ -374,7 +378,7 @@ fn value(
 ) -> Result<Value, ProtoError> {
     Ok(match kind {
         ProtoKind::String => Value::String(reader.string(wire, path)?),
-        ProtoKind::Bytes => Value::String(base64(reader.length_delimited(wire, path)?)),
+        ProtoKind::Bytes => Value::String(STANDARD.encode(reader.length_delimited(wire, path)?)),
         ProtoKind::Bool => Value::Bool(reader.varint_field(wire, path)? != 0),
         // Go's decoder truncates to 32 bits; negative values are sign-extended on the wire.
         ProtoKind::Int32 => Value::from(reader.varint_field(wire, path)? as i64 as i32),
@@ -517,28 +521,6 @@ fn raw_json(bytes: &[u8], path: &str) -> Result<Value, ProtoError> {
         return Ok(Value::Null);
     }
     serde_json::from_slice(raw).map_err(|e| error(path, format!("invalid JSON: {e}")))
-}
-
-/// Standard base64 with padding, as Go's `encoding/json` writes `[]byte`.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 const WIRE_VARINT: u8 = 0;
