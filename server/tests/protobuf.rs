@@ -1,15 +1,225 @@
-//! Real kubectl 1.32 against the real binary, for the requests it sends as protobuf: its
-//! generators for built-in kinds (`kubectl create namespace`, `kubectl create configmap`)
-//! post `application/vnd.kubernetes.protobuf` bodies, which the server decodes through the
-//! kinds' protobuf descriptors. On the embedded store and (with the `etcd` feature, as
-//! `etcd::*`) on an etcd of its own.
+//! Kubernetes protobuf, both ways, against the real binary. Real kubectl 1.32 sends its
+//! generators' objects (`kubectl create namespace`, `kubectl create configmap`) as
+//! `application/vnd.kubernetes.protobuf`, and its typed clients (those, `auth whoami`,
+//! `auth can-i`, `describe`) accept protobuf answers, objects and errors alike, which they
+//! decode with client-go's own types. (kubectl 1.20 asks for JSON throughout.) Raw HTTP checks what
+//! kubectl does not ask for (lists, watch streams, a kind without a protobuf form), with
+//! `protoc --decode_raw` (not this server's decoder) reading the wire. On the embedded
+//! store and (with the `etcd` feature, as `etcd::*`) on an etcd of its own.
 
 mod support;
 
+use std::time::Duration;
+
+use serde_json::json;
+use support::http::Client;
 use support::{Backend, Kubectl, Server, Version, on_both_backends};
 
 on_both_backends! {
     kubectl_creates_builtin_kinds_with_protobuf_bodies => creates_builtin_kinds();
+    kubectl_reads_protobuf_answers => reads_protobuf_answers();
+    objects_lists_watches_and_errors_are_protobuf_when_asked => raw_protobuf();
+}
+
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// kubectl's typed clients ask for protobuf first: the answers to its creates are protobuf
+/// (its verbose log shows the response's type), and what it prints is decoded from them.
+fn reads_protobuf_answers(backend: Backend) {
+    let server = Server::start_on(backend);
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let created = kubectl.ok(&["create", "namespace", "team-b", "-v=8"]);
+    created.stdout_is("namespace/team-b created");
+    let protobuf_answers = (created.stderr.lines())
+        .filter(|l| l.contains("Content-Type: application/vnd.kubernetes.protobuf"))
+        .count();
+    // The request's body and the response.
+    assert!(protobuf_answers >= 2, "{}", created.stderr);
+
+    let printed = kubectl
+        .ok(&[
+            "create",
+            "configmap",
+            "c1",
+            "--from-literal=a=b",
+            "-n",
+            "team-b",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(printed["data"], json!({"a": "b"}), "{printed}");
+    assert_eq!(printed["metadata"]["namespace"], "team-b");
+    assert!(
+        printed["metadata"]["uid"]
+            .as_str()
+            .is_some_and(|u| u.len() == 36)
+    );
+    assert!((printed["metadata"]["creationTimestamp"].as_str()).is_some_and(|t| t.ends_with('Z')));
+
+    // Reviews answer with their status: who the request is, what it may do.
+    let whoami = kubectl.ok(&["auth", "whoami", "-v=8"]);
+    assert!(
+        whoami.stdout.contains("system:anonymous")
+            && whoami.stdout.contains("[system:unauthenticated]"),
+        "{}",
+        whoami.stdout
+    );
+    assert!(
+        whoami
+            .stderr
+            .contains("Content-Type: application/vnd.kubernetes.protobuf")
+    );
+    kubectl
+        .ok(&["auth", "can-i", "create", "configmaps"])
+        .stdout_is("yes");
+
+    // A refusal is a protobuf Status, which kubectl reads as kube's.
+    let refused = kubectl.fails(&["create", "namespace", "team-b", "-v=8"]);
+    refused.stderr_has(r#"namespaces "team-b" already exists"#);
+    assert!(
+        refused
+            .stderr
+            .contains("Content-Type: application/vnd.kubernetes.protobuf"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// `protoc --decode_raw` of a message.
+fn decode_raw(message: &[u8]) -> String {
+    use std::io::Write;
+    let mut protoc = std::process::Command::new("protoc")
+        .arg("--decode_raw")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("protoc (installed by `cargo xtask test`)");
+    protoc.stdin.take().unwrap().write_all(message).unwrap();
+    let output = protoc.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "protoc --decode_raw: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// A whole protobuf body: the magic, then the envelope as protoc reads it.
+#[track_caller]
+fn envelope(body: &[u8]) -> String {
+    assert_eq!(&body[..4], b"k8s\0", "the magic");
+    decode_raw(&body[4..])
+}
+
+/// Whether protoc's text has a field `number: "text"` (at any depth).
+fn has(decoded: &str, number: u32, text: &str) -> bool {
+    decoded
+        .lines()
+        .any(|l| l.trim() == format!("{number}: {text:?}"))
+}
+
+fn raw_protobuf(backend: Backend) {
+    let server = Server::start_on(backend);
+    let client = Client::new(server.addr());
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "p"}});
+    assert_eq!(
+        client
+            .post("/api/v1/namespaces", &namespace)
+            .unwrap()
+            .status,
+        201
+    );
+    let configmaps = "/api/v1/namespaces/p/configmaps";
+    for name in ["c1", "c2"] {
+        let configmap = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": {"tier": "web"}}, "data": {"k": name}});
+        assert_eq!(client.post(configmaps, &configmap).unwrap().status, 201);
+    }
+
+    // One object: `Unknown {typeMeta {v1, ConfigMap}, raw {metadata, data}}`.
+    let (status, content_type, body) = client
+        .get_typed(&format!("{configmaps}/c1"), PROTOBUF)
+        .unwrap();
+    assert_eq!((status, content_type.as_str()), (200, PROTOBUF));
+    let decoded = envelope(&body);
+    for (number, text) in [
+        (1, "v1"),
+        (2, "ConfigMap"),
+        (1, "c1"),
+        (3, "p"),
+        (1, "tier"),
+        (2, "web"),
+        (1, "k"),
+    ] {
+        assert!(
+            has(&decoded, number, text),
+            "{number}: {text:?} in\n{decoded}"
+        );
+    }
+
+    // A list: `ConfigMapList {metadata, items...}`, each item the object's message.
+    let (status, content_type, body) = client.get_typed(configmaps, PROTOBUF).unwrap();
+    assert_eq!((status, content_type.as_str()), (200, PROTOBUF));
+    let decoded = envelope(&body);
+    assert!(has(&decoded, 2, "ConfigMapList"), "{decoded}");
+    assert!(
+        has(&decoded, 1, "c1") && has(&decoded, 1, "c2"),
+        "{decoded}"
+    );
+
+    // An error: a `Status`.
+    let (status, content_type, body) = client
+        .get_typed(&format!("{configmaps}/nope"), PROTOBUF)
+        .unwrap();
+    assert_eq!((status, content_type.as_str()), (404, PROTOBUF));
+    let decoded = envelope(&body);
+    assert!(
+        has(&decoded, 2, "Status") && has(&decoded, 4, "NotFound"),
+        "{decoded}"
+    );
+    assert!(decoded.contains("6: 404"), "{decoded}");
+
+    // A kind without a protobuf form: JSON when also acceptable, else 406.
+    let webapps = "/apis/apps.example.dev/v1/namespaces/p/webapps";
+    let (status, content_type, _) = client
+        .get_typed(webapps, &format!("{PROTOBUF}, application/json"))
+        .unwrap();
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let (status, _, _) = client.get_typed(webapps, PROTOBUF).unwrap();
+    assert_eq!(status, 406);
+
+    // A watch: frames of `WatchEvent {type, object {raw: <a whole body>}}`.
+    let list = client.get(configmaps).unwrap().json();
+    let from = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut watch = client
+        .watch_frames(
+            &format!("{configmaps}?watch=true&resourceVersion={from}"),
+            &format!("{PROTOBUF};stream=watch"),
+        )
+        .unwrap();
+    assert_eq!(watch.status, 200);
+    assert_eq!(watch.content_type, format!("{PROTOBUF};stream=watch"));
+    let configmap = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c3"}, "data": {"k": "v"}});
+    assert_eq!(client.post(configmaps, &configmap).unwrap().status, 201);
+    let frame = watch.next(Duration::from_secs(10));
+    let decoded = decode_raw(&frame);
+    assert!(has(&decoded, 1, "ADDED"), "{decoded}");
+    // The object is a whole body (magic and envelope) inside the event's `raw`.
+    let magic = frame
+        .windows(4)
+        .position(|w| w == b"k8s\0")
+        .expect("an enveloped object");
+    let inner = envelope(&frame[magic..]);
+    assert!(
+        has(&inner, 2, "ConfigMap") && has(&inner, 1, "c3"),
+        "{inner}"
+    );
 }
 
 fn creates_builtin_kinds(backend: Backend) {

@@ -7,17 +7,24 @@
 //! encoded again, and no tree or string of the whole list is built. The bytes are exactly
 //! what `serde_json::to_vec` writes for the same list of values (the slow path, which
 //! pretty JSON and YAML still take), as a unit test and the server's list tests check.
+//!
+//! Protobuf (for a kind that has a protobuf form) is written the same way from each item's
+//! shared message ([`media::shared_message`], made once per object and version), each
+//! copied once into the chunks: the same bytes as encoding the whole list (a unit test
+//! checks it).
 
 use std::convert::Infallible;
 
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, VARY};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use serde::Serialize;
 
 use super::media::{self, Format, Output};
+use crate::api::protobuf::{ProtoMessage, encode};
+use crate::error::ApiError;
 use crate::meta::ListMeta;
 use crate::registry::{ObjectList, SharedObject, Target};
 
@@ -53,6 +60,12 @@ pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Re
         metadata: list_meta(&list),
         items: &[],
     };
+    if let Format::Protobuf(message) = output.format {
+        return match protobuf(&body, list.items, message) {
+            Ok((length, chunks)) => streamed(length, chunks, media::PROTOBUF),
+            Err(error) => error.into_response(),
+        };
+    }
     if output.format != Format::Json || output.pretty {
         let body = List {
             items: &list.items,
@@ -61,11 +74,16 @@ pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Re
         return media::respond(StatusCode::OK, &body, output);
     }
     let (length, chunks) = compact(&body, list.items);
+    streamed(length, chunks, media::JSON)
+}
+
+/// A 200 response of `length` bytes sent as `chunks`.
+fn streamed(length: usize, chunks: Chunks, content_type: &'static str) -> Response {
     let mut response = Response::new(Body::from_stream(futures_util::stream::iter(
         chunks.map(Ok::<_, Infallible>),
     )));
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(media::JSON));
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(VARY, HeaderValue::from_static("Accept"));
     headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
     response
@@ -81,19 +99,53 @@ fn compact(head: &List<'_>, items: Vec<SharedObject>) -> (usize, Chunks) {
     let length = open.len() + items.iter().map(SharedObject::len).sum::<usize>() + separators + 3;
     let chunks = Chunks {
         buffer: BytesMut::from(&open[..]),
-        items: items.into_iter(),
+        items: Items::Json(items.into_iter()),
         first: true,
         done: false,
     };
     (length, chunks)
 }
 
-/// The body's chunks: the head, the items separated by commas, then `]}` and a newline.
+/// The protobuf of `head` (a list without items) with `items`, each item's shared message
+/// ([`media::shared_message`]) as it is: its length, and its bytes as chunks.
+fn protobuf(
+    head: &List<'_>,
+    items: Vec<SharedObject>,
+    message: &'static ProtoMessage,
+) -> Result<(usize, Chunks), ApiError> {
+    let messages = (items.iter())
+        .map(|item| media::shared_message(item, message))
+        .collect::<Result<Vec<Bytes>, ApiError>>()?;
+    let metadata = serde_json::to_value(&head.metadata).unwrap_or_default();
+    let parts = encode::ListParts::new(
+        &head.api_version,
+        &head.kind,
+        &metadata,
+        messages.iter().map(Bytes::len),
+    )
+    .map_err(|e| ApiError::Internal(format!("encoding the list as protobuf: {e}")))?;
+    let chunks = Chunks {
+        buffer: BytesMut::from(&parts.head[..]),
+        items: Items::Protobuf(messages.into_iter()),
+        first: true,
+        done: false,
+    };
+    Ok((parts.length, chunks))
+}
+
+/// The body's chunks: the head, then the items (JSON: separated by commas, then `]}` and
+/// a newline; protobuf: each as field 2 of the list, then the envelope's tail).
 struct Chunks {
     buffer: BytesMut,
-    items: std::vec::IntoIter<SharedObject>,
+    items: Items,
     first: bool,
     done: bool,
+}
+
+/// The items a body is written from.
+enum Items {
+    Json(std::vec::IntoIter<SharedObject>),
+    Protobuf(std::vec::IntoIter<Bytes>),
 }
 
 impl Iterator for Chunks {
@@ -104,16 +156,30 @@ impl Iterator for Chunks {
             return None;
         }
         while self.buffer.len() < CHUNK {
-            let Some(item) = self.items.next() else {
-                self.buffer.extend_from_slice(b"]}\n");
-                self.done = true;
-                break;
-            };
-            if !std::mem::take(&mut self.first) {
-                self.buffer.extend_from_slice(b",");
-            }
-            for part in item.parts() {
-                self.buffer.extend_from_slice(part);
+            match &mut self.items {
+                Items::Json(items) => {
+                    let Some(item) = items.next() else {
+                        self.buffer.extend_from_slice(b"]}\n");
+                        self.done = true;
+                        break;
+                    };
+                    if !std::mem::take(&mut self.first) {
+                        self.buffer.extend_from_slice(b",");
+                    }
+                    for part in item.parts() {
+                        self.buffer.extend_from_slice(part);
+                    }
+                }
+                Items::Protobuf(items) => {
+                    let Some(item) = items.next() else {
+                        self.buffer.extend_from_slice(encode::ENVELOPE_TAIL);
+                        self.done = true;
+                        break;
+                    };
+                    self.buffer
+                        .extend_from_slice(&encode::field_head(2, item.len()));
+                    self.buffer.extend_from_slice(&item);
+                }
             }
         }
         Some(self.buffer.split().freeze())
@@ -170,6 +236,52 @@ mod tests {
                 String::from_utf8(fast).unwrap(),
                 String::from_utf8(slow.clone()).unwrap()
             );
+            assert_eq!(length, slow.len(), "{count} items");
+        }
+    }
+
+    /// A ConfigMap-like message, for the protobuf path.
+    static ITEM: ProtoMessage = ProtoMessage {
+        name: "test.Item",
+        fields: &[
+            crate::api::protobuf::ProtoField::new(
+                1,
+                "metadata",
+                crate::api::protobuf::ProtoKind::Message(&crate::meta::OBJECT_META_PROTO),
+            ),
+            crate::api::protobuf::ProtoField::map(
+                2,
+                "data",
+                &crate::api::protobuf::ProtoKind::String,
+                &crate::api::protobuf::ProtoKind::String,
+            ),
+        ],
+    };
+
+    #[test]
+    fn protobuf_lists_are_what_the_slow_path_writes() {
+        for count in [0, 1, 3, 2000] {
+            let items: Vec<SharedObject> = (0..count)
+                .map(|i| {
+                    SharedObject::from(json!({
+                        "metadata": {"name": format!("c{i}"), "labels": {"a": "b"}},
+                        "data": {"v": "x".repeat(i % 300)},
+                    }))
+                })
+                .collect();
+            let values: Vec<serde_json::Value> = items.iter().map(SharedObject::value).collect();
+            let slow_list = json!({"apiVersion": "v1", "kind": "ConfigMapList",
+                "metadata": {"resourceVersion": "7", "continue": "token", "remainingItemCount": 3},
+                "items": values});
+            let slow = media::protobuf_body(&ITEM, &slow_list).unwrap();
+            let (length, chunks) = protobuf(&head(), items, &ITEM).unwrap();
+            let chunks: Vec<Bytes> = chunks.collect();
+            assert!(
+                chunks.iter().all(|c| c.len() < CHUNK + 1024),
+                "chunks are bounded"
+            );
+            let fast: Vec<u8> = chunks.concat();
+            assert!(fast == slow, "{count} items: the fast path differs");
             assert_eq!(length, slow.len(), "{count} items");
         }
     }

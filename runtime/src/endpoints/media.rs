@@ -2,13 +2,16 @@
 //!
 //! Bodies are JSON or YAML, or Kubernetes protobuf for a kind with a protobuf descriptor
 //! ([`crate::api::protobuf`]): decoded to JSON here, so that the handlers and the registry
-//! see JSON only. Responses are JSON or YAML (kubectl falls back to JSON).
+//! see JSON only. Responses are JSON, YAML, Tables, or protobuf for such a kind (its
+//! objects, lists, watch events and errors, as kube-apiserver answers typed clients that
+//! ask for it).
 
 use std::cmp::Ordering;
 
 use axum::http::header::{ACCEPT, CONTENT_TYPE, HeaderValue, USER_AGENT, VARY};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -18,7 +21,9 @@ use crate::registry::{PatchType, SharedObject};
 
 pub(super) const JSON: &str = "application/json";
 pub(super) const YAML: &str = "application/yaml";
-const PROTOBUF: &str = protobuf::MEDIA_TYPE;
+pub(super) const PROTOBUF: &str = protobuf::MEDIA_TYPE;
+/// A protobuf watch stream's content type.
+pub(super) const PROTOBUF_WATCH: &str = "application/vnd.kubernetes.protobuf;stream=watch";
 
 /// What kube-apiserver lists in a 406 or 415 for objects.
 const SERIALIZERS: &str = "application/json, application/yaml";
@@ -120,6 +125,8 @@ pub(super) enum Format {
     Yaml,
     /// A `meta.k8s.io` Table of the object(s) (kubectl's human output).
     Table(TableVersion),
+    /// Kubernetes protobuf, the kind's objects written as this message.
+    Protobuf(&'static ProtoMessage),
 }
 
 /// The negotiated response format, and whether to indent it.
@@ -130,11 +137,13 @@ pub(super) struct Output {
 }
 
 /// Chooses the response format of a resource request from `Accept`; `tables` when the
-/// handler can answer with a Table (reads). 406 when nothing acceptable is left.
+/// handler can answer with a Table (reads), `protobuf` when its objects have a protobuf
+/// form. 406 when nothing acceptable is left.
 pub(super) fn negotiate(
     headers: &HeaderMap,
     pretty: Option<bool>,
     tables: bool,
+    protobuf: Option<&'static ProtoMessage>,
 ) -> Result<Output, ApiError> {
     let ranges = accept(headers);
     let user_agent_pretty = || {
@@ -151,22 +160,40 @@ pub(super) fn negotiate(
         });
     }
     for range in &ranges {
-        let Some(format) = format_of(range, tables) else {
+        let Some(format) = format_of(range, tables, protobuf) else {
             continue;
         };
         let param_pretty = range.param("pretty").and_then(super::params::parse_bool);
         let pretty = pretty.or(param_pretty).unwrap_or_else(user_agent_pretty);
         return Ok(Output { format, pretty });
     }
-    Err(ApiError::NotAcceptable(SERIALIZERS.into()))
+    Err(ApiError::NotAcceptable(match protobuf {
+        Some(_) => format!("{SERIALIZERS}, {PROTOBUF}"),
+        None => SERIALIZERS.into(),
+    }))
 }
 
-fn format_of(range: &MediaRange<'_>, tables: bool) -> Option<Format> {
+/// Whether the request's most preferred acceptable media type is protobuf (for a kind
+/// that has a protobuf form).
+pub(super) fn prefers_protobuf(headers: &HeaderMap) -> bool {
+    let stand_in = Some(&crate::meta::STATUS_PROTO);
+    (accept(headers).iter())
+        .find(|range| format_of(range, false, stand_in).is_some())
+        .is_some_and(|range| matches!(format_of(range, false, stand_in), Some(Format::Protobuf(_))))
+}
+
+fn format_of(
+    range: &MediaRange<'_>,
+    tables: bool,
+    protobuf: Option<&'static ProtoMessage>,
+) -> Option<Format> {
     let json = range.matches("application", "json");
     let yaml = range.type_ == "application" && range.subtype == "yaml";
+    let proto = range.type_ == "application" && range.subtype == "vnd.kubernetes.protobuf";
     match range.param("as") {
         None if json => Some(Format::Json),
         None if yaml => Some(Format::Yaml),
+        None if proto => protobuf.map(Format::Protobuf),
         Some("Table") if json && tables && range.param("g") == Some("meta.k8s.io") => {
             match range.param("v") {
                 Some("v1") => Some(Format::Table(TableVersion::V1)),
@@ -184,6 +211,9 @@ pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Outpu
         Format::Yaml => serde_yaml_ng::to_string(value)
             .map(String::into_bytes)
             .map_err(|e| e.to_string()),
+        Format::Protobuf(message) => serde_json::to_value(value)
+            .map_err(|e| e.to_string())
+            .and_then(|value| protobuf_body(message, &value).map_err(|e| e.to_string())),
         Format::Json | Format::Table(_) => {
             let encoded = if output.pretty {
                 serde_json::to_vec_pretty(value)
@@ -205,8 +235,36 @@ pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Outpu
     let content_type = match output.format {
         Format::Yaml => YAML,
         Format::Json | Format::Table(_) => JSON,
+        Format::Protobuf(_) => PROTOBUF,
     };
     typed(status, body, content_type)
+}
+
+/// The protobuf body of a response value: a `Status` (a delete's, say) as a `Status`, a
+/// list (`items`) as the kind's list of `message`s, else an object of `message`.
+pub(super) fn protobuf_body(
+    message: &'static ProtoMessage,
+    value: &Value,
+) -> Result<Vec<u8>, protobuf::ProtoError> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
+    if text("kind") == "Status" && text("apiVersion") == "v1" {
+        return protobuf::encode::object(&crate::meta::STATUS_PROTO, value);
+    }
+    if let Some(items) = value.get("items").and_then(Value::as_array) {
+        let items = (items.iter())
+            .map(|item| protobuf::encode::message(message, item))
+            .collect::<Result<Vec<_>, _>>()?;
+        let metadata = value.get("metadata").cloned().unwrap_or_default();
+        let items = items.iter().map(Vec::as_slice);
+        return protobuf::encode::list(text("apiVersion"), text("kind"), &metadata, items);
+    }
+    protobuf::encode::object(message, value)
+}
+
+/// A response of protobuf `body` (made by a fast path that writes what [`respond`]
+/// would).
+pub(super) fn respond_protobuf(status: StatusCode, body: Vec<u8>) -> Response {
+    typed(status, body, PROTOBUF)
 }
 
 /// A 200 response of compact JSON `body` (made by a fast path that writes what [`respond`]
@@ -224,9 +282,36 @@ fn typed(status: StatusCode, body: Vec<u8>, content_type: &'static str) -> Respo
     response
 }
 
-/// A shared object as a 200 response: its bytes as they are for compact JSON (what
-/// [`respond`] would write, with no decoding or encoding), else [`respond`]'s.
-pub(super) fn respond_shared(object: &SharedObject, output: Output) -> Response {
+/// The protobuf message of a shared object (no envelope), made the first time it is asked
+/// for and shared by every response and watch event that sends the object afterwards.
+pub(super) fn shared_message(
+    object: &SharedObject,
+    message: &'static ProtoMessage,
+) -> Result<Bytes, ApiError> {
+    object.try_encoded_as("protobuf", || {
+        (protobuf::encode::message(message, &object.value()))
+            .map(Bytes::from)
+            .map_err(|e| ApiError::Internal(format!("encoding the response as protobuf: {e}")))
+    })
+}
+
+/// A shared object (of `api_version` and `kind`) as a 200 response: its bytes as they are
+/// for compact JSON (what [`respond`] would write, with no decoding or encoding), its
+/// shared message in an envelope for protobuf, else [`respond`]'s.
+pub(super) fn respond_shared(
+    object: &SharedObject,
+    (api_version, kind): (&str, &str),
+    output: Output,
+) -> Response {
+    if let Format::Protobuf(message) = output.format {
+        return match shared_message(object, message) {
+            Ok(raw) => respond_protobuf(
+                StatusCode::OK,
+                protobuf::encode::envelope(api_version, kind, &raw),
+            ),
+            Err(error) => error.into_response(),
+        };
+    }
     if output.format != Format::Json || output.pretty {
         return respond(StatusCode::OK, &object.value(), output);
     }
@@ -329,7 +414,7 @@ mod tests {
 
     #[track_caller]
     fn check(accept: &str, tables: bool, expected: Option<Format>) {
-        let actual = negotiate(&headers(accept), None, tables)
+        let actual = negotiate(&headers(accept), None, tables, None)
             .ok()
             .map(|o| o.format);
         assert_eq!(actual, expected, "{accept}");

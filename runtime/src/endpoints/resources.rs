@@ -24,11 +24,13 @@ use super::media::{self, Format, Output};
 use super::params::{self, Query};
 use super::status::add_warning;
 use super::{MAX_REQUEST_BODY_BYTES, Shared};
+use crate::api::protobuf::ProtoMessage;
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
 use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::meta::{DELETE_OPTIONS_PROTO, DeleteOptions};
 use crate::registry::{GetOptions, ObjectList, SharedObject, Subresource, Target, Written};
+use crate::scheme::KindEntry;
 
 /// One mounted route.
 struct Endpoint {
@@ -201,9 +203,16 @@ impl Call<'_> {
     /// Answers the request, with the version's deprecation and the write's warnings.
     pub async fn serve(self, shared: &Shared, parts: Parts, body: Body) -> Response {
         let mut warnings = Vec::new();
+        // Errors in protobuf for a request whose answer would be protobuf, as kube's.
+        let protobuf = (self.kind.as_deref())
+            .and_then(|kind| protobuf_of(kind, self.handler))
+            .filter(|_| media::prefers_protobuf(&parts.headers));
         let mut response = handle(shared, &self, parts, body, &mut warnings)
             .await
-            .unwrap_or_else(IntoResponse::into_response);
+            .unwrap_or_else(|error| match protobuf {
+                Some(_) => error.into_protobuf_response(),
+                None => error.into_response(),
+            });
         let headers = response.headers_mut();
         for warning in self.deprecation.iter().chain(&warnings) {
             add_warning(headers, warning);
@@ -255,10 +264,10 @@ async fn handle(
         handler,
         Handler::Get | Handler::GetStatus | Handler::List | Handler::Watch | Handler::WatchList
     );
-    let output = media::negotiate(headers, query.pretty()?, tables)?;
+    let output = media::negotiate(headers, query.pretty()?, tables, protobuf_of(kind, handler))?;
     let include_object = match output.format {
         Format::Table(_) => query.include_object()?,
-        Format::Json | Format::Yaml => "",
+        Format::Json | Format::Yaml | Format::Protobuf(_) => "",
     };
 
     match handler {
@@ -273,7 +282,12 @@ async fn handle(
                 let table = registry.table(target, &objects, None, include_object)?;
                 return Ok(render_table(table, None, version, output));
             }
-            Ok(media::respond_shared(&object, output))
+            let type_meta = (kind.api_version(target.version), kind.info.kind);
+            Ok(media::respond_shared(
+                &object,
+                (&type_meta.0, type_meta.1),
+                output,
+            ))
         }
         Handler::List => {
             if query.watch()? {
@@ -368,6 +382,15 @@ async fn handle(
                 .await?;
             Ok(super::list::render(target, list, output))
         }
+    }
+}
+
+/// The protobuf message of what `handler` answers with for `kind`: the kind's own, but for
+/// the scale subresource (a `Scale`, which has none here).
+fn protobuf_of(kind: &KindEntry, handler: Handler) -> Option<&'static ProtoMessage> {
+    match handler {
+        Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => None,
+        _ => kind.info.protobuf,
     }
 }
 

@@ -1,21 +1,39 @@
-//! The one place an [`ApiError`] becomes an HTTP response: its `Status` as JSON, its code,
-//! and `Retry-After` when it carries one.
+//! The one place an [`ApiError`] becomes an HTTP response: its `Status` as JSON (or as
+//! protobuf for a request that asked for it), its code, and `Retry-After` when it carries
+//! one.
 
 use axum::http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER, WARNING};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use crate::api::protobuf;
 use crate::error::ApiError;
+use crate::meta::STATUS_PROTO;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.to_status();
         let mut body = serde_json::to_vec(&status).unwrap_or_else(|_| b"{}".to_vec());
         body.push(b'\n');
+        self.respond(body, "application/json")
+    }
+}
+
+impl ApiError {
+    /// The error's `Status` as Kubernetes protobuf, for a request that asked for protobuf.
+    pub(super) fn into_protobuf_response(self) -> Response {
+        let status = serde_json::to_value(self.to_status()).unwrap_or_default();
+        match protobuf::encode::object(&STATUS_PROTO, &status) {
+            Ok(body) => self.respond(body, protobuf::MEDIA_TYPE),
+            Err(_) => self.into_response(),
+        }
+    }
+
+    fn respond(&self, body: Vec<u8>, content_type: &'static str) -> Response {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (code, body).into_response();
         let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         if let Some(seconds) = self.retry_after_seconds() {
             headers.insert(RETRY_AFTER, HeaderValue::from(seconds.max(0)));
         }

@@ -1,7 +1,9 @@
 //! Watch responses: `?watch=true` on a collection and the legacy `/watch/...` paths.
 //!
 //! HTTP 200, `Content-Type: application/json`, then one `{"type": ..., "object": ...}` JSON
-//! document per line, each sent as soon as it is ready (one chunk per event). Under a Table
+//! document per line, each sent as soon as it is ready (one chunk per event); or, for a
+//! kind with a protobuf form and a client asking for it, kube's protobuf stream
+//! (`;stream=watch`: length-prefixed `WatchEvent`s whose objects are shared messages). Under a Table
 //! `Accept` each object is a one-row `Table`, with the column definitions in the first event
 //! only; bookmarks are row-less Tables carrying the revision, errors stay `Status`es. The
 //! stream ends at `timeoutSeconds` (default: kube's `--min-request-timeout` of 30 minutes
@@ -25,8 +27,9 @@ use fastmetrics::metrics::gauge::Gauge;
 use fastmetrics::metrics::histogram::Histogram;
 
 use super::media::{Format, Output, TableVersion};
+use crate::api::protobuf::{ProtoMessage, encode};
 use crate::error::ApiError;
-use crate::meta::ListMeta;
+use crate::meta::{ListMeta, STATUS_PROTO};
 use crate::metrics::{KindLabels, global};
 use crate::registry::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
 
@@ -52,13 +55,21 @@ pub(super) async fn serve(
     let include_object = include_object.to_owned();
     let table = match output.format {
         Format::Table(table) => Some(table),
-        Format::Json | Format::Yaml => None,
+        Format::Json | Format::Yaml | Format::Protobuf(_) => None,
     };
+    let protobuf = match output.format {
+        Format::Protobuf(message) => Some(message),
+        _ => None,
+    };
+    let type_meta = (kind.api_version(target.version), kind.info.kind);
     let mut first = true;
     let sent = Sent::new(target);
     let lines = events.map(move |event| {
+        if let Some(message) = protobuf {
+            return Ok::<_, Infallible>(sent.count(protobuf_frame(event, message, &type_meta)));
+        }
         let Some(table_version) = table else {
-            return Ok::<_, Infallible>(sent.count(frame(event.type_, &event.object.parts())));
+            return Ok(sent.count(frame(event.type_, &event.object.parts())));
         };
         let target = Target {
             kind: &kind,
@@ -107,7 +118,11 @@ pub(super) async fn serve(
     let mut response = Response::new(Body::from_stream(lines));
     *response.status_mut() = StatusCode::OK;
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(super::media::JSON));
+    let content_type = match protobuf {
+        Some(_) => super::media::PROTOBUF_WATCH,
+        None => super::media::JSON,
+    };
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(
         axum::http::header::CACHE_CONTROL,
         HeaderValue::from_static("no-cache, private"),
@@ -163,13 +178,7 @@ impl Drop for Sent {
 /// encoding is the one the registry shares between every watcher of the change in that
 /// version; only the frame is written per watcher.
 fn frame(type_: WatchEventType, object: &[&[u8]]) -> Bytes {
-    let type_ = match type_ {
-        WatchEventType::Added => "ADDED",
-        WatchEventType::Modified => "MODIFIED",
-        WatchEventType::Deleted => "DELETED",
-        WatchEventType::Bookmark => "BOOKMARK",
-        WatchEventType::Error => "ERROR",
-    };
+    let type_ = type_name(type_);
     let length: usize = object.iter().map(|part| part.len()).sum();
     let mut line = Vec::with_capacity(length + 32);
     line.extend_from_slice(b"{\"type\":\"");
@@ -180,6 +189,45 @@ fn frame(type_: WatchEventType, object: &[&[u8]]) -> Bytes {
     }
     line.extend_from_slice(b"}\n");
     Bytes::from(line)
+}
+
+/// One frame of a protobuf watch stream. A change's object is its shared message (made
+/// once for every watcher) in an envelope; a bookmark is encoded as it is, an error as a
+/// `Status`.
+fn protobuf_frame(
+    event: WatchEvent,
+    message: &'static ProtoMessage,
+    (api_version, kind): &(String, &str),
+) -> Bytes {
+    let enveloped = match event.type_ {
+        WatchEventType::Added | WatchEventType::Modified | WatchEventType::Deleted => {
+            super::media::shared_message(&event.object, message)
+                .map(|raw| encode::envelope(api_version, kind, &raw))
+        }
+        WatchEventType::Bookmark => encode::object(message, &event.object.value())
+            .map_err(|e| ApiError::Internal(format!("encoding a bookmark: {e}"))),
+        WatchEventType::Error => encode::object(&STATUS_PROTO, &event.object.value())
+            .map_err(|e| ApiError::Internal(format!("encoding an error: {e}"))),
+    };
+    let (type_, enveloped) = match enveloped {
+        Ok(enveloped) => (event.type_, enveloped),
+        Err(error) => {
+            let status = serde_json::to_value(error.to_status()).unwrap_or_default();
+            let enveloped = encode::object(&STATUS_PROTO, &status).unwrap_or_default();
+            (WatchEventType::Error, enveloped)
+        }
+    };
+    Bytes::from(encode::watch_event(type_name(type_), &enveloped))
+}
+
+fn type_name(type_: WatchEventType) -> &'static str {
+    match type_ {
+        WatchEventType::Added => "ADDED",
+        WatchEventType::Modified => "MODIFIED",
+        WatchEventType::Deleted => "DELETED",
+        WatchEventType::Bookmark => "BOOKMARK",
+        WatchEventType::Error => "ERROR",
+    }
 }
 
 /// 30 to 60 minutes, as kube-apiserver spreads watch ends over time.

@@ -122,16 +122,41 @@ impl kapi_runtime::Strategy for SelfSubjectReview {}
 
 impl kapi_runtime::Strategy for TokenReview {}
 
-// The wire shapes of k8s.io/api's `authentication/v1/generated.proto`.
+// The wire shapes of k8s.io/api's `authentication/v1/generated.proto`: typed clients send
+// them as protobuf and read the answers (their statuses) as protobuf.
 
 /// `k8s.io.api.authentication.v1.SelfSubjectReview` on the wire.
 pub static SELF_SUBJECT_REVIEW_PROTO: ProtoMessage = ProtoMessage {
     name: "k8s.io.api.authentication.v1.SelfSubjectReview",
+    fields: &[
+        ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
+        ProtoField::new(
+            2,
+            "status",
+            ProtoKind::Message(&SELF_SUBJECT_REVIEW_STATUS_PROTO),
+        ),
+    ],
+};
+
+/// `k8s.io.api.authentication.v1.SelfSubjectReviewStatus` on the wire.
+pub static SELF_SUBJECT_REVIEW_STATUS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.authentication.v1.SelfSubjectReviewStatus",
     fields: &[ProtoField::new(
         1,
-        "metadata",
-        ProtoKind::Message(&OBJECT_META_PROTO),
+        "userInfo",
+        ProtoKind::Message(&USER_INFO_PROTO),
     )],
+};
+
+/// `k8s.io.api.authentication.v1.UserInfo` on the wire.
+pub static USER_INFO_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.authentication.v1.UserInfo",
+    fields: &[
+        ProtoField::new(1, "username", ProtoKind::String),
+        ProtoField::new(2, "uid", ProtoKind::String),
+        ProtoField::repeated(3, "groups", ProtoKind::String),
+        ProtoField::map(4, "extra", &ProtoKind::String, &ProtoKind::Strings),
+    ],
 };
 
 /// `k8s.io.api.authentication.v1.TokenReview` on the wire.
@@ -140,6 +165,18 @@ pub static TOKEN_REVIEW_PROTO: ProtoMessage = ProtoMessage {
     fields: &[
         ProtoField::new(1, "metadata", ProtoKind::Message(&OBJECT_META_PROTO)),
         ProtoField::new(2, "spec", ProtoKind::Message(&TOKEN_REVIEW_SPEC_PROTO)),
+        ProtoField::new(3, "status", ProtoKind::Message(&TOKEN_REVIEW_STATUS_PROTO)),
+    ],
+};
+
+/// `k8s.io.api.authentication.v1.TokenReviewStatus` on the wire.
+pub static TOKEN_REVIEW_STATUS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.authentication.v1.TokenReviewStatus",
+    fields: &[
+        ProtoField::new(1, "authenticated", ProtoKind::Bool),
+        ProtoField::new(2, "user", ProtoKind::Message(&USER_INFO_PROTO)),
+        ProtoField::new(3, "error", ProtoKind::String),
+        ProtoField::repeated(4, "audiences", ProtoKind::String),
     ],
 };
 

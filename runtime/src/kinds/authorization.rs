@@ -470,7 +470,8 @@ pub static NON_RESOURCE_ATTRIBUTES_PROTO: ProtoMessage = ProtoMessage {
 pub static SUBJECT_ACCESS_REVIEW_STATUS_PROTO: ProtoMessage = ProtoMessage {
     name: "k8s.io.api.authorization.v1.SubjectAccessReviewStatus",
     fields: &[
-        ProtoField::new(1, "allowed", ProtoKind::Bool),
+        // No `omitempty` in Go.
+        ProtoField::new(1, "allowed", ProtoKind::Bool).keep_zero(),
         ProtoField::new(4, "denied", ProtoKind::Bool),
         ProtoField::new(2, "reason", ProtoKind::String),
         ProtoField::new(3, "evaluationError", ProtoKind::String),
@@ -487,6 +488,47 @@ pub static SELF_SUBJECT_RULES_REVIEW_PROTO: ProtoMessage = ProtoMessage {
             "spec",
             ProtoKind::Message(&SELF_SUBJECT_RULES_REVIEW_SPEC_PROTO),
         ),
+        ProtoField::new(
+            3,
+            "status",
+            ProtoKind::Message(&SUBJECT_RULES_REVIEW_STATUS_PROTO),
+        ),
+    ],
+};
+
+/// `k8s.io.api.authorization.v1.SubjectRulesReviewStatus` on the wire.
+pub static SUBJECT_RULES_REVIEW_STATUS_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.authorization.v1.SubjectRulesReviewStatus",
+    fields: &[
+        ProtoField::repeated(1, "resourceRules", ProtoKind::Message(&RESOURCE_RULE_PROTO)),
+        ProtoField::repeated(
+            2,
+            "nonResourceRules",
+            ProtoKind::Message(&NON_RESOURCE_RULE_PROTO),
+        ),
+        // No `omitempty` in Go.
+        ProtoField::new(3, "incomplete", ProtoKind::Bool).keep_zero(),
+        ProtoField::new(4, "evaluationError", ProtoKind::String),
+    ],
+};
+
+/// `k8s.io.api.authorization.v1.ResourceRule` on the wire.
+pub static RESOURCE_RULE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.authorization.v1.ResourceRule",
+    fields: &[
+        ProtoField::repeated(1, "verbs", ProtoKind::String),
+        ProtoField::repeated(2, "apiGroups", ProtoKind::String),
+        ProtoField::repeated(3, "resources", ProtoKind::String),
+        ProtoField::repeated(4, "resourceNames", ProtoKind::String),
+    ],
+};
+
+/// `k8s.io.api.authorization.v1.NonResourceRule` on the wire.
+pub static NON_RESOURCE_RULE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.authorization.v1.NonResourceRule",
+    fields: &[
+        ProtoField::repeated(1, "verbs", ProtoKind::String),
+        ProtoField::repeated(2, "nonResourceURLs", ProtoKind::String),
     ],
 };
 

@@ -141,6 +141,26 @@ impl Client {
         Ok((status, response.body_mut().read_to_vec()?))
     }
 
+    /// `GET path` with `Accept: accept`: the status, the `Content-Type` and the body's
+    /// bytes.
+    pub fn get_typed(
+        &self,
+        path: &str,
+        accept: &str,
+    ) -> Result<(u16, String, Vec<u8>), ureq::Error> {
+        let mut request = (self.agent.get(format!("{}{path}", self.base))).header("Accept", accept);
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request.call()?;
+        let status = response.status().as_u16();
+        let content_type = (response.headers().get("content-type"))
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        Ok((status, content_type, response.body_mut().read_to_vec()?))
+    }
+
     /// The same client, sending no token (anonymous).
     pub fn without_token(mut self) -> Client {
         self.token = None;
@@ -287,6 +307,62 @@ impl Watch {
                 Some(None)
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+        }
+    }
+}
+
+/// A protobuf watch in progress: its frames (a 4-byte big-endian length, then that many
+/// bytes), read by a thread as the server sends them.
+pub struct Frames {
+    pub status: u16,
+    pub content_type: String,
+    frames: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl Client {
+    /// `GET path` as a length-framed stream (a protobuf watch), with `accept`.
+    pub fn watch_frames(&self, path: &str, accept: &str) -> Result<Frames, ureq::Error> {
+        let mut request =
+            (self.watch_agent.get(format!("{}{path}", self.base))).header("Accept", accept);
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let response = request.call()?;
+        let status = response.status().as_u16();
+        let content_type = (response.headers().get("content-type"))
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut reader = response.into_body().into_reader();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            loop {
+                let mut length = [0_u8; 4];
+                if reader.read_exact(&mut length).is_err() {
+                    return;
+                }
+                let mut frame = vec![0_u8; u32::from_be_bytes(length) as usize];
+                if reader.read_exact(&mut frame).is_err() || tx.send(frame).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Frames {
+            status,
+            content_type,
+            frames: rx,
+        })
+    }
+}
+
+impl Frames {
+    /// The next frame; panics when the stream ended or after `timeout`.
+    #[track_caller]
+    pub fn next(&mut self, timeout: Duration) -> Vec<u8> {
+        match self.frames.recv_timeout(timeout) {
+            Ok(frame) => frame,
+            Err(e) => panic!("no frame within {timeout:?}: {e}"),
         }
     }
 }

@@ -62,29 +62,84 @@ pub fn list<'a>(
     api_version: &str,
     kind: &str,
     metadata: &Value,
-    items: impl IntoIterator<Item = &'a [u8]>,
+    items: impl IntoIterator<Item = &'a [u8]> + Clone,
 ) -> Result<Vec<u8>, ProtoError> {
-    let mut raw = Vec::new();
-    let meta = self::message(&LIST_META_PROTO, metadata)?;
-    length_delimited(&mut raw, 1, &meta);
+    let parts = ListParts::new(
+        api_version,
+        kind,
+        metadata,
+        items.clone().into_iter().map(<[u8]>::len),
+    )?;
+    let mut out = parts.head;
     for item in items {
-        length_delimited(&mut raw, 2, item);
+        out.extend_from_slice(&field_head(2, item.len()));
+        out.extend_from_slice(item);
     }
-    Ok(envelope(api_version, kind, &raw))
+    out.extend_from_slice(ENVELOPE_TAIL);
+    Ok(out)
 }
+
+/// A protobuf list body in parts, for writing it from items' messages without copying
+/// them first: `head`, then for each item its [`field_head`] (field 2) and its message,
+/// then [`ENVELOPE_TAIL`].
+pub struct ListParts {
+    /// The envelope's start and the list's metadata.
+    pub head: Vec<u8>,
+    /// The length of the whole body.
+    pub length: usize,
+}
+
+impl ListParts {
+    /// The parts of a list of items of `item_lengths`.
+    pub fn new(
+        api_version: &str,
+        kind: &str,
+        metadata: &Value,
+        item_lengths: impl IntoIterator<Item = usize>,
+    ) -> Result<ListParts, ProtoError> {
+        let meta = self::message(&LIST_META_PROTO, metadata)?;
+        let items: usize = (item_lengths.into_iter())
+            .map(|len| field_head(2, len).len() + len)
+            .sum();
+        let raw = field_head(1, meta.len()).len() + meta.len() + items;
+        let mut head = envelope_head(api_version, kind, raw);
+        let length = head.len() + raw + ENVELOPE_TAIL.len();
+        length_delimited(&mut head, 1, &meta);
+        Ok(ListParts { head, length })
+    }
+}
+
+/// What follows `raw` in an envelope: the empty content encoding and content type, which
+/// kube writes too.
+pub const ENVELOPE_TAIL: &[u8] = &[0x1a, 0x00, 0x22, 0x00];
 
 /// The `k8s\0` magic and the `runtime.Unknown` envelope around `raw`.
 pub fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    let mut out = envelope_head(api_version, kind, raw.len());
+    out.reserve(raw.len() + ENVELOPE_TAIL.len());
+    out.extend_from_slice(raw);
+    out.extend_from_slice(ENVELOPE_TAIL);
+    out
+}
+
+/// An envelope up to its `raw` (of `raw_length` bytes): the magic, the type meta, and the
+/// key and length of `raw`.
+fn envelope_head(api_version: &str, kind: &str, raw_length: usize) -> Vec<u8> {
     let mut type_meta = Vec::with_capacity(api_version.len() + kind.len() + 4);
     length_delimited(&mut type_meta, 1, api_version.as_bytes());
     length_delimited(&mut type_meta, 2, kind.as_bytes());
-    let mut out = Vec::with_capacity(ENVELOPE_MAGIC.len() + type_meta.len() + raw.len() + 16);
+    let mut out = Vec::with_capacity(ENVELOPE_MAGIC.len() + type_meta.len() + 16);
     out.extend_from_slice(ENVELOPE_MAGIC);
     length_delimited(&mut out, 1, &type_meta);
-    length_delimited(&mut out, 2, raw);
-    // kube writes the empty content encoding and content type too.
-    length_delimited(&mut out, 3, b"");
-    length_delimited(&mut out, 4, b"");
+    out.extend_from_slice(&field_head(2, raw_length));
+    out
+}
+
+/// The key and length of a length-delimited field `number` of `length` bytes.
+pub fn field_head(number: u32, length: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8);
+    key(&mut out, number, WIRE_LEN);
+    varint(&mut out, length as u64);
     out
 }
 

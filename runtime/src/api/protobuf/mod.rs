@@ -56,6 +56,15 @@ pub struct ProtoMessage {
     pub fields: &'static [ProtoField],
 }
 
+/// Descriptors are statics: one is another when it is the same static.
+impl PartialEq for ProtoMessage {
+    fn eq(&self, other: &ProtoMessage) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for ProtoMessage {}
+
 impl ProtoMessage {
     /// The field numbered `number`.
     pub fn field(&self, number: u32) -> Option<&'static ProtoField> {
