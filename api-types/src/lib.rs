@@ -9,7 +9,8 @@
 //! - [`rbac`]: Kubernetes' `rbac.authorization.k8s.io` kinds, which the runtime declares
 //!   (its authorizer reads them) and this API serves; [`authorization`] and
 //!   [`authentication`]: the reviews kubectl's `auth can-i` and `auth whoami` create;
-//!   [`apiextensions`]: CustomResourceDefinitions, which the runtime declares.
+//!   [`apiextensions`]: CustomResourceDefinitions, which the runtime declares;
+//!   [`admissionregistration`]: the admission webhook configurations, which it calls.
 //!
 //! Each kind is declared once, with `#[derive(Resource)]` on its hub type; [`KINDS`] lists
 //! them for the scheme, as Kubernetes' `AddToScheme` does.
@@ -25,7 +26,9 @@ pub mod platform;
 
 use kapi_runtime::Resource;
 use kapi_runtime::api::KindInfo;
-pub use kapi_runtime::kinds::{apiextensions, authentication, authorization, rbac};
+pub use kapi_runtime::kinds::{
+    admissionregistration, apiextensions, authentication, authorization, rbac,
+};
 
 /// Every kind of the example API.
 pub const KINDS: &[&KindInfo] = &[
@@ -40,8 +43,11 @@ pub const KINDS: &[&KindInfo] = &[
     rbac::ClusterRole::INFO,
     rbac::RoleBinding::INFO,
     rbac::ClusterRoleBinding::INFO,
-    // CustomResourceDefinitions (stored and validated; not yet served as kinds).
+    // CustomResourceDefinitions, whose kinds the server installs while it runs.
     apiextensions::CustomResourceDefinition::INFO,
+    // Admission webhooks, which the server calls on writes.
+    admissionregistration::MutatingWebhookConfiguration::INFO,
+    admissionregistration::ValidatingWebhookConfiguration::INFO,
     // The reviews `kubectl auth can-i` and `kubectl auth whoami` create.
     authorization::SelfSubjectAccessReview::INFO,
     authorization::SubjectAccessReview::INFO,

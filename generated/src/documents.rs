@@ -23,6 +23,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/api/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/admissionregistration.k8s.io/v1",
+        hash: "109403B142B86FF362881529DFD5B74E8D1365F7F70D907F9EF4B1CBA9030D8ECE2F50B0D5D2E678591626D6689C3781FF2D35DDDED1D409B653C6D9F485773F",
+        json: include_str!("../openapi/v3/apis/admissionregistration.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/apiextensions.k8s.io/v1",
         hash: "DBCBE6BD87AF835CCD86E1017AB12EEBFFEEF53D70EA605A2F7449A495EBB737D3FFE3822790320DBFBBBF30E3817219A93903D30E09BFDA8F73CFD684000690",
         json: include_str!("../openapi/v3/apis/apiextensions.k8s.io/v1.json"),
@@ -76,6 +81,12 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         "/api" => Some(include_str!("../discovery/api.json")),
         "/api/v1" => Some(include_str!("../discovery/api/v1.json")),
         "/apis" => Some(include_str!("../discovery/apis.json")),
+        "/apis/admissionregistration.k8s.io" => Some(include_str!(
+            "../discovery/apis/admissionregistration.k8s.io.json"
+        )),
+        "/apis/admissionregistration.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/admissionregistration.k8s.io/v1.json"
+        )),
         "/apis/apiextensions.k8s.io" => {
             Some(include_str!("../discovery/apis/apiextensions.k8s.io.json"))
         }

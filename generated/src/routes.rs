@@ -15,6 +15,12 @@ const NAMESPACE: &KindInfo = <api_types::core::Namespace as Resource>::INFO;
 const CONFIG_MAP: &KindInfo = <api_types::core::ConfigMap as Resource>::INFO;
 /// `Event`, the core group.
 const CORE_EVENT: &KindInfo = <api_types::core::event::Event as Resource>::INFO;
+/// `MutatingWebhookConfiguration`, `admissionregistration.k8s.io`.
+const MUTATING_WEBHOOK_CONFIGURATION: &KindInfo =
+    <kapi_runtime::kinds::admissionregistration::MutatingWebhookConfiguration as Resource>::INFO;
+/// `ValidatingWebhookConfiguration`, `admissionregistration.k8s.io`.
+const VALIDATING_WEBHOOK_CONFIGURATION: &KindInfo =
+    <kapi_runtime::kinds::admissionregistration::ValidatingWebhookConfiguration as Resource>::INFO;
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
     <kapi_runtime::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
@@ -127,6 +133,54 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CORE_EVENT, 0, 9, Handler::Watch),
     // GET /api/v1/watch/events
     bind(CORE_EVENT, 0, 10, Handler::WatchList),
+    // MutatingWebhookConfiguration (admissionregistration.k8s.io/v1):
+    // GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 0, Handler::List),
+    // POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 1, Handler::Create),
+    // DELETE /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations
+    bind(
+        MUTATING_WEBHOOK_CONFIGURATION,
+        0,
+        2,
+        Handler::DeleteCollection,
+    ),
+    // GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name}
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 3, Handler::Get),
+    // PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name}
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 4, Handler::Update),
+    // PATCH /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name}
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 5, Handler::Patch),
+    // DELETE /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name}
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 6, Handler::Delete),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/mutatingwebhookconfigurations
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 7, Handler::WatchList),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/mutatingwebhookconfigurations/{name}
+    bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 8, Handler::Watch),
+    // ValidatingWebhookConfiguration (admissionregistration.k8s.io/v1):
+    // GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 0, Handler::List),
+    // POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 1, Handler::Create),
+    // DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations
+    bind(
+        VALIDATING_WEBHOOK_CONFIGURATION,
+        0,
+        2,
+        Handler::DeleteCollection,
+    ),
+    // GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name}
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 3, Handler::Get),
+    // PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name}
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 4, Handler::Update),
+    // PATCH /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name}
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 5, Handler::Patch),
+    // DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name}
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 6, Handler::Delete),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/validatingwebhookconfigurations
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 7, Handler::WatchList),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/validatingwebhookconfigurations/{name}
+    bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 8, Handler::Watch),
     // CustomResourceDefinition (apiextensions.k8s.io/v1):
     // GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions
     bind(CUSTOM_RESOURCE_DEFINITION, 0, 0, Handler::List),

@@ -26,6 +26,14 @@ pub fn scheme() -> Scheme {
                 .version::<api_types::core::event::Event, api_types::core::event::Event>("v1")
         )
         .add(
+            KindEntry::new::<kinds::admissionregistration::MutatingWebhookConfiguration>()
+                .version::<kinds::admissionregistration::MutatingWebhookConfiguration, kinds::admissionregistration::MutatingWebhookConfiguration>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::admissionregistration::ValidatingWebhookConfiguration>()
+                .version::<kinds::admissionregistration::ValidatingWebhookConfiguration, kinds::admissionregistration::ValidatingWebhookConfiguration>("v1")
+        )
+        .add(
             KindEntry::new::<kinds::apiextensions::CustomResourceDefinition>()
                 .version::<kinds::apiextensions::CustomResourceDefinition, kinds::apiextensions::CustomResourceDefinition>("v1")
         )

@@ -40,6 +40,31 @@ mod core_group {
     }
 }
 
+/// `admissionregistration.k8s.io`.
+mod admissionregistration_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `admissionregistration.k8s.io/v1` `MutatingWebhookConfiguration`.
+    #[test]
+    fn mutating_webhook_configuration_v1() {
+        ROUND_TRIP.check(
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration",
+            "v1",
+        );
+    }
+
+    /// `admissionregistration.k8s.io/v1` `ValidatingWebhookConfiguration`.
+    #[test]
+    fn validating_webhook_configuration_v1() {
+        ROUND_TRIP.check(
+            "admissionregistration.k8s.io",
+            "ValidatingWebhookConfiguration",
+            "v1",
+        );
+    }
+}
+
 /// `apiextensions.k8s.io`.
 mod apiextensions_k8s_io {
     use super::ROUND_TRIP;

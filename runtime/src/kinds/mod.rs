@@ -5,12 +5,15 @@
 //!   ClusterRoleBinding, which the RBAC authorizer (`authz::rbac`) reads.
 //! - [`apiextensions`]: `apiextensions.k8s.io/v1` CustomResourceDefinitions, validated as
 //!   kube validates them.
+//! - [`admissionregistration`]: `admissionregistration.k8s.io/v1` webhook configurations,
+//!   which the server's admission (`admission`) calls.
 //! - [`authorization`] and [`authentication`]: the reviews (`kubectl auth can-i`,
 //!   `kubectl auth whoami`), created and answered, never stored.
 //!
 //! An API that authorizes with RBAC lists [`rbac::KINDS`] among its kinds; the server
 //! refuses `--authorization-mode=RBAC` for a scheme without them.
 
+pub mod admissionregistration;
 pub mod apiextensions;
 pub mod authentication;
 pub mod authorization;

@@ -10,6 +10,8 @@
 
 mod validation;
 
+pub(crate) use validation::label_selector;
+
 use kapi_runtime::Resource;
 use kapi_runtime::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
 use kapi_runtime::error::FieldError;
