@@ -332,6 +332,10 @@ pub enum ApiError {
         /// Seconds to wait.
         retry_after_seconds: i32,
     },
+    /// An admission webhook refused the write: its status, shaped as kube's `ToStatusErr`
+    /// shapes it (a code of at least 400, the message naming the webhook).
+    #[error("{}", .0.message.as_deref().unwrap_or_default())]
+    Denied(Box<Status>),
     /// 500: a bug or an unexpected failure below.
     #[error("Internal error occurred: {0}")]
     Internal(String),
@@ -435,14 +439,20 @@ impl ApiError {
             ApiError::RequestEntityTooLarge(_) => 413,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Internal(_) => 500,
+            ApiError::Denied(status) => status
+                .code
+                .and_then(|code| u16::try_from(code).ok())
+                .filter(|code| (400..600).contains(code))
+                .unwrap_or(400),
             ApiError::ServiceUnavailable(_) => 503,
             ApiError::Timeout { .. } | ApiError::TooLargeResourceVersion { .. } => 504,
         }
     }
 
     /// The `reason` of the Status.
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> &str {
         match self {
+            ApiError::Denied(status) => status.reason.as_deref().unwrap_or_default(),
             ApiError::NotFound { .. } | ApiError::NoRoute => "NotFound",
             ApiError::AlreadyExists { .. } => "AlreadyExists",
             ApiError::Conflict { .. } | ApiError::ApplyConflict { .. } => "Conflict",
@@ -482,6 +492,12 @@ impl ApiError {
 
     /// The `Status` body: the one place failures become wire objects.
     pub fn to_status(&self) -> Status {
+        if let ApiError::Denied(status) = self {
+            return Status {
+                code: Some(i32::from(self.code())),
+                ..(**status).clone()
+            };
+        }
         // Go's `omitempty`: an empty name or group (the core group) is left out.
         let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
         let resource_details = |resource: &GroupResource, name: Option<&str>| StatusDetails {

@@ -25,6 +25,8 @@
 // The derives name `::kapi_runtime`; `kinds` uses them inside this crate.
 extern crate self as kapi_runtime;
 
+#[cfg(feature = "server")]
+pub mod admission;
 pub mod api;
 #[cfg(feature = "server")]
 pub mod audit;

@@ -673,6 +673,7 @@ async fn discovery_follows_accept() {
     assert_eq!(
         names,
         [
+            "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
             "apps.example.dev",
             "authentication.k8s.io",
@@ -1029,13 +1030,11 @@ async fn protobuf_bodies_of_kinds_that_declare_their_shape() {
     let api = api().await;
     let namespaces = "/api/v1/namespaces";
     let configmaps = "/api/v1/namespaces/team-a/configmaps";
-    let post = |uri: &str, body: Vec<u8>| {
-        req(Method::POST, uri)
-            .body(body, PROTOBUF)
-            .accept(KUBECTL_PROTOBUF_ACCEPT)
-    };
+    // The answers compared here are JSON; kubectl's own Accept (protobuf first) gets
+    // protobuf answers, checked below and in the server's `protobuf` tests.
+    let post = |uri: &str, body: Vec<u8>| req(Method::POST, uri).body(body, PROTOBUF).accept(JSON);
 
-    // kubectl's own bytes; the answer is JSON, which kubectl accepts.
+    // kubectl's own bytes.
     api.check(
         post(namespaces, KUBECTL_NAMESPACE.to_vec()),
         201,
@@ -1044,6 +1043,16 @@ async fn protobuf_bodies_of_kinds_that_declare_their_shape() {
             "status": {"phase": "Active"}}),
     )
     .await;
+    // With kubectl's Accept, the answer is protobuf: a Namespace in its envelope.
+    let answer = api
+        .send(req(Method::GET, format!("{namespaces}/team-a")).accept(KUBECTL_PROTOBUF_ACCEPT))
+        .await;
+    assert_eq!(answer.header("content-type"), PROTOBUF);
+    let answered = kapi_runtime::api::protobuf::decode_envelope(&answer.body).unwrap();
+    assert_eq!(
+        (answered.api_version.as_str(), answered.kind.as_str()),
+        ("v1", "Namespace")
+    );
     let namespace = api
         .check(
             get(format!("{namespaces}/team-a")),

@@ -1095,7 +1095,7 @@ async fn a_deleted_configmap_answers_with_a_success_status() {
 
     env.create(target, configmap("d", json!({}))).await.unwrap();
     let deleted = (env.registry)
-        .delete_collection(target, &list_options(), &DeleteOptions::default())
+        .delete_collection(target, &list_options(), &DeleteOptions::default(), None)
         .await
         .unwrap();
     assert_eq!(deleted.items.len(), 1);
@@ -1573,7 +1573,7 @@ async fn selectors_filter_lists_and_delete_collections() {
     );
 
     let deleted = (env.registry)
-        .delete_collection(target, &labels("app=web"), &DeleteOptions::default())
+        .delete_collection(target, &labels("app=web"), &DeleteOptions::default(), None)
         .await
         .unwrap();
     assert_eq!(
@@ -1821,7 +1821,7 @@ async fn registry_futures_are_send() {
     send(registry.update(target, "x", json!({}), None, &options));
     send(registry.patch(target, "x", PatchType::Merge, json!({}), None, &options));
     send(registry.delete(target, "x", &delete));
-    send(registry.delete_collection(target, &ListOptions::default(), &delete));
+    send(registry.delete_collection(target, &ListOptions::default(), &delete, None));
     send(Registry::new(
         Arc::new(scheme()),
         env.storage.clone(),

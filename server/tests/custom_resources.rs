@@ -464,60 +464,6 @@ fn two_replicas_on_etcd_serve_a_definition_made_through_either() {
     }
 }
 
-/// A conversion webhook the test serves (`python/conversion_webhook.py`, HTTPS with a
-/// certificate of the test's CA), killed when dropped; its lines are the reviews it got.
-struct ConversionWebhook {
-    child: std::process::Child,
-    port: u16,
-    reviews: std::sync::mpsc::Receiver<Value>,
-}
-
-impl ConversionWebhook {
-    fn start(pki: &support::pki::Pki) -> ConversionWebhook {
-        use std::io::BufRead;
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/python/conversion_webhook.py");
-        let mut child = std::process::Command::new("python3")
-            .arg(script)
-            .arg(&pki.serving.0)
-            .arg(&pki.serving.1)
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("starting the conversion webhook");
-        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = lines.next().and_then(Result::ok).unwrap_or_default();
-        let port = (first
-            .strip_prefix("listening on ")
-            .and_then(|p| p.parse().ok()))
-        .unwrap_or_else(|| panic!("the webhook did not start: {first:?}"));
-        let (sender, reviews) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                let _ = sender.send(serde_json::from_str(&line).unwrap_or(Value::Null));
-            }
-        });
-        ConversionWebhook {
-            child,
-            port,
-            reviews,
-        }
-    }
-
-    /// The next review received (its line may trail the answer the server got).
-    #[track_caller]
-    fn next(&self) -> Value {
-        (self.reviews.recv_timeout(Duration::from_secs(10))).expect("a review within 10 s")
-    }
-}
-
-impl Drop for ConversionWebhook {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A definition with a `Webhook` conversion: v1 (`spec.cronSpec`, stored) and v2
 /// (`spec.schedule`) served, each object converted by the test's webhook with a
 /// ConversionReview v1 over HTTPS trusting the definition's caBundle; a failed conversion
@@ -527,7 +473,7 @@ fn a_conversion_webhook_converts_between_versions() {
     use base64::Engine as _;
 
     let pki = support::pki::Pki::new();
-    let webhook = ConversionWebhook::start(&pki);
+    let webhook = support::webhook::Webhook::start("conversion_webhook.py", &pki);
     let server = Server::start();
     let client = server.client();
     let version = |name: &str, storage: bool, field: &str| {

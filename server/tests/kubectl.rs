@@ -88,6 +88,7 @@ fn discovery_and_explain(version: Version, backend: Backend) {
     let run = kubectl.ok(&["api-versions"]);
     let versions: BTreeSet<&str> = run.stdout.lines().collect();
     let expected = [
+        "admissionregistration.k8s.io/v1",
         "apiextensions.k8s.io/v1",
         "apps.example.dev/v1",
         "apps.example.dev/v1beta1",

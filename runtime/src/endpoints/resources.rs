@@ -370,7 +370,7 @@ async fn handle(
         Handler::Delete => {
             let body = read_body(body).await?;
             let options = delete_options(headers, &body, &query)?;
-            let object = registry.delete(target, name, &options).await?;
+            let object = (registry.delete_as(target, name, &options, user.as_ref())).await?;
             Ok(media::respond(StatusCode::OK, &object, output))
         }
         Handler::DeleteCollection => {
@@ -378,7 +378,7 @@ async fn handle(
             let options = delete_options(headers, &body, &query)?;
             let list_options = query.list_options()?;
             let list = registry
-                .delete_collection(target, &list_options, &options)
+                .delete_collection(target, &list_options, &options, user.as_ref())
                 .await?;
             Ok(super::list::render(target, list, output))
         }

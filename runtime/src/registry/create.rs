@@ -1,12 +1,14 @@
 //! Create (`POST`): kube's create handler, `Store.Create` and `rest.BeforeCreate`.
 //!
 //! Order: type meta -> unknown fields -> the namespace exists and is not terminating ->
-//! the body's namespace -> (status dropped) -> decode -> server-set metadata (name from
+//! the body's namespace -> (status dropped) -> defaults -> mutating admission (its result
+//! defaulted again) -> decode -> server-set metadata (name from
 //! `generateName`, uid, creationTimestamp, generation 1) -> field management (the creator
 //! owns what it set, defaults included; an apply that creates brings its own) ->
 //! `prepare_for_create` ->
 //! validation (the version's schema, after its defaults before decoding; metadata, replica
-//! paths, the kind's `validate`) -> `canonicalize` -> the storage create (a generated name
+//! paths, the kind's `validate`) -> validating admission -> `canonicalize` -> the storage
+//! create (a generated name
 //! is drawn again on a collision).
 
 use std::sync::Arc;
@@ -19,6 +21,7 @@ use super::object::{self, MAX_RETRIES, internal, meta_str, set_meta};
 use super::schema_validation::not_reported;
 use super::validation::{self, is_namespaces};
 use super::{Fields, Registry, Target, WriteOptions, Written};
+use crate::admission::{Attributes, Operation};
 use crate::error::{ApiError, GroupResource};
 use crate::storage::{self, Guard};
 
@@ -47,7 +50,7 @@ impl Registry {
             api_version: &api_version,
             kind: info.kind,
         };
-        let warnings = body::check_new(target, &body, options, expected)?;
+        let mut warnings = body::check_new(target, &body, options, expected)?;
         if meta_str(&body, "resourceVersion").is_some() {
             return Err(ApiError::Internal(
                 "resourceVersion should not be set on objects to be created".into(),
@@ -68,8 +71,32 @@ impl Registry {
         }
 
         // Defaults and schema errors, in the request's version (kube: default on decode).
-        let schema_errors = self.apply_schema(target, &mut body, None)?;
+        let mut schema_errors = self.apply_schema(target, &mut body, None)?;
         let body_name = meta_str(&body, "name").unwrap_or_default().to_owned();
+        let admission_options = Registry::options_json("CreateOptions", options);
+        let attributes = Attributes {
+            operation: Operation::Create,
+            kind,
+            version: target.version,
+            subresource: "",
+            namespace: target.namespace,
+            name: &body_name,
+            user: options.user.as_ref(),
+            dry_run: options.dry_run,
+            options: &admission_options,
+        };
+        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+        // The mutating webhooks, on the object as decoded; what they make is defaulted and
+        // validated again (kube: admission before the strategy's validation).
+        if mutating {
+            let (mutated, admission_warnings) =
+                (self.mutating_admission(&attributes, body.clone(), None)).await?;
+            warnings.extend(admission_warnings);
+            if mutated != body {
+                body = mutated;
+                schema_errors = self.apply_schema(target, &mut body, None)?;
+            }
+        }
         let hub = match kind.to_hub(body, target.version) {
             Ok(hub) => hub,
             // The schema already says why it does not decode (a type, an enum).
@@ -137,7 +164,23 @@ impl Registry {
                 causes: errors,
             });
         }
-        self.admit(info, options.user.as_ref(), &json, None)?;
+        if validating {
+            let view = kind.from_hub(
+                kind.hub_from_json(json.clone()).map_err(internal)?,
+                target.version,
+            );
+            let view = view.map_err(internal)?;
+            let attributes = Attributes {
+                name: &name,
+                ..attributes
+            };
+            let hubs = Some((&json, None));
+            let admission_warnings =
+                (self.validating_admission(&attributes, Some(&view), None, hubs)).await?;
+            warnings.extend(admission_warnings);
+        } else {
+            self.admit(info, options.user.as_ref(), &json, None)?;
+        }
         kind.canonicalize(&mut hub);
         let mut stored = kind.to_stored(hub).map_err(internal)?;
 

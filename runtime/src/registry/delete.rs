@@ -27,7 +27,9 @@ use serde_json::{Value, json};
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::validation::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, SharedObject, Target, WriteOptions};
+use crate::admission::{Attributes, Operation};
 use crate::api::KindInfo;
+use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Status, StatusDetails};
 use crate::storage;
@@ -171,6 +173,7 @@ impl Registry {
         target: Target<'_>,
         name: &str,
         options: &DeleteOptions,
+        user: Option<&UserInfo>,
     ) -> Result<(Value, bool), ApiError> {
         let kind = target.kind;
         let info = kind.info;
@@ -193,6 +196,8 @@ impl Registry {
                 })?;
             let stored = object::decode(&kv)?;
             check_preconditions(info, &stored, kv.mod_revision, options)?;
+            self.admit_delete(target, name, options, user, dry_run, &kv)
+                .await?;
             // A namespace is first marked terminating; it goes once its controller has
             // emptied it and cleared `spec.finalizers` (`namespaces.rs`).
             if is_namespaces(info)
@@ -265,11 +270,46 @@ impl Registry {
         })
     }
 
+    /// The validating admission of a delete: the webhooks that name it, sent the stored
+    /// object (in the request's version) as `oldObject`.
+    async fn admit_delete(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        options: &DeleteOptions,
+        user: Option<&UserInfo>,
+        dry_run: bool,
+        kv: &storage::KeyValue,
+    ) -> Result<(), ApiError> {
+        let mut admission_options = serde_json::to_value(options).unwrap_or_default();
+        admission_options["kind"] = Value::from("DeleteOptions");
+        admission_options["apiVersion"] = Value::from("meta.k8s.io/v1");
+        let attributes = Attributes {
+            operation: Operation::Delete,
+            kind: target.kind,
+            version: target.version,
+            subresource: "",
+            namespace: target.namespace,
+            name,
+            user,
+            dry_run,
+            options: &admission_options,
+        };
+        if self.webhooks_configured(&attributes).await? == (false, false) {
+            return Ok(());
+        }
+        let old = object::stored_in_version(target.kind, kv, target.version, kv.mod_revision)?;
+        self.validating_admission(&attributes, None, Some(&old), None)
+            .await
+            .map(drop)
+    }
+
     pub(super) async fn delete_objects(
         &self,
         target: Target<'_>,
         list: &ListOptions,
         options: &DeleteOptions,
+        user: Option<&UserInfo>,
     ) -> Result<ObjectList, ApiError> {
         let matching = self.list_objects(target, list).await?;
         let mut deleted = Vec::with_capacity(matching.items.len());
@@ -280,7 +320,7 @@ impl Registry {
                 namespace: meta_str(&item, "namespace").or(target.namespace),
                 ..target
             };
-            match self.delete_object(one, name, options).await {
+            match self.delete_object(one, name, options, user).await {
                 Ok((object, _)) => deleted.push(SharedObject::from(object)),
                 Err(ApiError::NotFound { .. }) => {}
                 Err(e) => return Err(e),

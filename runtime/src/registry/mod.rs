@@ -26,7 +26,7 @@
 //! same in every served version, and the kind's [`Strategy`](crate::api::Strategy) hooks
 //! run on the typed hub in kube's order: prepare, validate, canonicalize.
 
-pub mod admission;
+mod admitting;
 mod body;
 mod create;
 mod delete;
@@ -304,8 +304,10 @@ pub struct Registry {
     installed_schemas: std::sync::RwLock<HashMap<(String, String), Arc<Schemas>>>,
     /// One watch cache per kind.
     caches: Caches,
-    /// The admission checks, in the order added.
-    admission: std::sync::RwLock<Vec<Arc<dyn admission::Admit>>>,
+    /// The in-process admission checks, in the order added.
+    checks: crate::admission::Checks,
+    /// The admission webhooks, compiled from their configurations.
+    webhooks: crate::admission::webhooks::Webhooks,
     /// The answers of the `create_only` kinds, by group and kind.
     reviews: std::sync::RwLock<HashMap<(String, String), Arc<dyn review::Review>>>,
 }
@@ -345,7 +347,8 @@ impl Registry {
             installed_schemas: Default::default(),
             caches,
             reviews: Default::default(),
-            admission: Default::default(),
+            checks: Default::default(),
+            webhooks: Default::default(),
         };
         registry.start_namespaces().await?;
         Ok(registry)
@@ -629,8 +632,20 @@ impl Registry {
         name: &str,
         options: &DeleteOptions,
     ) -> Result<Value, ApiError> {
+        self.delete_as(target, name, options, None).await
+    }
+
+    /// [`Registry::delete`] by `user` (none for the server's own deletes), as admission
+    /// webhooks are told.
+    pub async fn delete_as(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        options: &DeleteOptions,
+        user: Option<&crate::authn::UserInfo>,
+    ) -> Result<Value, ApiError> {
         // An object its finalizers hold is answered as it now is, for every kind.
-        match self.delete_object(target, name, options).await? {
+        match self.delete_object(target, name, options, user).await? {
             (deleted, true) => Ok(delete::answer(target.kind.info, deleted)),
             (held, false) => Ok(held),
         }
@@ -642,8 +657,9 @@ impl Registry {
         target: Target<'_>,
         list: &ListOptions,
         options: &DeleteOptions,
+        user: Option<&crate::authn::UserInfo>,
     ) -> Result<ObjectList, ApiError> {
-        self.delete_objects(target, list, options).await
+        self.delete_objects(target, list, options, user).await
     }
 
     /// The `meta.k8s.io/v1` Table of objects of `target`'s kind (in `target.version`), with

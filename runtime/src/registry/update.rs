@@ -7,9 +7,11 @@
 //! patch; check the view's resourceVersion (a precondition when set) and uid; turn the
 //! view back into the object (a Scale only writes the spec replica path); apply the
 //! generic rules (immutable metadata, the status/spec split) after the view's schema
-//! defaults (its schema errors join the validation below); `prepare_for_update`;
+//! defaults (its schema errors join the validation below) and the mutating admission
+//! webhooks (their result defaulted again); `prepare_for_update`;
 //! bump `metadata.generation` when anything but metadata (and status, for kinds with a
-//! status subresource) changed; validate; `canonicalize`; then compare-and-swap on the
+//! status subresource) changed; validate; validating admission; `canonicalize`; then
+//! compare-and-swap on the
 //! revision read. Losing the race re-reads and starts over, so an update without a
 //! resourceVersion (and every patch that does not set one) never fails on a concurrent
 //! write; one with a stale resourceVersion gets kube's 409. An update that changes nothing
@@ -24,6 +26,7 @@ use super::patch::{self, Failure};
 use super::scale::{self, set_path};
 use super::schema_validation::not_reported;
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
+use crate::admission::{Attributes, Operation};
 use crate::api::{KindInfo, ScaleInfo, Scope};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use crate::fieldmanager::typed::{self, TypeRef};
@@ -294,16 +297,48 @@ impl Registry {
             // Defaults and schema errors of the view, in the request's version (a Scale
             // only writes the replica path, checked below).
             let mut view = view;
-            let schema_errors = match subresource {
-                Some(Subresource::Scale) => Vec::new(),
-                _ => {
-                    let old_view = match self.has_immutable_fields(target) {
-                        true => Some(request.view(&old, kv.mod_revision)?),
-                        false => None,
-                    };
-                    self.apply_schema(target, &mut view, old_view.as_ref())?
+            let immutable_old = match subresource {
+                Some(Subresource::Scale) => None,
+                _ if self.has_immutable_fields(target) => {
+                    Some(request.view(&old, kv.mod_revision)?)
                 }
+                _ => None,
             };
+            let schema_of = |view: &mut Value| match subresource {
+                Some(Subresource::Scale) => Ok(Vec::new()),
+                _ => self.apply_schema(target, view, immutable_old.as_ref()),
+            };
+            let mut schema_errors = schema_of(&mut view)?;
+
+            // The mutating webhooks, on the view as decoded; what they make is defaulted
+            // and validated again.
+            let admission_options = Registry::options_json("UpdateOptions", options);
+            let attributes = Attributes {
+                operation: Operation::Update,
+                kind,
+                version: target.version,
+                subresource: subresource_name(subresource),
+                namespace: target.namespace,
+                name,
+                user: options.user.as_ref(),
+                dry_run: options.dry_run,
+                options: &admission_options,
+            };
+            let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+            let old_view = match mutating || validating {
+                true => Some(request.view(&old, kv.mod_revision)?),
+                false => None,
+            };
+            if mutating {
+                let (mutated, admission_warnings) = self
+                    .mutating_admission(&attributes, view.clone(), old_view.as_ref())
+                    .await?;
+                warnings.extend(admission_warnings);
+                if mutated != view {
+                    view = mutated;
+                    schema_errors = schema_of(&mut view)?;
+                }
+            }
 
             // The new object, as hub JSON.
             let mut new = match subresource {
@@ -385,7 +420,16 @@ impl Registry {
             if !errors.is_empty() {
                 return Err(request.invalid(errors));
             }
-            self.admit(info, options.user.as_ref(), &new, Some(&old))?;
+            if validating {
+                let new_view = request.view(&new, kv.mod_revision)?;
+                let hubs = Some((&new, Some(&old)));
+                let admission_warnings = self
+                    .validating_admission(&attributes, Some(&new_view), old_view.as_ref(), hubs)
+                    .await?;
+                warnings.extend(admission_warnings);
+            } else {
+                self.admit(info, options.user.as_ref(), &new, Some(&old))?;
+            }
             kind.canonicalize(&mut new_hub);
             let new = kind.hub_json(&new_hub).map_err(internal)?;
             let stored = kind.to_stored(new_hub).map_err(internal)?;

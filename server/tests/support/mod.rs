@@ -19,6 +19,7 @@ pub mod server;
 pub mod table;
 pub mod webapp_crd;
 pub mod webapps;
+pub mod webhook;
 
 #[allow(unused_imports)]
 pub use kubectl::{Kubectl, Run, Version, manifest};

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Rbac;
+use crate::admission::Admit;
 use crate::api::KindInfo;
 use crate::authn::{MASTERS, UserInfo};
 use crate::authz::{Attributes, Authorizer, Decision, Mode};
 use crate::error::{ApiError, GroupResource};
 use crate::filters::RequestInfo;
 use crate::kinds::rbac::{GROUP, PolicyRule, RoleRef};
-use crate::registry::admission::Admit;
 
 /// The check, asking `modes` about `escalate` and `bind` and `rbac` for the writer's rules.
 pub struct Escalation {

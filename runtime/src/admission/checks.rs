@@ -1,12 +1,14 @@
-//! Admission: checks the server registers (`Registry::add_admission`) that judge a write by
-//! the user who makes it, after the kind's validation and before storage, as kube's
-//! validating admission and policy-based REST storage do (the RBAC escalation check is
-//! one). Writes the server makes itself (no user: bootstrap, the built-in controllers)
-//! are not judged, as kube's loopback client is a cluster administrator.
+//! In-process admission: checks the server registers (`Registry::add_admission`) that
+//! judge a write by the user who makes it, after the kind's validation and before storage,
+//! as kube's validating admission plugins and policy-based REST storage do (the RBAC
+//! escalation check is one). Writes the server makes itself (no user: bootstrap, the
+//! built-in controllers) are not judged, as kube's loopback client is a cluster
+//! administrator.
+
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use super::Registry;
 use crate::api::KindInfo;
 use crate::authn::UserInfo;
 use crate::error::ApiError;
@@ -25,15 +27,21 @@ pub trait Admit: Send + Sync {
     ) -> Result<(), ApiError>;
 }
 
-impl Registry {
+/// The registered checks, in the order added.
+#[derive(Default)]
+pub struct Checks(RwLock<Vec<Arc<dyn Admit>>>);
+
+impl Checks {
     /// Adds `check` to every later write.
-    pub fn add_admission(&self, check: std::sync::Arc<dyn Admit>) {
-        let mut checks = self.admission.write().unwrap_or_else(|e| e.into_inner());
-        checks.push(check);
+    pub fn add(&self, check: Arc<dyn Admit>) {
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(check);
     }
 
     /// Runs every check on a write by `user` (none for the server's own writes).
-    pub(super) fn admit(
+    pub fn run(
         &self,
         kind: &KindInfo,
         user: Option<&UserInfo>,
@@ -43,11 +51,7 @@ impl Registry {
         let Some(user) = user else {
             return Ok(());
         };
-        let checks = self
-            .admission
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let checks = self.0.read().unwrap_or_else(|e| e.into_inner()).clone();
         let namespace = new.pointer("/metadata/namespace").and_then(Value::as_str);
         for check in checks {
             check.admit(kind, user, namespace, new, old)?;

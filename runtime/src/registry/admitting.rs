@@ -1,0 +1,84 @@
+//! The registry's side of admission (`crate::admission`): the write paths call these with
+//! what they hold (the request's version of the object, the stored hubs), in kube's
+//! order: [`Registry::mutating_admission`] on the decoded, defaulted request object,
+//! [`Registry::validating_admission`] after validation, before storage.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{Registry, WriteOptions};
+use crate::admission::{Admit, Attributes};
+use crate::api::KindInfo;
+use crate::authn::UserInfo;
+use crate::error::ApiError;
+
+impl Registry {
+    /// Adds an in-process admission check to every later write.
+    pub fn add_admission(&self, check: Arc<dyn Admit>) {
+        self.checks.add(check);
+    }
+
+    /// Whether mutating and validating admission webhooks are configured for a write.
+    pub(super) async fn webhooks_configured(
+        &self,
+        attributes: &Attributes<'_>,
+    ) -> Result<(bool, bool), ApiError> {
+        self.webhooks.configured(self, attributes).await
+    }
+
+    /// The options of a write as admission webhooks are sent them (`CreateOptions`,
+    /// `UpdateOptions`).
+    pub(super) fn options_json(kind: &str, options: &WriteOptions) -> Value {
+        let mut json = json!({"kind": kind, "apiVersion": "meta.k8s.io/v1"});
+        if options.dry_run {
+            json["dryRun"] = json!(["All"]);
+        }
+        if let Some(manager) = &options.field_manager {
+            json["fieldManager"] = json!(manager);
+        }
+        json
+    }
+
+    /// The mutating admission webhooks on `object` (in the request's version; `old` in
+    /// the same version for an update): the object as they leave it, and their warnings.
+    pub(super) async fn mutating_admission(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Value,
+        old: Option<&Value>,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        self.webhooks.mutate(self, attributes, object, old).await
+    }
+
+    /// The validating admission webhooks on a write (`object` and `old` in the request's
+    /// version; no object for a delete), then the in-process checks on its hubs (`new` and
+    /// `old_hub`; none for a delete): the webhooks' warnings.
+    pub(super) async fn validating_admission(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        hubs: Option<(&Value, Option<&Value>)>,
+    ) -> Result<Vec<String>, ApiError> {
+        let warnings = self
+            .webhooks
+            .validate(self, attributes, object, old)
+            .await?;
+        if let Some((new, old_hub)) = hubs {
+            self.admit(attributes.kind.info, attributes.user, new, old_hub)?;
+        }
+        Ok(warnings)
+    }
+
+    /// The in-process checks on a write by `user` (hub JSON).
+    pub(super) fn admit(
+        &self,
+        kind: &KindInfo,
+        user: Option<&UserInfo>,
+        new: &Value,
+        old: Option<&Value>,
+    ) -> Result<(), ApiError> {
+        self.checks.run(kind, user, new, old)
+    }
+}

@@ -1,0 +1,412 @@
+//! Admission webhooks against the real `kapi-server`: a test webhook server
+//! (`python/admission_webhook.py`, HTTPS on loopback with a certificate of the test's CA,
+//! trusted through each configuration's `caBundle`) labels new WebApps (a mutating
+//! webhook's JSON patch) and refuses those tagged `:latest` (a validating webhook), with
+//! kubectl 1.32 and 1.20 showing the webhook's message and warning; on the compiled
+//! WebApp and on the same kind defined by a CustomResourceDefinition. Also: a webhook that
+//! is down under `failurePolicy: Fail` and `Ignore`, a namespace selector, dry runs, a
+//! refused delete, and `matchPolicy: Equivalent` sending a v1beta1 write as v1.
+
+mod support;
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use support::http::Client;
+use support::pki::Pki;
+use support::webapps::{WebApps, on_both_kinds};
+use support::webhook::Webhook;
+use support::{Kubectl, Server, Version, wait_for};
+
+const CONFIGS: &str = "/apis/admissionregistration.k8s.io/v1";
+
+/// A webhook entry calling `url` for WebApps of `kind` (`operations`).
+fn hook(name: &str, url: String, pki: &Pki, kind: WebApps, operations: &[&str]) -> Value {
+    json!({
+        "name": name,
+        "clientConfig": {
+            "url": url,
+            "caBundle": base64::engine::general_purpose::STANDARD.encode(pki.ca_pem()),
+        },
+        "rules": [{"operations": operations, "apiGroups": [kind.group()],
+            "apiVersions": ["v1"], "resources": ["webapps"]}],
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+    })
+}
+
+/// Creates a configuration of `kind` (`mutatingwebhookconfigurations` or
+/// `validatingwebhookconfigurations`) with `hooks`.
+#[track_caller]
+fn configure(client: &Client, resource: &str, name: &str, hooks: Vec<Value>) {
+    let kind = match resource {
+        "mutatingwebhookconfigurations" => "MutatingWebhookConfiguration",
+        _ => "ValidatingWebhookConfiguration",
+    };
+    let configuration = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind,
+        "metadata": {"name": name}, "webhooks": hooks});
+    let created = client
+        .post(&format!("{CONFIGS}/{resource}"), &configuration)
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+}
+
+fn webapp(kind: WebApps, name: &str, image: &str) -> Value {
+    json!({"apiVersion": kind.api_version(), "kind": "WebApp",
+        "metadata": {"name": name}, "spec": {"container": {"image": image}}})
+}
+
+/// Waits until a dry-run create of a WebApp answers with what `ready` wants (the
+/// configurations reach admission through the watch cache, a moment after their create).
+#[track_caller]
+fn wait_admitting(
+    client: &Client,
+    kind: WebApps,
+    ready: impl Fn(&support::http::Response) -> bool,
+) {
+    let path = format!("{}?dryRun=All", kind.collection());
+    wait_for(
+        Duration::from_secs(10),
+        "the webhooks to be called",
+        String::new,
+        || {
+            ready(
+                &client
+                    .post(&path, &webapp(kind, "probe", "nginx:1.27"))
+                    .ok()?,
+            )
+            .then_some(())
+        },
+    );
+}
+
+fn labelled(response: &support::http::Response) -> bool {
+    response.status == 201 && response.json()["metadata"]["labels"]["admitted-by"] == "test"
+}
+
+fn webhooks_label_and_refuse(kind: WebApps) {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let server = kind.start();
+    let client = Client::new(server.addr());
+    let create_update = &["CREATE", "UPDATE"];
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "labels",
+        vec![hook(
+            "label.example.com",
+            webhook.url("/label"),
+            &pki,
+            kind,
+            &["CREATE"],
+        )],
+    );
+    configure(
+        &client,
+        "validatingwebhookconfigurations",
+        "policy",
+        vec![hook(
+            "policy.example.com",
+            webhook.url("/policy"),
+            &pki,
+            kind,
+            create_update,
+        )],
+    );
+    wait_admitting(&client, kind, labelled);
+    webhook.drain();
+
+    // The mutating webhook's label, and its warning, through kubectl.
+    for version in [Version::V1_32, Version::V1_20] {
+        let kubectl = Kubectl::new(version, &server);
+        let name = format!("web-{}", version.label().replace(['.', ' '], "-"));
+        let manifest = kubectl.write_file(
+            "web.yaml",
+            &serde_json::to_string(&webapp(kind, &name, "nginx:1.27")).unwrap(),
+        );
+        let created = kubectl.ok(&["create", "-f", &manifest, "-n", "default"]);
+        created.stdout_is(&format!("webapp.{}/{name} created", kind.group()));
+        assert!(
+            created
+                .stderr
+                .contains("Warning: labelled by the test webhook"),
+            "{}",
+            created.stderr
+        );
+        let labels = kubectl
+            .ok(&[
+                "get",
+                &kind.resource(),
+                &name,
+                "-n",
+                "default",
+                "-o",
+                "jsonpath={.metadata.labels}",
+            ])
+            .stdout;
+        assert_eq!(labels, r#"{"admitted-by":"test"}"#);
+
+        // The validating webhook's refusal, as kubectl shows it.
+        let latest = kubectl.write_file(
+            "latest.yaml",
+            &serde_json::to_string(&webapp(kind, "latest", "nginx:latest")).unwrap(),
+        );
+        kubectl
+            .fails(&["create", "-f", &latest, "-n", "default"])
+            .stderr_has(
+                "admission webhook \"policy.example.com\" denied the request: images tagged \
+                 :latest are not allowed",
+            );
+        let patch = r#"{"spec":{"container":{"image":"nginx:latest"}}}"#;
+        kubectl
+            .fails(&[
+                "patch",
+                &kind.resource(),
+                &name,
+                "-n",
+                "default",
+                "--type",
+                "merge",
+                "-p",
+                patch,
+            ])
+            .stderr_has("denied the request: images tagged :latest are not allowed");
+    }
+
+    // What the webhooks were sent.
+    let reviews = webhook.drain();
+    let label = (reviews.iter())
+        .find(|r| r["path"] == "/label" && r["operation"] == "CREATE")
+        .expect("a review of the mutating webhook");
+    assert_eq!(
+        label["kind"],
+        json!({"group": kind.group(), "version": "v1", "kind": "WebApp"})
+    );
+    assert_eq!(label["namespace"], "default");
+    assert_eq!(label["dryRun"], false);
+    assert_eq!(label["user"], "system:anonymous");
+    assert_eq!(
+        label["query"], "timeout=10s",
+        "kube's default timeout, in the query"
+    );
+    let update = (reviews.iter())
+        .find(|r| r["path"] == "/policy" && r["operation"] == "UPDATE")
+        .expect("a review of the validating webhook for the patch");
+    assert_eq!(update["hasOldObject"], true);
+    // The validating webhook sees what the mutating one made.
+    let validated = (reviews.iter())
+        .find(|r| r["path"] == "/policy" && r["operation"] == "CREATE")
+        .expect("a review of the validating webhook");
+    assert_eq!(validated["labels"], json!({"admitted-by": "test"}));
+
+    // Nothing refused was stored.
+    let missing = client
+        .get(&format!("{}/latest", kind.collection()))
+        .unwrap();
+    assert_eq!(missing.status, 404);
+}
+
+on_both_kinds! {
+    webhooks_label_and_refuse =>
+        webhooks_label_and_refuse_compiled_webapps,
+        webhooks_label_and_refuse_defined_webapps;
+}
+
+/// A webhook that cannot be reached fails the write under `failurePolicy: Fail` (kube's
+/// 500 naming it) and is skipped under `Ignore`.
+#[test]
+fn failure_policy_decides_when_the_webhook_is_down() {
+    let pki = Pki::new();
+    // A port nothing listens on: a webhook started and stopped.
+    let down = Webhook::start("admission_webhook.py", &pki);
+    let down_url = down.url("/label");
+    drop(down);
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let kind = WebApps::Compiled;
+    let mut fail = hook("down.example.com", down_url, &pki, kind, &["CREATE"]);
+    fail["timeoutSeconds"] = json!(2);
+    configure(
+        &client,
+        "validatingwebhookconfigurations",
+        "down",
+        vec![fail.clone()],
+    );
+    wait_admitting(&client, kind, |r| r.status == 500);
+    let refused = client
+        .post(&kind.collection(), &webapp(kind, "web", "nginx:1.27"))
+        .unwrap();
+    assert_eq!(refused.status, 500, "{refused:?}");
+    let status = refused.json();
+    assert_eq!(status["reason"], "InternalError");
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Internal error occurred: failed calling webhook \"down.example.com\": failed to call webhook: Post"
+        ),
+        "{message}"
+    );
+
+    // The same webhook, ignored when it fails.
+    let path = format!("{CONFIGS}/validatingwebhookconfigurations/down");
+    let mut configuration = client.get(&path).unwrap().json();
+    configuration["webhooks"][0]["failurePolicy"] = json!("Ignore");
+    assert_eq!(client.put(&path, &configuration).unwrap().status, 200);
+    wait_admitting(&client, kind, |r| r.status == 201);
+    let created = client
+        .post(&kind.collection(), &webapp(kind, "web", "nginx:1.27"))
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+}
+
+/// A namespace selector limits the webhook to the objects of the namespaces it selects.
+#[test]
+fn a_namespace_selector_limits_the_webhook() {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let kind = WebApps::Compiled;
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "selected", "labels": {"admission": "on"}}});
+    assert_eq!(
+        client
+            .post("/api/v1/namespaces", &namespace)
+            .unwrap()
+            .status,
+        201
+    );
+    let mut selective = hook(
+        "label.example.com",
+        webhook.url("/label"),
+        &pki,
+        kind,
+        &["CREATE"],
+    );
+    selective["namespaceSelector"] = json!({"matchLabels": {"admission": "on"}});
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "selective",
+        vec![selective],
+    );
+    let in_selected = |name: &str| {
+        let path = kind.collection_in("selected");
+        client
+            .post(&path, &webapp(kind, name, "nginx:1.27"))
+            .unwrap()
+    };
+    wait_for(
+        Duration::from_secs(10),
+        "the webhook to be called",
+        String::new,
+        || {
+            let path = format!("{}?dryRun=All", kind.collection_in("selected"));
+            let probe = client
+                .post(&path, &webapp(kind, "probe", "nginx:1.27"))
+                .ok()?;
+            labelled(&probe).then_some(())
+        },
+    );
+    assert!(labelled(&in_selected("web")));
+    let elsewhere = client
+        .post(&kind.collection(), &webapp(kind, "web", "nginx:1.27"))
+        .unwrap();
+    assert_eq!(elsewhere.status, 201, "{elsewhere:?}");
+    assert!(!labelled(&elsewhere), "{}", elsewhere.body);
+}
+
+/// A dry run is sent with `dryRun: true` (every v1 webhook declares it has no side
+/// effects) and stores nothing; a webhook refuses a delete with its message; a write in
+/// v1beta1 reaches a webhook registered for v1 converted (`matchPolicy: Equivalent`).
+#[test]
+fn dry_runs_deletes_and_equivalent_versions() {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let kind = WebApps::Compiled;
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "labels",
+        vec![hook(
+            "label.example.com",
+            webhook.url("/label"),
+            &pki,
+            kind,
+            &["CREATE"],
+        )],
+    );
+    configure(
+        &client,
+        "validatingwebhookconfigurations",
+        "policy",
+        vec![hook(
+            "policy.example.com",
+            webhook.url("/policy"),
+            &pki,
+            kind,
+            &["DELETE"],
+        )],
+    );
+    wait_admitting(&client, kind, labelled);
+    webhook.drain();
+
+    let dry = format!("{}?dryRun=All", kind.collection());
+    assert!(labelled(
+        &client
+            .post(&dry, &webapp(kind, "dry", "nginx:1.27"))
+            .unwrap()
+    ));
+    let review = webhook.next();
+    assert_eq!(
+        (&review["dryRun"], &review["name"]),
+        (&json!(true), &json!("dry"))
+    );
+    assert_eq!(
+        client
+            .get(&format!("{}/dry", kind.collection()))
+            .unwrap()
+            .status,
+        404
+    );
+
+    for name in ["keep", "other"] {
+        let created = client
+            .post(&kind.collection(), &webapp(kind, name, "nginx:1.27"))
+            .unwrap();
+        assert_eq!(created.status, 201, "{created:?}");
+    }
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    kubectl
+        .fails(&["delete", "wa", "keep", "-n", "default"])
+        .stderr_has(
+            "admission webhook \"policy.example.com\" denied the request: objects named keep stay",
+        );
+    kubectl.ok(&["delete", "wa", "other", "-n", "default"]);
+    assert_eq!(
+        client
+            .get(&format!("{}/keep", kind.collection()))
+            .unwrap()
+            .status,
+        200
+    );
+
+    // v1beta1 in, v1 to the webhook (registered for v1 only), labelled all the same.
+    webhook.drain();
+    let beta = json!({"apiVersion": "apps.example.dev/v1beta1", "kind": "WebApp",
+        "metadata": {"name": "beta"}, "spec": {"image": "nginx:1.27"}});
+    let created = client
+        .post(
+            "/apis/apps.example.dev/v1beta1/namespaces/default/webapps",
+            &beta,
+        )
+        .unwrap();
+    assert!(labelled(&created), "{created:?}");
+    let review = webhook.next();
+    assert_eq!(review["objectVersion"], "apps.example.dev/v1");
+    assert_eq!(review["requestKind"]["version"], "v1beta1");
+}

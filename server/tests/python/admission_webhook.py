@@ -1,0 +1,94 @@
+"""Admission webhooks, as a policy author serves them: HTTPS on a free loopback port with
+the certificate and key given as arguments, answering AdmissionReview v1 requests.
+
+- `/label`: a mutating webhook that labels every object it sees `admitted-by: test`
+  (a JSON patch), with a warning.
+- `/policy`: a validating webhook that refuses WebApps whose image is tagged `:latest`,
+  and the deletion of objects named `keep`.
+
+Prints `listening on PORT` first, then one JSON line per review received (path,
+operation, kinds, name, namespace, dryRun, user, and the object's labels), for the Rust
+test to check."""
+
+import base64
+import json
+import ssl
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def label(request):
+    obj = request.get("object") or {}
+    labels = (obj.get("metadata") or {}).get("labels")
+    if labels is None:
+        patch = [{"op": "add", "path": "/metadata/labels", "value": {"admitted-by": "test"}}]
+    else:
+        patch = [{"op": "add", "path": "/metadata/labels/admitted-by", "value": "test"}]
+    return {
+        "allowed": True,
+        "patchType": "JSONPatch",
+        "patch": base64.b64encode(json.dumps(patch).encode()).decode(),
+        "warnings": ["labelled by the test webhook"],
+    }
+
+
+def policy(request):
+    if request["operation"] == "DELETE":
+        if request.get("name") == "keep":
+            return {"allowed": False, "status": {"code": 403, "reason": "Forbidden",
+                                                 "message": "objects named keep stay"}}
+        return {"allowed": True}
+    obj = request.get("object") or {}
+    image = ((obj.get("spec") or {}).get("container") or {}).get("image", "")
+    if image.endswith(":latest"):
+        return {"allowed": False, "status": {"code": 403, "reason": "Forbidden",
+                                             "message": "images tagged :latest are not allowed"}}
+    return {"allowed": True}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        request = review["request"]
+        obj = request.get("object") or request.get("oldObject") or {}
+        print(json.dumps({
+            "path": self.path.split("?")[0],
+            "query": self.path.partition("?")[2],
+            "apiVersion": review.get("apiVersion"),
+            "operation": request["operation"],
+            "kind": request["kind"],
+            "requestKind": request.get("requestKind"),
+            "subResource": request.get("subResource"),
+            "name": request.get("name"),
+            "namespace": request.get("namespace"),
+            "dryRun": request.get("dryRun"),
+            "user": request.get("userInfo", {}).get("username"),
+            "objectVersion": obj.get("apiVersion"),
+            "labels": (obj.get("metadata") or {}).get("labels"),
+            "hasOldObject": request.get("oldObject") is not None,
+        }), flush=True)
+        path = self.path.split("?")[0]
+        answer = label(request) if path == "/label" else policy(request)
+        answer["uid"] = request["uid"]
+        body = json.dumps({
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "response": answer,
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+cert, key = sys.argv[1], sys.argv[2]
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(cert, key)
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print(f"listening on {server.server_address[1]}", flush=True)
+server.serve_forever()
