@@ -39,6 +39,8 @@ struct Flaky {
     /// A key that, once read, is changed at once by the given function of its value
     /// (another writer racing the reader).
     change_after_read: Mutex<Option<(String, Rewrite)>>,
+    /// A key created right after the next list is read (a write racing a list).
+    create_after_list: Mutex<Option<String>>,
 }
 
 impl Flaky {
@@ -68,7 +70,12 @@ impl Storage for Flaky {
     }
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
         self.lists.fetch_add(1, Ordering::SeqCst);
-        self.inner.list(request).await
+        let listed = self.inner.list(request).await;
+        let racing = self.create_after_list.lock().unwrap().take();
+        if let Some(key) = racing {
+            self.inner.create(&key, Bytes::from("{}")).await?;
+        }
+        listed
     }
     async fn count(&self, prefix: &str) -> Result<u64> {
         self.inner.count(prefix).await
@@ -133,9 +140,21 @@ struct Env {
     _dir: TempDir,
 }
 
+/// A cache over a store written once outside its prefix (so that its first list is not
+/// at revision 0, the special case `a_write_racing_the_first_list_of_an_empty_store`
+/// covers).
 async fn env(options: CacheOptions) -> Env {
+    env_on(options, true, None).await
+}
+
+/// A cache over a fresh store (`seeded`: written once outside the prefix first), with
+/// `racing` created right after the cache's first list.
+async fn env_on(options: CacheOptions, seeded: bool, racing: Option<&str>) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let inner: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
+    if seeded {
+        inner.create("/seed", Bytes::from("{}")).await.unwrap();
+    }
     let flaky = Arc::new(Flaky {
         inner,
         breaker: broadcast::channel(4).0,
@@ -143,6 +162,7 @@ async fn env(options: CacheOptions) -> Env {
         lists: AtomicUsize::new(0),
         watches: Mutex::new(Vec::new()),
         change_after_read: Mutex::new(None),
+        create_after_list: Mutex::new(racing.map(str::to_owned)),
     });
     let storage: Arc<dyn Storage> = flaky.clone();
     let (cache, _task) = Cache::start(&storage, "/r/", "things", options);
@@ -196,6 +216,31 @@ async fn next(subscription: &mut Subscription) -> (Revision, String, String) {
 
 fn event(revision: Revision, name: &str, value: &str) -> (Revision, String, String) {
     (revision, format!("/r/{name}"), format!("\"{value}\""))
+}
+
+/// An empty store lists at revision 0, from which a watch means "from now": a write
+/// committed between the cache's list and its watch would be missed, so the cache lists
+/// again when the store moved meanwhile.
+#[tokio::test]
+async fn a_write_racing_the_first_list_of_an_empty_store_is_not_missed() {
+    let env = env_on(CacheOptions::default(), false, Some("/r/raced")).await;
+    let written = (env.storage.get("/r/raced", 0))
+        .await
+        .unwrap()
+        .map(|kv| kv.mod_revision);
+    let revision = match written {
+        Some(revision) => revision,
+        // The cache has not listed yet: its list creates the key; wait for that.
+        None => loop {
+            tokio::task::yield_now().await;
+            if let Some(kv) = env.storage.get("/r/raced", 0).await.unwrap() {
+                break kv.mod_revision;
+            }
+        },
+    };
+    env.reached(revision).await;
+    let listed = env.cache.list("/r/").unwrap();
+    assert_eq!(listed.objects.len(), 1, "the racing write is in the cache");
 }
 
 #[tokio::test]
@@ -253,6 +298,8 @@ async fn a_broken_storage_watch_is_resumed_from_the_last_revision_unseen_by_watc
     let env = env(CacheOptions::default()).await;
     let first = env.put("a", "1").await;
     env.reached(first).await;
+    // Broken watches must not add lists to those made so far.
+    let lists = env.flaky.lists.load(Ordering::SeqCst);
     let mut watch = env.cache.watch("/r/", first).unwrap();
 
     for round in 0..3 {
@@ -264,7 +311,7 @@ async fn a_broken_storage_watch_is_resumed_from_the_last_revision_unseen_by_watc
             event(revision, "a", &format!("{}", round + 2))
         );
     }
-    assert_eq!(env.flaky.lists.load(Ordering::SeqCst), 1, "no relist");
+    assert_eq!(env.flaky.lists.load(Ordering::SeqCst), lists, "no relist");
     let watches = env.flaky.watches.lock().unwrap().clone();
     assert!(watches.len() >= 4, "{watches:?}");
     assert!(

@@ -52,6 +52,12 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
             let watched = store.watch(&prefix, revision).await;
             drop(store);
             let mut events = match watched {
+                // Listed from a store never written to: revision 0 asks for changes "from
+                // now", which misses a write committed between the list and the watch.
+                // Such a write makes the store's revision move: list again.
+                Ok(_) if revision == 0 && current_revision(&storage).await != Some(0) => {
+                    continue 'list;
+                }
                 Ok(events) => {
                     backoff = BACKOFF.0;
                     events
@@ -107,4 +113,9 @@ fn closed(cache: &WeakCache) {
     if let Some(cache) = cache.upgrade() {
         cache.storage_closed();
     }
+}
+
+/// The store's current revision, when it answers.
+async fn current_revision(storage: &Weak<dyn Storage>) -> Option<Revision> {
+    storage.upgrade()?.current_revision().await.ok()
 }
