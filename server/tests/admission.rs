@@ -206,6 +206,38 @@ fn webhooks_label_and_refuse(kind: WebApps) {
         .get(&format!("{}/latest", kind.collection()))
         .unwrap();
     assert_eq!(missing.status, 404);
+
+    // kube's webhook metrics.
+    let metrics = client.get("/metrics").unwrap().body;
+    let sample = |family: &str, labels: &[&str]| {
+        metrics
+            .lines()
+            .any(|l| l.starts_with(family) && labels.iter().all(|label| l.contains(label)))
+    };
+    assert!(
+        sample(
+            "apiserver_admission_webhook_rejection_count",
+            &[
+                r#"name="policy.example.com""#,
+                r#"type="validating""#,
+                r#"error_type="no_error""#,
+                r#"rejection_code="403""#
+            ],
+        ),
+        "{metrics}"
+    );
+    assert!(
+        sample(
+            "apiserver_admission_webhook_admission_duration_seconds_count",
+            &[
+                r#"name="label.example.com""#,
+                r#"type="admit""#,
+                r#"operation="CREATE""#,
+                r#"rejected="false""#
+            ],
+        ),
+        "{metrics}"
+    );
 }
 
 on_both_kinds! {

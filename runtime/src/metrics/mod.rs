@@ -31,6 +31,9 @@ pub const LATENCY_BUCKETS: [f64; 23] = [
     10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
 ];
 
+/// kube's admission webhook latency buckets, in seconds.
+pub const WEBHOOK_BUCKETS: [f64; 6] = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
+
 /// `apiserver_response_sizes`: 1 kB to 1 GB, by tens.
 pub const RESPONSE_SIZE_BUCKETS: [f64; 7] = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
@@ -107,6 +110,32 @@ pub struct KindLabels {
     pub kind: String,
 }
 
+/// One call of an admission webhook (`apiserver_admission_webhook_admission_duration_seconds`):
+/// its name, `admit` (mutating) or `validating`, the operation, and whether it refused.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct WebhookLabels {
+    pub name: String,
+    #[label(rename = "type")]
+    pub type_: String,
+    pub operation: String,
+    pub rejected: String,
+}
+
+/// A write an admission webhook refused or failed (`apiserver_admission_webhook_rejection_count`):
+/// `error_type` is `calling_webhook_error` when it could not be called, `no_error` when it
+/// refused; `rejection_code` the HTTP code answered.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct WebhookRejectionLabels {
+    pub name: String,
+    #[label(rename = "type")]
+    pub type_: String,
+    pub operation: String,
+    pub error_type: String,
+    pub rejection_code: String,
+}
+
 /// A stored resource, `webapps.apps.example.dev` (`configmaps` in the core group).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
 #[allow(missing_docs)] // The fields are the label names.
@@ -174,6 +203,10 @@ pub struct Metrics {
     pub storage_requests: Family<StorageLabels, Counter>,
     /// `etcd_request_errors_total`.
     pub storage_errors: Family<StorageLabels, Counter>,
+    /// `apiserver_admission_webhook_admission_duration_seconds`.
+    pub webhook_duration: Family<WebhookLabels, Histogram>,
+    /// `apiserver_admission_webhook_rejection_count`.
+    pub webhook_rejections: Family<WebhookRejectionLabels, Counter>,
     /// `apiserver_audit_event_total`.
     pub audit_events: Counter,
     /// `apiserver_audit_requests_rejected_total`.
@@ -213,6 +246,8 @@ impl Metrics {
             storage_duration: histograms(&LATENCY_BUCKETS),
             storage_requests: Family::default(),
             storage_errors: Family::default(),
+            webhook_duration: histograms(&WEBHOOK_BUCKETS),
+            webhook_rejections: Family::default(),
             audit_events: Counter::default(),
             audit_rejected: Counter::default(),
         };
@@ -319,6 +354,16 @@ impl Metrics {
             "apiserver_storage_size_bytes",
             "[STABLE] Size of the storage database file physically allocated in bytes.",
             self.storage_size
+        );
+        register!(
+            "apiserver_admission_webhook_admission_duration_seconds",
+            "[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+            self.webhook_duration
+        );
+        register!(
+            "apiserver_admission_webhook_rejection_count",
+            "[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+            self.webhook_rejections
         );
         register!(
             "etcd_request_duration_seconds",

@@ -2,9 +2,9 @@
 //! `ValidatingWebhookConfiguration`s the registry holds, called on writes as kube's
 //! webhook admission plugins call them.
 //!
-//! - Configurations are read from the registry's watch caches, sorted by name (kube's
+//! - Configurations are read from the registry's watch caches, in name order (kube's
 //!   order), and compiled into [`Hook`]s (an HTTPS client per webhook) again only when one
-//!   of them changed.
+//!   of them changed (the caches share an unchanged object: nothing is decoded then).
 //! - A write is sent to the webhooks whose rules, namespace selector and object selector
 //!   match it ([`matching`]), in the request's version or, with `matchPolicy: Equivalent`,
 //!   converted to another version of the kind the rules name.
@@ -33,7 +33,7 @@ use crate::kinds::admissionregistration::{
     WebhookClientConfig,
 };
 use crate::meta::{LabelSelector, Status};
-use crate::registry::{GetOptions, ListOptions, Registry, Target};
+use crate::registry::{GetOptions, ListOptions, Registry, SharedObject, Target};
 
 /// One webhook, ready to call.
 pub struct Hook {
@@ -85,10 +85,10 @@ impl Hook {
     }
 }
 
-/// The compiled webhooks, and which configurations (name and resourceVersion) they were
-/// compiled from.
+/// The compiled webhooks, and the configurations (as the watch caches share them) they
+/// were compiled from.
 struct Compiled {
-    from: Vec<(String, String)>,
+    from: Vec<SharedObject>,
     mutating: Arc<Vec<Hook>>,
     validating: Arc<Vec<Hook>>,
 }
@@ -98,20 +98,23 @@ struct Compiled {
 pub struct Webhooks(Mutex<Option<Arc<Compiled>>>);
 
 impl Webhooks {
-    /// The current mutating and validating webhooks, in kube's order.
+    /// The current mutating and validating webhooks, in kube's order (configurations by
+    /// name, as the caches list them; webhooks as each lists them). Compiled again only
+    /// when a configuration changed: an unchanged one is the cache's same shared object.
     async fn current(&self, registry: &Registry) -> Result<Arc<Compiled>, ApiError> {
-        let mutating = configurations::<MutatingWebhookConfiguration>(registry).await?;
-        let validating = configurations::<ValidatingWebhookConfiguration>(registry).await?;
-        let from: Vec<(String, String)> = (mutating.iter().map(|(key, _)| key.clone()))
-            .chain(validating.iter().map(|(key, _)| key.clone()))
-            .collect();
-        let mut compiled = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(current) = compiled.as_ref().filter(|c| c.from == from) {
-            return Ok(Arc::clone(current));
+        let mutating = configurations(registry, "MutatingWebhookConfiguration").await?;
+        let validating = configurations(registry, "ValidatingWebhookConfiguration").await?;
+        let from: Vec<SharedObject> = mutating.iter().chain(&validating).cloned().collect();
+        {
+            let compiled = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(current) = compiled.as_ref().filter(|c| same(&c.from, &from)) {
+                return Ok(Arc::clone(current));
+            }
         }
-        let mutating_hooks = (mutating.iter())
-            .flat_map(|(_, configuration)| &configuration.webhooks)
-            .map(|hook| {
+        let mut mutating_hooks = Vec::new();
+        for object in &mutating {
+            let configuration: MutatingWebhookConfiguration = typed(object)?;
+            mutating_hooks.extend(configuration.webhooks.iter().map(|hook| {
                 Hook::new(Spec {
                     name: &hook.name,
                     client_config: &hook.client_config,
@@ -124,11 +127,12 @@ impl Webhooks {
                     admission_review_versions: &hook.admission_review_versions,
                     reinvocation_policy: hook.reinvocation_policy.as_deref(),
                 })
-            })
-            .collect();
-        let validating_hooks = (validating.iter())
-            .flat_map(|(_, configuration)| &configuration.webhooks)
-            .map(|hook| {
+            }));
+        }
+        let mut validating_hooks = Vec::new();
+        for object in &validating {
+            let configuration: ValidatingWebhookConfiguration = typed(object)?;
+            validating_hooks.extend(configuration.webhooks.iter().map(|hook| {
                 Hook::new(Spec {
                     name: &hook.name,
                     client_config: &hook.client_config,
@@ -141,14 +145,14 @@ impl Webhooks {
                     admission_review_versions: &hook.admission_review_versions,
                     reinvocation_policy: None,
                 })
-            })
-            .collect();
+            }));
+        }
         let current = Arc::new(Compiled {
             from,
             mutating: Arc::new(mutating_hooks),
             validating: Arc::new(validating_hooks),
         });
-        *compiled = Some(Arc::clone(&current));
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
         Ok(current)
     }
 
@@ -226,9 +230,9 @@ impl Webhooks {
         }
         let compiled = self.current(registry).await?;
         let deleting = attributes.operation == Operation::Delete;
-        let hooks =
-            (compiled.validating.iter()).chain(compiled.mutating.iter().filter(|_| deleting));
-        let calls = hooks.map(|hook| async move {
+        let hooks = (compiled.validating.iter().map(|hook| (hook, false)))
+            .chain((compiled.mutating.iter().filter(|_| deleting)).map(|hook| (hook, true)));
+        let calls = hooks.map(|(hook, mutating)| async move {
             let mut warnings = Vec::new();
             let Some(version) = matched(registry, hook, attributes, object, old).await? else {
                 return Ok(warnings);
@@ -236,7 +240,7 @@ impl Webhooks {
             let sent = in_version(attributes, object, &version)?;
             let old_sent = in_version(attributes, old, &version)?;
             let request = request(attributes, &version, sent.as_ref(), old_sent.as_ref());
-            if let Some(verdict) = judged(hook, request).await? {
+            if let Some(verdict) = judged(hook, request, mutating).await? {
                 warnings.extend(verdict.warnings);
                 if !verdict.allowed {
                     return Err(denied(&hook.name, verdict.status));
@@ -259,12 +263,10 @@ fn exempt(attributes: &Attributes<'_>) -> bool {
     attributes.kind.info.group == GROUP
 }
 
-/// The configurations of kind `K`, each with its name and resourceVersion, sorted by name;
-/// none when the scheme does not serve the kind.
-async fn configurations<K: crate::Resource + serde::de::DeserializeOwned>(
-    registry: &Registry,
-) -> Result<Vec<((String, String), K)>, ApiError> {
-    let Some(kind) = registry.scheme().by_kind(GROUP, K::INFO.kind) else {
+/// The configurations of `kind`, as the watch cache lists them (by name); none when the
+/// scheme does not serve the kind.
+async fn configurations(registry: &Registry, kind: &str) -> Result<Vec<SharedObject>, ApiError> {
+    let Some(kind) = registry.scheme().by_kind(GROUP, kind) else {
         return Ok(Vec::new());
     };
     let target = Target {
@@ -276,23 +278,18 @@ async fn configurations<K: crate::Resource + serde::de::DeserializeOwned>(
         resource_version: Some("0".into()),
         ..ListOptions::default()
     };
-    let list = registry.list(target, &options).await?;
-    let mut configurations = Vec::with_capacity(list.items.len());
-    for item in &list.items {
-        let value = item.value();
-        let text = |key: &str| {
-            (value.pointer(&format!("/metadata/{key}")))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let key = (text("name"), text("resourceVersion"));
-        let configuration: K = serde_json::from_value(value)
-            .map_err(|e| ApiError::Internal(format!("reading a webhook configuration: {e}")))?;
-        configurations.push((key, configuration));
-    }
-    configurations.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(configurations)
+    Ok(registry.list(target, &options).await?.items)
+}
+
+/// Whether two lists of configurations are the same shared objects.
+fn same(a: &[SharedObject], b: &[SharedObject]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| SharedObject::ptr_eq(a, b))
+}
+
+/// A configuration as its type.
+fn typed<K: serde::de::DeserializeOwned>(object: &SharedObject) -> Result<K, ApiError> {
+    serde_json::from_value(object.value())
+        .map_err(|e| ApiError::Internal(format!("reading a webhook configuration: {e}")))
 }
 
 /// Calls one mutating webhook when it matches: the object as its patch leaves it (in the
@@ -311,7 +308,7 @@ async fn mutate_one(
     let sent = in_version(attributes, Some(object), &version)?.unwrap_or_default();
     let old_sent = in_version(attributes, old, &version)?;
     let request = request(attributes, &version, Some(&sent), old_sent.as_ref());
-    let Some(verdict) = judged(hook, request).await? else {
+    let Some(verdict) = judged(hook, request, true).await? else {
         return Ok(None);
     };
     warnings.extend(verdict.warnings);
@@ -464,16 +461,50 @@ fn request(
     request
 }
 
-/// Sends `request` to `hook`: its verdict, or `None` when the call failed under
-/// `failurePolicy: Ignore`.
-async fn judged(hook: &Hook, request: Value) -> Result<Option<call::Verdict>, ApiError> {
+/// Sends `request` to `hook` (`admit`: a mutating webhook): its verdict, or `None` when
+/// the call failed under `failurePolicy: Ignore`. Counted in kube's webhook metrics.
+async fn judged(
+    hook: &Hook,
+    request: Value,
+    admit: bool,
+) -> Result<Option<call::Verdict>, ApiError> {
     let uid = request["uid"].as_str().unwrap_or_default().to_owned();
+    let operation = request["operation"].as_str().unwrap_or_default().to_owned();
     let version = hook.client.review_version;
+    let started = std::time::Instant::now();
     let verdict = match hook.client.call(call::review(version, request)).await {
         Ok(answer) => call::verdict(&answer, version, &uid)
             .map_err(|why| format!("received invalid webhook response: {why}")),
         Err(why) => Err(why),
     };
+    let type_ = if admit { "admit" } else { "validating" };
+    let refused = match &verdict {
+        Ok(verdict) if !verdict.allowed => Some(("no_error", denied_code(verdict.status.as_ref()))),
+        Ok(_) => None,
+        Err(_) => Some(("calling_webhook_error", 0)),
+    };
+    let metrics = crate::metrics::global();
+    let labels = crate::metrics::WebhookLabels {
+        name: hook.name.clone(),
+        type_: type_.into(),
+        operation: operation.clone(),
+        rejected: refused.is_some().to_string(),
+    };
+    (metrics.webhook_duration.with_or_new(&labels, |h| h.clone()))
+        .observe(started.elapsed().as_secs_f64());
+    if let Some((error_type, code)) = refused {
+        let labels = crate::metrics::WebhookRejectionLabels {
+            name: hook.name.clone(),
+            type_: type_.into(),
+            operation,
+            error_type: error_type.into(),
+            rejection_code: code.to_string(),
+        };
+        metrics
+            .webhook_rejections
+            .with_or_new(&labels, |c| c.clone())
+            .inc();
+    }
     match verdict {
         Ok(verdict) => Ok(Some(verdict)),
         Err(why) if hook.fail => Err(ApiError::Internal(format!(
@@ -485,6 +516,12 @@ async fn judged(hook: &Hook, request: Value) -> Result<Option<call::Verdict>, Ap
             Ok(None)
         }
     }
+}
+
+/// The code a refusal answers with (kube's: at least 400, at most 600 in metrics).
+fn denied_code(status: Option<&Value>) -> i64 {
+    let code = status.and_then(|s| s.get("code")?.as_i64()).unwrap_or(0);
+    if code < 400 { 400 } else { code.min(600) }
 }
 
 /// A refusal, as kube's `ToStatusErr` makes it of the webhook's status.
