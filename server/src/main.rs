@@ -240,7 +240,9 @@ fn init_logging(verbosity: u8, format: LogFormat) {
 async fn run(flags: Flags) -> Result<()> {
     let started = Instant::now();
     let client_ca = flags.security.client_ca()?;
-    let tls = flags.security.tls(client_ca.as_ref())?;
+    let tls = flags
+        .security
+        .tls(flags.security.handshake_cas()?.as_ref())?;
     let storage = open_storage(&flags).await?;
     let closed = Arc::downgrade(&storage);
     let scheme = Arc::new(kapi_generated::scheme());

@@ -1,5 +1,5 @@
 //! The flags of the handler chain, as kube-apiserver's: TLS with an optional client CA
-//! (`--client-ca-file`), token files (`--token-auth-file`), `--anonymous-auth` and
+//! (`--client-ca-file`), an authenticating front proxy (`--requestheader-*`), token files (`--token-auth-file`), `--anonymous-auth` and
 //! `--authorization-mode`, audit, the in-flight limits, turned into the runtime's
 //! [`Filters`] and TLS configuration, with the start-up checks that keep an unprotected
 //! server off the network.
@@ -16,6 +16,7 @@ use axum_server::tls::TlsInfo;
 use axum_server::tls_rustls::RustlsConfig;
 use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
 use kapi_runtime::authn::oidc::{Oidc, OidcOptions};
+use kapi_runtime::authn::request_header::RequestHeader;
 use kapi_runtime::authn::token_file::TokenFile;
 use kapi_runtime::authn::x509::ClientCa;
 use kapi_runtime::authn::{Authenticator, PeerCertificates};
@@ -42,6 +43,43 @@ pub struct SecurityFlags {
     /// certificate's common name is the user, its organizations the groups. Needs TLS.
     #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
     pub client_ca_file: Option<PathBuf>,
+
+    /// Trust an authenticating front proxy (kube-apiserver's aggregator) presenting a
+    /// certificate signed by one of these CAs (PEM) for the user its headers name. Needs
+    /// TLS.
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    pub requestheader_client_ca_file: Option<PathBuf>,
+
+    /// The common names the front proxy's certificate may have (any when empty).
+    #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',')]
+    pub requestheader_allowed_names: Vec<String>,
+
+    /// The headers naming the user, the first non-empty one wins.
+    #[arg(
+        long,
+        value_name = "HEADER[,...]",
+        value_delimiter = ',',
+        default_value = "X-Remote-User"
+    )]
+    pub requestheader_username_headers: Vec<String>,
+
+    /// The headers naming the user's groups.
+    #[arg(
+        long,
+        value_name = "HEADER[,...]",
+        value_delimiter = ',',
+        default_value = "X-Remote-Group"
+    )]
+    pub requestheader_group_headers: Vec<String>,
+
+    /// The prefixes of the headers carrying the user's extras (`X-Remote-Extra-Scopes`).
+    #[arg(
+        long,
+        value_name = "PREFIX[,...]",
+        value_delimiter = ',',
+        default_value = "X-Remote-Extra-"
+    )]
+    pub requestheader_extra_headers_prefix: Vec<String>,
 
     /// Authenticate bearer tokens listed in this file, kube's CSV:
     /// `token,user,uid,"group1,group2"`.
@@ -140,6 +178,7 @@ impl SecurityFlags {
     /// Whether any authenticator is configured.
     fn authenticates(&self) -> bool {
         self.client_ca_file.is_some()
+            || self.requestheader_client_ca_file.is_some()
             || self.token_auth_file.is_some()
             || self.oidc_issuer_url.is_some()
     }
@@ -184,7 +223,22 @@ impl SecurityFlags {
         (self.client_ca_file.as_deref())
             .map(ClientCa::load)
             .transpose()
-            .map_err(Into::into)
+            .context("--client-ca-file")
+    }
+
+    /// The CAs the TLS handshake asks client certificates of: the client CA's and the
+    /// front proxy's.
+    pub fn handshake_cas(&self) -> Result<Option<ClientCa>> {
+        let paths: Vec<&Path> = (self.client_ca_file.iter())
+            .chain(&self.requestheader_client_ca_file)
+            .map(PathBuf::as_path)
+            .collect();
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(ClientCa::load_all(&paths).context(
+            "--client-ca-file, --requestheader-client-ca-file",
+        )?))
     }
 
     /// The authenticator and the authorization modes; starts the RBAC authorizer (and
@@ -195,6 +249,18 @@ impl SecurityFlags {
         registry: &Arc<Registry>,
     ) -> Result<(Filters, Option<Arc<Rbac>>)> {
         let mut authenticator = Authenticator::new().anonymous(self.anonymous_auth);
+        // First, as kube's: a front proxy's user.
+        if let Some(path) = &self.requestheader_client_ca_file {
+            let ca = ClientCa::load(path).context("--requestheader-client-ca-file")?;
+            tracing::info!(path = %path.display(), "front-proxy authentication");
+            authenticator = authenticator.with(RequestHeader::new(
+                ca,
+                self.requestheader_allowed_names.clone(),
+                self.requestheader_username_headers.clone(),
+                self.requestheader_group_headers.clone(),
+                self.requestheader_extra_headers_prefix.clone(),
+            ));
+        }
         if let Some(ca) = client_ca {
             authenticator = authenticator.with(ca.authenticator());
         }

@@ -1,8 +1,9 @@
 //! Authentication: who sent a request, as kube-apiserver's authenticators decide it.
 //!
-//! One module per method: [`x509`] (client certificates against `--client-ca-file`: CN is
-//! the user, O the groups), [`token_file`] (static bearer tokens, kube's CSV), [`oidc`]
-//! (OpenID Connect ID tokens), each a
+//! One module per method: [`request_header`] (an authenticating front proxy, such as
+//! kube-apiserver's aggregator, naming the user in headers), [`x509`] (client certificates
+//! against `--client-ca-file`: CN is the user, O the groups), [`token_file`] (static bearer
+//! tokens, kube's CSV), [`oidc`] (OpenID Connect ID tokens), each a
 //! [`Method`]. [`Authenticator`] composes them as kube's union authenticator does: the
 //! first method that recognises the request names the user; a credential that some method
 //! owns but rejects (a wrong token, a certificate from another CA, an expired one) fails
@@ -15,6 +16,7 @@
 //! method and what was wrong, never the token.
 
 pub mod oidc;
+pub mod request_header;
 pub mod reviews;
 pub mod token_file;
 pub mod x509;

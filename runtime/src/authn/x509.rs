@@ -34,7 +34,7 @@ pub struct ClientCa {
 
 /// Why the client CA file cannot be used.
 #[derive(Debug, thiserror::Error)]
-#[error("--client-ca-file {path}: {message}")]
+#[error("{path}: {message}")]
 pub struct ClientCaError {
     path: String,
     message: String,
@@ -43,6 +43,33 @@ pub struct ClientCaError {
 impl ClientCa {
     /// Reads the CA certificates (PEM) of `path`.
     pub fn load(path: &Path) -> Result<ClientCa, ClientCaError> {
+        ClientCa::load_all(&[path])
+    }
+
+    /// Reads the CA certificates (PEM) of every file of `paths`: the handshake of a server
+    /// with several client CAs (`--client-ca-file`, `--requestheader-client-ca-file`) asks
+    /// for certificates of any of them.
+    pub fn load_all(paths: &[&Path]) -> Result<ClientCa, ClientCaError> {
+        let mut roots = RootCertStore::empty();
+        for path in paths {
+            ClientCa::add_roots(path, &mut roots)?;
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+            .allow_unauthenticated()
+            .build()
+            .map_err(|e| ClientCaError {
+                path: paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                message: e.to_string(),
+            })?;
+        Ok(ClientCa { verifier })
+    }
+
+    fn add_roots(path: &Path, roots: &mut RootCertStore) -> Result<(), ClientCaError> {
         let error = |message: String| ClientCaError {
             path: path.display().to_string(),
             message,
@@ -54,21 +81,20 @@ impl ClientCa {
         if certificates.is_empty() {
             return Err(error("no certificate in the file".into()));
         }
-        let mut roots = RootCertStore::empty();
         for certificate in certificates {
             roots.add(certificate).map_err(|e| error(e.to_string()))?;
         }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
-            .allow_unauthenticated()
-            .build()
-            .map_err(|e| error(e.to_string()))?;
-        Ok(ClientCa { verifier })
+        Ok(())
     }
 
     /// The handshake's verifier: asks for a certificate, verifies only the key's possession.
     pub fn handshake_verifier(&self) -> Arc<dyn ClientCertVerifier> {
         Arc::new(RequestClientCert(Arc::clone(&self.verifier)))
+    }
+
+    /// What verifies a chain against this CA.
+    pub(super) fn verifier(&self) -> &Arc<dyn ClientCertVerifier> {
+        &self.verifier
     }
 
     /// The authentication method.
@@ -100,6 +126,13 @@ impl Method for X509 {
             Err(e) => Outcome::Rejected(format!("x509: {e}")),
         }
     }
+}
+
+/// The common name of a certificate's subject.
+pub(super) fn common_name(certificate: &CertificateDer<'_>) -> Option<String> {
+    let (_, parsed) = x509_parser::parse_x509_certificate(certificate.as_ref()).ok()?;
+    let name = parsed.subject().iter_common_name().next()?.as_str().ok()?;
+    Some(name.to_owned())
 }
 
 /// The user a certificate names: CN the name, each O a group (kube's `CommonNameUserConversion`).

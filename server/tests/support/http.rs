@@ -2,6 +2,7 @@
 //! not an error; only transport failures (refused, reset, timed out) are errors.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -90,6 +91,66 @@ impl Client {
             watch_agent: ureq::Agent::new_with_config(watch),
             token: Some(token.to_owned()),
         }
+    }
+
+    /// A client of an HTTPS server whose certificate `ca_pem` signed, presenting the client
+    /// certificate and key of `identity` (PEM files), and no token.
+    pub fn with_certificate(base: &str, ca_pem: &[u8], identity: &(PathBuf, PathBuf)) -> Client {
+        use ureq::tls::{Certificate, ClientCert, PrivateKey, RootCerts, TlsConfig};
+        let ca = Certificate::from_pem(ca_pem).expect("the CA certificate is PEM");
+        let cert = std::fs::read(&identity.0).expect("the client certificate");
+        let key = std::fs::read(&identity.1).expect("the client key");
+        let cert = Certificate::from_pem(&cert).expect("PEM").to_owned();
+        let key = PrivateKey::from_pem(&key).expect("PEM").to_owned();
+        let tls = TlsConfig::builder()
+            .root_certs(RootCerts::Specific(std::sync::Arc::new(vec![
+                ca.to_owned(),
+            ])))
+            .client_cert(Some(ClientCert::new_with_certs(&[cert], key)))
+            .build();
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(5)))
+            .timeout_global(Some(Duration::from_secs(30)))
+            .tls_config(tls.clone())
+            .build();
+        let watch = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(5)))
+            .tls_config(tls)
+            .build();
+        Client {
+            base: base.trim_end_matches('/').to_owned(),
+            agent: ureq::Agent::new_with_config(config),
+            watch_agent: ureq::Agent::new_with_config(watch),
+            token: None,
+        }
+    }
+
+    /// `method path` (a JSON `body` when given) with `headers` beside the client's own.
+    pub fn request_with_headers(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Result<Response, ureq::Error> {
+        let mut request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("Accept", "application/json")
+            .header("Content-Type", "application/json");
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let body = body.map(Value::to_string).unwrap_or_default();
+        read(
+            self.agent
+                .run(request.body(body).expect("a valid request"))?,
+        )
     }
 
     /// `method path` with an optional body of `content_type`: any method, for tables of

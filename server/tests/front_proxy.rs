@@ -1,0 +1,135 @@
+//! Front-proxy authentication (`--requestheader-*`), what an aggregated API server needs
+//! behind kube-apiserver: a request presenting the front proxy's client certificate (its
+//! own CA, an allowed common name) is from the user its `X-Remote-User`, `X-Remote-Group`
+//! and `X-Remote-Extra-*` headers name, and is authorized (RBAC) as that user; the headers
+//! of any other request are not believed. Raw HTTPS with client certificates.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::http::Client;
+use support::pki::Pki;
+use support::{Backend, Server};
+
+/// A server trusting the front proxy of `proxy` (certificates with the common name
+/// `front-proxy-client`), and an administrator's client.
+fn start(proxy: &Pki) -> (Server, Client) {
+    let proxy_ca = proxy.ca.display().to_string();
+    let server = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &[
+            "--requestheader-client-ca-file",
+            &proxy_ca,
+            "--requestheader-allowed-names",
+            "front-proxy-client",
+        ],
+    );
+    let admin = server.client();
+    (server, admin)
+}
+
+/// Who the server says `client` is, given `headers`: the user of a SelfSubjectReview.
+fn whoami(client: &Client, headers: &[(&str, &str)]) -> (u16, Value) {
+    let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+    let path = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+    let answer = client
+        .request_with_headers("POST", path, Some(&review), headers)
+        .unwrap();
+    let user = answer.json()["status"]["userInfo"].clone();
+    (answer.status, user)
+}
+
+#[test]
+fn the_front_proxy_names_the_user_and_nobody_else_does() {
+    let proxy = Pki::new();
+    let (server, admin) = start(&proxy);
+    let ca = server.pki().ca_pem();
+    let through_proxy = Client::with_certificate(
+        &server.url(),
+        &ca,
+        &proxy.client("front-proxy-client", None),
+    );
+    let headers = [
+        ("X-Remote-User", "alice"),
+        ("X-Remote-Group", "devs"),
+        ("X-Remote-Group", "qa"),
+        ("X-Remote-Extra-Scopes", "read"),
+        ("X-Remote-Extra-Example.com%2FTeam", "a"),
+    ];
+    let (status, user) = whoami(&through_proxy, &headers);
+    assert_eq!(status, 201, "{user}");
+    assert_eq!(
+        user,
+        json!({"username": "alice", "groups": ["devs", "qa", "system:authenticated"],
+            "extra": {"example.com/team": ["a"], "scopes": ["read"]}})
+    );
+
+    // Authorized as that user: nothing until a binding grants the group `devs` its view.
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let refused = through_proxy
+        .request_with_headers("GET", configmaps, None, &headers)
+        .unwrap();
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(
+        refused.json()["message"],
+        "configmaps is forbidden: User \"alice\" cannot list resource \"configmaps\" in API \
+         group \"\" in the namespace \"default\""
+    );
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "devs-view"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"}]});
+    let created = admin
+        .post(
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            &binding,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    support::wait_for(
+        std::time::Duration::from_secs(10),
+        "the binding to take effect",
+        String::new,
+        || {
+            let listed = through_proxy.request_with_headers("GET", configmaps, None, &headers);
+            (listed.ok()?.status == 200).then_some(())
+        },
+    );
+
+    // The proxy's certificate without a user header names nobody: anonymous is refused
+    // (the certificate is not one of --client-ca-file's).
+    let (status, _) = whoami(&through_proxy, &[]);
+    assert_eq!(status, 401);
+
+    // Headers without the proxy's certificate are not believed: a client certificate of
+    // the server's own CA names its own user, and no certificate is anonymous.
+    let carol = Client::with_certificate(&server.url(), &ca, &server.pki().client("carol", None));
+    let (status, user) = whoami(&carol, &headers);
+    assert_eq!(
+        (status, &user["username"]),
+        (201, &json!("carol")),
+        "{user}"
+    );
+    let (status, user) = whoami(
+        &Client::with_certificate(&server.url(), &ca, &proxy.foreign_client("x")),
+        &headers,
+    );
+    assert_eq!(status, 401, "another CA's certificate: {user}");
+
+    let nobody = Client::with_tls(&server.url(), &ca, "unused").without_token();
+    let refused = nobody
+        .request_with_headers("GET", configmaps, None, &headers)
+        .unwrap();
+    assert_eq!(refused.status, 403, "{refused:?}");
+    let message = refused.json()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("User \"system:anonymous\""), "{message}");
+
+    // The proxy's CA, but a common name not allowed.
+    let impostor = Client::with_certificate(&server.url(), &ca, &proxy.client("impostor", None));
+    let (status, user) = whoami(&impostor, &headers);
+    assert_eq!(status, 401, "{user}");
+}
