@@ -52,6 +52,46 @@ fn configure(client: &Client, resource: &str, name: &str, hooks: Vec<Value>) {
     assert_eq!(created.status, 201, "{created:?}");
 }
 
+/// The test's two webhooks for WebApps of `kind`: `label.example.com` (mutating, on
+/// creates) and `policy.example.com` (validating, on `policy_operations`); returns once
+/// they are called.
+fn label_and_policy(
+    client: &Client,
+    webhook: &Webhook,
+    pki: &Pki,
+    kind: WebApps,
+    policy_operations: &[&str],
+) {
+    let label = hook(
+        "label.example.com",
+        webhook.url("/label"),
+        pki,
+        kind,
+        &["CREATE"],
+    );
+    configure(
+        client,
+        "mutatingwebhookconfigurations",
+        "labels",
+        vec![label],
+    );
+    let policy = hook(
+        "policy.example.com",
+        webhook.url("/policy"),
+        pki,
+        kind,
+        policy_operations,
+    );
+    configure(
+        client,
+        "validatingwebhookconfigurations",
+        "policy",
+        vec![policy],
+    );
+    wait_admitting(client, kind, labelled);
+    webhook.drain();
+}
+
 fn webapp(kind: WebApps, name: &str, image: &str) -> Value {
     json!({"apiVersion": kind.api_version(), "kind": "WebApp",
         "metadata": {"name": name}, "spec": {"container": {"image": image}}})
@@ -91,32 +131,7 @@ fn webhooks_label_and_refuse(kind: WebApps) {
     let server = kind.start();
     let client = Client::new(server.addr());
     let create_update = &["CREATE", "UPDATE"];
-    configure(
-        &client,
-        "mutatingwebhookconfigurations",
-        "labels",
-        vec![hook(
-            "label.example.com",
-            webhook.url("/label"),
-            &pki,
-            kind,
-            &["CREATE"],
-        )],
-    );
-    configure(
-        &client,
-        "validatingwebhookconfigurations",
-        "policy",
-        vec![hook(
-            "policy.example.com",
-            webhook.url("/policy"),
-            &pki,
-            kind,
-            create_update,
-        )],
-    );
-    wait_admitting(&client, kind, labelled);
-    webhook.drain();
+    label_and_policy(&client, &webhook, &pki, kind, create_update);
 
     // The mutating webhook's label, and its warning, through kubectl.
     for version in [Version::V1_32, Version::V1_20] {
@@ -360,32 +375,7 @@ fn dry_runs_deletes_and_equivalent_versions() {
     let server = Server::start();
     let client = Client::new(server.addr());
     let kind = WebApps::Compiled;
-    configure(
-        &client,
-        "mutatingwebhookconfigurations",
-        "labels",
-        vec![hook(
-            "label.example.com",
-            webhook.url("/label"),
-            &pki,
-            kind,
-            &["CREATE"],
-        )],
-    );
-    configure(
-        &client,
-        "validatingwebhookconfigurations",
-        "policy",
-        vec![hook(
-            "policy.example.com",
-            webhook.url("/policy"),
-            &pki,
-            kind,
-            &["DELETE"],
-        )],
-    );
-    wait_admitting(&client, kind, labelled);
-    webhook.drain();
+    label_and_policy(&client, &webhook, &pki, kind, &["DELETE"]);
 
     let dry = format!("{}?dryRun=All", kind.collection());
     assert!(labelled(

@@ -12,9 +12,8 @@ test to check."""
 
 import base64
 import json
-import ssl
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from webhook_server import serve
 
 
 def label(request):
@@ -46,49 +45,29 @@ def policy(request):
     return {"allowed": True}
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        request = review["request"]
-        obj = request.get("object") or request.get("oldObject") or {}
-        print(json.dumps({
-            "path": self.path.split("?")[0],
-            "query": self.path.partition("?")[2],
-            "apiVersion": review.get("apiVersion"),
-            "operation": request["operation"],
-            "kind": request["kind"],
-            "requestKind": request.get("requestKind"),
-            "subResource": request.get("subResource"),
-            "name": request.get("name"),
-            "namespace": request.get("namespace"),
-            "dryRun": request.get("dryRun"),
-            "user": request.get("userInfo", {}).get("username"),
-            "objectVersion": obj.get("apiVersion"),
-            "labels": (obj.get("metadata") or {}).get("labels"),
-            "hasOldObject": request.get("oldObject") is not None,
-        }), flush=True)
-        path = self.path.split("?")[0]
-        answer = label(request) if path == "/label" else policy(request)
-        answer["uid"] = request["uid"]
-        body = json.dumps({
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "response": answer,
-        }).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def answer(review, full_path):
+    request = review["request"]
+    path, _, query = full_path.partition("?")
+    obj = request.get("object") or request.get("oldObject") or {}
+    print(json.dumps({
+        "path": path,
+        "query": query,
+        "apiVersion": review.get("apiVersion"),
+        "operation": request["operation"],
+        "kind": request["kind"],
+        "requestKind": request.get("requestKind"),
+        "subResource": request.get("subResource"),
+        "name": request.get("name"),
+        "namespace": request.get("namespace"),
+        "dryRun": request.get("dryRun"),
+        "user": request.get("userInfo", {}).get("username"),
+        "objectVersion": obj.get("apiVersion"),
+        "labels": (obj.get("metadata") or {}).get("labels"),
+        "hasOldObject": request.get("oldObject") is not None,
+    }), flush=True)
+    response = label(request) if path == "/label" else policy(request)
+    response["uid"] = request["uid"]
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}
 
 
-cert, key = sys.argv[1], sys.argv[2]
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(cert, key)
-server.socket = context.wrap_socket(server.socket, server_side=True)
-print(f"listening on {server.server_address[1]}", flush=True)
-server.serve_forever()
+serve(answer)

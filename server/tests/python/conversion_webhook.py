@@ -7,9 +7,8 @@ Prints `listening on PORT` first, then one JSON line per review received (its
 A CronTab named `broken` is refused, to show how a failed conversion surfaces."""
 
 import json
-import ssl
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from webhook_server import serve
 
 
 def convert(obj, desired):
@@ -24,39 +23,23 @@ def convert(obj, desired):
     return obj
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        request = review["request"]
-        desired = request["desiredAPIVersion"]
-        objects = request["objects"]
-        print(json.dumps({"desired": desired, "from": [o["apiVersion"] for o in objects]}), flush=True)
-        broken = any(o["metadata"].get("name") == "broken" for o in objects)
-        if broken:
-            result = {"status": "Failure", "message": "cannot convert broken"}
-            converted = []
-        else:
-            result = {"status": "Success"}
-            converted = [convert(o, desired) for o in objects]
-        body = json.dumps({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "ConversionReview",
-            "response": {"uid": request["uid"], "convertedObjects": converted, "result": result},
-        }).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def answer(review, _path):
+    request = review["request"]
+    desired = request["desiredAPIVersion"]
+    objects = request["objects"]
+    print(json.dumps({"desired": desired, "from": [o["apiVersion"] for o in objects]}), flush=True)
+    broken = any(o["metadata"].get("name") == "broken" for o in objects)
+    if broken:
+        result = {"status": "Failure", "message": "cannot convert broken"}
+        converted = []
+    else:
+        result = {"status": "Success"}
+        converted = [convert(o, desired) for o in objects]
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "response": {"uid": request["uid"], "convertedObjects": converted, "result": result},
+    }
 
 
-cert, key = sys.argv[1], sys.argv[2]
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(cert, key)
-server.socket = context.wrap_socket(server.socket, server_side=True)
-print(f"listening on {server.server_address[1]}", flush=True)
-server.serve_forever()
+serve(answer)

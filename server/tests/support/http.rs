@@ -74,6 +74,11 @@ impl Client {
                 ca.to_owned(),
             ])))
             .build();
+        Client::over_tls(base, tls, Some(token))
+    }
+
+    /// A client of `base` with `tls`, sending `token`.
+    fn over_tls(base: &str, tls: ureq::tls::TlsConfig, token: Option<&str>) -> Client {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(5)))
@@ -89,7 +94,7 @@ impl Client {
             base: base.trim_end_matches('/').to_owned(),
             agent: ureq::Agent::new_with_config(config),
             watch_agent: ureq::Agent::new_with_config(watch),
-            token: Some(token.to_owned()),
+            token: token.map(str::to_owned),
         }
     }
 
@@ -108,23 +113,7 @@ impl Client {
             ])))
             .client_cert(Some(ClientCert::new_with_certs(&[cert], key)))
             .build();
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(5)))
-            .timeout_global(Some(Duration::from_secs(30)))
-            .tls_config(tls.clone())
-            .build();
-        let watch = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(5)))
-            .tls_config(tls)
-            .build();
-        Client {
-            base: base.trim_end_matches('/').to_owned(),
-            agent: ureq::Agent::new_with_config(config),
-            watch_agent: ureq::Agent::new_with_config(watch),
-            token: None,
-        }
+        Client::over_tls(base, tls, None)
     }
 
     /// `method path` (a JSON `body` when given) with `headers` beside the client's own.

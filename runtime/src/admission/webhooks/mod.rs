@@ -30,7 +30,7 @@ use super::{Attributes, Operation};
 use crate::error::ApiError;
 use crate::kinds::admissionregistration::{
     GROUP, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhookConfiguration,
-    WebhookClientConfig,
+    WebhookView,
 };
 use crate::meta::{LabelSelector, Status};
 use crate::registry::{GetOptions, ListOptions, Registry, SharedObject, Target};
@@ -51,22 +51,8 @@ pub struct Hook {
     client: call::Client,
 }
 
-/// What both kinds of webhook say, as [`Hook::new`] reads it.
-struct Spec<'a> {
-    name: &'a str,
-    client_config: &'a WebhookClientConfig,
-    rules: &'a [RuleWithOperations],
-    failure_policy: Option<&'a str>,
-    match_policy: Option<&'a str>,
-    namespace_selector: Option<&'a LabelSelector>,
-    object_selector: Option<&'a LabelSelector>,
-    timeout_seconds: Option<i32>,
-    admission_review_versions: &'a [String],
-    reinvocation_policy: Option<&'a str>,
-}
-
 impl Hook {
-    fn new(spec: Spec<'_>) -> Hook {
+    fn new(spec: WebhookView<'_>) -> Hook {
         let seconds = spec.timeout_seconds.unwrap_or(10).clamp(1, 30);
         Hook {
             name: spec.name.to_owned(),
@@ -114,38 +100,22 @@ impl Webhooks {
         let mut mutating_hooks = Vec::new();
         for object in &mutating {
             let configuration: MutatingWebhookConfiguration = typed(object)?;
-            mutating_hooks.extend(configuration.webhooks.iter().map(|hook| {
-                Hook::new(Spec {
-                    name: &hook.name,
-                    client_config: &hook.client_config,
-                    rules: &hook.rules,
-                    failure_policy: hook.failure_policy.as_deref(),
-                    match_policy: hook.match_policy.as_deref(),
-                    namespace_selector: hook.namespace_selector.as_ref(),
-                    object_selector: hook.object_selector.as_ref(),
-                    timeout_seconds: hook.timeout_seconds,
-                    admission_review_versions: &hook.admission_review_versions,
-                    reinvocation_policy: hook.reinvocation_policy.as_deref(),
-                })
-            }));
+            mutating_hooks.extend(
+                configuration
+                    .webhooks
+                    .iter()
+                    .map(|hook| Hook::new(hook.view())),
+            );
         }
         let mut validating_hooks = Vec::new();
         for object in &validating {
             let configuration: ValidatingWebhookConfiguration = typed(object)?;
-            validating_hooks.extend(configuration.webhooks.iter().map(|hook| {
-                Hook::new(Spec {
-                    name: &hook.name,
-                    client_config: &hook.client_config,
-                    rules: &hook.rules,
-                    failure_policy: hook.failure_policy.as_deref(),
-                    match_policy: hook.match_policy.as_deref(),
-                    namespace_selector: hook.namespace_selector.as_ref(),
-                    object_selector: hook.object_selector.as_ref(),
-                    timeout_seconds: hook.timeout_seconds,
-                    admission_review_versions: &hook.admission_review_versions,
-                    reinvocation_policy: None,
-                })
-            }));
+            validating_hooks.extend(
+                configuration
+                    .webhooks
+                    .iter()
+                    .map(|hook| Hook::new(hook.view())),
+            );
         }
         let current = Arc::new(Compiled {
             from,

@@ -20,6 +20,26 @@ use kapi_runtime::meta::{LabelSelector, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The fields both kinds of webhook share, as a [`WebhookView`] without reinvocation.
+macro_rules! view {
+    ($hook:expr) => {
+        WebhookView {
+            name: &$hook.name,
+            client_config: &$hook.client_config,
+            rules: &$hook.rules,
+            failure_policy: $hook.failure_policy.as_deref(),
+            match_policy: $hook.match_policy.as_deref(),
+            namespace_selector: $hook.namespace_selector.as_ref(),
+            object_selector: $hook.object_selector.as_ref(),
+            side_effects: $hook.side_effects.as_deref(),
+            timeout_seconds: $hook.timeout_seconds,
+            admission_review_versions: &$hook.admission_review_versions,
+            match_conditions: &$hook.match_conditions,
+            reinvocation_policy: None,
+        }
+    };
+}
+
 /// The group of the webhook configurations.
 pub const GROUP: &str = "admissionregistration.k8s.io";
 
@@ -243,6 +263,38 @@ pub struct MatchCondition {
     /// The CEL expression.
     #[serde(default)]
     pub expression: String,
+}
+
+/// What both kinds of webhook say, as validation and admission read it (a validating
+/// webhook has no reinvocation policy).
+pub(crate) struct WebhookView<'a> {
+    pub name: &'a str,
+    pub client_config: &'a WebhookClientConfig,
+    pub rules: &'a [RuleWithOperations],
+    pub failure_policy: Option<&'a str>,
+    pub match_policy: Option<&'a str>,
+    pub namespace_selector: Option<&'a LabelSelector>,
+    pub object_selector: Option<&'a LabelSelector>,
+    pub side_effects: Option<&'a str>,
+    pub timeout_seconds: Option<i32>,
+    pub admission_review_versions: &'a [String],
+    pub match_conditions: &'a [MatchCondition],
+    pub reinvocation_policy: Option<&'a str>,
+}
+
+impl MutatingWebhook {
+    pub(crate) fn view(&self) -> WebhookView<'_> {
+        WebhookView {
+            reinvocation_policy: self.reinvocation_policy.as_deref(),
+            ..view!(self)
+        }
+    }
+}
+
+impl ValidatingWebhook {
+    pub(crate) fn view(&self) -> WebhookView<'_> {
+        view!(self)
+    }
 }
 
 fn fail() -> Option<String> {

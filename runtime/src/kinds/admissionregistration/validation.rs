@@ -10,12 +10,11 @@
 use serde_json::Value;
 
 use super::{
-    MatchCondition, MutatingWebhookConfiguration, RuleWithOperations,
-    ValidatingWebhookConfiguration, WebhookClientConfig,
+    MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhookConfiguration,
+    WebhookClientConfig, WebhookView,
 };
 use crate::error::{FieldError, FieldErrorType, go_strings};
 use crate::kinds::rbac::label_selector;
-use crate::meta::LabelSelector;
 use crate::validation as names;
 
 const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
@@ -28,86 +27,23 @@ const SCOPES: &[&str] = &["*", "Cluster", "Namespaced"];
 /// The `AdmissionReview` versions kube speaks.
 const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 
-/// What the two kinds of webhook share, as validation reads it.
-struct Hook<'a> {
-    name: &'a str,
-    client_config: &'a WebhookClientConfig,
-    rules: &'a [RuleWithOperations],
-    failure_policy: Option<&'a str>,
-    match_policy: Option<&'a str>,
-    namespace_selector: Option<&'a LabelSelector>,
-    object_selector: Option<&'a LabelSelector>,
-    side_effects: Option<&'a str>,
-    timeout_seconds: Option<i32>,
-    admission_review_versions: &'a [String],
-    match_conditions: &'a [MatchCondition],
-}
-
 /// A MutatingWebhookConfiguration's errors.
 pub fn mutating(configuration: &MutatingWebhookConfiguration) -> Vec<FieldError> {
-    let hooks = configuration.webhooks.iter().map(|hook| {
-        let mut errors = Vec::new();
-        if let Some(policy) = hook.reinvocation_policy.as_deref()
-            && !REINVOCATION_POLICIES.contains(&policy)
-        {
-            errors.push(("reinvocationPolicy", policy));
-        }
-        let shared = Hook {
-            name: &hook.name,
-            client_config: &hook.client_config,
-            rules: &hook.rules,
-            failure_policy: hook.failure_policy.as_deref(),
-            match_policy: hook.match_policy.as_deref(),
-            namespace_selector: hook.namespace_selector.as_ref(),
-            object_selector: hook.object_selector.as_ref(),
-            side_effects: hook.side_effects.as_deref(),
-            timeout_seconds: hook.timeout_seconds,
-            admission_review_versions: &hook.admission_review_versions,
-            match_conditions: &hook.match_conditions,
-        };
-        (shared, errors)
-    });
-    configuration_errors(hooks)
+    configuration_errors(configuration.webhooks.iter().map(|hook| hook.view()))
 }
 
 /// A ValidatingWebhookConfiguration's errors.
 pub fn validating(configuration: &ValidatingWebhookConfiguration) -> Vec<FieldError> {
-    let hooks = configuration.webhooks.iter().map(|hook| {
-        let shared = Hook {
-            name: &hook.name,
-            client_config: &hook.client_config,
-            rules: &hook.rules,
-            failure_policy: hook.failure_policy.as_deref(),
-            match_policy: hook.match_policy.as_deref(),
-            namespace_selector: hook.namespace_selector.as_ref(),
-            object_selector: hook.object_selector.as_ref(),
-            side_effects: hook.side_effects.as_deref(),
-            timeout_seconds: hook.timeout_seconds,
-            admission_review_versions: &hook.admission_review_versions,
-            match_conditions: &hook.match_conditions,
-        };
-        (shared, Vec::new())
-    });
-    configuration_errors(hooks)
+    configuration_errors(configuration.webhooks.iter().map(|hook| hook.view()))
 }
 
-/// The errors of a configuration's webhooks, each with its unsupported
-/// `reinvocationPolicy` (mutating webhooks only).
-fn configuration_errors<'a>(
-    hooks: impl Iterator<Item = (Hook<'a>, Vec<(&'static str, &'a str)>)>,
-) -> Vec<FieldError> {
+/// The errors of a configuration's webhooks.
+fn configuration_errors<'a>(hooks: impl Iterator<Item = WebhookView<'a>>) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let mut names_seen: Vec<&str> = Vec::new();
-    for (i, (hook, reinvocation)) in hooks.enumerate() {
+    for (i, hook) in hooks.enumerate() {
         let path = format!("webhooks[{i}]");
         errors.extend(hook_errors(&hook, &path));
-        for (field, value) in reinvocation {
-            errors.push(FieldError::not_supported(
-                format!("{path}.{field}"),
-                value,
-                REINVOCATION_POLICIES,
-            ));
-        }
         errors.extend(review_versions(
             hook.admission_review_versions,
             &format!("{path}.admissionReviewVersions"),
@@ -127,7 +63,7 @@ fn configuration_errors<'a>(
     errors
 }
 
-fn hook_errors(hook: &Hook<'_>, path: &str) -> Vec<FieldError> {
+fn hook_errors(hook: &WebhookView<'_>, path: &str) -> Vec<FieldError> {
     let mut errors = fully_qualified_name(hook.name, &format!("{path}.name"));
     for (i, rule) in hook.rules.iter().enumerate() {
         errors.extend(rule_errors(rule, &format!("{path}.rules[{i}]")));
@@ -172,6 +108,15 @@ fn hook_errors(hook: &Hook<'_>, path: &str) -> Vec<FieldError> {
     }
     if let Some(selector) = hook.object_selector {
         errors.extend(label_selector(selector, &format!("{path}.objectSelector")));
+    }
+    if let Some(policy) = hook.reinvocation_policy
+        && !REINVOCATION_POLICIES.contains(&policy)
+    {
+        errors.push(unsupported(
+            "reinvocationPolicy",
+            policy,
+            REINVOCATION_POLICIES,
+        ));
     }
     if !hook.match_conditions.is_empty() {
         errors.push(FieldError::forbidden(
