@@ -432,3 +432,64 @@ fn dry_runs_deletes_and_equivalent_versions() {
     assert_eq!(review["objectVersion"], "apps.example.dev/v1");
     assert_eq!(review["requestKind"]["version"], "v1beta1");
 }
+
+/// A mutating webhook with `reinvocationPolicy: IfNeeded` is called again when a later one
+/// changed the object after it, and sees that change; one with `Never` is not.
+#[test]
+fn webhooks_are_reinvoked_if_needed() {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let kind = WebApps::Compiled;
+    let mut label = hook(
+        "label.example.com",
+        webhook.url("/label"),
+        &pki,
+        kind,
+        &["CREATE"],
+    );
+    label["reinvocationPolicy"] = json!("IfNeeded");
+    let annotate = hook(
+        "annotate.example.com",
+        webhook.url("/annotate"),
+        &pki,
+        kind,
+        &["CREATE"],
+    );
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "both",
+        vec![label, annotate],
+    );
+    wait_admitting(&client, kind, labelled);
+    webhook.drain();
+
+    let created = client
+        .post(&kind.collection(), &webapp(kind, "web", "nginx:1.27"))
+        .unwrap();
+    assert!(labelled(&created), "{created:?}");
+    assert_eq!(
+        created.json()["metadata"]["annotations"]["annotated-by"],
+        "test"
+    );
+    let calls: Vec<(String, Value)> = (0..3)
+        .map(|_| webhook.next())
+        .map(|review| {
+            (
+                review["path"].as_str().unwrap().to_owned(),
+                review["annotations"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("/label".to_owned(), Value::Null),
+            ("/annotate".to_owned(), Value::Null),
+            ("/label".to_owned(), json!({"annotated-by": "test"})),
+        ]
+    );
+    assert!(webhook.drain().is_empty(), "no fourth call");
+}

@@ -3,6 +3,7 @@ the certificate and key given as arguments, answering AdmissionReview v1 request
 
 - `/label`: a mutating webhook that labels every object it sees `admitted-by: test`
   (a JSON patch), with a warning.
+- `/annotate`: a mutating webhook that annotates it `annotated-by: test`.
 - `/policy`: a validating webhook that refuses WebApps whose image is tagged `:latest`,
   and the deletion of objects named `keep`.
 
@@ -29,6 +30,18 @@ def label(request):
         "patch": base64.b64encode(json.dumps(patch).encode()).decode(),
         "warnings": ["labelled by the test webhook"],
     }
+
+
+def annotate(request):
+    obj = request.get("object") or {}
+    annotations = (obj.get("metadata") or {}).get("annotations")
+    if annotations is None:
+        patch = [{"op": "add", "path": "/metadata/annotations",
+                  "value": {"annotated-by": "test"}}]
+    else:
+        patch = [{"op": "add", "path": "/metadata/annotations/annotated-by", "value": "test"}]
+    return {"allowed": True, "patchType": "JSONPatch",
+            "patch": base64.b64encode(json.dumps(patch).encode()).decode()}
 
 
 def policy(request):
@@ -63,9 +76,11 @@ def answer(review, full_path):
         "user": request.get("userInfo", {}).get("username"),
         "objectVersion": obj.get("apiVersion"),
         "labels": (obj.get("metadata") or {}).get("labels"),
+        "annotations": (obj.get("metadata") or {}).get("annotations"),
         "hasOldObject": request.get("oldObject") is not None,
     }), flush=True)
-    response = label(request) if path == "/label" else policy(request)
+    handlers = {"/label": label, "/annotate": annotate}
+    response = handlers.get(path, policy)(request)
     response["uid"] = request["uid"]
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}
 
