@@ -49,6 +49,8 @@ pub mod fieldmanager;
 pub mod filters;
 #[cfg(feature = "derive")]
 pub mod kinds;
+#[cfg(feature = "server")]
+pub mod kubeconfig;
 pub mod meta;
 #[cfg(feature = "server")]
 pub mod metrics;

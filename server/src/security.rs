@@ -18,12 +18,14 @@ use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
 use kapi_runtime::authn::oidc::{Oidc, OidcOptions};
 use kapi_runtime::authn::request_header::RequestHeader;
 use kapi_runtime::authn::token_file::TokenFile;
+use kapi_runtime::authn::token_review::TokenReviewer;
 use kapi_runtime::authn::x509::ClientCa;
 use kapi_runtime::authn::{Authenticator, PeerCertificates};
 use kapi_runtime::authz::rbac::{self, Rbac};
 use kapi_runtime::authz::{AlwaysAllow, AlwaysDeny, Mode};
 use kapi_runtime::endpoints::Filters;
 use kapi_runtime::filters::max_inflight::Limits;
+use kapi_runtime::kubeconfig::Remote;
 use kapi_runtime::registry::Registry;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -80,6 +82,12 @@ pub struct SecurityFlags {
         default_value = "X-Remote-Extra-"
     )]
     pub requestheader_extra_headers_prefix: Vec<String>,
+
+    /// Authenticate the bearer tokens no other method knows by TokenReviews to the core
+    /// cluster this kubeconfig names (an extension API server's delegated authentication;
+    /// answers kept for ten seconds).
+    #[arg(long, value_name = "FILE")]
+    pub authentication_kubeconfig: Option<PathBuf>,
 
     /// Authenticate bearer tokens listed in this file, kube's CSV:
     /// `token,user,uid,"group1,group2"`.
@@ -179,6 +187,7 @@ impl SecurityFlags {
     fn authenticates(&self) -> bool {
         self.client_ca_file.is_some()
             || self.requestheader_client_ca_file.is_some()
+            || self.authentication_kubeconfig.is_some()
             || self.token_auth_file.is_some()
             || self.oidc_issuer_url.is_some()
     }
@@ -282,6 +291,12 @@ impl SecurityFlags {
             })?;
             tracing::info!(%issuer, "OIDC authentication");
             authenticator = authenticator.with(oidc);
+        }
+        if let Some(path) = &self.authentication_kubeconfig {
+            let remote = Remote::load(path, std::time::Duration::from_secs(10))
+                .context("--authentication-kubeconfig")?;
+            tracing::info!(path = %path.display(), "delegated token authentication");
+            authenticator = authenticator.with(TokenReviewer::new(remote));
         }
         let mut modes = Mode::new();
         let mut started = None;

@@ -1,8 +1,10 @@
-//! Front-proxy authentication (`--requestheader-*`), what an aggregated API server needs
-//! behind kube-apiserver: a request presenting the front proxy's client certificate (its
+//! What an extension API server needs behind kube-apiserver. Front-proxy authentication
+//! (`--requestheader-*`): a request presenting the front proxy's client certificate (its
 //! own CA, an allowed common name) is from the user its `X-Remote-User`, `X-Remote-Group`
 //! and `X-Remote-Extra-*` headers name, and is authorized (RBAC) as that user; the headers
-//! of any other request are not believed. Raw HTTPS with client certificates.
+//! of any other request are not believed. Delegated token authentication
+//! (`--authentication-kubeconfig`): tokens the core cluster (a second kapi server) knows,
+//! reviewed there. Raw HTTPS, with client certificates or tokens.
 
 mod support;
 
@@ -132,4 +134,59 @@ fn the_front_proxy_names_the_user_and_nobody_else_does() {
     let impostor = Client::with_certificate(&server.url(), &ca, &proxy.client("impostor", None));
     let (status, user) = whoami(&impostor, &headers);
     assert_eq!(status, 401, "{user}");
+}
+
+/// `--authentication-kubeconfig`: a token the extension server does not know is reviewed by
+/// the core cluster (a second kapi server) in a TokenReview, and its user is the request's;
+/// a token neither knows is 401, and so is one asked about while the core is down.
+#[test]
+fn tokens_are_reviewed_by_the_core_cluster() {
+    use std::io::Write;
+    let core_pki = Pki::new();
+    let mut tokens = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&core_pki.tokens)
+        .unwrap();
+    writeln!(tokens, "dave-token,dave,dave-uid,\"devs,ops\"").unwrap();
+    writeln!(tokens, "eve-token,eve,eve-uid").unwrap();
+    let mut core = Server::start_secure(core_pki, Backend::Embedded, &[]);
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: core\n\
+         clusters: [{{name: core, cluster: {{server: \"{}\", certificate-authority: \"{}\"}}}}]\n\
+         users: [{{name: delegator, user: {{token: {}}}}}]\n\
+         contexts: [{{name: core, context: {{cluster: core, user: delegator}}}}]\n",
+        core.url(),
+        core.pki().ca.display(),
+        support::pki::ADMIN_TOKEN,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("core.kubeconfig");
+    std::fs::write(&path, kubeconfig).unwrap();
+    let path = path.display().to_string();
+    let extension = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &["--authentication-kubeconfig", &path],
+    );
+    let ca = extension.pki().ca_pem();
+    let as_token = |token: &str| Client::with_tls(&extension.url(), &ca, token);
+
+    // The RBAC of the extension server needs no binding for a review of oneself.
+    let (status, user) = whoami(&as_token("dave-token"), &[]);
+    assert_eq!(status, 201, "{user}");
+    assert_eq!(
+        user,
+        json!({"username": "dave", "uid": "dave-uid",
+            "groups": ["devs", "ops", "system:authenticated"]})
+    );
+    // Its own tokens still name their users; a token nobody knows is 401.
+    let (status, user) = whoami(&as_token(support::pki::ALICE_TOKEN), &[]);
+    assert_eq!((status, &user["username"]), (201, &json!("alice")));
+    let (status, _) = whoami(&as_token("nobody-token"), &[]);
+    assert_eq!(status, 401);
+
+    // A core cluster that cannot be asked fails the request.
+    core.kill_9();
+    let (status, _) = whoami(&as_token("eve-token"), &[]);
+    assert_eq!(status, 401);
 }

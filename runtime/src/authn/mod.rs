@@ -3,7 +3,8 @@
 //! One module per method: [`request_header`] (an authenticating front proxy, such as
 //! kube-apiserver's aggregator, naming the user in headers), [`x509`] (client certificates
 //! against `--client-ca-file`: CN is the user, O the groups), [`token_file`] (static bearer
-//! tokens, kube's CSV), [`oidc`] (OpenID Connect ID tokens), each a
+//! tokens, kube's CSV), [`oidc`] (OpenID Connect ID tokens), [`token_review`] (tokens the
+//! core cluster of an extension API server knows, asked in TokenReviews), each a
 //! [`Method`]. [`Authenticator`] composes them as kube's union authenticator does: the
 //! first method that recognises the request names the user; a credential that some method
 //! owns but rejects (a wrong token, a certificate from another CA, an expired one) fails
@@ -19,6 +20,7 @@ pub mod oidc;
 pub mod request_header;
 pub mod reviews;
 pub mod token_file;
+pub mod token_review;
 pub mod x509;
 
 use std::collections::BTreeMap;
