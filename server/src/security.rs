@@ -21,6 +21,7 @@ use kapi_runtime::authn::token_file::TokenFile;
 use kapi_runtime::authn::token_review::TokenReviewer;
 use kapi_runtime::authn::x509::ClientCa;
 use kapi_runtime::authn::{Authenticator, PeerCertificates};
+use kapi_runtime::authz::delegated::SubjectAccessReviewer;
 use kapi_runtime::authz::rbac::{self, Rbac};
 use kapi_runtime::authz::{AlwaysAllow, AlwaysDeny, Mode};
 use kapi_runtime::endpoints::Filters;
@@ -172,7 +173,13 @@ pub struct SecurityFlags {
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
     pub request_timeout: std::time::Duration,
 
-    /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`.
+    /// Ask the core cluster this kubeconfig names for the decisions of the `Webhook`
+    /// mode, in SubjectAccessReviews (an extension API server's delegated authorization;
+    /// decisions kept for ten seconds).
+    #[arg(long, value_name = "FILE")]
+    pub authorization_kubeconfig: Option<PathBuf>,
+
+    /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`, `Webhook`.
     #[arg(
         long,
         value_name = "MODE[,MODE...]",
@@ -196,11 +203,23 @@ impl SecurityFlags {
     /// network. An error is a usage error (exit 2).
     pub fn check(&self, addr: &[SocketAddr]) -> Result<(), String> {
         for mode in &self.authorization_mode {
-            if !matches!(mode.as_str(), "AlwaysAllow" | "AlwaysDeny" | "RBAC") {
+            if !matches!(
+                mode.as_str(),
+                "AlwaysAllow" | "AlwaysDeny" | "RBAC" | "Webhook"
+            ) {
                 return Err(format!(
-                    "--authorization-mode: unknown mode {mode:?} (known: AlwaysAllow, AlwaysDeny, RBAC)"
+                    "--authorization-mode: unknown mode {mode:?} (known: AlwaysAllow, \
+                     AlwaysDeny, RBAC, Webhook)"
                 ));
             }
+        }
+        let webhook = self.authorization_mode.iter().any(|m| m == "Webhook");
+        if webhook != self.authorization_kubeconfig.is_some() {
+            return Err(
+                "--authorization-mode=Webhook and --authorization-kubeconfig go \
+                        together: the kubeconfig names the cluster the mode asks"
+                    .to_owned(),
+            );
         }
         let exposed = addr.iter().any(|a| !a.ip().is_loopback());
         if exposed && (self.tls_cert_file.is_none() || !self.authenticates()) {
@@ -315,6 +334,14 @@ impl SecurityFlags {
                     );
                     started = Some(Arc::clone(&authorizer));
                     modes.with(mode, authorizer)
+                }
+                "Webhook" => {
+                    let path = (self.authorization_kubeconfig.as_ref())
+                        .context("--authorization-mode=Webhook needs --authorization-kubeconfig")?;
+                    let remote = Remote::load(path, std::time::Duration::from_secs(10))
+                        .context("--authorization-kubeconfig")?;
+                    tracing::info!(path = %path.display(), "delegated authorization");
+                    modes.with(mode, Arc::new(SubjectAccessReviewer::new(remote)))
                 }
                 other => bail!("--authorization-mode: unknown mode {other:?}"),
             };

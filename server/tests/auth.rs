@@ -421,10 +421,19 @@ fn an_unprotected_server_is_not_exposed() {
         assert!(stderr.contains(flag), "{stderr}");
     }
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+        .args(["--authorization-mode", "RBAC,Node", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown mode \"Node\""));
+    // The Webhook mode asks the cluster of --authorization-kubeconfig: one needs the other.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
         .args(["--authorization-mode", "RBAC,Webhook", "--data-dir"])
         .arg(dir.path())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown mode \"Webhook\""));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--authorization-kubeconfig"), "{stderr}");
 }

@@ -3,8 +3,9 @@
 //! own CA, an allowed common name) is from the user its `X-Remote-User`, `X-Remote-Group`
 //! and `X-Remote-Extra-*` headers name, and is authorized (RBAC) as that user; the headers
 //! of any other request are not believed. Delegated token authentication
-//! (`--authentication-kubeconfig`): tokens the core cluster (a second kapi server) knows,
-//! reviewed there. Raw HTTPS, with client certificates or tokens.
+//! (`--authentication-kubeconfig`) and authorization (`--authorization-kubeconfig`): tokens
+//! and decisions of the core cluster (a second kapi server), asked there. Raw HTTPS, with
+//! client certificates or tokens.
 
 mod support;
 
@@ -139,6 +140,8 @@ fn the_front_proxy_names_the_user_and_nobody_else_does() {
 /// `--authentication-kubeconfig`: a token the extension server does not know is reviewed by
 /// the core cluster (a second kapi server) in a TokenReview, and its user is the request's;
 /// a token neither knows is 401, and so is one asked about while the core is down.
+/// `--authorization-mode=Webhook` with `--authorization-kubeconfig`: what the extension
+/// server's own RBAC does not allow is asked of the core cluster (SubjectAccessReviews).
 #[test]
 fn tokens_are_reviewed_by_the_core_cluster() {
     use std::io::Write;
@@ -163,10 +166,31 @@ fn tokens_are_reviewed_by_the_core_cluster() {
     let path = dir.path().join("core.kubeconfig");
     std::fs::write(&path, kubeconfig).unwrap();
     let path = path.display().to_string();
+    // dave may read the ConfigMaps of `default`, says the core cluster's RBAC.
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "ops-view"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "Group", "name": "ops", "apiGroup": "rbac.authorization.k8s.io"}]});
+    let created = core
+        .client()
+        .post(
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            &binding,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    // Its own RBAC first (which knows nothing of dave), then the core cluster.
     let extension = Server::start_secure(
         Pki::new(),
         Backend::Embedded,
-        &["--authentication-kubeconfig", &path],
+        &[
+            "--authentication-kubeconfig",
+            &path,
+            "--authorization-mode",
+            "Webhook",
+            "--authorization-kubeconfig",
+            &path,
+        ],
     );
     let ca = extension.pki().ca_pem();
     let as_token = |token: &str| Client::with_tls(&extension.url(), &ca, token);
@@ -184,6 +208,31 @@ fn tokens_are_reviewed_by_the_core_cluster() {
     assert_eq!((status, &user["username"]), (201, &json!("alice")));
     let (status, _) = whoami(&as_token("nobody-token"), &[]);
     assert_eq!(status, 401);
+
+    // Decisions are the core cluster's: dave reads `default`, nothing else.
+    let dave = as_token("dave-token");
+    support::wait_for(
+        std::time::Duration::from_secs(10),
+        "the core cluster's binding to take effect",
+        || {
+            format!(
+                "{:?}\n{}",
+                dave.get("/api/v1/namespaces/default/configmaps"),
+                extension.log().tail(20)
+            )
+        },
+        || {
+            let listed = dave.get("/api/v1/namespaces/default/configmaps").ok()?;
+            (listed.status == 200).then_some(())
+        },
+    );
+    let refused = dave.get("/api/v1/namespaces/other/configmaps").unwrap();
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert!(
+        refused
+            .body
+            .contains(r#"User \"dave\" cannot list resource \"configmaps\""#)
+    );
 
     // A core cluster that cannot be asked fails the request.
     core.kill_9();

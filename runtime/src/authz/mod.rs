@@ -4,8 +4,10 @@
 //! first that allows or denies decides; when none has an opinion the request is denied.
 //! [`forbidden`] is the 403 kube answers then, with its exact message. [`rbac`] is the
 //! RBAC authorizer: rules of Roles and ClusterRoles granted by bindings, read from an
-//! in-memory index fed by the watch caches.
+//! in-memory index fed by the watch caches. [`delegated`] asks a core cluster
+//! (SubjectAccessReviews), as an extension API server does.
 
+pub mod delegated;
 pub mod rbac;
 pub mod reviews;
 

@@ -13,8 +13,7 @@ use crate::error::ApiError;
 use crate::filters::RequestInfo;
 use crate::kinds::authorization::{
     NonResourceRule, ResourceAttributes, ResourceRule, SelfSubjectAccessReview,
-    SelfSubjectRulesReview, SubjectAccessReview, SubjectAccessReviewSpec,
-    SubjectAccessReviewStatus,
+    SelfSubjectRulesReview, SubjectAccessReview, SubjectAccessReviewStatus,
 };
 use crate::kinds::rbac::PolicyRule;
 use crate::registry::Registry;
@@ -113,8 +112,9 @@ impl Review for SelfAccess {
 struct Access(Mode);
 
 impl Review for Access {
-    fn review(&self, _: Option<&UserInfo>, mut object: Value) -> Result<Value, ApiError> {
-        let spec: SubjectAccessReviewSpec = decode(object["spec"].take())?;
+    fn review(&self, _: Option<&UserInfo>, object: Value) -> Result<Value, ApiError> {
+        let mut review: SubjectAccessReview = decode(object)?;
+        let spec = &review.spec;
         let user = UserInfo {
             name: spec.user.clone().unwrap_or_default(),
             uid: spec.uid.clone().unwrap_or_default(),
@@ -129,8 +129,6 @@ impl Review for Access {
             user: &user,
             request: &request,
         });
-        let mut review: SubjectAccessReview = decode(object)?;
-        review.spec = spec;
         review.status = status(decision);
         encode(&review)
     }
