@@ -175,6 +175,29 @@ impl Remote {
         })
     }
 
+    /// Creates a review (`kind` in `group`'s `v1`, with `spec`) in the cluster, blocking
+    /// the thread (moved off the runtime's workers): the answered review's `status`.
+    pub fn review(&self, group: &str, kind: &str, spec: &Value) -> Result<Value, String> {
+        let review = serde_json::json!({"apiVersion": format!("{group}/v1"), "kind": kind,
+            "spec": spec});
+        let path = format!("/apis/{group}/v1/{}s", kind.to_lowercase());
+        let call = || self.post(&path, &review);
+        let answered = match tokio::runtime::Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(call)
+            }
+            _ => call(),
+        };
+        let (code, mut answer) = answered.map_err(|e| format!("asking the core cluster: {e}"))?;
+        if !(200..300).contains(&code) {
+            let message = answer["message"].as_str().unwrap_or_default();
+            return Err(format!(
+                "the core cluster answered the {kind} with {code}: {message}"
+            ));
+        }
+        Ok(answer["status"].take())
+    }
+
     /// POSTs `body` to `path` (blocking): the answer's status and JSON.
     pub fn post(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
         let mut request = self.agent.post(format!("{}{path}", self.server));

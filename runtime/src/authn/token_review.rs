@@ -39,24 +39,10 @@ impl TokenReviewer {
     }
 
     fn review(&self, token: &str) -> Result<Option<UserInfo>, String> {
-        let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
-            "spec": {"token": token}});
-        let path = "/apis/authentication.k8s.io/v1/tokenreviews";
-        let call = || self.remote.post(path, &review);
-        let answered = match tokio::runtime::Handle::try_current() {
-            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(call)
-            }
-            _ => call(),
-        };
-        let (code, answer) = answered.map_err(|e| format!("asking the core cluster: {e}"))?;
-        if !(200..300).contains(&code) {
-            let message = answer["message"].as_str().unwrap_or_default();
-            return Err(format!(
-                "the core cluster answered the TokenReview with {code}: {message}"
-            ));
-        }
-        let status = &answer["status"];
+        let spec = json!({"token": token});
+        let status = self
+            .remote
+            .review("authentication.k8s.io", "TokenReview", &spec)?;
         if status["authenticated"] != true {
             return Ok(None);
         }

@@ -61,24 +61,7 @@ impl SubjectAccessReviewer {
     }
 
     fn review(&self, spec: &Value) -> Result<Decision, String> {
-        let review = json!({"apiVersion": "authorization.k8s.io/v1",
-            "kind": "SubjectAccessReview", "spec": spec});
-        let path = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
-        let call = || self.remote.post(path, &review);
-        let answered = match tokio::runtime::Handle::try_current() {
-            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(call)
-            }
-            _ => call(),
-        };
-        let (code, answer) = answered.map_err(|e| format!("asking the core cluster: {e}"))?;
-        if !(200..300).contains(&code) {
-            let message = answer["message"].as_str().unwrap_or_default();
-            return Err(format!(
-                "the core cluster answered the SubjectAccessReview with {code}: {message}"
-            ));
-        }
-        let status = &answer["status"];
+        let status = (self.remote).review("authorization.k8s.io", "SubjectAccessReview", spec)?;
         let reason: Arc<str> = Arc::from(status["reason"].as_str().unwrap_or_default());
         Ok(if status["allowed"] == true {
             Decision::Allow(reason)
