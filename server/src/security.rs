@@ -23,7 +23,7 @@ use kapi_runtime::authn::x509::ClientCa;
 use kapi_runtime::authn::{Authenticator, PeerCertificates};
 use kapi_runtime::authz::delegated::SubjectAccessReviewer;
 use kapi_runtime::authz::rbac::{self, Rbac};
-use kapi_runtime::authz::{AlwaysAllow, AlwaysDeny, Mode};
+use kapi_runtime::authz::{AlwaysAllow, AlwaysAllowPaths, AlwaysDeny, Mode};
 use kapi_runtime::endpoints::Filters;
 use kapi_runtime::filters::max_inflight::Limits;
 use kapi_runtime::kubeconfig::Remote;
@@ -179,6 +179,11 @@ pub struct SecurityFlags {
     #[arg(long, value_name = "FILE")]
     pub authorization_kubeconfig: Option<PathBuf>,
 
+    /// Non-resource paths anyone may request, before the modes are asked (`/healthz`;
+    /// `/debug/*` for a prefix), as an extension API server allows its health checks.
+    #[arg(long, value_name = "PATH[,PATH...]", value_delimiter = ',')]
+    pub authorization_always_allow_paths: Vec<String>,
+
     /// Authorization modes, asked in order: `AlwaysAllow`, `AlwaysDeny`, `RBAC`, `Webhook`.
     #[arg(
         long,
@@ -318,6 +323,10 @@ impl SecurityFlags {
             authenticator = authenticator.with(TokenReviewer::new(remote));
         }
         let mut modes = Mode::new();
+        if !self.authorization_always_allow_paths.is_empty() {
+            let paths = AlwaysAllowPaths(self.authorization_always_allow_paths.clone());
+            modes = modes.with("AlwaysAllowPaths", Arc::new(paths));
+        }
         let mut started = None;
         for mode in &self.authorization_mode {
             modes = match mode.as_str() {

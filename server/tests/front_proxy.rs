@@ -239,3 +239,23 @@ fn tokens_are_reviewed_by_the_core_cluster() {
     let (status, _) = whoami(&as_token("eve-token"), &[]);
     assert_eq!(status, 401);
 }
+
+/// `--authorization-always-allow-paths`: those non-resource paths are anyone's, before
+/// RBAC is asked; everything else is still RBAC's.
+#[test]
+fn always_allowed_paths_skip_authorization() {
+    let server = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &["--authorization-always-allow-paths", "/metrics,/debug/*"],
+    );
+    let ca = server.pki().ca_pem();
+    let anonymous = Client::with_tls(&server.url(), &ca, "unused").without_token();
+    assert_eq!(anonymous.get("/metrics").unwrap().status, 200);
+    let configmaps = anonymous
+        .get("/api/v1/namespaces/default/configmaps")
+        .unwrap();
+    assert_eq!(configmaps.status, 403, "{configmaps:?}");
+    // `/metrics` exactly: a path it prefixes is not allowed.
+    assert_eq!(anonymous.get("/metricsz").unwrap().status, 403);
+}

@@ -94,6 +94,25 @@ impl Authorizer for AlwaysAllow {
     }
 }
 
+/// `--authorization-always-allow-paths`: non-resource paths anyone may request (kube's
+/// path authorizer); a path ending in `*` allows every path it prefixes.
+pub struct AlwaysAllowPaths(pub Vec<String>);
+
+impl Authorizer for AlwaysAllowPaths {
+    fn authorize(&self, attributes: &Attributes<'_>) -> Decision {
+        let request = attributes.request;
+        let allowed = !request.resource_request
+            && self.0.iter().any(|path| match path.strip_suffix('*') {
+                Some(prefix) => request.path.starts_with(prefix),
+                None => request.path == *path,
+            });
+        match allowed {
+            true => Decision::Allow(no_reason()),
+            false => Decision::NoOpinion(no_reason()),
+        }
+    }
+}
+
 /// `AlwaysDeny`.
 pub struct AlwaysDeny;
 
