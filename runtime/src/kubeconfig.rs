@@ -6,7 +6,6 @@
 //! relative file paths are relative to the kubeconfig, as kubectl reads them.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -122,19 +121,16 @@ impl Remote {
                 (None, None) => Ok(None),
             }
         };
-        use ureq::tls::{Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
+        use ureq::tls::{ClientCert, PrivateKey, TlsConfig};
         let mut tls = TlsConfig::builder();
         if let Some(ca) = bytes(
             &cluster.certificate_authority_data,
             &cluster.certificate_authority,
         )? {
-            let roots: Vec<Certificate<'static>> = ureq::tls::parse_pem(&ca)
-                .filter_map(|item| match item {
-                    Ok(PemItem::Certificate(certificate)) => Some(certificate),
-                    _ => None,
-                })
-                .collect();
-            tls = tls.root_certs(RootCerts::Specific(Arc::new(roots)));
+            let roots = crate::https_client::roots(Some(&ca)).ok_or_else(|| {
+                error("the cluster's certificate authority holds no certificate".into())
+            })?;
+            tls = tls.root_certs(roots);
         }
         let mut token = None;
         if let Some(user) = user {
@@ -151,25 +147,15 @@ impl Remote {
             let certificate = bytes(&user.client_certificate_data, &user.client_certificate)?;
             let key = bytes(&user.client_key_data, &user.client_key)?;
             if let (Some(certificate), Some(key)) = (certificate, key) {
-                let chain: Vec<Certificate<'static>> = ureq::tls::parse_pem(&certificate)
-                    .filter_map(|item| match item {
-                        Ok(PemItem::Certificate(certificate)) => Some(certificate),
-                        _ => None,
-                    })
-                    .collect();
+                let chain = crate::https_client::certificates(&certificate);
                 let key = PrivateKey::from_pem(&key)
                     .map_err(|e| error(e.to_string()))?
                     .to_owned();
                 tls = tls.client_cert(Some(ClientCert::new_with_certs(&chain, key)));
             }
         }
-        let config = ureq::Agent::config_builder()
-            .tls_config(tls.build())
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .build();
         Ok(Remote {
-            agent: ureq::Agent::new_with_config(config),
+            agent: crate::https_client::agent(tls.build(), timeout),
             server: cluster.server.trim_end_matches('/').to_owned(),
             token,
         })

@@ -47,6 +47,8 @@ pub mod error;
 pub mod fieldmanager;
 #[cfg(feature = "server")]
 pub mod filters;
+#[cfg(feature = "server")]
+pub(crate) mod https_client;
 #[cfg(feature = "derive")]
 pub mod kinds;
 #[cfg(feature = "server")]

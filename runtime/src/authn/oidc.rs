@@ -232,28 +232,12 @@ impl Method for Oidc {
 
 /// An HTTPS client trusting `ca_file`, or the web PKI.
 fn agent(ca_file: Option<&PathBuf>) -> Result<ureq::Agent, OidcError> {
-    use ureq::tls::{Certificate, RootCerts, TlsConfig};
-    let roots = match ca_file {
-        Some(path) => {
-            let pem = std::fs::read(path)
-                .map_err(|e| OidcError(format!("--oidc-ca-file {}: {e}", path.display())))?;
-            let certs: Vec<Certificate<'static>> = ureq::tls::parse_pem(&pem)
-                .filter_map(|item| match item {
-                    Ok(ureq::tls::PemItem::Certificate(cert)) => Some(cert),
-                    _ => None,
-                })
-                .collect();
-            if certs.is_empty() {
-                return Err(OidcError(format!(
-                    "--oidc-ca-file {}: no certificate",
-                    path.display()
-                )));
-            }
-            RootCerts::Specific(Arc::new(certs))
-        }
-        None => RootCerts::WebPki,
-    };
-    let tls = TlsConfig::builder().root_certs(roots).build();
+    let shown = || ca_file.map(|p| p.display().to_string()).unwrap_or_default();
+    let pem = (ca_file.map(std::fs::read).transpose())
+        .map_err(|e| OidcError(format!("--oidc-ca-file {}: {e}", shown())))?;
+    let roots = crate::https_client::roots(pem.as_deref())
+        .ok_or_else(|| OidcError(format!("--oidc-ca-file {}: no certificate", shown())))?;
+    let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
     let config = ureq::Agent::config_builder()
         .tls_config(tls)
         .timeout_global(Some(Duration::from_secs(10)))

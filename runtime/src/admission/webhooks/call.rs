@@ -8,7 +8,6 @@
 //! discovery); its blocking call runs on tokio's blocking pool, not on the runtime's
 //! workers.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -84,7 +83,6 @@ impl Client {
 /// A ureq agent trusting `config`'s CA bundle (or the system's roots without one), with
 /// `timeout` for the whole call, and the URL it posts to.
 fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<(ureq::Agent, String), String> {
-    use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
     let Some(url) = config.url.clone() else {
         return Err(
             "a webhook reached through a Service is not supported by this server: give \
@@ -92,30 +90,12 @@ fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<(ureq::Agent
                 .into(),
         );
     };
-    let roots = match &config.ca_bundle {
-        Some(bundle) => {
-            let certificates: Vec<Certificate<'static>> = ureq::tls::parse_pem(&bundle.0)
-                .filter_map(|item| match item {
-                    Ok(PemItem::Certificate(certificate)) => Some(certificate),
-                    _ => None,
-                })
-                .collect();
-            if certificates.is_empty() {
-                return Err("clientConfig.caBundle holds no certificate".into());
-            }
-            RootCerts::Specific(Arc::new(certificates))
-        }
-        None => RootCerts::WebPki,
-    };
-    let config = ureq::Agent::config_builder()
-        .tls_config(TlsConfig::builder().root_certs(roots).build())
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .build();
+    let bundle = config.ca_bundle.as_ref().map(|b| b.0.as_slice());
+    let agent = crate::https_client::trusting(bundle, timeout)?;
     // kube tells the webhook its timeout in the query.
     let separator = if url.contains('?') { '&' } else { '?' };
     let url = format!("{url}{separator}timeout={}s", timeout.as_secs());
-    Ok((ureq::Agent::new_with_config(config), url))
+    Ok((agent, url))
 }
 
 /// What a webhook answered.

@@ -10,7 +10,6 @@
 //! runtime's workers with `block_in_place`), as kube's converter blocks its goroutine.
 //! `clientConfig.service` is refused: this server has no Services to resolve it with.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -55,31 +54,13 @@ impl Webhook {
                 "a conversion webhook reached through a Service is not supported by this server: give clientConfig.url",
             ));
         };
-        use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
-        let roots = match client.and_then(|c| c.ca_bundle.as_ref()) {
-            Some(bundle) => {
-                let certificates: Vec<Certificate<'static>> = ureq::tls::parse_pem(&bundle.0)
-                    .filter_map(|item| match item {
-                        Ok(PemItem::Certificate(certificate)) => Some(certificate),
-                        _ => None,
-                    })
-                    .collect();
-                if certificates.is_empty() {
-                    return Err(DefinitionError::new(
-                        "clientConfig.caBundle holds no certificate",
-                    ));
-                }
-                RootCerts::Specific(Arc::new(certificates))
-            }
-            None => RootCerts::WebPki,
-        };
-        let config = ureq::Agent::config_builder()
-            .tls_config(TlsConfig::builder().root_certs(roots).build())
-            // kube's webhook timeout.
-            .timeout_global(Some(Duration::from_secs(30)))
-            .http_status_as_error(false)
-            .build();
-        Ok((ureq::Agent::new_with_config(config), url))
+        let bundle = client
+            .and_then(|c| c.ca_bundle.as_ref())
+            .map(|b| b.0.as_slice());
+        // kube's webhook timeout.
+        let agent = crate::https_client::trusting(bundle, Duration::from_secs(30))
+            .map_err(DefinitionError::new)?;
+        Ok((agent, url))
     }
 
     /// `object` in `api_version`: itself when it is in it already, else what the webhook
