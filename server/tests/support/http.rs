@@ -116,6 +116,18 @@ impl Client {
         Client::over_tls(base, tls, None)
     }
 
+    /// `method path` asking for JSON, with the client's token.
+    fn builder(&self, method: &str, path: &str) -> ureq::http::request::Builder {
+        let request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("Accept", "application/json");
+        match &self.token {
+            Some(token) => request.header("Authorization", format!("Bearer {token}")),
+            None => request,
+        }
+    }
+
     /// `method path` (a JSON `body` when given) with `headers` beside the client's own.
     pub fn request_with_headers(
         &self,
@@ -124,14 +136,9 @@ impl Client {
         body: Option<&Value>,
         headers: &[(&str, &str)],
     ) -> Result<Response, ureq::Error> {
-        let mut request = ureq::http::Request::builder()
-            .method(method)
-            .uri(format!("{}{path}", self.base))
-            .header("Accept", "application/json")
+        let mut request = self
+            .builder(method, path)
             .header("Content-Type", "application/json");
-        if let Some(token) = &self.token {
-            request = request.header("Authorization", format!("Bearer {token}"));
-        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -151,13 +158,7 @@ impl Client {
         content_type: &str,
         body: Option<&str>,
     ) -> Result<Response, ureq::Error> {
-        let mut request = ureq::http::Request::builder()
-            .method(method)
-            .uri(format!("{}{path}", self.base))
-            .header("Accept", "application/json");
-        if let Some(token) = &self.token {
-            request = request.header("Authorization", format!("Bearer {token}"));
-        }
+        let request = self.builder(method, path);
         let response = match body {
             Some(body) => {
                 let request = (request.header("Content-Type", content_type))
