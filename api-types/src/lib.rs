@@ -27,7 +27,7 @@ pub mod platform;
 use kapi_runtime::Resource;
 use kapi_runtime::api::KindInfo;
 pub use kapi_runtime::kinds::{
-    admissionregistration, apiextensions, authentication, authorization, rbac,
+    admissionregistration, apiextensions, apiregistration, authentication, authorization, rbac,
 };
 
 /// Every kind of the example API.
@@ -48,6 +48,8 @@ pub const KINDS: &[&KindInfo] = &[
     // Admission webhooks, which the server calls on writes.
     admissionregistration::MutatingWebhookConfiguration::INFO,
     admissionregistration::ValidatingWebhookConfiguration::INFO,
+    // APIServices: the group-versions this server serves, and those it proxies.
+    apiregistration::APIService::INFO,
     // The reviews `kubectl auth can-i` and `kubectl auth whoami` create.
     authorization::SelfSubjectAccessReview::INFO,
     authorization::SubjectAccessReview::INFO,

@@ -33,6 +33,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/apis/apiextensions.k8s.io/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/apiregistration.k8s.io/v1",
+        hash: "A5D6E3EFFE93811ACF447655D46E73504B19B971ECE5D83B9CDBEFFFA44C179F2355FB431190F3954FC963EEB3D959BD7A1E346BD55166999D495AE8EA9F41B1",
+        json: include_str!("../openapi/v3/apis/apiregistration.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/apps.example.dev/v1",
         hash: "34B693595CB9F3BAD383A83108D1259B740576C9C14D96EEA587C738945A4674BB5F2B9B1BD6DA270E270469DAE5A5740A93F743C77D6F32810336359BDF1C4C",
         json: include_str!("../openapi/v3/apis/apps.example.dev/v1.json"),
@@ -92,6 +97,12 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         }
         "/apis/apiextensions.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/apiextensions.k8s.io/v1.json"
+        )),
+        "/apis/apiregistration.k8s.io" => Some(include_str!(
+            "../discovery/apis/apiregistration.k8s.io.json"
+        )),
+        "/apis/apiregistration.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/apiregistration.k8s.io/v1.json"
         )),
         "/apis/apps.example.dev" => Some(include_str!("../discovery/apis/apps.example.dev.json")),
         "/apis/apps.example.dev/v1" => {

@@ -12,6 +12,7 @@
 //! - the core group (`/api`): versions `v1`; kinds `Namespace`, `ConfigMap`, `Event`.
 //! - `admissionregistration.k8s.io` (`/apis/admissionregistration.k8s.io`): versions `v1`; kinds `MutatingWebhookConfiguration`, `ValidatingWebhookConfiguration`.
 //! - `apiextensions.k8s.io` (`/apis/apiextensions.k8s.io`): versions `v1`; kinds `CustomResourceDefinition`.
+//! - `apiregistration.k8s.io` (`/apis/apiregistration.k8s.io`): versions `v1`; kinds `APIService`.
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
 //! - `authentication.k8s.io` (`/apis/authentication.k8s.io`): versions `v1`; kinds `SelfSubjectReview`, `TokenReview`.
 //! - `authorization.k8s.io` (`/apis/authorization.k8s.io`): versions `v1`; kinds `SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview`, `SelfSubjectRulesReview`.

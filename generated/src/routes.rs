@@ -24,6 +24,8 @@ const VALIDATING_WEBHOOK_CONFIGURATION: &KindInfo =
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
     <kapi_runtime::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
+/// `APIService`, `apiregistration.k8s.io`.
+const API_SERVICE: &KindInfo = <kapi_runtime::kinds::apiregistration::APIService as Resource>::INFO;
 /// `WebApp`, `apps.example.dev`.
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
 /// `SelfSubjectReview`, `authentication.k8s.io`.
@@ -206,6 +208,31 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CUSTOM_RESOURCE_DEFINITION, 0, 10, Handler::UpdateStatus),
     // PATCH /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}/status
     bind(CUSTOM_RESOURCE_DEFINITION, 0, 11, Handler::PatchStatus),
+    // APIService (apiregistration.k8s.io/v1):
+    // GET /apis/apiregistration.k8s.io/v1/apiservices
+    bind(API_SERVICE, 0, 0, Handler::List),
+    // POST /apis/apiregistration.k8s.io/v1/apiservices
+    bind(API_SERVICE, 0, 1, Handler::Create),
+    // DELETE /apis/apiregistration.k8s.io/v1/apiservices
+    bind(API_SERVICE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apiregistration.k8s.io/v1/apiservices/{name}
+    bind(API_SERVICE, 0, 3, Handler::Get),
+    // PUT /apis/apiregistration.k8s.io/v1/apiservices/{name}
+    bind(API_SERVICE, 0, 4, Handler::Update),
+    // PATCH /apis/apiregistration.k8s.io/v1/apiservices/{name}
+    bind(API_SERVICE, 0, 5, Handler::Patch),
+    // DELETE /apis/apiregistration.k8s.io/v1/apiservices/{name}
+    bind(API_SERVICE, 0, 6, Handler::Delete),
+    // GET /apis/apiregistration.k8s.io/v1/watch/apiservices
+    bind(API_SERVICE, 0, 7, Handler::WatchList),
+    // GET /apis/apiregistration.k8s.io/v1/watch/apiservices/{name}
+    bind(API_SERVICE, 0, 8, Handler::Watch),
+    // GET /apis/apiregistration.k8s.io/v1/apiservices/{name}/status
+    bind(API_SERVICE, 0, 9, Handler::GetStatus),
+    // PUT /apis/apiregistration.k8s.io/v1/apiservices/{name}/status
+    bind(API_SERVICE, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/apiregistration.k8s.io/v1/apiservices/{name}/status
+    bind(API_SERVICE, 0, 11, Handler::PatchStatus),
     // WebApp (apps.example.dev/v1):
     // GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps
     bind(WEB_APP, 0, 0, Handler::List),

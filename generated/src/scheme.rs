@@ -38,6 +38,10 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::apiextensions::CustomResourceDefinition, kinds::apiextensions::CustomResourceDefinition>("v1")
         )
         .add(
+            KindEntry::new::<kinds::apiregistration::APIService>()
+                .version::<kinds::apiregistration::APIService, kinds::apiregistration::APIService>("v1")
+        )
+        .add(
             KindEntry::new::<apps::WebApp>()
                 .version::<apps::WebApp, apps::v1::WebApp>("v1")
                 .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1")

@@ -76,6 +76,17 @@ mod apiextensions_k8s_io {
     }
 }
 
+/// `apiregistration.k8s.io`.
+mod apiregistration_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `apiregistration.k8s.io/v1` `APIService`.
+    #[test]
+    fn api_service_v1() {
+        ROUND_TRIP.check("apiregistration.k8s.io", "APIService", "v1");
+    }
+}
+
 /// `apps.example.dev`.
 mod apps_example_dev {
     use super::ROUND_TRIP;

@@ -219,7 +219,7 @@ fn check_scale(kind: &Kind, errors: &mut Accumulator) {
     ];
     for (key, path, roots, under, example) in rules {
         let Some(path) = path else { continue };
-        if !check_json_path(path, errors) {
+        if !check_json_path(path, false, errors) {
             continue;
         }
         // A field *under* the root: `.spec` itself is not a replica count.
@@ -278,7 +278,7 @@ fn check_printer_columns(kind: &Kind, errors: &mut Accumulator) {
                 ));
             }
         }
-        check_json_path(&column.json_path, errors);
+        check_json_path(&column.json_path, true, errors);
     }
 }
 
@@ -286,7 +286,7 @@ fn check_printer_columns(kind: &Kind, errors: &mut Accumulator) {
 /// or operators) and are unique, also against the two every kind has.
 fn check_selectable_fields(kind: &Kind, errors: &mut Accumulator) {
     for field in &kind.selectable_fields {
-        check_json_path(&field.path, errors);
+        check_json_path(&field.path, false, errors);
         let label = &field.label;
         if label.is_empty() || label.contains(|c: char| c.is_whitespace() || ",=!".contains(c)) {
             errors.push(error(
@@ -309,9 +309,10 @@ fn check_selectable_fields(kind: &Kind, errors: &mut Accumulator) {
     }
 }
 
-/// Reports a path that is not a simple JSON path, or names a field no Rust field can stand
-/// for; returns whether the path is fine.
-fn check_json_path(path: &JsonPath, errors: &mut Accumulator) -> bool {
+/// Reports a path that is not a simple JSON path (filters only where `filters`, printer
+/// columns), or names a field no Rust field can stand for; returns whether the path is
+/// fine.
+fn check_json_path(path: &JsonPath, filters: bool, errors: &mut Accumulator) -> bool {
     let segments = match &path.segments {
         Ok(segments) => segments,
         Err(reason) => {
@@ -326,10 +327,28 @@ fn check_json_path(path: &JsonPath, errors: &mut Accumulator) -> bool {
         }
     };
     let mut ok = true;
+    let mut fields = Vec::new();
     for segment in segments {
-        if let Segment::Field(name) = segment
-            && let Err(reason) = json_path::rust_field(name)
-        {
+        match segment {
+            Segment::Field(name) => fields.push(name),
+            Segment::Index(_) => {}
+            Segment::Filter(condition) => {
+                if !filters {
+                    errors.push(error(
+                        path.lit.span(),
+                        "filters (`[?(...)]`) are only supported in printer columns",
+                    ));
+                    ok = false;
+                }
+                fields.extend(condition.iter().filter_map(|step| match step {
+                    Segment::Field(name) => Some(name),
+                    _ => None,
+                }));
+            }
+        }
+    }
+    for name in fields {
+        if let Err(reason) = json_path::rust_field(name) {
             errors.push(error(path.lit.span(), reason));
             ok = false;
         }

@@ -123,6 +123,8 @@ fn field_access(path: &JsonPath) -> Option<TokenStream> {
     // error on the literal without "similar name" rewrites of the literal into an ident.
     let span = Span::call_site().located_at(path.lit.span());
     let mut access = quote!(o);
+    // Filters' own paths, checked on an item of the list they filter.
+    let mut filters = TokenStream::new();
     for (i, segment) in segments.iter().enumerate() {
         match segment {
             Segment::Field(name) => {
@@ -144,13 +146,33 @@ fn field_access(path: &JsonPath) -> Option<TokenStream> {
                 group.set_span(span);
                 access.extend(group.into_token_stream());
             }
+            Segment::Filter(condition) => {
+                let mut group = Group::new(Delimiter::Bracket, quote_spanned!(span=> 0));
+                group.set_span(span);
+                access.extend(group.into_token_stream());
+                let mut item = access.clone();
+                for step in condition {
+                    item = quote_spanned!(span=> (*(&#item).__kapi_through()));
+                    let Segment::Field(name) = step else {
+                        continue;
+                    };
+                    let field = json_path::rust_field(name).ok()?;
+                    let ident = if field.raw {
+                        Ident::new_raw(&field.name, span)
+                    } else {
+                        Ident::new(&field.name, span)
+                    };
+                    item.extend(quote_spanned!(span=> .#ident));
+                }
+                filters.extend(quote_spanned!(span=> let _ = &#item;));
+            }
         }
         // What follows may be inside an `Option`.
         if i + 1 < segments.len() {
             access = quote_spanned!(span=> (*(&#access).__kapi_through()));
         }
     }
-    Some(quote_spanned!(span=> let _ = &#access;))
+    Some(quote_spanned!(span=> let _ = &#access; #filters))
 }
 
 /// `V: Convert<Hub>`, `V: Serialize + DeserializeOwned` and (see [`Schemas`])

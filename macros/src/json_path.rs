@@ -1,9 +1,10 @@
 //! The simple JSON paths of printer columns, the scale subresource and selectable fields
 //! (`.spec.container.image`, `.spec.ports[0].name`), and the Rust fields they name.
 //!
-//! Kubernetes accepts only this subset of JSONPath in those places (no wildcards, filters
-//! or quoting), which is what lets the derive map a path to Rust field accesses and have
-//! rustc check that every path names a field.
+//! Kubernetes accepts only this subset of JSONPath in those places (no wildcards or
+//! quoting; printer columns also take equality filters on lists, `[?(@.type=="Ready")]`,
+//! as CRDs' columns of conditions do), which is what lets the derive map a path to Rust
+//! field accesses and have rustc check that every path names a field.
 
 use heck::ToSnakeCase;
 
@@ -14,6 +15,9 @@ pub enum Segment {
     Field(String),
     /// `[0]`: an index into an array.
     Index(usize),
+    /// `[?(@.type=="Ready")]`: the first item of an array whose value at the path (itself
+    /// simple) equals a literal.
+    Filter(Vec<Segment>),
 }
 
 /// Parses `.seg.seg[0].seg`: a `.` before every field, fields matching
@@ -50,6 +54,14 @@ pub fn parse(path: &str) -> Result<Vec<Segment>, String> {
         segments.push(Segment::Field(name.to_owned()));
         rest = &after_dot[len..];
         while let Some(after_bracket) = rest.strip_prefix('[') {
+            if let Some(condition) = after_bracket.strip_prefix("?(") {
+                let Some(close) = condition.find(")]") else {
+                    return Err(format!("the JSON path `{path}` has an unclosed `[?(`"));
+                };
+                segments.push(filter(&condition[..close], path)?);
+                rest = &condition[close + 2..];
+                continue;
+            }
             let Some(close) = after_bracket.find(']') else {
                 return Err(format!("the JSON path `{path}` has an unclosed `[`"));
             };
@@ -73,6 +85,22 @@ pub fn parse(path: &str) -> Result<Vec<Segment>, String> {
              `[A-Za-z_][A-Za-z0-9_]*`, and only `.field` and `[N]` may follow one"
         )),
     }
+}
+
+/// A filter's condition: `@.field.field==literal`, the literal quoted (`"Ready"`,
+/// `'Ready'`), a number or a boolean.
+fn filter(condition: &str, path: &str) -> Result<Segment, String> {
+    let wrong =
+        || format!("the filter `[?({condition})]` in `{path}` is not `[?(@.field==\"value\")]`");
+    let (field, literal) = condition.split_once("==").ok_or_else(wrong)?;
+    let field = field.trim().strip_prefix('@').ok_or_else(wrong)?;
+    let literal = literal.trim();
+    let quoted = |q: char| literal.len() >= 2 && literal.starts_with(q) && literal.ends_with(q);
+    let plain = literal == "true" || literal == "false" || literal.parse::<f64>().is_ok();
+    if !(quoted('"') || quoted('\'') || plain) {
+        return Err(wrong());
+    }
+    Ok(Segment::Filter(parse(field).map_err(|_| wrong())?))
 }
 
 /// Rust keywords, which must be written as raw identifiers (`r#type`) to name a field.
@@ -120,16 +148,18 @@ pub fn rust_field(json_name: &str) -> Result<RustField, String> {
 mod tests {
     use super::*;
 
+    fn show(segments: &[Segment]) -> String {
+        (segments.iter())
+            .map(|s| match s {
+                Segment::Field(f) => format!(".{f}"),
+                Segment::Index(i) => format!("[{i}]"),
+                Segment::Filter(path) => format!("[?(@{})]", show(path)),
+            })
+            .collect()
+    }
+
     fn check(path: &str, expected: Result<&str, &str>) {
-        let actual = parse(path).map(|segments| {
-            segments
-                .iter()
-                .map(|s| match s {
-                    Segment::Field(f) => format!(".{f}"),
-                    Segment::Index(i) => format!("[{i}]"),
-                })
-                .collect::<String>()
-        });
+        let actual = parse(path).map(|segments| show(&segments));
         match (actual, expected) {
             (Ok(actual), Ok(expected)) => assert_eq!(actual, expected, "{path}"),
             (Err(actual), Err(expected)) => assert!(actual.contains(expected), "{path}: {actual}"),
@@ -163,6 +193,15 @@ mod tests {
         check(".spec[*]", Err("`[*]`"));
         check("..spec", Err("has `.` where"));
         check(".spec.ü", Err("has `ü` where"));
+        check(
+            ".status.conditions[?(@.type==\"Ready\")].status",
+            Ok(".status.conditions[?(@.type)].status"),
+        );
+        check(".a[?(@.b.c=='x')]", Ok(".a[?(@.b.c)]"));
+        check(".a[?(@.b==1)]", Ok(".a[?(@.b)]"));
+        check(".a[?(@.b==x)]", Err("is not `[?(@.field==\"value\")]`"));
+        check(".a[?(@.b)]", Err("is not `[?(@.field==\"value\")]`"));
+        check(".a[?(@.b==\"x\"", Err("unclosed `[?(`"));
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! Order is fixed so the expansion is deterministic: collection, object, all-namespaces,
 //! the deprecated `/watch/` routes, then the `status` and `scale` subresources.
 
+pub mod version_order;
+
 /// HTTP method of a route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {

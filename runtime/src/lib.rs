@@ -27,6 +27,8 @@ extern crate self as kapi_runtime;
 
 #[cfg(feature = "server")]
 pub mod admission;
+#[cfg(feature = "server")]
+pub mod aggregator;
 pub mod api;
 #[cfg(feature = "server")]
 pub mod audit;

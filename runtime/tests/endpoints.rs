@@ -51,6 +51,7 @@ async fn api() -> Api {
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
         profiling: false,
+        aggregator: None,
     });
     Api { router, _dir: dir }
 }

@@ -550,6 +550,7 @@ async fn table_watchers_share_each_row_encoding() {
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
         profiling: false,
+        aggregator: None,
     });
     let webapps = Target {
         kind: &(registry.scheme())

@@ -19,9 +19,11 @@ use axum_server::Handle;
 use axum_server::accept::NoDelayAcceptor;
 use axum_server::tls_rustls::RustlsAcceptor;
 use clap::{Parser, ValueEnum};
+use kapi_runtime::aggregator::{Aggregator, OpenApiV2Encoder, ProxyIdentity};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers};
 use kapi_runtime::endpoints::{self, Config, Lifecycle, ServerVersion};
+use kapi_runtime::kinds::apiregistration;
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{Storage, compactor};
@@ -122,6 +124,15 @@ struct Flags {
     /// `/debug/pprof/*` (kube-apiserver's `--profiling`, on by default).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     profiling: bool,
+
+    /// The client certificate (PEM) the aggregator presents to the servers of remote
+    /// APIServices, which trust it through their `--requestheader-client-ca-file`.
+    #[arg(long, value_name = "FILE", requires = "proxy_client_key_file")]
+    proxy_client_cert_file: Option<PathBuf>,
+
+    /// Its private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "proxy_client_cert_file")]
+    proxy_client_key_file: Option<PathBuf>,
 
     /// The log's format (kube-apiserver's `--logging-format`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -265,8 +276,10 @@ async fn run(flags: Flags) -> Result<()> {
     let registry = Arc::new(registry);
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
+    let aggregator = aggregator(&flags, &registry)?;
     let options = ControllerOptions {
         event_ttl: flags.event_ttl,
+        aggregator: aggregator.clone(),
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
     let (filters, _rbac) = flags
@@ -287,6 +300,7 @@ async fn run(flags: Flags) -> Result<()> {
         min_request_timeout: Duration::from_secs(flags.min_request_timeout),
         lifecycle: Arc::clone(&lifecycle),
         profiling: flags.profiling,
+        aggregator,
     })
     .layer(axum::middleware::from_fn(security::peer_certificates));
 
@@ -550,6 +564,27 @@ fn event_ttl(value: &str) -> Result<Duration, String> {
         return Err("must be at least 1s".into());
     }
     Ok(ttl)
+}
+
+/// The aggregator, when the API has APIServices, with the proxy's client certificate.
+fn aggregator(flags: &Flags, registry: &Registry) -> Result<Option<Arc<Aggregator>>> {
+    let scheme = registry.scheme();
+    if scheme
+        .by_kind(apiregistration::GROUP, "APIService")
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let identity = match (&flags.proxy_client_cert_file, &flags.proxy_client_key_file) {
+        (Some(certificate), Some(key)) => Some(
+            ProxyIdentity::load(certificate, key)
+                .map_err(anyhow::Error::msg)
+                .context("--proxy-client-cert-file")?,
+        ),
+        _ => None,
+    };
+    let encoder: OpenApiV2Encoder = Arc::new(kapi_codegen::openapi::v2_proto::encode);
+    Ok(Some(Arc::new(Aggregator::new(identity, Some(encoder)))))
 }
 
 /// The discovery and OpenAPI documents of a scheme that gained kinds while the server runs,

@@ -20,6 +20,7 @@ pub use convert::Convert;
 pub use documents::{
     Documents, OpenApiV3Document, RenderedDocument, RenderedDocuments, RenderedOpenApiV3, Renderer,
 };
+pub use kapi_routes::version_order;
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use schema_keywords::SCHEMA_KEYWORDS;

@@ -17,8 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::follow::{Followed, follow};
-use crate::cache::{CachedObject, Change};
+use super::follow::{follow, take};
 use crate::error::ApiError;
 use crate::kinds::apiextensions::install::definition;
 use crate::kinds::apiextensions::{
@@ -81,7 +80,7 @@ pub async fn run(registry: Weak<Registry>) {
             .into_iter()
             .chain(std::iter::from_fn(|| receiver.try_recv().ok()))
         {
-            take(&mut definitions, followed);
+            take(&mut definitions, followed, |crd| &mut crd.metadata);
         }
         let Some(strong) = registry.upgrade() else {
             break;
@@ -95,40 +94,6 @@ pub async fn run(registry: Weak<Registry>) {
         };
     }
     follower.abort();
-}
-
-/// Takes what the follower saw into the definitions known.
-fn take(definitions: &mut BTreeMap<String, CustomResourceDefinition>, followed: Followed) {
-    match followed {
-        Followed::Listed { snapshot, .. } => {
-            definitions.clear();
-            for object in &snapshot.objects {
-                if let Some(crd) = decode(object) {
-                    definitions.insert(crd.metadata.name.clone().unwrap_or_default(), crd);
-                }
-            }
-        }
-        Followed::Changed { event, .. } => match &event.change {
-            Change::Put { object, .. } => {
-                if let Some(crd) = decode(object) {
-                    definitions.insert(crd.metadata.name.clone().unwrap_or_default(), crd);
-                }
-            }
-            Change::Delete { prev } => {
-                if let Some(crd) = decode(prev) {
-                    definitions.remove(crd.metadata.name.as_deref().unwrap_or_default());
-                }
-            }
-            Change::Progress => {}
-        },
-    }
-}
-
-/// A cached definition, with the resourceVersion its stored bytes leave out.
-fn decode(object: &CachedObject) -> Option<CustomResourceDefinition> {
-    let mut crd: CustomResourceDefinition = serde_json::from_slice(&object.kv.value).ok()?;
-    crd.metadata.resource_version = Some(object.kv.mod_revision.to_string());
-    Some(crd)
 }
 
 /// One pass over every definition; busy while a deleted one waits for its objects to go.

@@ -73,3 +73,33 @@ pub(super) async fn follow(
         }
     }
 }
+
+/// Takes what a follower saw into `objects` (by name, decoded as `T` with their
+/// resourceVersion, which stored bytes leave out; `meta` reaches a `T`'s metadata).
+pub(super) fn take<T: serde::de::DeserializeOwned>(
+    objects: &mut std::collections::BTreeMap<String, T>,
+    followed: Followed,
+    meta: fn(&mut T) -> &mut crate::meta::ObjectMeta,
+) {
+    let decode = |object: &crate::cache::CachedObject| {
+        let mut typed: T = serde_json::from_slice(&object.kv.value).ok()?;
+        let metadata = meta(&mut typed);
+        metadata.resource_version = Some(object.kv.mod_revision.to_string());
+        Some((metadata.name.clone().unwrap_or_default(), typed))
+    };
+    match followed {
+        Followed::Listed { snapshot, .. } => {
+            objects.clear();
+            objects.extend(snapshot.objects.iter().filter_map(|o| decode(o)));
+        }
+        Followed::Changed { event, .. } => match &event.change {
+            crate::cache::Change::Put { object, .. } => objects.extend(decode(object)),
+            crate::cache::Change::Delete { prev } => {
+                if let Some((name, _)) = decode(prev) {
+                    objects.remove(&name);
+                }
+            }
+            crate::cache::Change::Progress => {}
+        },
+    }
+}

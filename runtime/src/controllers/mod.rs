@@ -13,6 +13,7 @@
 //! little: [`event_ttl`] removes Events older than `--event-ttl`;
 //! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules.
 
+pub mod apiservices;
 pub mod cluster_role_aggregation;
 pub mod crd;
 pub mod event_ttl;
@@ -85,16 +86,19 @@ impl Retry {
 }
 
 /// What the controllers are configured with.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone)]
 pub struct ControllerOptions {
     /// How long an Event lives after its last write (`--event-ttl`).
     pub event_ttl: Duration,
+    /// The aggregator whose APIServices [`apiservices`] keeps (none: not run).
+    pub aggregator: Option<std::sync::Arc<crate::aggregator::Aggregator>>,
 }
 
 impl Default for ControllerOptions {
     fn default() -> ControllerOptions {
         ControllerOptions {
             event_ttl: event_ttl::DEFAULT_EVENT_TTL,
+            aggregator: None,
         }
     }
 }
@@ -109,24 +113,29 @@ impl Controllers {
     /// end when it goes.
     pub fn start(registry: Weak<Registry>, options: ControllerOptions) -> Controllers {
         let ttl = options.event_ttl;
+        let aggregation = (options.aggregator)
+            .map(|aggregator| tokio::spawn(apiservices::run(registry.clone(), aggregator)));
         Controllers {
-            tasks: vec![
-                tokio::spawn(namespace::run(registry.clone())),
-                tokio::spawn(gc::run(registry.clone())),
-                tokio::spawn(crd::run(registry.clone())),
-                tokio::spawn(run_passes(
-                    registry.clone(),
-                    "clusterrole aggregation",
-                    IDLE,
-                    cluster_role_aggregation::sync,
-                )),
-                tokio::spawn(run_passes(
-                    registry,
-                    "event expiry",
-                    event_ttl::period(ttl),
-                    async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
-                )),
-            ],
+            tasks: aggregation
+                .into_iter()
+                .chain([
+                    tokio::spawn(namespace::run(registry.clone())),
+                    tokio::spawn(gc::run(registry.clone())),
+                    tokio::spawn(crd::run(registry.clone())),
+                    tokio::spawn(run_passes(
+                        registry.clone(),
+                        "clusterrole aggregation",
+                        IDLE,
+                        cluster_role_aggregation::sync,
+                    )),
+                    tokio::spawn(run_passes(
+                        registry,
+                        "event expiry",
+                        event_ttl::period(ttl),
+                        async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
+                    )),
+                ])
+                .collect(),
         }
     }
 

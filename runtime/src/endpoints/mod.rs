@@ -75,6 +75,9 @@ pub struct Config {
     /// Serve CPU profiles at `/debug/pprof/profile` (`--profiling`; needs the
     /// `profiling` feature).
     pub profiling: bool,
+    /// The aggregator, when the API has APIServices: proxies their group-versions to
+    /// other servers and merges their documents (`crate::aggregator`).
+    pub aggregator: Option<Arc<crate::aggregator::Aggregator>>,
 }
 
 pub use health::Lifecycle;
@@ -187,6 +190,7 @@ pub fn router(config: Config) -> Router {
         min_request_timeout,
         lifecycle,
         profiling,
+        aggregator,
     } = config;
     let served = Arc::new(
         crate::metrics::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
@@ -226,6 +230,14 @@ pub fn router(config: Config) -> Router {
         .merge(metrics::router(&shared))
         .merge(profiling_router(profiling))
         .fallback(dynamic);
+    // The aggregator sits after authorization, in front of the local router.
+    let routes = match aggregator {
+        Some(aggregator) => routes.layer(axum::middleware::from_fn_with_state(
+            aggregator,
+            crate::aggregator::layer,
+        )),
+        None => routes,
+    };
     crate::filters::chain(routes, &filters, served)
 }
 

@@ -6,7 +6,6 @@
 //! addresses the path's object, call the registry, render the answer (object, list or
 //! Table) with the version's deprecation warning and the write's warnings.
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -139,29 +138,8 @@ pub(super) fn deprecation(info: &KindInfo, version: &VersionInfo) -> Option<Stri
     Some(text)
 }
 
-/// Kubernetes' version order, most preferred first: GA, then beta, then alpha (higher
-/// numbers first), then anything else alphabetically.
-fn version_priority(a: &str, b: &str) -> Ordering {
-    fn parse(version: &str) -> Option<(u8, u64, u64)> {
-        let rest = version.strip_prefix('v')?;
-        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        let major = rest[..digits].parse().ok()?;
-        let (stability, minor) = match &rest[digits..] {
-            "" => (3, "0"),
-            tail => match tail.strip_prefix("beta") {
-                Some(minor) => (2, minor),
-                None => (1, tail.strip_prefix("alpha")?),
-            },
-        };
-        Some((stability, major, minor.parse().ok()?))
-    }
-    match (parse(a), parse(b)) {
-        (Some(a), Some(b)) => b.cmp(&a),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
-}
+/// Kubernetes' version order, most preferred first.
+pub(crate) use kapi_routes::version_order::compare as version_priority;
 
 async fn serve(shared: Arc<Shared>, endpoint: Arc<Endpoint>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();

@@ -7,6 +7,8 @@
 //!   kube validates them.
 //! - [`admissionregistration`]: `admissionregistration.k8s.io/v1` webhook configurations,
 //!   which the server's admission (`admission`) calls.
+//! - [`apiregistration`]: `apiregistration.k8s.io/v1` APIServices, the group-versions
+//!   the aggregator (`aggregator`) serves itself or proxies to other servers.
 //! - [`authorization`] and [`authentication`]: the reviews (`kubectl auth can-i`,
 //!   `kubectl auth whoami`), created and answered, never stored.
 //!
@@ -15,6 +17,7 @@
 
 pub mod admissionregistration;
 pub mod apiextensions;
+pub mod apiregistration;
 pub mod authentication;
 pub mod authorization;
 pub mod rbac;

@@ -251,10 +251,14 @@ fn column_definitions(columns: &[PrinterColumn]) -> Vec<TableColumnDefinition> {
 enum Step {
     Field(String),
     Index(usize),
+    /// `[?(@.type=="Ready")]`: the first item of a list whose value at the path equals the
+    /// literal (CRDs' columns of conditions, as kube's JSONPath finds them).
+    Filter(Vec<Step>, Value),
 }
 
-/// Parses a simple JSON path: `.a.b[0]['c']`, optionally in braces. `None` when it is not
-/// a simple path (its cells are then `null`).
+/// Parses a simple JSON path: `.a.b[0]['c']`, with equality filters on lists
+/// (`[?(@.type=="Ready")]`), optionally in braces. `None` when it is not a simple path
+/// (its cells are then `null`).
 fn parse_path(path: &str) -> Option<Vec<Step>> {
     let path = path.trim();
     let path = (path.strip_prefix('{').and_then(|p| p.strip_suffix('}'))).unwrap_or(path);
@@ -267,6 +271,10 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
                 steps.push(Step::Field(after[..end].to_owned()));
             }
             rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("[?(") {
+            let end = after.find(")]")?;
+            steps.push(filter(&after[..end])?);
+            rest = &after[end + 2..];
         } else if let Some(after) = rest.strip_prefix('[') {
             let end = after.find(']')?;
             let inner = after[..end].trim();
@@ -284,10 +292,29 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
     Some(steps)
 }
 
+/// A filter's condition, `@.path==literal` (the literal a quoted string, a number or a
+/// boolean).
+fn filter(condition: &str) -> Option<Step> {
+    let (path, literal) = condition.split_once("==")?;
+    let path = parse_path(path.trim().strip_prefix('@')?)?;
+    let literal = literal.trim();
+    let quoted = (literal
+        .strip_prefix('\'')
+        .and_then(|s| s.strip_suffix('\'')))
+    .or_else(|| literal.strip_prefix('"').and_then(|s| s.strip_suffix('"')));
+    let literal = match quoted {
+        Some(text) => Value::String(text.to_owned()),
+        None => serde_json::from_str(literal).ok()?,
+    };
+    Some(Step::Filter(path, literal))
+}
+
 fn evaluate<'v>(value: &'v Value, path: &[Step]) -> Option<&'v Value> {
     path.iter().try_fold(value, |value, step| match step {
         Step::Field(name) => value.get(name),
         Step::Index(i) => value.get(i),
+        Step::Filter(path, literal) => (value.as_array()?.iter())
+            .find(|item| evaluate(item, path).is_some_and(|found| found == literal)),
     })
 }
 
@@ -420,6 +447,17 @@ mod tests {
         assert_eq!(at("{.spec['container'].image}"), Some(json!("nginx")));
         assert_eq!(at(".spec.missing"), None);
         assert_eq!(parse_path(".spec[?(@.x)]"), None);
+        let conditions = serde_json::json!({"status": {"conditions": [
+            {"type": "Ready", "status": "False"},
+            {"type": "Available", "status": "True"},
+        ]}});
+        let available = parse_path(".status.conditions[?(@.type==\"Available\")].status");
+        assert_eq!(
+            evaluate(&conditions, &available.unwrap()),
+            Some(&Value::from("True"))
+        );
+        let missing = parse_path(".status.conditions[?(@.type=='Gone')].status").unwrap();
+        assert_eq!(evaluate(&conditions, &missing), None);
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
         let cell = |ty: &str, path: &str| cell(ty, at(path).as_ref(), now);
         assert_eq!(cell("string", ".spec.container.image"), json!("nginx"));

@@ -77,6 +77,14 @@ impl Client {
         Client::over_tls(base, tls, Some(token))
     }
 
+    /// A client of an HTTPS server whose certificate `ca_pem` signed, with no credentials.
+    pub fn anonymous_tls(base: &str, ca_pem: &[u8]) -> Client {
+        use ureq::tls::{Certificate, RootCerts, TlsConfig};
+        let ca = Certificate::from_pem(ca_pem).expect("the CA certificate is PEM");
+        let roots = RootCerts::Specific(std::sync::Arc::new(vec![ca.to_owned()]));
+        Client::over_tls(base, TlsConfig::builder().root_certs(roots).build(), None)
+    }
+
     /// A client of `base` with `tls`, sending `token`.
     fn over_tls(base: &str, tls: ureq::tls::TlsConfig, token: Option<&str>) -> Client {
         let config = ureq::Agent::config_builder()

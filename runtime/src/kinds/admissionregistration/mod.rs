@@ -10,7 +10,7 @@
 //! `matchPolicy: Equivalent`, empty selectors, `timeoutSeconds: 10`, `reinvocationPolicy:
 //! Never`, `scope: "*"`, a service's port 443) and kube's validation (`validation`).
 
-mod validation;
+pub(crate) mod validation;
 
 use kapi_runtime::Resource;
 use kapi_runtime::api::KindInfo;

@@ -1,5 +1,7 @@
-//! Kubernetes' version ordering (`v1` > `v2beta1` > `v1beta2` > `v1alpha1` > `foo`), which
-//! decides the preferred version of a group and the order discovery lists versions in.
+//! Kubernetes' version ordering (`v1` > `v2beta1` > `v1beta2` > `v1alpha1` > `foo`,
+//! apimachinery's `CompareKubeAwareVersionStrings`), which decides the preferred version of a group and the order discovery lists versions in:
+//! shared by the generator's documents, the runtime's deprecation warnings and the
+//! aggregator's merged discovery.
 
 use std::cmp::Ordering;
 

@@ -1,0 +1,255 @@
+//! Discovery with the other servers' groups merged in, as kube-aggregator serves it.
+//!
+//! - `/apis`, legacy (`APIGroupList`): the local groups as the router lists them, then each
+//!   group of a remote APIService the router does not list, in kube's order (group
+//!   priority, then name), its versions in their APIServices' order (version priority,
+//!   then kube's version order), the first preferred. Unavailable APIServices are listed
+//!   too, as kube lists them; clients then see their 503.
+//! - `/apis`, aggregated (`APIGroupDiscoveryList`): each remote group-version's entry as
+//!   its server's own aggregated discovery describes it (fetched by the availability
+//!   controller), or, before it could be fetched, an empty entry marked `Stale`.
+//! - `/apis/<group>` of a group with a remote APIService: the `APIGroup` of its
+//!   APIServices.
+//!
+//! Merged documents carry their own entity tag (`If-None-Match` answers 304).
+
+use std::cmp::Ordering;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::header::{CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+
+use super::{Entry, Registered};
+use crate::api::version_order;
+use crate::kinds::apiregistration::APIService;
+
+/// kube's `SortedByGroupAndVersion` order of all APIServices: group priority (highest
+/// first), then name. Versions are ordered within their group by [`versions`].
+pub(super) fn order(a: &APIService, b: &APIService) -> Ordering {
+    (b.spec
+        .group_priority_minimum
+        .cmp(&a.spec.group_priority_minimum))
+    .then_with(|| a.metadata.name.cmp(&b.metadata.name))
+}
+
+/// The groups of the APIServices, in the order of their first APIService, each with its
+/// APIServices ordered by version priority, then version.
+pub(super) fn groups(registered: &Registered) -> Vec<(&str, Vec<&Entry>)> {
+    let mut groups: Vec<(&str, Vec<&Entry>)> = Vec::new();
+    for entry in registered.entries() {
+        let group = entry.service.spec.group.as_str();
+        match groups.iter_mut().find(|(name, _)| *name == group) {
+            Some((_, entries)) => entries.push(entry),
+            None => groups.push((group, vec![entry])),
+        }
+    }
+    for (_, entries) in &mut groups {
+        entries.sort_by(|a, b| {
+            let (a, b) = (&a.service.spec, &b.service.spec);
+            (b.version_priority.cmp(&a.version_priority))
+                .then_with(|| version_order::compare(&a.version, &b.version))
+        });
+    }
+    groups
+}
+
+fn group_version(group: &str, version: &str) -> Value {
+    json!({"groupVersion": format!("{group}/{version}"), "version": version})
+}
+
+/// An `APIGroup` (without kind, as in a list) of `entries`.
+fn api_group(group: &str, entries: &[&Entry]) -> Value {
+    let versions: Vec<Value> = (entries.iter())
+        .map(|e| group_version(group, &e.service.spec.version))
+        .collect();
+    json!({
+        "name": group,
+        "versions": versions,
+        "preferredVersion": versions.first().cloned().unwrap_or(Value::Null),
+    })
+}
+
+/// `/apis/<group>`.
+pub(super) fn group(registered: &Registered, group: &str, headers: &HeaderMap) -> Response {
+    let groups = groups(registered);
+    let Some((_, entries)) = groups.iter().find(|(name, _)| *name == group) else {
+        return crate::error::ApiError::NoRoute.into_response();
+    };
+    let mut document = api_group(group, entries);
+    document["kind"] = json!("APIGroup");
+    document["apiVersion"] = json!("v1");
+    respond(headers, json_bytes(&document), "application/json")
+}
+
+/// `/apis`: the router's answer, with the remote groups merged in.
+pub(super) async fn apis(registered: &Registered, mut request: Request, next: Next) -> Response {
+    let headers = request.headers().clone();
+    // The merged document has its own tag: the router's answer must be whole.
+    request.headers_mut().remove(IF_NONE_MATCH);
+    let response = next.run(request).await;
+    if response.status() != StatusCode::OK {
+        return response;
+    }
+    let content_type = (response.headers().get(CONTENT_TYPE))
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let (parts, body) = response.into_parts();
+    let Ok(body) = body.collect().await.map(|b| b.to_bytes()) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let Ok(mut document) = serde_json::from_slice::<Value>(&body) else {
+        return Response::from_parts(parts, Body::from(body));
+    };
+    match document.get("kind").and_then(Value::as_str) {
+        Some("APIGroupList") => merge_legacy(registered, &mut document),
+        Some("APIGroupDiscoveryList") => merge_aggregated(registered, &mut document),
+        _ => return Response::from_parts(parts, Body::from(body)),
+    }
+    respond(&headers, json_bytes(&document), &content_type)
+}
+
+/// Adds the remote groups (and remote versions of local groups) to an `APIGroupList`.
+fn merge_legacy(registered: &Registered, document: &mut Value) {
+    let Some(list) = document.get_mut("groups").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for (group, entries) in groups(registered) {
+        if group.is_empty() || !entries.iter().any(|e| !e.service.is_local()) {
+            continue;
+        }
+        let merged = api_group(group, &entries);
+        match list.iter_mut().find(|g| g["name"] == group) {
+            Some(existing) => *existing = merged,
+            None => list.push(merged),
+        }
+    }
+}
+
+/// Adds each remote group-version's entry to an `APIGroupDiscoveryList`.
+fn merge_aggregated(registered: &Registered, document: &mut Value) {
+    let Some(items) = document.get_mut("items").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for (group, entries) in groups(registered) {
+        if group.is_empty() || !entries.iter().any(|e| !e.service.is_local()) {
+            continue;
+        }
+        let index = match items.iter().position(|g| g["metadata"]["name"] == group) {
+            Some(index) => index,
+            None => {
+                items.push(
+                    json!({"metadata": {"name": group, "creationTimestamp": null}, "versions": []}),
+                );
+                items.len() - 1
+            }
+        };
+        let local: Vec<Value> = (items[index]["versions"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        let versions: Vec<Value> = (entries.iter())
+            .filter_map(|entry| {
+                let version = entry.service.spec.version.as_str();
+                if entry.service.is_local() {
+                    return local.iter().find(|v| v["version"] == version).cloned();
+                }
+                Some(match entry.fetched().discovery {
+                    Some(fetched) => (*fetched).clone(),
+                    None => json!({"version": version, "resources": [], "freshness": "Stale"}),
+                })
+            })
+            .collect();
+        items[index]["versions"] = Value::Array(versions);
+    }
+}
+
+fn json_bytes(document: &Value) -> Vec<u8> {
+    let mut body = serde_json::to_vec(document).unwrap_or_default();
+    body.push(b'\n');
+    body
+}
+
+/// 200 with `body` and its own entity tag, or 304 when the client has it.
+pub(super) fn respond(headers: &HeaderMap, body: Vec<u8>, content_type: &str) -> Response {
+    let tag = format!("\"{:016X}\"", fnv1a(&body));
+    let matched = (headers.get_all(IF_NONE_MATCH).iter())
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().trim_start_matches("W/") == tag);
+    let mut response = match matched {
+        true => StatusCode::NOT_MODIFIED.into_response(),
+        false => (StatusCode::OK, body).into_response(),
+    };
+    let response_headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(content_type) {
+        response_headers.insert(CONTENT_TYPE, value);
+    }
+    if let Ok(value) = HeaderValue::from_str(&tag) {
+        response_headers.insert(ETAG, value);
+    }
+    response_headers.insert(VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// A stable 64-bit hash for entity tags.
+pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The aggregated discovery entry (`APIVersionDiscovery`) of a group-version, made from
+/// its legacy `APIResourceList` (for servers that do not serve aggregated discovery):
+/// subresources (`webapps/status`) under their resource.
+pub(crate) fn version_entry(group: &str, version: &str, list: &Value) -> Value {
+    let resources = list["resources"].as_array().cloned().unwrap_or_default();
+    let response_kind = |resource: &Value| {
+        json!({
+            "group": resource.get("group").and_then(Value::as_str).unwrap_or(group),
+            "version": resource.get("version").and_then(Value::as_str).unwrap_or(version),
+            "kind": resource["kind"],
+        })
+    };
+    let mut entries: Vec<Value> = Vec::new();
+    for resource in resources
+        .iter()
+        .filter(|r| !r["name"].as_str().unwrap_or("/").contains('/'))
+    {
+        let mut entry = json!({
+            "resource": resource["name"],
+            "responseKind": response_kind(resource),
+            "scope": if resource["namespaced"] == true { "Namespaced" } else { "Cluster" },
+            "singularResource": resource.get("singularName").cloned().unwrap_or(json!("")),
+            "verbs": resource.get("verbs").cloned().unwrap_or(json!([])),
+        });
+        for key in ["shortNames", "categories"] {
+            if let Some(value) = resource
+                .get(key)
+                .filter(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+            {
+                entry[key] = value.clone();
+            }
+        }
+        let prefix = format!("{}/", resource["name"].as_str().unwrap_or_default());
+        let subresources: Vec<Value> = (resources.iter())
+            .filter_map(|sub| {
+                let name = sub["name"].as_str()?.strip_prefix(&prefix)?;
+                Some(json!({
+                    "subresource": name,
+                    "responseKind": response_kind(sub),
+                    "verbs": sub.get("verbs").cloned().unwrap_or(json!([])),
+                }))
+            })
+            .collect();
+        if !subresources.is_empty() {
+            entry["subresources"] = Value::Array(subresources);
+        }
+        entries.push(entry);
+    }
+    json!({"version": version, "resources": entries, "freshness": "Current"})
+}

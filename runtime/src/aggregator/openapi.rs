@@ -1,0 +1,196 @@
+//! OpenAPI with the other servers' APIs merged in.
+//!
+//! - `/openapi/v2`: the router's document plus, from each remote APIService's server (as
+//!   last fetched), its paths under `/apis/` that the document does not have yet and the
+//!   definitions it lacks (kube-openapi's `MergeSpecsIgnorePathConflict`; a definition of
+//!   the same name is kept as this server has it, where kube would rename the other).
+//!   JSON, or gnostic protobuf through the binary's encoder (kubectl 1.20 reads only that).
+//!   The merge is made once per change of its inputs.
+//! - `/openapi/v3`: the router's index plus `apis/<group>/<version>` of each remote
+//!   APIService whose document was fetched; `/openapi/v3/apis/<group>/<version>` serves
+//!   that document, by hash as kube-openapi's handler does.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::http::header::{ACCEPT, CACHE_CONTROL, HeaderValue, IF_NONE_MATCH, LOCATION};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+
+use super::discovery::{fnv1a, respond};
+use super::{Aggregator, Entry, Registered};
+
+const JSON: &str = "application/json";
+const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// The last merged `/openapi/v2`: its inputs' fingerprint, its JSON and protobuf forms.
+pub(super) type MergedV2 = Mutex<Option<(u64, Arc<Vec<u8>>, Arc<Vec<u8>>)>>;
+
+/// The router's JSON answer at the request's path (asked as JSON, whole).
+async fn local_json(mut request: Request, next: Next) -> Option<(Value, u64)> {
+    request.headers_mut().remove(IF_NONE_MATCH);
+    (request.headers_mut()).insert(ACCEPT, HeaderValue::from_static(JSON));
+    let response = next.run(request).await;
+    if response.status() != StatusCode::OK {
+        return None;
+    }
+    let body = response.into_body().collect().await.ok()?.to_bytes();
+    Some((serde_json::from_slice(&body).ok()?, fnv1a(&body)))
+}
+
+/// `/openapi/v2`.
+pub(super) async fn v2(
+    aggregator: &Aggregator,
+    registered: &Registered,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers().clone();
+    let wants_protobuf =
+        (headers.get(ACCEPT).and_then(|v| v.to_str().ok())).is_some_and(|accept| {
+            accept.contains("com.github.proto-openapi.spec.v2") && !accept.contains(JSON)
+        });
+    let Some((mut document, local_hash)) = local_json(request, next).await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    let remotes: Vec<(String, Arc<Value>)> = (registered.entries().iter())
+        .filter(|e| !e.service.is_local())
+        .filter_map(|e| Some((e.name().to_owned(), e.fetched().openapi_v2?)))
+        .collect();
+    let fingerprint = remotes.iter().fold(local_hash, |hash, (name, doc)| {
+        let pointer = Arc::as_ptr(doc) as usize as u64;
+        fnv1a(name.as_bytes())
+            .wrapping_mul(31)
+            .wrapping_add(pointer)
+            ^ hash.rotate_left(7)
+    });
+    let cached = aggregator
+        .merged_v2
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let (json, protobuf) = match cached.filter(|(at, _, _)| *at == fingerprint) {
+        Some((_, json, protobuf)) => (json, protobuf),
+        None => {
+            for (_, remote) in &remotes {
+                merge_v2(&mut document, remote);
+            }
+            let json = Arc::new(serde_json::to_vec(&document).unwrap_or_default());
+            let protobuf = Arc::new(match &aggregator.encoder {
+                Some(encode) => encode(&document),
+                None => Vec::new(),
+            });
+            *aggregator
+                .merged_v2
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) =
+                Some((fingerprint, Arc::clone(&json), Arc::clone(&protobuf)));
+            (json, protobuf)
+        }
+    };
+    match wants_protobuf && !protobuf.is_empty() {
+        true => respond(&headers, protobuf.as_ref().clone(), PROTOBUF_V2),
+        false => respond(&headers, json.as_ref().clone(), JSON),
+    }
+}
+
+/// Merges `remote`'s paths under `/apis/` and the definitions into `document`; what
+/// `document` has already wins.
+fn merge_v2(document: &mut Value, remote: &Value) {
+    if let Some(paths) = remote["paths"].as_object() {
+        let target = &mut document["paths"];
+        if !target.is_object() {
+            *target = json!({});
+        }
+        let target = target.as_object_mut().expect("an object");
+        for (path, item) in paths.iter().filter(|(path, _)| path.starts_with("/apis/")) {
+            target.entry(path.clone()).or_insert_with(|| item.clone());
+        }
+    }
+    if let Some(definitions) = remote["definitions"].as_object() {
+        let target = &mut document["definitions"];
+        if !target.is_object() {
+            *target = json!({});
+        }
+        let target = target.as_object_mut().expect("an object");
+        for (name, schema) in definitions {
+            target.entry(name.clone()).or_insert_with(|| schema.clone());
+        }
+    }
+}
+
+/// `/openapi/v3`: the router's index with the remote group-versions.
+pub(super) async fn v3_index(registered: &Registered, request: Request, next: Next) -> Response {
+    let headers = request.headers().clone();
+    let Some((mut index, _)) = local_json(request, next).await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    if !index["paths"].is_object() {
+        index["paths"] = json!({});
+    }
+    for entry in registered
+        .entries()
+        .iter()
+        .filter(|e| !e.service.is_local())
+    {
+        let Some(document) = entry.fetched().openapi_v3 else {
+            continue;
+        };
+        let path = path_of(entry);
+        let url = format!("/openapi/v3/{path}?hash={}", hash(&document));
+        index["paths"][path] = json!({"serverRelativeURL": url});
+    }
+    respond(
+        &headers,
+        serde_json::to_vec(&index).unwrap_or_default(),
+        JSON,
+    )
+}
+
+/// `apis/<group>/<version>`.
+fn path_of(entry: &Entry) -> String {
+    let spec = &entry.service.spec;
+    format!("apis/{}/{}", spec.group, spec.version)
+}
+
+/// The hash a v3 document is served under.
+fn hash(document: &Value) -> String {
+    format!(
+        "{:016X}",
+        fnv1a(&serde_json::to_vec(document).unwrap_or_default())
+    )
+}
+
+/// `/openapi/v3/apis/<group>/<version>` of a remote APIService.
+pub(super) fn v3_document(entry: &Entry, request: &Request) -> Response {
+    let Some(document) = entry.fetched().openapi_v3 else {
+        return crate::error::ApiError::NoRoute.into_response();
+    };
+    let current = hash(&document);
+    let asked = (request.uri().query().unwrap_or_default().split('&'))
+        .find_map(|pair| pair.strip_prefix("hash="))
+        .map(str::to_owned);
+    if let Some(asked) = &asked
+        && *asked != current
+    {
+        let mut response = StatusCode::MOVED_PERMANENTLY.into_response();
+        let location = format!("/openapi/v3/{}?hash={current}", path_of(entry));
+        if let Ok(location) = HeaderValue::from_str(&location) {
+            response.headers_mut().insert(LOCATION, location);
+        }
+        return response;
+    }
+    let mut response = respond(
+        request.headers(),
+        serde_json::to_vec(&*document).unwrap_or_default(),
+        JSON,
+    );
+    if asked.is_some() {
+        (response.headers_mut())
+            .insert(CACHE_CONTROL, HeaderValue::from_static("public, immutable"));
+    }
+    response
+}
