@@ -121,6 +121,66 @@ fn wait_available(front: &Client, status: &str) -> Value {
     )
 }
 
+/// kubectl against the front one finds, explains, creates, lists, watches and deletes the
+/// back one's CronTabs.
+fn kubectl_scenario(kubectl: &Kubectl, back: &Server) {
+    let name = format!(
+        "weekly-{}",
+        kubectl.version.label().replace(['.', ' '], "-")
+    );
+    kubectl
+        .ok(&[
+            "api-resources",
+            "--api-group=stable.example.com",
+            "--no-headers",
+        ])
+        .stdout_has("crontabs")
+        .stdout_has("stable.example.com/v1");
+    kubectl
+        .ok(&["explain", "crontabs.spec"])
+        .stdout_has("cronSpec");
+    let manifest = kubectl.write_file(
+        "crontab.yaml",
+        &format!(
+            "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: {name}\n  \
+             namespace: default\nspec:\n  cronSpec: \"0 4 * * 0\"\n  replicas: 2\n"
+        ),
+    );
+    kubectl.ok(&["create", "-f", &manifest]);
+    let table = kubectl.ok(&["get", "crontabs", "-n", "default"]).table();
+    let row = table
+        .row_where("NAME", &name)
+        .expect("the new CronTab's row");
+    assert_eq!(
+        (row["SPEC"], row["REPLICAS"]),
+        ("0 4 * * 0", "2"),
+        "{row:?}"
+    );
+
+    // A watch through the proxy sees a change made on the back one.
+    let mut watch = kubectl.spawn(&["get", "crontabs", "-n", "default", "-w", "-o", "name"]);
+    watch.wait_line(Duration::from_secs(20), "the listed object", |l| {
+        l.contains(&name)
+    });
+    let path = format!("/apis/stable.example.com/v1/namespaces/default/crontabs/{name}");
+    let patched = back
+        .client()
+        .request(
+            "PATCH",
+            &path,
+            "application/merge-patch+json",
+            Some(r#"{"spec":{"replicas":3}}"#),
+        )
+        .unwrap();
+    assert_eq!(patched.status, 200, "{patched:?}");
+    watch.wait_line(Duration::from_secs(20), "the change", |l| l.contains(&name));
+    drop(watch);
+
+    kubectl.ok(&["delete", "crontab", &name, "-n", "default"]);
+    let gone = back.client().get(&path).unwrap();
+    assert_eq!(gone.status, 404, "{gone:?}");
+}
+
 #[test]
 fn the_front_server_proxies_a_group_to_the_back_server() {
     let Pair { mut back, front } = start();
@@ -202,12 +262,9 @@ fn the_front_server_proxies_a_group_to_the_back_server() {
     assert_eq!(answer.status, 403, "{answer:?}");
     assert!(answer.body.contains("system:anonymous"), "{answer:?}");
 
-    // kubectl, both versions.
+    // kubectl, both versions, as bob: discovery, explain, create, tables, a watch, delete.
     for version in [Version::V1_32, Version::V1_20] {
-        let kubectl = Kubectl::with_token(version, &front, BOB_TOKEN);
-        kubectl
-            .ok(&["get", "crontabs", "-o", "name"])
-            .stdout_has("crontab.stable.example.com/nightly");
+        kubectl_scenario(&Kubectl::with_token(version, &front, BOB_TOKEN), &back);
     }
 
     // Its server stops: the group answers 503, the front one's own kinds still work.
