@@ -231,7 +231,22 @@ impl Kubectl {
         Kubectl::with_credentials(version, server, credentials)
     }
 
+    /// kubectl of a server this harness did not start (the peer kube-apiserver), at `url`
+    /// with `credentials` (`--token=...`, `--certificate-authority=...`).
+    pub fn at(version: Version, url: &str, credentials: Vec<String>) -> Kubectl {
+        Kubectl::build(version, url.to_owned(), Log::default(), credentials)
+    }
+
     fn with_credentials(version: Version, server: &Server, credentials: Vec<String>) -> Kubectl {
+        Kubectl::build(version, server.url(), server.log(), credentials)
+    }
+
+    fn build(
+        version: Version,
+        server: String,
+        server_log: Log,
+        credentials: Vec<String>,
+    ) -> Kubectl {
         let home = tempfile::Builder::new()
             .prefix("kapi-kubectl-")
             .tempdir()
@@ -243,9 +258,9 @@ impl Kubectl {
         Kubectl {
             version,
             binary: version.binary(),
-            server: server.url(),
+            server,
             home,
-            server_log: server.log(),
+            server_log,
             credentials,
         }
     }
