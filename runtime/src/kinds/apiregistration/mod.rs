@@ -83,7 +83,11 @@ pub struct APIServiceSpec {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub version: String,
     /// Skip the check of the server's certificate (discouraged; use `caBundle`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        rename = "insecureSkipTLSVerify",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub insecure_skip_tls_verify: bool,
     /// PEM certificates that sign the server's serving certificate (the system's roots
     /// when empty).

@@ -16,15 +16,23 @@ pub fn api_service(service: &APIService) -> Vec<FieldError> {
     let spec = &service.spec;
     let mut errors = Vec::new();
     let required_name = format!("{}.{}", spec.version, spec.group);
-    // The registry has checked that the name is a path segment (`names =
-    // "path_segment"`); kube's name rule then asks for this exact name.
-    let name = service.metadata.name.as_deref().unwrap_or_default();
-    if !name.is_empty() && names::path_segment_name(name).is_empty() && name != required_name {
-        errors.push(FieldError::invalid(
-            "metadata.name",
-            name,
-            format!("must be `spec.version+\".\"+spec.group`: {required_name:?}"),
-        ));
+    // The registry has checked that the names are path segments (`names =
+    // "path_segment"`); kube's name rule then asks for this exact name, and applies to
+    // `generateName` too (so a generated name is always refused).
+    let metadata = &service.metadata;
+    let named = [
+        ("metadata.generateName", metadata.generate_name.as_deref()),
+        ("metadata.name", metadata.name.as_deref()),
+    ];
+    for (field, name) in named {
+        let name = name.unwrap_or_default();
+        if !name.is_empty() && names::path_segment_name(name).is_empty() && name != required_name {
+            errors.push(FieldError::invalid(
+                field,
+                name,
+                format!("must be `spec.version+\".\"+spec.group`: {required_name:?}"),
+            ));
+        }
     }
     if spec.group.is_empty() && spec.version != "v1" {
         errors.push(FieldError::required(
