@@ -184,6 +184,21 @@ impl Remote {
         Ok(answer["status"].take())
     }
 
+    /// GETs `path` (blocking): the answer's status and JSON.
+    pub fn get(&self, path: &str) -> Result<(u16, Value), String> {
+        let mut request = self.agent.get(format!("{}{path}", self.server));
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request.call().map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let answer = response
+            .body_mut()
+            .read_json::<Value>()
+            .map_err(|e| e.to_string())?;
+        Ok((status, answer))
+    }
+
     /// POSTs `body` to `path` (blocking): the answer's status and JSON.
     pub fn post(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
         let mut request = self.agent.post(format!("{}{path}", self.server));

@@ -6,6 +6,7 @@
 //! port from it), then a ready-to-paste kubectl command line.
 
 mod allocator;
+mod client_trust;
 mod security;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
@@ -250,10 +251,8 @@ fn init_logging(verbosity: u8, format: LogFormat) {
 
 async fn run(flags: Flags) -> Result<()> {
     let started = Instant::now();
-    let client_ca = flags.security.client_ca()?;
-    let tls = flags
-        .security
-        .tls(flags.security.handshake_cas()?.as_ref())?;
+    let trust = client_trust::ClientTrust::resolve(&flags.security)?;
+    let tls = flags.security.tls(trust.handshake_cas()?.as_ref())?;
     let storage = open_storage(&flags).await?;
     let closed = Arc::downgrade(&storage);
     let scheme = Arc::new(kapi_generated::scheme());
@@ -280,12 +279,10 @@ async fn run(flags: Flags) -> Result<()> {
     let options = ControllerOptions {
         event_ttl: flags.event_ttl,
         aggregator: aggregator.clone(),
+        published_trust: trust.published(),
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
-    let (filters, _rbac) = flags
-        .security
-        .filters(client_ca.as_ref(), &registry)
-        .await?;
+    let (filters, _rbac) = flags.security.filters(&trust, &registry).await?;
     let compactor = (!flags.compaction_interval.is_zero())
         .then(|| compactor::start(&storage, flags.compaction_interval));
     let lifecycle = Arc::new(Lifecycle::default());

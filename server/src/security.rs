@@ -16,7 +16,6 @@ use axum_server::tls::TlsInfo;
 use axum_server::tls_rustls::RustlsConfig;
 use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
 use kapi_runtime::authn::oidc::{Oidc, OidcOptions};
-use kapi_runtime::authn::request_header::RequestHeader;
 use kapi_runtime::authn::token_file::TokenFile;
 use kapi_runtime::authn::token_review::TokenReviewer;
 use kapi_runtime::authn::x509::ClientCa;
@@ -29,6 +28,8 @@ use kapi_runtime::filters::max_inflight::Limits;
 use kapi_runtime::kubeconfig::Remote;
 use kapi_runtime::registry::Registry;
 use rustls::pki_types::pem::PemObject;
+
+use crate::client_trust::ClientTrust;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// The security flags.
@@ -89,6 +90,15 @@ pub struct SecurityFlags {
     /// answers kept for ten seconds).
     #[arg(long, value_name = "FILE")]
     pub authentication_kubeconfig: Option<PathBuf>,
+
+    /// With --authentication-kubeconfig, do not read the client CA and the front proxy's
+    /// settings the core cluster publishes (`kube-system/extension-apiserver-authentication`).
+    #[arg(long)]
+    pub authentication_skip_lookup: bool,
+
+    /// Start without the core cluster's published settings when they cannot be read.
+    #[arg(long)]
+    pub authentication_tolerate_lookup_failure: bool,
 
     /// Authenticate bearer tokens listed in this file, kube's CSV:
     /// `token,user,uid,"group1,group2"`.
@@ -251,50 +261,19 @@ impl SecurityFlags {
         Ok(())
     }
 
-    /// The client CA, when given.
-    pub fn client_ca(&self) -> Result<Option<ClientCa>> {
-        (self.client_ca_file.as_deref())
-            .map(ClientCa::load)
-            .transpose()
-            .context("--client-ca-file")
-    }
-
-    /// The CAs the TLS handshake asks client certificates of: the client CA's and the
-    /// front proxy's.
-    pub fn handshake_cas(&self) -> Result<Option<ClientCa>> {
-        let paths: Vec<&Path> = (self.client_ca_file.iter())
-            .chain(&self.requestheader_client_ca_file)
-            .map(PathBuf::as_path)
-            .collect();
-        if paths.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(ClientCa::load_all(&paths).context(
-            "--client-ca-file, --requestheader-client-ca-file",
-        )?))
-    }
-
     /// The authenticator and the authorization modes; starts the RBAC authorizer (and
     /// reconciles kube's bootstrap policy) when RBAC is a mode.
     pub async fn filters(
         &self,
-        client_ca: Option<&ClientCa>,
+        trust: &ClientTrust,
         registry: &Arc<Registry>,
     ) -> Result<(Filters, Option<Arc<Rbac>>)> {
         let mut authenticator = Authenticator::new().anonymous(self.anonymous_auth);
         // First, as kube's: a front proxy's user.
-        if let Some(path) = &self.requestheader_client_ca_file {
-            let ca = ClientCa::load(path).context("--requestheader-client-ca-file")?;
-            tracing::info!(path = %path.display(), "front-proxy authentication");
-            authenticator = authenticator.with(RequestHeader::new(
-                ca,
-                self.requestheader_allowed_names.clone(),
-                self.requestheader_username_headers.clone(),
-                self.requestheader_group_headers.clone(),
-                self.requestheader_extra_headers_prefix.clone(),
-            ));
+        if let Some(request_header) = trust.request_header()? {
+            authenticator = authenticator.with(request_header);
         }
-        if let Some(ca) = client_ca {
+        if let Some(ca) = trust.client_ca()? {
             authenticator = authenticator.with(ca.authenticator());
         }
         if let Some(path) = &self.token_auth_file {

@@ -53,23 +53,12 @@ struct Pair {
 }
 
 fn start() -> Pair {
+    // The front one trusts its own proxy certificate's CA for front-proxy requests and so
+    // publishes it (`kube-system/extension-apiserver-authentication`); the back one reads
+    // it there through `--authentication-kubeconfig`, as an extension server behind a
+    // cluster does.
     let proxy = Pki::new();
     let proxy_ca = proxy.ca.display().to_string();
-    let back = Server::start_secure(
-        Pki::new(),
-        Backend::Embedded,
-        &[
-            "--requestheader-client-ca-file",
-            &proxy_ca,
-            "--requestheader-allowed-names",
-            "front-proxy-client",
-        ],
-    );
-    let back_admin = back.client();
-    let created = back_admin.post(DEFINITIONS, &crontab_definition()).unwrap();
-    assert_eq!(created.status, 201, "{created:?}");
-    wait_established(&back_admin, "crontabs.stable.example.com");
-
     let (cert, key) = proxy.client("front-proxy-client", None);
     let (cert, key) = (cert.display().to_string(), key.display().to_string());
     let front = Server::start_secure(
@@ -80,11 +69,56 @@ fn start() -> Pair {
             &cert,
             "--proxy-client-key-file",
             &key,
+            "--requestheader-client-ca-file",
+            &proxy_ca,
+            "--requestheader-allowed-names",
+            "front-proxy-client",
         ],
     );
+    let published = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
+    let trust = wait_for(
+        Duration::from_secs(10),
+        "the front one to publish its client trust",
+        || front.log().tail(30),
+        || {
+            let config_map = front.client().get(published).ok()?;
+            (config_map.status == 200).then(|| config_map.json())
+        },
+    );
+    assert_eq!(
+        trust["data"]["requestheader-allowed-names"],
+        "[\"front-proxy-client\"]"
+    );
+    let kubeconfig = front_kubeconfig(&front);
+    let back = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &["--authentication-kubeconfig", &kubeconfig],
+    );
+    let back_admin = back.client();
+    let created = back_admin.post(DEFINITIONS, &crontab_definition()).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    wait_established(&back_admin, "crontabs.stable.example.com");
     // The front-proxy PKI's files must outlive the servers.
     std::mem::forget(proxy);
     Pair { back, front }
+}
+
+/// A kubeconfig of `server` as its administrator, in a file that outlives the test.
+fn front_kubeconfig(server: &Server) -> String {
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: core\n\
+         clusters: [{{name: core, cluster: {{server: \"{}\", certificate-authority: \"{}\"}}}}]\n\
+         users: [{{name: delegator, user: {{token: {}}}}}]\n\
+         contexts: [{{name: core, context: {{cluster: core, user: delegator}}}}]\n",
+        server.url(),
+        server.pki().ca.display(),
+        support::pki::ADMIN_TOKEN,
+    );
+    let dir = tempfile::tempdir().unwrap().keep();
+    let path = dir.join("front.kubeconfig");
+    std::fs::write(&path, kubeconfig).unwrap();
+    path.display().to_string()
 }
 
 /// The APIService of the back one's CronTabs, as a manifest.
@@ -286,8 +320,9 @@ fn the_front_server_proxies_a_group_to_the_back_server() {
 }
 
 /// kapi behind a real kube-apiserver (`shared/peer/`, 1.20) as its extension API server:
-/// the peer's aggregator reaches it through an `ExternalName` Service (`localhost`; the
-/// peer refuses loopback Endpoints), proxies `platform.example.dev/v1` with its front-proxy
+/// kapi reads the peer's front-proxy settings from the ConfigMap the peer publishes; the
+/// peer's aggregator reaches kapi through an `ExternalName` Service (`localhost`; the peer
+/// refuses loopback Endpoints), proxies `platform.example.dev/v1` with its front-proxy
 /// certificate, and kubectl 1.32 and 1.20 against the peer discover, explain, create, list,
 /// watch and delete Tenants that kapi stores, kapi authorizing the peer's user by the
 /// headers. Needs the peer running (`KAPI_PEER_DIR`, fixed ports): run one at a time.
@@ -309,15 +344,22 @@ fn behind_kube_apiserver() {
     let peer = Client::with_tls(peer_url, &std::fs::read(&ca).unwrap(), &token);
 
     let ca_flag = ca.display().to_string();
+    // kapi learns the peer's front-proxy CA and headers where the peer publishes them
+    // (`kube-system/extension-apiserver-authentication`), through its kubeconfig.
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: peer\n\
+         clusters: [{{name: peer, cluster: {{server: \"{peer_url}\", certificate-authority: \"{ca_flag}\"}}}}]\n\
+         users: [{{name: admin, user: {{token: {token}}}}}]\n\
+         contexts: [{{name: peer, context: {{cluster: peer, user: admin}}}}]\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig_path = dir.path().join("peer.kubeconfig");
+    std::fs::write(&kubeconfig_path, kubeconfig).unwrap();
+    let kubeconfig_path = kubeconfig_path.display().to_string();
     let back = Server::start_secure(
         Pki::new(),
         Backend::Embedded,
-        &[
-            "--requestheader-client-ca-file",
-            &ca_flag,
-            "--requestheader-allowed-names",
-            "front-proxy",
-        ],
+        &["--authentication-kubeconfig", &kubeconfig_path],
     );
     let port = back.addr().port();
     let service_path = "/api/v1/namespaces/default/services/kapi-extension";

@@ -50,41 +50,47 @@ impl ClientCa {
     /// with several client CAs (`--client-ca-file`, `--requestheader-client-ca-file`) asks
     /// for certificates of any of them.
     pub fn load_all(paths: &[&Path]) -> Result<ClientCa, ClientCaError> {
-        let mut roots = RootCertStore::empty();
+        let mut bundles = Vec::new();
         for path in paths {
-            ClientCa::add_roots(path, &mut roots)?;
+            let pem = std::fs::read(path).map_err(|e| ClientCaError {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            bundles.push((path.display().to_string(), pem));
+        }
+        ClientCa::from_pems(&bundles)
+    }
+
+    /// The CA certificates of PEM bundles, each named by where it came from (a file, or a
+    /// ConfigMap's key) for errors.
+    pub fn from_pems(bundles: &[(String, Vec<u8>)]) -> Result<ClientCa, ClientCaError> {
+        let mut roots = RootCertStore::empty();
+        for (source, pem) in bundles {
+            let error = |message: String| ClientCaError {
+                path: source.clone(),
+                message,
+            };
+            let certificates = CertificateDer::pem_slice_iter(pem)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| error(e.to_string()))?;
+            if certificates.is_empty() {
+                return Err(error("no certificate in the file".into()));
+            }
+            for certificate in certificates {
+                roots.add(certificate).map_err(|e| error(e.to_string()))?;
+            }
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
             .allow_unauthenticated()
             .build()
             .map_err(|e| ClientCaError {
-                path: paths
-                    .iter()
-                    .map(|p| p.display().to_string())
+                path: (bundles.iter().map(|(source, _)| source.as_str()))
                     .collect::<Vec<_>>()
                     .join(","),
                 message: e.to_string(),
             })?;
         Ok(ClientCa { verifier })
-    }
-
-    fn add_roots(path: &Path, roots: &mut RootCertStore) -> Result<(), ClientCaError> {
-        let error = |message: String| ClientCaError {
-            path: path.display().to_string(),
-            message,
-        };
-        let certificates = CertificateDer::pem_file_iter(path)
-            .map_err(|e| error(e.to_string()))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| error(e.to_string()))?;
-        if certificates.is_empty() {
-            return Err(error("no certificate in the file".into()));
-        }
-        for certificate in certificates {
-            roots.add(certificate).map_err(|e| error(e.to_string()))?;
-        }
-        Ok(())
     }
 
     /// The handshake's verifier: asks for a certificate, verifies only the key's possession.

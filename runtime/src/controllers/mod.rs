@@ -11,9 +11,12 @@
 //! caches' changes (`follow`), as kube's are by informers, and cost nothing while nothing
 //! changes. The others pass over what they read every minute or second, which costs
 //! little: [`event_ttl`] removes Events older than `--event-ttl`;
-//! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules.
+//! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules; [`client_trust`]
+//! publishes the client CA and front proxy for extension servers. [`apiservices`] keeps the
+//! aggregator's APIServices (registration, local ones, availability).
 
 pub mod apiservices;
+pub mod client_trust;
 pub mod cluster_role_aggregation;
 pub mod crd;
 pub mod event_ttl;
@@ -92,6 +95,8 @@ pub struct ControllerOptions {
     pub event_ttl: Duration,
     /// The aggregator whose APIServices [`apiservices`] keeps (none: not run).
     pub aggregator: Option<std::sync::Arc<crate::aggregator::Aggregator>>,
+    /// What [`client_trust`] publishes for extension API servers (none: not run).
+    pub published_trust: Option<client_trust::Published>,
 }
 
 impl Default for ControllerOptions {
@@ -99,6 +104,7 @@ impl Default for ControllerOptions {
         ControllerOptions {
             event_ttl: event_ttl::DEFAULT_EVENT_TTL,
             aggregator: None,
+            published_trust: None,
         }
     }
 }
@@ -115,9 +121,18 @@ impl Controllers {
         let ttl = options.event_ttl;
         let aggregation = (options.aggregator)
             .map(|aggregator| tokio::spawn(apiservices::run(registry.clone(), aggregator)));
+        let publishing = options.published_trust.map(|data| {
+            tokio::spawn(run_passes(
+                registry.clone(),
+                "cluster authentication trust",
+                Duration::from_secs(60),
+                async move |registry: &Registry| client_trust::sync(registry, &data).await,
+            ))
+        });
         Controllers {
             tasks: aggregation
                 .into_iter()
+                .chain(publishing)
                 .chain([
                     tokio::spawn(namespace::run(registry.clone())),
                     tokio::spawn(gc::run(registry.clone())),
