@@ -676,6 +676,7 @@ async fn discovery_follows_accept() {
         [
             "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
+            "apiregistration.k8s.io",
             "apps.example.dev",
             "authentication.k8s.io",
             "authorization.k8s.io",

@@ -22,7 +22,7 @@ use axum_server::tls_rustls::RustlsAcceptor;
 use clap::{Parser, ValueEnum};
 use kapi_runtime::aggregator::{Aggregator, OpenApiV2Encoder, ProxyIdentity};
 use kapi_runtime::cache::CacheOptions;
-use kapi_runtime::controllers::{ControllerOptions, Controllers};
+use kapi_runtime::controllers::{ControllerOptions, Controllers, apiservices};
 use kapi_runtime::endpoints::{self, Config, Lifecycle, ServerVersion};
 use kapi_runtime::kinds::apiregistration;
 use kapi_runtime::registry::{Registry, Schemas};
@@ -276,10 +276,23 @@ async fn run(flags: Flags) -> Result<()> {
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
     let aggregator = aggregator(&flags, &registry)?;
+    // What the controllers below keep is made before the server serves: the local
+    // APIServices, and the client trust published for extension servers.
+    if aggregator.is_some() {
+        apiservices::register_local_now(&registry)
+            .await
+            .context("registering the local APIServices")?;
+    }
+    let published_trust = trust.published();
+    if let Some(data) = &published_trust {
+        kapi_runtime::controllers::client_trust::sync(&registry, data)
+            .await
+            .context("publishing kube-system/extension-apiserver-authentication")?;
+    }
     let options = ControllerOptions {
         event_ttl: flags.event_ttl,
         aggregator: aggregator.clone(),
-        published_trust: trust.published(),
+        published_trust,
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
     let (filters, _rbac) = flags.security.filters(&trust, &registry).await?;

@@ -16,6 +16,7 @@ use support::crontabs::{DEFINITIONS, crontab, crontab_definition, wait_establish
 use support::http::Client;
 use support::kubectl::{Kubectl, Version};
 use support::pki::{BOB_TOKEN, Pki};
+use support::webhook::Webhook;
 use support::{Backend, Server, wait_for};
 
 const APISERVICE: &str = "/apis/apiregistration.k8s.io/v1/apiservices/v1.stable.example.com";
@@ -497,4 +498,119 @@ impl Drop for Cleanup<'_> {
             let _ = self.0.delete(path);
         }
     }
+}
+
+/// Through the proxy to a server of another kind (a Python script): the request arrives
+/// with the user in kube's front-proxy headers (what the client sent under those names
+/// replaced, its credentials removed) over the proxy's client certificate, and an upgrade
+/// (`Connection: Upgrade`) is answered with the server's 101 and joined both ways.
+#[test]
+fn requests_and_upgrades_reach_a_server_of_another_kind() {
+    let proxy = Pki::new();
+    let (cert, key) = proxy.client("front-proxy-client", None);
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    let front = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &[
+            "--proxy-client-cert-file",
+            &cert,
+            "--proxy-client-key-file",
+            &key,
+        ],
+    );
+    let backend_pki = Pki::new();
+    let proxy_ca = proxy.ca.display().to_string();
+    let backend = Webhook::start_with(
+        "aggregated_backend.py",
+        &backend_pki,
+        &[&proxy_ca, "echo.example.com/v1"],
+    );
+    let ca = base64::engine::general_purpose::STANDARD.encode(backend_pki.ca_pem());
+    let registration = json!({
+        "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": {"name": "v1.echo.example.com"},
+        "spec": {"group": "echo.example.com", "version": "v1", "url": backend.url(""),
+            "caBundle": ca, "groupPriorityMinimum": 1000, "versionPriority": 15}
+    });
+    let admin = front.client();
+    let created = admin
+        .post("/apis/apiregistration.k8s.io/v1/apiservices", &registration)
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let path = "/apis/apiregistration.k8s.io/v1/apiservices/v1.echo.example.com";
+    wait_for(
+        Duration::from_secs(15),
+        "the APIService to be available",
+        || format!("{:?}", admin.get(path)),
+        || {
+            let service = admin.get(path).ok()?.json();
+            (service["status"]["conditions"][0]["status"] == "True").then_some(())
+        },
+    );
+
+    let seen = admin
+        .request_with_headers(
+            "GET",
+            "/apis/echo.example.com/v1/namespaces/default/things/headers",
+            None,
+            &[("X-Remote-User", "mallory"), ("X-Remote-Extra-Evil", "yes")],
+        )
+        .unwrap();
+    assert_eq!(seen.status, 200, "{seen:?}");
+    let seen = seen.json();
+    let headers = &seen["headers"];
+    assert_eq!(headers["x-remote-user"], json!(["admin"]), "{seen}");
+    assert_eq!(
+        headers["x-remote-group"],
+        json!(["system:masters", "system:authenticated"]),
+        "{seen}"
+    );
+    assert!(headers.get("authorization").is_none(), "{seen}");
+    assert!(headers.get("x-remote-extra-evil").is_none(), "{seen}");
+    assert_eq!(seen["client"], "front-proxy-client", "{seen}");
+
+    // An upgrade, on a raw TLS connection (HTTP/1.1).
+    use rustls::pki_types::pem::PemObject;
+    use std::io::{Read, Write};
+    let mut roots = rustls::RootCertStore::empty();
+    for certificate in rustls::pki_types::CertificateDer::pem_slice_iter(&front.pki().ca_pem()) {
+        roots.add(certificate.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let connection = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    let socket = std::net::TcpStream::connect(front.addr()).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut stream = rustls::StreamOwned::new(connection, socket);
+    write!(
+        stream,
+        "GET /apis/echo.example.com/v1/namespaces/default/things/echo HTTP/1.1\r\n\
+         Host: {}\r\nAuthorization: Bearer {}\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n",
+        front.addr(),
+        support::pki::ADMIN_TOKEN
+    )
+    .unwrap();
+    stream.flush().unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_string();
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    stream.write_all(b"hello through the proxy").unwrap();
+    stream.flush().unwrap();
+    let mut echoed = [0u8; 23];
+    stream.read_exact(&mut echoed).unwrap();
+    assert_eq!(&echoed, b"hello through the proxy");
 }

@@ -90,6 +90,7 @@ fn discovery_and_explain(version: Version, backend: Backend) {
     let expected = [
         "admissionregistration.k8s.io/v1",
         "apiextensions.k8s.io/v1",
+        "apiregistration.k8s.io/v1",
         "apps.example.dev/v1",
         "apps.example.dev/v1beta1",
         "authentication.k8s.io/v1",
@@ -173,8 +174,9 @@ fn create_namespace_and_configmap(version: Version, backend: Backend) {
     );
     let run = kubectl.ok(&["get", "namespaces"]);
     run.check(
-        run.table().column("NAME") == ["default", "team-a"],
-        "namespaces should be default, team-a",
+        // `kube-system` holds what the server publishes for extension servers.
+        run.table().column("NAME") == ["default", "kube-system", "team-a"],
+        "namespaces should be default, kube-system, team-a",
     );
     let literal = "--from-literal=a=b";
     kubectl

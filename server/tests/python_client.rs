@@ -104,6 +104,7 @@ fn discovery_finds_every_kind_and_the_preferred_version() {
         json!([
             "admissionregistration.k8s.io/v1",
             "apiextensions.k8s.io/v1",
+            "apiregistration.k8s.io/v1",
             "apps.example.dev/v1",
             "apps.example.dev/v1beta1",
             "authentication.k8s.io/v1",
@@ -411,6 +412,7 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
         json!({
             "admissionregistration.k8s.io": "admissionregistration.k8s.io/v1",
             "apiextensions.k8s.io": "apiextensions.k8s.io/v1",
+            "apiregistration.k8s.io": "apiregistration.k8s.io/v1",
             "apps.example.dev": "apps.example.dev/v1",
             "authentication.k8s.io": "authentication.k8s.io/v1",
             "authorization.k8s.io": "authorization.k8s.io/v1",

@@ -174,7 +174,7 @@ impl Entry {
     fn new(service: APIService, identity: Option<&ProxyIdentity>) -> Entry {
         let remote = location(&service.spec).map(|base| {
             let spec = &service.spec;
-            let trust = match spec.insecure_skip_tls_verify {
+            let trust = match service.insecure() {
                 true => Trust::Anything,
                 false => Trust::Bundle(spec.ca_bundle.as_ref().map(|b| b.0.as_slice())),
             };

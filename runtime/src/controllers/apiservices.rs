@@ -296,6 +296,13 @@ fn wanted(registry: &Registry) -> BTreeMap<String, (APIServiceSpec, &'static str
     wanted
 }
 
+/// Makes the local APIServices of the scheme as it is (the server does this before it
+/// serves, so that clients and tests find them from the first request, as kube's
+/// `autoregister-completion` readiness check waits for them).
+pub async fn register_local_now(registry: &Registry) -> Result<(), ApiError> {
+    sync_local(registry, true).await
+}
+
 /// Keeps the local APIServices: at start, and whenever the scheme changes.
 async fn register_local(registry: Weak<Registry>) {
     let mut done: Option<u64> = None;

@@ -19,6 +19,11 @@ pub struct Webhook {
 impl Webhook {
     /// Starts `tests/python/<script>` serving with `pki`'s serving certificate.
     pub fn start(script: &str, pki: &Pki) -> Webhook {
+        Webhook::start_with(script, pki, &[])
+    }
+
+    /// [`Webhook::start`], with more arguments after the certificate and key.
+    pub fn start_with(script: &str, pki: &Pki, args: &[&str]) -> Webhook {
         use std::io::BufRead;
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/python")
@@ -27,6 +32,7 @@ impl Webhook {
             .arg(&script)
             .arg(&pki.serving.0)
             .arg(&pki.serving.1)
+            .args(args)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .stdout(std::process::Stdio::piped())
             .spawn()

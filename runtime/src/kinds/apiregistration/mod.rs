@@ -77,18 +77,18 @@ pub struct APIServiceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The API group.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub group: String,
     /// The API version.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub version: String,
     /// Skip the check of the server's certificate (discouraged; use `caBundle`).
     #[serde(
         default,
         rename = "insecureSkipTLSVerify",
-        skip_serializing_if = "std::ops::Not::not"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub insecure_skip_tls_verify: bool,
+    pub insecure_skip_tls_verify: Option<bool>,
     /// PEM certificates that sign the server's serving certificate (the system's roots
     /// when empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,10 +109,10 @@ pub struct APIServiceSpec {
 #[schemars(rename = "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference")]
 pub struct ServiceReference {
     /// Its namespace.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub namespace: String,
     /// Its name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub name: String,
     /// Its port (443 by default).
     #[serde(default = "https_port", skip_serializing_if = "Option::is_none")]
@@ -166,6 +166,11 @@ impl APIService {
     pub fn available(&self) -> Option<&APIServiceCondition> {
         (self.status.as_ref())
             .and_then(|status| status.conditions.iter().find(|c| c.r#type == AVAILABLE))
+    }
+
+    /// Whether the server's certificate goes unchecked.
+    pub fn insecure(&self) -> bool {
+        self.spec.insecure_skip_tls_verify == Some(true)
     }
 
     /// Whether this server serves the group-version itself.

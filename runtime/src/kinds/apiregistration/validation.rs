@@ -79,7 +79,7 @@ pub fn api_service(service: &APIService) -> Vec<FieldError> {
                 "local APIServices may not have a caBundle",
             ));
         }
-        if spec.insecure_skip_tls_verify {
+        if service.insecure() {
             errors.push(FieldError::invalid(
                 "spec.insecureSkipTLSVerify",
                 true,
@@ -113,7 +113,7 @@ pub fn api_service(service: &APIService) -> Vec<FieldError> {
         (Some(url), None) => errors.extend(url_errors(url, "spec.url")),
         _ => {}
     }
-    if spec.insecure_skip_tls_verify && ca_bytes > 0 {
+    if service.insecure() && ca_bytes > 0 {
         errors.push(FieldError::invalid(
             "spec.insecureSkipTLSVerify",
             true,
