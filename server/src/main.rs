@@ -278,16 +278,21 @@ async fn run(flags: Flags) -> Result<()> {
     let aggregator = aggregator(&flags, &registry)?;
     // What the controllers below keep is made before the server serves: the local
     // APIServices, and the client trust published for extension servers.
-    if aggregator.is_some() {
-        apiservices::register_local_now(&registry)
-            .await
-            .context("registering the local APIServices")?;
+    // (A failure, such as an admission webhook that is down, is left to the controllers,
+    // which retry.)
+    if let Some(aggregator) = &aggregator {
+        if let Err(error) = apiservices::register_local_now(&registry).await {
+            tracing::warn!(%error, "cannot register the local APIServices yet");
+        }
+        if let Err(error) = apiservices::load_now(&registry, aggregator).await {
+            tracing::warn!(%error, "cannot read the APIServices yet");
+        }
     }
     let published_trust = trust.published();
-    if let Some(data) = &published_trust {
-        kapi_runtime::controllers::client_trust::sync(&registry, data)
-            .await
-            .context("publishing kube-system/extension-apiserver-authentication")?;
+    if let Some(data) = &published_trust
+        && let Err(error) = kapi_runtime::controllers::client_trust::sync(&registry, data).await
+    {
+        tracing::warn!(%error, "cannot publish kube-system/extension-apiserver-authentication yet");
     }
     let options = ControllerOptions {
         event_ttl: flags.event_ttl,

@@ -3,10 +3,14 @@
 //! `insecureSkipTLSVerify`, not at all; the proxy's own client certificate
 //! (`--proxy-client-cert-file`) presented when configured, which is how the server knows
 //! the front-proxy headers come from the aggregator. Connections are pooled (HTTP/1.1,
-//! upgrades included).
+//! upgrades included), with `TCP_NODELAY` (proxied watch events and upgraded streams are
+//! small writes) and a bounded connect.
+//!
+//! [`Remote::fetch`] is the aggregator's own requests (availability checks, documents).
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
@@ -19,6 +23,106 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 
 /// A pooled HTTPS client.
 pub(crate) type HttpsClient = Client<HttpsConnector<HttpConnector>, axum::body::Body>;
+
+/// How long a connection to a server may take to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A remote APIService's server.
+pub struct Remote {
+    /// `https://host:port` (and a path prefix, for a `url`), without a trailing slash.
+    pub base: String,
+    /// Checks the server's certificate as the APIService says.
+    pub(crate) client: HttpsClient,
+}
+
+/// Who the aggregator's own requests are from, in the front-proxy headers.
+#[derive(Clone, Copy)]
+pub enum Caller {
+    /// The availability check: kube's `system:kube-aggregator` in `system:masters`.
+    Checker,
+    /// A document download: kube's `system:aggregator`, in no group.
+    Downloader,
+}
+
+/// Why a fetch got no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The path is not a path of the server (a document's index may name anything).
+    #[error("{0:?} is not a path of the server")]
+    NotAPath(String),
+    /// The request failed (connection, TLS, the answer cut short).
+    #[error("Get {url:?}: {reason}")]
+    Failed {
+        /// What was asked.
+        url: String,
+        /// Why it failed, with its causes.
+        reason: String,
+    },
+    /// No answer in time.
+    #[error(
+        "Get {0:?}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+    )]
+    Timeout(String),
+}
+
+impl Remote {
+    /// The server at `base`, trusted as `trust`, presented `identity`.
+    pub(crate) fn new(
+        base: String,
+        trust: Trust<'_>,
+        identity: Option<&ProxyIdentity>,
+    ) -> Result<Remote, String> {
+        Ok(Remote {
+            base,
+            client: client(trust, identity)?,
+        })
+    }
+
+    /// GETs `path` (which must be a path, `/...`) as `caller`, accepting `accept`, within
+    /// `timeout`: the status and the body.
+    pub async fn fetch(
+        &self,
+        path: &str,
+        accept: &str,
+        caller: Caller,
+        timeout: Duration,
+    ) -> Result<(u16, bytes::Bytes), FetchError> {
+        use http_body_util::BodyExt;
+        if !path.starts_with('/') || path.starts_with("//") {
+            return Err(FetchError::NotAPath(path.to_owned()));
+        }
+        let url = format!("{}{path}", self.base);
+        let failed = |reason: String| FetchError::Failed {
+            url: url.clone(),
+            reason,
+        };
+        let (user, group) = match caller {
+            Caller::Checker => ("system:kube-aggregator", Some("system:masters")),
+            Caller::Downloader => ("system:aggregator", None),
+        };
+        let mut request = axum::http::Request::get(&url)
+            .header("Accept", accept)
+            .header("X-Remote-User", user);
+        if let Some(group) = group {
+            request = request.header("X-Remote-Group", group);
+        }
+        let request =
+            (request.body(axum::body::Body::empty())).map_err(|e| failed(e.to_string()))?;
+        let call = async {
+            let response = (self.client.request(request).await)
+                .map_err(|e| failed(super::proxy::error_text(&e)))?;
+            let status = response.status().as_u16();
+            let body = (response.into_body().collect().await)
+                .map_err(|e| failed(e.to_string()))?
+                .to_bytes();
+            Ok((status, body))
+        };
+        match tokio::time::timeout(timeout, call).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout(url.clone())),
+        }
+    }
+}
 
 /// The certificate and key the aggregator presents to the servers it proxies to
 /// (`--proxy-client-cert-file`, `--proxy-client-key-file`).
@@ -85,11 +189,15 @@ pub(crate) fn client(
             .map_err(|e| format!("the proxy client certificate: {e}"))?,
         None => builder.with_no_client_auth(),
     };
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(CONNECT_TIMEOUT));
+    http.enforce_http(false);
     let connector = hyper_rustls::HttpsConnectorBuilder::new()
         .with_tls_config(config)
         .https_only()
         .enable_http1()
-        .build();
+        .wrap_connector(http);
     Ok(Client::builder(TokioExecutor::new()).build(connector))
 }
 

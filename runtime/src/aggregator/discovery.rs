@@ -176,7 +176,19 @@ fn json_bytes(document: &Value) -> Vec<u8> {
 
 /// 200 with `body` and its own entity tag, or 304 when the client has it.
 pub(super) fn respond(headers: &HeaderMap, body: Vec<u8>, content_type: &str) -> Response {
-    let tag = format!("\"{:016X}\"", fnv1a(&body));
+    let hash = fnv1a(&body);
+    respond_tagged(headers, body.into(), content_type, hash)
+}
+
+/// 200 with `body`, tagged with `hash` (of what it was made from), or 304 when the client
+/// has it.
+pub(super) fn respond_tagged(
+    headers: &HeaderMap,
+    body: axum::body::Bytes,
+    content_type: &str,
+    hash: u64,
+) -> Response {
+    let tag = format!("\"{hash:016X}\"");
     let matched = (headers.get_all(IF_NONE_MATCH).iter())
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
@@ -252,4 +264,110 @@ pub(crate) fn version_entry(group: &str, version: &str, list: &Value) -> Value {
         entries.push(entry);
     }
     json!({"version": version, "resources": entries, "freshness": "Current"})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::apiregistration::APIServiceSpec;
+
+    fn service(group: &str, version: &str, priorities: (i32, i32), remote: bool) -> APIService {
+        let mut service = APIService {
+            spec: APIServiceSpec {
+                group: group.into(),
+                version: version.into(),
+                group_priority_minimum: priorities.0,
+                version_priority: priorities.1,
+                url: remote.then(|| "https://127.0.0.1:1".to_owned()),
+                ..APIServiceSpec::default()
+            },
+            ..APIService::default()
+        };
+        service.metadata.name = Some(format!("{version}.{group}"));
+        service
+    }
+
+    fn registered() -> std::sync::Arc<Registered> {
+        let aggregator = super::super::Aggregator::new(None, None);
+        aggregator.set(vec![
+            service("metrics.example", "v1beta1", (100, 15), true),
+            service("apps", "v1", (17800, 15), false),
+            service("metrics.example", "v1", (100, 20), true),
+            service("", "v1", (18000, 1), false),
+        ]);
+        aggregator.registered()
+    }
+
+    #[test]
+    fn groups_and_versions_sort_as_kube_sorts_them() {
+        let registered = registered();
+        let groups: Vec<(&str, Vec<&str>)> = (groups(&registered).into_iter())
+            .map(|(group, entries)| {
+                let versions = entries.iter().map(|e| e.service.spec.version.as_str());
+                (group, versions.collect())
+            })
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("", vec!["v1"]),
+                ("apps", vec!["v1"]),
+                ("metrics.example", vec!["v1", "v1beta1"])
+            ]
+        );
+        assert!(registered.is_remote_group("metrics.example"));
+        assert!(!registered.is_remote_group("apps"));
+        assert!(registered.remote("metrics.example", "v1beta1").is_some());
+        assert!(registered.remote("apps", "v1").is_none());
+    }
+
+    #[test]
+    fn remote_groups_join_the_local_documents() {
+        let registered = registered();
+        let mut legacy = json!({"kind": "APIGroupList", "groups": [{"name": "apps"}]});
+        merge_legacy(&registered, &mut legacy);
+        assert_eq!(
+            legacy["groups"][1],
+            json!({"name": "metrics.example",
+                "versions": [
+                    {"groupVersion": "metrics.example/v1", "version": "v1"},
+                    {"groupVersion": "metrics.example/v1beta1", "version": "v1beta1"}
+                ],
+                "preferredVersion": {"groupVersion": "metrics.example/v1", "version": "v1"}})
+        );
+        assert_eq!(
+            legacy["groups"].as_array().unwrap().len(),
+            2,
+            "no legacy v1"
+        );
+
+        let mut aggregated = json!({"kind": "APIGroupDiscoveryList", "items": []});
+        merge_aggregated(&registered, &mut aggregated);
+        assert_eq!(
+            aggregated["items"][0]["versions"],
+            json!([{"version": "v1", "resources": [], "freshness": "Stale"},
+                {"version": "v1beta1", "resources": [], "freshness": "Stale"}])
+        );
+    }
+
+    #[test]
+    fn a_resource_list_becomes_an_aggregated_entry() {
+        let list = json!({"resources": [
+            {"name": "crontabs", "singularName": "crontab", "namespaced": true,
+             "kind": "CronTab", "verbs": ["get", "list"], "shortNames": ["ct"]},
+            {"name": "crontabs/status", "singularName": "", "namespaced": true,
+             "kind": "CronTab", "verbs": ["get"]},
+        ]});
+        assert_eq!(
+            version_entry("stable.example.com", "v1", &list),
+            json!({"version": "v1", "freshness": "Current", "resources": [{
+                "resource": "crontabs",
+                "responseKind": {"group": "stable.example.com", "version": "v1", "kind": "CronTab"},
+                "scope": "Namespaced", "singularResource": "crontab", "verbs": ["get", "list"],
+                "shortNames": ["ct"],
+                "subresources": [{"subresource": "status", "verbs": ["get"],
+                    "responseKind": {"group": "stable.example.com", "version": "v1", "kind": "CronTab"}}]
+            }]})
+        );
+    }
 }

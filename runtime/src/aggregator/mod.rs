@@ -13,22 +13,25 @@
 //! paths and schemas, as fetched by the availability controller when it checks them.
 //!
 //! This room sits in the handler chain right after authorization, in front of the local
-//! router; with no remote APIService, requests pass through untouched.
+//! router. The APIServices are read as one snapshot, swapped whole when they change, with
+//! what the proxy looks up made once then; with no remote APIService a request costs one
+//! atomic load and a flag.
 
 mod client;
 mod discovery;
 mod openapi;
 mod proxy;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-pub use client::ProxyIdentity;
-pub(crate) use client::{HttpsClient, Trust};
+pub use client::{Caller, FetchError, ProxyIdentity, Remote};
+pub(crate) use discovery::version_entry;
+pub(crate) use proxy::layer;
 
 use crate::kinds::apiregistration::{APIService, APIServiceSpec};
 
@@ -43,7 +46,9 @@ pub struct Aggregator {
     encoder: Option<OpenApiV2Encoder>,
     registered: ArcSwap<Registered>,
     merged_v2: openapi::MergedV2,
-    /// Wakes the availability controller: a proxied request found its server gone.
+    /// APIServices a request found unreachable or unavailable, to check again soon.
+    rechecks: Mutex<HashSet<String>>,
+    /// Wakes the availability controller.
     recheck: Notify,
 }
 
@@ -55,6 +60,7 @@ impl Aggregator {
             encoder,
             registered: ArcSwap::from_pointee(Registered::default()),
             merged_v2: Default::default(),
+            rechecks: Mutex::new(HashSet::new()),
             recheck: Notify::new(),
         }
     }
@@ -65,11 +71,11 @@ impl Aggregator {
     }
 
     /// Takes the APIServices as they now are (the controller's list), keeping the clients
-    /// and fetched documents of those whose spec did not change; returns whether a remote
-    /// one is new or changed (and so wants checking).
-    pub fn set(&self, services: Vec<APIService>) -> bool {
+    /// and fetched documents of those whose spec did not change; returns the names of the
+    /// remote ones that are new or changed (and so want checking).
+    pub fn set(&self, services: Vec<APIService>) -> Vec<String> {
         let before = self.registered();
-        let mut changed = false;
+        let mut changed = Vec::new();
         let mut entries: Vec<Arc<Entry>> = services
             .into_iter()
             .map(|service| {
@@ -78,66 +84,94 @@ impl Aggregator {
                     Some(old) if old.service.spec == service.spec => Arc::new(Entry {
                         service,
                         remote: old.remote.clone(),
-                        fetched: Mutex::new(old.fetched()),
+                        fetched: Arc::clone(&old.fetched),
                     }),
                     _ => {
-                        changed |= !service.is_local();
+                        if !service.is_local() {
+                            changed.push(name);
+                        }
                         Arc::new(Entry::new(service, self.identity.as_ref()))
                     }
                 }
             })
             .collect();
         entries.sort_by(|a, b| discovery::order(&a.service, &b.service));
-        let by_name = (entries.iter())
-            .map(|e| (e.name().to_owned(), Arc::clone(e)))
-            .collect();
-        self.registered
-            .store(Arc::new(Registered { entries, by_name }));
+        self.registered.store(Arc::new(Registered::new(entries)));
         changed
     }
 
-    /// Asks the availability controller to check the remote APIServices now.
-    pub fn recheck(&self) {
+    /// Asks the availability controller to check the remote APIService `name` soon (it
+    /// decides how soon: a server that keeps failing is not asked at every request).
+    pub fn recheck(&self, name: &str) {
+        (self.rechecks.lock().unwrap_or_else(|e| e.into_inner())).insert(name.to_owned());
         self.recheck.notify_one();
     }
 
-    /// Waits until [`recheck`](Self::recheck) is asked.
-    pub async fn rechecks(&self) {
+    /// Waits until a recheck is asked, and takes the names asked for.
+    pub async fn rechecks(&self) -> HashSet<String> {
         self.recheck.notified().await;
+        std::mem::take(&mut *self.rechecks.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Whether any APIService names another server: the filter's fast path.
+    fn any_remote(&self) -> bool {
+        self.registered.load().any_remote
     }
 }
 
 /// The APIServices, in kube's discovery order (group priority, then name; versions by
-/// priority, then version).
+/// priority, then version), with what the proxy looks up on every request made once.
 #[derive(Default)]
 pub struct Registered {
     entries: Vec<Arc<Entry>>,
     by_name: HashMap<String, Arc<Entry>>,
+    /// The remote ones, by group and version.
+    remote: HashMap<(String, String), Arc<Entry>>,
+    /// Their groups.
+    remote_groups: HashSet<String>,
+    any_remote: bool,
 }
 
 impl Registered {
+    fn new(entries: Vec<Arc<Entry>>) -> Registered {
+        let by_name = (entries.iter())
+            .map(|e| (e.name().to_owned(), Arc::clone(e)))
+            .collect();
+        let remote: HashMap<(String, String), Arc<Entry>> = (entries.iter())
+            .filter(|e| !e.service.is_local())
+            .map(|e| {
+                let spec = &e.service.spec;
+                ((spec.group.clone(), spec.version.clone()), Arc::clone(e))
+            })
+            .collect();
+        let remote_groups = remote.keys().map(|(group, _)| group.clone()).collect();
+        Registered {
+            any_remote: !remote.is_empty(),
+            entries,
+            by_name,
+            remote,
+            remote_groups,
+        }
+    }
+
     /// All of them, in discovery order.
     pub fn entries(&self) -> &[Arc<Entry>] {
         &self.entries
     }
 
-    /// The remote APIService of `group`/`version`, if there is one.
-    pub fn remote(&self, group: &str, version: &str) -> Option<&Arc<Entry>> {
-        (self.entries.iter()).find(|e| {
-            !e.service.is_local()
-                && e.service.spec.group == group
-                && e.service.spec.version == version
-        })
+    /// The one named `name`.
+    pub fn named(&self, name: &str) -> Option<&Arc<Entry>> {
+        self.by_name.get(name)
     }
 
-    /// Whether any APIService names another server.
-    pub fn any_remote(&self) -> bool {
-        self.entries.iter().any(|e| !e.service.is_local())
+    /// The remote APIService of `group`/`version`, if there is one.
+    pub fn remote(&self, group: &str, version: &str) -> Option<&Arc<Entry>> {
+        self.remote.get(&(group.to_owned(), version.to_owned()))
     }
 
     /// Whether `group` has a remote APIService.
     pub fn is_remote_group(&self, group: &str) -> bool {
-        (self.entries.iter()).any(|e| !e.service.is_local() && e.service.spec.group == group)
+        self.remote_groups.contains(group)
     }
 }
 
@@ -145,18 +179,31 @@ impl Registered {
 pub struct Entry {
     /// As last read.
     pub service: APIService,
-    /// Its server and the clients to it; `Err` when they cannot be made (a `caBundle`
-    /// with no certificate).
+    /// Its server and the client to it; `Err` when the client cannot be made (a
+    /// `caBundle` with no certificate).
     remote: Option<Result<Arc<Remote>, String>>,
-    fetched: Mutex<Fetched>,
+    /// What was fetched from its server, shared with the entries that replace this one
+    /// while its spec stays the same.
+    fetched: Arc<Mutex<Fetched>>,
 }
 
-/// A remote APIService's server.
-pub struct Remote {
-    /// `https://host:port` (and a path prefix, for a `url`), without a trailing slash.
-    pub base: String,
-    /// Checks the server's certificate as the APIService says.
-    pub client: HttpsClient,
+/// A document fetched from a remote APIService's server, with a hash of its bytes (which
+/// the merged documents are keyed and tagged by).
+pub struct Document {
+    /// The document.
+    pub value: Value,
+    /// FNV-1a of the bytes it was read from.
+    pub hash: u64,
+}
+
+impl Document {
+    /// `bytes` as a JSON document.
+    pub fn parse(bytes: &[u8]) -> Option<Document> {
+        Some(Document {
+            value: serde_json::from_slice(bytes).ok()?,
+            hash: discovery::fnv1a(bytes),
+        })
+    }
 }
 
 /// What the availability controller fetched from a remote APIService's server.
@@ -165,25 +212,26 @@ pub struct Fetched {
     /// Its entry of the aggregated discovery (`APIVersionDiscovery` of this version).
     pub discovery: Option<Arc<Value>>,
     /// Its `/openapi/v2` (JSON).
-    pub openapi_v2: Option<Arc<Value>>,
+    pub openapi_v2: Option<Arc<Document>>,
     /// Its `/openapi/v3/apis/<group>/<version>` (JSON).
-    pub openapi_v3: Option<Arc<Value>>,
+    pub openapi_v3: Option<Arc<Document>>,
 }
 
 impl Entry {
     fn new(service: APIService, identity: Option<&ProxyIdentity>) -> Entry {
         let remote = location(&service.spec).map(|base| {
-            let spec = &service.spec;
             let trust = match service.insecure() {
-                true => Trust::Anything,
-                false => Trust::Bundle(spec.ca_bundle.as_ref().map(|b| b.0.as_slice())),
+                true => client::Trust::Anything,
+                false => {
+                    client::Trust::Bundle((service.spec.ca_bundle.as_ref()).map(|b| b.0.as_slice()))
+                }
             };
-            client::client(trust, identity).map(|client| Arc::new(Remote { base, client }))
+            Remote::new(base, trust, identity).map(Arc::new)
         });
         Entry {
             service,
             remote,
-            fetched: Mutex::new(Fetched::default()),
+            fetched: Arc::default(),
         }
     }
 
@@ -198,7 +246,7 @@ impl Entry {
     }
 
     /// Its server, when remote.
-    pub(crate) fn remote(&self) -> Option<&Result<Arc<Remote>, String>> {
+    pub fn remote(&self) -> Option<&Result<Arc<Remote>, String>> {
         self.remote.as_ref()
     }
 
@@ -234,46 +282,4 @@ fn location(spec: &APIServiceSpec) -> Option<String> {
         service.namespace,
         service.port.unwrap_or(443)
     ))
-}
-
-pub(crate) use discovery::version_entry;
-pub(crate) use proxy::layer;
-
-impl Aggregator {
-    /// Fetches `path` from `remote` as the aggregator itself (`system:kube-aggregator` in
-    /// `system:masters`, as kube's availability checks identify), with `accept`, within
-    /// `timeout`: the status and the body.
-    pub(crate) async fn fetch(
-        remote: &Remote,
-        path: &str,
-        accept: &str,
-        timeout: std::time::Duration,
-    ) -> Result<(u16, bytes::Bytes), String> {
-        use http_body_util::BodyExt;
-        let url = format!("{}{path}", remote.base);
-        let request = axum::http::Request::get(&url)
-            .header("Accept", accept)
-            .header("X-Remote-User", "system:kube-aggregator")
-            .header("X-Remote-Group", "system:masters")
-            .body(axum::body::Body::empty())
-            .map_err(|e| e.to_string())?;
-        let call = async {
-            let response = remote
-                .client
-                .request(request)
-                .await
-                .map_err(|e| format!("Get {url:?}: {}", proxy::error_text(&e)))?;
-            let status = response.status().as_u16();
-            let body = (response.into_body().collect().await)
-                .map_err(|e| format!("Get {url:?}: {e}"))?
-                .to_bytes();
-            Ok((status, body))
-        };
-        match tokio::time::timeout(timeout, call).await {
-            Ok(result) => result,
-            Err(_) => Err(format!(
-                "Get {url:?}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
-            )),
-        }
-    }
 }

@@ -12,6 +12,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use axum::body::Bytes;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::http::header::{ACCEPT, CACHE_CONTROL, HeaderValue, IF_NONE_MATCH, LOCATION};
@@ -20,17 +21,17 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 
-use super::discovery::{fnv1a, respond};
-use super::{Aggregator, Entry, Registered};
+use super::discovery::{fnv1a, respond, respond_tagged};
+use super::{Aggregator, Document, Entry, Registered};
 
 const JSON: &str = "application/json";
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
 /// The last merged `/openapi/v2`: its inputs' fingerprint, its JSON and protobuf forms.
-pub(super) type MergedV2 = Mutex<Option<(u64, Arc<Vec<u8>>, Arc<Vec<u8>>)>>;
+pub(super) type MergedV2 = Mutex<Option<(u64, Bytes, Bytes)>>;
 
-/// The router's JSON answer at the request's path (asked as JSON, whole).
-async fn local_json(mut request: Request, next: Next) -> Option<(Value, u64)> {
+/// The router's JSON answer at the request's path (asked as JSON, whole), and its hash.
+async fn local_bytes(mut request: Request, next: Next) -> Option<(Bytes, u64)> {
     request.headers_mut().remove(IF_NONE_MATCH);
     (request.headers_mut()).insert(ACCEPT, HeaderValue::from_static(JSON));
     let response = next.run(request).await;
@@ -38,7 +39,8 @@ async fn local_json(mut request: Request, next: Next) -> Option<(Value, u64)> {
         return None;
     }
     let body = response.into_body().collect().await.ok()?.to_bytes();
-    Some((serde_json::from_slice(&body).ok()?, fnv1a(&body)))
+    let hash = fnv1a(&body);
+    Some((body, hash))
 }
 
 /// `/openapi/v2`.
@@ -53,33 +55,34 @@ pub(super) async fn v2(
         (headers.get(ACCEPT).and_then(|v| v.to_str().ok())).is_some_and(|accept| {
             accept.contains("com.github.proto-openapi.spec.v2") && !accept.contains(JSON)
         });
-    let Some((mut document, local_hash)) = local_json(request, next).await else {
+    let Some((local, local_hash)) = local_bytes(request, next).await else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
-    let remotes: Vec<(String, Arc<Value>)> = (registered.entries().iter())
+    let remotes: Vec<(String, Arc<Document>)> = (registered.entries().iter())
         .filter(|e| !e.service.is_local())
         .filter_map(|e| Some((e.name().to_owned(), e.fetched().openapi_v2?)))
         .collect();
-    let fingerprint = remotes.iter().fold(local_hash, |hash, (name, doc)| {
-        let pointer = Arc::as_ptr(doc) as usize as u64;
-        fnv1a(name.as_bytes())
-            .wrapping_mul(31)
-            .wrapping_add(pointer)
-            ^ hash.rotate_left(7)
+    // What the merge is made of, by content: the same inputs, the same document and tag.
+    let fingerprint = remotes.iter().fold(local_hash, |hash, (name, document)| {
+        (hash.rotate_left(7) ^ fnv1a(name.as_bytes())).wrapping_mul(31) ^ document.hash
     });
-    let cached = aggregator
+    let cached = (aggregator
         .merged_v2
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    let (json, protobuf) = match cached.filter(|(at, _, _)| *at == fingerprint) {
+        .unwrap_or_else(|e| e.into_inner()))
+    .clone()
+    .filter(|(at, _, _)| *at == fingerprint);
+    let (json, protobuf) = match cached {
         Some((_, json, protobuf)) => (json, protobuf),
         None => {
+            let Ok(mut document) = serde_json::from_slice::<Value>(&local) else {
+                return StatusCode::SERVICE_UNAVAILABLE.into_response();
+            };
             for (_, remote) in &remotes {
-                merge_v2(&mut document, remote);
+                merge_v2(&mut document, &remote.value);
             }
-            let json = Arc::new(serde_json::to_vec(&document).unwrap_or_default());
-            let protobuf = Arc::new(match &aggregator.encoder {
+            let json = Bytes::from(serde_json::to_vec(&document).unwrap_or_default());
+            let protobuf = Bytes::from(match &aggregator.encoder {
                 Some(encode) => encode(&document),
                 None => Vec::new(),
             });
@@ -87,13 +90,13 @@ pub(super) async fn v2(
                 .merged_v2
                 .lock()
                 .unwrap_or_else(|e| e.into_inner()) =
-                Some((fingerprint, Arc::clone(&json), Arc::clone(&protobuf)));
+                Some((fingerprint, json.clone(), protobuf.clone()));
             (json, protobuf)
         }
     };
     match wants_protobuf && !protobuf.is_empty() {
-        true => respond(&headers, protobuf.as_ref().clone(), PROTOBUF_V2),
-        false => respond(&headers, json.as_ref().clone(), JSON),
+        true => respond_tagged(&headers, protobuf, PROTOBUF_V2, fingerprint),
+        false => respond_tagged(&headers, json, JSON, fingerprint),
     }
 }
 
@@ -125,7 +128,10 @@ fn merge_v2(document: &mut Value, remote: &Value) {
 /// `/openapi/v3`: the router's index with the remote group-versions.
 pub(super) async fn v3_index(registered: &Registered, request: Request, next: Next) -> Response {
     let headers = request.headers().clone();
-    let Some((mut index, _)) = local_json(request, next).await else {
+    let Some((local, _)) = local_bytes(request, next).await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    let Ok(mut index) = serde_json::from_slice::<Value>(&local) else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
     if !index["paths"].is_object() {
@@ -140,7 +146,7 @@ pub(super) async fn v3_index(registered: &Registered, request: Request, next: Ne
             continue;
         };
         let path = path_of(entry);
-        let url = format!("/openapi/v3/{path}?hash={}", hash(&document));
+        let url = format!("/openapi/v3/{path}?hash={:016X}", document.hash);
         index["paths"][path] = json!({"serverRelativeURL": url});
     }
     respond(
@@ -156,20 +162,12 @@ fn path_of(entry: &Entry) -> String {
     format!("apis/{}/{}", spec.group, spec.version)
 }
 
-/// The hash a v3 document is served under.
-fn hash(document: &Value) -> String {
-    format!(
-        "{:016X}",
-        fnv1a(&serde_json::to_vec(document).unwrap_or_default())
-    )
-}
-
 /// `/openapi/v3/apis/<group>/<version>` of a remote APIService.
 pub(super) fn v3_document(entry: &Entry, request: &Request) -> Response {
     let Some(document) = entry.fetched().openapi_v3 else {
         return crate::error::ApiError::NoRoute.into_response();
     };
-    let current = hash(&document);
+    let current = format!("{:016X}", document.hash);
     let asked = (request.uri().query().unwrap_or_default().split('&'))
         .find_map(|pair| pair.strip_prefix("hash="))
         .map(str::to_owned);
@@ -183,14 +181,43 @@ pub(super) fn v3_document(entry: &Entry, request: &Request) -> Response {
         }
         return response;
     }
-    let mut response = respond(
-        request.headers(),
-        serde_json::to_vec(&*document).unwrap_or_default(),
-        JSON,
-    );
+    let body = Bytes::from(serde_json::to_vec(&document.value).unwrap_or_default());
+    let mut response = respond_tagged(request.headers(), body, JSON, document.hash);
     if asked.is_some() {
         (response.headers_mut())
             .insert(CACHE_CONTROL, HeaderValue::from_static("public, immutable"));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_document_adds_only_what_is_missing() {
+        let mut local = json!({
+            "paths": {"/apis/apps/v1/": {"get": "local"}},
+            "definitions": {"A": {"description": "local"}}
+        });
+        let remote = json!({
+            "paths": {
+                "/apis/apps/v1/": {"get": "remote"},
+                "/apis/metrics.example/v1/": {"get": "remote"},
+                "/version/": {"get": "remote"}
+            },
+            "definitions": {"A": {"description": "remote"}, "B": {"description": "remote"}}
+        });
+        merge_v2(&mut local, &remote);
+        assert_eq!(
+            local,
+            json!({
+                "paths": {
+                    "/apis/apps/v1/": {"get": "local"},
+                    "/apis/metrics.example/v1/": {"get": "remote"}
+                },
+                "definitions": {"A": {"description": "local"}, "B": {"description": "remote"}}
+            })
+        );
+    }
 }

@@ -47,10 +47,10 @@ pub(crate) async fn layer(
     request: Request,
     next: Next,
 ) -> Response {
-    let registered = aggregator.registered();
-    if !registered.any_remote() {
+    if !aggregator.any_remote() {
         return next.run(request).await;
     }
+    let registered = aggregator.registered();
     let path = request.uri().path().to_owned();
     if request.method() == Method::GET {
         if path == "/apis" || path == "/apis/" {
@@ -132,6 +132,8 @@ pub(super) fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
 /// Sends `request` to `entry`'s server and streams its answer back.
 async fn forward(aggregator: &Aggregator, entry: &Entry, mut request: Request) -> Response {
     if !entry.available() {
+        // Its server may be back: the controller checks again soon (not on every request).
+        aggregator.recheck(entry.name());
         return text(StatusCode::SERVICE_UNAVAILABLE, "service unavailable");
     }
     let remote = match entry.remote() {
@@ -168,7 +170,9 @@ async fn forward(aggregator: &Aggregator, entry: &Entry, mut request: Request) -
             .filter_map(|(name, value)| Some((name, value?))),
         );
     }
-    set_user_headers(&mut parts.headers, &user);
+    if let Err(error) = set_user_headers(&mut parts.headers, &user) {
+        return text(StatusCode::INTERNAL_SERVER_ERROR, &error);
+    }
     parts.headers.remove(header::HOST);
     parts.uri = uri;
     // Clients may speak HTTP/2 to this server; the servers behind it are spoken to in
@@ -189,15 +193,23 @@ async fn forward(aggregator: &Aggregator, entry: &Entry, mut request: Request) -
         Ok(response) => response,
         Err(error) => {
             tracing::warn!(apiservice = entry.name(), %error, "cannot reach the APIService's server");
-            aggregator.recheck();
+            aggregator.recheck(entry.name());
             return text(
                 StatusCode::SERVICE_UNAVAILABLE,
                 &format!("error trying to reach service: {error}"),
             );
         }
     };
+    // An upgrade the server neither took nor refused is kube's 503.
+    let status = response.status();
+    if upgrade && status != StatusCode::SWITCHING_PROTOCOLS && status.as_u16() < 400 {
+        return text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!("invalid upgrade response: status code {}", status.as_u16()),
+        );
+    }
     if let Some(client_upgrade) = client_upgrade
-        && response.status() == StatusCode::SWITCHING_PROTOCOLS
+        && status == StatusCode::SWITCHING_PROTOCOLS
     {
         let server_upgrade = hyper::upgrade::on(&mut response);
         tokio::spawn(async move {
@@ -240,7 +252,10 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 
 /// client-go's `SetAuthProxyHeaders`: the user as kube's front-proxy headers, after
 /// removing what the client sent under those names and the credentials this server used.
-fn set_user_headers(headers: &mut HeaderMap, user: &UserInfo) {
+/// Names are sent as their UTF-8 bytes, as Go sends them; one that cannot be a header
+/// value (a control character) fails the request rather than going without it, which the
+/// server behind would read as another user.
+fn set_user_headers(headers: &mut HeaderMap, user: &UserInfo) -> Result<(), String> {
     let consumed: Vec<HeaderName> = (headers.keys())
         .filter(|name| {
             let name = name.as_str();
@@ -255,25 +270,22 @@ fn set_user_headers(headers: &mut HeaderMap, user: &UserInfo) {
     for name in consumed {
         headers.remove(name);
     }
-    if let Ok(value) = HeaderValue::from_str(&user.name) {
-        headers.insert("x-remote-user", value);
-    }
+    let value = |text: &str| {
+        HeaderValue::from_bytes(text.as_bytes())
+            .map_err(|_| format!("the user {:?} cannot be sent in a header", user.name))
+    };
+    headers.insert("x-remote-user", value(&user.name)?);
     for group in &user.groups {
-        if let Ok(value) = HeaderValue::from_str(group) {
-            headers.append("x-remote-group", value);
-        }
+        headers.append("x-remote-group", value(group)?);
     }
     for (key, values) in &user.extra {
-        let Ok(name) = HeaderName::from_bytes(format!("x-remote-extra-{}", escape(key)).as_bytes())
-        else {
-            continue;
-        };
-        for value in values {
-            if let Ok(value) = HeaderValue::from_str(value) {
-                headers.append(name.clone(), value);
-            }
+        let name = HeaderName::from_bytes(format!("x-remote-extra-{}", escape(key)).as_bytes())
+            .map_err(|_| format!("the extra {key:?} cannot be sent in a header"))?;
+        for extra in values {
+            headers.append(name.clone(), value(extra)?);
         }
     }
+    Ok(())
 }
 
 /// client-go's `headerKeyEscape`: bytes that are not RFC 7230 token characters, and `%`,
@@ -321,7 +333,7 @@ mod tests {
             groups: vec!["devs".into(), "system:authenticated".into()],
             extra: [("scopes".to_owned(), vec!["a".to_owned(), "b".to_owned()])].into(),
         };
-        set_user_headers(&mut headers, &user);
+        set_user_headers(&mut headers, &user).unwrap();
         let all = |name: &str| -> Vec<&str> {
             (headers.get_all(name).iter())
                 .map(|v| v.to_str().unwrap())
@@ -334,5 +346,19 @@ mod tests {
         assert!(all("impersonate-user").is_empty());
         assert!(all("x-remote-extra-evil").is_empty());
         assert_eq!(all("accept"), ["application/json"]);
+
+        // Names beyond ASCII go as their UTF-8 bytes; a control character fails.
+        let user = UserInfo {
+            name: "zoë".into(),
+            ..UserInfo::anonymous()
+        };
+        set_user_headers(&mut headers, &user).unwrap();
+        let sent = headers.get("x-remote-user").unwrap().as_bytes();
+        assert_eq!(sent, "zoë".as_bytes());
+        let user = UserInfo {
+            name: "eve\r\nX-Remote-Group: system:masters".into(),
+            ..UserInfo::anonymous()
+        };
+        assert!(set_user_headers(&mut headers, &user).is_err());
     }
 }
