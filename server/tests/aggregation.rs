@@ -318,6 +318,15 @@ fn the_front_server_proxies_a_group_to_the_back_server() {
     );
     let configmaps = admin.get("/api/v1/namespaces/default/configmaps").unwrap();
     assert_eq!(configmaps.status, 200, "{configmaps:?}");
+    // kube's aggregator metrics say so too.
+    let metrics = admin.get("/metrics").unwrap().body;
+    for line in [
+        "aggregator_unavailable_apiservice{name=\"v1.stable.example.com\"} 1",
+        "aggregator_unavailable_apiservice{name=\"v1.apps.example.dev\"} 0",
+        "aggregator_unavailable_apiservice_total{name=\"v1.stable.example.com\",reason=\"FailedDiscoveryCheck\"} 1",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
 }
 
 /// kapi behind a real kube-apiserver (`shared/peer/`, 1.20) as its extension API server:

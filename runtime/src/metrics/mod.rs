@@ -136,6 +136,21 @@ pub struct WebhookRejectionLabels {
     pub rejection_code: String,
 }
 
+/// An APIService (`aggregator_unavailable_apiservice`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct ApiServiceLabels {
+    pub name: String,
+}
+
+/// An APIService marked unavailable, and why (`aggregator_unavailable_apiservice_total`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct ApiServiceReasonLabels {
+    pub name: String,
+    pub reason: String,
+}
+
 /// A stored resource, `webapps.apps.example.dev` (`configmaps` in the core group).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
 #[allow(missing_docs)] // The fields are the label names.
@@ -207,6 +222,10 @@ pub struct Metrics {
     pub webhook_duration: Family<WebhookLabels, Histogram>,
     /// `apiserver_admission_webhook_rejection_count`.
     pub webhook_rejections: Family<WebhookRejectionLabels, Counter>,
+    /// `aggregator_unavailable_apiservice`: 1 while an APIService is not available.
+    pub unavailable_apiservices: Family<ApiServiceLabels, Gauge>,
+    /// `aggregator_unavailable_apiservice_total`.
+    pub unavailable_apiservice_marks: Family<ApiServiceReasonLabels, Counter>,
     /// `apiserver_audit_event_total`.
     pub audit_events: Counter,
     /// `apiserver_audit_requests_rejected_total`.
@@ -248,6 +267,8 @@ impl Metrics {
             storage_errors: Family::default(),
             webhook_duration: histograms(&WEBHOOK_BUCKETS),
             webhook_rejections: Family::default(),
+            unavailable_apiservices: Family::default(),
+            unavailable_apiservice_marks: Family::default(),
             audit_events: Counter::default(),
             audit_rejected: Counter::default(),
         };
@@ -364,6 +385,16 @@ impl Metrics {
             "apiserver_admission_webhook_rejection_count",
             "[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
             self.webhook_rejections
+        );
+        register!(
+            "aggregator_unavailable_apiservice",
+            "[ALPHA] Gauge of APIServices which are marked as unavailable broken down by APIService name.",
+            self.unavailable_apiservices
+        );
+        register!(
+            "aggregator_unavailable_apiservice_total",
+            "[ALPHA] Counter of APIServices which are marked as unavailable broken down by APIService name and reason.",
+            self.unavailable_apiservice_marks
         );
         register!(
             "etcd_request_duration_seconds",

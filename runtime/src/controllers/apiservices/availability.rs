@@ -120,6 +120,7 @@ pub(super) async fn run(registry: Weak<Registry>, aggregator: Arc<Aggregator>) {
 /// `documents`: whether it is available, and whether documents were fetched.
 async fn check(registry: &Registry, entry: &Entry, documents: bool) -> (bool, bool) {
     let (condition, list) = probe(entry).await;
+    record(entry, &condition);
     // A status that could not be written is checked again soon, as a failure is.
     let mut available = condition.status == "True";
     if let Err(error) = write_condition(registry, &entry.service, condition).await {
@@ -143,6 +144,24 @@ async fn check(registry: &Registry, entry: &Entry, documents: bool) -> (bool, bo
             .map(Arc::new),
     });
     (available, true)
+}
+
+/// kube's aggregator metrics: the gauge of unavailable APIServices, and a count of each
+/// time one is marked unavailable (a change to `False`, by reason).
+fn record(entry: &Entry, condition: &APIServiceCondition) {
+    let metrics = crate::metrics::global();
+    let name = entry.name().to_owned();
+    let unavailable = condition.status != "True";
+    let labels = crate::metrics::ApiServiceLabels { name: name.clone() };
+    (metrics.unavailable_apiservices).with_or_new(&labels, |g| g.set(i64::from(unavailable)));
+    let was_unavailable = (entry.service.available()).is_some_and(|c| c.status != "True");
+    if unavailable && !was_unavailable {
+        let labels = crate::metrics::ApiServiceReasonLabels {
+            name,
+            reason: condition.reason.clone().unwrap_or_default(),
+        };
+        (metrics.unavailable_apiservice_marks).with_or_new(&labels, |c| c.inc());
+    }
 }
 
 fn condition(status: bool, reason: &str, message: String) -> APIServiceCondition {
