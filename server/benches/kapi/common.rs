@@ -165,6 +165,16 @@ pub fn agent() -> ureq::Agent {
         .into()
 }
 
+/// `response`'s status, its body read to the end (and dropped): only then does the agent
+/// keep the connection for the next request, as clients such as client-go do; a body left
+/// unread costs a new TCP connection per request.
+pub fn status_of(mut response: ureq::http::Response<ureq::Body>) -> u16 {
+    let status = response.status().as_u16();
+    let mut reader = response.body_mut().with_config().limit(u64::MAX).reader();
+    std::io::copy(&mut reader, &mut std::io::sink()).expect("reading a body");
+    status
+}
+
 /// `GET url`, reading the body to its end without keeping it: its status and size.
 pub fn get_discarding(agent: &ureq::Agent, url: &str) -> (u16, usize) {
     get_discarding_with(agent, url, &[("Accept", "application/json")])

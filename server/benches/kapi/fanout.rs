@@ -47,7 +47,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) {
                 r#"{{"metadata":{{"annotations":{{"seq":"{seq}"}}}}}}"#
             ))
             .expect("PATCH");
-        assert_eq!(response.status().as_u16(), 200, "an update");
+        assert_eq!(super::common::status_of(response), 200, "an update");
     };
     let all_read = |seq: usize| {
         let deadline = Instant::now() + Duration::from_secs(60);

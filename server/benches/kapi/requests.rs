@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
-use super::common::{CLIENTS, CpuMeter, Options, ServerProcess, agent, rate, run_threads};
+use super::common::{
+    CLIENTS, CpuMeter, Options, ServerProcess, agent, rate, run_threads, status_of,
+};
 use super::limits::Limits;
 use super::report::Report;
 
@@ -140,7 +142,7 @@ fn configmap_gets(
         if let Some((admin, _)) = tokens {
             request = request.header("Authorization", auth(admin));
         }
-        assert_eq!(request.send(body).expect("POST").status().as_u16(), 201);
+        assert_eq!(status_of(request.send(body).expect("POST")), 201);
     }
     // The reader's binding reaches the RBAC index shortly after it is written.
     if let Some((_, reader)) = tokens {
@@ -162,7 +164,7 @@ fn configmap_gets(
         if let Some((_, reader)) = tokens {
             request = request.header("Authorization", auth(reader));
         }
-        assert_eq!(request.call().expect("GET").status().as_u16(), 200);
+        assert_eq!(status_of(request.call().expect("GET")), 200);
     })
 }
 
@@ -194,7 +196,7 @@ fn through_server(
             .header("Content-Type", "application/json")
             .send(body)
             .expect("POST");
-        assert_eq!(response.status().as_u16(), 201);
+        assert_eq!(status_of(response), 201);
     });
     let cpu = meter.per_op(ops);
     let creates = report.add(
@@ -212,8 +214,7 @@ fn through_server(
     let meter = CpuMeter::start(&pids);
     let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, _| {
         let url = format!("{base}/c{client}-0");
-        let response = agent.get(&url).call().expect("GET");
-        assert_eq!(response.status().as_u16(), 200);
+        assert_eq!(status_of(agent.get(&url).call().expect("GET")), 200);
     });
     let cpu = meter.per_op(ops);
     let gets = report.add(
@@ -291,7 +292,7 @@ fn webapp_writes(options: &Options, report: &mut Report, what: &str, server: &Se
             .header("Content-Type", "application/merge-patch+json")
             .send(format!(r#"{{"spec":{{"replicas":{}}}}}"#, replicas(i)))
             .expect("PATCH (merge)");
-        assert_eq!(response.status().as_u16(), 200, "a merge patch");
+        assert_eq!(status_of(response), 200, "a merge patch");
     });
     let updates = report.add(
         format!("{what}: WebApp updates (merge PATCH)"),
@@ -299,8 +300,11 @@ fn webapp_writes(options: &Options, report: &mut Report, what: &str, server: &Se
         "ops/s",
     );
     let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
-        let response = apply(agent, client, replicas(i));
-        assert_eq!(response.status().as_u16(), 200, "a server-side apply");
+        assert_eq!(
+            status_of(apply(agent, client, replicas(i))),
+            200,
+            "a server-side apply"
+        );
     });
     let applies = report.add(
         format!("{what}: WebApp server-side applies"),
