@@ -20,6 +20,7 @@
 #![allow(clippy::duplicated_attributes)]
 
 pub mod apps;
+pub mod coordination;
 pub mod core;
 pub mod events;
 pub mod platform;
@@ -38,6 +39,8 @@ pub const KINDS: &[&KindInfo] = &[
     events::Event::INFO,
     apps::WebApp::INFO,
     platform::Tenant::INFO,
+    // Leases, for controllers' leader election.
+    coordination::Lease::INFO,
     // Kubernetes' RBAC kinds, declared in the runtime (its authorizer reads them).
     rbac::Role::INFO,
     rbac::ClusterRole::INFO,

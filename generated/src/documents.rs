@@ -58,6 +58,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/apis/authorization.k8s.io/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/coordination.k8s.io/v1",
+        hash: "E593555627B8EEF445BB6095AB6394282F00625C5BB34FA8A6B60249FCB8600A1F6E4AD6B47ED696A7D73881EF78276592DD315662D9167BCC7F2C358FF4F05F",
+        json: include_str!("../openapi/v3/apis/coordination.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/events.k8s.io/v1",
         hash: "C816F1CB3DB3541A9930BF155DA6BD26A40B741E36235AA7072E3F2185540BA0DF5767997168D3D459133D4AB35375787CC49908FF2D68E27810C1DB4A9AAA08",
         json: include_str!("../openapi/v3/apis/events.k8s.io/v1.json"),
@@ -122,6 +127,12 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         }
         "/apis/authorization.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/authorization.k8s.io/v1.json"
+        )),
+        "/apis/coordination.k8s.io" => {
+            Some(include_str!("../discovery/apis/coordination.k8s.io.json"))
+        }
+        "/apis/coordination.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/coordination.k8s.io/v1.json"
         )),
         "/apis/events.k8s.io" => Some(include_str!("../discovery/apis/events.k8s.io.json")),
         "/apis/events.k8s.io/v1" => Some(include_str!("../discovery/apis/events.k8s.io/v1.json")),

@@ -16,6 +16,7 @@
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
 //! - `authentication.k8s.io` (`/apis/authentication.k8s.io`): versions `v1`; kinds `SelfSubjectReview`, `TokenReview`.
 //! - `authorization.k8s.io` (`/apis/authorization.k8s.io`): versions `v1`; kinds `SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview`, `SelfSubjectRulesReview`.
+//! - `coordination.k8s.io` (`/apis/coordination.k8s.io`): versions `v1`; kinds `Lease`.
 //! - `events.k8s.io` (`/apis/events.k8s.io`): versions `v1`; kinds `Event`.
 //! - `platform.example.dev` (`/apis/platform.example.dev`): versions `v1`; kinds `Tenant`.
 //! - `rbac.authorization.k8s.io` (`/apis/rbac.authorization.k8s.io`): versions `v1`; kinds `Role`, `ClusterRole`, `RoleBinding`, `ClusterRoleBinding`.

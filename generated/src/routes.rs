@@ -46,6 +46,8 @@ const LOCAL_SUBJECT_ACCESS_REVIEW: &KindInfo =
 /// `SelfSubjectRulesReview`, `authorization.k8s.io`.
 const SELF_SUBJECT_RULES_REVIEW: &KindInfo =
     <kapi_runtime::kinds::authorization::SelfSubjectRulesReview as Resource>::INFO;
+/// `Lease`, `coordination.k8s.io`.
+const LEASE: &KindInfo = <api_types::coordination::Lease as Resource>::INFO;
 /// `Event`, `events.k8s.io`.
 const EVENTS_K8S_IO_EVENT: &KindInfo = <api_types::events::Event as Resource>::INFO;
 /// `Tenant`, `platform.example.dev`.
@@ -321,6 +323,29 @@ pub static ROUTES: &[RouteBinding] = &[
     // SelfSubjectRulesReview (authorization.k8s.io/v1):
     // POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews
     bind(SELF_SUBJECT_RULES_REVIEW, 0, 0, Handler::Create),
+    // Lease (coordination.k8s.io/v1):
+    // GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases
+    bind(LEASE, 0, 0, Handler::List),
+    // POST /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases
+    bind(LEASE, 0, 1, Handler::Create),
+    // DELETE /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases
+    bind(LEASE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}
+    bind(LEASE, 0, 3, Handler::Get),
+    // PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}
+    bind(LEASE, 0, 4, Handler::Update),
+    // PATCH /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}
+    bind(LEASE, 0, 5, Handler::Patch),
+    // DELETE /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}
+    bind(LEASE, 0, 6, Handler::Delete),
+    // GET /apis/coordination.k8s.io/v1/leases
+    bind(LEASE, 0, 7, Handler::List),
+    // GET /apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases
+    bind(LEASE, 0, 8, Handler::WatchList),
+    // GET /apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}
+    bind(LEASE, 0, 9, Handler::Watch),
+    // GET /apis/coordination.k8s.io/v1/watch/leases
+    bind(LEASE, 0, 10, Handler::WatchList),
     // Event (events.k8s.io/v1):
     // GET /apis/events.k8s.io/v1/namespaces/{namespace}/events
     bind(EVENTS_K8S_IO_EVENT, 0, 0, Handler::List),

@@ -4,7 +4,7 @@
 //! version the server decodes, so the runtime converts objects between versions without
 //! naming a Rust type.
 
-use api_types::{apps, events, platform};
+use api_types::{apps, coordination, events, platform};
 use kapi_runtime::kinds;
 
 use kapi_runtime::scheme::{KindEntry, Scheme};
@@ -69,6 +69,10 @@ pub fn scheme() -> Scheme {
         .add(
             KindEntry::new::<kinds::authorization::SelfSubjectRulesReview>()
                 .version::<kinds::authorization::SelfSubjectRulesReview, kinds::authorization::SelfSubjectRulesReview>("v1")
+        )
+        .add(
+            KindEntry::new::<coordination::Lease>()
+                .version::<coordination::Lease, coordination::Lease>("v1")
         )
         .add(
             KindEntry::new::<platform::Tenant>()

@@ -150,6 +150,17 @@ mod authorization_k8s_io {
     }
 }
 
+/// `coordination.k8s.io`.
+mod coordination_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `coordination.k8s.io/v1` `Lease`.
+    #[test]
+    fn lease_v1() {
+        ROUND_TRIP.check("coordination.k8s.io", "Lease", "v1");
+    }
+}
+
 /// `events.k8s.io`.
 mod events_k8s_io {
     use super::ROUND_TRIP;

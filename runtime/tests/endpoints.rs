@@ -680,6 +680,7 @@ async fn discovery_follows_accept() {
             "apps.example.dev",
             "authentication.k8s.io",
             "authorization.k8s.io",
+            "coordination.k8s.io",
             "events.k8s.io",
             "platform.example.dev",
             "rbac.authorization.k8s.io"

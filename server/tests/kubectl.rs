@@ -95,6 +95,7 @@ fn discovery_and_explain(version: Version, backend: Backend) {
         "apps.example.dev/v1beta1",
         "authentication.k8s.io/v1",
         "authorization.k8s.io/v1",
+        "coordination.k8s.io/v1",
         "events.k8s.io/v1",
         "platform.example.dev/v1",
         "rbac.authorization.k8s.io/v1",
