@@ -650,6 +650,39 @@ pub struct Condition {
     pub observed_generation: Option<i64>,
 }
 
+/// A condition as kube's `Set<Kind>Condition` helpers keep them: by type, with the time
+/// its status last changed.
+pub trait StatusCondition {
+    /// `Available`, `Established`.
+    fn condition_type(&self) -> &str;
+    /// `True`, `False` or `Unknown`.
+    fn condition_status(&self) -> &str;
+    /// When the status last changed.
+    fn last_transition(&mut self) -> &mut Option<String>;
+}
+
+/// kube's `SetCRDCondition` and `SetAPIServiceCondition`: sets the condition of its type
+/// in `conditions` (appended when new), its transition time now unless its status stays
+/// the same.
+pub fn set_condition<C: StatusCondition>(conditions: &mut Vec<C>, mut condition: C) {
+    let existing =
+        (conditions.iter_mut()).find(|c| c.condition_type() == condition.condition_type());
+    match existing {
+        Some(existing) => {
+            *condition.last_transition() =
+                match existing.condition_status() == condition.condition_status() {
+                    true => existing.last_transition().clone(),
+                    false => Some(now()),
+                };
+            *existing = condition;
+        }
+        None => {
+            *condition.last_transition() = Some(now());
+            conditions.push(condition);
+        }
+    }
+}
+
 /// The current time as kube writes timestamps: RFC 3339, UTC, seconds.
 pub fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()

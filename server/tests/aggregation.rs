@@ -90,7 +90,7 @@ fn start() -> Pair {
         trust["data"]["requestheader-allowed-names"],
         "[\"front-proxy-client\"]"
     );
-    let kubeconfig = front_kubeconfig(&front);
+    let kubeconfig = support::kubeconfig(&front.url(), &front.pki().ca, support::pki::ADMIN_TOKEN);
     let back = Server::start_secure(
         Pki::new(),
         Backend::Embedded,
@@ -103,23 +103,6 @@ fn start() -> Pair {
     // The front-proxy PKI's files must outlive the servers.
     std::mem::forget(proxy);
     Pair { back, front }
-}
-
-/// A kubeconfig of `server` as its administrator, in a file that outlives the test.
-fn front_kubeconfig(server: &Server) -> String {
-    let kubeconfig = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: core\n\
-         clusters: [{{name: core, cluster: {{server: \"{}\", certificate-authority: \"{}\"}}}}]\n\
-         users: [{{name: delegator, user: {{token: {}}}}}]\n\
-         contexts: [{{name: core, context: {{cluster: core, user: delegator}}}}]\n",
-        server.url(),
-        server.pki().ca.display(),
-        support::pki::ADMIN_TOKEN,
-    );
-    let dir = tempfile::tempdir().unwrap().keep();
-    let path = dir.join("front.kubeconfig");
-    std::fs::write(&path, kubeconfig).unwrap();
-    path.display().to_string()
 }
 
 /// The APIService of the back one's CronTabs, as a manifest.
@@ -356,16 +339,7 @@ fn behind_kube_apiserver() {
     let ca_flag = ca.display().to_string();
     // kapi learns the peer's front-proxy CA and headers where the peer publishes them
     // (`kube-system/extension-apiserver-authentication`), through its kubeconfig.
-    let kubeconfig = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: peer\n\
-         clusters: [{{name: peer, cluster: {{server: \"{peer_url}\", certificate-authority: \"{ca_flag}\"}}}}]\n\
-         users: [{{name: admin, user: {{token: {token}}}}}]\n\
-         contexts: [{{name: peer, context: {{cluster: peer, user: admin}}}}]\n",
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig_path = dir.path().join("peer.kubeconfig");
-    std::fs::write(&kubeconfig_path, kubeconfig).unwrap();
-    let kubeconfig_path = kubeconfig_path.display().to_string();
+    let kubeconfig_path = support::kubeconfig(peer_url, &ca, &token);
     let back = Server::start_secure(
         Pki::new(),
         Backend::Embedded,

@@ -153,19 +153,7 @@ fn tokens_are_reviewed_by_the_core_cluster() {
     writeln!(tokens, "dave-token,dave,dave-uid,\"devs,ops\"").unwrap();
     writeln!(tokens, "eve-token,eve,eve-uid").unwrap();
     let mut core = Server::start_secure(core_pki, Backend::Embedded, &[]);
-    let kubeconfig = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: core\n\
-         clusters: [{{name: core, cluster: {{server: \"{}\", certificate-authority: \"{}\"}}}}]\n\
-         users: [{{name: delegator, user: {{token: {}}}}}]\n\
-         contexts: [{{name: core, context: {{cluster: core, user: delegator}}}}]\n",
-        core.url(),
-        core.pki().ca.display(),
-        support::pki::ADMIN_TOKEN,
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("core.kubeconfig");
-    std::fs::write(&path, kubeconfig).unwrap();
-    let path = path.display().to_string();
+    let path = support::kubeconfig(&core.url(), &core.pki().ca, support::pki::ADMIN_TOKEN);
     // dave may read the ConfigMaps of `default`, says the core cluster's RBAC.
     let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
         "metadata": {"name": "ops-view"},

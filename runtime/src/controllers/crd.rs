@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::follow::{follow, take};
+use super::follow::{follow, slot, take};
 use crate::error::ApiError;
 use crate::kinds::apiextensions::install::definition;
 use crate::kinds::apiextensions::{
@@ -46,15 +46,8 @@ struct Installed {
 
 /// Runs until the registry goes.
 pub async fn run(registry: Weak<Registry>) {
-    let slot = {
-        let Some(strong) = registry.upgrade() else {
-            return;
-        };
-        let scheme = strong.scheme();
-        match scheme.by_kind(GROUP, KIND).and_then(|k| scheme.slot_of(&k)) {
-            Some(slot) => slot,
-            None => return,
-        }
+    let Some(slot) = slot(&registry, GROUP, KIND) else {
+        return;
     };
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let follower = tokio::spawn(follow(registry.clone(), slot, sender, "crd controller"));

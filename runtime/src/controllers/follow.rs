@@ -23,6 +23,14 @@ pub(super) enum Followed {
     },
 }
 
+/// The slot of kind `kind` of `group` in the registry's scheme, when the registry is
+/// still there and serves it: what a controller follows.
+pub(super) fn slot(registry: &Weak<Registry>, group: &str, kind: &str) -> Option<usize> {
+    let strong = registry.upgrade()?;
+    let scheme = strong.scheme();
+    scheme.by_kind(group, kind).and_then(|k| scheme.slot_of(&k))
+}
+
 /// Follows the watch cache of kind `kind` into `sender` until the registry or the
 /// receiver is gone; `controller` names who follows, in logs.
 pub(super) async fn follow(

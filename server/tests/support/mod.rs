@@ -45,6 +45,26 @@ pub fn now_micro() -> String {
     humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string()
 }
 
+/// A kubeconfig file naming the server at `url` (its certificate signed by the CA file
+/// `ca`) and a user with `token`, in a directory that outlives the test.
+pub fn kubeconfig(url: &str, ca: &std::path::Path, token: &str) -> String {
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: core\n\
+         clusters: [{{name: core, cluster: {{server: \"{url}\", certificate-authority: \"{}\"}}}}]\n\
+         users: [{{name: user, user: {{token: {token}}}}}]\n\
+         contexts: [{{name: core, context: {{cluster: core, user: user}}}}]\n",
+        ca.display(),
+    );
+    let dir = tempfile::Builder::new()
+        .prefix("kapi-kubeconfig-")
+        .tempdir()
+        .expect("a directory for the kubeconfig")
+        .keep();
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, kubeconfig).expect("writing the kubeconfig");
+    path.display().to_string()
+}
+
 /// Polls `condition` every few milliseconds until it returns `Some`, or panics with `what`
 /// (and `context()`, computed only then) once `timeout` has passed.
 #[track_caller]

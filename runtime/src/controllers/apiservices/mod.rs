@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 
 pub use local::register_local_now;
 
-use super::follow::{follow, take};
+use super::follow::{follow, slot, take};
 use crate::aggregator::Aggregator;
 use crate::error::ApiError;
 use crate::kinds::apiregistration::{APIService, GROUP};
@@ -46,15 +46,8 @@ impl Drop for Tasks {
 
 /// Runs the three controllers until the registry goes (or this task is aborted).
 pub async fn run(registry: Weak<Registry>, aggregator: Arc<Aggregator>) {
-    let slot = {
-        let Some(strong) = registry.upgrade() else {
-            return;
-        };
-        let scheme = strong.scheme();
-        match scheme.by_kind(GROUP, KIND).and_then(|k| scheme.slot_of(&k)) {
-            Some(slot) => slot,
-            None => return,
-        }
+    let Some(slot) = slot(&registry, GROUP, KIND) else {
+        return;
     };
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let _tasks = Tasks(vec![

@@ -363,6 +363,20 @@ pub struct CustomResourceDefinitionCondition {
     pub message: Option<String>,
 }
 
+impl kapi_runtime::meta::StatusCondition for CustomResourceDefinitionCondition {
+    fn condition_type(&self) -> &str {
+        &self.type_
+    }
+
+    fn condition_status(&self) -> &str {
+        &self.status
+    }
+
+    fn last_transition(&mut self) -> &mut Option<String> {
+        &mut self.last_transition_time
+    }
+}
+
 impl CustomResourceDefinition {
     /// The version objects are stored in: the first marked `storage` (validation refuses
     /// more than one).
@@ -396,21 +410,9 @@ impl CustomResourceDefinition {
 
     /// kube's `SetCRDCondition`: sets the condition of its type, its transition time now
     /// unless its status stays the same.
-    pub fn set_condition(&mut self, mut condition: CustomResourceDefinitionCondition) {
+    pub fn set_condition(&mut self, condition: CustomResourceDefinitionCondition) {
         let status = self.status.get_or_insert_with(Default::default);
-        match (status.conditions.iter_mut()).find(|c| c.type_ == condition.type_) {
-            Some(existing) => {
-                condition.last_transition_time = match existing.status == condition.status {
-                    true => existing.last_transition_time.clone(),
-                    false => Some(kapi_runtime::meta::now()),
-                };
-                *existing = condition;
-            }
-            None => {
-                condition.last_transition_time = Some(kapi_runtime::meta::now());
-                status.conditions.push(condition);
-            }
-        }
+        kapi_runtime::meta::set_condition(&mut status.conditions, condition);
     }
 
     /// Adds the storage version to `status.storedVersions` (kube's strategy: every

@@ -180,21 +180,23 @@ impl APIService {
 
     /// kube's `SetAPIServiceCondition`: sets the condition of its type, its transition
     /// time now unless its status stays the same.
-    pub fn set_condition(&mut self, mut condition: APIServiceCondition) {
+    pub fn set_condition(&mut self, condition: APIServiceCondition) {
         let status = self.status.get_or_insert_with(Default::default);
-        match (status.conditions.iter_mut()).find(|c| c.r#type == condition.r#type) {
-            Some(existing) => {
-                condition.last_transition_time = match existing.status == condition.status {
-                    true => existing.last_transition_time.clone(),
-                    false => Some(kapi_runtime::meta::now()),
-                };
-                *existing = condition;
-            }
-            None => {
-                condition.last_transition_time = Some(kapi_runtime::meta::now());
-                status.conditions.push(condition);
-            }
-        }
+        kapi_runtime::meta::set_condition(&mut status.conditions, condition);
+    }
+}
+
+impl kapi_runtime::meta::StatusCondition for APIServiceCondition {
+    fn condition_type(&self) -> &str {
+        &self.r#type
+    }
+
+    fn condition_status(&self) -> &str {
+        &self.status
+    }
+
+    fn last_transition(&mut self) -> &mut Option<String> {
+        &mut self.last_transition_time
     }
 }
 
