@@ -53,6 +53,21 @@ struct Pair {
     front: Server,
 }
 
+/// A front server presenting `proxy`'s certificate `front-proxy-client` to the servers
+/// it proxies to, with `extra` flags.
+fn start_front(proxy: &Pki, extra: &[&str]) -> Server {
+    let (cert, key) = proxy.client("front-proxy-client", None);
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    let mut flags = vec![
+        "--proxy-client-cert-file",
+        &cert,
+        "--proxy-client-key-file",
+        &key,
+    ];
+    flags.extend_from_slice(extra);
+    Server::start_secure(Pki::new(), Backend::Embedded, &flags)
+}
+
 fn start() -> Pair {
     // The front one trusts its own proxy certificate's CA for front-proxy requests and so
     // publishes it (`kube-system/extension-apiserver-authentication`); the back one reads
@@ -60,16 +75,9 @@ fn start() -> Pair {
     // cluster does.
     let proxy = Pki::new();
     let proxy_ca = proxy.ca.display().to_string();
-    let (cert, key) = proxy.client("front-proxy-client", None);
-    let (cert, key) = (cert.display().to_string(), key.display().to_string());
-    let front = Server::start_secure(
-        Pki::new(),
-        Backend::Embedded,
+    let front = start_front(
+        &proxy,
         &[
-            "--proxy-client-cert-file",
-            &cert,
-            "--proxy-client-key-file",
-            &key,
             "--requestheader-client-ca-file",
             &proxy_ca,
             "--requestheader-allowed-names",
@@ -322,20 +330,9 @@ fn the_front_server_proxies_a_group_to_the_back_server() {
 #[test]
 #[ignore = "needs the kube-apiserver of shared/peer/ running"]
 fn behind_kube_apiserver() {
-    let dir = std::path::PathBuf::from(
-        std::env::var("KAPI_PEER_DIR").expect("KAPI_PEER_DIR names the peer's directory"),
-    );
-    let ca = dir.join("pki/ca.crt");
-    let tokens = std::fs::read_to_string(dir.join("pki/tokens.csv")).expect("the peer's tokens");
-    let token = tokens
-        .split(',')
-        .next()
-        .expect("the admin token")
-        .trim()
-        .to_owned();
-    let peer_url = "https://127.0.0.1:6443";
-    let peer = Client::with_tls(peer_url, &std::fs::read(&ca).unwrap(), &token);
-
+    let access = support::Peer::from_env();
+    let (peer_url, ca, token) = (access.url, access.ca.clone(), access.token.clone());
+    let peer = access.client();
     let ca_flag = ca.display().to_string();
     // kapi learns the peer's front-proxy CA and headers where the peer publishes them
     // (`kube-system/extension-apiserver-authentication`), through its kubeconfig.
@@ -490,18 +487,7 @@ impl Drop for Cleanup<'_> {
 #[test]
 fn requests_and_upgrades_reach_a_server_of_another_kind() {
     let proxy = Pki::new();
-    let (cert, key) = proxy.client("front-proxy-client", None);
-    let (cert, key) = (cert.display().to_string(), key.display().to_string());
-    let front = Server::start_secure(
-        Pki::new(),
-        Backend::Embedded,
-        &[
-            "--proxy-client-cert-file",
-            &cert,
-            "--proxy-client-key-file",
-            &key,
-        ],
-    );
+    let front = start_front(&proxy, &[]);
     let backend_pki = Pki::new();
     let proxy_ca = proxy.ca.display().to_string();
     let backend = Webhook::start_with(

@@ -527,18 +527,7 @@ fn every_row_is_recorded() {
 #[test]
 #[ignore = "needs the kube-apiserver of shared/peer/ running"]
 fn record() {
-    let dir = PathBuf::from(
-        std::env::var("KAPI_PEER_DIR").expect("KAPI_PEER_DIR names the peer's directory"),
-    );
-    let ca = std::fs::read(dir.join("pki/ca.crt")).expect("the peer's CA");
-    let tokens = std::fs::read_to_string(dir.join("pki/tokens.csv")).expect("the peer's tokens");
-    let token = tokens
-        .split(',')
-        .next()
-        .expect("the admin token")
-        .trim()
-        .to_owned();
-    let client = Client::with_tls("https://127.0.0.1:6443", &ca, &token);
+    let client = support::Peer::from_env().client();
     let version = client
         .request("GET", "/version", "", None)
         .expect("the peer answers");

@@ -45,6 +45,40 @@ pub fn now_micro() -> String {
     humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string()
 }
 
+/// The peer kube-apiserver of `shared/peer/` (running, its directory in `KAPI_PEER_DIR`):
+/// its URL, its CA certificate file and its administrator's token.
+pub struct Peer {
+    /// `https://127.0.0.1:6443`.
+    pub url: &'static str,
+    /// The CA certificate file.
+    pub ca: std::path::PathBuf,
+    /// The first token of its token file (an administrator).
+    pub token: String,
+}
+
+impl Peer {
+    /// The peer `KAPI_PEER_DIR` names.
+    pub fn from_env() -> Peer {
+        let dir = std::path::PathBuf::from(
+            std::env::var("KAPI_PEER_DIR").expect("KAPI_PEER_DIR names the peer's directory"),
+        );
+        let tokens =
+            std::fs::read_to_string(dir.join("pki/tokens.csv")).expect("the peer's tokens");
+        let token = (tokens.split(',').next().expect("the admin token").trim()).to_owned();
+        Peer {
+            url: "https://127.0.0.1:6443",
+            ca: dir.join("pki/ca.crt"),
+            token,
+        }
+    }
+
+    /// A client of the peer as its administrator.
+    pub fn client(&self) -> http::Client {
+        let ca = std::fs::read(&self.ca).expect("the peer's CA");
+        http::Client::with_tls(self.url, &ca, &self.token)
+    }
+}
+
 /// A kubeconfig file naming the server at `url` (its certificate signed by the CA file
 /// `ca`) and a user with `token`, in a directory that outlives the test.
 pub fn kubeconfig(url: &str, ca: &std::path::Path, token: &str) -> String {
