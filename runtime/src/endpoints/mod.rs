@@ -231,14 +231,7 @@ pub fn router(config: Config) -> Router {
         .merge(profiling_router(profiling))
         .fallback(dynamic);
     // The aggregator sits after authorization, in front of the local router.
-    let routes = match aggregator {
-        Some(aggregator) => routes.layer(axum::middleware::from_fn_with_state(
-            aggregator,
-            crate::aggregator::layer,
-        )),
-        None => routes,
-    };
-    crate::filters::chain(routes, &filters, served)
+    crate::filters::chain(routes, &filters, served, aggregator)
 }
 
 /// `GET /`: kube-apiserver's index of the paths it serves besides the resources

@@ -69,24 +69,34 @@ impl Default for Filters {
     }
 }
 
-/// `handler` behind the chain; `served` bounds what the request metrics label.
-pub fn chain(handler: Router, filters: &Filters, served: Arc<crate::metrics::Served>) -> Router {
-    handler
+/// `handler` behind the chain, with the aggregator (when the API has APIServices)
+/// between authorization and the handler; `served` bounds what the request metrics label.
+///
+/// The filters are stacked once around the whole router (`ServiceBuilder`, outermost
+/// first), not around each of its routes as `Router::layer` would: there a request clones
+/// each filter's boxed inner stack, deep, at every filter (hundreds of allocations per
+/// request); here each filter clones its unboxed inner stack (reference counts), and the
+/// router's own clone is cheap.
+pub fn chain(
+    handler: Router,
+    filters: &Filters,
+    served: Arc<crate::metrics::Served>,
+    aggregator: Option<Arc<crate::aggregator::Aggregator>>,
+) -> Router {
+    let aggregator = aggregator.map(|aggregator| {
+        axum::middleware::from_fn_with_state(aggregator, crate::aggregator::layer)
+    });
+    let stack = tower::ServiceBuilder::new()
+        .layer(axum::middleware::from_fn(request_info::attach))
+        .layer(axum::middleware::from_fn(log::log_request))
         .layer(axum::middleware::from_fn_with_state(
-            filters.authorizer.clone(),
-            authorization::authorize,
+            served,
+            metrics::instrument,
         ))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
         .layer(axum::middleware::from_fn_with_state(
-            filters.limits.clone(),
-            max_inflight::limit,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            filters.authorizer.clone(),
-            impersonation::impersonate,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            filters.auditor.clone(),
-            audit::audit,
+            filters.request_timeout,
+            timeout::deadline,
         ))
         .layer(axum::middleware::from_fn_with_state(
             authentication::Authentication {
@@ -96,16 +106,24 @@ pub fn chain(handler: Router, filters: &Filters, served: Arc<crate::metrics::Ser
             authentication::authenticate,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            filters.request_timeout,
-            timeout::deadline,
+            filters.auditor.clone(),
+            audit::audit,
         ))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
         .layer(axum::middleware::from_fn_with_state(
-            served,
-            metrics::instrument,
+            filters.authorizer.clone(),
+            impersonation::impersonate,
         ))
-        .layer(axum::middleware::from_fn(log::log_request))
-        .layer(axum::middleware::from_fn(request_info::attach))
+        .layer(axum::middleware::from_fn_with_state(
+            filters.limits.clone(),
+            max_inflight::limit,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            filters.authorizer.clone(),
+            authorization::authorize,
+        ))
+        .option_layer(aggregator)
+        .service(handler);
+    Router::new().fallback_service(stack)
 }
 
 /// A handler panicked: a bug. The client gets a 500 `Status`, the log the message.
@@ -161,7 +179,7 @@ mod tests {
         let routes = Router::new()
             .route("/boom", get(boom))
             .fallback(|| async { ApiError::NoRoute.into_response() });
-        let router = chain(routes, &Filters::default(), Arc::default());
+        let router = chain(routes, &Filters::default(), Arc::default(), None);
         let (code, status) = send(&router, "/boom", None).await;
         assert_eq!(code, StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(status["reason"], "InternalError");
@@ -188,7 +206,7 @@ mod tests {
             limits: max_inflight::Limits::default(),
             request_timeout: timeout::DEFAULT_REQUEST_TIMEOUT,
         };
-        let router = chain(routes, &filters, Arc::default());
+        let router = chain(routes, &filters, Arc::default(), None);
 
         let (code, status) = send(&router, "/ok", Some("bad")).await;
         assert_eq!(code, StatusCode::UNAUTHORIZED);
