@@ -108,6 +108,11 @@ pub struct PrinterColumnAttrs {
     pub format: Option<LitStr>,
     /// Column description; empty by default.
     pub description: Option<LitStr>,
+    /// `cell = some::function`: the cell made by a function of the hub object's JSON
+    /// (`fn(&serde_json::Value) -> serde_json::Value`), for what a JSON path cannot say
+    /// (kube's own table convertors: `Local` or `namespace/name`); `json_path` then names
+    /// the field the cell is about. None by default.
+    pub cell: Option<syn::Path>,
 }
 
 /// A selectable field: its path, selected by the path without the leading dot

@@ -310,6 +310,13 @@ fn printer_column(column: &PrinterColumn) -> TokenStream {
         .as_ref()
         .map(|l| l.value())
         .unwrap_or_default();
+    // A function of the wrong type is reported on its path.
+    let cell = match &column.cell {
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some(#path as ::kapi_runtime::api::ColumnCell)
+        },
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         ::kapi_runtime::api::PrinterColumn {
             name: #name,
@@ -318,6 +325,7 @@ fn printer_column(column: &PrinterColumn) -> TokenStream {
             json_path: #json_path,
             priority: #priority,
             description: #description,
+            cell: #cell,
         }
     }
 }

@@ -134,6 +134,8 @@ pub struct PrinterColumn {
     pub format: Option<LitStr>,
     /// `None` for none.
     pub description: Option<LitStr>,
+    /// A function making the cell; `None`: the JSON path's value.
+    pub cell: Option<syn::Path>,
 }
 
 /// One version of the kind.
@@ -364,6 +366,7 @@ impl PrinterColumn {
             priority: attrs.priority.unwrap_or(0),
             format: attrs.format,
             description: attrs.description,
+            cell: attrs.cell,
         }
     }
 }

@@ -302,6 +302,20 @@ fn the_front_server_proxies_a_group_to_the_back_server() {
         unavailable["reason"], "FailedDiscoveryCheck",
         "{unavailable}"
     );
+    // `kubectl get apiservices` prints them as kube does.
+    let table = Kubectl::new(Version::V1_32, &front)
+        .ok(&["get", "apiservices"])
+        .table();
+    let local = table
+        .row_where("NAME", "v1.")
+        .expect("the legacy group's row");
+    assert_eq!((local["SERVICE"], local["AVAILABLE"]), ("Local", "True"));
+    let remote = (table.row_where("NAME", "v1.stable.example.com")).expect("the remote row");
+    assert_eq!(
+        remote["AVAILABLE"], "False (FailedDiscoveryCheck)",
+        "{table:?}"
+    );
+    assert_eq!(remote["SERVICE"], back.url(), "kapi's url, as it is");
     let again = bob.get(crontabs).unwrap();
     assert_eq!(
         (again.status, again.body.as_str()),

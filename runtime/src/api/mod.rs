@@ -224,7 +224,13 @@ pub struct PrinterColumn {
     pub priority: i32,
     /// Shown by `kubectl explain`-like tools.
     pub description: &'static str,
+    /// A function making the cell from the hub object's JSON, for what a JSON path cannot
+    /// say; `None`: the value at `json_path`.
+    pub cell: Option<ColumnCell>,
 }
+
+/// A printer column's cell made by a function of the hub object's JSON.
+pub type ColumnCell = fn(&serde_json::Value) -> serde_json::Value;
 
 /// One version of a kind.
 #[derive(Debug)]

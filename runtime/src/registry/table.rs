@@ -171,7 +171,11 @@ fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiEr
         meta_str(object, "name").unwrap_or_default().to_owned(),
     ));
     for column in columns {
-        let value = parse_path(column.json_path).and_then(|path| evaluate(&hub, &path));
+        let computed = column.cell.map(|make| make(&hub));
+        let value = match &computed {
+            Some(value) => Some(value),
+            None => parse_path(column.json_path).and_then(|path| evaluate(&hub, &path)),
+        };
         cells.push(match column.column_type {
             "date" => value
                 .filter(|v| v.is_string())

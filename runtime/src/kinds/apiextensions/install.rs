@@ -244,6 +244,7 @@ fn printer_columns(
             json_path: ".metadata.creationTimestamp",
             priority: 0,
             description: leak_str(description.unwrap_or_default()),
+            cell: None,
         }]);
     }
     Vec::leak(
@@ -261,6 +262,7 @@ fn printer_columns(
                         column.json_path
                     ),
                 }),
+                cell: None,
             })
             .collect(),
     )

@@ -42,11 +42,17 @@ pub const AVAILABLE: &str = "Available";
     category = "api-extensions",
     names = "path_segment",
     status,
-    printer_column(name = "Service", type = "string", json_path = ".spec.service.name"),
+    printer_column(
+        name = "Service",
+        type = "string",
+        json_path = ".spec.service.name",
+        cell = "service_cell"
+    ),
     printer_column(
         name = "Available",
         type = "string",
-        json_path = ".status.conditions[?(@.type==\"Available\")].status"
+        json_path = ".status.conditions[?(@.type==\"Available\")].status",
+        cell = "available_cell"
     ),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     version(name = "v1", storage)
@@ -159,6 +165,48 @@ pub struct APIServiceCondition {
 
 fn https_port() -> Option<i32> {
     Some(443)
+}
+
+/// kube's SERVICE column: `Local`, or `namespace/name` (kapi's `url` as it is).
+fn service_cell(service: &serde_json::Value) -> serde_json::Value {
+    let spec = &service["spec"];
+    let text = match (spec["service"].as_object(), spec["url"].as_str()) {
+        (Some(reference), _) => format!(
+            "{}/{}",
+            reference
+                .get("namespace")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default(),
+            reference
+                .get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+        ),
+        (None, Some(url)) => url.to_owned(),
+        (None, None) => "Local".to_owned(),
+    };
+    serde_json::Value::String(text)
+}
+
+/// kube's AVAILABLE column: the condition's status, with its reason when not `True`
+/// (`False (FailedDiscoveryCheck)`); `Unknown` without one.
+fn available_cell(service: &serde_json::Value) -> serde_json::Value {
+    let conditions = service["status"]["conditions"].as_array();
+    let available = conditions
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == AVAILABLE);
+    let text = match available {
+        None => "Unknown".to_owned(),
+        Some(condition) => {
+            let status = condition["status"].as_str().unwrap_or_default();
+            match condition["reason"].as_str().filter(|r| !r.is_empty()) {
+                Some(reason) if status != "True" => format!("{status} ({reason})"),
+                _ => status.to_owned(),
+            }
+        }
+    };
+    serde_json::Value::String(text)
 }
 
 impl APIService {
