@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::header::{CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY};
+use axum::http::header::{CONTENT_TYPE, HeaderValue, IF_NONE_MATCH, VARY};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 use super::{Entry, Registered};
 use crate::api::version_order;
+use crate::endpoints::Prepared;
 use crate::kinds::apiregistration::APIService;
 
 /// kube's `SortedByGroupAndVersion` order of all APIServices: group priority (highest
@@ -174,45 +175,12 @@ fn json_bytes(document: &Value) -> Vec<u8> {
     body
 }
 
-/// 200 with `body` and its own entity tag, or 304 when the client has it.
+/// 200 with `body` and its own entity tag, or 304 when the client has it; varying by
+/// `Accept`.
 pub(super) fn respond(headers: &HeaderMap, body: Vec<u8>, content_type: &str) -> Response {
-    let hash = fnv1a(&body);
-    respond_tagged(headers, body.into(), content_type, hash)
-}
-
-/// 200 with `body`, tagged with `hash` (of what it was made from), or 304 when the client
-/// has it.
-pub(super) fn respond_tagged(
-    headers: &HeaderMap,
-    body: axum::body::Bytes,
-    content_type: &str,
-    hash: u64,
-) -> Response {
-    let tag = format!("\"{hash:016X}\"");
-    let matched = (headers.get_all(IF_NONE_MATCH).iter())
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|t| t.trim().trim_start_matches("W/") == tag);
-    let mut response = match matched {
-        true => StatusCode::NOT_MODIFIED.into_response(),
-        false => (StatusCode::OK, body).into_response(),
-    };
-    let response_headers = response.headers_mut();
-    if let Ok(value) = HeaderValue::from_str(content_type) {
-        response_headers.insert(CONTENT_TYPE, value);
-    }
-    if let Ok(value) = HeaderValue::from_str(&tag) {
-        response_headers.insert(ETAG, value);
-    }
-    response_headers.insert(VARY, HeaderValue::from_static("Accept"));
+    let mut response = Prepared::new(body).respond(headers, content_type);
+    (response.headers_mut()).insert(VARY, HeaderValue::from_static("Accept"));
     response
-}
-
-/// A stable 64-bit hash for entity tags.
-pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// The aggregated discovery entry (`APIVersionDiscovery`) of a group-version, made from

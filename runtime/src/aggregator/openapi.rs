@@ -15,14 +15,15 @@ use std::sync::{Arc, Mutex};
 use axum::body::Bytes;
 use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::http::header::{ACCEPT, CACHE_CONTROL, HeaderValue, IF_NONE_MATCH, LOCATION};
+use axum::http::header::{ACCEPT, CACHE_CONTROL, HeaderValue, IF_NONE_MATCH, LOCATION, VARY};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 
-use super::discovery::{fnv1a, respond, respond_tagged};
+use super::discovery::respond;
 use super::{Aggregator, Document, Entry, Registered};
+use crate::endpoints::{Prepared, fnv1a};
 
 const JSON: &str = "application/json";
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -95,8 +96,8 @@ pub(super) async fn v2(
         }
     };
     match wants_protobuf && !protobuf.is_empty() {
-        true => respond_tagged(&headers, protobuf, PROTOBUF_V2, fingerprint),
-        false => respond_tagged(&headers, json, JSON, fingerprint),
+        true => Prepared::tagged(protobuf, fingerprint).respond(&headers, PROTOBUF_V2),
+        false => Prepared::tagged(json, fingerprint).respond(&headers, JSON),
     }
 }
 
@@ -182,7 +183,8 @@ pub(super) fn v3_document(entry: &Entry, request: &Request) -> Response {
         return response;
     }
     let body = Bytes::from(serde_json::to_vec(&document.value).unwrap_or_default());
-    let mut response = respond_tagged(request.headers(), body, JSON, document.hash);
+    let mut response = Prepared::tagged(body, document.hash).respond(request.headers(), JSON);
+    (response.headers_mut()).insert(VARY, HeaderValue::from_static("Accept"));
     if asked.is_some() {
         (response.headers_mut())
             .insert(CACHE_CONTROL, HeaderValue::from_static("public, immutable"));

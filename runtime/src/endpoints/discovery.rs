@@ -32,32 +32,42 @@ const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIG
 const AGGREGATED_V2BETA1: &str =
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 
-/// A document ready to serve, with its entity tag.
+/// A document ready to serve, with its entity tag (also the aggregator's merged ones).
 #[derive(Clone)]
-pub(super) struct Prepared {
+pub(crate) struct Prepared {
     pub body: axum::body::Bytes,
     pub etag: HeaderValue,
 }
 
 impl Prepared {
+    /// `body`, tagged by its hash.
     pub fn new(body: impl Into<axum::body::Bytes>) -> Prepared {
         let body = body.into();
-        let etag = format!("\"{:016X}\"", fnv1a(&body));
+        let hash = fnv1a(&body);
+        Prepared::tagged(body, hash)
+    }
+
+    /// `body`, tagged by `hash` (of what it was made from, when hashing the body itself
+    /// would cost more).
+    pub fn tagged(body: impl Into<axum::body::Bytes>, hash: u64) -> Prepared {
+        let etag = format!("\"{hash:016X}\"");
         Prepared {
-            body,
+            body: body.into(),
             etag: HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"\"")),
         }
     }
 
     /// 200 with `content_type`, or 304 when the request already has this version.
-    pub fn respond(&self, headers: &HeaderMap, content_type: &'static str) -> Response {
+    pub fn respond(&self, headers: &HeaderMap, content_type: &str) -> Response {
         let mut response = if not_modified(headers, &self.etag) {
             StatusCode::NOT_MODIFIED.into_response()
         } else {
             (StatusCode::OK, self.body.clone()).into_response()
         };
         let response_headers = response.headers_mut();
-        response_headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        if let Ok(content_type) = HeaderValue::from_str(content_type) {
+            response_headers.insert(CONTENT_TYPE, content_type);
+        }
         response_headers.insert(ETAG, self.etag.clone());
         response
     }
@@ -73,7 +83,7 @@ pub(super) fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
 }
 
 /// A stable 64-bit hash for entity tags.
-pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -33,6 +33,7 @@ mod status;
 mod watch;
 
 pub use crate::api::{Documents, OpenApiV3Document};
+pub(crate) use discovery::{Prepared, fnv1a};
 use std::sync::Arc;
 
 use axum::Router;
