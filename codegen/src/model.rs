@@ -253,7 +253,8 @@ impl GroupVersionModel {
         if kinds.iter().any(|(k, _)| k.subresources.scale.is_some()) {
             generator.subschema_for::<meta::Scale>();
         }
-        let raw = generator.take_definitions(true);
+        let mut raw = generator.take_definitions(true);
+        meta::kube_extensions(&mut raw);
 
         let qualify = |name: &str| -> String {
             if name.contains('.') {

@@ -20,14 +20,85 @@ pub fn expand(kind: &Kind) -> TokenStream {
     let hub = &kind.hub.ident;
     let info = kind_info(kind);
     let checks = type_checks(kind, Schemas::InInfo);
+    let k8s_openapi = k8s_openapi_impls(kind);
     quote! {
         #[automatically_derived]
         impl ::kapi_runtime::Resource for #hub {
             const INFO: &'static ::kapi_runtime::api::KindInfo = &#info;
         }
 
+        #k8s_openapi
+
         #checks
     }
+}
+/// k8s-openapi's `Resource`, `ListableResource` and `Metadata` for the type of each served
+/// version, from the kind's names: kube-rs implements `kube::Resource` for every type with
+/// them, so `kube::Api<v1::WebApp>` works on the type as declared, with no twin type. A
+/// version served by another kind's type (`stored_with`) has them from that kind's derive.
+/// Spanned on the version's type, so a version type without `metadata: ObjectMeta` is an
+/// error there.
+fn k8s_openapi_impls(kind: &Kind) -> TokenStream {
+    let group = kind.group.as_ref().map(|g| g.value()).unwrap_or_default();
+    let kind_name = &kind.kind.value;
+    let plural = &kind.plural.value;
+    let list_kind = format!("{kind_name}List");
+    let scope = match kind.namespaced {
+        true => quote!(NamespaceResourceScope),
+        false => quote!(ClusterResourceScope),
+    };
+    let impls = (kind.versions.iter())
+        .filter(|v| v.served)
+        .filter_map(|version| {
+            let ty = match (&version.ty, &kind.stored_with) {
+                (VersionType::Hub, Some(_)) => return None,
+                _ => version_type(kind, version),
+            };
+            // The hub as its own version: its metadata's declared type, whose being an
+            // `ObjectMeta` the type checks report (once); kube-rs needs it to be one.
+            let hub_metadata = (kind.hub.fields.iter().flatten())
+                .find(|field| field.ident == "metadata")
+                .map(|field| field.ty.to_token_stream());
+            let meta = match (&version.ty, hub_metadata) {
+                (VersionType::Hub, Some(declared)) => declared,
+                _ => quote!(::kapi_runtime::meta::ObjectMeta),
+            };
+            let name = version.name.value();
+            let api_version = match group.as_str() {
+                "" => name.clone(),
+                group => format!("{group}/{name}"),
+            };
+            Some(quote_spanned! {ty.span()=>
+                #[automatically_derived]
+                impl ::kapi_runtime::__private::k8s_openapi::Resource for #ty {
+                    const API_VERSION: &'static str = #api_version;
+                    const GROUP: &'static str = #group;
+                    const KIND: &'static str = #kind_name;
+                    const VERSION: &'static str = #name;
+                    const URL_PATH_SEGMENT: &'static str = #plural;
+                    type Scope = ::kapi_runtime::__private::k8s_openapi::#scope;
+                }
+
+                #[automatically_derived]
+                impl ::kapi_runtime::__private::k8s_openapi::ListableResource for #ty {
+                    const LIST_KIND: &'static str = #list_kind;
+                }
+
+                #[automatically_derived]
+                impl ::kapi_runtime::__private::k8s_openapi::Metadata for #ty {
+                    type Ty = #meta;
+
+                    fn metadata(&self) -> &Self::Ty {
+                        &self.metadata
+                    }
+
+                    fn metadata_mut(&mut self) -> &mut Self::Ty {
+                        &mut self.metadata
+                    }
+                }
+            })
+        });
+    quote!(#(#impls)*)
 }
 
 /// The type checks, for when the attribute has errors and no `INFO` is emitted: they go out

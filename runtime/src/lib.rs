@@ -77,6 +77,7 @@ pub use kapi_macros::{Convert, Resource};
 /// Items the derive expansions name. Not a public API: may change at any time.
 #[doc(hidden)]
 pub mod __private {
+    pub use k8s_openapi;
     pub use schemars;
     pub use serde;
 

@@ -17,101 +17,14 @@ use serde_json::Value;
 
 use crate::api::protobuf::{ProtoField, ProtoKind, ProtoMessage};
 
-/// A timestamp, RFC 3339 in UTC with second precision (`2026-11-22T13:01:40Z`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Time(pub String);
-
-impl JsonSchema for Time {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "io.k8s.apimachinery.pkg.apis.meta.v1.Time".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON. RFC 3339, UTC.",
-            "type": "string",
-            "format": "date-time"
-        })
-    }
-}
-
-/// A timestamp with microseconds, RFC 3339 in UTC (`2026-11-22T13:01:40.123456Z`): what
-/// newer fields such as an Event's `eventTime` hold.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct MicroTime(pub String);
-
-impl JsonSchema for MicroTime {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "MicroTime is version of Time with microsecond level precision.",
-            "type": "string",
-            "format": "date-time"
-        })
-    }
-}
-
-/// Standard object metadata.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")]
-pub struct ObjectMeta {
-    /// Name must be unique within a namespace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Prefix the server uses to generate a unique name when `name` is not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generate_name: Option<String>,
-    /// Namespace of a namespaced object; empty for cluster-scoped objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    /// Deprecated; not set by this server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub self_link: Option<String>,
-    /// Unique in time and space; set by the server on create.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
-    /// Opaque version of the object's last change, for optimistic concurrency and watch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-    /// Sequence number of changes to the desired state (spec).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generation: Option<i64>,
-    /// When the object was created; set by the server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub creation_timestamp: Option<Time>,
-    /// When the object will be deleted; set by the server when deletion is requested.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deletion_timestamp: Option<Time>,
-    /// Seconds allowed for graceful termination before deletion.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deletion_grace_period_seconds: Option<i64>,
-    /// Key/value pairs used to organize and select objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<BTreeMap<String, String>>,
-    /// Key/value pairs for arbitrary non-identifying metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<BTreeMap<String, String>>,
-    /// Objects this object depends on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend(
-        "x-kubernetes-list-type" = "map",
-        "x-kubernetes-list-map-keys" = ["uid"],
-        "x-kubernetes-patch-merge-key" = "uid",
-        "x-kubernetes-patch-strategy" = "merge"
-    ))]
-    pub owner_references: Option<Vec<OwnerReference>>,
-    /// Must be empty before the object is deleted from storage.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-kubernetes-list-type" = "set", "x-kubernetes-patch-strategy" = "merge"))]
-    pub finalizers: Option<Vec<String>>,
-    /// Which manager owns which fields (server-side apply).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
-}
+/// The metadata every object carries, and the timestamps: k8s-openapi's, the types kube-rs
+/// and its users already hold, so a kapi kind is a `kube::Resource` as it is declared
+/// (ARCHITECTURE.md, "Metadata"). `Time` is written with second precision
+/// (`2026-11-22T13:01:40Z`), `MicroTime` with microseconds. Their schemas lack kube's list
+/// types and patch strategies, which [`kube_extensions`] adds to the documents.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    FieldsV1, ManagedFieldsEntry, MicroTime, ObjectMeta, OwnerReference, Time,
+};
 
 /// `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta` on the wire. Numbers not here (15,
 /// the removed `clusterName`, and 16) are skipped.
@@ -145,27 +58,6 @@ pub static OBJECT_META_PROTO: ProtoMessage = ProtoMessage {
     ],
 };
 
-/// A reference to an owning object.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference")]
-pub struct OwnerReference {
-    /// API version of the referent.
-    pub api_version: String,
-    /// Kind of the referent.
-    pub kind: String,
-    /// Name of the referent.
-    pub name: String,
-    /// UID of the referent.
-    pub uid: String,
-    /// The referent is the managing controller.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub controller: Option<bool>,
-    /// The owner cannot be deleted before this object (foreground deletion).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_owner_deletion: Option<bool>,
-}
-
 /// `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference` on the wire. Every field keeps its
 /// zero: the strings have no `omitempty`, the bools are pointers.
 pub static OWNER_REFERENCE_PROTO: ProtoMessage = ProtoMessage {
@@ -179,34 +71,6 @@ pub static OWNER_REFERENCE_PROTO: ProtoMessage = ProtoMessage {
         ProtoField::new(7, "blockOwnerDeletion", ProtoKind::Bool).keep_zero(),
     ],
 };
-
-/// A record of the fields one manager owns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry")]
-pub struct ManagedFieldsEntry {
-    /// The manager's name (`kubectl`, `kubectl-client-side-apply`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manager: Option<String>,
-    /// `Apply` or `Update`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation: Option<String>,
-    /// The version the fields are expressed in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<String>,
-    /// When the entry was last changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<Time>,
-    /// Always `FieldsV1`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fields_type: Option<String>,
-    /// The field set, in the FieldsV1 trie format.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fields_v1: Option<FieldsV1>,
-    /// The subresource the entry applies to, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subresource: Option<String>,
-}
 
 /// `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry` on the wire (5 was the
 /// pre-1.15 `Fields`). `fieldsV1` is `FieldsV1 {bytes Raw = 1}`, JSON in bytes.
@@ -222,23 +86,6 @@ pub static MANAGED_FIELDS_ENTRY_PROTO: ProtoMessage = ProtoMessage {
         ProtoField::new(8, "subresource", ProtoKind::String),
     ],
 };
-
-/// A set of fields in the FieldsV1 trie format: an opaque JSON object.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct FieldsV1(pub Value);
-
-impl JsonSchema for FieldsV1 {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.",
-            "type": "object"
-        })
-    }
-}
 
 /// Metadata of a list.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -686,4 +533,57 @@ pub fn set_condition<C: StatusCondition>(conditions: &mut Vec<C>, mut condition:
 /// The current time as kube writes timestamps: RFC 3339, UTC, seconds.
 pub fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// The current time as an object's timestamp (`creationTimestamp`, a condition's
+/// `lastTransitionTime`), written with second precision.
+pub fn now_time() -> Time {
+    Time(timestamp(std::time::SystemTime::now()))
+}
+
+/// `at` as a timestamp, to the microsecond (jiff's clock needs its `std` feature, which
+/// k8s-openapi leaves off).
+pub fn timestamp(at: std::time::SystemTime) -> k8s_openapi::jiff::Timestamp {
+    let since = (at.duration_since(std::time::UNIX_EPOCH)).unwrap_or_default();
+    let micros = i64::try_from(since.as_micros()).unwrap_or(i64::MAX);
+    k8s_openapi::jiff::Timestamp::from_microsecond(micros).unwrap_or_default()
+}
+
+/// kube's list types and patch strategies on `ObjectMeta`'s lists, as kube-apiserver
+/// publishes them and k8s-openapi's schemas leave out: owner references are a list map by
+/// `uid`, finalizers a set. Added to the `ObjectMeta` of `definitions` (schema name ->
+/// schema, as schemars collects them), where server-side apply and strategic merge read
+/// them.
+pub fn kube_extensions(definitions: &mut serde_json::Map<String, Value>) {
+    let object_meta = definitions
+        .get_mut("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+        .and_then(|schema| schema.get_mut("properties"))
+        .and_then(Value::as_object_mut);
+    let Some(properties) = object_meta else {
+        return;
+    };
+    let extensions = [
+        (
+            "ownerReferences",
+            serde_json::json!({
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["uid"],
+                "x-kubernetes-patch-merge-key": "uid",
+                "x-kubernetes-patch-strategy": "merge"
+            }),
+        ),
+        (
+            "finalizers",
+            serde_json::json!({
+                "x-kubernetes-list-type": "set",
+                "x-kubernetes-patch-strategy": "merge"
+            }),
+        ),
+    ];
+    for (field, added) in extensions {
+        let schema = properties.get_mut(field).and_then(Value::as_object_mut);
+        if let (Some(schema), Value::Object(added)) = (schema, added) {
+            schema.extend(added);
+        }
+    }
 }

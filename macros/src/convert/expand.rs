@@ -36,7 +36,7 @@ pub fn expand(item: &Struct) -> TokenStream {
         impl #impl_generics ::kapi_runtime::Convert<#hub> for #ident #ty_generics #where_clause {
             #[allow(unused_imports)]
             fn into_hub(self, hub: &mut #hub) {
-                use ::kapi_runtime::api::__convert::{OptionIntoOption as _, OptionIntoPlain as _};
+                use ::kapi_runtime::api::__convert::{OptionIntoOption as _, OptionIntoPlain as _, OptionOfLeaf as _};
                 #(#into)*
             }
 

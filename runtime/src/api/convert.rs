@@ -84,6 +84,26 @@ pub mod __private {
         }
     }
 
+    /// Leaf types with no `Default` (k8s-openapi's `Time` and `MicroTime`), which
+    /// [`OptionIntoOption`] cannot start a hub value of: an `Option` of one converts by
+    /// identity, through [`OptionOfLeaf`].
+    pub trait Leaf: Clone {}
+
+    impl Leaf for crate::meta::Time {}
+    impl Leaf for crate::meta::MicroTime {}
+
+    /// `Option<U>` onto `Option<U>` for a [`Leaf`] `U`: replaced. Chosen by method
+    /// resolution over [`OptionIntoOption`], whose impl needs `U: Default`.
+    pub trait OptionOfLeaf<T> {
+        fn merge_option(self, value: Option<T>);
+    }
+
+    impl<U: Leaf> OptionOfLeaf<U> for OptSlot<'_, Option<U>> {
+        fn merge_option(self, value: Option<U>) {
+            *self.0 = value;
+        }
+    }
+
     /// `Option<T>` onto a plain `U`: `None` is `U`'s default.
     pub trait OptionIntoPlain<T> {
         fn merge_option(self, value: Option<T>);

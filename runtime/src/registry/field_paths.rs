@@ -135,7 +135,14 @@ impl Probe<'_> {
     /// The version path of a field the hub does not have (a required field left out): set it
     /// to a scalar the hub decodes and see where that shows in the version.
     fn translate_absent(&self, path: &[Segment]) -> Option<Vec<Segment>> {
-        let probes = [Value::from("kapi-probe"), Value::from(1), Value::from(true)];
+        let probes = [
+            Value::from("kapi-probe"),
+            // Timestamps decode only as timestamps (a `Time`, a `MicroTime`).
+            Value::from("2001-02-03T04:05:06Z"),
+            Value::from("2001-02-03T04:05:06.000007Z"),
+            Value::from(1),
+            Value::from(true),
+        ];
         for probe in probes {
             let mut changed = self.hub.clone();
             if !insert(&mut changed, path, probe) {
@@ -213,9 +220,30 @@ fn another(value: &Value) -> Option<Value> {
             Some(i) => Some(Value::from(i - 1)),
             None => n.as_f64().map(|f| Value::from(f + 1.0)),
         },
-        Value::String(s) => Some(Value::String(format!("{s}x"))),
+        Value::String(s) => Some(Value::String(
+            another_timestamp(s).unwrap_or_else(|| format!("{s}x")),
+        )),
         _ => None,
     }
+}
+
+/// An RFC 3339 timestamp (`2026-11-22T13:01:40Z`, with or without a fraction) a second
+/// away, in the same form: a timestamp changed like any string would no longer decode.
+fn another_timestamp(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let shaped = bytes.len() >= 20
+        && s.ends_with('Z')
+        && (bytes[4], bytes[7], bytes[10], bytes[13], bytes[16]) == (b'-', b'-', b'T', b':', b':');
+    let second = *bytes.get(18)?;
+    if !shaped || !second.is_ascii_digit() {
+        return None;
+    }
+    let other = if second == b'9' {
+        '8'
+    } else {
+        char::from(second + 1)
+    };
+    Some(format!("{}{other}{}", &s[..18], &s[19..]))
 }
 
 /// Appends to `out` the paths where `a` and `b` differ, as deep as both have structure.

@@ -62,6 +62,8 @@ struct Facts<'a> {
     min_items: Option<u64>,
     max_items: Option<u64>,
     list_type: Option<&'a ListType>,
+    /// A `MicroTime`, whose timestamps carry microseconds.
+    micro_time: bool,
 }
 
 impl<'a> Facts<'a> {
@@ -85,6 +87,8 @@ impl<'a> Facts<'a> {
             facts.enumeration = facts.enumeration.or(node.enumeration.as_ref());
             facts.min_items = facts.min_items.or(node.min_items);
             facts.max_items = facts.max_items.or(node.max_items);
+            facts.micro_time |=
+                (node.component.as_deref()).is_some_and(|name| name.ends_with(".MicroTime"));
             if node.list_type != ListType::Atomic {
                 facts.list_type = facts.list_type.or(Some(&node.list_type));
             }
@@ -352,7 +356,7 @@ fn string(facts: &Facts<'_>) -> BoxedStrategy<Value> {
             .boxed();
     }
     let formatted = match facts.format {
-        Some("date-time") => Some(date_time()),
+        Some("date-time") => Some(date_time(facts.micro_time)),
         Some("byte") => Some(base64()),
         _ => None,
     };
@@ -380,17 +384,22 @@ fn chars(min: u64, max: u64) -> BoxedStrategy<String> {
     }
 }
 
-/// RFC 3339 timestamps at second precision, in UTC, as `metav1.Time` serializes.
-fn date_time() -> BoxedStrategy<String> {
+/// RFC 3339 timestamps in UTC as kube writes them: at second precision (`metav1.Time`),
+/// or with six digits of microseconds (`metav1.MicroTime`, `micro`).
+fn date_time(micro: bool) -> BoxedStrategy<String> {
     (
-        1970..=2099u32,
-        1..=12u32,
-        1..=28u32,
-        0..24u32,
-        0..60u32,
-        0..60u32,
+        (1970..=2099u32, 1..=12u32, 1..=28u32),
+        (0..24u32, 0..60u32, 0..60u32),
+        0..1_000_000u32,
     )
-        .prop_map(|(y, mo, d, h, mi, s)| format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"))
+        .prop_map(move |((y, mo, d), (h, mi, s), us)| {
+            let fraction = if micro {
+                format!(".{us:06}")
+            } else {
+                String::new()
+            };
+            format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{fraction}Z")
+        })
         .boxed()
 }
 

@@ -113,6 +113,10 @@ pub(crate) struct Node {
     /// `metadata`, kept by pruning.
     pub(crate) embedded: bool,
     pub(crate) all_of: Vec<usize>,
+    /// The component a `$ref` named, on the node standing for it (`...meta.v1.MicroTime`):
+    /// what the test objects' generator (`testing`) tells timestamps apart by.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) component: Option<String>,
 }
 
 /// Compiles the schemas of one document into the arena.
@@ -139,7 +143,10 @@ impl Compiler<'_> {
             .ok_or_else(|| self.error(format_args!("$ref {name:?} does not resolve")))?;
         // Reserved before compiling the target, so recursive schemas terminate.
         let index = self.nodes.len();
-        self.nodes.push(Node::default());
+        self.nodes.push(Node {
+            component: Some(name.to_owned()),
+            ..Node::default()
+        });
         self.refs.insert(name.to_owned(), index);
         let compiled = self.compile(target)?;
         self.nodes[index].all_of.push(compiled);
