@@ -136,6 +136,15 @@ fn wait_reason(client: &Client, name: &str, reason: &str, controllers: &[&Contro
     )
 }
 
+/// Creates a WebApp `name` with `replicas`.
+#[track_caller]
+fn create(client: &Client, name: &str, replicas: i64) {
+    let webapp = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "metadata": {"name": name}, "spec": {"replicas": replicas, "container": {"image": "nginx"}}});
+    let response = client.post(WEBAPPS, &webapp).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+}
+
 fn ready_condition(object: &Value) -> Option<Value> {
     let conditions = object["status"]["conditions"].as_array()?;
     conditions.iter().find(|c| c["type"] == "Ready").cloned()
@@ -260,13 +269,7 @@ fn one_leader_reconciles_and_hands_over() {
     });
     let (leader, other) = if first == "a" { (a, b) } else { (b, a) };
 
-    client
-        .post(
-            WEBAPPS,
-            &json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
-        "metadata": {"name": "one"}, "spec": {"replicas": 1, "container": {"image": "nginx"}}}),
-        )
-        .unwrap();
+    create(&client, "one", 1);
     wait_reason(&client, "one", "Available", &[&leader, &other]);
     // Its log line follows the write the test saw.
     wait_for(
@@ -305,13 +308,7 @@ fn one_leader_reconciles_and_hands_over() {
         transitions + 1,
         "{lease:#}"
     );
-    client
-        .post(
-            WEBAPPS,
-            &json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
-        "metadata": {"name": "two"}, "spec": {"replicas": 2, "container": {"image": "nginx"}}}),
-        )
-        .unwrap();
+    create(&client, "two", 2);
     wait_reason(&client, "two", "Available", &[&other]);
 
     // kill -9: no release; a new candidate takes the Lease once it has stayed unrenewed
@@ -335,13 +332,7 @@ fn one_leader_reconciles_and_hands_over() {
         took >= Duration::from_secs(3),
         "c waited for the lease to expire: {took:?}"
     );
-    client
-        .post(
-            WEBAPPS,
-            &json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
-        "metadata": {"name": "three"}, "spec": {"replicas": 1, "container": {"image": "nginx"}}}),
-        )
-        .unwrap();
+    create(&client, "three", 1);
     wait_reason(&client, "three", "Available", &[&c]);
     drop(leader);
 }
