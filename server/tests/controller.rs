@@ -3,8 +3,8 @@
 //! kubectl becomes Ready with the status the controller applies on `/status` (owned by
 //! `webapp-controller` in `managedFields`), a paused one reports `Paused`, a spec change
 //! moves `observedGeneration`; and leader election on a Lease between two controllers:
-//! one reconciles, a SIGTERM hands the Lease over at once, a `kill -9` after the lease
-//! duration.
+//! one reconciles, a SIGTERM hands the Lease over at once, a `kill -9` only once the
+//! Lease has gone unrenewed for the lease duration.
 //!
 //! The controller binary is the workspace's, beside `kapi-server` (`cargo xtask test`
 //! builds it: the package's own tests need it).
@@ -148,6 +148,12 @@ fn create(client: &Client, name: &str, replicas: i64) {
 fn ready_condition(object: &Value) -> Option<Value> {
     let conditions = object["status"]["conditions"].as_array()?;
     conditions.iter().find(|c| c["type"] == "Ready").cloned()
+}
+
+/// A Lease's `MicroTime`.
+#[track_caller]
+fn micro_time(value: &Value) -> std::time::SystemTime {
+    humantime::parse_rfc3339(value.as_str().expect("a timestamp")).expect("an RFC 3339 time")
 }
 
 fn holder(client: &Client) -> Option<String> {
@@ -321,16 +327,23 @@ fn one_leader_reconciles_and_hands_over() {
         || c.log().contains("attempting to acquire").then_some(()),
     );
     other.signal("-KILL");
-    let killed = Instant::now();
-    let took = wait_for(
+    // Its last renewal, read once it can renew no more (the times are this machine's).
+    let killed = client.get(LEASE).unwrap().json();
+    let renewed = micro_time(&killed["spec"]["renewTime"]);
+    let taken = wait_for(
         Duration::from_secs(30),
         "c to hold the Lease",
         || c.log(),
-        || (holder(&client).as_deref() == Some("c")).then(|| killed.elapsed()),
+        || {
+            let lease = client.get(LEASE).unwrap().json();
+            (lease["spec"]["holderIdentity"] == "c").then_some(lease)
+        },
     );
+    let acquired = micro_time(&taken["spec"]["acquireTime"]);
+    let waited = acquired.duration_since(renewed).unwrap_or_default();
     assert!(
-        took >= Duration::from_secs(3),
-        "c waited for the lease to expire: {took:?}"
+        waited >= Duration::from_secs(4),
+        "c took the Lease {waited:?} after its last renewal, within the 4s lease: {taken:#}"
     );
     create(&client, "three", 1);
     wait_reason(&client, "three", "Available", &[&c]);
