@@ -208,15 +208,12 @@ fn a_webapp_becomes_ready_paused_and_observed() {
         "no spec owned: {ready:#}"
     );
 
+    let patch_spec = |patch: &str| {
+        kubectl.ok(&["patch", "webapp", "web", "--type=merge", "-p", patch]);
+    };
+
     // Paused: not ready, for the new generation.
-    kubectl.ok(&[
-        "patch",
-        "webapp",
-        "web",
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"paused":true}}"#,
-    ]);
+    patch_spec(r#"{"spec":{"paused":true}}"#);
     let paused = wait_reason(&client, "web", "Paused", &[&controller]);
     assert_eq!(paused["status"]["observedGeneration"], 2, "{paused:#}");
     assert_eq!(paused["status"]["readyReplicas"], 0, "{paused:#}");
@@ -227,14 +224,7 @@ fn a_webapp_becomes_ready_paused_and_observed() {
     );
 
     // Resumed and scaled: Available again, at the generation after.
-    kubectl.ok(&[
-        "patch",
-        "webapp",
-        "web",
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"paused":false,"replicas":5}}"#,
-    ]);
+    patch_spec(r#"{"spec":{"paused":false,"replicas":5}}"#);
     let scaled = wait_reason(&client, "web", "Available", &[&controller]);
     assert_eq!(scaled["status"]["observedGeneration"], 3, "{scaled:#}");
     assert_eq!(scaled["status"]["readyReplicas"], 5, "{scaled:#}");
