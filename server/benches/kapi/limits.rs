@@ -10,7 +10,7 @@ use bytes::Bytes;
 use kapi_runtime::storage::Storage;
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::etcd::etcd_client::{
-    Client, Compare, CompareOp, GetOptions, Txn, TxnOp,
+    Client, Compare, CompareOp, GetOptions, Txn, TxnOp, WatchOptions,
 };
 use tokio::runtime::Runtime;
 
@@ -26,6 +26,9 @@ pub struct Limits {
     pub etcd_txns: f64,
     /// etcd's CPU per raw `Txn`, in microseconds.
     pub etcd_txn_cpu: f64,
+    /// The same `Txn`s while a watch of their prefix is open and read, as the server keeps
+    /// one on its keys (etcd sends every write to it).
+    pub etcd_watched_txns: f64,
     /// Raw linearizable single-key ranges per second.
     pub etcd_gets: f64,
     /// Bytes per second one core copies in memory.
@@ -41,6 +44,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
     let embedded_creates = runtime.block_on(embedded_storage(options, report));
     let etcd = Etcd::start();
     let (etcd_txns, etcd_txn_cpu, etcd_gets) = runtime.block_on(raw_etcd(&etcd, options, report));
+    let etcd_watched_txns = runtime.block_on(raw_etcd_watched(&etcd, options, report));
     let size = if options.quick { 1 << 20 } else { 64 << 20 };
     let memcpy = memcpy(size);
     report.add(
@@ -58,6 +62,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
         embedded_creates,
         etcd_txns,
         etcd_txn_cpu,
+        etcd_watched_txns,
         etcd_gets,
         memcpy,
         loopback,
@@ -135,6 +140,46 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
         "ops/s",
     );
     (txns, txn_cpu, gets)
+}
+
+/// Create-if-absent `Txn`s by [`CLIENTS`] clients while one watch of their prefix is open
+/// and drained, as the server keeps a watch on its keys: etcd's part of each of the
+/// server's creates, without the server. Returns their rate.
+async fn raw_etcd_watched(etcd: &Etcd, options: &Options, report: &mut Report) -> f64 {
+    let client = Client::connect(etcd.endpoints(), None)
+        .await
+        .expect("connecting to etcd");
+    let mut watching = client.clone();
+    let mut stream = (watching.watch("/watched/", Some(WatchOptions::new().with_prefix())))
+        .await
+        .expect("opening a watch");
+    // Read as the server reads its watch: every event, at once.
+    let drain = tokio::spawn(async move { while let Ok(Some(_)) = stream.message().await {} });
+    let value = Arc::new(vec![1u8; 1024]);
+    let meter = CpuMeter::start(&[etcd.pid(0).expect("etcd runs").to_string()]);
+    let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client_id, i| {
+        let (mut etcd, value) = (client.clone(), value.clone());
+        async move {
+            let key = format!("/watched/{client_id}/{i}");
+            let txn = Txn::new()
+                .when([Compare::create_revision(key.clone(), CompareOp::Equal, 0)])
+                .and_then([TxnOp::put(key, value.to_vec(), None)]);
+            assert!(etcd.txn(txn).await.unwrap().succeeded());
+        }
+    })
+    .await;
+    let cpu = meter.per_op(ops)[0];
+    drain.abort();
+    report.add(
+        "limit: raw etcd-client, a watch open: etcd CPU per Txn",
+        cpu,
+        "µs",
+    );
+    report.add(
+        "limit: raw etcd-client, a watch open: create-if-absent Txn (1 KiB)",
+        rate(ops, elapsed),
+        "ops/s",
+    )
 }
 
 /// Bytes per second of copying a `size`-byte buffer (best of a few).
