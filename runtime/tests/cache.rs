@@ -36,9 +36,9 @@ struct Flaky {
     compacted: AtomicBool,
     lists: AtomicUsize,
     watches: Mutex<Vec<Revision>>,
-    /// A key that, once read, is changed at once by the given function of its value
-    /// (another writer racing the reader).
-    change_after_read: Mutex<Option<(String, Rewrite)>>,
+    /// A key changed by the given function of its value just before the next guarded
+    /// create (another writer racing a create between its check and its write).
+    change_before_create: Mutex<Option<(String, Rewrite)>>,
     /// A key created right after the next list is read (a write racing a list).
     create_after_list: Mutex<Option<String>>,
 }
@@ -53,20 +53,7 @@ impl Flaky {
 #[async_trait::async_trait]
 impl Storage for Flaky {
     async fn get(&self, key: &str, revision: Revision) -> Result<Option<KeyValue>> {
-        let read = self.inner.get(key, revision).await?;
-        let change = {
-            let mut armed = self.change_after_read.lock().unwrap();
-            match armed.as_ref() {
-                Some((armed_key, _)) if armed_key == key => armed.take(),
-                _ => None,
-            }
-        };
-        if let (Some((_, change)), Some(kv)) = (change, &read) {
-            (self.inner)
-                .update(key, change(&kv.value), kv.mod_revision)
-                .await?;
-        }
-        Ok(read)
+        self.inner.get(key, revision).await
     }
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
         self.lists.fetch_add(1, Ordering::SeqCst);
@@ -84,6 +71,14 @@ impl Storage for Flaky {
         self.inner.create(key, value).await
     }
     async fn create_guarded(&self, key: &str, value: Bytes, guard: &Guard) -> Result<KeyValue> {
+        let racing = self.change_before_create.lock().unwrap().take();
+        if let Some((changed, change)) = racing
+            && let Some(kv) = self.inner.get(&changed, 0).await?
+        {
+            (self.inner)
+                .update(&changed, change(&kv.value), kv.mod_revision)
+                .await?;
+        }
         self.inner.create_guarded(key, value, guard).await
     }
     async fn update(&self, key: &str, value: Bytes, expected: Revision) -> Result<KeyValue> {
@@ -161,7 +156,7 @@ async fn env_on(options: CacheOptions, seeded: bool, racing: Option<&str>) -> En
         compacted: AtomicBool::new(false),
         lists: AtomicUsize::new(0),
         watches: Mutex::new(Vec::new()),
-        change_after_read: Mutex::new(None),
+        change_before_create: Mutex::new(None),
         create_after_list: Mutex::new(racing.map(str::to_owned)),
     });
     let storage: Arc<dyn Storage> = flaky.clone();
@@ -511,14 +506,14 @@ async fn a_namespace_terminated_after_the_check_refuses_the_create() {
         namespace["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z".into();
         Bytes::from(serde_json::to_vec(&namespace).unwrap())
     }
-    *env.flaky.change_after_read.lock().unwrap() =
+    *env.flaky.change_before_create.lock().unwrap() =
         Some(("/registry/namespaces/team".into(), terminate));
     let refused = registry
         .create(configmaps, configmap("b"), &WriteOptions::default())
         .await;
     assert!(
-        env.flaky.change_after_read.lock().unwrap().is_none(),
-        "the check read the namespace"
+        env.flaky.change_before_create.lock().unwrap().is_none(),
+        "the namespace changed between the check and the write"
     );
     match refused {
         Err(error @ ApiError::Forbidden { .. }) => assert_eq!(

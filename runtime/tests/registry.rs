@@ -1892,3 +1892,166 @@ async fn pages_read_under_a_concurrent_writer_form_one_snapshot() {
     let expected = env.list(target, snapshot).await.unwrap().items;
     assert_eq!(seen, expected);
 }
+
+/// What [`CutOff`] does with the next guarded create.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// Written, then answered with a timeout (cut off after etcd accepted it).
+    Applied,
+    /// Not written, answered with a timeout (cut off before).
+    Lost,
+    /// Answered with a timeout, and written just before the next create (a proposal that
+    /// lands after the create read its key).
+    Late,
+}
+
+/// The embedded store, whose guarded creates time out as `cuts` says, one per create.
+struct CutOff {
+    inner: EmbeddedStorage,
+    cuts: std::sync::Mutex<Vec<Cut>>,
+    /// A [`Cut::Late`] create, written before the next one.
+    late: std::sync::Mutex<Option<(String, Bytes, storage::Guard)>>,
+}
+
+#[async_trait::async_trait]
+impl Storage for CutOff {
+    async fn get(
+        &self,
+        key: &str,
+        at: storage::Revision,
+    ) -> storage::Result<Option<storage::KeyValue>> {
+        self.inner.get(key, at).await
+    }
+    async fn list(&self, request: ListRequest) -> storage::Result<storage::ListResponse> {
+        self.inner.list(request).await
+    }
+    async fn count(&self, prefix: &str) -> storage::Result<u64> {
+        self.inner.count(prefix).await
+    }
+    async fn create(&self, key: &str, value: Bytes) -> storage::Result<storage::KeyValue> {
+        self.inner.create(key, value).await
+    }
+    async fn create_guarded(
+        &self,
+        key: &str,
+        value: Bytes,
+        guard: &storage::Guard,
+    ) -> storage::Result<storage::KeyValue> {
+        let late = self.late.lock().unwrap().take();
+        if let Some((key, value, guard)) = late {
+            self.inner.create_guarded(&key, value, &guard).await?;
+        }
+        let cut = self.cuts.lock().unwrap().pop();
+        match cut {
+            None => self.inner.create_guarded(key, value, guard).await,
+            Some(Cut::Applied) => {
+                self.inner.create_guarded(key, value, guard).await?;
+                Err(storage::Error::Timeout("cut off after the write".into()))
+            }
+            Some(Cut::Lost) => Err(storage::Error::Timeout("cut off before the write".into())),
+            Some(Cut::Late) => {
+                *self.late.lock().unwrap() = Some((key.to_owned(), value, guard.clone()));
+                Err(storage::Error::Timeout(
+                    "cut off, the write under way".into(),
+                ))
+            }
+        }
+    }
+    async fn update(
+        &self,
+        key: &str,
+        value: Bytes,
+        at: storage::Revision,
+    ) -> storage::Result<storage::KeyValue> {
+        self.inner.update(key, value, at).await
+    }
+    async fn delete(
+        &self,
+        key: &str,
+        at: Option<storage::Revision>,
+    ) -> storage::Result<storage::Deleted> {
+        self.inner.delete(key, at).await
+    }
+    async fn watch(
+        &self,
+        prefix: &str,
+        from: storage::Revision,
+    ) -> storage::Result<storage::WatchStream> {
+        self.inner.watch(prefix, from).await
+    }
+    async fn compact(&self, at: storage::Revision) -> storage::Result<()> {
+        self.inner.compact(at).await
+    }
+    async fn current_revision(&self) -> storage::Result<storage::Revision> {
+        self.inner.current_revision().await
+    }
+    async fn health(&self) -> storage::Result<()> {
+        self.inner.health().await
+    }
+    async fn size(&self) -> storage::Result<u64> {
+        self.inner.size().await
+    }
+}
+
+/// A create cut off in flight (an etcd election) is settled by reading its key: written
+/// with this create's uid, it succeeded (201, once); not written, it is written again (and
+/// when the first write lands after all, that is its success); written by another create
+/// of the same name, it already exists (409).
+#[tokio::test]
+async fn a_create_cut_off_in_flight_is_settled_by_its_uid() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = Arc::new(CutOff {
+        inner: EmbeddedStorage::open(dir.path()).unwrap(),
+        cuts: std::sync::Mutex::new(Vec::new()),
+        late: std::sync::Mutex::new(None),
+    });
+    let registry = Registry::new(Arc::new(scheme()), storage.clone(), "/registry")
+        .await
+        .unwrap();
+    let kinds = registry.scheme().kinds();
+    let kind = (kinds.iter())
+        .find(|k| k.info.plural == "configmaps")
+        .unwrap();
+    let target = Target {
+        kind,
+        version: "v1",
+        namespace: Some("default"),
+    };
+    let create = |name: &'static str| {
+        let registry = &registry;
+        async move {
+            let body = json!({"metadata": {"name": name}, "data": {"k": name}});
+            registry
+                .create(target, body, &WriteOptions::default())
+                .await
+        }
+    };
+
+    *storage.cuts.lock().unwrap() = vec![Cut::Applied];
+    let applied = create("applied").await.unwrap();
+    assert!(applied.created);
+    assert_eq!(applied.object["data"]["k"], "applied");
+
+    *storage.cuts.lock().unwrap() = vec![Cut::Lost, Cut::Lost];
+    let lost = create("lost").await.unwrap();
+    assert_eq!(lost.object["metadata"]["name"], "lost");
+    assert!(
+        storage.cuts.lock().unwrap().is_empty(),
+        "written on the third try"
+    );
+
+    // Written after the create read its key: its next try finds its own object in the way.
+    *storage.cuts.lock().unwrap() = vec![Cut::Late];
+    let late = create("late").await.unwrap();
+    assert!(late.created);
+    assert_eq!(late.object["data"]["k"], "late");
+
+    // Another create of the name, cut off: the object found is not its own.
+    *storage.cuts.lock().unwrap() = vec![Cut::Lost];
+    check_error(
+        create("applied").await,
+        409,
+        "AlreadyExists",
+        "configmaps \"applied\" already exists",
+    );
+}

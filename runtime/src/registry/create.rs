@@ -60,7 +60,7 @@ impl Registry {
         let mut guarded = None;
         if let (crate::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
             let name = meta_str(&body, "name").unwrap_or_default();
-            let guard = self.namespace_guard(namespace, &resource, name).await?;
+            let guard = (self.namespace_guard(namespace, &resource, name, false)).await?;
             guarded = guard.map(|guard| (namespace, guard));
         }
         body::ensure_namespace(&mut body, info, target.namespace)?;
@@ -189,6 +189,8 @@ impl Registry {
         let mut name = name;
         let mut attempts = 0;
         let mut guard_checks = 0;
+        let mut cut_off = 0;
+        let uid = meta_str(&stored, "uid").map(str::to_owned);
         loop {
             let key = keys.object(info, namespace.as_deref(), &name)?;
             if options.dry_run {
@@ -239,12 +241,73 @@ impl Registry {
                 {
                     guard_checks += 1;
                     let namespace = guarded.as_ref().map_or("", |(namespace, _)| namespace);
-                    let guard = self.namespace_guard(namespace, &resource, &name).await?;
+                    let guard = (self.namespace_guard(namespace, &resource, &name, true)).await?;
                     guarded = guard.map(|guard| (namespace, guard));
+                }
+                // Cut off in flight (an etcd election: a proposal to a member that had not
+                // noticed its leader's death): the write may or may not have been applied.
+                // A linearizable read of the key rides out the election and tells by the
+                // uid: ours is this create's success, none is written again, another's
+                // exists. A read that fails leaves the write's fate unknown: the timeout
+                // (504) says so.
+                Err(error @ storage::Error::Timeout(_)) if cut_off < MAX_RETRIES => {
+                    cut_off += 1;
+                    match self.settle(&key, uid.as_deref()).await {
+                        Ok(Settled::Ours(kv)) => {
+                            let object = (object::stored_in_version)(
+                                kind,
+                                &kv,
+                                target.version,
+                                kv.mod_revision,
+                            )?;
+                            return Ok(Written {
+                                object,
+                                created: true,
+                                warnings,
+                            });
+                        }
+                        Ok(Settled::Absent) => {}
+                        Ok(Settled::Other) => {
+                            return Err(ApiError::AlreadyExists { resource, name });
+                        }
+                        Err(_) => return Err(object::storage_error(error, &resource, &name)),
+                    }
+                }
+                // After a cut, the first proposal may have landed after the read: the
+                // object in the way may be this create's own.
+                Err(error @ storage::Error::AlreadyExists { .. }) if cut_off > 0 => {
+                    if let Ok(Settled::Ours(kv)) = self.settle(&key, uid.as_deref()).await {
+                        let object = (object::stored_in_version)(
+                            kind,
+                            &kv,
+                            target.version,
+                            kv.mod_revision,
+                        )?;
+                        return Ok(Written {
+                            object,
+                            created: true,
+                            warnings,
+                        });
+                    }
+                    return Err(object::storage_error(error, &resource, &name));
                 }
                 Err(e) => return Err(object::storage_error(e, &resource, &name)),
             }
         }
+    }
+
+    /// What a create cut off in flight finds at its `key`, told apart by `uid` (the one
+    /// it wrote), read linearizably.
+    async fn settle(&self, key: &str, uid: Option<&str>) -> storage::Result<Settled> {
+        let Some(kv) = self.storage.get(key, 0).await? else {
+            return Ok(Settled::Absent);
+        };
+        let existing: Value = serde_json::from_slice(&kv.value)
+            .map_err(|e| storage::Error::Internal(format!("decoding {key}: {e}")))?;
+        Ok(match uid.is_some() && meta_str(&existing, "uid") == uid {
+            true => Settled::Ours(kv),
+            false => Settled::Other,
+        })
     }
 
     /// Before a namespace is created: removes what a create that raced the deletion of an
@@ -281,28 +344,37 @@ impl Registry {
     /// check and the write is noticed by the store ([`storage::Error::Conflict`] on its
     /// key), and the create checks again.
     ///
-    /// The namespace is read live, not from its watch cache as kube's admission reads its
-    /// informer: on etcd a linearizable read rides out a leader election (it is retried
-    /// until a leader answers), so the create after it reaches the new leader, where a
-    /// create proposed to a follower that has not noticed the old leader's death is lost
-    /// and times out. Concurrent creates share the read (`storage/coalesce.rs`).
+    /// The namespace is read from its watch cache, as kube's admission reads its informer
+    /// (a linearizable read per create cost etcd as much as the create), unless `live` or
+    /// the cache does not have it: a stale entry is harmless, since the guard's revision
+    /// is compared in the create's own transaction, and a conflict checks again, live.
     pub(super) async fn namespace_guard(
         &self,
         namespace: &str,
         resource: &GroupResource,
         name: &str,
+        live: bool,
     ) -> Result<Option<Guard>, ApiError> {
         let Some(namespaces) = self.namespaces() else {
             return Ok(None);
         };
         let namespaces_resource = object::resource(namespaces.info);
         let key = self.keys().object(namespaces.info, None, namespace)?;
-        let kv = (self.storage.get(&key, 0).await)
-            .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
-            .ok_or_else(|| ApiError::NotFound {
-                resource: namespaces_resource.clone(),
-                name: namespace.to_owned(),
-            })?;
+        let cached = (!live)
+            .then(|| self.caches.for_prefix(&key))
+            .flatten()
+            .and_then(|cache| cache.get(&key).ok())
+            .and_then(|(object, _)| object)
+            .map(|object| object.kv.clone());
+        let kv = match cached {
+            Some(kv) => kv,
+            None => (self.storage.get(&key, 0).await)
+                .map_err(|e| object::storage_error(e, &namespaces_resource, namespace))?
+                .ok_or_else(|| ApiError::NotFound {
+                    resource: namespaces_resource.clone(),
+                    name: namespace.to_owned(),
+                })?,
+        };
         let phase: NamespacePhase = serde_json::from_slice(&kv.value).map_err(internal)?;
         if phase.status.phase.as_deref() == Some(TERMINATING) {
             return Err(ApiError::Forbidden {
@@ -318,6 +390,16 @@ impl Registry {
             mod_revision: kv.mod_revision,
         }))
     }
+}
+
+/// What a create cut off in flight finds at its key.
+enum Settled {
+    /// Its own object: it was written.
+    Ours(storage::KeyValue),
+    /// Nothing: it was not.
+    Absent,
+    /// Another create's object.
+    Other,
 }
 
 /// The part of a stored namespace the lifecycle check reads.
