@@ -254,17 +254,7 @@ impl Registry {
                     cut_off += 1;
                     match self.settle(&key, uid.as_deref()).await {
                         Ok(Settled::Ours(kv)) => {
-                            let object = (object::stored_in_version)(
-                                kind,
-                                &kv,
-                                target.version,
-                                kv.mod_revision,
-                            )?;
-                            return Ok(Written {
-                                object,
-                                created: true,
-                                warnings,
-                            });
+                            return settled(kind, &kv, target.version, warnings);
                         }
                         Ok(Settled::Absent) => {}
                         Ok(Settled::Other) => {
@@ -277,17 +267,7 @@ impl Registry {
                 // object in the way may be this create's own.
                 Err(error @ storage::Error::AlreadyExists { .. }) if cut_off > 0 => {
                     if let Ok(Settled::Ours(kv)) = self.settle(&key, uid.as_deref()).await {
-                        let object = (object::stored_in_version)(
-                            kind,
-                            &kv,
-                            target.version,
-                            kv.mod_revision,
-                        )?;
-                        return Ok(Written {
-                            object,
-                            created: true,
-                            warnings,
-                        });
+                        return settled(kind, &kv, target.version, warnings);
                     }
                     return Err(object::storage_error(error, &resource, &name));
                 }
@@ -390,6 +370,20 @@ impl Registry {
             mod_revision: kv.mod_revision,
         }))
     }
+}
+
+/// The answer of a create settled as written after a cut: its object as stored.
+fn settled(
+    kind: &crate::scheme::KindEntry,
+    kv: &storage::KeyValue,
+    version: &str,
+    warnings: Vec<String>,
+) -> Result<Written, ApiError> {
+    Ok(Written {
+        object: object::stored_in_version(kind, kv, version, kv.mod_revision)?,
+        created: true,
+        warnings,
+    })
 }
 
 /// What a create cut off in flight finds at its key.
