@@ -102,20 +102,8 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
     let client = Client::connect(etcd.endpoints(), None)
         .await
         .expect("connecting to etcd");
-    let value = Arc::new(vec![1u8; 1024]);
-    let c = client.clone();
     let meter = CpuMeter::start(&[etcd.pid(0).expect("etcd runs").to_string()]);
-    let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client, i| {
-        let (mut etcd, value) = (c.clone(), value.clone());
-        async move {
-            let key = format!("/raw/{client}/{i}");
-            let txn = Txn::new()
-                .when([Compare::create_revision(key.clone(), CompareOp::Equal, 0)])
-                .and_then([TxnOp::put(key, value.to_vec(), None)]);
-            assert!(etcd.txn(txn).await.unwrap().succeeded());
-        }
-    })
-    .await;
+    let (ops, elapsed) = create_txns(&client, "/raw", options).await;
     let txn_cpu = meter.per_op(ops)[0];
     let txns = report.add(
         "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
@@ -155,19 +143,8 @@ async fn raw_etcd_watched(etcd: &Etcd, options: &Options, report: &mut Report) -
         .expect("opening a watch");
     // Read as the server reads its watch: every event, at once.
     let drain = tokio::spawn(async move { while let Ok(Some(_)) = stream.message().await {} });
-    let value = Arc::new(vec![1u8; 1024]);
     let meter = CpuMeter::start(&[etcd.pid(0).expect("etcd runs").to_string()]);
-    let (ops, elapsed) = run_async(CLIENTS, options.window(), move |client_id, i| {
-        let (mut etcd, value) = (client.clone(), value.clone());
-        async move {
-            let key = format!("/watched/{client_id}/{i}");
-            let txn = Txn::new()
-                .when([Compare::create_revision(key.clone(), CompareOp::Equal, 0)])
-                .and_then([TxnOp::put(key, value.to_vec(), None)]);
-            assert!(etcd.txn(txn).await.unwrap().succeeded());
-        }
-    })
-    .await;
+    let (ops, elapsed) = create_txns(&client, "/watched", options).await;
     let cpu = meter.per_op(ops)[0];
     drain.abort();
     report.add(
@@ -180,6 +157,24 @@ async fn raw_etcd_watched(etcd: &Etcd, options: &Options, report: &mut Report) -
         rate(ops, elapsed),
         "ops/s",
     )
+}
+
+/// Create-if-absent `Txn`s of 1 KiB values under `prefix` by [`CLIENTS`] clients for the
+/// window: how many, and how long they took.
+async fn create_txns(client: &Client, prefix: &str, options: &Options) -> (u64, Duration) {
+    let value = Arc::new(vec![1u8; 1024]);
+    let (client, prefix) = (client.clone(), prefix.to_owned());
+    run_async(CLIENTS, options.window(), move |client_id, i| {
+        let (mut etcd, value) = (client.clone(), value.clone());
+        let key = format!("{prefix}/{client_id}/{i}");
+        async move {
+            let txn = Txn::new()
+                .when([Compare::create_revision(key.clone(), CompareOp::Equal, 0)])
+                .and_then([TxnOp::put(key, value.to_vec(), None)]);
+            assert!(etcd.txn(txn).await.unwrap().succeeded());
+        }
+    })
+    .await
 }
 
 /// Bytes per second of copying a `size`-byte buffer (best of a few).
