@@ -23,6 +23,7 @@ fn every_measurement_of_the_benchmark_runs() {
         "collection 1k: paginated LIST (limit=500) page p99",
         "collection 1k: RSS growth / objects' JSON size",
         "collection 1k: restart to ready",
+        "fan-out to 20 watchers: update to event delivered, p99",
         "fan-out to 20 watchers: update to event read, p99",
         "fan-out to 20 watchers: server CPU per event sent",
         "fan-out to 20 watchers: client CPU per event read",
