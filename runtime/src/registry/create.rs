@@ -214,13 +214,12 @@ impl Registry {
             };
             match created {
                 Ok(kv) => {
+                    // The object just written, converted from the value in hand rather than
+                    // decoded again from its bytes.
+                    let mut object = (kind.stored_to(stored, target.version)).map_err(internal)?;
+                    object::set_resource_version(&mut object, kv.mod_revision);
                     return Ok(Written {
-                        object: object::stored_in_version(
-                            kind,
-                            &kv,
-                            target.version,
-                            kv.mod_revision,
-                        )?,
+                        object,
                         created: true,
                         warnings,
                     });
