@@ -18,6 +18,8 @@ fn every_measurement_of_the_benchmark_runs() {
         "kapi on etcd: ConfigMap creates (1 KiB)",
         "kapi on the embedded store: apply cost / update cost",
         "kapi on the embedded store, RBAC + token: ConfigMap GETs",
+        "kapi on etcd: ConfigMap GETs as protobuf",
+        "kapi on the embedded store: LIST as protobuf / as JSON, bytes",
         "collection 1k: LIST (resourceVersion=0) p50",
         "collection 1k: LIST (as a Table, resourceVersion=0) p50",
         "collection 1k: paginated LIST (limit=500) page p99",

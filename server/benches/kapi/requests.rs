@@ -10,17 +10,24 @@
 //! - "WebApp server-side applies": an apply (`application/apply-patch+yaml`, JSON body) of
 //!   `bench-apply-<client>` by its own manager, created by a first apply beforehand (a
 //!   separate object: the merge patches' entry owns `spec.replicas` of `bench-<client>`);
-//!   and "apply cost / update cost", updates per second over applies per second.
+//!   and "apply cost / update cost", updates per second over applies per second;
+//! - "as protobuf": the same GETs asking for kube's protobuf (what client-go's typed
+//!   clients ask for), and a LIST of every ConfigMap the creates made, as JSON and as
+//!   protobuf (p50 of a few, sequential, `resourceVersion=0`).
 
 use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
 use super::common::{
-    CLIENTS, CpuMeter, Options, ServerProcess, agent, rate, run_threads, status_of,
+    CLIENTS, CpuMeter, Options, ServerProcess, agent, get_discarding_accepting, percentile_ms,
+    rate, run_threads, status_of,
 };
 use super::limits::Limits;
 use super::report::Report;
+
+/// kube's protobuf media type.
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
 /// Tokens of the RBAC measurement: an administrator and the reader.
 const TOKENS: &str = "bench-admin,admin,1,system:masters\nbench-reader,reader,2\n";
@@ -239,7 +246,58 @@ fn through_server(
             raw_gets,
         );
     }
+    protobuf_reads(options, report, what, &base);
     webapp_writes(options, report, what, &server);
+}
+
+/// The ConfigMap GETs again as protobuf, and a LIST of every ConfigMap at `base` as JSON
+/// and as protobuf.
+fn protobuf_reads(options: &Options, report: &mut Report, what: &str, base: &str) {
+    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, _| {
+        let response = (agent.get(format!("{base}/c{client}-0")))
+            .header("Accept", PROTOBUF)
+            .call()
+            .expect("GET");
+        let content_type = response.headers().get("content-type").cloned();
+        assert_eq!(status_of(response), 200);
+        assert_eq!(
+            content_type.as_ref().and_then(|t| t.to_str().ok()),
+            Some(PROTOBUF)
+        );
+    });
+    report.add(
+        format!("{what}: ConfigMap GETs as protobuf"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    let agent = agent();
+    let url = format!("{base}?resourceVersion=0");
+    let lists = if options.quick { 2 } else { 10 };
+    let mut p50 = |accept: &str| {
+        let mut times = Vec::new();
+        let mut size = 0;
+        for _ in 0..lists {
+            let started = Instant::now();
+            let (status, read) = get_discarding_accepting(&agent, &url, accept);
+            times.push(started.elapsed());
+            assert_eq!(status, 200);
+            size = read;
+        }
+        (percentile_ms(&mut times, 50.0), size)
+    };
+    let (json, json_size) = p50("application/json");
+    let (protobuf, protobuf_size) = p50(PROTOBUF);
+    report.add(format!("{what}: LIST of the ConfigMaps, p50"), json, "ms");
+    report.add(
+        format!("{what}: LIST of the ConfigMaps as protobuf, p50"),
+        protobuf,
+        "ms",
+    );
+    report.add(
+        format!("{what}: LIST as protobuf / as JSON, bytes"),
+        protobuf_size as f64 / json_size.max(1) as f64,
+        "x",
+    );
 }
 
 /// Rows of the server's CPU per `operation` (`cpu[0]`), and etcd's (`cpu[1]`) beside its CPU
