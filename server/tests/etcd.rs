@@ -13,6 +13,8 @@
 //!   layout under the prefix, holding the storage version; servers on different prefixes
 //!   of one etcd do not see each other's objects.
 //! - TLS to etcd with a client certificate.
+//! - A kind holding more than 4 MiB (one default gRPC message) is listed whole by a replica
+//!   that starts afterwards.
 #![cfg(feature = "etcd")]
 
 mod support;
@@ -756,4 +758,53 @@ fn two_replicas_collect_every_dependent_once() {
             "a failed collector pass:\n{log}"
         );
     }
+}
+
+/// A kind holding more than one default gRPC message (4 MiB) of objects: a replica that
+/// starts afterwards fills its watch cache from one list of them (etcd's client takes
+/// messages of any size, as Go's clientv3 does for kube-apiserver), and serves consistent
+/// lists, cached lists and watches of all of them.
+#[test]
+fn a_kind_larger_than_a_grpc_message_is_served_whole() {
+    let etcd = Etcd::start();
+    let writer = Server::start_with(&etcd_args(&etcd));
+    let client = Client::new(writer.addr());
+    let data = "x".repeat(700_000);
+    for i in 0..7 {
+        let response = client
+            .post(CONFIGMAPS, &configmap(&format!("big-{i}"), &data))
+            .unwrap();
+        assert_eq!(response.status, 201, "{response:?}");
+    }
+    // A replica started now lists 4.9 MB of ConfigMaps to fill its cache.
+    let replica = Server::start_with(&etcd_args(&etcd));
+    let client = Client::new(replica.addr());
+    let names = |list: &Value| -> Vec<String> {
+        (list["items"].as_array().into_iter().flatten())
+            .map(|item| {
+                item["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect()
+    };
+    let expected: Vec<String> = (0..7).map(|i| format!("big-{i}")).collect();
+    for path in [
+        CONFIGMAPS.to_owned(),
+        format!("{CONFIGMAPS}?resourceVersion=0"),
+    ] {
+        let response = client.get(&path).unwrap();
+        assert_eq!(
+            response.status,
+            200,
+            "{path}: {:?}",
+            response.json()["message"]
+        );
+        assert_eq!(names(&response.json()), expected, "{path}");
+    }
+    let mut watch = watch(&client, "0");
+    let mut added: Vec<String> = (0..7).map(|_| next_change(&mut watch).1).collect();
+    added.sort();
+    assert_eq!(added, expected);
 }

@@ -82,6 +82,7 @@ macro_rules! storage_conformance_tests {
             read_at_future_revision,
             count_live_keys,
             size_covers_what_is_stored,
+            big_collections_are_read_whole,
             watch_replays_then_follows,
             watch_from_now,
             watch_ignores_other_prefixes,

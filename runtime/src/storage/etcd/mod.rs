@@ -29,7 +29,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use etcd_client::{
     Client, CompactionOptions, Compare, CompareOp, ConnectOptions, DeleteOptions, GetOptions,
-    GetResponse, PutOptions, Txn, TxnOp, TxnOpResponse, TxnResponse,
+    GetResponse, KvClient, PutOptions, Txn, TxnOp, TxnOpResponse, TxnResponse, WatchClient,
 };
 
 use self::errors::{Context, map_error};
@@ -94,10 +94,18 @@ pub struct EtcdTls {
     pub key_file: Option<PathBuf>,
 }
 
+/// The largest message the client takes from etcd: Go's clientv3 default (`math.MaxInt32`),
+/// which kube-apiserver keeps. gRPC's own default, 4 MiB, refused the list that fills a
+/// watch cache once a kind held more than 4 MiB of objects.
+const MAX_RECEIVED_MESSAGE: usize = i32::MAX as usize;
+
 /// A [`Storage`] on an etcd cluster. Cheap to clone: clones share the connections.
 #[derive(Clone)]
 pub struct EtcdStorage {
     client: Client,
+    /// The key-value and watch clients of `client`, taking messages of any size.
+    kv: KvClient,
+    watch: WatchClient,
     options: EtcdOptions,
     /// Latest-state reads shared by concurrent callers; `None` in the copy that makes them.
     shared: Option<Arc<SharedReads>>,
@@ -136,6 +144,8 @@ impl EtcdStorage {
             .await
             .map_err(|e| map_error(e, Context::Connect))?;
         let raw = EtcdStorage {
+            kv: (client.kv_client()).max_decoding_message_size(MAX_RECEIVED_MESSAGE),
+            watch: (client.watch_client()).max_decoding_message_size(MAX_RECEIVED_MESSAGE),
             client,
             options,
             shared: None,
@@ -183,7 +193,7 @@ impl EtcdStorage {
         call: F,
     ) -> Result<T>
     where
-        F: Fn(Client) -> Fut,
+        F: Fn(&EtcdStorage) -> Fut,
         Fut: std::future::Future<Output = Result<T, etcd_client::Error>>,
     {
         let timeout = self.options.request_timeout;
@@ -194,7 +204,7 @@ impl EtcdStorage {
         let mut pause = Duration::from_millis(10);
         loop {
             let electing = started.elapsed() < ELECTION_GRACE;
-            match tokio::time::timeout_at(deadline, call(self.client.clone())).await {
+            match tokio::time::timeout_at(deadline, call(self)).await {
                 Ok(Ok(value)) => return Ok(value),
                 Ok(Err(error)) if errors::retryable(&error, retry_reads, electing) => {
                     tracing::debug!(%error, what, "etcd request failed; retrying");
@@ -233,18 +243,18 @@ impl EtcdStorage {
         options: GetOptions,
         revision: Revision,
     ) -> Result<GetResponse> {
-        self.call(what, true, Context::Read { revision }, |mut client| {
-            let (key, options) = (key.clone(), options.clone());
-            async move { client.get(key, Some(options)).await }
+        self.call(what, true, Context::Read { revision }, |etcd| {
+            let (mut kv, key, options) = (etcd.kv.clone(), key.clone(), options.clone());
+            async move { kv.get(key, Some(options)).await }
         })
         .await
     }
 
     /// A transaction: a write, so retried only when it cannot have reached a member.
     async fn txn(&self, what: &str, txn: Txn, context: Context) -> Result<TxnResponse> {
-        self.call(what, false, context, |mut client| {
-            let txn = txn.clone();
-            async move { client.txn(txn).await }
+        self.call(what, false, context, |etcd| {
+            let (mut kv, txn) = (etcd.kv.clone(), txn.clone());
+            async move { kv.txn(txn).await }
         })
         .await
     }
@@ -539,7 +549,7 @@ impl Storage for EtcdStorage {
 
     async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream> {
         watch::start(
-            self.client.clone(),
+            self.watch.clone(),
             self.options.clone(),
             prefix,
             from_revision,
@@ -552,9 +562,12 @@ impl Storage for EtcdStorage {
             return Err(Error::InvalidArgument("compaction at revision 0".into()));
         }
         let context = Context::Read { revision: at };
-        self.call("a compaction", false, context, |mut client| async move {
-            let options = CompactionOptions::new().with_physical();
-            client.compact(at as i64, Some(options)).await
+        self.call("a compaction", false, context, |etcd| {
+            let mut kv = etcd.kv.clone();
+            async move {
+                let options = CompactionOptions::new().with_physical();
+                kv.compact(at as i64, Some(options)).await
+            }
         })
         .await?;
         Ok(())
@@ -585,7 +598,10 @@ impl Storage for EtcdStorage {
                 "a status request",
                 true,
                 Context::Read { revision: 0 },
-                |mut client| async move { client.status().await },
+                |etcd| {
+                    let mut maintenance = etcd.client.maintenance_client();
+                    async move { maintenance.status().await }
+                },
             )
             .await?;
         Ok(u64::try_from(status.db_size()).unwrap_or_default())

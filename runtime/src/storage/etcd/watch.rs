@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use etcd_client::{Client, EventType, WatchOptions};
+use etcd_client::{EventType, WatchClient, WatchOptions};
 
 use super::errors::{Context, map_error};
 use super::{EtcdOptions, header_revision, key_value, prefix_end};
@@ -29,7 +29,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
 /// Starts a watch of `prefix` after `from_revision` (`0`: after now).
 pub(super) async fn start(
-    client: Client,
+    client: WatchClient,
     options: EtcdOptions,
     prefix: &str,
     from_revision: Revision,
@@ -76,7 +76,7 @@ pub(super) async fn start(
 
 /// The state of one watch.
 struct Watch {
-    client: Client,
+    client: WatchClient,
     options: EtcdOptions,
     key: Vec<u8>,
     range_end: Vec<u8>,
