@@ -273,7 +273,7 @@ fn protobuf_reads(options: &Options, report: &mut Report, what: &str, base: &str
     let agent = agent();
     let url = format!("{base}?resourceVersion=0");
     let lists = if options.quick { 2 } else { 10 };
-    let mut p50 = |accept: &str| {
+    let p50 = |accept: &str| {
         let mut times = Vec::new();
         let mut size = 0;
         for _ in 0..lists {
