@@ -145,10 +145,17 @@ async fn env(options: CacheOptions) -> Env {
 /// A cache over a fresh store (`seeded`: written once outside the prefix first), with
 /// `racing` created right after the cache's first list.
 async fn env_on(options: CacheOptions, seeded: bool, racing: Option<&str>) -> Env {
+    let seed: &[&str] = if seeded { &["/seed"] } else { &[] };
+    env_over(options, seed, racing).await
+}
+
+/// A cache over a fresh store holding the keys `existing` (`{}` each), with `racing`
+/// created right after the cache's first list request.
+async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let inner: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
-    if seeded {
-        inner.create("/seed", Bytes::from("{}")).await.unwrap();
+    for key in existing {
+        inner.create(key, Bytes::from("{}")).await.unwrap();
     }
     let flaky = Arc::new(Flaky {
         inner,
@@ -236,6 +243,37 @@ async fn a_write_racing_the_first_list_of_an_empty_store_is_not_missed() {
     env.reached(revision).await;
     let listed = env.cache.list("/r/").unwrap();
     assert_eq!(listed.objects.len(), 1, "the racing write is in the cache");
+}
+
+/// The list is read in pages, all at the first page's revision: a write landing between
+/// two pages is not in them but comes through the watch, once.
+#[tokio::test]
+async fn the_list_is_read_in_pages_of_one_snapshot() {
+    let options = CacheOptions {
+        list_page: 2,
+        ..CacheOptions::default()
+    };
+    let existing = ["/r/a", "/r/b", "/r/c", "/r/d", "/r/e"];
+    let env = env_over(options, &existing, Some("/r/raced")).await;
+    // The racing key is created once the first page is read.
+    let raced = loop {
+        if let Some(kv) = env.storage.get("/r/raced", 0).await.unwrap() {
+            break kv.mod_revision;
+        }
+        tokio::task::yield_now().await;
+    };
+    env.reached(raced).await;
+    let listed = env.cache.list("/r/").unwrap();
+    let keys: Vec<_> = listed.objects.iter().map(|o| o.kv.key.as_str()).collect();
+    assert_eq!(keys, ["/r/a", "/r/b", "/r/c", "/r/d", "/r/e", "/r/raced"]);
+    // Three pages (2, 2, 1) of the snapshot without the racing key, which came as an event.
+    assert_eq!(env.flaky.lists.load(Ordering::SeqCst), 3);
+    let before = raced - 1;
+    let mut watch = env.cache.watch("/r/", before).unwrap();
+    assert_eq!(
+        next(&mut watch).await,
+        (raced, "/r/raced".into(), "null".into())
+    );
 }
 
 #[tokio::test]

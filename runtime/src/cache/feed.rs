@@ -1,6 +1,11 @@
 //! The feed of a cache: list, then follow one storage watch of the prefix (kube's
 //! reflector `ListAndWatch` under the cacher).
 //!
+//! The list is read in pages, every page at the first one's revision (one snapshot, as
+//! kube's reflector pages its list): a collection of a million objects is not one etcd
+//! request, which its deadline would cut. A page refused because its revision was
+//! compacted meanwhile starts the list again.
+//!
 //! A failed or ended watch is re-established from the last revision applied, with a
 //! backoff, so a storage outage (etcd restarting, a lagging watch) costs watchers nothing;
 //! only a compacted revision forces a new list, which resets the cache (after the backoff
@@ -13,7 +18,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use super::Cache;
-use crate::storage::{Error, ListRequest, Revision, Storage};
+use crate::storage::{Error, ListRequest, ListResponse, Revision, Storage};
 
 /// The first and the longest wait between failed attempts.
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
@@ -24,13 +29,14 @@ type WeakCache = std::sync::Weak<Cache>;
 pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
     let mut backoff = BACKOFF.0;
     'list: loop {
-        let Some(prefix) = cache.upgrade().map(|c| c.prefix.clone()) else {
+        let Some((prefix, page)) = cache.upgrade().map(|c| (c.prefix.clone(), c.list_page()))
+        else {
             return;
         };
         let Some(store) = storage.upgrade() else {
             return closed(&cache);
         };
-        let listed = store.list(ListRequest::prefix(prefix.clone())).await;
+        let listed = list_all(&*store, &prefix, page).await;
         drop(store);
         let mut revision: Revision = match listed {
             Ok(list) => {
@@ -99,6 +105,23 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
             tokio::time::sleep(BACKOFF.0).await;
         }
     }
+}
+
+/// Everything under `prefix`, read `page` keys at a time at the first page's revision.
+async fn list_all(store: &dyn Storage, prefix: &str, page: usize) -> Result<ListResponse, Error> {
+    let request = || ListRequest::prefix(prefix).limit(page).without_remaining();
+    let mut list = store.list(request()).await?;
+    while list.more {
+        let Some(last) = list.items.last().map(|kv| kv.key.clone()) else {
+            return Err(Error::Internal(format!(
+                "listing {prefix}: a page with more to follow was empty"
+            )));
+        };
+        let next = (store.list(request().start_after(last).at(list.revision))).await?;
+        list.items.extend(next.items);
+        list.more = next.more;
+    }
+    Ok(list)
 }
 
 /// Logs a failure; returns how long to wait before the next attempt, doubling `backoff`.

@@ -58,6 +58,10 @@ pub const DEFAULT_WATCHER_BUFFER: usize = 1024;
 /// How long a read waits for the cache to reach a revision (kube's `blockTimeout`).
 pub const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How many objects one request of a cache's list reads by default: kube's largest page
+/// (`maxLimit`); a list of 1M objects is then 100 requests of about 8 MB each.
+pub const DEFAULT_LIST_PAGE: usize = 10_000;
+
 /// How often a watch that allows bookmarks gets one by default (`--watch-bookmark-interval`):
 /// kube's cacher sends one about every minute (`bookmarkFrequency`).
 pub const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
@@ -72,6 +76,9 @@ pub struct CacheOptions {
     /// How often a watch with `allowWatchBookmarks` gets a `BOOKMARK` (the registry's
     /// watchers send them; kept here as kube keeps it in its cacher).
     pub bookmark_interval: Duration,
+    /// How many objects each request of the cache's list reads (every page at the first
+    /// one's revision): no one storage request carries a whole large collection.
+    pub list_page: usize,
 }
 
 impl Default for CacheOptions {
@@ -80,6 +87,7 @@ impl Default for CacheOptions {
             history: DEFAULT_HISTORY,
             watcher_buffer: DEFAULT_WATCHER_BUFFER,
             bookmark_interval: DEFAULT_BOOKMARK_INTERVAL,
+            list_page: DEFAULT_LIST_PAGE,
         }
     }
 }
@@ -410,6 +418,7 @@ impl Cache {
             history: options.history.max(1),
             watcher_buffer: options.watcher_buffer.max(1),
             bookmark_interval: options.bookmark_interval,
+            list_page: options.list_page.max(1),
         };
         while state.history.len() > state.options.history {
             state.evict();
@@ -419,6 +428,11 @@ impl Cache {
     /// How often a watch of this cache that allows bookmarks gets one.
     pub fn bookmark_interval(&self) -> Duration {
         self.lock().options.bookmark_interval
+    }
+
+    /// How many objects each request of this cache's list reads.
+    fn list_page(&self) -> usize {
+        self.lock().options.list_page
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
