@@ -25,6 +25,8 @@ fn every_measurement_of_the_benchmark_runs() {
         "collection 1k: paginated LIST (limit=500) page p99",
         "collection 1k: RSS growth / objects' JSON size",
         "collection 1k: restart to ready",
+        "collection on etcd 1k: LIST (consistent) p50",
+        "collection on etcd 1k: restart to the cache loaded",
         "fan-out to 20 watchers: update to event delivered, p99",
         "fan-out to 20 watchers: update to event read, p99",
         "fan-out to 20 watchers: server CPU per event sent",

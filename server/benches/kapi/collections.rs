@@ -1,5 +1,6 @@
 //! One collection of WebApps on the embedded store, grown through the server to each size
-//! (10k, 100k, 1M; tiny with `--quick`). At each size: creates per second over the last
+//! (10k, 100k, 1M; tiny with `--quick`), then one on etcd ("collection on etcd": 10k and
+//! 100k, where a watch cache's list outgrows one default gRPC message). At each size: creates per second over the last
 //! band of growth, LIST p50/p99 from the watch cache (`resourceVersion=0`) and consistent,
 //! paginated LIST (`limit=500`) p99, the list's size and what copying it costs the machine
 //! (memcpy, loopback TCP), and the server's RSS growth against the objects' JSON. At the
@@ -27,17 +28,38 @@ fn webapp(n: u64) -> String {
     )
 }
 
-/// Measures the collection at each size.
+/// Measures a collection on each backend at each size.
 pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
-    let sizes: &[u64] = if options.quick {
-        &[300, 1_000]
+    let (embedded, etcd): (&[u64], &[u64]) = if options.quick {
+        (&[300, 1_000], &[300, 1_000])
     } else {
-        &[10_000, 100_000, 1_000_000]
+        (&[10_000, 100_000, 1_000_000], &[10_000, 100_000])
     };
-    let band = if options.quick { 100 } else { 10_000 };
     let dir = tempfile::tempdir().expect("a data directory");
     let args = ["--data-dir".into(), dir.path().display().to_string()];
-    let mut server = ServerProcess::start(&args);
+    measure_on(options, limits, report, "collection", &args, embedded);
+    let args = [
+        "--storage",
+        "etcd",
+        "--etcd-servers",
+        &limits.etcd.servers_flag(),
+    ];
+    let args = args.map(String::from);
+    measure_on(options, limits, report, "collection on etcd", &args, etcd);
+}
+
+/// Measures one collection, of a server started with `args`, at each of `sizes`; the rows
+/// are named `{what} {size}: ...`.
+fn measure_on(
+    options: &Options,
+    limits: &Limits,
+    report: &mut Report,
+    what: &str,
+    args: &[String],
+    sizes: &[u64],
+) {
+    let band = if options.quick { 100 } else { 10_000 };
+    let mut server = ServerProcess::start(args);
     let agent = agent();
     let idle_rss = server.settled_rss_mib();
     let mut have = 0;
@@ -52,7 +74,7 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
         first_band.get_or_insert(last_band);
         report.add(
             format!(
-                "collection {label}: creates/s over the last {} objects",
+                "{what} {label}: creates/s over the last {} objects",
                 count(band)
             ),
             last_band,
@@ -75,7 +97,7 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
             _ => 3,
         };
         let mut bytes = 0;
-        for (what, query, accept) in [
+        for (list, query, accept) in [
             ("resourceVersion=0", "?resourceVersion=0", JSON),
             ("consistent", "", JSON),
             ("as a Table, resourceVersion=0", "?resourceVersion=0", TABLE),
@@ -96,39 +118,35 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
                 }
             }
             report.add(
-                format!("collection {label}: LIST ({what}) p50"),
+                format!("{what} {label}: LIST ({list}) p50"),
                 percentile_ms(&mut samples, 50.0),
                 "ms",
             );
             report.add(
-                format!("collection {label}: LIST ({what}) p99"),
+                format!("{what} {label}: LIST ({list}) p99"),
                 percentile_ms(&mut samples, 99.0),
                 "ms",
             );
         }
         let mib = bytes as f64 / f64::from(1 << 20);
-        report.add(format!("collection {label}: LIST size"), mib, "MiB");
+        report.add(format!("{what} {label}: LIST size"), mib, "MiB");
         report.add(
-            format!("collection {label}: the same bytes by memcpy / loopback TCP"),
+            format!("{what} {label}: the same bytes by memcpy / loopback TCP"),
             1000.0 * bytes as f64 / limits.memcpy + 1000.0 * bytes as f64 / limits.loopback,
             "ms",
         );
         let pages = if options.quick { 3 } else { 200 };
         let mut samples = paginated(&agent, &server, pages);
         report.add(
-            format!("collection {label}: paginated LIST (limit=500) page p99"),
+            format!("{what} {label}: paginated LIST (limit=500) page p99"),
             percentile_ms(&mut samples, 99.0),
             "ms",
         );
         // What the objects hold, not what the last requests had in flight.
         let rss = server.settled_rss_mib();
-        report.add(
-            format!("collection {label}: server RSS (settled)"),
-            rss,
-            "MiB",
-        );
+        report.add(format!("{what} {label}: server RSS (settled)"), rss, "MiB");
         report.ratio(
-            format!("collection {label}: RSS growth / objects' JSON size"),
+            format!("{what} {label}: RSS growth / objects' JSON size"),
             rss - idle_rss,
             mib,
         );
@@ -136,7 +154,7 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
     if let Some(first) = first_band {
         report.share(
             format!(
-                "collection: creates/s at {} / at {}",
+                "{what}: creates/s at {} / at {}",
                 count(have),
                 count(sizes[0])
             ),
@@ -147,7 +165,7 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
     let restarted = Instant::now();
     let took = server.restart();
     report.add(
-        format!("collection {}: restart to ready", count(have)),
+        format!("{what} {}: restart to ready", count(have)),
         took.as_secs_f64() * 1000.0,
         "ms",
     );
@@ -160,12 +178,12 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
         std::thread::sleep(Duration::from_millis(5));
     }
     report.add(
-        format!("collection {}: restart to the cache loaded", count(have)),
+        format!("{what} {}: restart to the cache loaded", count(have)),
         restarted.elapsed().as_secs_f64() * 1000.0,
         "ms",
     );
     report.add(
-        format!("collection {}: server RSS after the restart", count(have)),
+        format!("{what} {}: server RSS after the restart", count(have)),
         server.rss_mib(),
         "MiB",
     );
