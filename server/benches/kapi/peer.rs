@@ -1,9 +1,10 @@
 //! kapi beside kube-apiserver, as the performance issue's own table compares them: both on
 //! HTTPS with token authentication, RBAC and a `Metadata` audit log, 16 clients, the same
 //! ~500-byte WebApps (kube-apiserver serves WebApp as a CustomResourceDefinition with the
-//! schema kapi publishes, on its etcd 3.4; kapi on its embedded store). Rows: creates/s of
-//! 4,000 WebApps, GETs/s, LIST of the 4,000 (consistent and `resourceVersion=0`, p50), the
-//! server's RSS growth for them, and kapi's figures over kube-apiserver's.
+//! schema kapi publishes, on its etcd 3.4; kapi on its embedded store, then on the peer's
+//! own etcd under a prefix of its own). Rows: creates/s of 4,000 WebApps, GETs/s, LIST of
+//! the 4,000 (consistent and `resourceVersion=0`, p50), the server's RSS growth for them,
+//! and kapi's figures over kube-apiserver's.
 //!
 //! Runs only when `KAPI_PEER_DIR` names a running peer of `shared/peer/` (its README:
 //! `build.sh`, `start-etcd.sh`, `start-apiserver.sh`); it binds fixed ports, so it is never
@@ -32,7 +33,7 @@ const OBJECTS: u64 = 4_000;
 
 /// One server under test: where it is, how to reach it, its process.
 struct Target {
-    label: &'static str,
+    label: String,
     base: String,
     ca: Vec<u8>,
     token: String,
@@ -102,7 +103,7 @@ pub fn measure(options: &Options, report: &mut Report) {
     let dir = PathBuf::from(dir);
     let tokens = std::fs::read_to_string(dir.join("pki/tokens.csv")).expect("the peer's tokens");
     let peer = Target {
-        label: "kube-apiserver",
+        label: "kube-apiserver".into(),
         base: "https://127.0.0.1:6443".into(),
         ca: std::fs::read(dir.join("pki/ca.crt")).expect("the peer's CA"),
         token: tokens
@@ -119,25 +120,42 @@ pub fn measure(options: &Options, report: &mut Report) {
     install_crd(&peer);
     let pki = pki::Pki::new();
     let data = tempfile::tempdir().expect("a data directory");
-    let (mut kapi_process, kapi) = start_kapi(&pki, data.path());
+    let embedded = ["--data-dir".into(), data.path().display().to_string()];
+    // The peer's etcd (`start-etcd.sh`), under a prefix of kapi's own.
+    let etcd = [
+        "--storage",
+        "etcd",
+        "--etcd-servers",
+        "http://127.0.0.1:2379",
+        "--etcd-prefix",
+        &format!("/kapi-bench-{}", std::process::id()),
+    ]
+    .map(String::from);
+
+    // Both started first, so that what they do once at start (RBAC's bootstrap, cluster
+    // role aggregation) is over before they are measured.
+    let servers = [("kapi", &embedded[..]), ("kapi on etcd", &etcd[..])]
+        .map(|(label, args)| start_kapi(&pki, label, args));
 
     let objects = if options.quick { 50 } else { OBJECTS };
-    let mut figures = Vec::new();
-    for target in [&peer, &kapi] {
-        figures.push(measure_one(target, objects, options, report));
+    let kube = measure_one(&peer, objects, options, report);
+    for (mut kapi_process, kapi) in servers {
+        let label = kapi.label.clone();
+        let (creates, gets, list) = measure_one(&kapi, objects, options, report);
+        let _ = kapi_process.kill();
+        let _ = kapi_process.wait();
+        report.ratio(
+            format!("{label} / kube-apiserver: creates/s"),
+            creates,
+            kube.0,
+        );
+        report.ratio(format!("{label} / kube-apiserver: GETs/s"), gets, kube.1);
+        report.ratio(
+            format!("kube-apiserver / {label}: consistent LIST p50"),
+            kube.2,
+            list,
+        );
     }
-    let _ = kapi_process.kill();
-    let _ = kapi_process.wait();
-    let [(kube_creates, kube_gets, kube_list), (creates, gets, list)] = figures[..] else {
-        return;
-    };
-    report.ratio("kapi / kube-apiserver: creates/s", creates, kube_creates);
-    report.ratio("kapi / kube-apiserver: GETs/s", gets, kube_gets);
-    report.ratio(
-        "kube-apiserver / kapi: consistent LIST p50",
-        kube_list,
-        list,
-    );
 }
 
 /// Creates, GETs and LISTs on one server: its creates/s, GETs/s and consistent LIST p50.
@@ -147,7 +165,7 @@ fn measure_one(
     options: &Options,
     report: &mut Report,
 ) -> (f64, f64, f64) {
-    let label = target.label;
+    let label = &target.label;
     let agent = target.agent();
     let namespace = format!("bench-{}", std::process::id());
     let (status, _) = target.send(
@@ -242,12 +260,13 @@ fn measure_one(
     (creates, gets, consistent)
 }
 
-/// Starts the release server with TLS, tokens, RBAC and a `Metadata` audit log, as the
-/// peer runs; returns the process and how to reach it.
-fn start_kapi(pki: &pki::Pki, data: &Path) -> (Child, Target) {
+/// Starts the release server with `args` (its storage) and TLS, tokens, RBAC and a
+/// `Metadata` audit log, as the peer runs; returns the process and how to reach it (its
+/// rows named `label`).
+fn start_kapi(pki: &pki::Pki, label: &str, args: &[String]) -> (Child, Target) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
-        .args(["--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
         .args(pki.server_flags())
         .args(pki.audit_flags())
         .env("RUST_LOG", "warn")
@@ -266,7 +285,7 @@ fn start_kapi(pki: &pki::Pki, data: &Path) -> (Child, Target) {
     };
     std::thread::spawn(move || lines.for_each(drop));
     let target = Target {
-        label: "kapi",
+        label: label.into(),
         base,
         ca: pki.ca_pem(),
         token: pki::ADMIN_TOKEN.into(),
