@@ -214,10 +214,14 @@ impl Registry {
             };
             match created {
                 Ok(kv) => {
-                    // The object just written, converted from the value in hand rather than
-                    // decoded again from its bytes.
-                    let mut object = (kind.stored_to(stored, target.version)).map_err(internal)?;
-                    object::set_resource_version(&mut object, kv.mod_revision);
+                    // The value in hand, not decoded again from the bytes just written.
+                    let object = object::stored_value_in_version(
+                        kind,
+                        &kv.key,
+                        stored,
+                        target.version,
+                        kv.mod_revision,
+                    )?;
                     return Ok(Written {
                         object,
                         created: true,

@@ -285,10 +285,21 @@ pub fn stored_in_version(
     version: &str,
     revision: Revision,
 ) -> Result<Value, ApiError> {
-    let stored = decode(kv)?;
+    stored_value_in_version(kind, &kv.key, decode(kv)?, version, revision)
+}
+
+/// A stored object already decoded (`stored`, at `key`) in `version`, with its
+/// resourceVersion: what a write answers with the value it has just stored.
+pub fn stored_value_in_version(
+    kind: &KindEntry,
+    key: &str,
+    stored: Value,
+    version: &str,
+    revision: Revision,
+) -> Result<Value, ApiError> {
     let mut object = kind
         .stored_to(stored, version)
-        .map_err(|e| internal(format!("converting the object at {}: {e}", kv.key)))?;
+        .map_err(|e| internal(format!("converting the object at {key}: {e}")))?;
     set_resource_version(&mut object, revision);
     Ok(object)
 }
