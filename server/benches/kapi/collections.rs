@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::common::{
     CLIENTS, Options, ServerProcess, agent, get_discarding, get_discarding_accepting,
-    percentile_ms, run_count,
+    percentile_ms, run_count, timed_gets,
 };
 use super::limits::Limits;
 use super::report::Report;
@@ -107,15 +107,9 @@ fn measure_on(
                 // The first Table list makes each object's cells, which later ones reuse.
                 get_discarding_accepting(&agent, &url, accept);
             }
-            let mut samples = Vec::new();
-            for _ in 0..rounds {
-                let started = Instant::now();
-                let (status, size) = get_discarding_accepting(&agent, &url, accept);
-                samples.push(started.elapsed());
-                assert_eq!(status, 200);
-                if accept == JSON {
-                    bytes = size;
-                }
+            let (mut samples, size) = timed_gets(&agent, &url, accept, rounds);
+            if accept == JSON {
+                bytes = size;
             }
             report.add(
                 format!("{what} {label}: LIST ({list}) p50"),

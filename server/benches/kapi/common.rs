@@ -185,6 +185,27 @@ pub fn get_discarding_accepting(agent: &ureq::Agent, url: &str, accept: &str) ->
     get_discarding_with(agent, url, &[("Accept", accept)])
 }
 
+/// `rounds` GETs of `url` asking for `accept`, one after another, each answered 200: how
+/// long each took, and the size of the last body.
+pub fn timed_gets(
+    agent: &ureq::Agent,
+    url: &str,
+    accept: &str,
+    rounds: usize,
+) -> (Vec<Duration>, usize) {
+    let mut size = 0;
+    let samples = (0..rounds)
+        .map(|_| {
+            let started = Instant::now();
+            let (status, read) = get_discarding_accepting(agent, url, accept);
+            assert_eq!(status, 200, "GET {url}");
+            size = read;
+            started.elapsed()
+        })
+        .collect();
+    (samples, size)
+}
+
 /// [`get_discarding`] with these request headers.
 pub fn get_discarding_with(
     agent: &ureq::Agent,

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 
 use super::common::{
-    CLIENTS, CpuMeter, Options, ServerProcess, agent, get_discarding_accepting, percentile_ms,
-    rate, run_threads, status_of,
+    CLIENTS, CpuMeter, Options, ServerProcess, agent, percentile_ms, rate, run_threads, status_of,
+    timed_gets,
 };
 use super::limits::Limits;
 use super::report::Report;
@@ -274,15 +274,7 @@ fn protobuf_reads(options: &Options, report: &mut Report, what: &str, base: &str
     let url = format!("{base}?resourceVersion=0");
     let lists = if options.quick { 2 } else { 10 };
     let p50 = |accept: &str| {
-        let mut times = Vec::new();
-        let mut size = 0;
-        for _ in 0..lists {
-            let started = Instant::now();
-            let (status, read) = get_discarding_accepting(&agent, &url, accept);
-            times.push(started.elapsed());
-            assert_eq!(status, 200);
-            size = read;
-        }
+        let (mut times, size) = timed_gets(&agent, &url, accept, lists);
         (percentile_ms(&mut times, 50.0), size)
     };
     let (json, json_size) = p50("application/json");
@@ -293,10 +285,10 @@ fn protobuf_reads(options: &Options, report: &mut Report, what: &str, base: &str
         protobuf,
         "ms",
     );
-    report.add(
+    report.ratio(
         format!("{what}: LIST as protobuf / as JSON, bytes"),
-        protobuf_size as f64 / json_size.max(1) as f64,
-        "x",
+        protobuf_size as f64,
+        json_size as f64,
     );
 }
 
