@@ -34,6 +34,8 @@ struct Flaky {
     inner: Arc<dyn Storage>,
     breaker: broadcast::Sender<()>,
     compacted: AtomicBool,
+    /// Whether the store's progress requests are passed on (otherwise it reports none).
+    progress: AtomicBool,
     lists: AtomicUsize,
     watches: Mutex<Vec<Revision>>,
     /// A key changed by the given function of its value just before the next guarded
@@ -117,6 +119,14 @@ impl Storage for Flaky {
     async fn compact(&self, revision: Revision) -> Result<()> {
         self.inner.compact(revision).await
     }
+    fn reports_progress(&self) -> bool {
+        self.progress.load(Ordering::SeqCst) && self.inner.reports_progress()
+    }
+    async fn request_progress(&self) {
+        if self.progress.load(Ordering::SeqCst) {
+            self.inner.request_progress().await;
+        }
+    }
     async fn current_revision(&self) -> Result<Revision> {
         self.inner.current_revision().await
     }
@@ -161,6 +171,7 @@ async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>
         inner,
         breaker: broadcast::channel(4).0,
         compacted: AtomicBool::new(false),
+        progress: AtomicBool::new(false),
         lists: AtomicUsize::new(0),
         watches: Mutex::new(Vec::new()),
         change_before_create: Mutex::new(None),
@@ -412,8 +423,9 @@ async fn namespaces_and_configmaps(env: &Env) -> kapi_runtime::registry::Registr
 }
 
 /// Consistent reads (no resourceVersion) come from the cache once it has reached storage's
-/// current revision, and from storage when it has not (the last write was to another
-/// kind, which the kind's cache never hears of): the same answer either way.
+/// current revision. When the last write was to another kind, which the kind's cache never
+/// hears of, they come from storage, unless storage's watches report progress on request:
+/// then from the cache, caught up. The same answer either way.
 #[tokio::test]
 async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     use kapi_runtime::registry::{ListOptions, Target, WriteOptions};
@@ -502,6 +514,40 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         env.flaky.lists.load(Ordering::SeqCst),
         lists + 1,
         "served from storage"
+    );
+
+    // A store whose watches report progress on request: the cache catches up with a write
+    // to another kind without a change of its own, and answers at the new revision.
+    env.flaky.progress.store(true, Ordering::SeqCst);
+    let body =
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "third"}});
+    let third = (registry
+        .create(namespaces, body, &WriteOptions::default())
+        .await)
+        .unwrap();
+    let third = third.object["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let lists = env.flaky.lists.load(Ordering::SeqCst);
+    let list = registry
+        .list(configmaps, &ListOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        (names(&list), list.resource_version.as_str()),
+        (vec!["a".to_owned()], third.as_str())
+    );
+    let not_older = ListOptions {
+        resource_version: Some(third.clone()),
+        ..ListOptions::default()
+    };
+    let list = registry.list(configmaps, &not_older).await.unwrap();
+    assert_eq!(list.resource_version, third);
+    assert_eq!(
+        env.flaky.lists.load(Ordering::SeqCst),
+        lists,
+        "served from the cache"
     );
 }
 

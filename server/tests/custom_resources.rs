@@ -432,6 +432,14 @@ fn two_replicas_on_etcd_serve_a_definition_made_through_either() {
         || (client_b.get(CRONTABS).unwrap().status == 200).then_some(()),
     );
     eprintln!("served by the other replica after {:?}", started.elapsed());
+    // Each replica installs the kind from its own watch, the one it was created through
+    // too: it may come second.
+    wait_for(
+        Duration::from_secs(5),
+        "the first replica to serve the kind",
+        || format!("{:?}", client_a.get(CRONTABS)),
+        || (client_a.get(CRONTABS).unwrap().status == 200).then_some(()),
+    );
     let created = client_b
         .post(CRONTABS, &crontab("x", json!({"cronSpec": "y"})))
         .unwrap();

@@ -282,3 +282,130 @@ fn a_cpu_profile_is_gzipped_pprof_for_administrators_only() {
         "{strings}"
     );
 }
+
+/// A consistent read of a kind whose last change is older than another kind's is served by
+/// its watch cache, caught up by a progress request, on the embedded store: `kubectl get`
+/// and a GET make no storage read of the kind (`etcd_requests_total`) and answer at the
+/// store's revision.
+#[test]
+fn consistent_reads_of_a_quiet_kind_come_from_its_cache() {
+    let server = Server::start_on(Backend::Embedded);
+    let (served, revision) = consistent_reads_after_another_kinds_write(&server);
+    assert_eq!(served, [0.0, 0.0], "storage reads of webapps (list, get)");
+    assert!(
+        revision.is_some(),
+        "the list answered at the store's revision"
+    );
+}
+
+/// On etcd the cache is caught up the same way only when every member orders progress
+/// answers with events (v3.4.31+, v3.5.13+, as kube-apiserver checks); on an older etcd
+/// the reads go to etcd, each one list or get, with the same answers.
+#[cfg(feature = "etcd")]
+#[test]
+fn consistent_reads_of_a_quiet_kind_on_etcd() {
+    let version = std::process::Command::new(support::etcd::binary())
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&version.stdout).into_owned();
+    let version = (version.lines())
+        .find_map(|line| line.strip_prefix("etcd Version: "))
+        .unwrap_or_else(|| panic!("no version in {version:?}"))
+        .to_owned();
+    let numbers: Vec<u64> = version.split('.').map(|n| n.parse().unwrap()).collect();
+    let ordered = match numbers[..] {
+        [3, 4, patch] => patch >= 31,
+        [3, 5, patch] => patch >= 13,
+        [major, minor, _] => (major, minor) >= (3, 6),
+        _ => panic!("etcd version {version}"),
+    };
+    let server = Server::start_on(Backend::Etcd);
+    if ordered {
+        // The server checks the member's version in the background just after it starts.
+        let log = || server.log().tail(40);
+        wait_for(WAIT, "reads served from the cache", log, || {
+            let (served, _) = consistent_reads_after_another_kinds_write(&server);
+            (served == [0.0, 0.0]).then_some(())
+        });
+    } else {
+        let (served, revision) = consistent_reads_after_another_kinds_write(&server);
+        assert_eq!(
+            served,
+            [2.0, 1.0],
+            "etcd {version}: storage reads of webapps"
+        );
+        assert!(
+            revision.is_some(),
+            "the list answered at the store's revision"
+        );
+    }
+}
+
+/// Creates two webapps, waits for their cache to hold them, then writes a ConfigMap and
+/// reads the webapps consistently: with `kubectl get`, a raw list and a raw GET. Returns the
+/// storage lists and gets of webapps those reads made, and the list's resourceVersion if
+/// it is the ConfigMap's (the store's revision).
+fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 2], Option<String>) {
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, server);
+    let suffix = support::now_micro()
+        .replace([':', '.', '-'], "")
+        .to_lowercase();
+    let names = [format!("a-{suffix}"), format!("b-{suffix}")];
+    for name in &names {
+        assert_eq!(client.post(WEBAPPS, &webapp(name)).unwrap().status, 201);
+    }
+    wait_for(
+        WAIT,
+        "the webapps' cache",
+        || server.log().tail(40),
+        || {
+            let cached = client.get(&format!("{WEBAPPS}?resourceVersion=0")).unwrap();
+            let items = cached.json()["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            (items.iter())
+                .filter(|item| names.iter().any(|n| item["metadata"]["name"] == **n))
+                .count()
+                .eq(&2)
+                .then_some(())
+        },
+    );
+    let configmap = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c-{suffix}")}});
+    let created = client
+        .post("/api/v1/namespaces/default/configmaps", &configmap)
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let store_revision = created.json()["metadata"]["resourceVersion"].clone();
+
+    let reads = |samples: &[Sample]| {
+        ["list", "get"].map(|operation| {
+            let labels = [
+                ("operation", operation),
+                ("type", "webapps.apps.example.dev"),
+            ];
+            value(samples, "etcd_requests_total", &labels)
+        })
+    };
+    let before = reads(&scrape(&client));
+    let run = kubectl.ok(&["get", "webapps", "-n", "default", "-o", "name"]);
+    for name in &names {
+        assert!(
+            run.stdout
+                .contains(&format!("webapp.apps.example.dev/{name}")),
+            "{}",
+            run.stdout
+        );
+    }
+    let list = client.get(WEBAPPS).unwrap().json();
+    let one = client.get(&format!("{WEBAPPS}/{}", names[0])).unwrap();
+    assert_eq!(one.status, 200, "{one:?}");
+    assert_eq!(one.json()["metadata"]["name"], names[0].as_str());
+    let after = reads(&scrape(&client));
+    let served = [after[0] - before[0], after[1] - before[1]];
+    let at_store = (list["metadata"]["resourceVersion"] == store_revision)
+        .then(|| store_revision.as_str().unwrap_or_default().to_owned());
+    (served, at_store)
+}

@@ -1,10 +1,24 @@
 //! The watch caches of a registry, one per kind's key prefix: started with the registry,
 //! or while the server runs for a kind installed then, and stopped with it.
+//!
+//! They also bring a cache up to storage's revision for a consistent read
+//! ([`Caches::catch_up`]). A cache learns revisions from its own kind's changes only, so
+//! after a write to another kind it cannot tell by itself that it is current: it asks
+//! storage's watches for progress (kube's `RequestWatchProgress` for consistent reads from
+//! cache), which answers every cache at once.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{Cache, CacheOptions};
-use crate::storage::Storage;
+use crate::storage::coalesce::Coalescer;
+use crate::storage::{Revision, Storage};
+
+/// How long a read waits for a cache to catch up after a progress request, per request.
+/// Storage answers in one round trip when it can; a watch still replaying history misses
+/// a request, hence a second one before the read goes to storage.
+const CATCH_UP_WAIT: Duration = Duration::from_millis(100);
+const CATCH_UP_REQUESTS: usize = 2;
 
 /// The caches of a registry: one per kind's key prefix, started with the registry or when
 /// a kind is installed later ([`Caches::add`]). Dropping it stops their feeds.
@@ -17,6 +31,9 @@ pub struct Caches {
 struct CachesInner {
     /// The storage new caches read.
     storage: Option<Arc<dyn Storage>>,
+    /// Progress requests to that storage's watches, shared by concurrent readers: one
+    /// request made after a reader arrived answers it.
+    progress: Option<Arc<Coalescer<(), ()>>>,
     /// What new caches are configured with.
     options: CacheOptions,
     caches: Vec<(Arc<Cache>, tokio::task::AbortHandle)>,
@@ -34,6 +51,11 @@ impl Caches {
             let mut inner = caches.write();
             inner.storage = Some(Arc::clone(storage));
             inner.options = options;
+            let storage = Arc::clone(storage);
+            inner.progress = Some(Arc::new(Coalescer::new(move |()| {
+                let storage = Arc::clone(&storage);
+                async move { storage.request_progress().await }
+            })));
         }
         for (prefix, resource) in prefixes {
             caches.add(prefix, resource);
@@ -79,6 +101,32 @@ impl Caches {
         (self.read().caches.iter())
             .map(|(c, _)| Arc::clone(c))
             .collect()
+    }
+
+    /// Whether `cache` reaches `revision`, which storage has reached: at once, or after
+    /// asking storage's watches for progress when storage can answer (waiting at most
+    /// [`CATCH_UP_REQUESTS`] × [`CATCH_UP_WAIT`]). `false`: the caller reads storage.
+    pub async fn catch_up(&self, cache: &Cache, revision: Revision) -> bool {
+        if cache.revision().is_some_and(|r| r >= revision) {
+            return true;
+        }
+        let (storage, progress) = {
+            let inner = self.read();
+            (inner.storage.clone(), inner.progress.clone())
+        };
+        let (Some(storage), Some(progress)) = (storage, progress) else {
+            return false;
+        };
+        if !storage.reports_progress() || cache.revision().is_none() {
+            return false;
+        }
+        for _ in 0..CATCH_UP_REQUESTS {
+            progress.read(()).await;
+            if cache.wait_for(revision, CATCH_UP_WAIT).await.is_some() {
+                return true;
+            }
+        }
+        false
     }
 
     /// Reconfigures every cache, and those started later.

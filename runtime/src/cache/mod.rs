@@ -58,6 +58,11 @@ pub const DEFAULT_WATCHER_BUFFER: usize = 1024;
 /// How long a read waits for the cache to reach a revision (kube's `blockTimeout`).
 pub const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How often watchers hear of progress that came with no change (what their bookmarks
+/// may claim): progress requested for consistent reads may come many times a second, and
+/// each would wake every watcher of the cache.
+const PROGRESS_TO_WATCHERS: Duration = Duration::from_secs(1);
+
 /// How many objects one request of a cache's list reads by default: kube's largest page
 /// (`maxLimit`); a list of 1M objects is then 100 requests of about 8 MB each.
 pub const DEFAULT_LIST_PAGE: usize = 10_000;
@@ -336,6 +341,8 @@ struct State {
     oldest: Revision,
     ready: bool,
     closed: bool,
+    /// When watchers last heard of progress without a change.
+    progress_dispatched: Option<std::time::Instant>,
     options: CacheOptions,
     watchers: HashMap<u64, Slot>,
     next_id: u64,
@@ -378,6 +385,7 @@ impl Cache {
                 oldest: 0,
                 ready: false,
                 closed: false,
+                progress_dispatched: None,
                 options,
                 watchers: HashMap::new(),
                 next_id: 0,
@@ -491,6 +499,24 @@ impl Cache {
         Ok(state.snapshot(prefix))
     }
 
+    /// Whether more than `limit` objects are under `prefix` (counted up to `limit + 1`).
+    pub fn holds_more_than(&self, prefix: &str, limit: usize) -> Result<bool, CacheError> {
+        let state = self.lock();
+        state.check()?;
+        Ok(state.under(prefix).nth(limit).is_some())
+    }
+
+    /// The objects under `prefix` if there are at most `limit` of them (`None`: more),
+    /// found without walking past the limit.
+    pub fn list_at_most(&self, prefix: &str, limit: usize) -> Result<Option<Snapshot>, CacheError> {
+        let state = self.lock();
+        state.check()?;
+        if state.under(prefix).nth(limit).is_some() {
+            return Ok(None);
+        }
+        Ok(Some(state.snapshot(prefix)))
+    }
+
     /// Watches the changes under `prefix` after revision `after`: first those the history
     /// holds, then every later one. A revision ahead of the cache is allowed: the changes
     /// after it are delivered as they come.
@@ -598,8 +624,12 @@ impl Cache {
             while state.history.len() > state.options.history {
                 state.evict();
             }
+            state.dispatch(&event);
+        } else if (state.progress_dispatched).is_none_or(|at| at.elapsed() >= PROGRESS_TO_WATCHERS)
+        {
+            state.progress_dispatched = Some(std::time::Instant::now());
+            state.dispatch(&event);
         }
-        state.dispatch(&event);
         self.publish(&state);
     }
 
@@ -623,14 +653,17 @@ impl State {
         }
     }
 
-    fn snapshot(&self, prefix: &str) -> Snapshot {
+    /// The objects under `prefix`, in key order.
+    fn under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a Arc<CachedObject>> {
         let from = (Bound::Included(prefix), Bound::Unbounded);
-        let objects = (self.objects.range::<str, _>(from))
-            .take_while(|object| object.0.kv.key.starts_with(prefix))
-            .map(|object| Arc::clone(&object.0))
-            .collect();
+        (self.objects.range::<str, _>(from))
+            .take_while(move |object| object.0.kv.key.starts_with(prefix))
+            .map(|object| &object.0)
+    }
+
+    fn snapshot(&self, prefix: &str) -> Snapshot {
         Snapshot {
-            objects,
+            objects: self.under(prefix).cloned().collect(),
             revision: self.revision,
         }
     }

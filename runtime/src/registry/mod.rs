@@ -492,19 +492,19 @@ impl Registry {
     }
 
     /// Whether `cache` may answer a consistent read: it has reached storage's current
-    /// revision (kube's `ConsistentListFromCache`, without waiting: storage answers
-    /// otherwise, as the cache may never see a revision written to another kind).
+    /// revision, at once or after a progress request (kube's `ConsistentListFromCache`);
+    /// storage answers otherwise.
     async fn cache_is_current(&self, kind: &KindEntry, cache: &Cache) -> Result<bool, ApiError> {
         let current = self.storage.current_revision().await;
         let current =
             current.map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
-        Ok(cache.revision().is_some_and(|r| r >= current))
+        Ok(self.caches.catch_up(cache, current).await)
     }
 
     /// Whether `cache` may answer a read "not older than" `at_least`: it has reached it
-    /// (`true`), or storage has and the cache may never (its kind saw no change at that
-    /// revision; `false`: read storage). Neither, after waiting kube's `blockTimeout` for
-    /// the revision to come: 504 "Too large resource version".
+    /// (`true`), or storage has and the cache catches up (as for a consistent read) or not
+    /// (`false`: read storage). Neither, after waiting kube's `blockTimeout` for the
+    /// revision to come: 504 "Too large resource version".
     async fn cache_reaches(
         &self,
         kind: &KindEntry,
@@ -518,7 +518,7 @@ impl Registry {
         let current =
             current.map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
         if current >= at_least {
-            return Ok(false);
+            return Ok(self.caches.catch_up(cache, at_least).await);
         }
         match cache.wait_for(at_least, cache::FRESHNESS_TIMEOUT).await {
             Some(_) => Ok(true),

@@ -245,10 +245,11 @@ impl Registry {
 
 impl Registry {
     /// A list the watch cache answers, as kube's cacher does (`shouldDelegateList`, with
-    /// `ConsistentListFromCache`): not a continuation, matched "not older than",
-    /// unpaginated unless at `0` (whose limit the cache ignores, as kube's); without a
-    /// `resourceVersion` (a consistent read) only once the cache has reached storage's
-    /// current revision. `None`: read storage.
+    /// `ConsistentListFromCache`): not a continuation, matched "not older than", at `0`
+    /// whatever the limit (which the cache ignores, as kube's); otherwise with a limit only
+    /// when the whole collection fits in it (one page, which storage would answer alike:
+    /// `kubectl get` asks for 500); without a `resourceVersion` (a consistent read) only
+    /// once the cache has reached storage's current revision. `None`: read storage.
     async fn list_cached(
         &self,
         target: Target<'_>,
@@ -266,40 +267,43 @@ impl Registry {
         if continues || !not_older_than {
             return Ok(None);
         }
-        let Some(resource_version) = resource_version else {
-            if options.limit > 0 {
-                return Ok(None);
-            }
-            let cache = self.ready_cache(kind).await?;
-            let cache = &*cache;
-            if !self.cache_is_current(kind, cache).await? {
-                return Ok(None);
-            }
-            return self.list_from(cache, target, selectors, prefix).map(Some);
-        };
-        let at_least = parse_resource_version(resource_version)?;
-        if options.limit > 0 && at_least != 0 {
-            return Ok(None);
-        }
+        let at_least = resource_version.map(parse_resource_version).transpose()?;
         let cache = self.ready_cache(kind).await?;
         let cache = &*cache;
-        if at_least > 0 && !self.cache_reaches(kind, cache, at_least).await? {
+        let limited = options.limit > 0 && at_least != Some(0);
+        let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
+        // Not worth catching up for a collection larger than one page.
+        if limited && (cache.holds_more_than(prefix, limit)).map_err(object::cache_error)? {
             return Ok(None);
         }
-        self.list_from(cache, target, selectors, prefix).map(Some)
+        let fresh = match at_least {
+            None => self.cache_is_current(kind, cache).await?,
+            Some(0) => true,
+            Some(at_least) => self.cache_reaches(kind, cache, at_least).await?,
+        };
+        if !fresh {
+            return Ok(None);
+        }
+        let snapshot = match limited {
+            false => Some(cache.list(prefix)),
+            // Checked again: the cache may have grown while it caught up.
+            true => cache.list_at_most(prefix, limit).transpose(),
+        };
+        let Some(snapshot) = snapshot else {
+            return Ok(None);
+        };
+        let snapshot = snapshot.map_err(object::cache_error)?;
+        self.list_from(snapshot, target, selectors).map(Some)
     }
 
-    /// The objects of `cache` under `prefix` that match the selectors, in `target`'s
-    /// version.
+    /// The objects of `snapshot` that match the selectors, in `target`'s version.
     fn list_from(
         &self,
-        cache: &crate::cache::Cache,
+        snapshot: crate::cache::Snapshot,
         target: Target<'_>,
         selectors: &Selectors,
-        prefix: &str,
     ) -> Result<ObjectList, ApiError> {
         let kind = target.kind;
-        let snapshot = cache.list(prefix).map_err(object::cache_error)?;
         let mut items = Vec::new();
         for cached in &snapshot.objects {
             if matches_cached(kind, cached, selectors)? {

@@ -123,6 +123,14 @@ impl Storage for Instrumented {
         self.inner.current_revision().await
     }
 
+    fn reports_progress(&self) -> bool {
+        self.inner.reports_progress()
+    }
+
+    async fn request_progress(&self) {
+        self.inner.request_progress().await
+    }
+
     async fn health(&self) -> Result<()> {
         self.inner.health().await
     }

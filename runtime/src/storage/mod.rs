@@ -357,6 +357,25 @@ pub trait Storage: Send + Sync + 'static {
     /// delivered event (read at `revision - 1 >= from_revision`) was not compacted.
     async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream>;
 
+    /// Whether [`request_progress`](Storage::request_progress) works on this backend. A
+    /// backend that cannot keep its promise keeps the default, `false`; callers then read
+    /// storage instead of waiting for a watch to catch up.
+    fn reports_progress(&self) -> bool {
+        false
+    }
+
+    /// Asks every watch of this storage to report its progress: each watch that follows
+    /// live changes then sends a [`WatchEvent::Progress`] at a revision no older than the
+    /// store's revision at this call, after every change up to it. A watch may answer late,
+    /// or not at all (one still replaying history): callers wait with a deadline, and may
+    /// ask again.
+    ///
+    /// etcd: `WatchRequest { progress_request }` on every watch stream. Only etcd v3.4.31+
+    /// and v3.5.13+ send the answer in order with the stream's events (etcd-io/etcd#15220),
+    /// so on older members this does nothing and [`reports_progress`](Storage::reports_progress)
+    /// is `false`, as kube-apiserver's feature check decides.
+    async fn request_progress(&self) {}
+
     /// Discards history before `revision`: afterwards reads at, and watches from, revisions
     /// lower than `revision` fail with [`Error::Compacted`]. The state at `revision` and every
     /// later change stay available.

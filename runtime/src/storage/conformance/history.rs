@@ -106,6 +106,66 @@ pub async fn watch_future_revision(backend: impl TestBackend) {
     assert_eq!(summary(&next_event(&mut watch).await).0, now + 3);
 }
 
+/// A backend that [reports progress](Storage::reports_progress) answers a request on every
+/// watch that follows live changes: after a write to another prefix, a watch gets a
+/// `Progress` at the store's revision, after the changes of its own prefix, and later
+/// changes after it. (A backend that cannot has nothing to keep here.)
+pub async fn progress_on_request(backend: impl TestBackend) {
+    let storage = backend.storage();
+    if !storage.reports_progress() {
+        return;
+    }
+    let watch = ok("watch", storage.watch("/p/", 0).await);
+    let mine = ok("create", storage.create("/p/a", bytes("a")).await);
+    let other = ok("create", storage.create("/q/b", bytes("b")).await);
+    // The watch is read on its own, as a cache's feed reads it: a request reaches only a
+    // watch that follows live changes, hence asking again until the answer comes.
+    let (sender, mut items) = tokio::sync::mpsc::unbounded_channel();
+    let forward = tokio::spawn(async move {
+        let mut watch = watch;
+        while let Some(item) = watch.next().await {
+            if sender.send(item).is_err() {
+                break;
+            }
+        }
+    });
+    let mut before = Vec::new();
+    let reached = deadline("progress at the store's revision", async {
+        loop {
+            storage.request_progress().await;
+            let item = tokio::time::timeout(Duration::from_millis(50), items.recv()).await;
+            match item {
+                Ok(Some(Ok(WatchEvent::Progress { revision })))
+                    if revision >= other.mod_revision =>
+                {
+                    return revision;
+                }
+                Ok(Some(Ok(WatchEvent::Progress { .. }))) | Err(_) => {}
+                Ok(Some(Ok(event))) => before.push(summary(&event)),
+                Ok(Some(Err(error))) => panic!("watch failed: {error:?}"),
+                Ok(None) => panic!("watch ended"),
+            }
+        }
+    })
+    .await;
+    assert_eq!(reached, other.mod_revision, "nothing was written since");
+    assert_eq!(
+        before,
+        [put(mine.mod_revision, "/p/a", "a", None)],
+        "the prefix's change comes before the progress"
+    );
+    let later = ok("create", storage.create("/p/c", bytes("c")).await);
+    let next = loop {
+        match deadline("the next change", items.recv()).await {
+            Some(Ok(WatchEvent::Progress { .. })) => continue,
+            Some(Ok(event)) => break summary(&event),
+            other => panic!("expected a change, got {other:?}"),
+        }
+    };
+    assert_eq!(next, put(later.mod_revision, "/p/c", "c", None));
+    forward.abort();
+}
+
 /// After compaction at C, reads at and watches from revisions below C fail; at and after C
 /// everything still works, previous values included.
 pub async fn compaction(backend: impl TestBackend) {

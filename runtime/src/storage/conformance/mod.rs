@@ -87,6 +87,7 @@ macro_rules! storage_conformance_tests {
             watch_from_now,
             watch_ignores_other_prefixes,
             watch_future_revision,
+            progress_on_request,
             compaction,
             concurrent_writers,
             slow_watcher_does_not_block_writers,

@@ -7,7 +7,8 @@
 //!   per batch, and answers only after the commit returned (`writer`).
 //! - Reads run in redb read transactions (snapshots) on tokio's blocking pool: they never
 //!   wait for the writer.
-//! - Watches replay the log, then follow a broadcast of committed batches (`watch`).
+//! - Watches replay the log, then follow a broadcast of committed batches (`watch`). A
+//!   progress request is one more message on that broadcast, in order with the batches.
 //!
 //! The file is locked while open: a second server on the same data directory fails to start.
 //! After a crash (`kill -9`) redb recovers the last commit on open; an acknowledged write was
@@ -23,7 +24,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::thread::JoinHandle;
 
 use bytes::Bytes;
@@ -99,6 +100,9 @@ struct Shared {
     current: AtomicU64,
     /// Committed batches, for watchers.
     events: broadcast::Sender<Batch>,
+    /// Held while a revision and its batch are published, so that a progress request sees
+    /// no revision whose batch is not on the broadcast yet.
+    publishing: Mutex<()>,
     /// Why the store stopped accepting writes, if it did.
     poisoned: OnceLock<String>,
 }
@@ -115,10 +119,21 @@ impl Shared {
 
     /// Makes a commit visible: its revision, then its events.
     fn publish(&self, current: Revision, events: Vec<WatchEvent>) {
+        let _publishing = self.publishing.lock().unwrap_or_else(|e| e.into_inner());
         self.current.store(current, Ordering::Release);
         if !events.is_empty() {
             // An error only means no one is watching.
             let _ = self.events.send(Arc::new(events));
+        }
+    }
+
+    /// Puts a progress marker at the current revision on the broadcast, after the batches
+    /// of every revision up to it (see [`watch`]).
+    fn request_progress(&self) {
+        let _publishing = self.publishing.lock().unwrap_or_else(|e| e.into_inner());
+        if self.events.receiver_count() > 0 {
+            let revision = self.current.load(Ordering::Acquire);
+            let _ = (self.events).send(Arc::new(vec![WatchEvent::Progress { revision }]));
         }
     }
 }
@@ -164,6 +179,7 @@ impl EmbeddedStorage {
             options,
             current: AtomicU64::new(counters.current),
             events,
+            publishing: Mutex::new(()),
             poisoned: OnceLock::new(),
         });
         let (requests, receiver) = mpsc::channel();
@@ -396,6 +412,14 @@ impl Storage for EmbeddedStorage {
 
     async fn current_revision(&self) -> Result<Revision> {
         Ok(self.shared.current.load(Ordering::Acquire))
+    }
+
+    fn reports_progress(&self) -> bool {
+        true
+    }
+
+    async fn request_progress(&self) {
+        self.shared.request_progress();
     }
 
     async fn health(&self) -> Result<()> {

@@ -13,6 +13,12 @@
 //! 3. follows the broadcast, skipping events at or below the last revision delivered (those
 //!    published between the subscription and the snapshot, which the snapshot also held).
 //!
+//! A progress request ([`Storage::request_progress`](crate::storage::Storage::request_progress))
+//! publishes a marker, a batch of one `Progress` event at the current revision, under the
+//! lock that publishes commits: every batch up to that revision precedes it on the
+//! broadcast. A live watcher answers it with a `Progress` at the marker's revision; one
+//! still replaying misses it (the requester asks again).
+//!
 //! The broadcast channel bounds every watcher: one that falls more than `capacity` commits
 //! behind loses the oldest; if it had not delivered them yet, it gets [`Error::Lagged`] and
 //! its stream ends. Writers never wait for watchers, and a batch is freed once every
@@ -51,6 +57,8 @@ struct Watcher {
     prefix: String,
     /// The last revision delivered or skipped: the next event must be after it.
     next: Revision,
+    /// The revision of the last item handed out (event or progress).
+    reported: Revision,
     pending: VecDeque<WatchEvent>,
     phase: Phase,
     capacity: usize,
@@ -67,6 +75,7 @@ pub(super) fn stream(
         shared,
         prefix,
         next: from,
+        reported: from,
         pending: VecDeque::new(),
         phase: Phase::Replay { live: None },
         capacity,
@@ -84,6 +93,7 @@ impl Watcher {
     async fn next_item(&mut self) -> Option<Result<WatchEvent>> {
         loop {
             if let Some(event) = self.pending.pop_front() {
+                self.reported = event.revision();
                 return Some(Ok(event));
             }
             let step = match &mut self.phase {
@@ -133,6 +143,22 @@ impl Watcher {
         };
         match live.recv().await {
             Ok(batch) => {
+                if let [WatchEvent::Progress { revision }] = batch.as_slice() {
+                    // Every batch up to the marker's revision came before it.
+                    if *revision > self.next {
+                        return Err(Error::Lagged {
+                            capacity: self.capacity,
+                        });
+                    }
+                    // Unless an item said as much already (or the watch starts later, for
+                    // which etcd sends no progress either).
+                    let last = self.pending.back().map_or(self.reported, |e| e.revision());
+                    if *revision > last {
+                        let revision = *revision;
+                        self.pending.push_back(WatchEvent::Progress { revision });
+                    }
+                    return Ok(());
+                }
                 // Published batches cover every revision, in order: a batch starting past
                 // the next revision means some were missed.
                 if batch.first().is_some_and(|e| e.revision() > self.next + 1) {

@@ -2,7 +2,8 @@
 //!
 //! Each trait method is the one etcd request its documentation names: ranges for reads,
 //! transactions comparing `create_revision` / `mod_revision` for writes, a watch with
-//! `prev_kv` and progress notifications, compaction with `physical`. Keys are stored as the
+//! `prev_kv` and progress notifications (requested when the cluster answers them in
+//! order: `progress`), compaction with `physical`. Keys are stored as the
 //! registry builds them (`/registry/<group>/<resource>/<namespace>/<name>`); revisions are
 //! etcd's, so several servers on one cluster share them and see each other's writes.
 //!
@@ -16,6 +17,7 @@
 //! Built only with the `etcd` feature: `etcd-client` needs `protoc` and brings gRPC in.
 
 mod errors;
+mod progress;
 mod watch;
 
 /// The etcd client this backend uses, for tools that talk to the same cluster directly
@@ -33,6 +35,7 @@ use etcd_client::{
 };
 
 use self::errors::{Context, map_error};
+use self::progress::Progress;
 use crate::storage::coalesce::Coalescer;
 use crate::storage::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
@@ -65,6 +68,11 @@ pub struct EtcdOptions {
     pub dial_timeout: Duration,
     /// The deadline of the health check (kube-apiserver's `--etcd-healthcheck-timeout`).
     pub health_timeout: Duration,
+    /// Whether watches are asked for progress ([`Storage::request_progress`]). `None`, the
+    /// default: once every endpoint reports an etcd version that answers in order
+    /// (v3.4.31+, v3.5.13+). `Some(true)` trusts the cluster without asking, which is
+    /// safe only while no write races a request (tests of older members).
+    pub progress_requests: Option<bool>,
 }
 
 impl EtcdOptions {
@@ -77,6 +85,7 @@ impl EtcdOptions {
             request_timeout: Duration::from_secs(5),
             dial_timeout: Duration::from_secs(2),
             health_timeout: Duration::from_secs(2),
+            progress_requests: None,
         }
     }
 }
@@ -109,6 +118,8 @@ pub struct EtcdStorage {
     options: EtcdOptions,
     /// Latest-state reads shared by concurrent callers; `None` in the copy that makes them.
     shared: Option<Arc<SharedReads>>,
+    /// Progress requests to the watches, once the cluster answers them in order.
+    progress: Arc<Progress>,
 }
 
 /// The reads concurrent callers share ([`Coalescer`]): many requests at once (creates
@@ -140,10 +151,20 @@ impl EtcdStorage {
         if let Some(tls) = &options.tls {
             connect = connect.with_tls(tls_options(tls)?);
         }
-        let client = Client::connect(&options.endpoints, Some(connect))
+        let client = Client::connect(&options.endpoints, Some(connect.clone()))
             .await
             .map_err(|e| map_error(e, Context::Connect))?;
+        let progress = Arc::new(Progress::new(options.progress_requests));
+        if options.progress_requests.is_none() {
+            let endpoints = options.endpoints.clone();
+            tokio::spawn(progress::check(
+                Arc::downgrade(&progress),
+                endpoints,
+                connect,
+            ));
+        }
         let raw = EtcdStorage {
+            progress,
             kv: (client.kv_client()).max_decoding_message_size(MAX_RECEIVED_MESSAGE),
             watch: (client.watch_client()).max_decoding_message_size(MAX_RECEIVED_MESSAGE),
             client,
@@ -548,13 +569,24 @@ impl Storage for EtcdStorage {
     }
 
     async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream> {
+        let requests = self.progress.subscribe();
+        let client = self.watch.clone();
         watch::start(
-            self.watch.clone(),
+            client,
             self.options.clone(),
+            requests,
             prefix,
             from_revision,
         )
         .await
+    }
+
+    fn reports_progress(&self) -> bool {
+        self.progress.supported()
+    }
+
+    async fn request_progress(&self) {
+        self.progress.request();
     }
 
     async fn compact(&self, at: Revision) -> Result<()> {

@@ -14,11 +14,17 @@
 //! are dropped; a watch from `0` starts after the revision of etcd's `created` response,
 //! which arrives once the watch is registered, so a write completing after `watch` returns
 //! is delivered.
+//!
+//! A progress request ([`Storage::request_progress`](crate::storage::Storage::request_progress))
+//! reaches every watch as a change of a shared counter; each sends etcd a progress request
+//! on its own stream, whose answer (no events, the header's revision) is delivered as
+//! [`WatchEvent::Progress`] like a periodic notification.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use etcd_client::{EventType, WatchClient, WatchOptions};
+use tokio::sync::watch;
 
 use super::errors::{Context, map_error};
 use super::{EtcdOptions, header_revision, key_value, prefix_end};
@@ -31,12 +37,14 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 pub(super) async fn start(
     client: WatchClient,
     options: EtcdOptions,
+    progress_requests: watch::Receiver<u64>,
     prefix: &str,
     from_revision: Revision,
 ) -> Result<WatchStream> {
     let mut watch = Watch {
         client,
         options,
+        progress_requests,
         key: prefix.as_bytes().to_vec(),
         range_end: prefix_end(prefix.as_bytes()),
         last: from_revision,
@@ -78,6 +86,8 @@ pub(super) async fn start(
 struct Watch {
     client: WatchClient,
     options: EtcdOptions,
+    /// Changes when progress is requested.
+    progress_requests: watch::Receiver<u64>,
     key: Vec<u8>,
     range_end: Vec<u8>,
     /// Every change up to this revision was delivered (or precedes the watch).
@@ -153,11 +163,21 @@ impl Watch {
             if self.done {
                 return None;
             }
-            let step = match self.stream.as_mut() {
-                None => self.resume().await,
-                Some(stream) => match stream.message().await {
-                    Ok(Some(response)) => self.receive(&response),
-                    Ok(None) => Step::Resume("etcd closed the watch stream".into()),
+            let Some(stream) = self.stream.as_mut() else {
+                self.resume().await;
+                continue;
+            };
+            let received = tokio::select! {
+                message = stream.message() => Some(message),
+                // Gone only with the storage, which ends the watch at its next change.
+                Ok(()) = self.progress_requests.changed() => None,
+            };
+            let step = match received {
+                Some(Ok(Some(response))) => self.receive(&response),
+                Some(Ok(None)) => Step::Resume("etcd closed the watch stream".into()),
+                Some(Err(error)) => Step::Resume(error.to_string()),
+                None => match stream.request_progress().await {
+                    Ok(()) => Step::Continue,
                     Err(error) => Step::Resume(error.to_string()),
                 },
             };
@@ -237,17 +257,17 @@ impl Watch {
 
     /// Establishes the watch again from the last revision delivered, pausing between
     /// attempts; gives up only on what retrying cannot fix.
-    async fn resume(&mut self) -> Step {
+    async fn resume(&mut self) {
         let mut pause = Duration::from_millis(50);
         loop {
             // From `last` (inclusive, dropped as seen): its compaction check is that of a
             // read at `last`, and `last + 1` may not exist yet.
             match self.open(self.last.max(1)).await {
-                Ok(()) => return Step::Continue,
+                Ok(()) => return,
                 Err(error @ Error::Compacted { .. }) => {
                     self.pending.push_back(Err(error));
                     self.done = true;
-                    return Step::Continue;
+                    return;
                 }
                 Err(error @ (Error::Unavailable(_) | Error::Timeout(_))) => {
                     tracing::debug!(%error, "re-establishing an etcd watch");
@@ -255,7 +275,7 @@ impl Watch {
                 Err(error) => {
                     self.pending.push_back(Err(error));
                     self.done = true;
-                    return Step::Continue;
+                    return;
                 }
             }
             tokio::time::sleep(pause).await;
