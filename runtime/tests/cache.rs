@@ -36,6 +36,10 @@ struct Flaky {
     compacted: AtomicBool,
     /// Whether the store's progress requests are passed on (otherwise it reports none).
     progress: AtomicBool,
+    /// Whether it then drops them all the same (a feed that cannot answer), and how many
+    /// it was asked for.
+    deaf: AtomicBool,
+    progress_requests: AtomicUsize,
     lists: AtomicUsize,
     watches: Mutex<Vec<Revision>>,
     /// A key changed by the given function of its value just before the next guarded
@@ -123,7 +127,8 @@ impl Storage for Flaky {
         self.progress.load(Ordering::SeqCst) && self.inner.reports_progress()
     }
     async fn request_progress(&self) {
-        if self.progress.load(Ordering::SeqCst) {
+        self.progress_requests.fetch_add(1, Ordering::SeqCst);
+        if self.progress.load(Ordering::SeqCst) && !self.deaf.load(Ordering::SeqCst) {
             self.inner.request_progress().await;
         }
     }
@@ -172,6 +177,8 @@ async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>
         breaker: broadcast::channel(4).0,
         compacted: AtomicBool::new(false),
         progress: AtomicBool::new(false),
+        deaf: AtomicBool::new(false),
+        progress_requests: AtomicUsize::new(0),
         lists: AtomicUsize::new(0),
         watches: Mutex::new(Vec::new()),
         change_before_create: Mutex::new(None),
@@ -549,6 +556,50 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         lists,
         "served from the cache"
     );
+}
+
+/// A cache whose feed does not answer progress requests is asked twice, then left alone
+/// for a while: the reads meanwhile go to storage at once, not each after a wait in vain.
+#[tokio::test]
+async fn a_cache_that_cannot_catch_up_leaves_consistent_reads_to_storage() {
+    use kapi_runtime::registry::{ListOptions, Target, WriteOptions};
+
+    let env = env(CacheOptions::default()).await;
+    let registry = namespaces_and_configmaps(&env).await;
+    let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
+    let namespaces = Target {
+        kind: &kind("namespaces"),
+        version: "v1",
+        namespace: None,
+    };
+    let configmaps = Target {
+        kind: &kind("configmaps"),
+        version: "v1",
+        namespace: Some("default"),
+    };
+    let body =
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    (registry
+        .create(namespaces, body, &WriteOptions::default())
+        .await)
+        .unwrap();
+    env.flaky.progress.store(true, Ordering::SeqCst);
+    env.flaky.deaf.store(true, Ordering::SeqCst);
+    let lists = env.flaky.lists.load(Ordering::SeqCst);
+    for read in 1..=3 {
+        let list = registry.list(configmaps, &ListOptions::default()).await;
+        assert!(list.unwrap().items.is_empty());
+        assert_eq!(
+            env.flaky.lists.load(Ordering::SeqCst),
+            lists + read,
+            "from storage"
+        );
+        assert_eq!(
+            env.flaky.progress_requests.load(Ordering::SeqCst),
+            2,
+            "read {read}: only the first asks, twice"
+        );
+    }
 }
 
 /// kube's NamespaceLifecycle check and the create it allows are one: the create is made

@@ -458,6 +458,23 @@ fn resource_version_semantics_of_get_and_list() {
     );
     assert_eq!(names(&exact), ["a"]);
     assert_eq!(rv(&exact), rv(&a));
+    // kube's legacy rule: a paginated list at `N` without a match is Exact too.
+    let paginated = get(
+        &client,
+        &format!("{WEBAPPS}?resourceVersion={}&limit=10", rv(&a)),
+    );
+    assert_eq!(
+        (names(&paginated), rv(&paginated)),
+        (vec!["a".into()], rv(&a))
+    );
+    // A paginated consistent list the collection fits in: the latest, whole, one page.
+    let whole = get(&client, &format!("{WEBAPPS}?limit=2"));
+    assert_eq!(
+        (names(&whole), rv(&whole)),
+        (vec!["a".into(), "b".into()], rv(&b))
+    );
+    assert_eq!(whole["metadata"].get("continue"), None, "{whole}");
+    assert_eq!(whole["metadata"].get("remainingItemCount"), None, "{whole}");
 
     // Too large: 504 Timeout with Retry-After and the ResourceVersionTooLarge cause.
     let future = rv(&b).parse::<u64>().unwrap() + 1000;
@@ -465,6 +482,7 @@ fn resource_version_semantics_of_get_and_list() {
         format!("{WEBAPPS}?resourceVersion={future}"),
         format!("{web_a}?resourceVersion={future}"),
         format!("{WEBAPPS}?resourceVersion={future}&resourceVersionMatch=NotOlderThan"),
+        format!("{WEBAPPS}?resourceVersion={future}&limit=1"),
     ] {
         let response = client.get(&path).unwrap();
         assert_eq!(response.status, 504, "{path}: {response:?}");

@@ -20,6 +20,10 @@ use crate::storage::{Revision, Storage};
 const CATCH_UP_WAIT: Duration = Duration::from_millis(100);
 const CATCH_UP_REQUESTS: usize = 2;
 
+/// How long after a failed catch-up a cache's reads go to storage without trying: its feed
+/// is replaying, backing off, or on a member that lags, and every read would wait in vain.
+const CATCH_UP_BACKOFF: Duration = Duration::from_secs(1);
+
 /// The caches of a registry: one per kind's key prefix, started with the registry or when
 /// a kind is installed later ([`Caches::add`]). Dropping it stops their feeds.
 #[derive(Default)]
@@ -120,12 +124,16 @@ impl Caches {
         if !storage.reports_progress() || cache.revision().is_none() {
             return false;
         }
+        if (*cache.catch_up_failed()).is_some_and(|at| at.elapsed() < CATCH_UP_BACKOFF) {
+            return false;
+        }
         for _ in 0..CATCH_UP_REQUESTS {
             progress.read(()).await;
             if cache.wait_for(revision, CATCH_UP_WAIT).await.is_some() {
                 return true;
             }
         }
+        *cache.catch_up_failed() = Some(std::time::Instant::now());
         false
     }
 

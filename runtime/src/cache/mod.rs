@@ -358,6 +358,9 @@ pub struct Cache {
     resource: String,
     state: Mutex<State>,
     progress: watch::Sender<Progress>,
+    /// When a catch-up last failed ([`Caches::catch_up`]): reads then go to storage for a
+    /// while rather than each wait in vain for a feed that cannot answer.
+    catch_up_failed: Mutex<Option<std::time::Instant>>,
 }
 
 impl Cache {
@@ -393,6 +396,7 @@ impl Cache {
                 terminated: (metrics.terminated_watchers).with_or_new(&labels, Counter::clone),
             }),
             progress: watch::Sender::new(Progress::default()),
+            catch_up_failed: Mutex::new(None),
         });
         let task = tokio::spawn(feed::run(Arc::downgrade(&cache), Arc::downgrade(storage)));
         (cache, task.abort_handle())
@@ -468,6 +472,13 @@ impl Cache {
         }
     }
 
+    /// When a catch-up last failed, if one did.
+    fn catch_up_failed(&self) -> std::sync::MutexGuard<'_, Option<std::time::Instant>> {
+        self.catch_up_failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The object at `key`, and the revision of the cache.
     pub fn get(&self, key: &str) -> Result<(Option<Arc<CachedObject>>, Revision), CacheError> {
         let state = self.lock();
@@ -499,11 +510,11 @@ impl Cache {
         Ok(state.snapshot(prefix))
     }
 
-    /// Whether more than `limit` objects are under `prefix` (counted up to `limit + 1`).
-    pub fn holds_more_than(&self, prefix: &str, limit: usize) -> Result<bool, CacheError> {
+    /// Whether at most `limit` objects are under `prefix`: at once when the cache holds no
+    /// more, else counted up to `limit + 1`.
+    pub fn fits(&self, prefix: &str, limit: usize) -> bool {
         let state = self.lock();
-        state.check()?;
-        Ok(state.under(prefix).nth(limit).is_some())
+        state.objects.len() <= limit || state.under(prefix).nth(limit).is_none()
     }
 
     /// The objects under `prefix` if there are at most `limit` of them (`None`: more),
@@ -511,10 +522,15 @@ impl Cache {
     pub fn list_at_most(&self, prefix: &str, limit: usize) -> Result<Option<Snapshot>, CacheError> {
         let state = self.lock();
         state.check()?;
-        if state.under(prefix).nth(limit).is_some() {
-            return Ok(None);
-        }
-        Ok(Some(state.snapshot(prefix)))
+        let objects: Vec<_> = state
+            .under(prefix)
+            .take(limit.saturating_add(1))
+            .cloned()
+            .collect();
+        Ok((objects.len() <= limit).then_some(Snapshot {
+            objects,
+            revision: state.revision,
+        }))
     }
 
     /// Watches the changes under `prefix` after revision `after`: first those the history

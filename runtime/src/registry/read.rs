@@ -149,6 +149,14 @@ impl Registry {
             }
             None => match (resource_version, options.resource_version_match.as_deref()) {
                 (Some(v), Some("Exact")) => revision = parse_resource_version(v)?,
+                // kube's legacy rule: a paginated list at `N` without a match is read at
+                // exactly `N` (its continue tokens stay at that revision).
+                (Some(v), None | Some("")) if options.limit > 0 => {
+                    match parse_resource_version(v)? {
+                        0 => {}
+                        exact => revision = exact,
+                    }
+                }
                 (Some(v), _) => at_least = parse_resource_version(v)?,
                 (None, _) => {}
             },
@@ -268,14 +276,18 @@ impl Registry {
             return Ok(None);
         }
         let at_least = resource_version.map(parse_resource_version).transpose()?;
+        if options.limit > 0 && at_least != Some(0) {
+            return match at_least {
+                None => {
+                    self.list_one_page_cached(target, options, selectors, prefix)
+                        .await
+                }
+                // Exact for a paginated list at `N` (kube's legacy rule): storage's.
+                Some(_) => Ok(None),
+            };
+        }
         let cache = self.ready_cache(kind).await?;
         let cache = &*cache;
-        let limited = options.limit > 0 && at_least != Some(0);
-        let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
-        // Not worth catching up for a collection larger than one page.
-        if limited && (cache.holds_more_than(prefix, limit)).map_err(object::cache_error)? {
-            return Ok(None);
-        }
         let fresh = match at_least {
             None => self.cache_is_current(kind, cache).await?,
             Some(0) => true,
@@ -284,16 +296,36 @@ impl Registry {
         if !fresh {
             return Ok(None);
         }
-        let snapshot = match limited {
-            false => Some(cache.list(prefix)),
-            // Checked again: the cache may have grown while it caught up.
-            true => cache.list_at_most(prefix, limit).transpose(),
-        };
-        let Some(snapshot) = snapshot else {
+        let snapshot = cache.list(prefix).map_err(object::cache_error)?;
+        self.list_from(snapshot, target, selectors).map(Some)
+    }
+
+    /// A consistent list with a limit, from the cache when the whole collection fits in
+    /// one page (storage would answer the same page, without a continue token): what
+    /// `kubectl get` asks for (`limit=500`). `None` otherwise, at once when the cache is
+    /// not loaded (storage serves paginated lists whatever the cache's state, as kube's).
+    async fn list_one_page_cached(
+        &self,
+        target: Target<'_>,
+        options: &ListOptions,
+        selectors: &Selectors,
+        prefix: &str,
+    ) -> Result<Option<ObjectList>, ApiError> {
+        let kind = target.kind;
+        let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
+        let cache = self.caches.for_prefix(&self.keys().kind_prefix(kind.info));
+        let Some(cache) = cache.filter(|cache| cache.revision().is_some()) else {
             return Ok(None);
         };
-        let snapshot = snapshot.map_err(object::cache_error)?;
-        self.list_from(snapshot, target, selectors).map(Some)
+        // Not worth catching up for a collection larger than one page.
+        if !cache.fits(prefix, limit) || !self.cache_is_current(kind, &cache).await? {
+            return Ok(None);
+        }
+        // The cache may have grown while it caught up.
+        match cache.list_at_most(prefix, limit) {
+            Ok(Some(snapshot)) => self.list_from(snapshot, target, selectors).map(Some),
+            Ok(None) | Err(_) => Ok(None),
+        }
     }
 
     /// The objects of `snapshot` that match the selectors, in `target`'s version.
