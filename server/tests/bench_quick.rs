@@ -23,6 +23,7 @@ fn every_measurement_of_the_benchmark_runs() {
         "collection 1k: LIST (resourceVersion=0) p50",
         "collection 1k: LIST (as a Table, resourceVersion=0) p50",
         "collection 1k: paginated LIST (limit=500) page p99",
+        "collection 1k: LIST (consistent, after another kind's write) p50",
         "collection 1k: RSS growth / objects' JSON size",
         "collection 1k: restart to ready",
         "collection on etcd 1k: LIST (consistent) p50",

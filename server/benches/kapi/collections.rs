@@ -2,6 +2,8 @@
 //! (10k, 100k, 1M; tiny with `--quick`), then one on etcd ("collection on etcd": 10k and
 //! 100k, where a watch cache's list outgrows one default gRPC message). At each size: creates per second over the last
 //! band of growth, LIST p50/p99 from the watch cache (`resourceVersion=0`) and consistent,
+//! the consistent LIST right after a write to another kind (which the kind's cache must be
+//! caught up to) beside the same list from storage (`resourceVersionMatch=Exact`),
 //! paginated LIST (`limit=500`) p99, the list's size and what copying it costs the machine
 //! (memcpy, loopback TCP), and the server's RSS growth against the objects' JSON. At the
 //! end, the time from a restart (after `kill -9`) to `/readyz` and to the watch cache
@@ -122,6 +124,23 @@ fn measure_on(
                 "ms",
             );
         }
+        let mut samples = quiet_lists(&agent, &server, &label, rounds);
+        for p in [50.0, 99.0] {
+            report.add(
+                format!("{what} {label}: LIST (consistent, after another kind's write) p{p}"),
+                percentile_ms(&mut samples, p),
+                "ms",
+            );
+        }
+        // What storage answers such a list with, when the cache cannot: the same list read
+        // at an exact revision, which only storage serves.
+        let exact = format!("{WEBAPPS}?resourceVersionMatch=Exact&resourceVersion={revision}");
+        let (mut samples, _) = timed_gets(&agent, &server.url(&exact), JSON, rounds);
+        report.add(
+            format!("{what} {label}: LIST from storage (resourceVersionMatch=Exact) p50"),
+            percentile_ms(&mut samples, 50.0),
+            "ms",
+        );
         let mib = bytes as f64 / f64::from(1 << 20);
         report.add(format!("{what} {label}: LIST size"), mib, "MiB");
         report.add(
@@ -217,6 +236,36 @@ fn get_json(agent: &ureq::Agent, url: &str) -> Value {
         .limit(64 << 20)
         .read_json())
     .expect("a JSON body")
+}
+
+/// The latencies of `rounds` consistent lists of the WebApps, each right after a
+/// ConfigMap's create: the kind's cache must be brought up to a revision it has no change
+/// at (a progress request), or storage answers.
+fn quiet_lists(
+    agent: &ureq::Agent,
+    server: &ServerProcess,
+    label: &str,
+    rounds: usize,
+) -> Vec<Duration> {
+    let configmaps = server.url("/api/v1/namespaces/default/configmaps");
+    let url = server.url(WEBAPPS);
+    (0..rounds)
+        .map(|round| {
+            let body = format!(
+                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"quiet-{}-{round}"}}}}"#,
+                label.to_lowercase()
+            );
+            let created = (agent.post(&configmaps))
+                .header("Content-Type", "application/json")
+                .send(body)
+                .expect("POST");
+            assert_eq!(super::common::status_of(created), 201, "a ConfigMap");
+            let started = Instant::now();
+            let (status, _) = get_discarding(agent, &url);
+            assert_eq!(status, 200, "a consistent list");
+            started.elapsed()
+        })
+        .collect()
 }
 
 /// The latencies of the first `pages` pages of a consistent list by 500.
