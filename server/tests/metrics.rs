@@ -285,13 +285,18 @@ fn a_cpu_profile_is_gzipped_pprof_for_administrators_only() {
 
 /// A consistent read of a kind whose last change is older than another kind's is served by
 /// its watch cache, caught up by a progress request, on the embedded store: `kubectl get`
-/// and a GET make no storage read of the kind (`etcd_requests_total`) and answer at the
-/// store's revision.
+/// and a GET make no storage read of the kind (`etcd_requests_total`), its lists count as
+/// consistent reads from the cache (`apiserver_watch_cache_consistent_read_total`), and
+/// they answer at the store's revision.
 #[test]
 fn consistent_reads_of_a_quiet_kind_come_from_its_cache() {
     let server = Server::start_on(Backend::Embedded);
     let (served, revision) = consistent_reads_after_another_kinds_write(&server);
-    assert_eq!(served, [0.0, 0.0], "storage reads of webapps (list, get)");
+    assert_eq!(
+        served,
+        [0.0, 0.0, 2.0, 0.0],
+        "storage reads of webapps (list, get); consistent lists from the cache, from storage"
+    );
     assert!(
         revision.is_some(),
         "the list answered at the store's revision"
@@ -326,14 +331,14 @@ fn consistent_reads_of_a_quiet_kind_on_etcd() {
         let log = || server.log().tail(40);
         wait_for(WAIT, "reads served from the cache", log, || {
             let (served, _) = consistent_reads_after_another_kinds_write(&server);
-            (served == [0.0, 0.0]).then_some(())
+            (served == [0.0, 0.0, 2.0, 0.0]).then_some(())
         });
     } else {
         let (served, revision) = consistent_reads_after_another_kinds_write(&server);
         assert_eq!(
             served,
-            [2.0, 1.0],
-            "etcd {version}: storage reads of webapps"
+            [2.0, 1.0, 0.0, 2.0],
+            "etcd {version}: storage reads of webapps; consistent lists from the cache, from storage"
         );
         assert!(
             revision.is_some(),
@@ -343,10 +348,11 @@ fn consistent_reads_of_a_quiet_kind_on_etcd() {
 }
 
 /// Creates two webapps, waits for their cache to hold them, then writes a ConfigMap and
-/// reads the webapps consistently: with `kubectl get`, a raw list and a raw GET. Returns the
-/// storage lists and gets of webapps those reads made, and the list's resourceVersion if
-/// it is the ConfigMap's (the store's revision).
-fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 2], Option<String>) {
+/// reads the webapps consistently: with `kubectl get`, a raw list and a raw GET. Returns
+/// what those reads counted (storage lists and gets of webapps; consistent lists the cache
+/// answered, and those storage answered), and the list's resourceVersion if it is the
+/// ConfigMap's (the store's revision).
+fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 4], Option<String>) {
     let client = server.client();
     let kubectl = Kubectl::new(Version::V1_32, server);
     let suffix = support::now_micro()
@@ -381,13 +387,26 @@ fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 2], Opt
     let store_revision = created.json()["metadata"]["resourceVersion"].clone();
 
     let reads = |samples: &[Sample]| {
-        ["list", "get"].map(|operation| {
+        let storage = ["list", "get"].map(|operation| {
             let labels = [
                 ("operation", operation),
                 ("type", "webapps.apps.example.dev"),
             ];
             value(samples, "etcd_requests_total", &labels)
-        })
+        });
+        let lists = ["false", "true"].map(|fallback| {
+            let labels = [
+                ("resource", "webapps.apps.example.dev"),
+                ("success", "true"),
+                ("fallback", fallback),
+            ];
+            value(
+                samples,
+                "apiserver_watch_cache_consistent_read_total",
+                &labels,
+            )
+        });
+        [storage[0], storage[1], lists[0], lists[1]]
     };
     let before = reads(&scrape(&client));
     let run = kubectl.ok(&["get", "webapps", "-n", "default", "-o", "name"]);
@@ -404,7 +423,7 @@ fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 2], Opt
     assert_eq!(one.status, 200, "{one:?}");
     assert_eq!(one.json()["metadata"]["name"], names[0].as_str());
     let after = reads(&scrape(&client));
-    let served = [after[0] - before[0], after[1] - before[1]];
+    let served = [0, 1, 2, 3].map(|i| after[i] - before[i]);
     let at_store = (list["metadata"]["resourceVersion"] == store_revision)
         .then(|| store_revision.as_str().unwrap_or_default().to_owned());
     (served, at_store)

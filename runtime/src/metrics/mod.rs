@@ -158,6 +158,16 @@ pub struct ResourceLabels {
     pub resource: String,
 }
 
+/// A consistent list of a resource (`apiserver_watch_cache_consistent_read_total`): whether
+/// it succeeded, and whether storage answered it rather than the watch cache.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct ConsistentReadLabels {
+    pub resource: String,
+    pub success: &'static str,
+    pub fallback: &'static str,
+}
+
 /// A storage operation on a resource (`etcd_request_duration_seconds`): kube 1.32's `type`
 /// is the group-resource.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
@@ -208,6 +218,8 @@ pub struct Metrics {
     pub cache_events_dispatched: Family<ResourceLabels, Counter>,
     /// `apiserver_terminated_watchers_total`.
     pub terminated_watchers: Family<ResourceLabels, Counter>,
+    /// `apiserver_watch_cache_consistent_read_total`.
+    pub consistent_reads: Family<ConsistentReadLabels, Counter>,
     /// `apiserver_storage_objects`.
     pub storage_objects: Family<ResourceLabels, Gauge>,
     /// `apiserver_storage_size_bytes`.
@@ -260,6 +272,7 @@ impl Metrics {
             watch_event_sizes: histograms(&WATCH_EVENT_SIZE_BUCKETS),
             cache_events_dispatched: Family::default(),
             terminated_watchers: Family::default(),
+            consistent_reads: Family::default(),
             storage_objects: Family::default(),
             storage_size: Family::default(),
             storage_duration: histograms(&LATENCY_BUCKETS),
@@ -365,6 +378,11 @@ impl Metrics {
             "apiserver_terminated_watchers_total",
             "[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.",
             self.terminated_watchers
+        );
+        register!(
+            "apiserver_watch_cache_consistent_read_total",
+            "[ALPHA] Counter for consistent reads from cache.",
+            self.consistent_reads
         );
         register!(
             "apiserver_storage_objects",

@@ -114,8 +114,6 @@ impl Registry {
         options: &ListOptions,
     ) -> Result<ObjectList, ApiError> {
         let kind = target.kind;
-        let info = kind.info;
-        let resource = object::resource(info);
         validate_list_options(options)?;
         let (selectors, prefix) = self.collection_scope(
             target,
@@ -123,14 +121,43 @@ impl Registry {
             options.field_selector.as_deref(),
         )?;
 
-        let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
-        let continue_token = (options.continue_token.as_deref()).filter(|t| !t.is_empty());
-        if let Some(list) = self
+        let consistent = match self
             .list_cached(target, options, &selectors, &prefix)
             .await?
         {
-            return Ok(list);
+            Cached::Served(list) => {
+                if options
+                    .resource_version
+                    .as_deref()
+                    .is_none_or(str::is_empty)
+                {
+                    consistent_read(kind, true, false);
+                }
+                return Ok(list);
+            }
+            Cached::FellBack => true,
+            Cached::Delegated => false,
+        };
+        let listed = self.list_stored(target, options, &selectors, prefix).await;
+        if consistent {
+            consistent_read(kind, listed.is_ok(), true);
         }
+        listed
+    }
+
+    /// A list read from storage: a page (`limit`, `continue`) at a revision.
+    async fn list_stored(
+        &self,
+        target: Target<'_>,
+        options: &ListOptions,
+        selectors: &Selectors,
+        prefix: String,
+    ) -> Result<ObjectList, ApiError> {
+        let kind = target.kind;
+        let info = kind.info;
+        let resource = object::resource(info);
+        let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
+        let continue_token = (options.continue_token.as_deref()).filter(|t| !t.is_empty());
         let mut revision: Revision = 0;
         let mut start_after = None;
         let mut at_least: Revision = 0;
@@ -203,7 +230,7 @@ impl Registry {
                     break;
                 }
                 last_key = Some(kv.key.clone());
-                if let Some(object) = select(kind, kv, target.version, &selectors)? {
+                if let Some(object) = select(kind, kv, target.version, selectors)? {
                     items.push(SharedObject::from(object));
                 }
             }
@@ -257,14 +284,14 @@ impl Registry {
     /// whatever the limit (which the cache ignores, as kube's); otherwise with a limit only
     /// when the whole collection fits in it (one page, which storage would answer alike:
     /// `kubectl get` asks for 500); without a `resourceVersion` (a consistent read) only
-    /// once the cache has reached storage's current revision. `None`: read storage.
+    /// once the cache has reached storage's current revision.
     async fn list_cached(
         &self,
         target: Target<'_>,
         options: &ListOptions,
         selectors: &Selectors,
         prefix: &str,
-    ) -> Result<Option<ObjectList>, ApiError> {
+    ) -> Result<Cached, ApiError> {
         let kind = target.kind;
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let continues = (options.continue_token.as_deref()).is_some_and(|t| !t.is_empty());
@@ -273,7 +300,7 @@ impl Registry {
             None | Some("" | "NotOlderThan")
         );
         if continues || !not_older_than {
-            return Ok(None);
+            return Ok(Cached::Delegated);
         }
         let at_least = resource_version.map(parse_resource_version).transpose()?;
         if options.limit > 0 && at_least != Some(0) {
@@ -283,7 +310,7 @@ impl Registry {
                         .await
                 }
                 // Exact for a paginated list at `N` (kube's legacy rule): storage's.
-                Some(_) => Ok(None),
+                Some(_) => Ok(Cached::Delegated),
             };
         }
         let cache = self.ready_cache(kind).await?;
@@ -293,16 +320,19 @@ impl Registry {
             Some(0) => true,
             Some(at_least) => self.cache_reaches(kind, cache, at_least).await?,
         };
-        if !fresh {
-            return Ok(None);
+        match (fresh, at_least) {
+            (true, _) => {}
+            (false, None) => return Ok(Cached::FellBack),
+            (false, Some(_)) => return Ok(Cached::Delegated),
         }
         let snapshot = cache.list(prefix).map_err(object::cache_error)?;
-        self.list_from(snapshot, target, selectors).map(Some)
+        self.list_from(snapshot, target, selectors)
+            .map(Cached::Served)
     }
 
     /// A consistent list with a limit, from the cache when the whole collection fits in
     /// one page (storage would answer the same page, without a continue token): what
-    /// `kubectl get` asks for (`limit=500`). `None` otherwise, at once when the cache is
+    /// `kubectl get` asks for (`limit=500`). Otherwise storage's, at once when the cache is
     /// not loaded (storage serves paginated lists whatever the cache's state, as kube's).
     async fn list_one_page_cached(
         &self,
@@ -310,21 +340,26 @@ impl Registry {
         options: &ListOptions,
         selectors: &Selectors,
         prefix: &str,
-    ) -> Result<Option<ObjectList>, ApiError> {
+    ) -> Result<Cached, ApiError> {
         let kind = target.kind;
         let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
         let cache = self.caches.for_prefix(&self.keys().kind_prefix(kind.info));
         let Some(cache) = cache.filter(|cache| cache.revision().is_some()) else {
-            return Ok(None);
+            return Ok(Cached::Delegated);
         };
         // Not worth catching up for a collection larger than one page.
-        if !cache.fits(prefix, limit) || !self.cache_is_current(kind, &cache).await? {
-            return Ok(None);
+        if !cache.fits(prefix, limit) {
+            return Ok(Cached::Delegated);
+        }
+        if !self.cache_is_current(kind, &cache).await? {
+            return Ok(Cached::FellBack);
         }
         // The cache may have grown while it caught up.
         match cache.list_at_most(prefix, limit) {
-            Ok(Some(snapshot)) => self.list_from(snapshot, target, selectors).map(Some),
-            Ok(None) | Err(_) => Ok(None),
+            Ok(Some(snapshot)) => self
+                .list_from(snapshot, target, selectors)
+                .map(Cached::Served),
+            Ok(None) | Err(_) => Ok(Cached::Delegated),
         }
     }
 
@@ -349,6 +384,25 @@ impl Registry {
             remaining_item_count: None,
         })
     }
+}
+
+/// Who answers a list: the watch cache, or storage (a consistent read the cache could not
+/// answer, or a list kube's cacher delegates).
+enum Cached {
+    Served(ObjectList),
+    FellBack,
+    Delegated,
+}
+
+/// Counts a consistent list (`apiserver_watch_cache_consistent_read_total`, as kube's
+/// cacher counts its `GetList`s): whether it succeeded, and whether storage answered.
+fn consistent_read(kind: &KindEntry, success: bool, fallback: bool) {
+    let labels = crate::metrics::ConsistentReadLabels {
+        resource: kind.info.qualified_resource(),
+        success: if success { "true" } else { "false" },
+        fallback: if fallback { "true" } else { "false" },
+    };
+    (crate::metrics::global().consistent_reads).with_or_new(&labels, |c| c.inc());
 }
 
 /// The object at `kv` in `version` when it matches the selectors.
