@@ -417,16 +417,72 @@ async fn closing_ends_the_watchers_and_refuses_new_ones() {
     ));
 }
 
-/// A registry of core Namespaces and ConfigMaps on the test's store.
-async fn namespaces_and_configmaps(env: &Env) -> kapi_runtime::registry::Registry {
-    use api_types::core;
-    use kapi_runtime::scheme::{KindEntry, Scheme};
-    let scheme = Scheme::new()
-        .add(KindEntry::new::<core::Namespace>().version::<core::Namespace, core::Namespace>("v1"))
-        .add(KindEntry::new::<core::ConfigMap>().version::<core::ConfigMap, core::ConfigMap>("v1"));
-    kapi_runtime::registry::Registry::new(Arc::new(scheme), env.storage.clone(), "/registry")
+/// A registry of core Namespaces and ConfigMaps on the test's store, with their kinds.
+struct Core {
+    registry: kapi_runtime::registry::Registry,
+    namespaces: Arc<kapi_runtime::scheme::KindEntry>,
+    configmaps: Arc<kapi_runtime::scheme::KindEntry>,
+}
+
+impl Core {
+    async fn new(env: &Env) -> Core {
+        use api_types::core;
+        use kapi_runtime::scheme::{KindEntry, Scheme};
+        let scheme = Scheme::new()
+            .add(
+                KindEntry::new::<core::Namespace>()
+                    .version::<core::Namespace, core::Namespace>("v1"),
+            )
+            .add(
+                KindEntry::new::<core::ConfigMap>()
+                    .version::<core::ConfigMap, core::ConfigMap>("v1"),
+            );
+        let registry = kapi_runtime::registry::Registry::new(
+            Arc::new(scheme),
+            env.storage.clone(),
+            "/registry",
+        )
         .await
-        .unwrap()
+        .unwrap();
+        let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
+        let (namespaces, configmaps) = (kind("namespaces"), kind("configmaps"));
+        Core {
+            registry,
+            namespaces,
+            configmaps,
+        }
+    }
+
+    /// Creates the Namespace `name`; its resourceVersion.
+    async fn namespace(&self, name: &str) -> String {
+        let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        let options = kapi_runtime::registry::WriteOptions::default();
+        let created = self
+            .registry
+            .create(self.namespaces(), body, &options)
+            .await;
+        let created = created.unwrap();
+        created.object["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    fn namespaces(&self) -> kapi_runtime::registry::Target<'_> {
+        kapi_runtime::registry::Target {
+            kind: &self.namespaces,
+            version: "v1",
+            namespace: None,
+        }
+    }
+
+    fn configmaps<'a>(&'a self, namespace: &'a str) -> kapi_runtime::registry::Target<'a> {
+        kapi_runtime::registry::Target {
+            kind: &self.configmaps,
+            version: "v1",
+            namespace: Some(namespace),
+        }
+    }
 }
 
 /// Consistent reads (no resourceVersion) come from the cache once it has reached storage's
@@ -435,16 +491,12 @@ async fn namespaces_and_configmaps(env: &Env) -> kapi_runtime::registry::Registr
 /// then from the cache, caught up. The same answer either way.
 #[tokio::test]
 async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
-    use kapi_runtime::registry::{ListOptions, Target, WriteOptions};
+    use kapi_runtime::registry::{ListOptions, WriteOptions};
 
     let env = env(CacheOptions::default()).await;
-    let registry = namespaces_and_configmaps(&env).await;
-    let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
-    let configmaps = Target {
-        kind: &kind("configmaps"),
-        version: "v1",
-        namespace: Some("default"),
-    };
+    let core = Core::new(&env).await;
+    let registry = &core.registry;
+    let configmaps = core.configmaps("default");
     let body =
         serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}});
     let created = (registry
@@ -494,29 +546,14 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
 
     // A write to another kind: the configmaps' cache cannot know it is current; storage
     // answers, at the new revision.
-    let namespaces = Target {
-        kind: &kind("namespaces"),
-        version: "v1",
-        namespace: None,
-    };
-    let body =
-        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
-    let other = (registry
-        .create(namespaces, body, &WriteOptions::default())
-        .await)
-        .unwrap();
+    let other = core.namespace("other").await;
     let lists = env.flaky.lists.load(Ordering::SeqCst);
     let list = registry
         .list(configmaps, &ListOptions::default())
         .await
         .unwrap();
     assert_eq!(names(&list), ["a"]);
-    assert_eq!(
-        list.resource_version,
-        other.object["metadata"]["resourceVersion"]
-            .as_str()
-            .unwrap()
-    );
+    assert_eq!(list.resource_version, other);
     assert_eq!(
         env.flaky.lists.load(Ordering::SeqCst),
         lists + 1,
@@ -526,16 +563,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     // A store whose watches report progress on request: the cache catches up with a write
     // to another kind without a change of its own, and answers at the new revision.
     env.flaky.progress.store(true, Ordering::SeqCst);
-    let body =
-        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "third"}});
-    let third = (registry
-        .create(namespaces, body, &WriteOptions::default())
-        .await)
-        .unwrap();
-    let third = third.object["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let third = core.namespace("third").await;
     let lists = env.flaky.lists.load(Ordering::SeqCst);
     let list = registry
         .list(configmaps, &ListOptions::default())
@@ -562,27 +590,13 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
 /// for a while: the reads meanwhile go to storage at once, not each after a wait in vain.
 #[tokio::test]
 async fn a_cache_that_cannot_catch_up_leaves_consistent_reads_to_storage() {
-    use kapi_runtime::registry::{ListOptions, Target, WriteOptions};
+    use kapi_runtime::registry::ListOptions;
 
     let env = env(CacheOptions::default()).await;
-    let registry = namespaces_and_configmaps(&env).await;
-    let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
-    let namespaces = Target {
-        kind: &kind("namespaces"),
-        version: "v1",
-        namespace: None,
-    };
-    let configmaps = Target {
-        kind: &kind("configmaps"),
-        version: "v1",
-        namespace: Some("default"),
-    };
-    let body =
-        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
-    (registry
-        .create(namespaces, body, &WriteOptions::default())
-        .await)
-        .unwrap();
+    let core = Core::new(&env).await;
+    let registry = &core.registry;
+    let configmaps = core.configmaps("default");
+    core.namespace("other").await;
     env.flaky.progress.store(true, Ordering::SeqCst);
     env.flaky.deaf.store(true, Ordering::SeqCst);
     let lists = env.flaky.lists.load(Ordering::SeqCst);
@@ -609,26 +623,13 @@ async fn a_cache_that_cannot_catch_up_leaves_consistent_reads_to_storage() {
 #[tokio::test]
 async fn a_namespace_terminated_after_the_check_refuses_the_create() {
     use kapi_runtime::error::ApiError;
-    use kapi_runtime::registry::{Target, WriteOptions};
+    use kapi_runtime::registry::WriteOptions;
 
     let env = env(CacheOptions::default()).await;
-    let registry = namespaces_and_configmaps(&env).await;
-    let kind = |plural| registry.scheme().by_resource("", plural).unwrap();
-    let namespaces = Target {
-        kind: &kind("namespaces"),
-        version: "v1",
-        namespace: None,
-    };
-    let configmaps = Target {
-        kind: &kind("configmaps"),
-        version: "v1",
-        namespace: Some("team"),
-    };
-    let namespace = serde_json::json!({"metadata": {"name": "team"}});
-    (registry
-        .create(namespaces, namespace, &WriteOptions::default())
-        .await)
-        .unwrap();
+    let core = Core::new(&env).await;
+    let registry = &core.registry;
+    let configmaps = core.configmaps("team");
+    core.namespace("team").await;
     let configmap = |name: &str| serde_json::json!({"metadata": {"name": name}});
     (registry
         .create(configmaps, configmap("a"), &WriteOptions::default())
