@@ -121,26 +121,22 @@ impl Registry {
             options.field_selector.as_deref(),
         )?;
 
-        let consistent = match self
+        let consistent = (options.resource_version.as_deref()).is_none_or(str::is_empty);
+        let (listed, fallback) = match self
             .list_cached(target, options, &selectors, &prefix)
             .await?
         {
-            Cached::Served(list) => {
-                if options
-                    .resource_version
-                    .as_deref()
-                    .is_none_or(str::is_empty)
-                {
-                    consistent_read(kind, true, false);
-                }
-                return Ok(list);
+            Cached::Served(list) => (Ok(list), false),
+            Cached::FellBack => (
+                self.list_stored(target, options, &selectors, prefix).await,
+                true,
+            ),
+            Cached::Delegated => {
+                return self.list_stored(target, options, &selectors, prefix).await;
             }
-            Cached::FellBack => true,
-            Cached::Delegated => false,
         };
-        let listed = self.list_stored(target, options, &selectors, prefix).await;
         if consistent {
-            consistent_read(kind, listed.is_ok(), true);
+            consistent_read(kind, listed.is_ok(), fallback);
         }
         listed
     }
