@@ -33,7 +33,7 @@ mod shared;
 
 pub use caches::Caches;
 use shared::Served;
-pub use shared::{Derived, DerivedKey, Memo, SharedObject, Splice};
+pub use shared::{Derived, DerivedKey, Memo, SharedObject, Splice, kept};
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;

@@ -2,8 +2,10 @@
 //! derived encodings such as a Table row made on first use) and [`Memo`] (one per served
 //! version).
 
+use std::borrow::Borrow;
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use bytes::Bytes;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -32,7 +34,7 @@ enum Repr {
 struct Inner {
     json: Encoding,
     /// Other encodings derived from the value (a Table row), by name.
-    derived: Derived<String, Bytes>,
+    derived: Derived<Name, Bytes>,
 }
 
 /// How an encoding is held.
@@ -56,7 +58,34 @@ pub struct Splice {
     at: usize,
     insert: Box<[u8]>,
     /// Other encodings derived from the served object (a Table row), by name.
-    derived: Derived<String, Bytes>,
+    derived: Derived<Name, Bytes>,
+}
+
+/// The name of a derived encoding, held once in the process: every cached object that
+/// keeps an encoding under a name points at the same string, rather than each holding a
+/// copy of it (at 10k objects with their Table cells, the copies cost more than the
+/// cells).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Name(Arc<str>);
+
+impl Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Name {
+    fn from(name: String) -> Name {
+        // Names are few (per kind, version and output form), so the set stays small.
+        static NAMES: LazyLock<Mutex<HashSet<Name>>> = LazyLock::new(Mutex::default);
+        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(name) = names.get(name.as_str()) {
+            return name.clone();
+        }
+        let interned = Name(Arc::from(name));
+        names.insert(interned.clone());
+        interned
+    }
 }
 
 /// Where `json` (an encoding of a value) is `base` with one insertion, the insertion's
@@ -102,11 +131,9 @@ impl SharedObject {
         }
     }
 
-    /// An encoding of its own, without the spare capacity the encoder's doubling left
-    /// (cached objects keep it for long).
-    fn from_vec(mut json: Vec<u8>) -> SharedObject {
-        json.shrink_to_fit();
-        SharedObject::new(Encoding::Own(Bytes::from(json)))
+    /// An encoding of its own ([`kept`]: cached objects keep it for long).
+    fn from_vec(json: Vec<u8>) -> SharedObject {
+        SharedObject::new(Encoding::Own(kept(json)))
     }
 
     /// The object as compact JSON, as `serde_json::to_vec` writes its value, in up to three
@@ -180,6 +207,13 @@ impl SharedObject {
             _ => false,
         }
     }
+}
+
+/// `bytes` to be kept for long (a cached object's encoding, or one derived from it),
+/// without the spare capacity an encoder's doubling left: that can be as much again.
+pub fn kept(mut bytes: Vec<u8>) -> Bytes {
+    bytes.shrink_to_fit();
+    Bytes::from(bytes)
 }
 
 impl From<&Value> for SharedObject {
@@ -355,15 +389,17 @@ impl<K, V: Clone> Derived<K, V> {
         make: impl FnOnce() -> Result<V, E>,
     ) -> Result<V, E>
     where
-        K: std::borrow::Borrow<Q>,
-        Q: PartialEq + ToOwned<Owned = K> + ?Sized,
+        K: Borrow<Q> + From<Q::Owned>,
+        Q: PartialEq + ToOwned + ?Sized,
     {
         let mut derived = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, value)) = derived.iter().find(|(k, _)| k.borrow() == key) {
             return Ok(value.clone());
         }
         let value = make()?;
-        derived.push((key.to_owned(), value.clone()));
+        derived.push((K::from(key.to_owned()), value.clone()));
+        // Most objects keep one derived value: no room kept for more.
+        derived.shrink_to_fit();
         Ok(value)
     }
 }
@@ -396,6 +432,27 @@ mod tests {
             .get_or_try_insert::<()>("", "v1", &base, || panic!("converted twice"))
             .unwrap();
         assert!(SharedObject::ptr_eq(&v1, &v1_again));
+    }
+
+    /// Objects that keep an encoding under one name share that name's string.
+    #[test]
+    fn derived_names_are_held_once() {
+        let a = Name::from(String::from("table-cells:g:K:v1"));
+        let b = Name::from(String::from("table-cells:g:K:v1"));
+        assert!(Arc::ptr_eq(&a.0, &b.0));
+        let other = Name::from(String::from("protobuf"));
+        assert!(!Arc::ptr_eq(&a.0, &other.0));
+        let derived: Derived<Name, u8> = Derived::default();
+        assert_eq!(
+            derived.get_or_try_insert::<str, ()>("protobuf", || Ok(1)),
+            Ok(1)
+        );
+        let held = derived.0.lock().unwrap();
+        assert!(
+            Arc::ptr_eq(&held[0].0.0, &other.0),
+            "the entry holds the shared name"
+        );
+        assert_eq!(held.capacity(), 1, "no room kept for more");
     }
 
     /// An encoding that is its base with one insertion shares the base's bytes; any other

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::api::protobuf::{self, ProtoMessage};
 use crate::error::ApiError;
-use crate::registry::{PatchType, SharedObject};
+use crate::registry::{PatchType, SharedObject, kept};
 
 pub(super) const JSON: &str = "application/json";
 pub(super) const YAML: &str = "application/yaml";
@@ -290,7 +290,7 @@ pub(super) fn shared_message(
 ) -> Result<Bytes, ApiError> {
     object.try_encoded_as("protobuf", || {
         (protobuf::encode::message(message, &object.value()))
-            .map(Bytes::from)
+            .map(kept)
             .map_err(|e| ApiError::Internal(format!("encoding the response as protobuf: {e}")))
     })
 }

@@ -53,8 +53,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub use crate::cache::SharedObject;
 use crate::cache::{self, Cache, CacheOptions, Caches};
+pub use crate::cache::{SharedObject, kept};
 use crate::error::ApiError;
 use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};

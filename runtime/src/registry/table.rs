@@ -9,7 +9,7 @@
 
 use std::time::SystemTime;
 
-use bytes::Bytes;
+use super::kept;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -112,9 +112,7 @@ pub fn table_json(
     for (i, item) in list.items.iter().enumerate() {
         let undated = item.try_encoded_as(&cells_key, || {
             let cells = undated_cells(target, &item.value())?;
-            serde_json::to_vec(&cells)
-                .map(Bytes::from)
-                .map_err(internal)
+            serde_json::to_vec(&cells).map(kept).map_err(internal)
         })?;
         let undated: Vec<Value> = serde_json::from_slice(&undated).map_err(internal)?;
         if i > 0 {
