@@ -40,6 +40,7 @@ struct Flaky {
     /// it was asked for.
     deaf: AtomicBool,
     progress_requests: AtomicUsize,
+    gets: AtomicUsize,
     lists: AtomicUsize,
     watches: Mutex<Vec<Revision>>,
     /// A key changed by the given function of its value just before the next guarded
@@ -59,6 +60,7 @@ impl Flaky {
 #[async_trait::async_trait]
 impl Storage for Flaky {
     async fn get(&self, key: &str, revision: Revision) -> Result<Option<KeyValue>> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
         self.inner.get(key, revision).await
     }
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
@@ -179,6 +181,7 @@ async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>
         progress: AtomicBool::new(false),
         deaf: AtomicBool::new(false),
         progress_requests: AtomicUsize::new(0),
+        gets: AtomicUsize::new(0),
         lists: AtomicUsize::new(0),
         watches: Mutex::new(Vec::new()),
         change_before_create: Mutex::new(None),
@@ -583,6 +586,74 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         env.flaky.lists.load(Ordering::SeqCst),
         lists,
         "served from the cache"
+    );
+}
+
+/// On a store that reports no progress (etcd before v3.4.31), a consistent GET reads the
+/// object from storage, and when the cache holds that very state (the same mod revision)
+/// answers with the cache's shared encoding: the one lists and watches send, with no
+/// decoding or conversion. Its answer is storage's latest either way.
+#[tokio::test]
+async fn consistent_gets_without_progress_read_storage_and_share_the_cached_encoding() {
+    use kapi_runtime::cache::SharedObject;
+    use kapi_runtime::registry::{GetOptions, ListOptions, WriteOptions};
+
+    let env = env(CacheOptions::default()).await;
+    let core = Core::new(&env).await;
+    let registry = &core.registry;
+    let configmaps = core.configmaps("default");
+    let body = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "1"}});
+    let created = (registry
+        .create(configmaps, body, &WriteOptions::default())
+        .await)
+        .unwrap();
+    let revision = created.object["metadata"]["resourceVersion"].clone();
+    // A write to another kind: the configmaps' cache is behind storage's revision.
+    core.namespace("other").await;
+    let any = ListOptions {
+        resource_version: Some("0".into()),
+        ..ListOptions::default()
+    };
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    let cached = loop {
+        let list = registry.list(configmaps, &any).await.unwrap();
+        if let Some(item) = list.items.first() {
+            break item.clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never cached");
+        tokio::task::yield_now().await;
+    };
+    assert_eq!(cached.value()["metadata"]["resourceVersion"], revision);
+
+    let latest = GetOptions::default();
+    let gets = env.flaky.gets.load(Ordering::SeqCst);
+    let got = registry.get_with(configmaps, "a", None, &latest);
+    let got = got.await.unwrap();
+    assert_eq!(
+        env.flaky.gets.load(Ordering::SeqCst),
+        gets + 1,
+        "read from storage"
+    );
+    assert!(
+        SharedObject::ptr_eq(&got, &cached),
+        "served with the cached encoding"
+    );
+
+    // Changed behind the registry's back: storage's state is the answer, whether or not
+    // the cache has heard of it yet.
+    let key = "/registry/configmaps/default/a";
+    let stored = env.storage.get(key, 0).await.unwrap().unwrap();
+    let mut changed: serde_json::Value = serde_json::from_slice(&stored.value).unwrap();
+    changed["data"]["k"] = "2".into();
+    let changed = Bytes::from(serde_json::to_vec(&changed).unwrap());
+    let updated = env.storage.update(key, changed, stored.mod_revision).await;
+    let updated = updated.unwrap();
+    let got = registry.get_with(configmaps, "a", None, &latest);
+    let got = got.await.unwrap().value();
+    assert_eq!(got["data"]["k"], "2");
+    assert_eq!(
+        got["metadata"]["resourceVersion"],
+        updated.mod_revision.to_string()
     );
 }
 

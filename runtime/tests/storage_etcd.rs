@@ -161,6 +161,45 @@ async fn progress_requests_reach_etcd() {
     assert_eq!(next(&mut watch).await.revision(), later.mod_revision);
 }
 
+/// Concurrent gets of different keys share etcd's reads: the keys asked for while a read
+/// is on its way are read together, in read-only transactions of at most 64 ranges, each
+/// key answered with its own latest state (or none). (One thread: the first read cannot
+/// start before every get has asked.)
+#[tokio::test]
+async fn concurrent_gets_share_reads() {
+    let (storage, etcd) = backend().await;
+    for i in 0..100 {
+        storage
+            .create(&format!("/g/{i}"), Bytes::from(i.to_string()))
+            .await
+            .unwrap();
+    }
+    let requests = |method: &str| {
+        let method = format!("grpc_method=\"{method}\"");
+        etcd.metric(0, "grpc_server_started_total", &[&method])
+    };
+    let before = [requests("Range"), requests("Txn")];
+    // Polled together: every key waits before the first read starts.
+    let gets = (0..=100).map(|i| {
+        let storage = storage.clone();
+        async move { storage.get(&format!("/g/{i}"), 0).await }
+    });
+    let got = futures_util::future::join_all(gets).await;
+    for (i, kv) in got.into_iter().enumerate() {
+        let kv = kv.unwrap();
+        match i {
+            100 => assert_eq!(kv, None, "a missing key"),
+            i => assert_eq!(kv.unwrap().value, i.to_string()),
+        }
+    }
+    let after = [requests("Range"), requests("Txn")];
+    assert_eq!(
+        [after[0] - before[0], after[1] - before[1]],
+        [0.0, 2.0],
+        "101 keys: two transactions (64 ranges, then 37), no range of its own"
+    );
+}
+
 /// Writes above etcd's default request limit (1.5 MiB) are refused as too large.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn too_large_writes() {

@@ -72,9 +72,13 @@ impl Registry {
         };
         // `0`: any state, the cache's; `N`: not older than `N`, the cache's once it has
         // reached `N`; none: the latest (a consistent read), the cache's when it has
-        // reached storage's current revision, else storage's.
+        // reached storage's current revision, else storage's. A store that cannot report
+        // progress (etcd before v3.4.31) could not catch a cache up that other kinds'
+        // writes left behind, and its revision read costs as much as reading the object
+        // (GETs' reads are shared, `storage::coalesce`): the object is read from it.
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let cached = match resource_version.map(parse_resource_version).transpose()? {
+            None if !self.storage.reports_progress() => false,
             None => {
                 let cache = self.ready_cache(kind).await?;
                 let cache = &*cache;
@@ -101,11 +105,21 @@ impl Registry {
         let kv = (self.storage.get(&key, 0).await)
             .map_err(|e| object::storage_error(e, &resource, name))?
             .ok_or_else(not_found)?;
-        match scale {
-            Some(scale) => scale_view(kind, scale, &kv),
-            None => (object::stored_in_version(kind, &kv, target.version, kv.mod_revision))
-                .map(SharedObject::from),
+        if let Some(scale) = scale {
+            return scale_view(kind, scale, &kv);
         }
+        // The cache may hold this very state though it has not reached storage's revision:
+        // a key's mod revision names one write. Its shared encoding then serves, with no
+        // decoding or conversion.
+        let prefix = self.keys().kind_prefix(info);
+        if let Some(cache) = self.caches.for_prefix(&prefix)
+            && let Ok((Some(object), _)) = cache.get(&key)
+            && object.kv.mod_revision == kv.mod_revision
+        {
+            return in_version(kind, &object, target.version);
+        }
+        (object::stored_in_version(kind, &kv, target.version, kv.mod_revision))
+            .map(SharedObject::from)
     }
 
     pub(super) async fn list_objects(

@@ -1,5 +1,6 @@
 //! Linearizable reads shared by concurrent callers (kube shares its "current revision"
-//! reads the same way for consistent reads from its cache).
+//! reads the same way for consistent reads from its cache): of one key ([`Coalescer`]), or
+//! of the keys concurrent callers ask for, read together ([`Batcher`]).
 //!
 //! A caller may take the answer of a read that *started after it arrived*: that read's
 //! linearization point falls within the caller's own call, so the answer is as fresh as
@@ -116,6 +117,126 @@ where
     }
 }
 
+/// One read of several keys, answering for each in order.
+type ReadMany<K, T> = dyn Fn(Vec<K>) -> Pin<Box<dyn Future<Output = Vec<T>> + Send>> + Send + Sync;
+
+/// What a [`Batcher`] holds between reads.
+struct Batch<K, T> {
+    /// Whether a reader task runs (it reads again while anyone waits).
+    reading: bool,
+    /// The callers waiting for the next read, with their keys, in arrival order.
+    waiting: Vec<(K, oneshot::Sender<T>)>,
+}
+
+/// Shares reads between concurrent callers of *different* keys: the keys asked for while
+/// a read is on its way are read together in the next one (one etcd transaction of
+/// ranges rather than one range each), on the same rule as [`Coalescer`]: a caller takes
+/// the answer of a read that started after it arrived.
+pub struct Batcher<K, T> {
+    batch: Arc<Mutex<Batch<K, T>>>,
+    read: Arc<ReadMany<K, T>>,
+    /// The most keys one read asks for (etcd refuses transactions of more than
+    /// `--max-txn-ops` operations, 128 by default).
+    most: usize,
+}
+
+impl<K, T> Batcher<K, T>
+where
+    K: Hash + Eq + Clone + Send + 'static,
+    T: Clone + Send + 'static,
+{
+    /// Shares `read`, a linearizable read of up to `most` distinct keys that answers for
+    /// each key in order.
+    pub fn new<F, Fut>(most: usize, read: F) -> Batcher<K, T>
+    where
+        F: Fn(Vec<K>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<T>> + Send + 'static,
+    {
+        Batcher {
+            batch: Arc::new(Mutex::new(Batch {
+                reading: false,
+                waiting: Vec::new(),
+            })),
+            read: Arc::new(move |keys| Box::pin(read(keys))),
+            most: most.max(1),
+        }
+    }
+
+    /// The answer for `key` of a read that started after this call.
+    pub async fn read(&self, key: K) -> T {
+        let (sender, receiver) = oneshot::channel();
+        let start = {
+            let mut batch = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+            batch.waiting.push((key.clone(), sender));
+            !std::mem::replace(&mut batch.reading, true)
+        };
+        if start {
+            tokio::spawn(read_batches(
+                Arc::clone(&self.batch),
+                Arc::clone(&self.read),
+                self.most,
+            ));
+        }
+        match receiver.await {
+            Ok(answer) => answer,
+            // The reader was dropped (the runtime is shutting down): read alone.
+            Err(_) => {
+                let mut answers = (self.read)(vec![key]).await;
+                answers.pop().expect("one answer for one key")
+            }
+        }
+    }
+}
+
+/// Reads the keys of whoever waits, again and again, until nobody waits.
+async fn read_batches<K, T>(batch: Arc<Mutex<Batch<K, T>>>, read: Arc<ReadMany<K, T>>, most: usize)
+where
+    K: Hash + Eq + Clone,
+    T: Clone,
+{
+    let mut gather = false;
+    loop {
+        if gather {
+            // As for `Coalescer`: let the requests under way reach this read.
+            for _ in 0..GATHER_TURNS {
+                tokio::task::yield_now().await;
+            }
+        }
+        // Up to `most` distinct keys, with every caller of each.
+        let mut keys: Vec<K> = Vec::new();
+        let mut callers: HashMap<K, Vec<oneshot::Sender<T>>> = HashMap::new();
+        {
+            let mut state = batch.lock().unwrap_or_else(|e| e.into_inner());
+            let mut kept = Vec::new();
+            for (key, sender) in state.waiting.drain(..) {
+                match callers.get_mut(&key) {
+                    Some(senders) => senders.push(sender),
+                    None if keys.len() < most => {
+                        keys.push(key.clone());
+                        callers.insert(key, vec![sender]);
+                    }
+                    None => kept.push((key, sender)),
+                }
+            }
+            state.waiting = kept;
+            if keys.is_empty() {
+                state.reading = false;
+                return;
+            }
+            // With callers left over, read again at once rather than gather more.
+            gather = state.waiting.is_empty();
+        }
+        let answers = read(keys.clone()).await;
+        for (key, answer) in keys.into_iter().zip(answers) {
+            for sender in callers.remove(&key).unwrap_or_default() {
+                let _ = sender.send(answer.clone());
+            }
+        }
+        // A read that answered fewer keys than asked drops the rest's senders: those
+        // callers read alone (`Batcher::read`).
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -169,6 +290,64 @@ mod tests {
             assert_eq!(caller.await.unwrap(), 2);
         }
         assert_eq!(reads.load(Ordering::SeqCst), 2);
+    }
+
+    /// A batched read that records the keys of each read, answers `key:read number`, and
+    /// waits for a permit.
+    fn batched(
+        most: usize,
+        reads: Arc<Mutex<Vec<Vec<&'static str>>>>,
+        gate: Arc<Semaphore>,
+    ) -> Batcher<&'static str, String> {
+        Batcher::new(most, move |keys: Vec<&'static str>| {
+            let (reads, gate) = (Arc::clone(&reads), Arc::clone(&gate));
+            async move {
+                let number = {
+                    let mut reads = reads.lock().unwrap();
+                    reads.push(keys.clone());
+                    reads.len()
+                };
+                gate.acquire().await.expect("open").forget();
+                keys.iter().map(|key| format!("{key}:{number}")).collect()
+            }
+        })
+    }
+
+    #[tokio::test]
+    async fn callers_of_different_keys_share_the_next_read() {
+        let reads = Arc::new(Mutex::new(Vec::new()));
+        let gate = Arc::new(Semaphore::new(0));
+        let batcher = Arc::new(batched(3, Arc::clone(&reads), Arc::clone(&gate)));
+        let read = |key: &'static str| {
+            let batcher = Arc::clone(&batcher);
+            tokio::spawn(async move { batcher.read(key).await })
+        };
+        let first = read("a");
+        while reads.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        // Arriving while the first read is under way: five keys, one asked twice.
+        let later: Vec<_> = ["b", "c", "b", "d", "e", "a"].map(read).into();
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        gate.add_permits(3);
+        assert_eq!(first.await.unwrap(), "a:1");
+        let answers: Vec<String> = futures_util::future::join_all(later)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        // At most three keys a read, each once, in arrival order; nobody takes the read
+        // that was under way when they arrived.
+        assert_eq!(answers, ["b:2", "c:2", "b:2", "d:2", "e:3", "a:3"]);
+        assert_eq!(
+            *reads.lock().unwrap(),
+            [vec!["a"], vec!["b", "c", "d"], vec!["e", "a"]]
+        );
+        // A lone caller afterwards reads again.
+        gate.add_permits(1);
+        assert_eq!(batcher.read("a").await, "a:4");
     }
 
     #[tokio::test]

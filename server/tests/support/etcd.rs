@@ -212,6 +212,20 @@ impl Etcd {
         })
     }
 
+    /// The sum of member `i`'s samples of `metric` (on its metrics URL) whose labels
+    /// include each of `labels` (`name="value"`).
+    pub fn metric(&self, i: usize, metric: &str, labels: &[&str]) -> f64 {
+        let text = get(self.members[i].metrics_port, "/metrics");
+        (text.lines())
+            .filter(|line| {
+                line.strip_prefix(metric)
+                    .is_some_and(|rest| rest.starts_with(['{', ' ']))
+                    && labels.iter().all(|label| line.contains(label))
+            })
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
     /// The last `lines` lines of member `i`'s log.
     pub fn log_tail(&self, i: usize, lines: usize) -> String {
         let log = std::fs::read_to_string(self.log_path(i)).unwrap_or_default();

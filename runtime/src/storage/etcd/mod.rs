@@ -36,7 +36,7 @@ use etcd_client::{
 
 use self::errors::{Context, map_error};
 use self::progress::Progress;
-use crate::storage::coalesce::Coalescer;
+use crate::storage::coalesce::{Batcher, Coalescer};
 use crate::storage::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
     WatchStream,
@@ -122,12 +122,16 @@ pub struct EtcdStorage {
     progress: Arc<Progress>,
 }
 
-/// The reads concurrent callers share ([`Coalescer`]): many requests at once (creates
-/// checking their namespace, consistent reads asking for the current revision) cost etcd
-/// one range each time, not one each.
+/// The most keys one shared read asks for: etcd refuses a transaction of more than
+/// `--max-txn-ops` operations (128 by default); half leaves room for a lower setting.
+const MOST_KEYS_READ_TOGETHER: usize = 64;
+
+/// The reads concurrent callers share: many requests at once (consistent GETs of any
+/// objects, consistent reads asking for the current revision) cost etcd one request each
+/// time, not one each.
 struct SharedReads {
-    /// `get(key, 0)`.
-    latest: Coalescer<String, Result<Option<KeyValue>>>,
+    /// `get(key, 0)`: the keys asked for meanwhile, read in one transaction of ranges.
+    latest: Batcher<String, Result<Option<KeyValue>>>,
     /// `current_revision()`.
     revision: Coalescer<(), Result<Revision>>,
 }
@@ -173,9 +177,9 @@ impl EtcdStorage {
         };
         let (latest, revision) = (raw.clone(), raw.clone());
         let shared = SharedReads {
-            latest: Coalescer::new(move |key: String| {
+            latest: Batcher::new(MOST_KEYS_READ_TOGETHER, move |keys: Vec<String>| {
                 let etcd = latest.clone();
-                async move { etcd.get_now(&key, 0).await }
+                async move { etcd.get_many_now(keys).await }
             }),
             revision: Coalescer::new(move |()| {
                 let etcd = revision.clone();
@@ -194,6 +198,46 @@ impl EtcdStorage {
         let options = GetOptions::new().with_revision(at as i64);
         let response = self.range("a get", key.into(), options, at).await?;
         response.kvs().first().map(key_value).transpose()
+    }
+
+    /// The latest state of each of `keys` (at most [`MOST_KEYS_READ_TOGETHER`]), read now
+    /// in one read-only transaction of ranges: etcd serves it as one linearizable read,
+    /// every range at the same revision.
+    async fn get_many_now(&self, keys: Vec<String>) -> Vec<Result<Option<KeyValue>>> {
+        if let [key] = &keys[..] {
+            return vec![self.get_now(key, 0).await];
+        }
+        if let Some(bad) = keys.iter().find_map(|key| check_key(key).err()) {
+            // Keys are checked before they are batched: not reached.
+            return keys.iter().map(|_| Err(bad.clone())).collect();
+        }
+        let ops: Vec<TxnOp> = (keys.iter())
+            .map(|key| TxnOp::get(key.as_str(), None))
+            .collect();
+        let read = self.call("a get", true, Context::Read { revision: 0 }, |etcd| {
+            let (mut kv, txn) = (etcd.kv.clone(), Txn::new().and_then(ops.clone()));
+            async move { kv.txn(txn).await }
+        });
+        let answers = match read.await {
+            Ok(response) => response.op_responses(),
+            Err(e) => return keys.iter().map(|_| Err(e.clone())).collect(),
+        };
+        if answers.len() != keys.len() {
+            let e = Error::Internal(format!(
+                "etcd answered {} of {} reads of one transaction",
+                answers.len(),
+                keys.len()
+            ));
+            return keys.iter().map(|_| Err(e.clone())).collect();
+        }
+        (answers.into_iter())
+            .map(|answer| match answer {
+                TxnOpResponse::Get(got) => got.kvs().first().map(key_value).transpose(),
+                _ => Err(Error::Internal(
+                    "etcd answered a range of a transaction with another operation".into(),
+                )),
+            })
+            .collect()
     }
 
     /// The current revision, read now by this caller alone.
