@@ -114,6 +114,9 @@ impl Caches {
         if cache.revision().is_some_and(|r| r >= revision) {
             return true;
         }
+        if cache.revision().is_none() {
+            return false;
+        }
         let (storage, progress) = {
             let inner = self.read();
             (inner.storage.clone(), inner.progress.clone())
@@ -121,10 +124,12 @@ impl Caches {
         let (Some(storage), Some(progress)) = (storage, progress) else {
             return false;
         };
-        if !storage.reports_progress() || cache.revision().is_none() {
+        if !storage.reports_progress() {
+            // Behind, with no way to catch up: noted for `behind_recently`.
+            *cache.catch_up_failed() = Some(std::time::Instant::now());
             return false;
         }
-        if (*cache.catch_up_failed()).is_some_and(|at| at.elapsed() < CATCH_UP_BACKOFF) {
+        if self.behind_recently(cache) {
             return false;
         }
         for _ in 0..CATCH_UP_REQUESTS {
@@ -135,6 +140,14 @@ impl Caches {
         }
         *cache.catch_up_failed() = Some(std::time::Instant::now());
         false
+    }
+
+    /// Whether a consistent read found `cache` behind storage and could not catch it up
+    /// within the last [`CATCH_UP_BACKOFF`]: it is then likely behind still (other kinds'
+    /// writes keep moving storage's revision), so a read that storage answers as cheaply
+    /// as it tells its revision (a GET) asks storage at once.
+    pub fn behind_recently(&self, cache: &Cache) -> bool {
+        (*cache.catch_up_failed()).is_some_and(|at| at.elapsed() < CATCH_UP_BACKOFF)
     }
 
     /// Reconfigures every cache, and those started later.

@@ -72,17 +72,17 @@ impl Registry {
         };
         // `0`: any state, the cache's; `N`: not older than `N`, the cache's once it has
         // reached `N`; none: the latest (a consistent read), the cache's when it has
-        // reached storage's current revision, else storage's. A store that cannot report
-        // progress (etcd before v3.4.31) could not catch a cache up that other kinds'
-        // writes left behind, and its revision read costs as much as reading the object
-        // (GETs' reads are shared, `storage::coalesce`): the object is read from it.
+        // reached storage's current revision, else storage's. A cache found behind a
+        // moment ago (other kinds' writes move storage's revision, and etcd before v3.4.31
+        // cannot report progress) is likely behind still: the object is read from storage
+        // at once, which costs what the revision read would (GETs' reads are shared,
+        // `storage::coalesce`).
         let resource_version = (options.resource_version.as_deref()).filter(|v| !v.is_empty());
         let cached = match resource_version.map(parse_resource_version).transpose()? {
-            None if !self.storage.reports_progress() => false,
             None => {
                 let cache = self.ready_cache(kind).await?;
                 let cache = &*cache;
-                self.cache_is_current(kind, cache).await?
+                !self.caches.behind_recently(cache) && self.cache_is_current(kind, cache).await?
             }
             Some(0) => true,
             Some(at_least) => {
