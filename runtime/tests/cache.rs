@@ -41,7 +41,11 @@ struct Flaky {
     deaf: AtomicBool,
     progress_requests: AtomicUsize,
     gets: AtomicUsize,
+    /// Lists of whole values, and of keys and revisions only.
     lists: AtomicUsize,
+    keys_only_lists: AtomicUsize,
+    /// Whether watches drop the changes they read (a cache that never hears of writes).
+    dropping: Arc<AtomicBool>,
     watches: Mutex<Vec<Revision>>,
     /// A key changed by the given function of its value just before the next guarded
     /// create (another writer racing a create between its check and its write).
@@ -64,7 +68,10 @@ impl Storage for Flaky {
         self.inner.get(key, revision).await
     }
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
-        self.lists.fetch_add(1, Ordering::SeqCst);
+        match request.keys_only {
+            true => self.keys_only_lists.fetch_add(1, Ordering::SeqCst),
+            false => self.lists.fetch_add(1, Ordering::SeqCst),
+        };
         let listed = self.inner.list(request).await;
         let racing = self.create_after_list.lock().unwrap().take();
         if let Some(key) = racing {
@@ -105,18 +112,26 @@ impl Storage for Flaky {
         }
         let events = self.inner.watch(prefix, from_revision).await?;
         let broken = self.breaker.subscribe();
-        let state = (events, broken, false);
+        let state = (events, broken, false, Arc::clone(&self.dropping));
         Ok(Box::pin(futures_util::stream::unfold(
             state,
-            |(mut events, mut broken, done)| async move {
+            |(mut events, mut broken, done, dropping)| async move {
                 if done {
                     return None;
                 }
+                let kept = async {
+                    loop {
+                        let item = events.next().await;
+                        if !(dropping.load(Ordering::SeqCst) && matches!(item, Some(Ok(_)))) {
+                            return item;
+                        }
+                    }
+                };
                 tokio::select! {
-                    item = events.next() => item.map(|item| (item, (events, broken, false))),
+                    item = kept => item.map(|item| (item, (events, broken, false, dropping))),
                     _ = broken.recv() => {
                         let error = Error::Unavailable("connection reset".into());
-                        Some((Err(error), (events, broken, true)))
+                        Some((Err(error), (events, broken, true, dropping)))
                     }
                 }
             },
@@ -183,6 +198,8 @@ async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>
         progress_requests: AtomicUsize::new(0),
         gets: AtomicUsize::new(0),
         lists: AtomicUsize::new(0),
+        keys_only_lists: AtomicUsize::new(0),
+        dropping: Arc::new(AtomicBool::new(false)),
         watches: Mutex::new(Vec::new()),
         change_before_create: Mutex::new(None),
         create_after_list: Mutex::new(racing.map(str::to_owned)),
@@ -573,10 +590,15 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     );
 
     // Without progress, a write to another kind leaves the configmaps' cache unable to
-    // know it is current; storage answers, at the new revision.
+    // know it is current. A keys-only list of storage shows it holds storage's keys at
+    // their revisions: the cache answers, at the new revision.
     env.flaky.progress.store(false, Ordering::SeqCst);
     let third = core.namespace("third").await;
-    let lists = env.flaky.lists.load(Ordering::SeqCst);
+    let counts = || {
+        let flaky = &env.flaky;
+        [&flaky.lists, &flaky.keys_only_lists].map(|n| n.load(Ordering::SeqCst))
+    };
+    let before = counts();
     let list = registry
         .list(configmaps, &ListOptions::default())
         .await
@@ -584,8 +606,32 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     assert_eq!(names(&list), ["a"]);
     assert_eq!(list.resource_version, third);
     assert_eq!(
-        env.flaky.lists.load(Ordering::SeqCst),
-        lists + 1,
+        counts(),
+        [before[0], before[1] + 1],
+        "served from the cache"
+    );
+
+    // A write the cache never hears of: the keys differ, and storage answers.
+    env.flaky.dropping.store(true, Ordering::SeqCst);
+    let body =
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}});
+    let created = (registry
+        .create(configmaps, body, &WriteOptions::default())
+        .await)
+        .unwrap();
+    let before = counts();
+    let list = registry
+        .list(configmaps, &ListOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(names(&list), ["a", "b"]);
+    assert_eq!(
+        list.resource_version,
+        created.object["metadata"]["resourceVersion"]
+    );
+    assert_eq!(
+        counts(),
+        [before[0] + 1, before[1] + 1],
         "served from storage"
     );
 }
@@ -659,7 +705,8 @@ async fn consistent_gets_without_progress_read_storage_and_share_the_cached_enco
 }
 
 /// A cache whose feed does not answer progress requests is asked twice, then left alone
-/// for a while: the reads meanwhile go to storage at once, not each after a wait in vain.
+/// for a while: the reads meanwhile ask storage at once (here a keys-only list, which
+/// shows the cache holds storage's keys), not each after a wait in vain.
 #[tokio::test]
 async fn a_cache_that_cannot_catch_up_leaves_consistent_reads_to_storage() {
     use kapi_runtime::registry::ListOptions;
@@ -671,14 +718,14 @@ async fn a_cache_that_cannot_catch_up_leaves_consistent_reads_to_storage() {
     core.namespace("other").await;
     env.flaky.progress.store(true, Ordering::SeqCst);
     env.flaky.deaf.store(true, Ordering::SeqCst);
-    let lists = env.flaky.lists.load(Ordering::SeqCst);
+    let lists = env.flaky.keys_only_lists.load(Ordering::SeqCst);
     for read in 1..=3 {
         let list = registry.list(configmaps, &ListOptions::default()).await;
         assert!(list.unwrap().items.is_empty());
         assert_eq!(
-            env.flaky.lists.load(Ordering::SeqCst),
+            env.flaky.keys_only_lists.load(Ordering::SeqCst),
             lists + read,
-            "from storage"
+            "storage asked"
         );
         assert_eq!(
             env.flaky.progress_requests.load(Ordering::SeqCst),

@@ -230,6 +230,7 @@ impl Registry {
                 limit: batch,
                 revision,
                 skip_remaining: counter.is_some(),
+                keys_only: false,
             };
             let response = self.storage.list(request).await.map_err(list_error)?;
             revision = response.revision;
@@ -330,14 +331,45 @@ impl Registry {
             Some(0) => true,
             Some(at_least) => self.cache_reaches(kind, cache, at_least).await?,
         };
-        match (fresh, at_least) {
-            (true, _) => {}
-            (false, None) => return Ok(Cached::FellBack),
+        let snapshot = match (fresh, at_least) {
+            (true, _) => cache.list(prefix).map_err(object::cache_error)?,
+            (false, None) => match self.verified(kind, cache, prefix).await? {
+                Some(snapshot) => snapshot,
+                None => return Ok(Cached::FellBack),
+            },
             (false, Some(_)) => return Ok(Cached::Delegated),
-        }
-        let snapshot = cache.list(prefix).map_err(object::cache_error)?;
+        };
         self.list_from(snapshot, target, selectors)
             .map(Cached::Served)
+    }
+
+    /// The cache's objects under `prefix` standing for storage's current state, when the
+    /// cache holds exactly storage's keys there at their mod revisions, as a keys-only
+    /// read of storage (keys and revisions, no values) tells: the snapshot is then the
+    /// collection at that read's revision. `None` when they differ. For a cache behind
+    /// storage that could not be caught up (other kinds' writes on etcd before v3.4.31):
+    /// one read of the keys, not a read and a decoding of every object.
+    async fn verified(
+        &self,
+        kind: &KindEntry,
+        cache: &crate::cache::Cache,
+        prefix: &str,
+    ) -> Result<Option<crate::cache::Snapshot>, ApiError> {
+        let request = ListRequest::prefix(prefix).keys_only();
+        let stored = (self.storage.list(request).await)
+            .map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
+        let Ok(mut snapshot) = cache.list(prefix) else {
+            return Ok(None);
+        };
+        let same = snapshot.objects.len() == stored.items.len()
+            && (snapshot.objects.iter().zip(&stored.items)).all(|(cached, kv)| {
+                cached.kv.key == kv.key && cached.kv.mod_revision == kv.mod_revision
+            });
+        if !same {
+            return Ok(None);
+        }
+        snapshot.revision = stored.revision;
+        Ok(Some(snapshot))
     }
 
     /// A consistent list with a limit, from the cache when the whole collection fits in
@@ -361,15 +393,19 @@ impl Registry {
         if !cache.fits(prefix, limit) {
             return Ok(Cached::Delegated);
         }
-        if !self.cache_is_current(kind, &cache).await? {
-            return Ok(Cached::FellBack);
-        }
-        // The cache may have grown while it caught up.
-        match cache.list_at_most(prefix, limit) {
-            Ok(Some(snapshot)) => self
+        let snapshot = match self.cache_is_current(kind, &cache).await? {
+            // The cache may have grown while it caught up.
+            true => cache.list_at_most(prefix, limit).ok().flatten(),
+            false => match self.verified(kind, &cache, prefix).await? {
+                Some(snapshot) => Some(snapshot).filter(|s| s.objects.len() <= limit),
+                None => return Ok(Cached::FellBack),
+            },
+        };
+        match snapshot {
+            Some(snapshot) => self
                 .list_from(snapshot, target, selectors)
                 .map(Cached::Served),
-            Ok(None) | Err(_) => Ok(Cached::Delegated),
+            None => Ok(Cached::Delegated),
         }
     }
 

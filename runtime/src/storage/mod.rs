@@ -86,6 +86,10 @@ pub struct ListRequest {
     /// every following key (the embedded store) skips it and answers `0`. `more` stays
     /// exact. etcd counts in its index whatever is asked.
     pub skip_remaining: bool,
+    /// Only the keys and their revisions: every item's value is empty (etcd's `keys_only`,
+    /// which sends no values). What a reader needs to tell whether its copy of the
+    /// collection is storage's (the registry's consistent lists of a cache behind).
+    pub keys_only: bool,
 }
 
 impl ListRequest {
@@ -118,6 +122,12 @@ impl ListRequest {
     /// Without counting the keys after the page ([`ListRequest::skip_remaining`]).
     pub fn without_remaining(mut self) -> Self {
         self.skip_remaining = true;
+        self
+    }
+
+    /// Only keys and revisions ([`ListRequest::keys_only`]).
+    pub fn keys_only(mut self) -> Self {
+        self.keys_only = true;
         self
     }
 }

@@ -76,6 +76,7 @@ macro_rules! storage_conformance_tests {
             list_does_not_leak_sibling_prefix,
             list_limit_and_continue,
             list_without_remaining_keeps_more_exact,
+            list_keys_only,
             list_at_past_revision,
             get_at_past_revision,
             paginate_while_writing,

@@ -63,6 +63,44 @@ pub async fn list_without_remaining_keeps_more_exact(backend: impl TestBackend) 
     assert_eq!((keys(&last.items), last.more), (vec!["/skip/d"], false));
 }
 
+/// A keys-only list answers what the full one does (keys, revisions, `more`, the revision
+/// read at), with every value empty.
+pub async fn list_keys_only(backend: impl TestBackend) {
+    let storage = backend.storage();
+    let s = &*storage;
+    for key in ["a", "b", "c"] {
+        create(s, &format!("/keys/{key}"), key).await;
+    }
+    ok(
+        "update",
+        s.update("/keys/b", bytes("b2"), current(s).await - 1).await,
+    );
+    ok("delete", s.delete("/keys/c", None).await);
+    for request in [
+        ListRequest::prefix("/keys/"),
+        ListRequest::prefix("/keys/").limit(1),
+    ] {
+        let full = ok("list", s.list(request.clone()).await);
+        let bare = ok("keys-only list", s.list(request.clone().keys_only()).await);
+        let revisions = |items: &[KeyValue]| -> Vec<(String, Revision, Revision)> {
+            (items.iter())
+                .map(|kv| (kv.key.clone(), kv.create_revision, kv.mod_revision))
+                .collect()
+        };
+        assert_eq!(
+            revisions(&bare.items),
+            revisions(&full.items),
+            "{request:?}"
+        );
+        assert_eq!((bare.more, bare.revision), (full.more, full.revision));
+        assert!(
+            bare.items.iter().all(|kv| kv.value.is_empty()),
+            "{request:?}"
+        );
+        assert!(full.items.iter().all(|kv| !kv.value.is_empty()));
+    }
+}
+
 /// A list is ordered by key (not by creation) and reports the revision it read at.
 pub async fn list_is_ordered_by_key(backend: impl TestBackend) {
     let storage = backend.storage();

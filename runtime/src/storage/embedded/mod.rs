@@ -322,7 +322,7 @@ impl Storage for EmbeddedStorage {
                 0 => usize::MAX,
                 limit => limit,
             };
-            let (items, remaining) = read::scan(
+            let (mut items, remaining) = read::scan(
                 &txn.open_table(schema::VERSIONS)?,
                 &request.prefix,
                 request.start_after.as_deref(),
@@ -330,6 +330,12 @@ impl Storage for EmbeddedStorage {
                 limit,
                 !request.skip_remaining,
             )?;
+            if request.keys_only {
+                // Read all the same (a record holds both); not handed out.
+                for item in &mut items {
+                    item.value = Bytes::new();
+                }
+            }
             Ok(ListResponse {
                 items,
                 revision: at,

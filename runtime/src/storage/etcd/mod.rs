@@ -498,10 +498,13 @@ impl Storage for EtcdStorage {
             next.push(0);
             start = start.max(next);
         }
-        let options = GetOptions::new()
+        let mut options = GetOptions::new()
             .with_range(end)
             .with_limit(request.limit as i64)
             .with_revision(request.revision as i64);
+        if request.keys_only {
+            options = options.with_keys_only();
+        }
         let response = (self.range("a list", start, options, request.revision)).await?;
         let items = (response.kvs().iter())
             .map(key_value)
