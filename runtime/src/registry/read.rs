@@ -355,6 +355,10 @@ impl Registry {
         cache: &crate::cache::Cache,
         prefix: &str,
     ) -> Result<Option<crate::cache::Snapshot>, ApiError> {
+        if cache.revision().is_none() {
+            // Not loaded (a relist, or start-up): nothing to compare.
+            return Ok(None);
+        }
         let request = ListRequest::prefix(prefix).keys_only();
         let stored = (self.storage.list(request).await)
             .map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;

@@ -188,12 +188,34 @@ where
     }
 }
 
+/// Frees a [`Batcher`] whose reader ends without finishing (a panic in its read, or a
+/// runtime shutting down): otherwise `reading` would stay set and every later caller wait
+/// for a reader that is gone. The callers waiting then read alone.
+struct Unstuck<K, T> {
+    batch: Arc<Mutex<Batch<K, T>>>,
+    finished: bool,
+}
+
+impl<K, T> Drop for Unstuck<K, T> {
+    fn drop(&mut self) {
+        if !self.finished {
+            let mut state = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+            state.reading = false;
+            state.waiting.clear();
+        }
+    }
+}
+
 /// Reads the keys of whoever waits, again and again, until nobody waits.
 async fn read_batches<K, T>(batch: Arc<Mutex<Batch<K, T>>>, read: Arc<ReadMany<K, T>>, most: usize)
 where
     K: Hash + Eq + Clone,
     T: Clone,
 {
+    let mut unstuck = Unstuck {
+        batch: Arc::clone(&batch),
+        finished: false,
+    };
     let mut gather = false;
     loop {
         if gather {
@@ -221,6 +243,7 @@ where
             state.waiting = kept;
             if keys.is_empty() {
                 state.reading = false;
+                unstuck.finished = true;
                 return;
             }
             // With callers left over, read again at once rather than gather more.
@@ -240,6 +263,7 @@ where
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
 
     use tokio::sync::Semaphore;
 
@@ -348,6 +372,28 @@ mod tests {
         // A lone caller afterwards reads again.
         gate.add_permits(1);
         assert_eq!(batcher.read("a").await, "a:4");
+    }
+
+    /// A reader that panics leaves no caller waiting: those waiting read alone, and later
+    /// callers get a reader of their own.
+    #[tokio::test]
+    async fn a_panicking_read_leaves_no_caller_waiting() {
+        let panicked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let batcher = Batcher::new(8, {
+            let panicked = Arc::clone(&panicked);
+            move |keys: Vec<&'static str>| {
+                let first = !panicked.swap(true, Ordering::SeqCst);
+                async move {
+                    assert!(!first, "the first read fails");
+                    keys.iter().map(|key| key.len()).collect::<Vec<_>>()
+                }
+            }
+        });
+        let within = Duration::from_secs(10);
+        let alone = tokio::time::timeout(within, batcher.read("ab")).await;
+        assert_eq!(alone.expect("answered"), 2, "read alone");
+        let later = tokio::time::timeout(within, batcher.read("abc")).await;
+        assert_eq!(later.expect("not left waiting"), 3);
     }
 
     #[tokio::test]

@@ -123,7 +123,8 @@ pub struct EtcdStorage {
 }
 
 /// The most keys one shared read asks for: etcd refuses a transaction of more than
-/// `--max-txn-ops` operations (128 by default); half leaves room for a lower setting.
+/// `--max-txn-ops` operations (128 by default); half leaves room for a lower setting, and
+/// a batch refused all the same is read key by key.
 const MOST_KEYS_READ_TOGETHER: usize = 64;
 
 /// The reads concurrent callers share: many requests at once (consistent GETs of any
@@ -220,6 +221,11 @@ impl EtcdStorage {
         });
         let answers = match read.await {
             Ok(response) => response.op_responses(),
+            // A cluster whose `--max-txn-ops` is below the batch: each key alone.
+            Err(Error::InvalidArgument(_)) => {
+                let gets = keys.iter().map(|key| self.get_now(key, 0));
+                return futures_util::future::join_all(gets).await;
+            }
             Err(e) => return keys.iter().map(|_| Err(e.clone())).collect(),
         };
         if answers.len() != keys.len() {
