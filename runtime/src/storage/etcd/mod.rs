@@ -203,14 +203,10 @@ impl EtcdStorage {
 
     /// The latest state of each of `keys` (at most [`MOST_KEYS_READ_TOGETHER`]), read now
     /// in one read-only transaction of ranges: etcd serves it as one linearizable read,
-    /// every range at the same revision.
+    /// every range at the same revision. The keys were checked (`check_key`) by `get`.
     async fn get_many_now(&self, keys: Vec<String>) -> Vec<Result<Option<KeyValue>>> {
         if let [key] = &keys[..] {
             return vec![self.get_now(key, 0).await];
-        }
-        if let Some(bad) = keys.iter().find_map(|key| check_key(key).err()) {
-            // Keys are checked before they are batched: not reached.
-            return keys.iter().map(|_| Err(bad.clone())).collect();
         }
         let ops: Vec<TxnOp> = (keys.iter())
             .map(|key| TxnOp::get(key.as_str(), None))
