@@ -5,7 +5,7 @@
 //! the consistent LIST right after a write to another kind (which the kind's cache must be
 //! caught up to) beside the same list from storage (`resourceVersionMatch=Exact`),
 //! paginated LIST (`limit=500`) p99, the list's size and what copying it costs the machine
-//! (memcpy, loopback TCP), and the server's RSS growth against the objects' JSON. At the
+//! (memcpy, loopback TCP, TLS), and the server's RSS growth against the objects' JSON. At the
 //! end, the time from a restart (after `kill -9`) to `/readyz` and to the watch cache
 //! loaded (a read it answers), and the RSS then.
 
@@ -146,6 +146,11 @@ fn measure_on(
         report.add(
             format!("{what} {label}: the same bytes by memcpy / loopback TCP"),
             1000.0 * bytes as f64 / limits.memcpy + 1000.0 * bytes as f64 / limits.loopback,
+            "ms",
+        );
+        report.add(
+            format!("{what} {label}: the same bytes by memcpy / TLS on loopback"),
+            1000.0 * bytes as f64 / limits.memcpy + 1000.0 * bytes as f64 / limits.tls,
             "ms",
         );
         let pages = if options.quick { 3 } else { 200 };

@@ -1,5 +1,5 @@
 //! The machine's own limits, measured in the same run: what the stores do without the
-//! server, and what moving a large list's bytes costs (memory, loopback TCP).
+//! server, and what moving a large list's bytes costs (memory, loopback TCP, TLS).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -35,6 +35,8 @@ pub struct Limits {
     pub memcpy: f64,
     /// Bytes per second through a loopback TCP connection.
     pub loopback: f64,
+    /// Bytes per second through a TLS connection on loopback (rustls, as the server's).
+    pub tls: f64,
     /// The etcd member the raw figures were measured on, kept for the server on etcd.
     pub etcd: Etcd,
 }
@@ -58,6 +60,12 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
         loopback / f64::from(1 << 20),
         "MiB/s",
     );
+    let tls = tls(size);
+    report.add(
+        "limit: TLS transfer on loopback (rustls)",
+        tls / f64::from(1 << 20),
+        "MiB/s",
+    );
     Limits {
         embedded_creates,
         etcd_txns,
@@ -66,6 +74,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
         etcd_gets,
         memcpy,
         loopback,
+        tls,
         etcd,
     }
 }
@@ -216,6 +225,73 @@ fn loopback(size: usize) -> f64 {
         stream.write_all(&chunk[..n]).expect("writing");
         sent += n;
     }
+    reader.join().expect("the reader");
+    size as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Bytes per second of sending `size` bytes through a TLS connection on loopback (rustls
+/// with ring, the server's TLS stack, and the cipher it negotiates with itself), in 64 KiB
+/// writes, decrypted on another thread; the handshake is left out.
+fn tls(size: usize) -> f64 {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+    use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
+
+    let pki = super::pki::Pki::new();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let chain: Vec<_> = (CertificateDer::pem_file_iter(&pki.serving.0))
+        .and_then(Iterator::collect)
+        .expect("the serving certificate");
+    let key = PrivateKeyDer::from_pem_file(&pki.serving.1).expect("the serving key");
+    let server = (ServerConfig::builder_with_provider(provider.clone()))
+        .with_safe_default_protocol_versions()
+        .and_then(|c| c.with_no_client_auth().with_single_cert(chain, key))
+        .expect("a TLS server configuration");
+    let mut roots = RootCertStore::empty();
+    (roots.add(CertificateDer::from_pem_file(&pki.ca).expect("the CA certificate")))
+        .expect("a trusted CA");
+    let client = (ClientConfig::builder_with_provider(provider))
+        .with_safe_default_protocol_versions()
+        .expect("a TLS client configuration")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binding loopback");
+    let addr = listener.local_addr().expect("a local address");
+    let reader = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().expect("accepting");
+        let connection = ServerConnection::new(Arc::new(server)).expect("a TLS connection");
+        let mut stream = rustls::StreamOwned::new(connection, stream);
+        let mut buffer = vec![0; 256 * 1024];
+        let mut total = 0;
+        while total < size {
+            match stream.read(&mut buffer).expect("reading") {
+                0 => break,
+                n => total += n,
+            }
+        }
+    });
+    let name = ServerName::try_from("127.0.0.1").expect("a server name");
+    let connection = ClientConnection::new(Arc::new(client), name).expect("a TLS connection");
+    let mut stream =
+        rustls::StreamOwned::new(connection, TcpStream::connect(addr).expect("connecting"));
+    // The handshake, before the clock starts.
+    stream.write_all(b"").expect("a handshake");
+    while stream.conn.is_handshaking() {
+        stream
+            .conn
+            .complete_io(&mut stream.sock)
+            .expect("a handshake");
+    }
+    let chunk = vec![7u8; 64 * 1024];
+    let started = Instant::now();
+    let mut sent = 0;
+    while sent < size {
+        let n = chunk.len().min(size - sent);
+        stream.write_all(&chunk[..n]).expect("writing");
+        sent += n;
+    }
+    stream.flush().expect("writing");
     reader.join().expect("the reader");
     size as f64 / started.elapsed().as_secs_f64()
 }

@@ -25,6 +25,10 @@
 #[allow(dead_code)]
 mod etcd;
 
+#[path = "../../tests/support/pki.rs"]
+#[allow(dead_code)]
+mod pki;
+
 #[path = "../../tests/support/webapp_crd.rs"]
 mod webapp_crd;
 

@@ -22,11 +22,7 @@ use super::common::{
     run_threads_on,
 };
 use super::report::Report;
-use super::webapp_crd;
-
-#[path = "../../tests/support/pki.rs"]
-#[allow(dead_code)]
-mod pki;
+use super::{pki, webapp_crd};
 
 /// How many WebApps each server gets.
 const OBJECTS: u64 = 4_000;
