@@ -16,8 +16,9 @@ use crate::storage::{Revision, Storage};
 
 /// How long a read waits for a cache to catch up after a progress request, per request.
 /// Storage answers in one round trip when it can; a watch still replaying history misses
-/// a request, hence a second one before the read goes to storage.
-const CATCH_UP_WAIT: Duration = Duration::from_millis(100);
+/// a request, hence a second one before the read goes to storage. Also how long a read
+/// that found the cache behind waits for the kind's own changes still on their way to it.
+pub const CATCH_UP_WAIT: Duration = Duration::from_millis(100);
 const CATCH_UP_REQUESTS: usize = 2;
 
 /// How long after a failed catch-up a cache's reads go to storage without trying: its feed

@@ -31,7 +31,7 @@ mod caches;
 mod feed;
 mod shared;
 
-pub use caches::Caches;
+pub use caches::{CATCH_UP_WAIT, Caches};
 use shared::Served;
 pub use shared::{Derived, DerivedKey, Memo, SharedObject, Splice, kept};
 

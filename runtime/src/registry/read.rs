@@ -346,9 +346,15 @@ impl Registry {
     /// The cache's objects under `prefix` standing for storage's current state, when the
     /// cache holds exactly storage's keys there at their mod revisions, as a keys-only
     /// read of storage (keys and revisions, no values) tells: the snapshot is then the
-    /// collection at that read's revision. `None` when they differ. For a cache behind
-    /// storage that could not be caught up (other kinds' writes on etcd before v3.4.31):
-    /// one read of the keys, not a read and a decoding of every object.
+    /// collection at that read's revision. For a cache behind storage that could not be
+    /// caught up (other kinds' writes on etcd before v3.4.31): one read of the keys, not a
+    /// read and a decoding of every object.
+    ///
+    /// When they differ, the kind's own changes up to that read may still be on their way
+    /// to the cache (a kind written while others are): each change the cache takes is
+    /// another chance to agree, until the cache reaches the read's revision (it is then
+    /// current itself) or [`CATCH_UP_WAIT`](crate::cache::CATCH_UP_WAIT) has passed
+    /// (`None`: storage answers).
     async fn verified(
         &self,
         kind: &KindEntry,
@@ -362,18 +368,27 @@ impl Registry {
         let request = ListRequest::prefix(prefix).keys_only();
         let stored = (self.storage.list(request).await)
             .map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
-        let Ok(mut snapshot) = cache.list(prefix) else {
-            return Ok(None);
-        };
-        let same = snapshot.objects.len() == stored.items.len()
-            && (snapshot.objects.iter().zip(&stored.items)).all(|(cached, kv)| {
-                cached.kv.key == kv.key && cached.kv.mod_revision == kv.mod_revision
-            });
-        if !same {
-            return Ok(None);
+        let deadline = std::time::Instant::now() + crate::cache::CATCH_UP_WAIT;
+        loop {
+            let Ok(mut snapshot) = cache.list(prefix) else {
+                return Ok(None);
+            };
+            if snapshot.revision >= stored.revision {
+                return Ok(Some(snapshot));
+            }
+            let same = snapshot.objects.len() == stored.items.len()
+                && (snapshot.objects.iter().zip(&stored.items)).all(|(cached, kv)| {
+                    cached.kv.key == kv.key && cached.kv.mod_revision == kv.mod_revision
+                });
+            if same {
+                snapshot.revision = stored.revision;
+                return Ok(Some(snapshot));
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() || (cache.wait_for(snapshot.revision + 1, left).await).is_none() {
+                return Ok(None);
+            }
         }
-        snapshot.revision = stored.revision;
-        Ok(Some(snapshot))
     }
 
     /// A consistent list with a limit, from the cache when the whole collection fits in

@@ -15,7 +15,7 @@ use kapi_runtime::storage::{
     WatchStream,
 };
 use tempfile::TempDir;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// How long anything may take to arrive.
 pub const DEADLINE: Duration = Duration::from_secs(10);
@@ -39,8 +39,13 @@ pub struct Flaky {
     /// Lists of whole values, and of keys and revisions only.
     pub lists: AtomicUsize,
     pub keys_only_lists: AtomicUsize,
+    /// Keys-only lists answered (their caller has the answer once this counts it).
+    pub keys_only_answered: AtomicUsize,
     /// Whether watches drop the changes they read (a cache that never hears of writes).
     pub dropping: Arc<AtomicBool>,
+    /// Whether watches hold the changes they read back until it is cleared (changes on
+    /// their way to the cache).
+    pub held: watch::Sender<bool>,
     pub watches: Mutex<Vec<Revision>>,
     /// A key changed by the given function of its value just before the next guarded
     /// create (another writer racing a create between its check and its write).
@@ -63,11 +68,15 @@ impl Storage for Flaky {
         self.inner.get(key, revision).await
     }
     async fn list(&self, request: ListRequest) -> Result<ListResponse> {
-        match request.keys_only {
+        let keys_only = request.keys_only;
+        match keys_only {
             true => self.keys_only_lists.fetch_add(1, Ordering::SeqCst),
             false => self.lists.fetch_add(1, Ordering::SeqCst),
         };
         let listed = self.inner.list(request).await;
+        if keys_only {
+            self.keys_only_answered.fetch_add(1, Ordering::SeqCst);
+        }
         let racing = self.create_after_list.lock().unwrap().take();
         if let Some(key) = racing {
             self.inner.create(&key, Bytes::from("{}")).await?;
@@ -107,26 +116,33 @@ impl Storage for Flaky {
         }
         let events = self.inner.watch(prefix, from_revision).await?;
         let broken = self.breaker.subscribe();
-        let state = (events, broken, false, Arc::clone(&self.dropping));
+        let held = self.held.subscribe();
+        let state = (events, broken, false, Arc::clone(&self.dropping), held);
         Ok(Box::pin(futures_util::stream::unfold(
             state,
-            |(mut events, mut broken, done, dropping)| async move {
+            |(mut events, mut broken, done, dropping, mut held)| async move {
                 if done {
                     return None;
                 }
                 let kept = async {
                     loop {
                         let item = events.next().await;
-                        if !(dropping.load(Ordering::SeqCst) && matches!(item, Some(Ok(_)))) {
+                        if !matches!(item, Some(Ok(_))) {
+                            return item;
+                        }
+                        if !dropping.load(Ordering::SeqCst) {
+                            let _ = held.wait_for(|held| !*held).await;
                             return item;
                         }
                     }
                 };
                 tokio::select! {
-                    item = kept => item.map(|item| (item, (events, broken, false, dropping))),
+                    item = kept => {
+                        item.map(|item| (item, (events, broken, false, dropping, held)))
+                    }
                     _ = broken.recv() => {
                         let error = Error::Unavailable("connection reset".into());
-                        Some((Err(error), (events, broken, true, dropping)))
+                        Some((Err(error), (events, broken, true, dropping, held)))
                     }
                 }
             },
@@ -194,7 +210,9 @@ pub async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&
         gets: AtomicUsize::new(0),
         lists: AtomicUsize::new(0),
         keys_only_lists: AtomicUsize::new(0),
+        keys_only_answered: AtomicUsize::new(0),
         dropping: Arc::new(AtomicBool::new(false)),
+        held: watch::channel(false).0,
         watches: Mutex::new(Vec::new()),
         change_before_create: Mutex::new(None),
         create_after_list: Mutex::new(racing.map(str::to_owned)),

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use bytes::Bytes;
 use kapi_runtime::cache::CacheOptions;
@@ -183,12 +184,42 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         "served from the cache"
     );
 
+    // The kind's own write still on its way to the cache when the keys are read (as when
+    // it is written beside other kinds): the list waits for it, and the cache answers at
+    // the keys-only read's revision.
+    let configmap = |name: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+    env.flaky.held.send_replace(true);
+    (registry
+        .create(configmaps, configmap("b"), &WriteOptions::default())
+        .await)
+        .unwrap();
+    let fourth = core.namespace("fourth").await;
+    let before = counts();
+    // Released once the list has the keys (and has found the cache without the write).
+    let answered = env.flaky.keys_only_answered.load(Ordering::SeqCst);
+    let release = async {
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        while env.flaky.keys_only_answered.load(Ordering::SeqCst) == answered {
+            assert!(tokio::time::Instant::now() < deadline, "no keys-only read");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        env.flaky.held.send_replace(false);
+    };
+    let options = ListOptions::default();
+    let (list, ()) = tokio::join!(registry.list(configmaps, &options), release);
+    let list = list.unwrap();
+    assert_eq!(names(&list), ["a", "b"]);
+    assert_eq!(list.resource_version, fourth);
+    assert_eq!(
+        counts(),
+        [before[0], before[1] + 1],
+        "served from the cache"
+    );
+
     // A write the cache never hears of: the keys differ, and storage answers.
     env.flaky.dropping.store(true, Ordering::SeqCst);
-    let body =
-        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}});
     let created = (registry
-        .create(configmaps, body, &WriteOptions::default())
+        .create(configmaps, configmap("c"), &WriteOptions::default())
         .await)
         .unwrap();
     let before = counts();
@@ -196,7 +227,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         .list(configmaps, &ListOptions::default())
         .await
         .unwrap();
-    assert_eq!(names(&list), ["a", "b"]);
+    assert_eq!(names(&list), ["a", "b", "c"]);
     assert_eq!(
         list.resource_version,
         created.object["metadata"]["resourceVersion"]

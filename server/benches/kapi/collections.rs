@@ -1,12 +1,13 @@
 //! One collection of WebApps on the embedded store, grown through the server to each size
 //! (10k, 100k, 1M; tiny with `--quick`), then one on etcd ("collection on etcd": 10k and
-//! 100k, where a watch cache's list outgrows one default gRPC message). At each size: creates per second over the last
-//! band of growth, LIST p50/p99 from the watch cache (`resourceVersion=0`) and consistent,
-//! the consistent LIST right after a write to another kind (which the kind's cache must be
-//! caught up to) beside the same list from storage (`resourceVersionMatch=Exact`),
+//! 100k, where a watch cache's list outgrows one default gRPC message). At each size:
+//! creates per second over the last band of growth, LIST p50/p99 from the watch cache
+//! (`resourceVersion=0`) and consistent, the consistent LIST right after a write to
+//! another kind (which the kind's cache must be caught up to) and while the kind and
+//! another are written, beside the same list from storage (`resourceVersionMatch=Exact`),
 //! paginated LIST (`limit=500`) p99, the list's size and what copying it costs the machine
-//! (memcpy, loopback TCP, TLS), and the server's RSS growth against the objects' JSON. At the
-//! end, the time from a restart (after `kill -9`) to `/readyz` and to the watch cache
+//! (memcpy, loopback TCP, TLS), and the server's RSS growth against the objects' JSON. At
+//! the end, the time from a restart (after `kill -9`) to `/readyz` and to the watch cache
 //! loaded (a read it answers), and the RSS then.
 
 use std::time::{Duration, Instant};
@@ -128,6 +129,14 @@ fn measure_on(
         for p in [50.0, 99.0] {
             report.add(
                 format!("{what} {label}: LIST (consistent, after another kind's write) p{p}"),
+                percentile_ms(&mut samples, p),
+                "ms",
+            );
+        }
+        let mut samples = busy_lists(&agent, &server, rounds);
+        for p in [50.0, 99.0] {
+            report.add(
+                format!("{what} {label}: LIST (consistent, the kind and another written) p{p}"),
                 percentile_ms(&mut samples, p),
                 "ms",
             );
@@ -271,6 +280,45 @@ fn quiet_lists(
             started.elapsed()
         })
         .collect()
+}
+
+/// The latencies of `rounds` consistent lists while another client keeps writing, one
+/// after another, to the listed kind (a merge patch of its first object) and to another
+/// (a ConfigMap created), as controllers and Leases keep a cluster's kinds written.
+fn busy_lists(agent: &ureq::Agent, server: &ServerProcess, rounds: usize) -> Vec<Duration> {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let url = server.url(WEBAPPS);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let writer = super::common::agent();
+            let patched = server.url(&format!("{WEBAPPS}/w0000000"));
+            let configmaps = server.url("/api/v1/namespaces/default/configmaps");
+            let mut i = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let response = (writer.patch(&patched))
+                    .header("Content-Type", "application/merge-patch+json")
+                    .send(format!(r#"{{"metadata":{{"annotations":{{"busy":"{i}"}}}}}}"#))
+                    .expect("PATCH");
+                assert_eq!(super::common::status_of(response), 200, "a patch");
+                let response = (writer.post(&configmaps))
+                    .header("Content-Type", "application/json")
+                    .send(r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"busy-"}}"#)
+                    .expect("POST");
+                assert_eq!(super::common::status_of(response), 201, "a ConfigMap");
+                i += 1;
+            }
+        });
+        let samples = (0..rounds)
+            .map(|_| {
+                let started = Instant::now();
+                let (status, _) = get_discarding(agent, &url);
+                assert_eq!(status, 200, "a consistent list");
+                started.elapsed()
+            })
+            .collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        samples
+    })
 }
 
 /// The latencies of the first `pages` pages of a consistent list by 500.
