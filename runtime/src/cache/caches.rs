@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Cache, CacheOptions};
-use crate::storage::coalesce::Coalescer;
+use crate::storage::coalesce::Shared;
 use crate::storage::{Revision, Storage};
 
 /// How long a read waits for a cache to catch up after a progress request, per request.
@@ -38,7 +38,7 @@ struct CachesInner {
     storage: Option<Arc<dyn Storage>>,
     /// Progress requests to that storage's watches, shared by concurrent readers: one
     /// request made after a reader arrived answers it.
-    progress: Option<Arc<Coalescer<(), ()>>>,
+    progress: Option<Arc<Shared<()>>>,
     /// What new caches are configured with.
     options: CacheOptions,
     caches: Vec<(Arc<Cache>, tokio::task::AbortHandle)>,
@@ -57,7 +57,7 @@ impl Caches {
             inner.storage = Some(Arc::clone(storage));
             inner.options = options;
             let storage = Arc::clone(storage);
-            inner.progress = Some(Arc::new(Coalescer::new(move |()| {
+            inner.progress = Some(Arc::new(Shared::new(move || {
                 let storage = Arc::clone(&storage);
                 async move { storage.request_progress().await }
             })));
@@ -134,7 +134,7 @@ impl Caches {
             return false;
         }
         for _ in 0..CATCH_UP_REQUESTS {
-            progress.read(()).await;
+            progress.read().await;
             if cache.wait_for(revision, CATCH_UP_WAIT).await.is_some() {
                 return true;
             }

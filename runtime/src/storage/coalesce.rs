@@ -1,14 +1,15 @@
 //! Linearizable reads shared by concurrent callers (kube shares its "current revision"
-//! reads the same way for consistent reads from its cache): of one key ([`Coalescer`]), or
-//! of the keys concurrent callers ask for, read together ([`Batcher`]).
+//! reads the same way for consistent reads from its cache): of the keys concurrent callers
+//! ask for, read together ([`Batcher`]), or of one answer with no key ([`Shared`]: the
+//! current revision, a progress request).
 //!
 //! A caller may take the answer of a read that *started after it arrived*: that read's
 //! linearization point falls within the caller's own call, so the answer is as fresh as
-//! a read of its own. A caller that arrives while a read of the same key is on its way
-//! waits for the next one, which starts as soon as that one ends (after letting the other
-//! ready tasks run a few turns, so that requests under way can join it) and answers
-//! everyone who arrived meanwhile. Under load, one read in flight per key serves any number
-//! of callers; alone, a caller pays one task hop.
+//! a read of its own. A caller that arrives while a read is on its way waits for the next
+//! one, which starts as soon as that one ends (after letting the other ready tasks run a
+//! few turns, so that requests under way can join it) and answers everyone who arrived
+//! meanwhile. Under load, one read in flight serves any number of callers; alone, a caller
+//! pays one task hop.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -23,97 +24,29 @@ use tokio::sync::oneshot;
 /// (`cargo xtask bench`: as many etcd ranges as requests); with it, a read answers several.
 const GATHER_TURNS: usize = 8;
 
-/// One read of a key.
-type Read<K, T> = dyn Fn(K) -> Pin<Box<dyn Future<Output = T> + Send>> + Send + Sync;
+/// One read with no key, shared by concurrent callers on [`Batcher`]'s rule: a batcher of
+/// the one key `()`.
+pub struct Shared<T>(Batcher<(), T>);
 
-/// Callers waiting for the next read, per key; a key is present while its reader runs.
-type Waiting<K, T> = Mutex<HashMap<K, Vec<oneshot::Sender<T>>>>;
-
-/// Shares reads of keys `K` answering `T` between concurrent callers.
-pub struct Coalescer<K, T> {
-    waiting: Arc<Waiting<K, T>>,
-    read: Arc<Read<K, T>>,
-}
-
-impl<K, T> Coalescer<K, T>
+impl<T> Shared<T>
 where
-    K: Hash + Eq + Clone + Send + 'static,
     T: Clone + Send + 'static,
 {
-    /// Shares `read` (which must be a linearizable read of its key).
-    pub fn new<F, Fut>(read: F) -> Coalescer<K, T>
+    /// Shares `read` (which must be linearizable).
+    pub fn new<F, Fut>(read: F) -> Shared<T>
     where
-        F: Fn(K) -> Fut + Send + Sync + 'static,
+        F: Fn() -> Fut + Send + Sync + 'static,
         Fut: Future<Output = T> + Send + 'static,
     {
-        Coalescer {
-            waiting: Arc::new(Mutex::new(HashMap::new())),
-            read: Arc::new(move |key| Box::pin(read(key))),
-        }
+        Shared(Batcher::new(1, move |keys: Vec<()>| {
+            let answer = read();
+            async move { vec![answer.await; keys.len()] }
+        }))
     }
 
-    /// The answer of a read of `key` that started after this call.
-    pub async fn read(&self, key: K) -> T {
-        let (sender, receiver) = oneshot::channel();
-        let start = {
-            let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-            match waiting.get_mut(&key) {
-                Some(next) => {
-                    next.push(sender);
-                    false
-                }
-                None => {
-                    waiting.insert(key.clone(), vec![sender]);
-                    true
-                }
-            }
-        };
-        if start {
-            tokio::spawn(reader(
-                Arc::clone(&self.waiting),
-                Arc::clone(&self.read),
-                key.clone(),
-            ));
-        }
-        match receiver.await {
-            Ok(answer) => answer,
-            // The reader was dropped (the runtime is shutting down): read alone.
-            Err(_) => (self.read)(key).await,
-        }
-    }
-}
-
-/// Reads `key` for whoever waits, again and again, until a read ends with nobody waiting
-/// for the next one.
-async fn reader<K, T>(waiting: Arc<Waiting<K, T>>, read: Arc<Read<K, T>>, key: K)
-where
-    K: Hash + Eq + Clone,
-    T: Clone,
-{
-    let mut first = true;
-    loop {
-        if !first {
-            // Under continuous demand, let the requests already under way reach their read
-            // before the next one starts, so that it answers more of them.
-            for _ in 0..GATHER_TURNS {
-                tokio::task::yield_now().await;
-            }
-        }
-        first = false;
-        let batch = {
-            let mut state = waiting.lock().unwrap_or_else(|e| e.into_inner());
-            match state.get_mut(&key) {
-                Some(next) if !next.is_empty() => std::mem::take(next),
-                _ => {
-                    state.remove(&key);
-                    return;
-                }
-            }
-        };
-        let answer = read(key.clone()).await;
-        for sender in batch {
-            let _ = sender.send(answer.clone());
-        }
+    /// The answer of a read that started after this call.
+    pub async fn read(&self) -> T {
+        self.0.read(()).await
     }
 }
 
@@ -128,10 +61,10 @@ struct Batch<K, T> {
     waiting: Vec<(K, oneshot::Sender<T>)>,
 }
 
-/// Shares reads between concurrent callers of *different* keys: the keys asked for while
-/// a read is on its way are read together in the next one (one etcd transaction of
-/// ranges rather than one range each), on the same rule as [`Coalescer`]: a caller takes
-/// the answer of a read that started after it arrived.
+/// Shares reads between concurrent callers of the same or *different* keys: the keys asked
+/// for while a read is on its way are read together in the next one (one etcd transaction
+/// of ranges rather than one range each), each once: a caller takes the answer of a read
+/// that started after it arrived.
 pub struct Batcher<K, T> {
     batch: Arc<Mutex<Batch<K, T>>>,
     read: Arc<ReadMany<K, T>>,
@@ -219,7 +152,8 @@ where
     let mut gather = false;
     loop {
         if gather {
-            // As for `Coalescer`: let the requests under way reach this read.
+            // Under continuous demand, let the requests already under way reach this read
+            // before it starts, so that it answers more of them.
             for _ in 0..GATHER_TURNS {
                 tokio::task::yield_now().await;
             }
@@ -270,8 +204,8 @@ mod tests {
     use super::*;
 
     /// A read that counts itself, answers its own number, and waits for a permit.
-    fn counted(reads: Arc<AtomicU64>, gate: Arc<Semaphore>) -> Coalescer<&'static str, u64> {
-        Coalescer::new(move |_key| {
+    fn counted(reads: Arc<AtomicU64>, gate: Arc<Semaphore>) -> Shared<u64> {
+        Shared::new(move || {
             let (reads, gate) = (Arc::clone(&reads), Arc::clone(&gate));
             async move {
                 let number = reads.fetch_add(1, Ordering::SeqCst) + 1;
@@ -284,10 +218,10 @@ mod tests {
     #[tokio::test]
     async fn callers_arriving_during_a_read_share_the_next_one() {
         let (reads, gate) = (Arc::new(AtomicU64::new(0)), Arc::new(Semaphore::new(0)));
-        let coalescer = Arc::new(counted(Arc::clone(&reads), Arc::clone(&gate)));
+        let shared = Arc::new(counted(Arc::clone(&reads), Arc::clone(&gate)));
         let first = tokio::spawn({
-            let coalescer = Arc::clone(&coalescer);
-            async move { coalescer.read("a").await }
+            let shared = Arc::clone(&shared);
+            async move { shared.read().await }
         });
         // The first read is under way (it counted itself) before the others arrive.
         while reads.load(Ordering::SeqCst) < 1 {
@@ -295,8 +229,8 @@ mod tests {
         }
         let later: Vec<_> = (0..10)
             .map(|_| {
-                let coalescer = Arc::clone(&coalescer);
-                tokio::spawn(async move { coalescer.read("a").await })
+                let shared = Arc::clone(&shared);
+                tokio::spawn(async move { shared.read().await })
             })
             .collect();
         // Let every later caller queue, then let both reads finish.
@@ -314,6 +248,10 @@ mod tests {
             assert_eq!(caller.await.unwrap(), 2);
         }
         assert_eq!(reads.load(Ordering::SeqCst), 2);
+        // Sequential callers never share: each arrives after the last read ended.
+        gate.add_permits(2);
+        assert_eq!(shared.read().await, 3);
+        assert_eq!(shared.read().await, 4);
     }
 
     /// A batched read that records the keys of each read, answers `key:read number`, and
@@ -394,15 +332,5 @@ mod tests {
         assert_eq!(alone.expect("answered"), 2, "read alone");
         let later = tokio::time::timeout(within, batcher.read("abc")).await;
         assert_eq!(later.expect("not left waiting"), 3);
-    }
-
-    #[tokio::test]
-    async fn keys_are_read_apart_and_a_quiet_key_is_read_again() {
-        let (reads, gate) = (Arc::new(AtomicU64::new(0)), Arc::new(Semaphore::new(100)));
-        let coalescer = counted(Arc::clone(&reads), gate);
-        assert_eq!(coalescer.read("a").await, 1);
-        assert_eq!(coalescer.read("b").await, 2);
-        // Sequential callers never share: each arrives after the last read ended.
-        assert_eq!(coalescer.read("a").await, 3);
     }
 }

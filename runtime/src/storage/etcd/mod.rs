@@ -36,7 +36,7 @@ use etcd_client::{
 
 use self::errors::{Context, map_error};
 use self::progress::Progress;
-use crate::storage::coalesce::{Batcher, Coalescer};
+use crate::storage::coalesce::{Batcher, Shared};
 use crate::storage::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
     WatchStream,
@@ -134,7 +134,7 @@ struct SharedReads {
     /// `get(key, 0)`: the keys asked for meanwhile, read in one transaction of ranges.
     latest: Batcher<String, Result<Option<KeyValue>>>,
     /// `current_revision()`.
-    revision: Coalescer<(), Result<Revision>>,
+    revision: Shared<Result<Revision>>,
 }
 
 impl EtcdStorage {
@@ -182,7 +182,7 @@ impl EtcdStorage {
                 let etcd = latest.clone();
                 async move { etcd.get_many_now(keys).await }
             }),
-            revision: Coalescer::new(move |()| {
+            revision: Shared::new(move || {
                 let etcd = revision.clone();
                 async move { etcd.revision_now().await }
             }),
@@ -656,7 +656,7 @@ impl Storage for EtcdStorage {
 
     async fn current_revision(&self) -> Result<Revision> {
         match &self.shared {
-            Some(shared) => shared.revision.read(()).await,
+            Some(shared) => shared.revision.read().await,
             None => self.revision_now().await,
         }
     }
