@@ -54,13 +54,14 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
         memcpy / f64::from(1 << 20),
         "MiB/s",
     );
-    let loopback = loopback(size);
+    // Best of three: a transfer of one connection is at the mercy of the scheduler.
+    let loopback = (0..3).map(|_| loopback(size)).fold(0.0, f64::max);
     report.add(
         "limit: loopback TCP transfer",
         loopback / f64::from(1 << 20),
         "MiB/s",
     );
-    let tls = tls(size);
+    let tls = (0..3).map(|_| tls(size)).fold(0.0, f64::max);
     report.add(
         "limit: TLS transfer on loopback (rustls)",
         tls / f64::from(1 << 20),
