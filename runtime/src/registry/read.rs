@@ -295,7 +295,8 @@ impl Registry {
     /// whatever the limit (which the cache ignores, as kube's); otherwise with a limit only
     /// when the whole collection fits in it (one page, which storage would answer alike:
     /// `kubectl get` asks for 500); without a `resourceVersion` (a consistent read) only
-    /// once the cache has reached storage's current revision.
+    /// once the cache has reached storage's current revision, or, when it cannot be
+    /// caught up, holds storage's keys at their revisions ([`Registry::verified`]).
     async fn list_cached(
         &self,
         target: Target<'_>,
@@ -351,10 +352,11 @@ impl Registry {
     /// read and a decoding of every object.
     ///
     /// When they differ, the kind's own changes up to that read may still be on their way
-    /// to the cache (a kind written while others are): each change the cache takes is
-    /// another chance to agree, until the cache reaches the read's revision (it is then
-    /// current itself) or [`CATCH_UP_WAIT`](crate::cache::CATCH_UP_WAIT) has passed
-    /// (`None`: storage answers).
+    /// to the cache (a kind written while others are): once the cache has the newest of
+    /// the keys' revisions, each change it takes is another chance to agree, until it
+    /// reaches the read's revision (it is then current itself) or
+    /// [`CATCH_UP_WAIT`](crate::cache::CATCH_UP_WAIT) has passed (`None`: storage
+    /// answers).
     async fn verified(
         &self,
         kind: &KindEntry,
@@ -369,6 +371,14 @@ impl Registry {
         let stored = (self.storage.list(request).await)
             .map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
         let deadline = std::time::Instant::now() + crate::cache::CATCH_UP_WAIT;
+        // The cache cannot agree before it has the newest of those writes: waited for
+        // first, with no snapshot taken meanwhile (one costs a clone per object).
+        let newest = (stored.items.iter()).map(|kv| kv.mod_revision).max();
+        if let Some(newest) = newest.filter(|n| cache.revision().is_some_and(|r| r < *n)) {
+            if (cache.wait_for(newest, crate::cache::CATCH_UP_WAIT).await).is_none() {
+                return Ok(None);
+            }
+        }
         loop {
             let Ok(mut snapshot) = cache.list(prefix) else {
                 return Ok(None);

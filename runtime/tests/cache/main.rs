@@ -3,6 +3,7 @@
 //! resumes a broken storage watch from the last revision it applied without disturbing
 //! its watchers, lists again (ending its watchers) only when that revision is gone, and
 //! answers the registry's consistent reads once it has caught up with storage.
+#![cfg(feature = "server")]
 
 mod flaky;
 mod registry;
