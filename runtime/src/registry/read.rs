@@ -374,10 +374,10 @@ impl Registry {
         // The cache cannot agree before it has the newest of those writes: waited for
         // first, with no snapshot taken meanwhile (one costs a clone per object).
         let newest = (stored.items.iter()).map(|kv| kv.mod_revision).max();
-        if let Some(newest) = newest.filter(|n| cache.revision().is_some_and(|r| r < *n)) {
-            if (cache.wait_for(newest, crate::cache::CATCH_UP_WAIT).await).is_none() {
-                return Ok(None);
-            }
+        if let Some(newest) = newest.filter(|n| cache.revision().is_some_and(|r| r < *n))
+            && (cache.wait_for(newest, crate::cache::CATCH_UP_WAIT).await).is_none()
+        {
+            return Ok(None);
         }
         loop {
             let Ok(mut snapshot) = cache.list(prefix) else {
