@@ -208,26 +208,10 @@ fn loopback(size: usize) -> f64 {
     let addr = listener.local_addr().expect("a local address");
     let reader = std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().expect("accepting");
-        let mut buffer = vec![0; 256 * 1024];
-        let mut total = 0;
-        while total < size {
-            match stream.read(&mut buffer).expect("reading") {
-                0 => break,
-                n => total += n,
-            }
-        }
+        read_to(&mut stream, size);
     });
     let mut stream = TcpStream::connect(addr).expect("connecting");
-    let chunk = vec![7u8; 64 * 1024];
-    let started = Instant::now();
-    let mut sent = 0;
-    while sent < size {
-        let n = chunk.len().min(size - sent);
-        stream.write_all(&chunk[..n]).expect("writing");
-        sent += n;
-    }
-    reader.join().expect("the reader");
-    size as f64 / started.elapsed().as_secs_f64()
+    write_timed(&mut stream, size, reader)
 }
 
 /// Bytes per second of sending `size` bytes through a TLS connection on loopback (rustls
@@ -263,14 +247,7 @@ fn tls(size: usize) -> f64 {
         let (stream, _) = listener.accept().expect("accepting");
         let connection = ServerConnection::new(Arc::new(server)).expect("a TLS connection");
         let mut stream = rustls::StreamOwned::new(connection, stream);
-        let mut buffer = vec![0; 256 * 1024];
-        let mut total = 0;
-        while total < size {
-            match stream.read(&mut buffer).expect("reading") {
-                0 => break,
-                n => total += n,
-            }
-        }
+        read_to(&mut stream, size);
     });
     let name = ServerName::try_from("127.0.0.1").expect("a server name");
     let connection = ClientConnection::new(Arc::new(client), name).expect("a TLS connection");
@@ -284,6 +261,24 @@ fn tls(size: usize) -> f64 {
             .complete_io(&mut stream.sock)
             .expect("a handshake");
     }
+    write_timed(&mut stream, size, reader)
+}
+
+/// Reads `size` bytes (or until the end) from `stream`.
+fn read_to(stream: &mut impl Read, size: usize) {
+    let mut buffer = vec![0; 256 * 1024];
+    let mut total = 0;
+    while total < size {
+        match stream.read(&mut buffer).expect("reading") {
+            0 => break,
+            n => total += n,
+        }
+    }
+}
+
+/// Bytes per second of writing `size` bytes to `stream` in 64 KiB writes, until `reader`
+/// (on the other end) has read them.
+fn write_timed(stream: &mut impl Write, size: usize, reader: std::thread::JoinHandle<()>) -> f64 {
     let chunk = vec![7u8; 64 * 1024];
     let started = Instant::now();
     let mut sent = 0;
