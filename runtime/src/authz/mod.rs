@@ -126,10 +126,11 @@ impl Authorizer for AlwaysDeny {
     }
 }
 
-/// The modes of `--authorization-mode`, in order.
+/// The modes of `--authorization-mode`, in order. Cloned by every request that passes
+/// the chain: the list is shared.
 #[derive(Clone, Default)]
 pub struct Mode {
-    modes: Vec<(String, Arc<dyn Authorizer>)>,
+    modes: Arc<Vec<(String, Arc<dyn Authorizer>)>>,
 }
 
 impl Mode {
@@ -141,7 +142,7 @@ impl Mode {
     /// Adds a mode named `name` (`RBAC`), asked after those added before.
     #[must_use]
     pub fn with(mut self, name: &str, authorizer: Arc<dyn Authorizer>) -> Mode {
-        self.modes.push((name.to_owned(), authorizer));
+        Arc::make_mut(&mut self.modes).push((name.to_owned(), authorizer));
         self
     }
 
@@ -158,7 +159,7 @@ impl Mode {
     /// Every mode's rules for `user` in `namespace`, together.
     pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> RulesFor {
         let mut all = RulesFor::default();
-        for (_, authorizer) in &self.modes {
+        for (_, authorizer) in self.modes.iter() {
             let found = authorizer.rules_for(user, namespace);
             all.rules.extend(found.rules);
             all.incomplete |= found.incomplete;
@@ -171,7 +172,7 @@ impl Mode {
     /// reason given (kube joins them with newlines).
     pub fn authorize(&self, attributes: &Attributes<'_>) -> Decision {
         let mut reasons = Vec::new();
-        for (_, authorizer) in &self.modes {
+        for (_, authorizer) in self.modes.iter() {
             match authorizer.authorize(attributes) {
                 Decision::NoOpinion(reason) => {
                     if !reason.is_empty() {

@@ -26,6 +26,7 @@ pub mod log;
 pub mod max_inflight;
 pub mod metrics;
 pub mod request_info;
+mod shared;
 pub mod timeout;
 
 use std::sync::Arc;
@@ -34,6 +35,7 @@ use axum::Router;
 use axum::response::{IntoResponse, Response};
 
 pub use request_info::RequestInfo;
+use shared::SharedLayer;
 
 use crate::audit::Auditor;
 use crate::authn::Authenticator;
@@ -75,8 +77,8 @@ impl Default for Filters {
 /// The filters are stacked once around the whole router (`ServiceBuilder`, outermost
 /// first), not around each of its routes as `Router::layer` would: there a request clones
 /// each filter's boxed inner stack, deep, at every filter (hundreds of allocations per
-/// request); here each filter clones its unboxed inner stack (reference counts), and the
-/// router's own clone is cheap.
+/// request). Here a `Shared` boundary (`shared.rs`) under each filter makes its inner stack one
+/// `Arc`, so a request clones each filter once, and the router's own clone is cheap.
 pub fn chain(
     handler: Router,
     filters: &Filters,
@@ -88,16 +90,21 @@ pub fn chain(
     });
     let stack = tower::ServiceBuilder::new()
         .layer(axum::middleware::from_fn(request_info::attach))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn(log::log_request))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             served,
             metrics::instrument,
         ))
+        .layer(SharedLayer)
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             filters.request_timeout,
             timeout::deadline,
         ))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             authentication::Authentication {
                 authenticator: Arc::clone(&filters.authenticator),
@@ -105,22 +112,27 @@ pub fn chain(
             },
             authentication::authenticate,
         ))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             filters.auditor.clone(),
             audit::audit,
         ))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             filters.authorizer.clone(),
             impersonation::impersonate,
         ))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             filters.limits.clone(),
             max_inflight::limit,
         ))
+        .layer(SharedLayer)
         .layer(axum::middleware::from_fn_with_state(
             filters.authorizer.clone(),
             authorization::authorize,
         ))
+        .layer(SharedLayer)
         .option_layer(aggregator)
         .service(handler);
     Router::new().fallback_service(stack)
