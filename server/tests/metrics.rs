@@ -399,18 +399,6 @@ fn consistent_lists_of_a_kind_being_written_on_etcd() {
             })
         })
         .collect();
-    let lists_from = |samples: &[Sample], fallback: &str| {
-        let labels = [
-            ("resource", "webapps.apps.example.dev"),
-            ("success", "true"),
-            ("fallback", fallback),
-        ];
-        value(
-            samples,
-            "apiserver_watch_cache_consistent_read_total",
-            &labels,
-        )
-    };
     wait_for(
         WAIT,
         "every writer's first patch",
@@ -460,8 +448,8 @@ fn consistent_lists_of_a_kind_being_written_on_etcd() {
         writer.join().expect("a writer");
     }
     let after = scrape(&client);
-    let from_cache = lists_from(&after, "false") - lists_from(&before, "false");
-    let from_storage = lists_from(&after, "true") - lists_from(&before, "true");
+    let from_cache = webapp_lists(&after, "false") - webapp_lists(&before, "false");
+    let from_storage = webapp_lists(&after, "true") - webapp_lists(&before, "true");
     assert_eq!(
         from_cache + from_storage,
         f64::from(rounds),
@@ -476,6 +464,21 @@ fn consistent_lists_of_a_kind_being_written_on_etcd() {
         from_cache >= f64::from(rounds) / 2.0,
         "only {from_cache} of {rounds} lists of the busy kind came from its cache"
     );
+}
+
+/// The consistent lists of webapps counted in `samples`: those the cache answered
+/// (`fallback` "false"), or storage ("true").
+fn webapp_lists(samples: &[Sample], fallback: &str) -> f64 {
+    let labels = [
+        ("resource", "webapps.apps.example.dev"),
+        ("success", "true"),
+        ("fallback", fallback),
+    ];
+    value(
+        samples,
+        "apiserver_watch_cache_consistent_read_total",
+        &labels,
+    )
 }
 
 /// Creates two webapps, waits for their cache to hold them, then writes a ConfigMap and
@@ -525,18 +528,7 @@ fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 4], Opt
             ];
             value(samples, "etcd_requests_total", &labels)
         });
-        let lists = ["false", "true"].map(|fallback| {
-            let labels = [
-                ("resource", "webapps.apps.example.dev"),
-                ("success", "true"),
-                ("fallback", fallback),
-            ];
-            value(
-                samples,
-                "apiserver_watch_cache_consistent_read_total",
-                &labels,
-            )
-        });
+        let lists = ["false", "true"].map(|fallback| webapp_lists(samples, fallback));
         [storage[0], storage[1], lists[0], lists[1]]
     };
     let before = reads(&scrape(&client));
