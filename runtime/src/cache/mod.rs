@@ -138,6 +138,9 @@ pub struct CachedObject {
     pub kv: KeyValue,
     /// `metadata.labels`, for label selectors (`None` when absent or undecodable).
     pub labels: Option<Labels>,
+    /// Where the stored bytes hold `metadata` (`None` when absent or undecodable): a
+    /// Table row's `PartialObjectMetadata` copies them rather than decoding the object.
+    metadata: Option<std::ops::Range<u32>>,
     /// Values the registry derives once from the object, per kind reading it (the
     /// selectable fields' values, for field selectors): kinds stored together name their
     /// fields differently.
@@ -153,21 +156,35 @@ pub struct CachedObject {
 
 impl CachedObject {
     fn new(kv: KeyValue) -> Arc<CachedObject> {
-        /// Only the labels of a stored object; the rest is skipped, not decoded.
+        /// Only the metadata of a stored object, as its bytes; the rest is skipped, not
+        /// decoded.
         #[derive(serde::Deserialize)]
-        struct Labelled {
-            metadata: Option<Metadata>,
+        struct Outer<'a> {
+            #[serde(borrow)]
+            metadata: Option<&'a serde_json::value::RawValue>,
         }
+        /// Only the labels of the metadata.
         #[derive(serde::Deserialize)]
         struct Metadata {
             labels: Option<Labels>,
         }
-        let labels = serde_json::from_slice::<Labelled>(&kv.value)
+        let metadata = serde_json::from_slice::<Outer<'_>>(&kv.value)
             .ok()
-            .and_then(|object| object.metadata?.labels);
+            .and_then(|object| object.metadata);
+        let labels = metadata
+            .and_then(|raw| serde_json::from_str::<Metadata>(raw.get()).ok())
+            .and_then(|metadata| metadata.labels);
+        // The raw value borrows from the stored bytes: its place in them.
+        let metadata = metadata.and_then(|raw| {
+            let start = (raw.get().as_ptr() as usize).checked_sub(kv.value.as_ptr() as usize)?;
+            let start = u32::try_from(start).ok()?;
+            let end = start.checked_add(u32::try_from(raw.get().len()).ok()?)?;
+            Some(start..end)
+        });
         Arc::new(CachedObject {
             kv,
             labels,
+            metadata,
             derived: Derived::default(),
             versions: Memo::default(),
             splice: OnceLock::new(),

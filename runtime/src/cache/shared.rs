@@ -151,6 +151,28 @@ impl SharedObject {
         }
     }
 
+    /// The object's `metadata` as compact JSON, in up to three pieces, when it is known
+    /// where the encoding holds it without decoding it: for a cached object served in its
+    /// storage version (its stored bytes, with the resourceVersion inserted where it
+    /// falls within them). `None` otherwise.
+    pub fn metadata_parts(&self) -> Option<[&[u8]; 3]> {
+        let Repr::Stored(cached, splice) = &self.0 else {
+            return None;
+        };
+        let range = cached.metadata.clone()?;
+        let (start, end) = (range.start as usize, range.end as usize);
+        let base = &cached.kv.value;
+        Some(if start < splice.at && splice.at < end {
+            [
+                &base[start..splice.at],
+                &splice.insert,
+                &base[splice.at..end],
+            ]
+        } else {
+            [&base[start..end], &[], &[]]
+        })
+    }
+
     /// The object as compact JSON in one piece (made for the call when it is held in
     /// [`parts`](SharedObject::parts)).
     pub fn json(&self) -> Bytes {
@@ -525,5 +547,43 @@ mod tests {
         }
         let row = v1.encoded_as("row", || Some(Bytes::from_static(b"r")));
         assert_eq!(again.encoded_as("row", || panic!("made twice")), row);
+    }
+
+    #[test]
+    fn metadata_is_found_in_the_stored_bytes_with_its_resource_version() {
+        let stored = serde_json::json!({
+            "apiVersion": "g/v1",
+            "metadata": {"labels": {"a": "b"}, "name": "a", "uid": "u"},
+            "spec": {"metadata": {"name": "not this one"}},
+        });
+        let cached = CachedObject::new(crate::storage::KeyValue {
+            key: "/k".into(),
+            value: Bytes::from(serde_json::to_vec(&stored).unwrap()),
+            create_revision: 7,
+            mod_revision: 7,
+        });
+        let mut served = stored.clone();
+        served["metadata"]["resourceVersion"] = "7".into();
+        let v1 = (cached.served::<()>("g", "v1", || Ok(served.clone()))).unwrap();
+        let parts = v1.metadata_parts().expect("the stored version's metadata");
+        assert!(!parts[1].is_empty(), "the resourceVersion falls within it");
+        let expected = serde_json::to_vec(&served["metadata"]).unwrap();
+        assert_eq!(parts.concat(), expected);
+        // Another version's encoding is its own: not known without decoding it.
+        let beta = (cached.served::<()>("g", "v1beta1", || {
+            let mut beta = served.clone();
+            beta["apiVersion"] = "g/v1beta1".into();
+            Ok(beta)
+        }))
+        .unwrap();
+        assert!(beta.metadata_parts().is_none());
+        // An object without metadata has none.
+        let bare = CachedObject::new(crate::storage::KeyValue {
+            key: "/b".into(),
+            value: Bytes::from_static(br#"{"apiVersion":"g/v1"}"#),
+            create_revision: 8,
+            mod_revision: 8,
+        });
+        assert!(bare.metadata.is_none());
     }
 }

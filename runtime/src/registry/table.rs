@@ -114,12 +114,11 @@ pub fn table_json(
             let cells = undated_cells(target, &item.value())?;
             serde_json::to_vec(&cells).map(kept).map_err(internal)
         })?;
-        let undated: Vec<Value> = serde_json::from_slice(&undated).map_err(internal)?;
         if i > 0 {
             body.push(b',');
         }
         body.extend_from_slice(b"{\"cells\":");
-        serde_json::to_writer(&mut body, &aged(columns, undated, now)).map_err(internal)?;
+        write_aged(&mut body, columns, &undated, now)?;
         match include {
             Include::None => {}
             Include::Object => {
@@ -130,11 +129,19 @@ pub fn table_json(
             }
             Include::Metadata => {
                 // The object's own `metadata` bytes: its encoding is serde's, so they are
-                // what serializing its metadata gives (no second copy is kept).
-                let json = item.json();
-                let only: MetadataOnly<'_> = serde_json::from_slice(&json).map_err(internal)?;
+                // what serializing its metadata gives (no second copy is kept). Where the
+                // cache knows their place they are copied; otherwise found by decoding.
                 body.extend_from_slice(PARTIAL_METADATA_OPEN);
-                body.extend_from_slice(only.metadata.map_or("null", RawValue::get).as_bytes());
+                match item.metadata_parts() {
+                    Some(parts) => parts.iter().for_each(|part| body.extend_from_slice(part)),
+                    None => {
+                        let json = item.json();
+                        let only: MetadataOnly<'_> =
+                            serde_json::from_slice(&json).map_err(internal)?;
+                        let metadata = only.metadata.map_or("null", RawValue::get);
+                        body.extend_from_slice(metadata.as_bytes());
+                    }
+                }
                 body.push(b'}');
             }
         }
@@ -193,6 +200,34 @@ fn aged(columns: &[PrinterColumn], mut cells: Vec<Value>, now: SystemTime) -> Ve
         }
     }
     cells
+}
+
+/// [`aged`] for cells kept as their encoding (`undated`), written to `body` as serializing
+/// the aged cells would write them: only the `date` cells are decoded, the others copied.
+fn write_aged(
+    body: &mut Vec<u8>,
+    columns: &[PrinterColumn],
+    undated: &[u8],
+    now: SystemTime,
+) -> Result<(), ApiError> {
+    let cells: Vec<&RawValue> = serde_json::from_slice(undated).map_err(internal)?;
+    body.push(b'[');
+    for (i, raw) in cells.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        // Cell 0 is the name; cell `i` is column `i - 1`'s.
+        match i.checked_sub(1).and_then(|column| columns.get(column)) {
+            Some(column) if column.column_type == "date" => {
+                let value: Value = serde_json::from_str(raw.get()).map_err(internal)?;
+                serde_json::to_writer(&mut *body, &cell("date", Some(&value), now))
+                    .map_err(internal)?;
+            }
+            _ => body.extend_from_slice(raw.get().as_bytes()),
+        }
+    }
+    body.push(b']');
+    Ok(())
 }
 
 /// A row's object by default: `PartialObjectMetadata` of `object`.
