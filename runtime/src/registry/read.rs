@@ -216,8 +216,9 @@ impl Registry {
         // What follows a page is counted in the loaded watch cache's index (kube documents
         // `remainingItemCount` as an estimate), not by a storage scan of every following
         // key, which made each page of a large collection cost the whole collection.
-        let counter = (self.caches.for_prefix(&self.keys().kind_prefix(info)))
-            .filter(|cache| unfiltered && cache.revision().is_some());
+        let cache = (self.caches.for_prefix(&self.keys().kind_prefix(info)))
+            .filter(|cache| cache.revision().is_some());
+        let counter = cache.as_ref().filter(|_| unfiltered);
         let mut batch = limit;
         let mut items = Vec::new();
         let mut last_key: Option<String> = None;
@@ -241,8 +242,22 @@ impl Registry {
                     break;
                 }
                 last_key = Some(kv.key.clone());
-                if let Some(object) = select(kind, kv, target.version, selectors)? {
-                    items.push(SharedObject::from(object));
+                // The cache may hold this very write (a key's mod revision names one): its
+                // shared encoding then serves, with no decoding or conversion, as for a GET.
+                let cached = (cache.as_ref())
+                    .and_then(|cache| cache.get(&kv.key).ok()?.0)
+                    .filter(|cached| cached.kv.mod_revision == kv.mod_revision);
+                match cached {
+                    Some(cached) => {
+                        if matches_cached(kind, &cached, selectors)? {
+                            items.push(in_version(kind, &cached, target.version)?);
+                        }
+                    }
+                    None => {
+                        if let Some(object) = select(kind, kv, target.version, selectors)? {
+                            items.push(SharedObject::from(object));
+                        }
+                    }
                 }
             }
             if full {
