@@ -455,11 +455,11 @@ fn consistent_lists_of_a_kind_being_written_on_etcd() {
         f64::from(rounds),
         "every list counted"
     );
-    // A list falls back only when the cache has not caught up within 100 ms: rare, even on
-    // a loaded machine. (Seen from outside, the cache is never behind a write this server
-    // acknowledged: its watch event arrives before the writer's answer reaches the
-    // reader. The wait itself is proven in `kapi-runtime`'s cache tests, with a store
-    // that holds changes back.)
+    // A list falls back only when the cache has not caught up within its waits (100 ms
+    // each): rare, even on a loaded machine. (From outside, the cache is seldom seen behind
+    // a write this server acknowledged: its watch event usually arrives before the
+    // writer's answer reaches the reader, so this test does not show the wait itself;
+    // `kapi-runtime`'s cache tests do, with a store that holds changes back.)
     assert!(
         from_cache >= f64::from(rounds) / 2.0,
         "only {from_cache} of {rounds} lists of the busy kind came from its cache"

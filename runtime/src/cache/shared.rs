@@ -585,5 +585,28 @@ mod tests {
             mod_revision: 8,
         });
         assert!(bare.metadata.is_none());
+        let null = CachedObject::new(crate::storage::KeyValue {
+            key: "/n".into(),
+            value: Bytes::from_static(br#"{"apiVersion":"g/v1","metadata":null}"#),
+            create_revision: 9,
+            mod_revision: 9,
+        });
+        assert!(null.metadata.is_none());
+        // A version whose insertion falls before the metadata: its bytes as stored.
+        let before = CachedObject::new(crate::storage::KeyValue {
+            key: "/o".into(),
+            value: Bytes::from_static(br#"{"apiVersion":"g/v1","metadata":{"name":"o"}}"#),
+            create_revision: 10,
+            mod_revision: 10,
+        });
+        let kinded =
+            serde_json::json!({"apiVersion": "g/v1", "kind": "K", "metadata": {"name": "o"}});
+        let served = (before.served::<()>("g", "v1", || Ok(kinded))).unwrap();
+        assert!(matches!(served.0, Repr::Stored(..)), "spliced");
+        let parts = served
+            .metadata_parts()
+            .expect("the stored version's metadata");
+        assert_eq!(parts.concat(), br#"{"name":"o"}"#);
+        assert!(parts[1].is_empty());
     }
 }
