@@ -229,12 +229,7 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
         assert_eq!(response.status, 201, "{response:?}");
     }
     let latest = rv(&get(&client, WEBAPPS));
-    wait_for(
-        EVENT,
-        "the cache to reach the last create",
-        String::new,
-        || (rv(&get(&client, &format!("{WEBAPPS}?resourceVersion=0"))) == latest).then_some(()),
-    );
+    cache_reaches(&client, &latest);
     let bytes = |path: &str, accept: &str| {
         let (status, body) = client.get_accepting(path, accept).unwrap();
         assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
@@ -343,23 +338,11 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
     });
     for i in 0..40 {
         let patch = json!({"metadata": {"annotations": {"later": "write"}}});
-        let path = format!("{WEBAPPS}/w{i:02}");
-        let patched = (client.request(
-            "PATCH",
-            &path,
-            "application/merge-patch+json",
-            Some(&patch.to_string()),
-        ))
-        .unwrap();
+        let patched = client.merge_patch(&format!("{WEBAPPS}/w{i:02}"), &patch);
+        let patched = patched.unwrap();
         assert_eq!(patched.status, 200, "{patched:?}");
     }
-    let newest = rv(&get(&client, WEBAPPS));
-    wait_for(
-        EVENT,
-        "the cache to reach the last patch",
-        String::new,
-        || (rv(&get(&client, &format!("{WEBAPPS}?resourceVersion=0"))) == newest).then_some(()),
-    );
+    cache_reaches(&client, &rv(&get(&client, WEBAPPS)));
     for (path, list, rows) in versions {
         let old = format!("{path}?resourceVersion={latest}&resourceVersionMatch=Exact");
         let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
@@ -376,6 +359,16 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
             "{path}: Table rows decoded from storage"
         );
     }
+}
+
+/// Waits until the webapps' cache answers at `revision`.
+fn cache_reaches(client: &Client, revision: &str) {
+    wait_for(
+        EVENT,
+        "the cache to reach the last write",
+        String::new,
+        || (rv(&get(client, &format!("{WEBAPPS}?resourceVersion=0"))) == revision).then_some(()),
+    );
 }
 
 /// `table` with its `date` cells emptied (ages move with the clock).
@@ -661,12 +654,7 @@ fn a_paginated_list_under_concurrent_writes_is_one_snapshot() {
                     0 => drop(client.delete(&seed)),
                     1 => {
                         let patch = json!({"metadata": {"annotations": {"write": i.to_string()}}});
-                        let _ = client.request(
-                            "PATCH",
-                            &seed,
-                            "application/merge-patch+json",
-                            Some(&patch.to_string()),
-                        );
+                        let _ = client.merge_patch(&seed, &patch);
                     }
                     _ => {}
                 }
@@ -702,15 +690,7 @@ fn a_paginated_list_under_concurrent_writes_is_one_snapshot() {
                 .filter(|i| {
                     let patch = json!({"metadata": {"annotations": {"after": "first"}}});
                     let path = format!("{WEBAPPS}/seed-{i:02}");
-                    (client.request(
-                        "PATCH",
-                        &path,
-                        "application/merge-patch+json",
-                        Some(&patch.to_string()),
-                    ))
-                    .unwrap()
-                    .status
-                        == 200
+                    client.merge_patch(&path, &patch).unwrap().status == 200
                 })
                 .count();
             assert!(updated > 0, "no seed left to update");

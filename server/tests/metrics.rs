@@ -381,13 +381,7 @@ fn consistent_lists_of_a_kind_being_written_on_etcd() {
                 while !stop.load(Ordering::Acquire) {
                     seq += 1;
                     let patch = json!({"metadata": {"annotations": {"seq": seq.to_string()}}});
-                    let patched = client
-                        .request(
-                            "PATCH",
-                            &format!("{WEBAPPS}/{name}"),
-                            "application/merge-patch+json",
-                            Some(&patch.to_string()),
-                        )
+                    let patched = (client.merge_patch(&format!("{WEBAPPS}/{name}"), &patch))
                         .unwrap();
                     assert_eq!(patched.status, 200, "{patched:?}");
                     acknowledged[writer].store(seq, Ordering::Release);

@@ -236,6 +236,16 @@ impl Client {
         self.send("PUT", path, body)
     }
 
+    /// `PATCH path` with a JSON merge patch.
+    pub fn merge_patch(&self, path: &str, patch: &Value) -> Result<Response, ureq::Error> {
+        self.send_raw(
+            "PATCH",
+            path,
+            "application/merge-patch+json",
+            &patch.to_string(),
+        )
+    }
+
     /// `DELETE path`.
     pub fn delete(&self, path: &str) -> Result<Response, ureq::Error> {
         self.request("DELETE", path, "", None)
