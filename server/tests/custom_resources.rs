@@ -664,6 +664,47 @@ fn a_changed_definition_ends_the_watches_of_its_kind() {
     assert_eq!(beta.status, 404, "{beta:?}");
 }
 
+/// A changed definition's printer columns make the rows of objects listed before the
+/// change: no row keeps the cells of the old columns.
+#[test]
+fn changed_printer_columns_make_new_rows() {
+    let (_server, client) = serve_crontabs();
+    let made = client
+        .post(
+            CRONTABS,
+            &crontab("nightly", json!({"cronSpec": "x", "replicas": 1})),
+        )
+        .unwrap();
+    assert_eq!(made.status, 201, "{made:?}");
+    let table = || -> (usize, Value) {
+        let (_, table) = client
+            .get_accepting(
+                &format!("{CRONTABS}?resourceVersion=0"),
+                "application/json;as=Table;v=v1;g=meta.k8s.io",
+            )
+            .unwrap();
+        let table: Value = serde_json::from_slice(&table).unwrap();
+        let columns = table["columnDefinitions"].as_array().unwrap().len();
+        (columns, table["rows"][0]["cells"].clone())
+    };
+    // The rows are made, and kept with the object.
+    assert_eq!(table(), (3, json!(["nightly", "x", 1])));
+    let mut definition = crontab_definition();
+    definition["spec"]["versions"][0]["additionalPrinterColumns"] =
+        json!([{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}]);
+    let path = format!("{DEFINITIONS}/crontabs.stable.example.com");
+    let patch = json!({"spec": {"versions": definition["spec"]["versions"].clone()}});
+    let patched = client.merge_patch(&path, &patch).unwrap();
+    assert_eq!(patched.status, 200, "{patched:?}");
+    wait_for(
+        Duration::from_secs(10),
+        "the new columns",
+        String::new,
+        || (table().0 == 2).then_some(()),
+    );
+    assert_eq!(table(), (2, json!(["nightly", 1])));
+}
+
 /// Each version's printer columns are its own, as a definition may give them.
 #[test]
 fn printer_columns_are_per_version() {
