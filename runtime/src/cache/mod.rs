@@ -601,12 +601,6 @@ impl Cache {
         });
     }
 
-    /// Ends every watch as a relist ends them ([`End::Reset`]): clients watch again, and
-    /// see what changed since (a kind whose definition changed, served anew).
-    pub fn end_watches(&self) {
-        self.lock().terminate_all(End::Reset);
-    }
-
     /// Loads the objects of a (re)list: every watcher ends, the history restarts.
     fn replace(&self, items: Vec<KeyValue>, revision: Revision) {
         let mut state = self.lock();

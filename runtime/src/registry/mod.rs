@@ -388,13 +388,18 @@ impl Registry {
             .write()
             .unwrap_or_else(|e| e.into_inner()))
         .insert(key, schemas);
-        let replaced = self.scheme.by_resource(info.group, info.plural).is_some();
-        let cache = (self.caches).add(self.keys().kind_prefix(info), info.qualified_resource());
-        self.scheme.install(kind);
-        // Watches of the kind as it was end, as kube ends them when a definition changes:
-        // clients watch again and get the kind as it now is.
-        if replaced && let Some(cache) = cache {
-            cache.end_watches();
+        let prefix = self.keys().kind_prefix(info);
+        if self.scheme.by_resource(info.group, info.plural).is_some() {
+            // A changed definition gets a cache of its own, as kube builds new storage for
+            // it: what the old cache made from its objects (their encodings per version,
+            // Table rows, selectable fields) was made under the old definition. Its watches
+            // end, and clients watch again and get the kind as it now is.
+            self.scheme.install(kind);
+            self.caches.remove(&prefix);
+            self.caches.add(prefix, info.qualified_resource());
+        } else {
+            self.caches.add(prefix, info.qualified_resource());
+            self.scheme.install(kind);
         }
     }
 

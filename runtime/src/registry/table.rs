@@ -104,14 +104,9 @@ pub fn table_json(
     // `{...,"rows":[]}`: everything before `]}` opens the body.
     let mut body = serde_json::to_vec(&head).map_err(internal)?;
     body.truncate(body.len().saturating_sub(2));
-    // The columns are part of the key: a changed definition (a CRD's printer columns)
-    // makes rows of its own rather than serving those kept for the old columns.
     let cells_key = format!(
-        "table-cells:{}:{}:{}:{:x}",
-        kind.info.group,
-        kind.info.kind,
-        target.version,
-        columns_fingerprint(columns)
+        "table-cells:{}:{}:{}",
+        kind.info.group, kind.info.kind, target.version
     );
     let now = SystemTime::now();
     for (i, item) in list.items.iter().enumerate() {
@@ -205,19 +200,6 @@ fn aged(columns: &[PrinterColumn], mut cells: Vec<Value>, now: SystemTime) -> Ve
         }
     }
     cells
-}
-
-/// What a row's cells are made from, as a number: each column's type, path and cell
-/// function.
-fn columns_fingerprint(columns: &[PrinterColumn]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    for column in columns {
-        column.column_type.hash(&mut hasher);
-        column.json_path.hash(&mut hasher);
-        column.cell.map(|cell| cell as usize).hash(&mut hasher);
-    }
-    hasher.finish()
 }
 
 /// [`aged`] for cells kept as their encoding (`undated`), written to `body` as serializing
