@@ -62,7 +62,11 @@ pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Re
     };
     if let Format::Protobuf(message) = output.format {
         return match protobuf(&body, list.items, message) {
-            Ok((length, chunks)) => streamed(length, chunks, media::PROTOBUF),
+            Ok((length, chunks)) => streamed(
+                Some(length),
+                chunks.map(Ok::<_, Infallible>),
+                media::PROTOBUF,
+            ),
             Err(error) => error.into_response(),
         };
     }
@@ -74,18 +78,27 @@ pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Re
         return media::respond(StatusCode::OK, &body, output);
     }
     let (length, chunks) = compact(&body, list.items);
-    streamed(length, chunks, media::JSON)
+    streamed(Some(length), chunks.map(Ok::<_, Infallible>), media::JSON)
 }
 
-/// A 200 response of `length` bytes sent as `chunks`.
-fn streamed(length: usize, chunks: Chunks, content_type: &'static str) -> Response {
-    let mut response = Response::new(Body::from_stream(futures_util::stream::iter(
-        chunks.map(Ok::<_, Infallible>),
-    )));
+/// A 200 response sent as `chunks` (of `length` bytes in all, when known beforehand; else
+/// chunked). An error among the chunks cuts the body short, as kube's encoder does when
+/// it fails while writing: the client sees an incomplete response, never a wrong one.
+pub(super) fn streamed<E>(
+    length: Option<usize>,
+    chunks: impl Iterator<Item = Result<Bytes, E>> + Send + 'static,
+    content_type: &'static str,
+) -> Response
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut response = Response::new(Body::from_stream(futures_util::stream::iter(chunks)));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(VARY, HeaderValue::from_static("Accept"));
-    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    if let Some(length) = length {
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    }
     response
 }
 

@@ -267,12 +267,6 @@ pub(super) fn respond_protobuf(status: StatusCode, body: Vec<u8>) -> Response {
     typed(status, body, PROTOBUF)
 }
 
-/// A 200 response of compact JSON `body` (made by a fast path that writes what [`respond`]
-/// would, newline included).
-pub(super) fn respond_json(body: Vec<u8>) -> Response {
-    typed(StatusCode::OK, body, JSON)
-}
-
 /// `body` with its content type, varying by `Accept`.
 fn typed(status: StatusCode, body: Vec<u8>, content_type: &'static str) -> Response {
     let mut response = (status, body).into_response();

@@ -280,8 +280,8 @@ async fn handle(
             if let Format::Table(version) = output.format {
                 if !output.pretty {
                     let api_version = version.api_version();
-                    let body = registry.table_json(target, &list, include_object, api_version)?;
-                    return Ok(media::respond_json(body));
+                    let chunks = registry.table_json(target, list, include_object, api_version)?;
+                    return Ok(super::list::streamed(None, chunks, media::JSON));
                 }
                 let objects: Vec<Value> = list.items.iter().map(SharedObject::value).collect();
                 let table = registry.table(target, &objects, Some(&list), include_object)?;

@@ -60,6 +60,7 @@ use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
 use crate::storage::instrumented::Instrumented;
+pub use table::TableChunks;
 
 pub use inventory::Content;
 pub use namespaces::NAMESPACE_FINALIZER;
@@ -680,16 +681,16 @@ impl Registry {
         table::table(target, objects, list_meta, include_object)
     }
 
-    /// The Table of `list`'s items as compact JSON in Table version `api_version`: the
-    /// bytes serializing [`Registry::table`]'s Table would give, each row made from what
-    /// its shared object keeps ([`table::table_json`]).
+    /// The Table of `list`'s items as compact JSON in Table version `api_version`, as the
+    /// chunks of a body: the bytes serializing [`Registry::table`]'s Table would give, each
+    /// row made from what its shared object keeps ([`table::table_json`]).
     pub fn table_json(
         &self,
         target: Target<'_>,
-        list: &ObjectList,
+        list: ObjectList,
         include_object: &str,
         api_version: &str,
-    ) -> Result<Vec<u8>, ApiError> {
+    ) -> Result<table::TableChunks, ApiError> {
         table::table_json(target, list, include_object, api_version)
     }
 }

@@ -9,8 +9,10 @@
 
 use std::time::SystemTime;
 
-use super::kept;
+use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::value::RawValue;
+
+use super::{SharedObject, kept};
 use serde_json::{Value, json};
 
 use super::object::{internal, meta, meta_str};
@@ -79,76 +81,153 @@ pub fn table(
     })
 }
 
+/// The size of a streamed Table's chunks (as a list's: few writes, never a second copy of
+/// a large Table).
+const CHUNK: usize = 64 * 1024;
+
 /// The Table of `list`'s items as compact JSON, in Table version `api_version`: byte for
-/// byte what serializing [`table`]'s Table would write, without decoding the items again.
-/// A row's cells (but the ages) are made once per shared object and kept with it
+/// byte what serializing [`table`]'s Table would write, without decoding the items again,
+/// written as chunks while the body is sent ([`TableChunks`]). A row's cells (but the
+/// ages) are made once per shared object and kept with it
 /// ([`try_encoded_as`](crate::cache::SharedObject::try_encoded_as)); its
 /// `PartialObjectMetadata` is the object's own `metadata` bytes; a request only turns
-/// dates into ages and copies bytes.
+/// dates into ages and copies bytes. What may fail (the options, a row's cells, metadata
+/// the cache does not locate) is done here, before the first byte: the chunks only copy.
 pub fn table_json(
     target: Target<'_>,
-    list: &ObjectList,
+    list: ObjectList,
     include_object: &str,
     api_version: &str,
-) -> Result<Vec<u8>, ApiError> {
+) -> Result<TableChunks, ApiError> {
     let include = include(include_object)?;
     let kind = target.kind;
     let columns = kind.info.columns(target.version);
     let head = Table {
         kind: Some("Table".into()),
         api_version: Some(api_version.into()),
-        metadata: table_meta(&[], Some(list)),
+        metadata: table_meta(&[], Some(&list)),
         column_definitions: column_definitions(columns),
         rows: Vec::new(),
     };
     // `{...,"rows":[]}`: everything before `]}` opens the body.
-    let mut body = serde_json::to_vec(&head).map_err(internal)?;
-    body.truncate(body.len().saturating_sub(2));
+    let mut open = serde_json::to_vec(&head).map_err(internal)?;
+    open.truncate(open.len().saturating_sub(2));
     let cells_key = format!(
         "table-cells:{}:{}:{}",
         kind.info.group, kind.info.kind, target.version
     );
-    let now = SystemTime::now();
-    for (i, item) in list.items.iter().enumerate() {
-        let undated = item.try_encoded_as(&cells_key, || {
-            let cells = undated_cells(target, &item.value())?;
-            serde_json::to_vec(&cells).map(kept).map_err(internal)
-        })?;
-        if i > 0 {
-            body.push(b',');
+    let rows = (list.items.into_iter())
+        .map(|item| {
+            let undated = item.try_encoded_as(&cells_key, || {
+                let cells = undated_cells(target, &item.value())?;
+                serde_json::to_vec(&cells).map(kept).map_err(internal)
+            })?;
+            // The object's own `metadata` bytes: its encoding is serde's, so they are what
+            // serializing its metadata gives (no second copy is kept). Where the cache
+            // knows their place the chunks copy them; otherwise they are found by decoding.
+            let metadata = match include {
+                Include::Metadata if item.metadata_parts().is_none() => {
+                    let json = item.json();
+                    let only: MetadataOnly<'_> = serde_json::from_slice(&json).map_err(internal)?;
+                    let metadata = only.metadata.map_or("null", RawValue::get);
+                    Some(Bytes::copy_from_slice(metadata.as_bytes()))
+                }
+                _ => None,
+            };
+            Ok(Row {
+                item,
+                undated,
+                metadata,
+            })
+        })
+        .collect::<Result<Vec<Row>, ApiError>>()?;
+    Ok(TableChunks {
+        buffer: BytesMut::from(&open[..]),
+        rows: rows.into_iter(),
+        columns,
+        include,
+        now: SystemTime::now(),
+        first: true,
+        done: false,
+    })
+}
+
+/// One row of a streamed Table: its object, its cells as kept (dates undated), and its
+/// metadata when the cache does not locate it in the object's bytes.
+struct Row {
+    item: SharedObject,
+    undated: Bytes,
+    metadata: Option<Bytes>,
+}
+
+/// A Table's body as chunks of about [`CHUNK`] bytes: the head, then each row (its cells
+/// aged at the request's time), then `]}` and a newline. Each row's bytes are copied once,
+/// into the chunk being filled; no buffer of the whole Table exists.
+pub struct TableChunks {
+    buffer: BytesMut,
+    rows: std::vec::IntoIter<Row>,
+    columns: &'static [PrinterColumn],
+    include: Include,
+    now: SystemTime,
+    first: bool,
+    done: bool,
+}
+
+impl TableChunks {
+    /// Writes `row` at the end of the buffer.
+    fn write(&mut self, row: &Row) -> Result<(), ApiError> {
+        let body = &mut self.buffer;
+        if !std::mem::take(&mut self.first) {
+            body.extend_from_slice(b",");
         }
         body.extend_from_slice(b"{\"cells\":");
-        write_aged(&mut body, columns, &undated, now)?;
-        match include {
+        write_aged(body, self.columns, &row.undated, self.now)?;
+        match self.include {
             Include::None => {}
             Include::Object => {
                 body.extend_from_slice(b",\"object\":");
-                for part in item.parts() {
-                    body.extend_from_slice(part);
-                }
+                row.item
+                    .parts()
+                    .iter()
+                    .for_each(|p| body.extend_from_slice(p));
             }
             Include::Metadata => {
-                // The object's own `metadata` bytes: its encoding is serde's, so they are
-                // what serializing its metadata gives (no second copy is kept). Where the
-                // cache knows their place they are copied; otherwise found by decoding.
                 body.extend_from_slice(PARTIAL_METADATA_OPEN);
-                match item.metadata_parts() {
-                    Some(parts) => parts.iter().for_each(|part| body.extend_from_slice(part)),
-                    None => {
-                        let json = item.json();
-                        let only: MetadataOnly<'_> =
-                            serde_json::from_slice(&json).map_err(internal)?;
-                        let metadata = only.metadata.map_or("null", RawValue::get);
-                        body.extend_from_slice(metadata.as_bytes());
-                    }
+                match (&row.metadata, row.item.metadata_parts()) {
+                    (Some(metadata), _) => body.extend_from_slice(metadata),
+                    (None, Some(parts)) => parts.iter().for_each(|p| body.extend_from_slice(p)),
+                    (None, None) => body.extend_from_slice(b"null"),
                 }
-                body.push(b'}');
+                body.extend_from_slice(b"}");
             }
         }
-        body.push(b'}');
+        body.extend_from_slice(b"}");
+        Ok(())
     }
-    body.extend_from_slice(b"]}\n");
-    Ok(body)
+}
+
+impl Iterator for TableChunks {
+    /// A chunk, or the error that cuts the body short: only a kept row that no longer
+    /// decodes (its bytes were made by this server), so never in practice.
+    type Item = Result<Bytes, ApiError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        while self.buffer.len() < CHUNK {
+            let Some(row) = self.rows.next() else {
+                self.buffer.extend_from_slice(b"]}\n");
+                self.done = true;
+                break;
+            };
+            if let Err(error) = self.write(&row) {
+                self.done = true;
+                return Some(Err(error));
+            }
+        }
+        Some(Ok(self.buffer.split().freeze()))
+    }
 }
 
 /// What a row's `PartialObjectMetadata` starts with, as [`partial_metadata`] serializes.
@@ -205,28 +284,28 @@ fn aged(columns: &[PrinterColumn], mut cells: Vec<Value>, now: SystemTime) -> Ve
 /// [`aged`] for cells kept as their encoding (`undated`), written to `body` as serializing
 /// the aged cells would write them: only the `date` cells are decoded, the others copied.
 fn write_aged(
-    body: &mut Vec<u8>,
+    body: &mut BytesMut,
     columns: &[PrinterColumn],
     undated: &[u8],
     now: SystemTime,
 ) -> Result<(), ApiError> {
     let cells: Vec<&RawValue> = serde_json::from_slice(undated).map_err(internal)?;
-    body.push(b'[');
+    body.put_u8(b'[');
     for (i, raw) in cells.iter().enumerate() {
         if i > 0 {
-            body.push(b',');
+            body.put_u8(b',');
         }
         // Cell 0 is the name; cell `i` is column `i - 1`'s.
         match i.checked_sub(1).and_then(|column| columns.get(column)) {
             Some(column) if column.column_type == "date" => {
                 let value: Value = serde_json::from_str(raw.get()).map_err(internal)?;
-                serde_json::to_writer(&mut *body, &cell("date", Some(&value), now))
+                serde_json::to_writer((&mut *body).writer(), &cell("date", Some(&value), now))
                     .map_err(internal)?;
             }
             _ => body.extend_from_slice(raw.get().as_bytes()),
         }
     }
-    body.push(b']');
+    body.put_u8(b']');
     Ok(())
 }
 
