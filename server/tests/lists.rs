@@ -215,6 +215,7 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
     // Also the bytes of single GETs, which send the same shared encodings.
     let server = Server::start();
     let client = Client::new(server.addr());
+    let mut created = Vec::new();
     for i in 0..40 {
         let mut object = webapp(
             &format!("w{i:02}"),
@@ -228,9 +229,20 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
         }
         let response = client.post(WEBAPPS, &object).unwrap();
         assert_eq!(response.status, 201, "{response:?}");
+        created.push(response.json());
     }
     let latest = rv(&get(&client, WEBAPPS));
     cache_reaches(&client, &latest);
+    // A create answers with the object as a GET of it does (in the storage version, the
+    // value it has just stored).
+    for object in &created {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        assert_eq!(
+            &get(&client, &format!("{WEBAPPS}/{name}")),
+            object,
+            "{name}"
+        );
+    }
     let bytes = |path: &str, accept: &str| {
         let (status, body) = client.get_accepting(path, accept).unwrap();
         assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));

@@ -207,7 +207,7 @@ impl Registry {
             if is_namespaces(info) {
                 self.purge_orphans(&key, &name).await?;
             }
-            let value = object::encode(stored.clone())?;
+            let value = object::encode_ref(&stored)?;
             let created = match &guarded {
                 Some((_, guard)) => self.storage.create_guarded(&key, value, guard).await,
                 None => self.storage.create(&key, value).await,
@@ -215,7 +215,7 @@ impl Registry {
             match created {
                 Ok(kv) => {
                     // The value in hand, not decoded again from the bytes just written.
-                    let object = object::stored_value_in_version(
+                    let object = object::written_in_version(
                         kind,
                         &kv.key,
                         stored,

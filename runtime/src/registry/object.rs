@@ -265,7 +265,21 @@ pub fn generate_name(base: &str) -> String {
 /// storage revision is the resourceVersion).
 pub fn encode(mut object: Value) -> Result<Bytes, ApiError> {
     set_meta(&mut object, "resourceVersion", None);
-    let mut json = serde_json::to_vec(&object).map_err(internal)?;
+    stored_bytes(&object)
+}
+
+/// [`encode`] of a value the caller keeps: copied only when it holds a resourceVersion
+/// to drop.
+pub fn encode_ref(object: &Value) -> Result<Bytes, ApiError> {
+    match meta(object).is_some_and(|metadata| metadata.contains_key("resourceVersion")) {
+        true => encode(object.clone()),
+        false => stored_bytes(object),
+    }
+}
+
+/// `object`'s compact JSON, as kept in storage.
+fn stored_bytes(object: &Value) -> Result<Bytes, ApiError> {
+    let mut json = serde_json::to_vec(object).map_err(internal)?;
     // The watch cache keeps these bytes as long as the object lives: not the spare
     // capacity the encoder's doubling left.
     json.shrink_to_fit();
@@ -288,9 +302,29 @@ pub fn stored_in_version(
     stored_value_in_version(kind, &kv.key, decode(kv)?, version, revision)
 }
 
+/// A value just written (`stored`, at `key`, as [`KindEntry::to_stored`] made it) in
+/// `version`, with its resourceVersion: what a create answers with. In the storage version
+/// of a kind that stores its own objects it is the value itself: converting it would only
+/// decode and encode the same fields again.
+pub fn written_in_version(
+    kind: &KindEntry,
+    key: &str,
+    stored: Value,
+    version: &str,
+    revision: Revision,
+) -> Result<Value, ApiError> {
+    let info = kind.info;
+    if info.stored_with.is_none() && info.storage_version().name == version {
+        let mut object = stored;
+        set_resource_version(&mut object, revision);
+        return Ok(object);
+    }
+    stored_value_in_version(kind, key, stored, version, revision)
+}
+
 /// A stored object already decoded (`stored`, at `key`) in `version`, with its
-/// resourceVersion: what a write answers with the value it has just stored.
-pub fn stored_value_in_version(
+/// resourceVersion.
+fn stored_value_in_version(
     kind: &KindEntry,
     key: &str,
     stored: Value,
