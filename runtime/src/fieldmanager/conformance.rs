@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::set::Set;
 use super::typed::{self, TypeRef};
 use super::updater::{Failure, ManagerId, Managers, Operation, Updater, Versions};
 use crate::registry::{KindSchema, Schemas};
@@ -34,7 +35,7 @@ fn check(scenario: &Value) -> Vec<String> {
     let updater = Updater {
         versions: &versions,
         scope: Default::default(),
-        stripped: Default::default(),
+        stripped: &Set::new(),
     };
     let mut live = Value::Null;
     let mut managers = Managers::new();

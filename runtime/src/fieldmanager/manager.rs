@@ -7,6 +7,9 @@
 //! (ARCHITECTURE.md, "Hub conversion"), so a field a version cannot express keeps its
 //! owners when written through that version.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 use serde_json::{Value, json};
 
 use super::PathElement;
@@ -118,7 +121,7 @@ impl<'a> FieldManager<'a> {
         Updater {
             versions: self,
             scope: self.scope(),
-            stripped: stripped(),
+            stripped: &STRIPPED,
         }
     }
 
@@ -198,7 +201,7 @@ impl<'a> FieldManager<'a> {
         force: bool,
     ) -> Result<Value, ApiError> {
         let empty = json!({});
-        let live_object = without_managed(live.unwrap_or(&empty));
+        let live_object = without_managed(live.unwrap_or(&empty)).into_owned();
         let mut entries = live
             .and_then(managed_fields)
             .map(entries::decode)
@@ -284,18 +287,23 @@ fn managed_fields(object: &Value) -> Option<&Value> {
         .filter(|v| !v.is_null())
 }
 
-/// `object` without `metadata.managedFields`: ownership is never about ownership.
-fn without_managed(object: &Value) -> Value {
+/// `object` without `metadata.managedFields`: ownership is never about ownership. Copied
+/// only when it has them.
+fn without_managed(object: &Value) -> Cow<'_, Value> {
+    if object.pointer("/metadata/managedFields").is_none() {
+        return Cow::Borrowed(object);
+    }
     let mut object = object.clone();
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("managedFields");
     }
-    object
+    Cow::Owned(object)
 }
 
 /// What no manager ever owns (kube's `stripMeta`): type meta, and the metadata the server
-/// sets. What is below `metadata` (labels, annotations) may be owned.
-fn stripped() -> Set {
+/// sets. What is below `metadata` (labels, annotations) may be owned. Made once: every write
+/// takes it from its manager's set.
+static STRIPPED: LazyLock<Set> = LazyLock::new(|| {
     let mut set = Set::new();
     for path in [
         vec!["apiVersion"],
@@ -318,7 +326,7 @@ fn stripped() -> Set {
         set.insert(&path);
     }
     set
-}
+});
 
 fn internal(failure: Failure) -> ApiError {
     ApiError::Internal(format!("field management: {failure:?}"))

@@ -101,7 +101,7 @@ pub struct Updater<'a> {
     /// Paths the writer never owns, though what is below them may be owned (kube's
     /// `stripMeta`: `apiVersion`, `kind`, `metadata` and its server-set fields), taken
     /// from its set after the write, as kube does.
-    pub stripped: Set,
+    pub stripped: &'a Set,
 }
 
 impl Updater<'_> {
@@ -187,7 +187,7 @@ impl Updater<'_> {
         set = self
             .scope
             .filter(&set.union(&changed))
-            .difference(&self.stripped);
+            .difference(self.stripped);
         if !set.is_empty() {
             managers.insert(
                 manager.clone(),
@@ -228,7 +228,7 @@ impl Updater<'_> {
         let pruned = self.prune(&merged, version, &work, manager, last.as_ref())?;
         self.update_others(live, &pruned, version, &mut work, manager, force)?;
         if let Some(owned) = work.get_mut(manager) {
-            owned.set = owned.set.difference(&self.stripped);
+            owned.set = owned.set.difference(self.stripped);
             if owned.set.is_empty() {
                 work.remove(manager);
             }
