@@ -349,13 +349,21 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
         let rows = bytes(&format!("{path}?resourceVersion=0"), table);
         (path, list, rows)
     });
+    let mut patched_objects = Vec::new();
     for i in 0..40 {
         let patch = json!({"metadata": {"annotations": {"later": "write"}}});
         let patched = client.merge_patch(&format!("{WEBAPPS}/w{i:02}"), &patch);
         let patched = patched.unwrap();
         assert_eq!(patched.status, 200, "{patched:?}");
+        patched_objects.push(patched.json());
     }
     cache_reaches(&client, &rv(&get(&client, WEBAPPS)));
+    // A patch answers with the object as a GET of it does (in the storage version, the
+    // value it has just stored).
+    for object in &patched_objects {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        assert_eq!(&get(&client, &format!("{WEBAPPS}/{name}")), object, "{name}");
+    }
     for (path, list, rows) in versions {
         let old = format!("{path}?resourceVersion={latest}&resourceVersionMatch=Exact");
         let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();

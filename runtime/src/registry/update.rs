@@ -110,8 +110,35 @@ impl Request<'_> {
         if self.subresource == Some(Subresource::Scale) {
             return Ok(scale::view(self.scale_info()?, hub, revision));
         }
+        let mut view = self.in_version(hub)?;
+        object::set_resource_version(&mut view, revision);
+        Ok(view)
+    }
+
+    /// An object (hub JSON) in the request's version, without resourceVersion.
+    fn in_version(&self, hub: &Value) -> Result<Value, ApiError> {
         let typed = self.kind.hub_from_json(hub.clone()).map_err(internal)?;
-        let mut view = (self.kind.from_hub(typed, self.target.version)).map_err(internal)?;
+        (self.kind.from_hub(typed, self.target.version)).map_err(internal)
+    }
+
+    /// The view of what was just written (`new`, hub JSON; `stored`, as the storage
+    /// version keeps it) at `revision`: in the storage version of a kind that stores its own
+    /// objects, the object is the stored value itself (converting the hub would make the
+    /// same fields again).
+    fn written_view(
+        &self,
+        new: &Value,
+        stored: Value,
+        revision: Revision,
+    ) -> Result<Value, ApiError> {
+        let info = self.info();
+        let storage_version = info.stored_with.is_none()
+            && info.storage_version().name == self.target.version
+            && self.subresource != Some(Subresource::Scale);
+        if !storage_version {
+            return self.view(new, revision);
+        }
+        let mut view = stored;
         object::set_resource_version(&mut view, revision);
         Ok(view)
     }
@@ -137,6 +164,38 @@ impl Request<'_> {
             &options.duplicate_fields,
             expected,
         )
+    }
+}
+
+/// The stored object as the request sees it, converted at most once per attempt: a patch
+/// applies to it, immutable fields and webhooks compare with it, field management reads it.
+struct OldView<'r> {
+    request: &'r Request<'r>,
+    /// The stored object as hub JSON.
+    hub: &'r Value,
+    revision: Revision,
+    /// The object in the request's version, without resourceVersion, once converted.
+    converted: Option<Value>,
+}
+
+impl OldView<'_> {
+    /// The stored object in the request's version, without resourceVersion.
+    fn object(&mut self) -> Result<&Value, ApiError> {
+        if self.converted.is_none() {
+            self.converted = Some(self.request.in_version(self.hub)?);
+        }
+        Ok(self.converted.as_ref().expect("converted above"))
+    }
+
+    /// What the request addresses (the object, or its Scale) at the stored revision.
+    fn view(&mut self) -> Result<Value, ApiError> {
+        if self.request.subresource == Some(Subresource::Scale) {
+            return self.request.view(self.hub, self.revision);
+        }
+        let revision = self.revision;
+        let mut view = self.object()?.clone();
+        object::set_resource_version(&mut view, revision);
+        Ok(view)
     }
 }
 
@@ -222,11 +281,17 @@ impl Registry {
             let stored = object::decode(&kv)?;
             let old_hub = kind.from_stored(stored).map_err(internal)?;
             let old = kind.hub_json(&old_hub).map_err(internal)?;
+            let mut old_view = OldView {
+                request: &request,
+                hub: &old,
+                revision: kv.mod_revision,
+                converted: None,
+            };
 
             let view = match &change {
                 Change::Replace(body) => body.clone(),
                 Change::Patch(PatchType::Apply, config) => {
-                    let current = request.view(&old, kv.mod_revision)?;
+                    let current = old_view.view()?;
                     let mut applied = self.apply_config(
                         &request,
                         Some((&old, &current)),
@@ -240,7 +305,7 @@ impl Registry {
                     applied
                 }
                 Change::Patch(patch_type, patch) => {
-                    let current = request.view(&old, kv.mod_revision)?;
+                    let current = old_view.view()?;
                     let schemas = match subresource {
                         Some(Subresource::Scale) => None,
                         _ => self.schemas_for(target.kind),
@@ -299,9 +364,7 @@ impl Registry {
             let mut view = view;
             let immutable_old = match subresource {
                 Some(Subresource::Scale) => None,
-                _ if self.has_immutable_fields(target) => {
-                    Some(request.view(&old, kv.mod_revision)?)
-                }
+                _ if self.has_immutable_fields(target) => Some(old_view.view()?),
                 _ => None,
             };
             let schema_of = |view: &mut Value| match subresource {
@@ -325,13 +388,13 @@ impl Registry {
                 options: &admission_options,
             };
             let (mutating, validating) = self.webhooks_configured(&attributes).await?;
-            let old_view = match mutating || validating {
-                true => Some(request.view(&old, kv.mod_revision)?),
+            let old_admitted = match mutating || validating {
+                true => Some(old_view.view()?),
                 false => None,
             };
             if mutating {
                 let (mutated, admission_warnings) = self
-                    .mutating_admission(&attributes, view.clone(), old_view.as_ref())
+                    .mutating_admission(&attributes, view.clone(), old_admitted.as_ref())
                     .await?;
                 warnings.extend(admission_warnings);
                 if mutated != view {
@@ -376,13 +439,11 @@ impl Registry {
             // Ownership of what the write changed (an apply computed its own).
             let mut field_errors = Vec::new();
             if !matches!(change, Change::Patch(PatchType::Apply, _)) {
-                let view_of = |hub: &Value| -> Result<Value, ApiError> {
-                    let hub = kind.hub_from_json(hub.clone()).map_err(internal)?;
-                    kind.from_hub(hub, target.version).map_err(internal)
-                };
-                let (old_view, new_view) = (view_of(&old)?, view_of(&new)?);
+                let new_view = request.in_version(&new)?;
+                let old_object = old_view.object()?;
                 let sub = subresource_name(subresource);
-                match self.manage_fields(target, Some((&old, &old_view)), &new_view, sub, options) {
+                match self.manage_fields(target, Some((&old, old_object)), &new_view, sub, options)
+                {
                     Ok(managed) => set_meta(&mut new, "managedFields", managed),
                     Err(errors) => field_errors = errors,
                 }
@@ -424,7 +485,7 @@ impl Registry {
                 let new_view = request.view(&new, kv.mod_revision)?;
                 let hubs = Some((&new, Some(&old)));
                 let admission_warnings = self
-                    .validating_admission(&attributes, Some(&new_view), old_view.as_ref(), hubs)
+                    .validating_admission(&attributes, Some(&new_view), old_admitted.as_ref(), hubs)
                     .await?;
                 warnings.extend(admission_warnings);
             } else {
@@ -433,7 +494,7 @@ impl Registry {
             kind.canonicalize(&mut new_hub);
             let new = kind.hub_json(&new_hub).map_err(internal)?;
             let stored = kind.to_stored(new_hub).map_err(internal)?;
-            let bytes = object::encode(stored)?;
+            let bytes = object::encode_ref(&stored)?;
 
             // kube's `shouldDeleteDuringUpdate`: the last finalizer of an object whose
             // deletion was requested is gone, so the object goes; the answer is the object
@@ -471,7 +532,7 @@ impl Registry {
             {
                 Ok(written) => {
                     return Ok(Written {
-                        object: request.view(&new, written.mod_revision)?,
+                        object: request.written_view(&new, stored, written.mod_revision)?,
                         created: false,
                         warnings,
                     });
