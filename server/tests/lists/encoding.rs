@@ -37,16 +37,7 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
     }
     let latest = rv(&get(&client, WEBAPPS));
     cache_reaches(&client, &latest);
-    // A create answers with the object as a GET of it does (in the storage version, the
-    // value it has just stored).
-    for object in &created {
-        let name = object["metadata"]["name"].as_str().unwrap();
-        assert_eq!(
-            &get(&client, &format!("{WEBAPPS}/{name}")),
-            object,
-            "{name}"
-        );
-    }
+    answered_as_read(&client, &created);
     let bytes = |path: &str, accept: &str| {
         let (status, body) = client.get_accepting(path, accept).unwrap();
         assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
@@ -162,16 +153,7 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
         patched_objects.push(patched.json());
     }
     cache_reaches(&client, &rv(&get(&client, WEBAPPS)));
-    // A patch answers with the object as a GET of it does (in the storage version, the
-    // value it has just stored).
-    for object in &patched_objects {
-        let name = object["metadata"]["name"].as_str().unwrap();
-        assert_eq!(
-            &get(&client, &format!("{WEBAPPS}/{name}")),
-            object,
-            "{name}"
-        );
-    }
+    answered_as_read(&client, &patched_objects);
     for (path, list, rows) in versions {
         let old = format!("{path}?resourceVersion={latest}&resourceVersionMatch=Exact");
         let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
@@ -187,6 +169,16 @@ fn list_bytes_are_the_encoding_of_the_objects_in_every_version() {
             without_ages(rows_then),
             "{path}: Table rows decoded from storage"
         );
+    }
+}
+
+/// Each object a write answered with (in the storage version: the value it has just
+/// stored) is what a GET of it then reads.
+fn answered_as_read(client: &Client, written: &[Value]) {
+    for object in written {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        let read = get(client, &format!("{WEBAPPS}/{name}"));
+        assert_eq!(&read, object, "{name}: the write's answer and a GET");
     }
 }
 
