@@ -303,7 +303,7 @@ pub fn stored_in_version(
 }
 
 /// A value just written (`stored`, at `key`, as [`KindEntry::to_stored`] made it) in
-/// `version`, with its resourceVersion: what a create answers with. In the storage version
+/// `version`, with its resourceVersion: what a write answers with. In the storage version
 /// of a kind that stores its own objects it is the value itself: converting it would only
 /// decode and encode the same fields again.
 pub fn written_in_version(

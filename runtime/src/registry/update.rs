@@ -122,25 +122,18 @@ impl Request<'_> {
     }
 
     /// The view of what was just written (`new`, hub JSON; `stored`, as the storage
-    /// version keeps it) at `revision`: in the storage version of a kind that stores its own
-    /// objects, the object is the stored value itself (converting the hub would make the
-    /// same fields again).
+    /// version keeps it) at `revision`: a Scale of `new`, or the object as a create
+    /// answers it ([`object::written_in_version`]).
     fn written_view(
         &self,
         new: &Value,
         stored: Value,
         revision: Revision,
     ) -> Result<Value, ApiError> {
-        let info = self.info();
-        let storage_version = info.stored_with.is_none()
-            && info.storage_version().name == self.target.version
-            && self.subresource != Some(Subresource::Scale);
-        if !storage_version {
+        if self.subresource == Some(Subresource::Scale) {
             return self.view(new, revision);
         }
-        let mut view = stored;
-        object::set_resource_version(&mut view, revision);
-        Ok(view)
+        object::written_in_version(self.kind, &self.key, stored, self.target.version, revision)
     }
 
     /// The unknown fields of a view, per `fieldValidation`.
