@@ -40,6 +40,8 @@ pub mod byte_string;
 #[cfg(feature = "server")]
 pub mod cache;
 #[cfg(feature = "server")]
+pub mod chunks;
+#[cfg(feature = "server")]
 pub mod controllers;
 pub mod defaults;
 #[cfg(feature = "server")]

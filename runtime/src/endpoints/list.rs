@@ -3,7 +3,7 @@
 //!
 //! Compact JSON (what clients ask for) is written from the items' shared encodings
 //! ([`SharedObject::json`]): the list's head, then each item's bytes, copied into chunks of
-//! [`CHUNK`] bytes as the body is sent, with a `Content-Length`. No item is decoded or
+//! [`CHUNK`](crate::chunks::CHUNK) bytes as the body is sent, with a `Content-Length`. No item is decoded or
 //! encoded again, and no tree or string of the whole list is built. The bytes are exactly
 //! what `serde_json::to_vec` writes for the same list of values (the slow path, which
 //! pretty JSON and YAML still take), as a unit test and the server's list tests check.
@@ -24,13 +24,10 @@ use serde::Serialize;
 
 use super::media::{self, Format, Output};
 use crate::api::protobuf::{ProtoMessage, encode};
+use crate::chunks::{Chunks, ItemWriter};
 use crate::error::ApiError;
 use crate::meta::ListMeta;
 use crate::registry::{ObjectList, SharedObject, Target};
-
-/// The size of the body's chunks: large enough that a list costs few writes, small enough
-/// that a response never holds a second copy of a large list.
-const CHUNK: usize = 64 * 1024;
 
 /// A list as the slow path serializes it.
 #[derive(Serialize)]
@@ -62,11 +59,7 @@ pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Re
     };
     if let Format::Protobuf(message) = output.format {
         return match protobuf(&body, list.items, message) {
-            Ok((length, chunks)) => streamed(
-                Some(length),
-                chunks.map(Ok::<_, Infallible>),
-                media::PROTOBUF,
-            ),
+            Ok((length, chunks)) => streamed(Some(length), chunks, media::PROTOBUF),
             Err(error) => error.into_response(),
         };
     }
@@ -78,7 +71,7 @@ pub(super) fn render(target: Target<'_>, list: ObjectList, output: Output) -> Re
         return media::respond(StatusCode::OK, &body, output);
     }
     let (length, chunks) = compact(&body, list.items);
-    streamed(Some(length), chunks.map(Ok::<_, Infallible>), media::JSON)
+    streamed(Some(length), chunks, media::JSON)
 }
 
 /// A 200 response sent as `chunks` (of `length` bytes in all, when known beforehand; else
@@ -104,19 +97,14 @@ where
 
 /// The compact JSON of `head` (a list without items) with `items`: its length, and its
 /// bytes as chunks.
-fn compact(head: &List<'_>, items: Vec<SharedObject>) -> (usize, Chunks) {
+fn compact(head: &List<'_>, items: Vec<SharedObject>) -> (usize, Chunks<Items>) {
     // `{...,"items":[]}`: everything before `]}` opens the body.
     let mut open = serde_json::to_vec(head).unwrap_or_default();
     open.truncate(open.len().saturating_sub(2));
     let separators = items.len().saturating_sub(1);
     let length = open.len() + items.iter().map(SharedObject::len).sum::<usize>() + separators + 3;
-    let chunks = Chunks {
-        buffer: BytesMut::from(&open[..]),
-        items: Items::Json(items.into_iter()),
-        first: true,
-        done: false,
-    };
-    (length, chunks)
+    let items = Items::Json(items.into_iter(), true);
+    (length, Chunks::new(&open, items))
 }
 
 /// The protobuf of `head` (a list without items) with `items`, each item's shared message
@@ -125,7 +113,7 @@ fn protobuf(
     head: &List<'_>,
     items: Vec<SharedObject>,
     message: &'static ProtoMessage,
-) -> Result<(usize, Chunks), ApiError> {
+) -> Result<(usize, Chunks<Items>), ApiError> {
     let messages = (items.iter())
         .map(|item| media::shared_message(item, message))
         .collect::<Result<Vec<Bytes>, ApiError>>()?;
@@ -137,65 +125,45 @@ fn protobuf(
         messages.iter().map(Bytes::len),
     )
     .map_err(|e| ApiError::Internal(format!("encoding the list as protobuf: {e}")))?;
-    let chunks = Chunks {
-        buffer: BytesMut::from(&parts.head[..]),
-        items: Items::Protobuf(messages.into_iter()),
-        first: true,
-        done: false,
-    };
-    Ok((parts.length, chunks))
+    let items = Items::Protobuf(messages.into_iter());
+    Ok((parts.length, Chunks::new(&parts.head, items)))
 }
 
-/// The body's chunks: the head, then the items (JSON: separated by commas, then `]}` and
-/// a newline; protobuf: each as field 2 of the list, then the envelope's tail).
-struct Chunks {
-    buffer: BytesMut,
-    items: Items,
-    first: bool,
-    done: bool,
-}
-
-/// The items a body is written from.
+/// The items a list's body is written from (JSON: separated by commas, then `]}` and a
+/// newline; protobuf: each as field 2 of the list, then the envelope's tail).
 enum Items {
-    Json(std::vec::IntoIter<SharedObject>),
+    /// The items, and whether the next is the first.
+    Json(std::vec::IntoIter<SharedObject>, bool),
     Protobuf(std::vec::IntoIter<Bytes>),
 }
 
-impl Iterator for Chunks {
-    type Item = Bytes;
+impl ItemWriter for Items {
+    type Error = Infallible;
 
-    fn next(&mut self) -> Option<Bytes> {
-        if self.done {
-            return None;
-        }
-        while self.buffer.len() < CHUNK {
-            match &mut self.items {
-                Items::Json(items) => {
-                    let Some(item) = items.next() else {
-                        self.buffer.extend_from_slice(b"]}\n");
-                        self.done = true;
-                        break;
-                    };
-                    if !std::mem::take(&mut self.first) {
-                        self.buffer.extend_from_slice(b",");
-                    }
-                    for part in item.parts() {
-                        self.buffer.extend_from_slice(part);
-                    }
+    fn write_next(&mut self, buffer: &mut BytesMut) -> Result<bool, Infallible> {
+        match self {
+            Items::Json(items, first) => {
+                let Some(item) = items.next() else {
+                    buffer.extend_from_slice(b"]}\n");
+                    return Ok(false);
+                };
+                if !std::mem::take(first) {
+                    buffer.extend_from_slice(b",");
                 }
-                Items::Protobuf(items) => {
-                    let Some(item) = items.next() else {
-                        self.buffer.extend_from_slice(encode::ENVELOPE_TAIL);
-                        self.done = true;
-                        break;
-                    };
-                    self.buffer
-                        .extend_from_slice(&encode::field_head(2, item.len()));
-                    self.buffer.extend_from_slice(&item);
+                for part in item.parts() {
+                    buffer.extend_from_slice(part);
                 }
             }
+            Items::Protobuf(items) => {
+                let Some(item) = items.next() else {
+                    buffer.extend_from_slice(encode::ENVELOPE_TAIL);
+                    return Ok(false);
+                };
+                buffer.extend_from_slice(&encode::field_head(2, item.len()));
+                buffer.extend_from_slice(&item);
+            }
         }
-        Some(self.buffer.split().freeze())
+        Ok(true)
     }
 }
 
@@ -204,6 +172,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::chunks::CHUNK;
 
     fn head() -> List<'static> {
         List {
@@ -239,7 +208,7 @@ mod tests {
             .unwrap();
             slow.push(b'\n');
             let (length, chunks) = compact(&head(), items);
-            let chunks: Vec<Bytes> = chunks.collect();
+            let chunks: Vec<Bytes> = chunks.map(Result::unwrap).collect();
             assert!(
                 chunks.iter().all(|c| c.len() < CHUNK + 1024),
                 "chunks are bounded"
@@ -288,7 +257,7 @@ mod tests {
                 "items": values});
             let slow = media::protobuf_body(&ITEM, &slow_list).unwrap();
             let (length, chunks) = protobuf(&head(), items, &ITEM).unwrap();
-            let chunks: Vec<Bytes> = chunks.collect();
+            let chunks: Vec<Bytes> = chunks.map(Result::unwrap).collect();
             assert!(
                 chunks.iter().all(|c| c.len() < CHUNK + 1024),
                 "chunks are bounded"

@@ -60,7 +60,7 @@ use crate::meta::{DeleteOptions, Table};
 use crate::scheme::{KindEntry, Scheme};
 use crate::storage::Storage;
 use crate::storage::instrumented::Instrumented;
-pub use table::TableChunks;
+pub use table::{TableChunks, TableRows};
 
 pub use inventory::Content;
 pub use namespaces::NAMESPACE_FINALIZER;

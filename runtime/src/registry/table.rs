@@ -11,13 +11,13 @@ use std::time::SystemTime;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::value::RawValue;
-
-use super::{SharedObject, kept};
 use serde_json::{Value, json};
 
 use super::object::{internal, meta, meta_str};
 use super::{ObjectList, Target};
+use super::{SharedObject, kept};
 use crate::api::PrinterColumn;
+use crate::chunks::{Chunks, ItemWriter};
 use crate::error::{ApiError, FieldError, FieldErrorType};
 use crate::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
 
@@ -81,10 +81,6 @@ pub fn table(
     })
 }
 
-/// The size of a streamed Table's chunks (as a list's: few writes, never a second copy of
-/// a large Table).
-const CHUNK: usize = 64 * 1024;
-
 /// The Table of `list`'s items as compact JSON, in Table version `api_version`: byte for
 /// byte what serializing [`table`]'s Table would write, without decoding the items again,
 /// written as chunks while the body is sent ([`TableChunks`]). A row's cells (but the
@@ -141,15 +137,14 @@ pub fn table_json(
             })
         })
         .collect::<Result<Vec<Row>, ApiError>>()?;
-    Ok(TableChunks {
-        buffer: BytesMut::from(&open[..]),
+    let rows = TableRows {
         rows: rows.into_iter(),
         columns,
         include,
         now: SystemTime::now(),
         first: true,
-        done: false,
-    })
+    };
+    Ok(Chunks::new(&open, rows))
 }
 
 /// One row of a streamed Table: its object, its cells as kept (dates undated), and its
@@ -160,25 +155,31 @@ struct Row {
     metadata: Option<Bytes>,
 }
 
-/// A Table's body as chunks of about [`CHUNK`] bytes: the head, then each row (its cells
-/// aged at the request's time), then `]}` and a newline. Each row's bytes are copied once,
-/// into the chunk being filled; no buffer of the whole Table exists.
-pub struct TableChunks {
-    buffer: BytesMut,
+/// A Table's body as chunks: the head, then each row, then `]}` and a newline. Each
+/// row's bytes are copied once, into the chunk being filled; no buffer of the whole Table
+/// exists.
+pub type TableChunks = Chunks<TableRows>;
+
+/// Writes a Table's rows, their cells aged at the request's time. Its only error is a kept
+/// row that no longer decodes (its bytes were made by this server), so never in practice.
+pub struct TableRows {
     rows: std::vec::IntoIter<Row>,
     columns: &'static [PrinterColumn],
     include: Include,
     now: SystemTime,
     first: bool,
-    done: bool,
 }
 
-impl TableChunks {
-    /// Writes `row` at the end of the buffer.
-    fn write(&mut self, row: &Row) -> Result<(), ApiError> {
-        let body = &mut self.buffer;
+impl ItemWriter for TableRows {
+    type Error = ApiError;
+
+    fn write_next(&mut self, body: &mut BytesMut) -> Result<bool, ApiError> {
+        let Some(row) = self.rows.next() else {
+            body.extend_from_slice(b"]}\n");
+            return Ok(false);
+        };
         if !std::mem::take(&mut self.first) {
-            body.extend_from_slice(b",");
+            body.put_u8(b',');
         }
         body.extend_from_slice(b"{\"cells\":");
         write_aged(body, self.columns, &row.undated, self.now)?;
@@ -198,35 +199,11 @@ impl TableChunks {
                     (None, Some(parts)) => parts.iter().for_each(|p| body.extend_from_slice(p)),
                     (None, None) => body.extend_from_slice(b"null"),
                 }
-                body.extend_from_slice(b"}");
+                body.put_u8(b'}');
             }
         }
-        body.extend_from_slice(b"}");
-        Ok(())
-    }
-}
-
-impl Iterator for TableChunks {
-    /// A chunk, or the error that cuts the body short: only a kept row that no longer
-    /// decodes (its bytes were made by this server), so never in practice.
-    type Item = Result<Bytes, ApiError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        while self.buffer.len() < CHUNK {
-            let Some(row) = self.rows.next() else {
-                self.buffer.extend_from_slice(b"]}\n");
-                self.done = true;
-                break;
-            };
-            if let Err(error) = self.write(&row) {
-                self.done = true;
-                return Some(Err(error));
-            }
-        }
-        Some(Ok(self.buffer.split().freeze()))
+        body.put_u8(b'}');
+        Ok(true)
     }
 }
 
