@@ -5,8 +5,8 @@
 //!   compaction (`schema`).
 //! - Writes go through one writer thread that commits concurrent writes together, one fsync
 //!   per batch, and answers only after the commit returned (`writer`).
-//! - Reads run in redb read transactions (snapshots) on tokio's blocking pool: they never
-//!   wait for the writer.
+//! - Reads run in redb read transactions (snapshots) on the store's reader threads
+//!   (`readers`): they never wait for the writer.
 //! - Watches replay the log, then follow a broadcast of committed batches (`watch`). A
 //!   progress request is one more message on that broadcast, in order with the batches.
 //!
@@ -14,10 +14,11 @@
 //! After a crash (`kill -9`) redb recovers the last commit on open; an acknowledged write was
 //! committed, so it is there.
 //!
-//! The async methods must run in a tokio runtime (reads use `spawn_blocking`); opening
-//! blocks, as it may have to recover the file.
+//! The async methods must run in a tokio runtime; opening blocks, as it may have to recover
+//! the file.
 
 mod read;
+mod readers;
 mod schema;
 mod watch;
 mod writer;
@@ -32,6 +33,7 @@ use redb::{Database, DatabaseError, ReadTransaction, ReadableDatabase, ReadableT
 use tokio::sync::{broadcast, oneshot};
 
 use self::read::Counters;
+use self::readers::Readers;
 use self::watch::Batch;
 use self::writer::{BatchLimits, Op, Outcome, Request, Writer};
 use crate::storage::{
@@ -105,6 +107,8 @@ struct Shared {
     publishing: Mutex<()>,
     /// Why the store stopped accepting writes, if it did.
     poisoned: OnceLock<String>,
+    /// The threads reads run on.
+    readers: Readers,
 }
 
 impl Shared {
@@ -115,6 +119,19 @@ impl Shared {
     fn poison(&self, reason: String) {
         // The first reason is the one worth reporting.
         let _ = self.poisoned.set(reason);
+    }
+
+    /// Runs `read` in a fresh read transaction on a reader thread.
+    async fn read<T: Send + 'static>(
+        self: &Arc<Self>,
+        read: impl FnOnce(&ReadTransaction) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let shared = Arc::clone(self);
+        (self
+            .readers
+            .run(move || read(&shared.db.begin_read()?))
+            .await)
+            .unwrap_or_else(|| Err(Error::Internal("storage read failed".into())))
     }
 
     /// Makes a commit visible: its revision, then its events.
@@ -174,6 +191,8 @@ impl EmbeddedStorage {
             max_ops: options.max_batch_writes.max(1),
             max_bytes: options.max_batch_bytes,
         };
+        let readers = Readers::start(readers::default_count())
+            .map_err(|e| Error::Internal(format!("cannot start the storage readers: {e}")))?;
         let shared = Arc::new(Shared {
             db,
             options,
@@ -181,6 +200,7 @@ impl EmbeddedStorage {
             events,
             publishing: Mutex::new(()),
             poisoned: OnceLock::new(),
+            readers,
         });
         let (requests, receiver) = mpsc::channel();
         let writer = Writer::new(Arc::clone(&shared), receiver, limits, counters);
@@ -201,15 +221,12 @@ impl EmbeddedStorage {
         &self.path
     }
 
-    /// Runs `read` in a fresh read transaction on the blocking pool.
+    /// Runs `read` in a fresh read transaction on a reader thread.
     async fn read<T: Send + 'static>(
         &self,
         read: impl FnOnce(&ReadTransaction) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let shared = Arc::clone(&self.shared);
-        tokio::task::spawn_blocking(move || read(&shared.db.begin_read()?))
-            .await
-            .map_err(|e| Error::Internal(format!("storage read failed: {e}")))?
+        self.shared.read(read).await
     }
 
     /// Queues a write and waits for its answer, which comes after its commit.

@@ -27,7 +27,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Weak};
 
-use redb::ReadableDatabase;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::Shared;
@@ -116,13 +115,7 @@ impl Watcher {
             return Ok(());
         };
         let (prefix, after) = (self.prefix.clone(), self.next);
-        let reader = Arc::clone(&shared);
-        let page = tokio::task::spawn_blocking(move || {
-            let txn = reader.db.begin_read()?;
-            read::history_page(&txn, &prefix, after, PAGE)
-        })
-        .await
-        .map_err(|e| Error::Internal(format!("watch replay failed: {e}")))??;
+        let page = (shared.read(move |txn| read::history_page(txn, &prefix, after, PAGE))).await?;
         self.next = page.last;
         self.pending.extend(page.events);
         if page.caught_up {
