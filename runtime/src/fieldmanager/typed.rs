@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::path::{PathElement, compare as compare_values};
 use super::set::Set;
 use crate::registry::KindSchema;
-use crate::registry::schema_validation::ListType;
+use crate::registry::schema_validation::{ListType, Node};
 
 /// A position in a schema: a node of a kind's compiled schema, or none (untyped).
 #[derive(Clone, Copy, Debug)]
@@ -43,12 +43,12 @@ pub(crate) enum ListMerge {
 
 /// How a value merges, resolved from its schema node and its JSON type.
 #[derive(Clone, Debug)]
-enum Atom {
+enum Atom<'a> {
     Scalar,
     Map {
         atomic: bool,
         /// Declared properties (struct fields) and their nodes.
-        fields: BTreeMap<String, usize>,
+        fields: Fields<'a>,
         /// The node of other keys (`additionalProperties`).
         elem: Option<usize>,
     },
@@ -56,6 +56,26 @@ enum Atom {
         kind: ListType,
         elem: Option<usize>,
     },
+}
+
+/// A struct's declared properties, looked up in the schema nodes of its type (a later
+/// node's declaration of a name wins) rather than copied out of them: every value read
+/// through a schema asks for its type's fields, and a copy of their names per value was a
+/// tenth of a server-side apply's instructions.
+#[derive(Clone, Debug, Default)]
+struct Fields<'a>(Vec<&'a Node>);
+
+impl Fields<'_> {
+    /// The node of property `name`.
+    fn get(&self, name: &str) -> Option<usize> {
+        (self.0.iter().rev())
+            .find_map(|node| node.properties.iter().find(|(n, _)| n == name))
+            .map(|(_, id)| *id)
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
 }
 
 impl<'a> TypeRef<'a> {
@@ -123,7 +143,7 @@ impl<'a> TypeRef<'a> {
 
     /// The atom of this type for `value` (the value's JSON type decides where the schema
     /// says nothing: structured-merge-diff's `deduceAtom`).
-    fn atom(&self, value: Option<&Value>) -> Atom {
+    fn atom(&self, value: Option<&Value>) -> Atom<'a> {
         let nodes = match (self.schema, self.node) {
             (Some(schema), Some(node)) => schema.nodes(node),
             _ => Vec::new(),
@@ -147,10 +167,8 @@ impl<'a> TypeRef<'a> {
         if is_map {
             Atom::Map {
                 atomic: nodes.iter().any(|n| n.atomic_map),
-                fields: (nodes.iter().flat_map(|n| n.properties.iter()))
-                    .map(|(name, id)| (name.clone(), *id))
-                    .collect(),
                 elem: nodes.iter().find_map(|n| n.additional),
+                fields: Fields(nodes),
             }
         } else if is_list {
             Atom::List {
@@ -174,8 +192,8 @@ impl<'a> TypeRef<'a> {
     }
 
     /// The type of field or key `name` of a map.
-    fn field(&self, fields: &BTreeMap<String, usize>, elem: Option<usize>, name: &str) -> Self {
-        self.at(fields.get(name).copied().or(elem))
+    fn field(&self, fields: &Fields<'_>, elem: Option<usize>, name: &str) -> Self {
+        self.at(fields.get(name).or(elem))
     }
 
     /// The default of `field` of a list-map item, for keys an item leaves out.
@@ -183,7 +201,7 @@ impl<'a> TypeRef<'a> {
         let Atom::Map { fields, .. } = self.at(elem).atom(None) else {
             return None;
         };
-        let node = *fields.get(field)?;
+        let node = fields.get(field)?;
         (self.schema?.nodes(node).iter()).find_map(|n| n.default.clone())
     }
 }
@@ -712,7 +730,7 @@ pub fn prune_unknown(value: &Value, tr: TypeRef<'_>) -> Value {
             map.iter()
                 .filter(|(key, _)| {
                     tr.node.is_none()
-                        || fields.contains_key(*key)
+                        || fields.contains_key(key)
                         || elem.is_some()
                         || tr.preserves_unknown()
                 })
