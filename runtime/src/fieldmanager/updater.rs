@@ -12,6 +12,7 @@
 //! Each manager's set is in its own API version; objects are converted to it (through
 //! [`Versions`]) to compare there, so ownership follows a field across versions.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -252,32 +253,42 @@ impl Updater<'_> {
         };
         let at = last.api_version.as_str();
         let (Some(merged_at), Some(tr)) = (
-            self.versions.convert(merged, version, at),
+            self.in_version(merged, version, at),
             self.versions.type_of(at),
         ) else {
             return Ok(merged.clone());
         };
-        let pruned = typed::remove(&merged_at, &typed::with_named_fields(&last.set, tr), tr);
-        let pruned = self.add_back_owned(&merged_at, pruned, at, managers)?;
+        // Each set is computed once: they are most of an apply's work.
+        let merged_set = typed::with_named_fields(&typed::field_set(&merged_at, tr), tr);
+        let last_set = typed::with_named_fields(&last.set, tr);
+        let pruned = typed::remove(&merged_at, &last_set, tr);
+        let pruned = self.add_back_owned(&merged_at, &merged_set, pruned, at, managers)?;
         // Only what the manager applied last time may go: put back anything else the
         // removal took with it.
         let pruned_set = typed::with_named_fields(&typed::field_set(&pruned, tr), tr);
-        let merged_set = typed::with_named_fields(&typed::field_set(&merged_at, tr), tr);
-        let last_set = typed::with_named_fields(&last.set, tr);
         let gone = merged_set.difference(&pruned_set).intersection(&last_set);
         let pruned = typed::remove(&merged_at, &gone, tr);
         let current = &managers[manager].api_version;
-        Ok(self
-            .versions
-            .convert(&pruned, at, current)
-            .unwrap_or(pruned))
+        Ok(match at == current {
+            true => pruned,
+            false => (self.versions.convert(&pruned, at, current)).unwrap_or(pruned),
+        })
+    }
+
+    /// `value` (in `from`) in `to`, borrowed when they are the same version.
+    fn in_version<'v>(&self, value: &'v Value, from: &str, to: &str) -> Option<Cow<'v, Value>> {
+        match from == to {
+            true => Some(Cow::Borrowed(value)),
+            false => self.versions.convert(value, from, to).map(Cow::Owned),
+        }
     }
 
     /// `pruned` with every field some manager owns put back from `merged` (both in
-    /// version `at`), version by version.
+    /// version `at`; `merged_set`: the fields `merged` sets, named), version by version.
     fn add_back_owned(
         &self,
         merged: &Value,
+        merged_set: &Set,
         mut pruned: Value,
         at: &str,
         managers: &Managers,
@@ -290,27 +301,34 @@ impl Updater<'_> {
         // The pruned version first, then the others.
         let mut order: Vec<&str> = owned_by_version.keys().copied().collect();
         order.sort_by_key(|v| *v != at);
-        let mut current = at.to_owned();
-        let mut merged = merged.clone();
+        let mut current = at;
+        let mut merged = Cow::Borrowed(merged);
         for version in order {
             let owned = &owned_by_version[version];
-            let (Some(m), Some(p), Some(tr)) = (
-                self.versions.convert(&merged, &current, version),
-                self.versions.convert(&pruned, &current, version),
-                self.versions.type_of(version),
-            ) else {
+            let Some(tr) = self.versions.type_of(version) else {
                 continue;
             };
-            let merged_set = typed::with_named_fields(&typed::field_set(&m, tr), tr);
-            let pruned_set = typed::with_named_fields(&typed::field_set(&p, tr), tr);
+            if version != current {
+                let (Some(m), Some(p)) = (
+                    self.versions.convert(&merged, current, version),
+                    self.versions.convert(&pruned, current, version),
+                ) else {
+                    continue;
+                };
+                (merged, pruned, current) = (Cow::Owned(m), p, version);
+            }
+            // `at` comes first, if at all: `merged` is then the caller's.
+            let merged_set = match version == at {
+                true => Cow::Borrowed(merged_set),
+                false => Cow::Owned(typed::with_named_fields(&typed::field_set(&merged, tr), tr)),
+            };
+            let pruned_set = typed::with_named_fields(&typed::field_set(&pruned, tr), tr);
             let keep = pruned_set.union(&typed::with_named_fields(owned, tr));
-            pruned = typed::remove(&m, &merged_set.difference(&keep), tr);
-            merged = m;
-            current = version.to_owned();
+            pruned = typed::remove(&merged, &merged_set.difference(&keep), tr);
         }
-        Ok(self
-            .versions
-            .convert(&pruned, &current, at)
-            .unwrap_or(pruned))
+        Ok(match current == at {
+            true => pruned,
+            false => (self.versions.convert(&pruned, current, at)).unwrap_or(pruned),
+        })
     }
 }
