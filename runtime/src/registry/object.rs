@@ -119,7 +119,12 @@ impl<'a> Keys<'a> {
     /// kind that stores them, for a kind `stored_with` another.
     pub fn kind_prefix(&self, info: &KindInfo) -> String {
         let info = info.stored_with.unwrap_or(info);
-        let mut key = format!("{}/", self.prefix);
+        // Made several times per request: sized once (with room for the namespace and
+        // name most callers add), with no formatting machinery.
+        let length = self.prefix.len() + info.group.len() + info.plural.len() + 3;
+        let mut key = String::with_capacity(length + 64);
+        key.push_str(self.prefix);
+        key.push('/');
         if !info.group.is_empty() {
             key.push_str(info.group);
             key.push('/');
@@ -156,7 +161,9 @@ impl<'a> Keys<'a> {
             };
             check_segment("Namespace", namespace)?;
         }
-        Ok(format!("{}{name}", self.collection(info, namespace)))
+        let mut key = self.collection(info, namespace);
+        key.push_str(name);
+        Ok(key)
     }
 }
 
