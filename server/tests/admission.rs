@@ -262,7 +262,8 @@ on_both_kinds! {
 }
 
 /// A webhook that cannot be reached fails the write under `failurePolicy: Fail` (kube's
-/// 500 naming it) and is skipped under `Ignore`.
+/// 500 naming it) and is skipped under `Ignore`; once its configuration is deleted, it is
+/// not called.
 #[test]
 fn failure_policy_decides_when_the_webhook_is_down() {
     let pki = Pki::new();
@@ -306,6 +307,15 @@ fn failure_policy_decides_when_the_webhook_is_down() {
         .post(&kind.collection(), &webapp(kind, "web", "nginx:1.27"))
         .unwrap();
     assert_eq!(created.status, 201, "{created:?}");
+
+    // Failing again, then deleted: admission follows each change of the configurations
+    // (it reuses what it compiled from them only while their caches stand still).
+    let mut configuration = client.get(&path).unwrap().json();
+    configuration["webhooks"][0]["failurePolicy"] = json!("Fail");
+    assert_eq!(client.put(&path, &configuration).unwrap().status, 200);
+    wait_admitting(&client, kind, |r| r.status == 500);
+    assert_eq!(client.delete(&path).unwrap().status, 200);
+    wait_admitting(&client, kind, |r| r.status == 201);
 }
 
 /// A namespace selector limits the webhook to the objects of the namespaces it selects.

@@ -482,6 +482,12 @@ impl Registry {
         })
     }
 
+    /// The revision the watch cache of `kind` has reached (`None`: it has none, or it is
+    /// not loaded): the cache holds the same objects whenever it is at the same revision.
+    pub(crate) fn cache_revision(&self, kind: &KindEntry) -> Option<crate::storage::Revision> {
+        (self.caches.for_prefix(&self.keys().kind_prefix(kind.info)))?.revision()
+    }
+
     /// The watch cache of `kind`, once it has loaded (kube answers 429 "storage is
     /// (re)initializing" after waiting a little).
     async fn ready_cache(&self, kind: &KindEntry) -> Result<Arc<Cache>, ApiError> {

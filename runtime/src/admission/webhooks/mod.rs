@@ -34,6 +34,7 @@ use crate::kinds::admissionregistration::{
 };
 use crate::meta::{LabelSelector, Status};
 use crate::registry::{GetOptions, ListOptions, Registry, SharedObject, Target};
+use crate::storage::Revision;
 
 /// One webhook, ready to call.
 pub struct Hook {
@@ -71,9 +72,15 @@ impl Hook {
     }
 }
 
+/// The two kinds of webhook configuration.
+const MUTATING: &str = "MutatingWebhookConfiguration";
+const VALIDATING: &str = "ValidatingWebhookConfiguration";
+
 /// The compiled webhooks, and the configurations (as the watch caches share them) they
 /// were compiled from.
 struct Compiled {
+    /// The revisions the two kinds' watch caches had reached before they were listed.
+    revisions: Option<(Revision, Revision)>,
     from: Vec<SharedObject>,
     mutating: Arc<Vec<Hook>>,
     validating: Arc<Vec<Hook>>,
@@ -87,15 +94,34 @@ impl Webhooks {
     /// The current mutating and validating webhooks, in kube's order (configurations by
     /// name, as the caches list them; webhooks as each lists them). Compiled again only
     /// when a configuration changed: an unchanged one is the cache's same shared object.
+    ///
+    /// Every write asks: while neither kind's watch cache has moved since the last
+    /// compilation, that one stands, with no list of either kind (the caches' revisions
+    /// are read before the lists, so a change during them only compiles again later).
     async fn current(&self, registry: &Registry) -> Result<Arc<Compiled>, ApiError> {
-        let mutating = configurations(registry, "MutatingWebhookConfiguration").await?;
-        let validating = configurations(registry, "ValidatingWebhookConfiguration").await?;
-        let from: Vec<SharedObject> = mutating.iter().chain(&validating).cloned().collect();
+        let revision = |kind| {
+            let kind = registry.scheme().by_kind(GROUP, kind)?;
+            registry.cache_revision(&kind)
+        };
+        let revisions = revision(MUTATING).zip(revision(VALIDATING));
+        let compiled = || self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(current) =
+            compiled().filter(|c| c.revisions.is_some() && c.revisions == revisions)
         {
-            let compiled = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(current) = compiled.as_ref().filter(|c| same(&c.from, &from)) {
-                return Ok(Arc::clone(current));
-            }
+            return Ok(current);
+        }
+        let mutating = configurations(registry, MUTATING).await?;
+        let validating = configurations(registry, VALIDATING).await?;
+        let from: Vec<SharedObject> = mutating.iter().chain(&validating).cloned().collect();
+        if let Some(current) = compiled().filter(|c| same(&c.from, &from)) {
+            let current = Arc::new(Compiled {
+                revisions,
+                from,
+                mutating: Arc::clone(&current.mutating),
+                validating: Arc::clone(&current.validating),
+            });
+            *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
+            return Ok(current);
         }
         let mut mutating_hooks = Vec::new();
         for object in &mutating {
@@ -118,6 +144,7 @@ impl Webhooks {
             );
         }
         let current = Arc::new(Compiled {
+            revisions,
             from,
             mutating: Arc::new(mutating_hooks),
             validating: Arc::new(validating_hooks),
