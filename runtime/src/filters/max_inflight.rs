@@ -65,9 +65,9 @@ fn mutating(verb: &str) -> bool {
 
 /// Whether the request takes no slot.
 fn exempt(info: &RequestInfo, user: Option<&UserInfo>) -> bool {
-    let health = ["/healthz", "/livez", "/readyz"]
-        .iter()
-        .any(|p| info.path == *p || info.path.starts_with(&format!("{p}/")));
+    let health = ["/healthz", "/livez", "/readyz"].iter().any(|p| {
+        (info.path.strip_prefix(p)).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    });
     info.verb == "watch" || health || user.is_some_and(|u| u.in_group(MASTERS))
 }
 
