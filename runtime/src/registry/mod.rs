@@ -43,6 +43,7 @@ pub(crate) mod schema_validation;
 pub mod selector;
 mod table;
 mod update;
+mod update_rules;
 mod validation;
 mod watch;
 

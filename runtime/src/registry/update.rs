@@ -21,13 +21,14 @@ use serde_json::{Value, json};
 
 use super::body::{self, Expected};
 use super::field_paths;
-use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta, meta_str, set_meta};
+use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta_str, set_meta};
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
 use super::schema_validation::not_reported;
+use super::update_rules::{apply_update_rules, deletes_on_update, spec_changed};
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
-use crate::api::{KindInfo, ScaleInfo, Scope};
+use crate::api::{KindInfo, ScaleInfo};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use crate::fieldmanager::typed::{self, TypeRef};
 use crate::meta::Scale;
@@ -455,7 +456,7 @@ impl Registry {
                 );
                 new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
             }
-            if info.tracks_generation() && spec_changed(info, &new, &old) {
+            if info.tracks_generation() && spec_changed(info.subresources.status, &new, &old) {
                 let generation = object::generation(&old) + 1;
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
                 new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
@@ -569,20 +570,6 @@ impl Registry {
     }
 }
 
-/// Whether an update deletes the object: its deletion was requested (with no grace
-/// period left) and the update removes its last finalizer.
-fn deletes_on_update(old: &Value, new: &Value) -> bool {
-    let grace = meta(old)
-        .and_then(|m| m.get("deletionGracePeriodSeconds"))
-        .and_then(Value::as_i64);
-    // A namespace is also held by `spec.finalizers` (kube's
-    // `ShouldDeleteNamespaceDuringUpdate`).
-    meta_str(old, "deletionTimestamp").is_some()
-        && grace.unwrap_or(0) == 0
-        && super::validation::finalizer_list(new).is_empty()
-        && super::namespaces::spec_finalizers(new).is_empty()
-}
-
 /// The name of a subresource in `managedFields` (empty for the object itself).
 fn subresource_name(subresource: Option<Subresource>) -> &'static str {
     match subresource {
@@ -684,86 +671,4 @@ fn patch_decode_error(request: &Request<'_>, error: impl std::fmt::Display) -> A
         None,
         error.to_string(),
     )])
-}
-
-/// The generic rules of an update, on hub JSON: server-owned metadata comes from the
-/// stored object, and the status subresource splits what each endpoint may change.
-fn apply_update_rules(
-    info: &KindInfo,
-    new: &mut Value,
-    old: &Value,
-    subresource: Option<Subresource>,
-    namespace: Option<&str>,
-    name: &str,
-) {
-    match subresource {
-        // `/status` changes the status only (and managedFields, tracked per request).
-        Some(Subresource::Status) => {
-            let status = new.get("status").cloned();
-            let managed = meta(new).and_then(|m| m.get("managedFields")).cloned();
-            *new = old.clone();
-            set_top(new, "status", status);
-            set_meta(new, "managedFields", managed);
-        }
-        // The Scale already wrote its path into a copy of the stored object.
-        Some(Subresource::Scale) => {}
-        // `/finalize` replaces all but the status (kube's finalize strategy).
-        Some(Subresource::Finalize) => set_top(new, "status", old.get("status").cloned()),
-        None if info.subresources.status => set_top(new, "status", old.get("status").cloned()),
-        None => {}
-    }
-    let old_meta = |field: &str| meta(old).and_then(|m| m.get(field)).cloned();
-    for kept in ["creationTimestamp", "deletionTimestamp", "generation"] {
-        set_meta(new, kept, old_meta(kept));
-    }
-    // An update without a uid keeps the stored one; a different one fails validation.
-    if meta_str(new, "uid").is_none() {
-        set_meta(new, "uid", old_meta("uid"));
-    }
-    if meta(new)
-        .and_then(|m| m.get("deletionGracePeriodSeconds"))
-        .is_none()
-    {
-        set_meta(
-            new,
-            "deletionGracePeriodSeconds",
-            old_meta("deletionGracePeriodSeconds"),
-        );
-    }
-    for cleared in ["resourceVersion", "selfLink"] {
-        set_meta(new, cleared, None);
-    }
-    set_meta(new, "name", Some(Value::String(name.to_owned())));
-    let namespace = match info.scope {
-        Scope::Namespaced => namespace.map(|n| Value::String(n.to_owned())),
-        Scope::Cluster => None,
-    };
-    set_meta(new, "namespace", namespace);
-}
-
-fn set_top(object: &mut Value, field: &str, value: Option<Value>) {
-    if let Some(fields) = object.as_object_mut() {
-        match value {
-            Some(value) => {
-                fields.insert(field.to_owned(), value);
-            }
-            None => {
-                fields.remove(field);
-            }
-        }
-    }
-}
-
-/// Whether anything but metadata (and status, for kinds with a status subresource)
-/// differs: what makes `metadata.generation` move.
-fn spec_changed(info: &KindInfo, new: &Value, old: &Value) -> bool {
-    let strip = |object: &Value| {
-        let mut object = object.as_object().cloned().unwrap_or_default();
-        object.remove("metadata");
-        if info.subresources.status {
-            object.remove("status");
-        }
-        object
-    };
-    strip(new) != strip(old)
 }

@@ -1,0 +1,133 @@
+//! The generic rules of an update, on hub JSON, whatever the kind: which metadata the
+//! server keeps from the stored object, how the status subresource splits what each
+//! endpoint may change, when `metadata.generation` moves, and when an update deletes.
+
+use serde_json::{Map, Value};
+
+use super::Subresource;
+use super::object::{meta, meta_str, set_meta};
+use crate::api::{KindInfo, Scope};
+
+/// Whether an update deletes the object: its deletion was requested (with no grace
+/// period left) and the update removes its last finalizer.
+pub(super) fn deletes_on_update(old: &Value, new: &Value) -> bool {
+    let grace = meta(old)
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .and_then(Value::as_i64);
+    // A namespace is also held by `spec.finalizers` (kube's
+    // `ShouldDeleteNamespaceDuringUpdate`).
+    meta_str(old, "deletionTimestamp").is_some()
+        && grace.unwrap_or(0) == 0
+        && super::validation::finalizer_list(new).is_empty()
+        && super::namespaces::spec_finalizers(new).is_empty()
+}
+
+/// The generic rules of an update, on hub JSON: server-owned metadata comes from the
+/// stored object, and the status subresource splits what each endpoint may change.
+pub(super) fn apply_update_rules(
+    info: &KindInfo,
+    new: &mut Value,
+    old: &Value,
+    subresource: Option<Subresource>,
+    namespace: Option<&str>,
+    name: &str,
+) {
+    match subresource {
+        // `/status` changes the status only (and managedFields, tracked per request).
+        Some(Subresource::Status) => {
+            let status = new.get("status").cloned();
+            let managed = meta(new).and_then(|m| m.get("managedFields")).cloned();
+            *new = old.clone();
+            set_top(new, "status", status);
+            set_meta(new, "managedFields", managed);
+        }
+        // The Scale already wrote its path into a copy of the stored object.
+        Some(Subresource::Scale) => {}
+        // `/finalize` replaces all but the status (kube's finalize strategy).
+        Some(Subresource::Finalize) => set_top(new, "status", old.get("status").cloned()),
+        None if info.subresources.status => set_top(new, "status", old.get("status").cloned()),
+        None => {}
+    }
+    let old_meta = |field: &str| meta(old).and_then(|m| m.get(field)).cloned();
+    for kept in ["creationTimestamp", "deletionTimestamp", "generation"] {
+        set_meta(new, kept, old_meta(kept));
+    }
+    // An update without a uid keeps the stored one; a different one fails validation.
+    if meta_str(new, "uid").is_none() {
+        set_meta(new, "uid", old_meta("uid"));
+    }
+    if meta(new)
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .is_none()
+    {
+        set_meta(
+            new,
+            "deletionGracePeriodSeconds",
+            old_meta("deletionGracePeriodSeconds"),
+        );
+    }
+    for cleared in ["resourceVersion", "selfLink"] {
+        set_meta(new, cleared, None);
+    }
+    set_meta(new, "name", Some(Value::String(name.to_owned())));
+    let namespace = match info.scope {
+        Scope::Namespaced => namespace.map(|n| Value::String(n.to_owned())),
+        Scope::Cluster => None,
+    };
+    set_meta(new, "namespace", namespace);
+}
+
+fn set_top(object: &mut Value, field: &str, value: Option<Value>) {
+    if let Some(fields) = object.as_object_mut() {
+        match value {
+            Some(value) => {
+                fields.insert(field.to_owned(), value);
+            }
+            None => {
+                fields.remove(field);
+            }
+        }
+    }
+}
+
+/// Whether anything but metadata (and status, for kinds with a status subresource)
+/// differs: what makes `metadata.generation` move. Compared field by field in place (a
+/// copy of each object without those fields cost two whole copies per update).
+pub(super) fn spec_changed(status_subresource: bool, new: &Value, old: &Value) -> bool {
+    let compared = |field: &str| field != "metadata" && !(status_subresource && field == "status");
+    let empty = Map::new();
+    let new = new.as_object().unwrap_or(&empty);
+    let old = old.as_object().unwrap_or(&empty);
+    let count = |fields: &Map<String, Value>| fields.keys().filter(|f| compared(f)).count();
+    count(new) != count(old)
+        || (new.iter())
+            .filter(|(field, _)| compared(field))
+            .any(|(field, value)| old.get(field) != Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::spec_changed;
+
+    /// Metadata never counts, status only for kinds without a status subresource; added,
+    /// removed and changed fields do, whatever the order.
+    #[test]
+    fn only_the_spec_moves_the_generation() {
+        let old = json!({"metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"y": 1}});
+        let same = json!({"status": {"y": 1}, "spec": {"x": 1}, "metadata": {"name": "b"}});
+        let status = json!({"metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"y": 2}});
+        let spec = json!({"metadata": {"name": "a"}, "spec": {"x": 2}, "status": {"y": 1}});
+        let added = json!({"metadata": {}, "spec": {"x": 1}, "status": {"y": 1}, "z": 0});
+        let removed = json!({"metadata": {}, "status": {"y": 1}});
+        assert!(!spec_changed(false, &same, &old));
+        assert!(spec_changed(false, &status, &old));
+        for changed in [&spec, &added, &removed] {
+            assert!(spec_changed(false, changed, &old), "{changed}");
+        }
+        assert!(!spec_changed(true, &status, &old));
+        assert!(spec_changed(true, &spec, &old));
+        assert!(!spec_changed(true, &json!(null), &json!({"metadata": {}})));
+    }
+}
