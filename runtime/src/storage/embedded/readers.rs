@@ -7,7 +7,9 @@
 //! turn. Each thread's allocator cache then keeps freed memory of its own: at 10k objects
 //! the server held 3-4 MiB more (two fifths of the objects' JSON) whenever storage had
 //! served a few paginated or exact lists, until those threads ended. A fixed set of
-//! threads bounds that, and a read waits for a thread no longer than it would for a core.
+//! threads bounds that. The price: a read waits in the queue while every thread is busy,
+//! which takes more reads at once than the cores run anyway, unless that many long ones
+//! (whole large collections from storage) are under way.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, mpsc};
