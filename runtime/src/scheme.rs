@@ -642,9 +642,17 @@ impl Scheme {
 fn to_hub<Hub, V>(object: Value, base: Option<ErasedHub>) -> Result<ErasedHub, ConversionError>
 where
     Hub: Resource + Default + Send + 'static,
-    V: Convert<Hub> + DeserializeOwned,
+    V: Convert<Hub> + DeserializeOwned + 'static,
 {
     let typed: V = serde_json::from_value(object)?;
+    // The version that is the hub type (`Convert`'s identity) is the hub, with no default
+    // made to be replaced.
+    if base.is_none() && std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>() {
+        let same = (Box::new(typed) as Box<dyn Any>).downcast::<Hub>();
+        return same
+            .map(|hub| hub as ErasedHub)
+            .map_err(|_| ConversionError::Registration(Hub::INFO.kind));
+    }
     let mut hub = match base {
         Some(base) => base
             .downcast::<Hub>()
@@ -658,8 +666,13 @@ where
 fn from_hub<Hub, V>(hub: ErasedHub) -> Result<Value, ConversionError>
 where
     Hub: Resource + 'static,
-    V: Convert<Hub> + Serialize,
+    V: Convert<Hub> + Serialize + 'static,
 {
+    // The version that is the hub type (`Convert`'s identity, a clone) serializes the hub
+    // as it is.
+    if let Some(same) = hub.downcast_ref::<V>() {
+        return Ok(serde_json::to_value(same)?);
+    }
     let hub = hub
         .downcast::<Hub>()
         .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?;
