@@ -129,7 +129,9 @@ fn scheme_update_through_v1beta1_keeps_v1_fields() {
     let mut beta = kind.convert(v1_json, "v1", "v1beta1").unwrap();
     beta["spec"]["replicas"] = json!(7);
 
-    let updated = kind.to_hub_over(beta.clone(), "v1beta1", stored).unwrap();
+    let updated = kind
+        .to_hub_over(beta.clone(), "v1beta1", || Ok(stored))
+        .unwrap();
     let v1 = kind.from_hub(updated, "v1").unwrap();
     assert_eq!(v1["spec"]["replicas"], json!(7));
     assert_eq!(v1["spec"]["paused"], json!(true));

@@ -65,6 +65,9 @@ struct VersionEntry {
     /// kind's prune and defaults, so that finding unknown fields never calls a conversion
     /// webhook); `None`: through the hub and back.
     decode: Option<JsonConversion>,
+    /// Whether `to_hub` makes the whole hub, never reading the base it is given (the
+    /// version that is the hub type; a dynamic kind's versions): an update then needs none.
+    whole_hub: bool,
 }
 
 /// One version of a kind installed at runtime, whose hub is JSON: how an object of the
@@ -220,6 +223,7 @@ impl KindEntry {
                 VersionEntry {
                     name: version.name,
                     decode: Some(version.decode),
+                    whole_hub: true,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -252,6 +256,7 @@ impl KindEntry {
             to_hub: Arc::new(to_hub::<Hub, V>),
             from_hub: Arc::new(from_hub::<Hub, V>),
             decode: None,
+            whole_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
         });
         self
     }
@@ -300,13 +305,18 @@ impl KindEntry {
     /// object it replaces: only the hub fields the version expresses are overwritten, so
     /// an update through a version that cannot express some fields (`v1beta1` WebApp's
     /// `env`, `paused`, extra ports) keeps them as stored.
+    /// `base` is only made when the version does not make the whole hub itself.
     pub fn to_hub_over(
         &self,
         object: Value,
         version: &str,
-        base: ErasedHub,
+        base: impl FnOnce() -> Result<ErasedHub, ConversionError>,
     ) -> Result<ErasedHub, ConversionError> {
-        (self.entry(version)?.to_hub)(object, Some(base))
+        let entry = self.entry(version)?;
+        match entry.whole_hub {
+            true => (entry.to_hub)(object, None),
+            false => (entry.to_hub)(object, Some(base()?)),
+        }
     }
 
     /// Converts a hub to version `version`, with `apiVersion` and `kind` set.

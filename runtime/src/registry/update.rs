@@ -416,7 +416,7 @@ impl Registry {
                 _ => {
                     // Onto a copy of the stored hub: fields the request's version cannot
                     // express keep their stored values (ARCHITECTURE.md, "Hub conversion").
-                    let base = kind.hub_from_json(old.clone()).map_err(internal)?;
+                    let base = || kind.hub_from_json(old.clone());
                     let hub = kind.to_hub_over(view, target.version, base);
                     let hub = hub.map_err(|e| match &change {
                         // A conversion webhook that failed: kube's 500.

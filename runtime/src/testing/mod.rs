@@ -223,7 +223,7 @@ impl Case<'_> {
     ) -> Result<ErasedHub, String> {
         let shown = object.to_string();
         let hub = match base {
-            Some(base) => self.entry.to_hub_over(object, version, base),
+            Some(base) => self.entry.to_hub_over(object, version, || Ok(base)),
             None => self.entry.to_hub(object, version),
         };
         hub.map_err(|e| {
