@@ -68,6 +68,8 @@ struct VersionEntry {
     /// Whether `to_hub` makes the whole hub, never reading the base it is given (the
     /// version that is the hub type; a dynamic kind's versions): an update then needs none.
     whole_hub: bool,
+    /// Whether the version's type is the hub type: its JSON is the hub JSON.
+    hub_type: bool,
 }
 
 /// One version of a kind installed at runtime, whose hub is JSON: how an object of the
@@ -224,6 +226,7 @@ impl KindEntry {
                     name: version.name,
                     decode: Some(version.decode),
                     whole_hub: true,
+                    hub_type: false,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -257,6 +260,7 @@ impl KindEntry {
             from_hub: Arc::new(from_hub::<Hub, V>),
             decode: None,
             whole_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
+            hub_type: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
         });
         self
     }
@@ -327,6 +331,28 @@ impl KindEntry {
             &self.api_version(version),
             self.info.kind,
         ))
+    }
+
+    /// Hub JSON (what [`hub_json`](KindEntry::hub_json) makes, perhaps edited by the
+    /// registry's metadata rules) in `version`, with `apiVersion` and `kind` set. The
+    /// version that is the hub type takes it as it is: a round trip through that type
+    /// would give it back unchanged (debug builds check that it does); any other decodes
+    /// and converts it.
+    pub fn hub_json_in(&self, json: &Value, version: &str) -> Result<Value, ConversionError> {
+        if !self.entry(version)?.hub_type {
+            return self.from_hub(self.hub_from_json(json.clone())?, version);
+        }
+        let object = with_type_meta(json.clone(), &self.api_version(version), self.info.kind);
+        #[cfg(debug_assertions)]
+        if let Ok(hub) = self.hub_from_json(json.clone()) {
+            let converted = self.from_hub(hub, version)?;
+            debug_assert_eq!(
+                object, converted,
+                "{} hub JSON changes in a round trip through its type",
+                self.info.kind
+            );
+        }
+        Ok(object)
     }
 
     /// A stored object (in any version of the kind that stores it, named by its

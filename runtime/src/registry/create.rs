@@ -135,11 +135,7 @@ impl Registry {
 
         let mut field_errors = Vec::new();
         if fields == Fields::Update {
-            let view = kind.from_hub(
-                kind.hub_from_json(json.clone()).map_err(internal)?,
-                target.version,
-            );
-            let view = view.map_err(internal)?;
+            let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
             match self.manage_fields(target, None, &view, "", options) {
                 Ok(managed) => set_meta(&mut json, "managedFields", managed),
                 Err(errors) => field_errors = errors,
@@ -165,11 +161,7 @@ impl Registry {
             });
         }
         if validating {
-            let view = kind.from_hub(
-                kind.hub_from_json(json.clone()).map_err(internal)?,
-                target.version,
-            );
-            let view = view.map_err(internal)?;
+            let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
             let attributes = Attributes {
                 name: &name,
                 ..attributes

@@ -118,8 +118,7 @@ impl Request<'_> {
 
     /// An object (hub JSON) in the request's version, without resourceVersion.
     fn in_version(&self, hub: &Value) -> Result<Value, ApiError> {
-        let typed = self.kind.hub_from_json(hub.clone()).map_err(internal)?;
-        (self.kind.from_hub(typed, self.target.version)).map_err(internal)
+        (self.kind.hub_json_in(hub, self.target.version)).map_err(internal)
     }
 
     /// The view of what was just written (`new`, hub JSON; `stored`, as the storage
