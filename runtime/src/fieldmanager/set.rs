@@ -83,6 +83,21 @@ impl Set {
         out
     }
 
+    /// Paths in either set, made from `self` and `other` rather than copied.
+    pub fn into_union(mut self, other: Set) -> Set {
+        if self.is_empty() {
+            return other;
+        }
+        self.members.extend(other.members);
+        for (element, child) in other.children {
+            match self.children.remove(&element) {
+                Some(mine) => self.children.insert(element, mine.into_union(child)),
+                None => self.children.insert(element, child),
+            };
+        }
+        self
+    }
+
     /// Paths in both sets.
     pub fn intersection(&self, other: &Set) -> Set {
         Set {
@@ -111,6 +126,25 @@ impl Set {
                 })
                 .collect(),
         }
+    }
+
+    /// [`difference`](Set::difference), made from `self` rather than copied.
+    pub fn into_difference(mut self, other: &Set) -> Set {
+        if other.is_empty() {
+            return self;
+        }
+        self.members
+            .retain(|element| !other.members.contains(element));
+        self.children = (std::mem::take(&mut self.children).into_iter())
+            .filter_map(|(element, child)| match other.children.get(&element) {
+                Some(theirs) => {
+                    let rest = child.into_difference(theirs);
+                    (!rest.is_empty()).then_some((element, rest))
+                }
+                None => Some((element, child)),
+            })
+            .collect();
+        self
     }
 
     /// Paths of `self` that are not in `other`, nor below one of its members.
@@ -277,6 +311,31 @@ mod tests {
         set
     }
 
+    /// The consuming forms give what the copying ones give, for sets that share members,
+    /// children, both, or nothing.
+    #[test]
+    fn consuming_union_and_difference_match_the_copying_ones() {
+        let sets = [
+            Set::new(),
+            set(&[&[f("a")], &[f("b"), f("c")]]),
+            set(&[&[f("b")], &[f("b"), f("c")], &[f("b"), f("d"), f("e")]]),
+            set(&[&[f("a"), f("x")], &[f("b"), f("d"), f("e")], &[f("z")]]),
+        ];
+        for a in &sets {
+            for b in &sets {
+                assert_eq!(a.clone().into_union(b.clone()), a.union(b), "{a:?} ∪ {b:?}");
+                assert_eq!(
+                    a.clone().into_difference(b),
+                    a.difference(b),
+                    "{a:?} - {b:?}"
+                );
+            }
+        }
+        // A difference that empties a child drops it, as the copying form does.
+        let emptied = set(&[&[f("b"), f("c")]]).into_difference(&set(&[&[f("b"), f("c")]]));
+        assert!(emptied.is_empty());
+    }
+
     #[test]
     fn fields_v1_round_trips_with_kubes_layout() {
         let port = PathElement::key(vec![("containerPort".into(), json!(80))]);
@@ -361,6 +420,8 @@ mod tests {
                 }
                 prop_assert_eq!(union.is_empty(), x.is_empty() && y.is_empty());
                 prop_assert_eq!(&x.union(&y), &y.union(&x));
+                prop_assert_eq!(x.clone().into_union(y.clone()), union.clone());
+                prop_assert_eq!(x.clone().into_difference(&y), diff.clone());
                 prop_assert_eq!(&x.intersection(&y), &y.intersection(&x));
                 prop_assert!(x.difference(&x).is_empty());
                 prop_assert_eq!(Set::from_fields_v1(&x.to_fields_v1()).unwrap(), x.clone());

@@ -124,8 +124,8 @@ impl Updater<'_> {
         force: bool,
     ) -> Result<Comparison, Failure> {
         let own = typed::compare(old, new, self.type_of(version)?)?.within(&self.scope);
+        // The comparison in every other version a manager's set is in.
         let mut by_version: BTreeMap<String, Comparison> = BTreeMap::new();
-        by_version.insert(version.to_owned(), own.clone());
         let mut conflicts = Vec::new();
         let mut lost: Vec<(ManagerId, Set)> = Vec::new();
         let mut dropped = Vec::new();
@@ -133,7 +133,7 @@ impl Updater<'_> {
             if id == current {
                 continue;
             }
-            if !by_version.contains_key(&owned.api_version) {
+            if owned.api_version != version && !by_version.contains_key(&owned.api_version) {
                 let converted = (self.versions.convert(old, version, &owned.api_version))
                     .zip(self.versions.convert(new, version, &owned.api_version))
                     .zip(self.versions.type_of(&owned.api_version));
@@ -144,7 +144,10 @@ impl Updater<'_> {
                 let comparison = typed::compare(&old, &new, tr)?.within(&self.scope);
                 by_version.insert(owned.api_version.clone(), comparison);
             }
-            let comparison = &by_version[&owned.api_version];
+            let comparison = match owned.api_version == version {
+                true => &own,
+                false => &by_version[&owned.api_version],
+            };
             let changed = comparison.modified.union(&comparison.added);
             let conflicting = owned.set.intersection(&changed);
             if !conflicting.is_empty() {
@@ -178,17 +181,20 @@ impl Updater<'_> {
         managers: &mut Managers,
         manager: &ManagerId,
     ) -> Result<bool, Failure> {
-        let comparison = self.update_others(old, new, version, managers, manager, true)?;
-        let changed = comparison.modified.union(&comparison.added);
-        let previous = managers.remove(manager);
-        let mut set = match &previous {
-            Some(previous) => previous.set.difference(&comparison.removed),
+        let Comparison {
+            modified,
+            added,
+            removed,
+        } = self.update_others(old, new, version, managers, manager, true)?;
+        let changed = added.into_union(modified);
+        let gained = !changed.is_empty();
+        let set = match managers.remove(manager) {
+            Some(previous) => previous.set.into_difference(&removed),
             None => Set::new(),
         };
-        set = self
-            .scope
-            .filter(&set.union(&changed))
-            .difference(self.stripped);
+        let set = (self.scope)
+            .filter_owned(set.into_union(changed))
+            .into_difference(self.stripped);
         if !set.is_empty() {
             managers.insert(
                 manager.clone(),
@@ -198,7 +204,7 @@ impl Updater<'_> {
                 },
             );
         }
-        Ok(!changed.is_empty())
+        Ok(gained)
     }
 
     /// Applies `config` (in `version`) over `live` for `manager`; returns the new object,

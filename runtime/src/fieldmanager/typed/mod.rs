@@ -378,11 +378,11 @@ pub struct Comparison {
 
 impl Comparison {
     /// The comparison with only what `scope` allows.
-    pub fn within(&self, scope: &Scope) -> Comparison {
+    pub fn within(self, scope: &Scope) -> Comparison {
         Comparison {
-            modified: scope.filter(&self.modified),
-            added: scope.filter(&self.added),
-            removed: scope.filter(&self.removed),
+            modified: scope.filter_owned(self.modified),
+            added: scope.filter_owned(self.added),
+            removed: scope.filter_owned(self.removed),
         }
     }
 }
@@ -408,6 +408,14 @@ impl Scope {
             Scope::Except(excluded) => set.recursive_difference(excluded),
             // What is not outside is inside.
             Scope::Only(included) => set.difference(&set.recursive_difference(included)),
+        }
+    }
+
+    /// [`filter`](Scope::filter), `set` kept as it is when the scope is everything.
+    pub fn filter_owned(&self, set: Set) -> Set {
+        match self {
+            Scope::All => set,
+            _ => self.filter(&set),
         }
     }
 }
