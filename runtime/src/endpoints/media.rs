@@ -240,6 +240,23 @@ pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Outpu
     typed(status, body, content_type)
 }
 
+/// [`respond`] for a value whose compact JSON (`json`) is at hand: sent as it is when
+/// that is what the request asks for.
+pub(super) fn respond_json(
+    status: StatusCode,
+    value: &Value,
+    json: &[u8],
+    output: Output,
+) -> Response {
+    if output.format != Format::Json || output.pretty {
+        return respond(status, value, output);
+    }
+    let mut body = Vec::with_capacity(json.len() + 1);
+    body.extend_from_slice(json);
+    body.push(b'\n');
+    typed(status, body, JSON)
+}
+
 /// The protobuf body of a response value: a `Status` (a delete's, say) as a `Status`, a
 /// list (`items`) as the kind's list of `message`s, else an object of `message`.
 pub(super) fn protobuf_body(

@@ -426,7 +426,10 @@ fn render_written(written: Written, output: Output, warnings: &mut Vec<String>) 
         StatusCode::OK
     };
     warnings.extend(written.warnings);
-    media::respond(status, &written.object, output)
+    match written.json {
+        Some(json) => media::respond_json(status, &written.object, &json, output),
+        None => media::respond(status, &written.object, output),
+    }
 }
 
 fn render_table(

@@ -190,6 +190,7 @@ impl Registry {
                     Ok(Some(_)) => Err(ApiError::AlreadyExists { resource, name }),
                     Ok(None) => Ok(Written {
                         object: (kind.stored_to(stored, target.version)).map_err(internal)?,
+                        json: None,
                         created: true,
                         warnings,
                     }),
@@ -201,21 +202,26 @@ impl Registry {
             }
             let value = object::encode_ref(&stored)?;
             let created = match &guarded {
-                Some((_, guard)) => self.storage.create_guarded(&key, value, guard).await,
-                None => self.storage.create(&key, value).await,
+                Some((_, guard)) => {
+                    self.storage
+                        .create_guarded(&key, value.clone(), guard)
+                        .await
+                }
+                None => self.storage.create(&key, value.clone()).await,
             };
             match created {
                 Ok(kv) => {
                     // The value in hand, not decoded again from the bytes just written.
-                    let object = object::written_in_version(
+                    let (object, json) = object::written_in_version(
                         kind,
                         &kv.key,
-                        stored,
+                        (stored, &value),
                         target.version,
                         kv.mod_revision,
                     )?;
                     return Ok(Written {
                         object,
+                        json,
                         created: true,
                         warnings,
                     });
@@ -376,6 +382,7 @@ fn settled(
 ) -> Result<Written, ApiError> {
     Ok(Written {
         object: object::stored_in_version(kind, kv, version, kv.mod_revision)?,
+        json: None,
         created: true,
         warnings,
     })

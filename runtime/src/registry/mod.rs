@@ -46,12 +46,14 @@ mod update;
 mod update_rules;
 mod validation;
 mod watch;
+mod written_json;
 
 pub use watch::{DEFAULT_BOOKMARK_INTERVAL, EventStream, INITIAL_EVENTS_END};
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::Value;
 
 use crate::cache::{self, Cache, CacheOptions, Caches};
@@ -290,6 +292,9 @@ pub enum Subresource {
 pub struct Written {
     /// The object as stored (or as it would be, on a dry run).
     pub object: Value,
+    /// `object`'s compact JSON, when the registry has it without encoding `object` (the
+    /// bytes just stored, with the resourceVersion inserted).
+    pub json: Option<Bytes>,
     /// Created rather than updated (201 rather than 200).
     pub created: bool,
     /// Warnings for the client (`Warning: 299 - "..."` headers), e.g. unknown fields.

@@ -313,20 +313,39 @@ pub fn stored_in_version(
 /// `version`, with its resourceVersion: what a write answers with. In the storage version
 /// of a kind that stores its own objects it is the value itself: converting it would only
 /// decode and encode the same fields again.
+///
+/// With it, its compact JSON when that is `bytes` (`stored`'s encoding, as
+/// [`encode_ref`] made it) with the resourceVersion inserted, so that the answer is not
+/// encoded again.
 pub fn written_in_version(
     kind: &KindEntry,
     key: &str,
-    stored: Value,
+    (stored, bytes): (Value, &[u8]),
     version: &str,
     revision: Revision,
-) -> Result<Value, ApiError> {
+) -> Result<(Value, Option<Bytes>), ApiError> {
     let info = kind.info;
     if info.stored_with.is_none() && info.storage_version().name == version {
         let mut object = stored;
+        // Stored bytes never hold a resourceVersion (`encode_ref`); a value that does would
+        // keep the field where it is rather than add it last.
+        let json = match meta(&object).is_some_and(|m| m.contains_key("resourceVersion")) {
+            true => None,
+            false => super::written_json::with_resource_version(bytes, revision),
+        };
         set_resource_version(&mut object, revision);
-        return Ok(object);
+        #[cfg(debug_assertions)]
+        if let Some(json) = &json {
+            let encoded = serde_json::to_vec(&object).map_err(internal)?;
+            debug_assert_eq!(
+                String::from_utf8_lossy(json),
+                String::from_utf8_lossy(&encoded),
+                "the stored bytes with the resourceVersion inserted are not the answer's encoding"
+            );
+        }
+        return Ok((object, json));
     }
-    stored_value_in_version(kind, key, stored, version, revision)
+    stored_value_in_version(kind, key, stored, version, revision).map(|object| (object, None))
 }
 
 /// A stored object already decoded (`stored`, at `key`) in `version`, with its

@@ -81,6 +81,7 @@ impl Registry {
         let object = kind.from_hub(hub, target.version).map_err(internal)?;
         Ok(Written {
             object,
+            json: None,
             created: true,
             warnings,
         })

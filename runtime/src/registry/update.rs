@@ -17,6 +17,7 @@
 //! write; one with a stale resourceVersion gets kube's 409. An update that changes nothing
 //! is not written (kube's etcd store skips identical bytes) and keeps its resourceVersion.
 
+use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::body::{self, Expected};
@@ -127,11 +128,11 @@ impl Request<'_> {
     fn written_view(
         &self,
         new: &Value,
-        stored: Value,
+        stored: (Value, &[u8]),
         revision: Revision,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<(Value, Option<Bytes>), ApiError> {
         if self.subresource == Some(Subresource::Scale) {
-            return self.view(new, revision);
+            return Ok((self.view(new, revision)?, None));
         }
         object::written_in_version(self.kind, &self.key, stored, self.target.version, revision)
     }
@@ -506,6 +507,7 @@ impl Registry {
                 }
                 return Ok(Written {
                     object: request.view(&new, kv.mod_revision)?,
+                    json: None,
                     created: false,
                     warnings,
                 });
@@ -514,18 +516,23 @@ impl Registry {
                 let current = if bytes == kv.value { &old } else { &new };
                 return Ok(Written {
                     object: request.view(current, kv.mod_revision)?,
+                    json: None,
                     created: false,
                     warnings,
                 });
             }
             match self
                 .storage
-                .update(&request.key, bytes, kv.mod_revision)
+                .update(&request.key, bytes.clone(), kv.mod_revision)
                 .await
             {
                 Ok(written) => {
+                    let stored = (stored, &bytes[..]);
+                    let (object, json) =
+                        request.written_view(&new, stored, written.mod_revision)?;
                     return Ok(Written {
-                        object: request.written_view(&new, stored, written.mod_revision)?,
+                        object,
+                        json,
                         created: false,
                         warnings,
                     });
