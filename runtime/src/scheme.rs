@@ -388,6 +388,29 @@ impl KindEntry {
         Ok(with_type_meta(body, &api_version, storage.kind))
     }
 
+    /// [`to_stored`](KindEntry::to_stored) of `hub`, whose JSON (`json`, what
+    /// [`hub_json`](KindEntry::hub_json) made of it) is at hand: a storage version that is
+    /// the hub type takes that as it is (debug builds check that encoding the hub again
+    /// would give the same).
+    pub fn to_stored_from(&self, hub: ErasedHub, json: &Value) -> Result<Value, ConversionError> {
+        let name = self.info.storage_version().name;
+        let own = self.info.stored_with.is_none();
+        if !own || !(self.versions.iter()).any(|v| v.name == name && v.hub_type) {
+            return self.to_stored(hub);
+        }
+        let object = with_type_meta(json.clone(), &self.api_version(name), self.info.kind);
+        #[cfg(debug_assertions)]
+        {
+            let encoded = self.to_stored(hub)?;
+            debug_assert_eq!(
+                object, encoded,
+                "{} hub JSON is not the stored form of its hub",
+                self.info.kind
+            );
+        }
+        Ok(object)
+    }
+
     /// A stored object in `version` of this kind.
     pub fn stored_to(&self, object: Value, version: &str) -> Result<Value, ConversionError> {
         let hub = self.from_stored(object)?;

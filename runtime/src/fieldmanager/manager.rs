@@ -176,11 +176,12 @@ impl<'a> FieldManager<'a> {
         }
         let mut entries = base.unwrap_or_default();
         let empty = json!({});
-        let (old, new) = (without_managed(old.unwrap_or(&empty)), without_managed(new));
+        // `managedFields` stay: the comparison passes over them.
+        let old = old.unwrap_or(&empty);
         let id = self.id(manager, Operation::Update, api_version);
         let changed = self
             .updater()
-            .update(&old, &new, api_version, &mut entries.managers, &id)
+            .update(old, new, api_version, &mut entries.managers, &id)
             .map_err(|failure| vec![internal_field_error(failure)])?;
         retain_times(&mut entries);
         if changed {

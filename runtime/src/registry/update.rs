@@ -487,7 +487,7 @@ impl Registry {
             }
             kind.canonicalize(&mut new_hub);
             let new = kind.hub_json(&new_hub).map_err(internal)?;
-            let stored = kind.to_stored(new_hub).map_err(internal)?;
+            let stored = kind.to_stored_from(new_hub, &new).map_err(internal)?;
             let bytes = object::encode_ref(&stored)?;
 
             // kube's `shouldDeleteDuringUpdate`: the last finalizer of an object whose

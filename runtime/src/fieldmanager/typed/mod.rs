@@ -420,7 +420,8 @@ impl Scope {
     }
 }
 
-/// The changes from `old` to `new`.
+/// The changes from `old` to `new`. `metadata.managedFields` is never compared: nobody
+/// owns it (kube compares copies without it; this spares the copies).
 pub fn compare(old: &Value, new: &Value, tr: TypeRef<'_>) -> Result<Comparison, TypedError> {
     let mut comparison = Comparison::default();
     compare_into(Some(old), Some(new), tr, &mut Vec::new(), &mut comparison)?;
@@ -470,7 +471,11 @@ fn compare_into(
             }
             let (l, r) = (as_object(lhs), as_object(rhs));
             let keys: BTreeSet<&String> = l.keys().chain(r.keys()).collect();
+            let in_metadata = matches!(path.as_slice(), [PathElement::Field(m)] if m == "metadata");
             for key in keys {
+                if in_metadata && key == "managedFields" {
+                    continue;
+                }
                 path.push(PathElement::Field(key.clone()));
                 compare_into(
                     l.get(key),
@@ -696,5 +701,42 @@ pub fn remove(value: &Value, set: &Set, tr: TypeRef<'_>) -> Value {
                 false => Value::Object(out),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn field(name: &str) -> PathElement {
+        PathElement::Field(name.into())
+    }
+
+    /// Nobody owns `managedFields`: a comparison never reports them, whatever they hold,
+    /// and reports the rest of the metadata as usual.
+    #[test]
+    fn comparisons_pass_over_managed_fields() {
+        let old = json!({"metadata": {"name": "a", "managedFields": [{"manager": "x"}]}});
+        let new = json!({"metadata": {"name": "a", "managedFields": [{"manager": "y"}],
+                                      "labels": {"app": "b"}}});
+        let comparison = compare(&old, &new, TypeRef::untyped()).unwrap();
+        assert!(comparison.modified.is_empty() && comparison.removed.is_empty());
+        let mut added = Set::new();
+        added.insert(&[field("metadata"), field("labels")]);
+        added.insert(&[field("metadata"), field("labels"), field("app")]);
+        assert_eq!(comparison.added, added);
+        let gone = json!({"metadata": {"name": "a"}});
+        let comparison = compare(&old, &gone, TypeRef::untyped()).unwrap();
+        assert_eq!(comparison, Comparison::default());
+        // Only at `metadata`: a field of that name elsewhere is compared.
+        let spec = |v: u8| json!({"spec": {"managedFields": v}});
+        let comparison = compare(&spec(1), &spec(2), TypeRef::untyped()).unwrap();
+        assert!(
+            comparison
+                .modified
+                .has(&[field("spec"), field("managedFields")])
+        );
     }
 }
