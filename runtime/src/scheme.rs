@@ -95,6 +95,7 @@ pub struct KindEntry {
     versions: Vec<VersionEntry>,
     hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
     hub_from_json: fn(Value) -> Result<ErasedHub, ConversionError>,
+    hub_from_json_ref: fn(&Value) -> Result<ErasedHub, ConversionError>,
     hooks: StrategyHooks,
     /// `TypeId` of the hub, so that a kind stored with another is checked to share its hub.
     hub_type: std::any::TypeId,
@@ -208,6 +209,7 @@ impl KindEntry {
             versions: Vec::new(),
             hub_to_json: hub_to_json::<Hub>,
             hub_from_json: hub_from_json::<Hub>,
+            hub_from_json_ref: hub_from_json_ref::<Hub>,
             hooks: StrategyHooks::of::<Hub>(),
             hub_type: std::any::TypeId::of::<Hub>(),
             stored_versions: Vec::new(),
@@ -241,6 +243,7 @@ impl KindEntry {
             versions,
             hub_to_json: hub_to_json::<Value>,
             hub_from_json: hub_from_json::<Value>,
+            hub_from_json_ref: hub_from_json_ref::<Value>,
             hooks: StrategyHooks::NONE,
             hub_type: std::any::TypeId::of::<Value>(),
             stored_versions: Vec::new(),
@@ -340,11 +343,11 @@ impl KindEntry {
     /// and converts it.
     pub fn hub_json_in(&self, json: &Value, version: &str) -> Result<Value, ConversionError> {
         if !self.entry(version)?.hub_type {
-            return self.from_hub(self.hub_from_json(json.clone())?, version);
+            return self.from_hub(self.hub_from_json_ref(json)?, version);
         }
         let object = with_type_meta(json.clone(), &self.api_version(version), self.info.kind);
         #[cfg(debug_assertions)]
-        if let Ok(hub) = self.hub_from_json(json.clone()) {
+        if let Ok(hub) = self.hub_from_json_ref(json) {
             let converted = self.from_hub(hub, version)?;
             debug_assert_eq!(
                 object, converted,
@@ -427,14 +430,17 @@ impl KindEntry {
 
     /// `object` (of `version`) as its version keeps it: decoded and encoded again, which
     /// drops what the version does not declare (how unknown fields are found).
-    pub fn round_trip(&self, object: Value, version: &str) -> Result<Value, ConversionError> {
-        match &self.entry(version)?.decode {
+    pub fn round_trip(&self, object: &Value, version: &str) -> Result<Value, ConversionError> {
+        let entry = self.entry(version)?;
+        match &entry.decode {
             Some(decode) => Ok(with_type_meta(
-                decode(object)?,
+                decode(object.clone())?,
                 &self.api_version(version),
                 self.info.kind,
             )),
-            None => self.convert(object, version, version),
+            // Decoded from the reference: the type is the hub's.
+            None if entry.hub_type => self.from_hub(self.hub_from_json_ref(object)?, version),
+            None => self.convert(object.clone(), version, version),
         }
     }
 
@@ -454,6 +460,12 @@ impl KindEntry {
     /// rules) and copy one.
     pub fn hub_from_json(&self, json: Value) -> Result<ErasedHub, ConversionError> {
         (self.hub_from_json)(json)
+    }
+
+    /// [`hub_from_json`](KindEntry::hub_from_json) of JSON the caller keeps: decoded from
+    /// the reference, not from a copy.
+    pub fn hub_from_json_ref(&self, json: &Value) -> Result<ErasedHub, ConversionError> {
+        (self.hub_from_json_ref)(json)
     }
 
     /// [`Strategy::prepare_for_create`] of the kind.
@@ -742,6 +754,12 @@ fn hub_to_json<Hub: Serialize + 'static>(hub: &ErasedHub) -> Result<Value, Conve
     let hub = (hub.downcast_ref::<Hub>())
         .ok_or(ConversionError::Registration(std::any::type_name::<Hub>()))?;
     Ok(serde_json::to_value(hub)?)
+}
+
+fn hub_from_json_ref<Hub: DeserializeOwned + Send + 'static>(
+    json: &Value,
+) -> Result<ErasedHub, ConversionError> {
+    Ok(Box::new(Hub::deserialize(json)?))
 }
 
 fn hub_from_json<Hub: DeserializeOwned + Send + 'static>(

@@ -43,7 +43,7 @@ impl Versions for FieldManager<'_> {
         let (from, to) = (self.version_of(from)?, self.version_of(to)?);
         let hub = match self.base {
             Some(base) => {
-                let base = || self.kind.hub_from_json(base.clone());
+                let base = || self.kind.hub_from_json_ref(base);
                 self.kind.to_hub_over(object.clone(), from, base).ok()?
             }
             None => self.kind.to_hub(object.clone(), from).ok()?,

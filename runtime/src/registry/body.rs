@@ -50,7 +50,7 @@ pub fn check_new(
     check_unknown_fields(
         options.field_validation,
         body,
-        || (kind.round_trip(body.clone(), target.version)).ok(),
+        || (kind.round_trip(body, target.version)).ok(),
         &options.duplicate_fields,
         expected,
     )

@@ -151,9 +151,7 @@ impl Request<'_> {
                 Some(Subresource::Scale) => (serde_json::from_value::<Scale>(view.clone()))
                     .and_then(serde_json::to_value)
                     .ok(),
-                _ => (self.kind)
-                    .round_trip(view.clone(), self.target.version)
-                    .ok(),
+                _ => (self.kind).round_trip(view, self.target.version).ok(),
             },
             &options.duplicate_fields,
             expected,
@@ -416,7 +414,7 @@ impl Registry {
                 _ => {
                     // Onto a copy of the stored hub: fields the request's version cannot
                     // express keep their stored values (ARCHITECTURE.md, "Hub conversion").
-                    let base = || kind.hub_from_json(old.clone());
+                    let base = || kind.hub_from_json_ref(&old);
                     let hub = kind.to_hub_over(view, target.version, base);
                     let hub = hub.map_err(|e| match &change {
                         // A conversion webhook that failed: kube's 500.
@@ -454,12 +452,12 @@ impl Registry {
                     ".spec.finalizers",
                     finalizers.unwrap_or_else(|| json!([])),
                 );
-                new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
+                new_hub = kind.hub_from_json_ref(&new).map_err(internal)?;
             }
             if info.tracks_generation() && spec_changed(info.subresources.status, &new, &old) {
                 let generation = object::generation(&old) + 1;
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
-                new_hub = kind.hub_from_json(new.clone()).map_err(internal)?;
+                new_hub = kind.hub_from_json_ref(&new).map_err(internal)?;
             }
             let mut errors = schema_errors;
             errors.extend(field_errors);
