@@ -280,55 +280,16 @@ impl Registry {
                 converted: None,
             };
 
-            let view = match &change {
-                Change::Replace(body) => body.clone(),
-                Change::Patch(PatchType::Apply, config) => {
-                    let current = old_view.view()?;
-                    let mut applied = self.apply_config(
-                        &request,
-                        Some((&old, &current)),
-                        config,
-                        options,
-                        &mut warnings,
-                    )?;
-                    body::check_type_meta(&applied, expected)?;
-                    body::ensure_namespace(&mut applied, info, target.namespace)?;
-                    body::check_name(&applied, name, target.namespace)?;
-                    applied
-                }
-                Change::Patch(patch_type, patch) => {
-                    let current = old_view.view()?;
-                    let schemas = match subresource {
-                        Some(Subresource::Scale) => None,
-                        _ => self.schemas_for(target.kind),
-                    };
-                    let schema = (schemas.as_deref())
-                        .and_then(|schemas| schemas.kind(info.group, target.version, info.kind));
-                    let tr = schema.map_or(TypeRef::untyped(), TypeRef::root);
-                    let mut patched =
-                        patch::apply(*patch_type, patch, current, tr).map_err(|failure| {
-                            match failure {
-                                Failure::BadRequest(message) => ApiError::BadRequest(message),
-                                Failure::TooLarge(message) => {
-                                    ApiError::RequestEntityTooLarge(message)
-                                }
-                                Failure::Invalid(message) => {
-                                    request.invalid(vec![FieldError::new(
-                                        FieldErrorType::Invalid,
-                                        "patch",
-                                        None,
-                                        message,
-                                    )])
-                                }
-                            }
-                        })?;
-                    body::check_type_meta(&patched, expected)?;
-                    warnings = request.unknown_fields(options, &patched, expected)?;
-                    body::ensure_namespace(&mut patched, info, target.namespace)?;
-                    body::check_name(&patched, name, target.namespace)?;
-                    patched
-                }
-            };
+            // What the request makes of the stored object, in its version.
+            let view = self.changed_view(
+                &request,
+                &change,
+                &old,
+                &mut old_view,
+                options,
+                expected,
+                &mut warnings,
+            )?;
             let uid_precondition = matches!(change, Change::Replace(_));
             self.check_preconditions(&request, &view, &old, kv.mod_revision, uid_precondition)?;
             if let Change::Replace(body) = &change
@@ -540,6 +501,64 @@ impl Registry {
             }
         }
         Err(request.conflict(OPTIMISTIC_LOCK))
+    }
+
+    /// The object a replace, patch or apply (`change`) makes of the stored one (`old`, hub
+    /// JSON; `old_view`, its view in the request's version), in the request's version,
+    /// with kube's checks of it; `warnings` gets its unknown fields' (a patch's).
+    #[allow(clippy::too_many_arguments)]
+    fn changed_view(
+        &self,
+        request: &Request<'_>,
+        change: &Change<'_>,
+        old: &Value,
+        old_view: &mut OldView<'_>,
+        options: &WriteOptions,
+        expected: Expected<'_>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, ApiError> {
+        let (target, name) = (request.target, request.name);
+        let info = request.info();
+        let subresource = request.subresource;
+        Ok(match change {
+            Change::Replace(body) => body.clone(),
+            Change::Patch(PatchType::Apply, config) => {
+                let current = old_view.view()?;
+                let mut applied =
+                    self.apply_config(request, Some((old, &current)), config, options, warnings)?;
+                body::check_type_meta(&applied, expected)?;
+                body::ensure_namespace(&mut applied, info, target.namespace)?;
+                body::check_name(&applied, name, target.namespace)?;
+                applied
+            }
+            Change::Patch(patch_type, patch) => {
+                let current = old_view.view()?;
+                let schemas = match subresource {
+                    Some(Subresource::Scale) => None,
+                    _ => self.schemas_for(target.kind),
+                };
+                let schema = (schemas.as_deref())
+                    .and_then(|schemas| schemas.kind(info.group, target.version, info.kind));
+                let tr = schema.map_or(TypeRef::untyped(), TypeRef::root);
+                let mut patched = patch::apply(*patch_type, patch, current, tr).map_err(
+                    |failure| match failure {
+                        Failure::BadRequest(message) => ApiError::BadRequest(message),
+                        Failure::TooLarge(message) => ApiError::RequestEntityTooLarge(message),
+                        Failure::Invalid(message) => request.invalid(vec![FieldError::new(
+                            FieldErrorType::Invalid,
+                            "patch",
+                            None,
+                            message,
+                        )]),
+                    },
+                )?;
+                body::check_type_meta(&patched, expected)?;
+                *warnings = request.unknown_fields(options, &patched, expected)?;
+                body::ensure_namespace(&mut patched, info, target.namespace)?;
+                body::check_name(&patched, name, target.namespace)?;
+                patched
+            }
+        })
     }
 
     /// The view's resourceVersion (when set) must be the stored revision; with
