@@ -64,6 +64,26 @@ impl Set {
         all.into_iter()
     }
 
+    /// [`elements`](Set::elements) with what [`node`](Set::node) tells of each, found by
+    /// walking the members and the children (both in order) side by side.
+    fn nodes(&self) -> impl Iterator<Item = (&PathElement, Option<&Set>, bool)> {
+        let mut members = self.members.iter().peekable();
+        let mut children = self.children.iter().peekable();
+        std::iter::from_fn(move || match (members.peek(), children.peek()) {
+            (Some(m), Some((c, _))) if m < c => Some((members.next()?, None, true)),
+            (Some(m), Some((c, _))) if m == c => {
+                let (element, child) = children.next()?;
+                members.next();
+                Some((element, Some(child), true))
+            }
+            (_, Some(_)) => children
+                .next()
+                .map(|(element, child)| (element, Some(child), false)),
+            (Some(_), None) => Some((members.next()?, None, true)),
+            (None, None) => None,
+        })
+    }
+
     /// The set below `element` (empty when none), and whether `element` is a member.
     pub(crate) fn node(&self, element: &PathElement) -> (Option<&Set>, bool) {
         (self.children.get(element), self.members.contains(element))
@@ -202,8 +222,7 @@ impl Set {
     /// order, `{}` for a member without children, and `"."` first where a member has some.
     pub fn to_fields_v1(&self) -> Value {
         let mut out = Map::new();
-        for element in self.elements() {
-            let (child, member) = self.node(element);
+        for (element, child, member) in self.nodes() {
             let value = match child {
                 Some(child) => {
                     let mut inner = Map::new();
@@ -421,6 +440,11 @@ mod tests {
                 prop_assert_eq!(union.is_empty(), x.is_empty() && y.is_empty());
                 prop_assert_eq!(&x.union(&y), &y.union(&x));
                 prop_assert_eq!(x.clone().into_union(y.clone()), union.clone());
+                let walked: Vec<_> = union.nodes().collect();
+                let looked_up: Vec<_> = (union.elements())
+                    .map(|e| { let (child, member) = union.node(e); (e, child, member) })
+                    .collect();
+                prop_assert_eq!(walked, looked_up);
                 prop_assert_eq!(x.clone().into_difference(&y), diff.clone());
                 prop_assert_eq!(&x.intersection(&y), &y.intersection(&x));
                 prop_assert!(x.difference(&x).is_empty());

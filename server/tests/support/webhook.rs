@@ -67,6 +67,18 @@ impl Webhook {
         (self.reviews.recv_timeout(Duration::from_secs(10))).expect("a review within 10 s")
     }
 
+    /// The next review of the object named `name`. Reviews of other objects are passed
+    /// over: lines of earlier requests (`wait_admitting`'s probes) may trail their answers.
+    #[track_caller]
+    pub fn next_for(&self, name: &str) -> Value {
+        loop {
+            let review = self.next();
+            if review["name"] == name {
+                return review;
+            }
+        }
+    }
+
     /// The reviews received so far and not yet read.
     pub fn drain(&self) -> Vec<Value> {
         self.reviews.try_iter().collect()
