@@ -65,11 +65,17 @@ struct VersionEntry {
     /// kind's prune and defaults, so that finding unknown fields never calls a conversion
     /// webhook); `None`: through the hub and back.
     decode: Option<JsonConversion>,
-    /// Whether `to_hub` makes the whole hub, never reading the base it is given (the
-    /// version that is the hub type; a dynamic kind's versions): an update then needs none.
-    whole_hub: bool,
     /// Whether the version's type is the hub type: its JSON is the hub JSON.
-    hub_type: bool,
+    is_hub: bool,
+}
+
+impl VersionEntry {
+    /// Whether `to_hub` makes the whole hub, never reading the base it is given (the
+    /// version that is the hub type; a dynamic kind's versions, those with `decode`): an
+    /// update then needs none.
+    fn makes_whole_hub(&self) -> bool {
+        self.is_hub || self.decode.is_some()
+    }
 }
 
 /// One version of a kind installed at runtime, whose hub is JSON: how an object of the
@@ -227,8 +233,7 @@ impl KindEntry {
                 VersionEntry {
                     name: version.name,
                     decode: Some(version.decode),
-                    whole_hub: true,
-                    hub_type: false,
+                    is_hub: false,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -262,8 +267,7 @@ impl KindEntry {
             to_hub: Arc::new(to_hub::<Hub, V>),
             from_hub: Arc::new(from_hub::<Hub, V>),
             decode: None,
-            whole_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
-            hub_type: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
+            is_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
         });
         self
     }
@@ -320,7 +324,7 @@ impl KindEntry {
         base: impl FnOnce() -> Result<ErasedHub, ConversionError>,
     ) -> Result<ErasedHub, ConversionError> {
         let entry = self.entry(version)?;
-        match entry.whole_hub {
+        match entry.makes_whole_hub() {
             true => (entry.to_hub)(object, None),
             false => (entry.to_hub)(object, Some(base()?)),
         }
@@ -342,7 +346,7 @@ impl KindEntry {
     /// would give it back unchanged (debug builds check that it does); any other decodes
     /// and converts it.
     pub fn hub_json_in(&self, json: &Value, version: &str) -> Result<Value, ConversionError> {
-        if !self.entry(version)?.hub_type {
+        if !self.entry(version)?.is_hub {
             return self.from_hub(self.hub_from_json_ref(json)?, version);
         }
         let object = with_type_meta(json.clone(), &self.api_version(version), self.info.kind);
@@ -398,7 +402,7 @@ impl KindEntry {
     pub fn to_stored_from(&self, hub: ErasedHub, json: &Value) -> Result<Value, ConversionError> {
         let name = self.info.storage_version().name;
         let own = self.info.stored_with.is_none();
-        if !own || !(self.versions.iter()).any(|v| v.name == name && v.hub_type) {
+        if !own || !self.entry(name).is_ok_and(|entry| entry.is_hub) {
             return self.to_stored(hub);
         }
         let object = with_type_meta(json.clone(), &self.api_version(name), self.info.kind);
@@ -439,7 +443,7 @@ impl KindEntry {
                 self.info.kind,
             )),
             // Decoded from the reference: the type is the hub's.
-            None if entry.hub_type => self.from_hub(self.hub_from_json_ref(object)?, version),
+            None if entry.is_hub => self.from_hub(self.hub_from_json_ref(object)?, version),
             None => self.convert(object.clone(), version, version),
         }
     }
