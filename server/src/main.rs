@@ -6,6 +6,7 @@
 //! port from it), then a ready-to-paste kubectl command line.
 
 mod allocator;
+mod client_certificates;
 mod client_trust;
 mod security;
 
@@ -20,6 +21,7 @@ use axum_server::Handle;
 use axum_server::accept::NoDelayAcceptor;
 use axum_server::tls_rustls::RustlsAcceptor;
 use clap::{Parser, ValueEnum};
+use client_certificates::ClientCertificates;
 use kapi_runtime::aggregator::{Aggregator, OpenApiV2Encoder, ProxyIdentity};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers, apiservices};
@@ -316,8 +318,7 @@ async fn run(flags: Flags) -> Result<()> {
         lifecycle: Arc::clone(&lifecycle),
         profiling: flags.profiling,
         aggregator,
-    })
-    .layer(axum::middleware::from_fn(security::peer_certificates));
+    });
 
     let listener = bind(&flags.listen)?;
     let addr = listener
@@ -350,7 +351,7 @@ async fn run(flags: Flags) -> Result<()> {
     // bytes leave at once instead of waiting behind the client's delayed ACK (Nagle).
     match tls {
         Some(tls) => {
-            let acceptor = RustlsAcceptor::new(tls).acceptor(NoDelayAcceptor);
+            let acceptor = ClientCertificates(RustlsAcceptor::new(tls).acceptor(NoDelayAcceptor));
             let mut server = axum_server::from_tcp(listener)?.acceptor(acceptor);
             (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
             server.handle(handle).serve(service).await

@@ -9,17 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use axum::extract::Request;
-use axum::middleware::Next;
-use axum::response::Response;
-use axum_server::tls::TlsInfo;
 use axum_server::tls_rustls::RustlsConfig;
 use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
+use kapi_runtime::authn::Authenticator;
 use kapi_runtime::authn::oidc::{Oidc, OidcOptions};
 use kapi_runtime::authn::token_file::TokenFile;
 use kapi_runtime::authn::token_review::TokenReviewer;
 use kapi_runtime::authn::x509::ClientCa;
-use kapi_runtime::authn::{Authenticator, PeerCertificates};
 use kapi_runtime::authz::delegated::SubjectAccessReviewer;
 use kapi_runtime::authz::rbac::{self, Rbac};
 use kapi_runtime::authz::{AlwaysAllow, AlwaysAllowPaths, AlwaysDeny, Mode};
@@ -413,21 +409,4 @@ fn load_pair(
     }
     let key = PrivateKeyDer::from_pem_file(key)?;
     Ok((chain, key))
-}
-
-/// The client's certificates (which the TLS acceptor records per connection) as the
-/// runtime's [`PeerCertificates`] request extension.
-pub async fn peer_certificates(mut request: Request, next: Next) -> Response {
-    let presented = (request.extensions().get::<Arc<TlsInfo>>())
-        .filter(|info| !info.peer_certificates.is_empty())
-        .map(|info| {
-            let chain = (info.peer_certificates.iter())
-                .map(|der| CertificateDer::from(der.clone()))
-                .collect();
-            PeerCertificates(Arc::new(chain))
-        });
-    if let Some(certificates) = presented {
-        request.extensions_mut().insert(certificates);
-    }
-    next.run(request).await
 }

@@ -15,11 +15,11 @@
 
 use std::cmp::Ordering;
 
+use crate::filters::Next;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{CONTENT_TYPE, HeaderValue, IF_NONE_MATCH, VARY};
 use axum::http::{HeaderMap, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
@@ -88,7 +88,11 @@ pub(super) fn group(registered: &Registered, group: &str, headers: &HeaderMap) -
 }
 
 /// `/apis`: the router's answer, with the remote groups merged in.
-pub(super) async fn apis(registered: &Registered, mut request: Request, next: Next) -> Response {
+pub(super) async fn apis(
+    registered: &Registered,
+    mut request: Request,
+    next: impl Next,
+) -> Response {
     let headers = request.headers().clone();
     // The merged document has its own tag: the router's answer must be whole.
     request.headers_mut().remove(IF_NONE_MATCH);

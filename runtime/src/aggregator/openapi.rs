@@ -12,11 +12,11 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::filters::Next;
 use axum::body::Bytes;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::http::header::{ACCEPT, CACHE_CONTROL, HeaderValue, IF_NONE_MATCH, LOCATION, VARY};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
@@ -32,7 +32,7 @@ const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+pro
 pub(super) type MergedV2 = Mutex<Option<(u64, Bytes, Bytes)>>;
 
 /// The router's JSON answer at the request's path (asked as JSON, whole), and its hash.
-async fn local_bytes(mut request: Request, next: Next) -> Option<(Bytes, u64)> {
+async fn local_bytes(mut request: Request, next: impl Next) -> Option<(Bytes, u64)> {
     request.headers_mut().remove(IF_NONE_MATCH);
     (request.headers_mut()).insert(ACCEPT, HeaderValue::from_static(JSON));
     let response = next.run(request).await;
@@ -49,7 +49,7 @@ pub(super) async fn v2(
     aggregator: &Aggregator,
     registered: &Registered,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
     let headers = request.headers().clone();
     let wants_protobuf =
@@ -127,7 +127,11 @@ fn merge_v2(document: &mut Value, remote: &Value) {
 }
 
 /// `/openapi/v3`: the router's index with the remote group-versions.
-pub(super) async fn v3_index(registered: &Registered, request: Request, next: Next) -> Response {
+pub(super) async fn v3_index(
+    registered: &Registered,
+    request: Request,
+    next: impl Next,
+) -> Response {
     let headers = request.headers().clone();
     let Some((local, _)) = local_bytes(request, next).await else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();

@@ -13,11 +13,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::filters::Next;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use axum::http::{Method, StatusCode, Uri};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 
@@ -43,13 +43,20 @@ const HOP_BY_HOP: &[&str] = &[
 
 /// The filter (after authorization, before the router).
 pub(crate) async fn layer(
-    State(aggregator): State<Arc<Aggregator>>,
+    aggregator: Option<&Aggregator>,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Response {
-    if !aggregator.any_remote() {
+    let Some(aggregator) = aggregator.filter(|a| a.any_remote()) else {
         return next.run(request).await;
-    }
+    };
+    // Boxed: what proxies and merges would otherwise make every request's future larger,
+    // whether the API has APIServices or not.
+    Box::pin(aggregated(aggregator, request, next)).await
+}
+
+/// `request` with APIServices registered: proxied, merged, or passed on.
+async fn aggregated(aggregator: &Aggregator, request: Request, next: impl Next) -> Response {
     let registered = aggregator.registered();
     let path = request.uri().path().to_owned();
     if request.method() == Method::GET {
@@ -62,7 +69,7 @@ pub(crate) async fn layer(
             return discovery::group(&registered, group, request.headers());
         }
         if path == "/openapi/v2" {
-            return openapi::v2(&aggregator, &registered, request, next).await;
+            return openapi::v2(aggregator, &registered, request, next).await;
         }
         if path == "/openapi/v3" {
             return openapi::v3_index(&registered, request, next).await;
@@ -78,7 +85,7 @@ pub(crate) async fn layer(
         && let Some(entry) = registered.remote(group, version)
     {
         let entry = Arc::clone(entry);
-        return forward(&aggregator, &entry, request).await;
+        return forward(aggregator, &entry, request).await;
     }
     next.run(request).await
 }

@@ -11,9 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -157,9 +156,9 @@ pub fn unauthenticated(auditor: &Auditor, request: &Request, response: &Response
 
 /// The filter.
 pub async fn audit(
-    State(auditor): State<Option<Arc<Auditor>>>,
+    auditor: Option<&Arc<Auditor>>,
     request: Request,
-    next: Next,
+    next: impl super::Next,
 ) -> Response {
     let Some(auditor) = auditor else {
         return next.run(request).await;
@@ -174,6 +173,20 @@ pub async fn audit(
     if decision.level == Level::None {
         return next.run(request).await;
     }
+    // Boxed: the event and what records it would otherwise make every request's future
+    // larger, audited or not.
+    Box::pin(audited(auditor, decision, &user, &info, request, next)).await
+}
+
+/// `request` through the rest of the chain, recorded as `decision` says.
+async fn audited(
+    auditor: &Arc<Auditor>,
+    decision: Decision,
+    user: &UserInfo,
+    info: &RequestInfo,
+    request: Request,
+    next: impl super::Next,
+) -> Response {
     let omit = decision.omit_stages.clone();
     let strip = |object: Value| {
         if decision.omit_managed_fields {
@@ -183,7 +196,7 @@ pub async fn audit(
         }
     };
     let long_running = info.verb == "watch";
-    let mut event = event(&request, decision.level, User::from(&user), Some(&info));
+    let mut event = event(&request, decision.level, User::from(user), Some(info));
     let (mut parts, body) = request.into_parts();
     let body = if decision.level >= Level::Request && !long_running {
         let bytes = match axum::body::to_bytes(body, crate::endpoints::MAX_REQUEST_BODY_BYTES).await
@@ -198,7 +211,7 @@ pub async fn audit(
     } else {
         body
     };
-    emit(&auditor, &omit, &mut event, Stage::RequestReceived);
+    emit(auditor, &omit, &mut event, Stage::RequestReceived);
     let notes = AuditNotes::default();
     parts.extensions.insert(notes.clone());
     let mut response = next.run(Request::from_parts(parts, body)).await;
@@ -210,10 +223,10 @@ pub async fn audit(
     let code = response.status();
     if long_running && code.is_success() {
         event.response_status = Some(response_status(code, None));
-        emit(&auditor, &omit, &mut event, Stage::ResponseStarted);
+        emit(auditor, &omit, &mut event, Stage::ResponseStarted);
         let (parts, body) = response.into_parts();
         let completion = Completion {
-            auditor,
+            auditor: Arc::clone(auditor),
             omit,
             event: Some(event),
         };
@@ -234,7 +247,7 @@ pub async fn audit(
     } else {
         event.response_status = Some(response_status(code, None));
     }
-    emit(&auditor, &omit, &mut event, Stage::ResponseComplete);
+    emit(auditor, &omit, &mut event, Stage::ResponseComplete);
     response
 }
 

@@ -5,8 +5,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 
 use super::log::ServedTo;
@@ -25,12 +24,12 @@ pub struct Authentication {
 
 /// Authenticates `request`.
 pub async fn authenticate(
-    State(Authentication {
+    Authentication {
         authenticator,
         auditor,
-    }): State<Authentication>,
+    }: &Authentication,
     mut request: Request,
-    next: Next,
+    next: impl super::Next,
 ) -> Response {
     let outcome = authenticator.authenticate(&authn::Request {
         headers: request.headers(),

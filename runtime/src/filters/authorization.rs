@@ -2,8 +2,7 @@
 //! `--authorization-mode` whether the request's user may do what its [`RequestInfo`] says;
 //! 403 `Forbidden` with kube's message when none allows it.
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 
 use super::RequestInfo;
@@ -13,7 +12,7 @@ use crate::authz::{self, Attributes, Decision, Mode};
 use crate::error::ApiError;
 
 /// Authorizes `request`.
-pub async fn authorize(State(modes): State<Mode>, request: Request, next: Next) -> Response {
+pub async fn authorize(modes: &Mode, request: Request, next: impl super::Next) -> Response {
     let (Some(user), Some(info)) = (
         request.extensions().get::<UserInfo>(),
         request.extensions().get::<RequestInfo>(),

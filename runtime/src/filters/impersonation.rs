@@ -7,9 +7,8 @@
 //! a 400. The impersonated user gets `system:authenticated` (or, for
 //! `system:anonymous`, `system:unauthenticated`) as kube adds it; the headers are removed.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::HeaderMap;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::RequestInfo;
@@ -28,7 +27,7 @@ const EXTRA_PREFIX: &str = "impersonate-extra-";
 pub struct Impersonator(pub UserInfo);
 
 /// Applies `request`'s impersonation headers, if any.
-pub async fn impersonate(State(modes): State<Mode>, mut request: Request, next: Next) -> Response {
+pub async fn impersonate(modes: &Mode, mut request: Request, next: impl super::Next) -> Response {
     let headers = request.headers();
     let wanted = match requested(headers) {
         Ok(Some(wanted)) => wanted,

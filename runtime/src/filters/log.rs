@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use axum::extract::Request;
 use axum::http::HeaderValue;
-use axum::middleware::Next;
 use axum::response::Response;
 
 use super::RequestInfo;
@@ -26,7 +25,7 @@ pub const AUDIT_ID_HEADER: &str = "audit-id";
 pub(crate) struct ServedTo(pub String);
 
 /// Logs `request` once it is answered.
-pub async fn log_request(mut request: Request, next: Next) -> Response {
+pub async fn log_request(mut request: Request, next: impl super::Next) -> Response {
     let method = request.method().clone();
     let uri = request.uri().clone();
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());

@@ -16,8 +16,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Semaphore;
 
@@ -72,7 +71,7 @@ fn exempt(info: &RequestInfo, user: Option<&UserInfo>) -> bool {
 }
 
 /// The filter.
-pub async fn limit(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+pub async fn limit(limits: &Limits, request: Request, next: impl super::Next) -> Response {
     let Some(info) = request.extensions().get::<RequestInfo>() else {
         return next.run(request).await;
     };

@@ -11,14 +11,12 @@
 //! the max-in-flight filter and the 504s of the deadline included.
 
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::CONTENT_TYPE;
-use axum::middleware::Next;
 use axum::response::Response;
 use http_body::{Frame, SizeHint};
 
@@ -31,11 +29,7 @@ use crate::metrics::{RequestLabels, Served, global};
 pub struct Terminated;
 
 /// The filter.
-pub async fn instrument(
-    State(served): State<Arc<Served>>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn instrument(served: &Served, request: Request, next: impl super::Next) -> Response {
     let labels = request.extensions().get::<RequestInfo>().and_then(|info| {
         let content_type = (request.headers().get(CONTENT_TYPE)).and_then(|v| v.to_str().ok());
         served.labels(info, request.method(), content_type, request.uri().query())

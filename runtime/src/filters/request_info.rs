@@ -5,7 +5,6 @@
 
 use axum::extract::Request;
 use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::Response;
 
 /// What a request asks for (kube's `request.RequestInfo`).
@@ -112,7 +111,7 @@ impl RequestInfo {
 }
 
 /// The filter: attaches the [`RequestInfo`] of `request` to it.
-pub async fn attach(mut request: Request, next: Next) -> Response {
+pub async fn attach(mut request: Request, next: impl super::Next) -> Response {
     let info = RequestInfo::new(
         request.method(),
         request.uri().path(),

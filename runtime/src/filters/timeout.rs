@@ -8,8 +8,7 @@
 
 use std::time::Duration;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 
 use super::RequestInfo;
@@ -30,7 +29,7 @@ fn requested(query: Option<&str>) -> Option<Duration> {
 }
 
 /// The filter; `limit` is `--request-timeout`.
-pub async fn deadline(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+pub async fn deadline(limit: Duration, request: Request, next: impl super::Next) -> Response {
     let long_running =
         (request.extensions().get::<RequestInfo>()).is_some_and(|i| i.verb == "watch");
     if long_running || limit.is_zero() {
