@@ -6,6 +6,7 @@
 //! objects, lists, watch events and errors, as kube-apiserver answers typed clients that
 //! ask for it).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use axum::http::header::{ACCEPT, CONTENT_TYPE, HeaderValue, USER_AGENT, VARY};
@@ -28,16 +29,26 @@ pub(super) const PROTOBUF_WATCH: &str = "application/vnd.kubernetes.protobuf;str
 /// What kube-apiserver lists in a 406 or 415 for objects.
 const SERIALIZERS: &str = "application/json, application/yaml";
 
-/// One media range of an `Accept` header.
+/// One media range of an `Accept` header, borrowed from it (lower-cased copies only
+/// where the header has capitals: every request parses its `Accept`).
 #[derive(Debug, PartialEq)]
 pub(super) struct MediaRange<'a> {
     /// Lower-case type: `application`, `*`.
-    pub type_: String,
+    pub type_: Cow<'a, str>,
     /// Lower-case subtype: `json`, `*`.
-    pub subtype: String,
+    pub subtype: Cow<'a, str>,
     /// Parameters other than `q`, keys lower-case, values unquoted.
-    pub params: Vec<(String, &'a str)>,
+    pub params: Vec<(Cow<'a, str>, &'a str)>,
     q: f32,
+}
+
+/// `text` in lower case, copied only when it has capitals.
+fn lower(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 impl MediaRange<'_> {
@@ -82,8 +93,8 @@ fn parse_range(text: &str) -> Option<MediaRange<'_>> {
         return None;
     }
     let mut range = MediaRange {
-        type_: type_.to_ascii_lowercase(),
-        subtype: subtype.to_ascii_lowercase(),
+        type_: lower(type_),
+        subtype: lower(subtype),
         params: Vec::new(),
         q: 1.0,
     };
@@ -91,7 +102,7 @@ fn parse_range(text: &str) -> Option<MediaRange<'_>> {
         let Some((key, value)) = param.split_once('=') else {
             continue;
         };
-        let key = key.trim().to_ascii_lowercase();
+        let key = lower(key.trim());
         let value = value.trim().trim_matches('"');
         if key == "q" {
             range.q = value.parse().unwrap_or(1.0);
@@ -145,7 +156,6 @@ pub(super) fn negotiate(
     tables: bool,
     protobuf: Option<&'static ProtoMessage>,
 ) -> Result<Output, ApiError> {
-    let ranges = accept(headers);
     let user_agent_pretty = || {
         let agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
         // kube-apiserver indents for browsers and command-line HTTP tools.
@@ -159,7 +169,7 @@ pub(super) fn negotiate(
             pretty: pretty.unwrap_or_else(user_agent_pretty),
         });
     }
-    for range in &ranges {
+    for range in &accept(headers) {
         let Some(format) = format_of(range, tables, protobuf) else {
             continue;
         };

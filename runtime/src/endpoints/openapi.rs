@@ -132,7 +132,7 @@ fn serve_v2(headers: &HeaderMap, json: &Prepared, protobuf: &Prepared) -> Respon
         if range.matches("application", "json") {
             return json.respond(headers, JSON);
         }
-        if range.type_ == "application" && PROTOBUF_V2_SUBTYPES.contains(&range.subtype.as_str()) {
+        if range.type_ == "application" && PROTOBUF_V2_SUBTYPES.contains(&&*range.subtype) {
             return protobuf.respond(headers, PROTOBUF_V2);
         }
     }
