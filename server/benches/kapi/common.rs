@@ -230,17 +230,8 @@ pub fn get_discarding_with(
     (status, size)
 }
 
-/// `clients` threads, each with its own keep-alive connection, running `op(agent, client,
-/// i)` for `window`; how many ran and how long it took.
-pub fn run_threads(
-    clients: usize,
-    window: Duration,
-    op: impl Fn(&ureq::Agent, usize, u64) + Send + Sync,
-) -> (u64, Duration) {
-    run_threads_on(agent, clients, window, op)
-}
-
-/// [`run_threads`] with agents made by `make` (TLS, say).
+/// `clients` threads, each with an agent made by `make` (TLS, say) and its own keep-alive
+/// connection, running `op(agent, client, i)` for `window`; how many ran and how long.
 pub fn run_threads_on(
     make: impl Fn() -> ureq::Agent + Sync,
     clients: usize,

@@ -35,6 +35,7 @@ mod webapp_crd;
 mod collections;
 mod common;
 mod fanout;
+mod http1;
 mod limits;
 mod peer;
 mod report;

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 
 use super::common::{
-    CLIENTS, CpuMeter, Options, ServerProcess, agent, percentile_ms, rate, run_threads, status_of,
-    timed_gets,
+    CLIENTS, CpuMeter, Options, ServerProcess, agent, percentile_ms, rate, status_of, timed_gets,
 };
+use super::http1;
 use super::limits::Limits;
 use super::report::Report;
 
@@ -174,14 +174,26 @@ fn configmap_gets(
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-    run_threads(CLIENTS, options.window(), |agent, client, i| {
-        let url = format!("{base}/get-{}", (client as u64 + i) % 10);
-        let mut request = agent.get(&url);
-        if let Some((_, reader)) = tokens {
-            request = request.header("Authorization", auth(reader));
-        }
-        assert_eq!(status_of(request.call().expect("GET")), 200);
-    })
+    let authorization = tokens.map(|(_, reader)| auth(reader));
+    let reads = http1::run(
+        server.addr,
+        CLIENTS,
+        options.window(),
+        |connection, client, i| {
+            let path = format!(
+                "/api/v1/namespaces/default/configmaps/get-{}",
+                (client as u64 + i) % 10
+            );
+            let mut headers = vec![("Accept", "application/json")];
+            headers.extend(
+                authorization
+                    .as_deref()
+                    .map(|token| ("Authorization", token)),
+            );
+            assert_eq!(connection.send("GET", &path, &headers, b"").status, 200);
+        },
+    );
+    (reads.ops, reads.elapsed)
 }
 
 /// Creates and GETs through the server started with `args`, the creates also as a share of
@@ -202,43 +214,53 @@ fn through_server(
     let mut pids = vec![server.pid()];
     pids.extend(etcd.map(|(pid, _)| pid.to_string()));
     let meter = CpuMeter::start(&pids);
-    let base = server.url("/api/v1/namespaces/default/configmaps");
+    let path = "/api/v1/namespaces/default/configmaps";
+    let base = server.url(path);
     let data = "x".repeat(1024);
-    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
-        let body = format!(
-            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{client}-{i}"}},"data":{{"v":"{data}"}}}}"#
-        );
-        let response = (agent.post(&base))
-            .header("Content-Type", "application/json")
-            .send(body)
-            .expect("POST");
-        assert_eq!(status_of(response), 201);
-    });
-    let cpu = meter.per_op(ops);
-    let creates = report.add(
+    let creates = http1::run(
+        server.addr,
+        CLIENTS,
+        options.window(),
+        |connection, client, i| {
+            let body = format!(
+                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{client}-{i}"}},"data":{{"v":"{data}"}}}}"#
+            );
+            let answer = connection.send("POST", path, JSON_BODY, body.as_bytes());
+            assert_eq!(answer.status, 201, "a create");
+        },
+    );
+    let cpu = meter.per_op(creates.ops);
+    let rate_of_creates = report.add(
         format!("{what}: ConfigMap creates (1 KiB)"),
-        rate(ops, elapsed),
+        rate(creates.ops, creates.elapsed),
         "ops/s",
     );
     cpu_rows(report, what, "create", &cpu, etcd.map(|(_, raw)| raw));
+    client_row(report, what, "create", &creates);
     report.share(
         format!("{what}: creates / the store's own"),
-        creates,
+        rate_of_creates,
         raw_creates,
     );
     // Each client reads the first object it created (a short window may create few).
     let meter = CpuMeter::start(&pids);
-    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, _| {
-        let url = format!("{base}/c{client}-0");
-        assert_eq!(status_of(agent.get(&url).call().expect("GET")), 200);
-    });
-    let cpu = meter.per_op(ops);
+    let reads = http1::run(
+        server.addr,
+        CLIENTS,
+        options.window(),
+        |connection, client, _| {
+            let answer = connection.send("GET", &format!("{path}/c{client}-0"), ACCEPT_JSON, b"");
+            assert_eq!(answer.status, 200, "a GET");
+        },
+    );
+    let cpu = meter.per_op(reads.ops);
     let gets = report.add(
         format!("{what}: ConfigMap GETs"),
-        rate(ops, elapsed),
+        rate(reads.ops, reads.elapsed),
         "ops/s",
     );
     cpu_rows(report, what, "GET", &cpu, None);
+    client_row(report, what, "GET", &reads);
     if let Some(raw_gets) = raw_gets {
         report.share(
             format!("{what}: GETs / raw linearizable gets"),
@@ -246,28 +268,34 @@ fn through_server(
             raw_gets,
         );
     }
-    protobuf_reads(options, report, what, &base);
+    protobuf_reads(options, report, what, &server, &base);
     webapp_writes(options, report, what, &server);
 }
 
 /// The ConfigMap GETs again as protobuf, and a LIST of every ConfigMap at `base` as JSON
 /// and as protobuf.
-fn protobuf_reads(options: &Options, report: &mut Report, what: &str, base: &str) {
-    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, _| {
-        let response = (agent.get(format!("{base}/c{client}-0")))
-            .header("Accept", PROTOBUF)
-            .call()
-            .expect("GET");
-        let content_type = response.headers().get("content-type").cloned();
-        assert_eq!(status_of(response), 200);
-        assert_eq!(
-            content_type.as_ref().and_then(|t| t.to_str().ok()),
-            Some(PROTOBUF)
-        );
-    });
+fn protobuf_reads(
+    options: &Options,
+    report: &mut Report,
+    what: &str,
+    server: &ServerProcess,
+    base: &str,
+) {
+    let path = "/api/v1/namespaces/default/configmaps";
+    let reads = http1::run(
+        server.addr,
+        CLIENTS,
+        options.window(),
+        |connection, client, _| {
+            let path = format!("{path}/c{client}-0");
+            let answer = connection.send("GET", &path, &[("Accept", PROTOBUF)], b"");
+            assert_eq!(answer.status, 200, "a GET as protobuf");
+            assert_eq!(answer.content_type, Some(PROTOBUF));
+        },
+    );
     report.add(
         format!("{what}: ConfigMap GETs as protobuf"),
-        rate(ops, elapsed),
+        rate(reads.ops, reads.elapsed),
         "ops/s",
     );
     let agent = agent();
@@ -289,6 +317,24 @@ fn protobuf_reads(options: &Options, report: &mut Report, what: &str, base: &str
         format!("{what}: LIST as protobuf / as JSON, bytes"),
         protobuf_size as f64,
         json_size as f64,
+    );
+}
+
+/// The request bodies' headers: JSON in, JSON out.
+const JSON_BODY: &[(&str, &str)] = &[
+    ("Content-Type", "application/json"),
+    ("Accept", "application/json"),
+];
+/// A read's headers.
+const ACCEPT_JSON: &[(&str, &str)] = &[("Accept", "application/json")];
+
+/// The clients' own CPU per `operation` of `run`: on this machine they share the cores
+/// with the server (and etcd).
+fn client_row(report: &mut Report, what: &str, operation: &str, run: &http1::Run) {
+    report.add(
+        format!("{what}: client CPU per {operation}"),
+        run.client_cpu_micros,
+        "µs",
     );
 }
 
@@ -345,29 +391,53 @@ fn webapp_writes(options: &Options, report: &mut Report, what: &str, server: &Se
         assert_eq!(response.status().as_u16(), 201);
     }
 
-    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
-        let url = format!("{base}/bench-{client}");
-        let response = (agent.patch(&url))
-            .header("Content-Type", "application/merge-patch+json")
-            .send(format!(r#"{{"spec":{{"replicas":{}}}}}"#, replicas(i)))
-            .expect("PATCH (merge)");
-        assert_eq!(status_of(response), 200, "a merge patch");
-    });
+    let path = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+    let patches = http1::run(
+        server.addr,
+        CLIENTS,
+        options.window(),
+        |connection, client, i| {
+            let body = format!(r#"{{"spec":{{"replicas":{}}}}}"#, replicas(i));
+            let headers = [
+                ("Content-Type", "application/merge-patch+json"),
+                ("Accept", "application/json"),
+            ];
+            let answer = connection.send(
+                "PATCH",
+                &format!("{path}/bench-{client}"),
+                &headers,
+                body.as_bytes(),
+            );
+            assert_eq!(answer.status, 200, "a merge patch");
+        },
+    );
     let updates = report.add(
         format!("{what}: WebApp updates (merge PATCH)"),
-        rate(ops, elapsed),
+        rate(patches.ops, patches.elapsed),
         "ops/s",
     );
-    let (ops, elapsed) = run_threads(CLIENTS, options.window(), |agent, client, i| {
-        assert_eq!(
-            status_of(apply(agent, client, replicas(i))),
-            200,
-            "a server-side apply"
-        );
-    });
+    let applies = http1::run(
+        server.addr,
+        CLIENTS,
+        options.window(),
+        |connection, client, i| {
+            let name = format!("bench-apply-{client}");
+            let headers = [
+                ("Content-Type", "application/apply-patch+yaml"),
+                ("Accept", "application/json"),
+            ];
+            let answer = connection.send(
+                "PATCH",
+                &format!("{path}/{name}?fieldManager=bench-{client}"),
+                &headers,
+                webapp(&name, replicas(i)).as_bytes(),
+            );
+            assert_eq!(answer.status, 200, "a server-side apply");
+        },
+    );
     let applies = report.add(
         format!("{what}: WebApp server-side applies"),
-        rate(ops, elapsed),
+        rate(applies.ops, applies.elapsed),
         "ops/s",
     );
     report.ratio(
