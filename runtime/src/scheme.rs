@@ -20,7 +20,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::api::{Convert, KindInfo, Resource, Strategy};
+
+mod hooks;
 use crate::error::FieldError;
+use hooks::StrategyHooks;
 
 /// A hub object with its type erased.
 pub type ErasedHub = Box<dyn Any + Send>;
@@ -110,79 +113,6 @@ pub struct KindEntry {
     stored_versions: Vec<VersionEntry>,
     /// An installed kind whose definition is being deleted: no new objects.
     terminating: bool,
-}
-
-/// A kind's [`Strategy`], erased.
-#[derive(Clone, Copy)]
-struct StrategyHooks {
-    prepare_for_create: fn(&mut ErasedHub),
-    prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
-    validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
-    validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
-    canonicalize: fn(&mut ErasedHub),
-    prepare_for_delete: Option<fn(&mut ErasedHub)>,
-    allow_create_on_update: bool,
-    allow_unconditional_update: bool,
-}
-
-impl StrategyHooks {
-    fn of<Hub: Strategy + 'static>() -> StrategyHooks {
-        // A hub of another type can only come from a mis-registered scheme, which
-        // `KindEntry` rules out: every hub it sees was made by its own `to_hub`.
-        StrategyHooks {
-            prepare_for_create: |hub| {
-                if let Some(hub) = hub.downcast_mut::<Hub>() {
-                    hub.prepare_for_create();
-                }
-            },
-            prepare_for_update: |hub, old| {
-                if let (Some(hub), Some(old)) =
-                    (hub.downcast_mut::<Hub>(), old.downcast_ref::<Hub>())
-                {
-                    hub.prepare_for_update(old);
-                }
-            },
-            validate: |hub, api_version| {
-                (hub.downcast_ref::<Hub>())
-                    .map(|hub| hub.validate_in(api_version))
-                    .unwrap_or_default()
-            },
-            validate_update: |hub, old, api_version| match (
-                hub.downcast_ref::<Hub>(),
-                old.downcast_ref::<Hub>(),
-            ) {
-                (Some(hub), Some(old)) => hub.validate_update_in(old, api_version),
-                _ => Vec::new(),
-            },
-            canonicalize: |hub| {
-                if let Some(hub) = hub.downcast_mut::<Hub>() {
-                    hub.canonicalize();
-                }
-            },
-            prepare_for_delete: Hub::has_delete_rules().then_some(|hub: &mut ErasedHub| {
-                if let Some(hub) = hub.downcast_mut::<Hub>() {
-                    hub.prepare_for_delete();
-                }
-            }),
-            allow_create_on_update: Hub::allow_create_on_update(),
-            allow_unconditional_update: Hub::allow_unconditional_update(),
-        }
-    }
-}
-
-impl StrategyHooks {
-    /// A kind without rules of its own (kube's custom resources: their schema is their
-    /// validation, which the registry applies to every kind).
-    const NONE: StrategyHooks = StrategyHooks {
-        prepare_for_create: |_| {},
-        prepare_for_update: |_, _| {},
-        validate: |_, _| Vec::new(),
-        validate_update: |_, _, _| Vec::new(),
-        canonicalize: |_| {},
-        prepare_for_delete: None,
-        allow_create_on_update: false,
-        allow_unconditional_update: false,
-    };
 }
 
 impl std::fmt::Debug for KindEntry {
@@ -519,9 +449,16 @@ impl KindEntry {
         }
     }
 
-    /// [`Strategy::canonicalize`] of the kind.
-    pub fn canonicalize(&self, hub: &mut ErasedHub) {
-        (self.hooks.canonicalize)(hub)
+    /// [`Strategy::canonicalize`] of the kind, when it has a canonical form; whether it
+    /// has (whether `hub` may have changed).
+    pub fn canonicalize(&self, hub: &mut ErasedHub) -> bool {
+        match self.hooks.canonicalize {
+            Some(canonicalize) => {
+                canonicalize(hub);
+                true
+            }
+            None => false,
+        }
     }
 
     /// `v1` or `apps.example.dev/v1`.

@@ -7,7 +7,8 @@
 //!
 //! 1. `prepare_for_create` / `prepare_for_update`: clear or set server-owned fields;
 //! 2. `validate` / `validate_update`: collect every field error;
-//! 3. `canonicalize`: normalise the object before it is stored.
+//! 3. `canonicalize`: normalise the object before it is stored (kinds that say
+//!    `has_canonical_form`).
 
 use crate::error::FieldError;
 
@@ -62,7 +63,15 @@ pub trait Strategy: Sized {
         false
     }
 
-    /// Normalises the object before it is stored.
+    /// Whether the kind normalises objects before they are stored
+    /// ([`canonicalize`](Strategy::canonicalize)). Defaults to false, which lets the
+    /// registry store the JSON it validated as it is instead of encoding the object again.
+    fn has_canonical_form() -> bool {
+        false
+    }
+
+    /// Normalises the object before it is stored. Only called when
+    /// [`has_canonical_form`](Strategy::has_canonical_form).
     fn canonicalize(&mut self) {}
 
     /// Whether the kind changes an object on the first request to delete it

@@ -173,8 +173,12 @@ impl Registry {
         } else {
             self.admit(info, options.user.as_ref(), &json, None)?;
         }
-        kind.canonicalize(&mut hub);
-        let mut stored = kind.to_stored(hub).map_err(internal)?;
+        // Without a canonical form the hub is what was validated: its JSON is at hand.
+        let stored = match kind.canonicalize(&mut hub) {
+            true => kind.to_stored(hub),
+            false => kind.to_stored_from(hub, &json),
+        };
+        let mut stored = stored.map_err(internal)?;
 
         let keys = self.keys();
         let namespace = meta_str(&stored, "namespace").map(str::to_owned);

@@ -444,8 +444,10 @@ impl Registry {
             } else {
                 self.admit(info, options.user.as_ref(), &new, Some(&old))?;
             }
-            kind.canonicalize(&mut new_hub);
-            let new = kind.hub_json(&new_hub).map_err(internal)?;
+            // Without a canonical form the hub is what was validated: `new` is its JSON.
+            if kind.canonicalize(&mut new_hub) {
+                new = kind.hub_json(&new_hub).map_err(internal)?;
+            }
             let stored = kind.to_stored_from(new_hub, &new).map_err(internal)?;
             let bytes = object::encode_ref(&stored)?;
 

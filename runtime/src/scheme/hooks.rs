@@ -1,0 +1,119 @@
+//! A kind's [`Strategy`] behind function pointers, so that the scheme can call the rules
+//! of a hub it only knows as an [`ErasedHub`].
+
+use super::ErasedHub;
+use crate::api::Strategy;
+use crate::error::FieldError;
+
+/// A kind's [`Strategy`], erased.
+#[derive(Clone, Copy)]
+pub(super) struct StrategyHooks {
+    pub(super) prepare_for_create: fn(&mut ErasedHub),
+    pub(super) prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
+    pub(super) validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
+    pub(super) validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
+    pub(super) canonicalize: Option<fn(&mut ErasedHub)>,
+    pub(super) prepare_for_delete: Option<fn(&mut ErasedHub)>,
+    pub(super) allow_create_on_update: bool,
+    pub(super) allow_unconditional_update: bool,
+}
+
+impl StrategyHooks {
+    pub(super) fn of<Hub: Strategy + 'static>() -> StrategyHooks {
+        // A hub of another type can only come from a mis-registered scheme, which
+        // `KindEntry` rules out: every hub it sees was made by its own `to_hub`.
+        StrategyHooks {
+            prepare_for_create: |hub| {
+                if let Some(hub) = hub.downcast_mut::<Hub>() {
+                    hub.prepare_for_create();
+                }
+            },
+            prepare_for_update: |hub, old| {
+                if let (Some(hub), Some(old)) =
+                    (hub.downcast_mut::<Hub>(), old.downcast_ref::<Hub>())
+                {
+                    hub.prepare_for_update(old);
+                }
+            },
+            validate: |hub, api_version| {
+                (hub.downcast_ref::<Hub>())
+                    .map(|hub| hub.validate_in(api_version))
+                    .unwrap_or_default()
+            },
+            validate_update: |hub, old, api_version| match (
+                hub.downcast_ref::<Hub>(),
+                old.downcast_ref::<Hub>(),
+            ) {
+                (Some(hub), Some(old)) => hub.validate_update_in(old, api_version),
+                _ => Vec::new(),
+            },
+            canonicalize: Hub::has_canonical_form().then_some(|hub: &mut ErasedHub| {
+                if let Some(hub) = hub.downcast_mut::<Hub>() {
+                    hub.canonicalize();
+                }
+            }),
+            prepare_for_delete: Hub::has_delete_rules().then_some(|hub: &mut ErasedHub| {
+                if let Some(hub) = hub.downcast_mut::<Hub>() {
+                    hub.prepare_for_delete();
+                }
+            }),
+            allow_create_on_update: Hub::allow_create_on_update(),
+            allow_unconditional_update: Hub::allow_unconditional_update(),
+        }
+    }
+}
+
+impl StrategyHooks {
+    /// A kind without rules of its own (kube's custom resources: their schema is their
+    /// validation, which the registry applies to every kind).
+    pub(super) const NONE: StrategyHooks = StrategyHooks {
+        prepare_for_create: |_| {},
+        prepare_for_update: |_, _| {},
+        validate: |_, _| Vec::new(),
+        validate_update: |_, _, _| Vec::new(),
+        canonicalize: None,
+        prepare_for_delete: None,
+        allow_create_on_update: false,
+        allow_unconditional_update: false,
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lower-cases its name when canonicalized.
+    struct Canonical(String);
+
+    impl Strategy for Canonical {
+        fn has_canonical_form() -> bool {
+            true
+        }
+
+        fn canonicalize(&mut self) {
+            self.0 = self.0.to_lowercase();
+        }
+    }
+
+    /// Says it has no canonical form: its `canonicalize` is never called.
+    struct Plain(String);
+
+    impl Strategy for Plain {
+        fn canonicalize(&mut self) {
+            self.0.clear();
+        }
+    }
+
+    #[test]
+    fn only_kinds_with_a_canonical_form_are_canonicalized() {
+        let canonicalize = StrategyHooks::of::<Canonical>()
+            .canonicalize
+            .expect("a hook");
+        let mut hub: ErasedHub = Box::new(Canonical("MixedCase".into()));
+        canonicalize(&mut hub);
+        assert_eq!(hub.downcast_ref::<Canonical>().unwrap().0, "mixedcase");
+
+        assert!(StrategyHooks::of::<Plain>().canonicalize.is_none());
+        assert!(StrategyHooks::NONE.canonicalize.is_none());
+    }
+}
