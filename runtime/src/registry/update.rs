@@ -414,6 +414,8 @@ impl Registry {
                     finalizers.unwrap_or_else(|| json!([])),
                 );
                 new_hub = kind.hub_from_json_ref(&new).map_err(internal)?;
+                // As the hub writes it (an empty list is no list): `new` stays its JSON.
+                new = kind.hub_json(&new_hub).map_err(internal)?;
             }
             if info.tracks_generation() && spec_changed(info.subresources.status, &new, &old) {
                 let generation = object::generation(&old) + 1;
