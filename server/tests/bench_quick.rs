@@ -17,6 +17,7 @@ fn every_measurement_of_the_benchmark_runs() {
         "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
         "kapi on etcd: ConfigMap creates (1 KiB)",
         "kapi on the embedded store: apply cost / update cost",
+        "kapi on the embedded store: client CPU per GET",
         "kapi on the embedded store, RBAC + token: ConfigMap GETs",
         "kapi on etcd: ConfigMap GETs as protobuf",
         "kapi on the embedded store: LIST as protobuf / as JSON, bytes",

@@ -175,24 +175,19 @@ fn configmap_gets(
         }
     }
     let authorization = tokens.map(|(_, reader)| auth(reader));
-    let reads = http1::run(
-        server.addr,
-        CLIENTS,
-        options.window(),
-        |connection, client, i| {
-            let path = format!(
-                "/api/v1/namespaces/default/configmaps/get-{}",
-                (client as u64 + i) % 10
-            );
-            let mut headers = vec![("Accept", "application/json")];
-            headers.extend(
-                authorization
-                    .as_deref()
-                    .map(|token| ("Authorization", token)),
-            );
-            assert_eq!(connection.send("GET", &path, &headers, b"").status, 200);
-        },
-    );
+    let reads = clients(server, options, |connection, client, i| {
+        let path = format!(
+            "/api/v1/namespaces/default/configmaps/get-{}",
+            (client as u64 + i) % 10
+        );
+        let mut headers = vec![("Accept", "application/json")];
+        headers.extend(
+            authorization
+                .as_deref()
+                .map(|token| ("Authorization", token)),
+        );
+        assert_eq!(connection.send("GET", &path, &headers, b"").status, 200);
+    });
     (reads.ops, reads.elapsed)
 }
 
@@ -217,18 +212,13 @@ fn through_server(
     let path = "/api/v1/namespaces/default/configmaps";
     let base = server.url(path);
     let data = "x".repeat(1024);
-    let creates = http1::run(
-        server.addr,
-        CLIENTS,
-        options.window(),
-        |connection, client, i| {
-            let body = format!(
-                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{client}-{i}"}},"data":{{"v":"{data}"}}}}"#
-            );
-            let answer = connection.send("POST", path, JSON_BODY, body.as_bytes());
-            assert_eq!(answer.status, 201, "a create");
-        },
-    );
+    let creates = clients(&server, options, |connection, client, i| {
+        let body = format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{client}-{i}"}},"data":{{"v":"{data}"}}}}"#
+        );
+        let answer = connection.send("POST", path, JSON_BODY, body.as_bytes());
+        assert_eq!(answer.status, 201, "a create");
+    });
     let cpu = meter.per_op(creates.ops);
     let rate_of_creates = report.add(
         format!("{what}: ConfigMap creates (1 KiB)"),
@@ -244,15 +234,10 @@ fn through_server(
     );
     // Each client reads the first object it created (a short window may create few).
     let meter = CpuMeter::start(&pids);
-    let reads = http1::run(
-        server.addr,
-        CLIENTS,
-        options.window(),
-        |connection, client, _| {
-            let answer = connection.send("GET", &format!("{path}/c{client}-0"), ACCEPT_JSON, b"");
-            assert_eq!(answer.status, 200, "a GET");
-        },
-    );
+    let reads = clients(&server, options, |connection, client, _| {
+        let answer = connection.send("GET", &format!("{path}/c{client}-0"), ACCEPT_JSON, b"");
+        assert_eq!(answer.status, 200, "a GET");
+    });
     let cpu = meter.per_op(reads.ops);
     let gets = report.add(
         format!("{what}: ConfigMap GETs"),
@@ -282,17 +267,12 @@ fn protobuf_reads(
     base: &str,
 ) {
     let path = "/api/v1/namespaces/default/configmaps";
-    let reads = http1::run(
-        server.addr,
-        CLIENTS,
-        options.window(),
-        |connection, client, _| {
-            let path = format!("{path}/c{client}-0");
-            let answer = connection.send("GET", &path, &[("Accept", PROTOBUF)], b"");
-            assert_eq!(answer.status, 200, "a GET as protobuf");
-            assert_eq!(answer.content_type, Some(PROTOBUF));
-        },
-    );
+    let reads = clients(server, options, |connection, client, _| {
+        let path = format!("{path}/c{client}-0");
+        let answer = connection.send("GET", &path, &[("Accept", PROTOBUF)], b"");
+        assert_eq!(answer.status, 200, "a GET as protobuf");
+        assert_eq!(answer.content_type, Some(PROTOBUF));
+    });
     report.add(
         format!("{what}: ConfigMap GETs as protobuf"),
         rate(reads.ops, reads.elapsed),
@@ -318,6 +298,16 @@ fn protobuf_reads(
         protobuf_size as f64,
         json_size as f64,
     );
+}
+
+/// [`CLIENTS`] lean clients of `server`, each on its own connection, running `op` for the
+/// window.
+fn clients(
+    server: &ServerProcess,
+    options: &Options,
+    op: impl Fn(&mut http1::Connection, usize, u64) + Send + Sync,
+) -> http1::Run {
+    http1::run(server.addr, CLIENTS, options.window(), op)
 }
 
 /// The request bodies' headers: JSON in, JSON out.
@@ -371,70 +361,54 @@ fn replicas(i: u64) -> u64 {
 /// One WebApp per client, rewritten by merge patches, then (another one) by server-side
 /// applies; both rates and their ratio.
 fn webapp_writes(options: &Options, report: &mut Report, what: &str, server: &ServerProcess) {
-    let base = server.url("/apis/apps.example.dev/v1/namespaces/default/webapps");
-    let agent = agent();
-    let apply = |agent: &ureq::Agent, client: usize, replicas: u64| {
-        let name = format!("bench-apply-{client}");
-        let url = format!("{base}/{name}?fieldManager=bench-{client}");
-        (agent.patch(&url))
-            .header("Content-Type", "application/apply-patch+yaml")
-            .send(webapp(&name, replicas))
-            .expect("PATCH (apply)")
+    const MERGE: &str = "application/merge-patch+json";
+    const APPLY: &str = "application/apply-patch+yaml";
+    let path = "/apis/apps.example.dev/v1/namespaces/default/webapps";
+    // A merge patch of `bench-<client>`, or an apply of `bench-apply-<client>` by its own
+    // manager; the status.
+    let write = |connection: &mut http1::Connection, client: usize, kind: &str, replicas: u64| {
+        let (target, body) = match kind {
+            APPLY => {
+                let name = format!("bench-apply-{client}");
+                let body = webapp(&name, replicas);
+                (format!("{path}/{name}?fieldManager=bench-{client}"), body)
+            }
+            _ => (
+                format!("{path}/bench-{client}"),
+                format!(r#"{{"spec":{{"replicas":{replicas}}}}}"#),
+            ),
+        };
+        let headers = [("Content-Type", kind), ("Accept", "application/json")];
+        (connection.send("PATCH", &target, &headers, body.as_bytes())).status
     };
+    let mut connection = http1::Connection::open(server.addr);
     for client in 0..CLIENTS {
-        let response = (agent.post(&base))
-            .header("Content-Type", "application/json")
-            .send(webapp(&format!("bench-{client}"), 1))
-            .expect("POST");
-        assert_eq!(response.status().as_u16(), 201);
-        let response = apply(&agent, client, 1);
-        assert_eq!(response.status().as_u16(), 201);
+        let body = webapp(&format!("bench-{client}"), 1);
+        assert_eq!(
+            connection
+                .send("POST", path, JSON_BODY, body.as_bytes())
+                .status,
+            201
+        );
+        assert_eq!(write(&mut connection, client, APPLY, 1), 201);
     }
 
-    let path = "/apis/apps.example.dev/v1/namespaces/default/webapps";
-    let patches = http1::run(
-        server.addr,
-        CLIENTS,
-        options.window(),
-        |connection, client, i| {
-            let body = format!(r#"{{"spec":{{"replicas":{}}}}}"#, replicas(i));
-            let headers = [
-                ("Content-Type", "application/merge-patch+json"),
-                ("Accept", "application/json"),
-            ];
-            let answer = connection.send(
-                "PATCH",
-                &format!("{path}/bench-{client}"),
-                &headers,
-                body.as_bytes(),
-            );
-            assert_eq!(answer.status, 200, "a merge patch");
-        },
-    );
+    let patches = clients(server, options, |connection, client, i| {
+        assert_eq!(
+            write(connection, client, MERGE, replicas(i)),
+            200,
+            "a merge patch"
+        );
+    });
     let updates = report.add(
         format!("{what}: WebApp updates (merge PATCH)"),
         rate(patches.ops, patches.elapsed),
         "ops/s",
     );
-    let applies = http1::run(
-        server.addr,
-        CLIENTS,
-        options.window(),
-        |connection, client, i| {
-            let name = format!("bench-apply-{client}");
-            let headers = [
-                ("Content-Type", "application/apply-patch+yaml"),
-                ("Accept", "application/json"),
-            ];
-            let answer = connection.send(
-                "PATCH",
-                &format!("{path}/{name}?fieldManager=bench-{client}"),
-                &headers,
-                webapp(&name, replicas(i)).as_bytes(),
-            );
-            assert_eq!(answer.status, 200, "a server-side apply");
-        },
-    );
+    let applies = clients(server, options, |connection, client, i| {
+        let status = write(connection, client, APPLY, replicas(i));
+        assert_eq!(status, 200, "a server-side apply");
+    });
     let applies = report.add(
         format!("{what}: WebApp server-side applies"),
         rate(applies.ops, applies.elapsed),
