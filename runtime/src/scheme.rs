@@ -20,9 +20,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::api::{Convert, KindInfo, Resource, Strategy};
+use crate::error::FieldError;
 
 mod hooks;
-use crate::error::FieldError;
 use hooks::StrategyHooks;
 
 /// A hub object with its type erased.

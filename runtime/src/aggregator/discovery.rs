@@ -15,7 +15,6 @@
 
 use std::cmp::Ordering;
 
-use crate::filters::Next;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{CONTENT_TYPE, HeaderValue, IF_NONE_MATCH, VARY};
@@ -27,6 +26,7 @@ use serde_json::{Value, json};
 use super::{Entry, Registered};
 use crate::api::version_order;
 use crate::endpoints::Prepared;
+use crate::filters::Next;
 use crate::kinds::apiregistration::APIService;
 
 /// kube's `SortedByGroupAndVersion` order of all APIServices: group priority (highest

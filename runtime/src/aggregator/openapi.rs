@@ -12,7 +12,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::filters::Next;
 use axum::body::Bytes;
 use axum::extract::Request;
 use axum::http::StatusCode;
@@ -24,6 +23,7 @@ use serde_json::{Value, json};
 use super::discovery::respond;
 use super::{Aggregator, Document, Entry, Registered};
 use crate::endpoints::{Prepared, fnv1a};
+use crate::filters::Next;
 
 const JSON: &str = "application/json";
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";

@@ -13,7 +13,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::filters::Next;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -23,6 +22,7 @@ use hyper_util::rt::TokioIo;
 
 use super::{Aggregator, Entry, discovery, openapi};
 use crate::authn::UserInfo;
+use crate::filters::Next;
 
 /// kube's `aggregatedDiscoveryTimeout`: a group-version's discovery answers within this.
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(5);

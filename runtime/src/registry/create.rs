@@ -174,9 +174,10 @@ impl Registry {
             self.admit(info, options.user.as_ref(), &json, None)?;
         }
         // Without a canonical form the hub is what was validated: its JSON is at hand.
-        let stored = match kind.canonicalize(&mut hub) {
-            true => kind.to_stored(hub),
-            false => kind.to_stored_from(hub, &json),
+        let stored = if kind.canonicalize(&mut hub) {
+            kind.to_stored(hub)
+        } else {
+            kind.to_stored_from(hub, &json)
         };
         let mut stored = stored.map_err(internal)?;
 
