@@ -24,7 +24,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg, setsockopt, sockopt};
-use tokio::io::{AsyncWriteExt, Interest};
+use tokio::io::AsyncWriteExt;
+use tokio::io::unix::AsyncFd;
 use tokio::net::TcpStream;
 use tokio::runtime::Runtime;
 
@@ -415,6 +416,12 @@ async fn watch(
         .write_all(request.as_bytes())
         .await
         .expect("sending the watch");
+    // AsyncFd (not tokio's TcpStream) for its readiness guard, which a read may clear.
+    // `new` is deprecated for I/O safety in favour of the unsafe `register`, which this
+    // workspace forbids; the descriptor here is the socket the AsyncFd owns, open while
+    // it lives.
+    #[allow(deprecated)]
+    let stream = AsyncFd::new(stream.into_std().expect("a std socket")).expect("registering");
     let mut read = Vec::new();
     let mut buffer = vec![0u8; 64 * 1024];
     // Bytes kept from the previous read: a marker may straddle two reads.
@@ -453,16 +460,23 @@ async fn watch(
     }
 }
 
-/// Reads what `stream` has, with the kernel's receive time of the last bytes read.
-async fn read_stamped(stream: &TcpStream, buffer: &mut [u8]) -> (usize, SystemTime) {
+/// Reads what `stream` has, with the kernel's receive time of the last bytes read. One
+/// `recvmsg` per event: a read that leaves room in `buffer` took everything the socket
+/// held, so the socket's readiness is cleared then rather than by a second call that
+/// would only say "would block" (a new arrival sets it again: epoll reports each one).
+async fn read_stamped(
+    stream: &AsyncFd<std::net::TcpStream>,
+    buffer: &mut [u8],
+) -> (usize, SystemTime) {
     // Room for one `SCM_TIMESTAMPNS` message (a header and a timespec), and spare.
     let mut control = Vec::with_capacity(64);
     loop {
-        stream.readable().await.expect("waiting for the watch");
-        let received = stream.try_io(Interest::READABLE, || {
+        let mut ready = stream.readable().await.expect("waiting for the watch");
+        let capacity = buffer.len();
+        let received = ready.try_io(|socket| {
             let mut iov = [IoSliceMut::new(buffer)];
             let message = recvmsg::<()>(
-                stream.as_raw_fd(),
+                socket.as_raw_fd(),
                 &mut iov,
                 Some(&mut control),
                 MsgFlags::empty(),
@@ -474,11 +488,15 @@ async fn read_stamped(stream: &TcpStream, buffer: &mut [u8]) -> (usize, SystemTi
             Ok((message.bytes, arrived))
         });
         match received {
-            Ok((n, arrived)) => {
+            Ok(Ok((n, arrived))) => {
+                if n < capacity {
+                    ready.clear_ready();
+                }
                 return (n, arrived.unwrap_or_else(SystemTime::now));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
-            Err(e) => panic!("reading the watch: {e}"),
+            Ok(Err(e)) => panic!("reading the watch: {e}"),
+            // Not readable after all: readiness was cleared; wait again.
+            Err(_would_block) => continue,
         }
     }
 }
