@@ -655,12 +655,21 @@ pub struct Subscription {
 impl Subscription {
     /// The next event, or why the watch ended.
     pub async fn next(&mut self) -> Result<Arc<CachedEvent>, End> {
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    /// [`Subscription::next`] for a hand-written stream (a watch's, polled once per event
+    /// by every watcher's connection).
+    pub fn poll_next(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<Arc<CachedEvent>, End>> {
         if let Some(event) = self.replay.pop_front() {
-            return Ok(event);
+            return std::task::Poll::Ready(Ok(event));
         }
-        match self.receiver.recv().await {
+        self.receiver.poll_recv(cx).map(|event| match event {
             Some(event) => Ok(event),
             None => Err(self.end.get().copied().unwrap_or(End::Closed)),
-        }
+        })
     }
 }

@@ -12,14 +12,16 @@
 //! Invalid options fail before the stream starts, as ordinary `Status` responses.
 
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
 use axum::http::header::{CONTENT_TYPE, HeaderValue};
 use axum::response::Response;
-use futures_util::StreamExt;
+use http_body::Frame;
 use serde_json::Value;
 
 use fastmetrics::metrics::counter::Counter;
@@ -31,7 +33,7 @@ use crate::api::protobuf::{ProtoMessage, encode};
 use crate::error::ApiError;
 use crate::meta::{ListMeta, STATUS_PROTO};
 use crate::metrics::{KindLabels, global};
-use crate::registry::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
+use crate::registry::{EventStream, Registry, Target, WatchEvent, WatchEventType, WatchOptions};
 
 /// kube-apiserver's `--min-request-timeout`: watches without `timeoutSeconds` last between
 /// this and twice this.
@@ -64,12 +66,12 @@ pub(super) async fn serve(
     let type_meta = (kind.api_version(target.version), kind.info.kind);
     let mut first = true;
     let sent = Sent::new(target);
-    let lines = events.map(move |event| {
+    let lines = move |event: WatchEvent| {
         if let Some(message) = protobuf {
-            return Ok::<_, Infallible>(sent.count(protobuf_frame(event, message, &type_meta)));
+            return sent.count(protobuf_frame(event, message, &type_meta));
         }
         let Some(table_version) = table else {
-            return Ok(sent.count(frame(event.type_, &event.object.parts())));
+            return sent.count(frame(event.type_, &event.object.parts()));
         };
         let target = Target {
             kind: &kind,
@@ -113,9 +115,12 @@ pub(super) async fn serve(
         if row {
             first = false;
         }
-        Ok(sent.count(line))
-    });
-    let mut response = Response::new(Body::from_stream(lines));
+        sent.count(line)
+    };
+    let mut response = Response::new(Body::new(Lines {
+        events,
+        frame: lines,
+    }));
     *response.status_mut() = StatusCode::OK;
     let headers = response.headers_mut();
     let content_type = match protobuf {
@@ -128,6 +133,28 @@ pub(super) async fn serve(
         HeaderValue::from_static("no-cache, private"),
     );
     Ok(response)
+}
+
+/// The response body: each event framed as it comes. A body of its own rather than a
+/// mapped stream, so that the connection's poll for the next event reaches the watch in
+/// one call (it is made once per change by every watcher).
+struct Lines<F> {
+    events: EventStream,
+    frame: F,
+}
+
+impl<F: FnMut(WatchEvent) -> Bytes + Unpin> http_body::Body for Lines<F> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let lines = self.get_mut();
+        (lines.events.as_mut().poll_next(cx))
+            .map(|event| event.map(|event| Ok(Frame::data((lines.frame)(event)))))
+    }
 }
 
 /// A watcher's metrics: it is one of `apiserver_registered_watchers` while its stream

@@ -22,8 +22,10 @@
 //! - The stream ends cleanly at [`WatchOptions::timeout`] and when the server shuts down.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
@@ -159,13 +161,7 @@ impl Registry {
             deadline,
             done,
         };
-        Ok(Box::pin(futures_util::stream::unfold(
-            watcher,
-            |mut watcher| async move {
-                let item = watcher.next_event().await?;
-                Some((item, watcher))
-            },
-        )))
+        Ok(Box::pin(watcher))
     }
 }
 
@@ -193,66 +189,75 @@ struct Watcher {
     done: bool,
 }
 
-/// What woke the watcher.
-enum Wake {
-    Cache(Result<Arc<CachedEvent>, End>),
-    Bookmark,
-    Timeout,
-}
+/// A watch is a stream polled by its connection, by hand rather than as an `async` loop:
+/// every watcher's connection polls it once per change, and at 1,000 watchers of one
+/// collection that poll is most of what the server does per change besides the write.
+impl Stream for Watcher {
+    type Item = WatchEvent;
 
-impl Watcher {
-    async fn next_event(&mut self) -> Option<WatchEvent> {
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<WatchEvent>> {
+        let watcher = &mut *self;
         loop {
-            if let Some(event) = self.pending.pop_front() {
-                return Some(event);
+            if let Some(event) = watcher.pending.pop_front() {
+                return Poll::Ready(Some(event));
             }
-            if self.done {
-                return None;
+            if watcher.done {
+                return Poll::Ready(None);
             }
-            let bookmarks = self.bookmarks;
-            let events = self.events.as_mut()?;
-            let wake = tokio::select! {
-                biased;
-                () = self.timeout.fired() => Wake::Timeout,
-                item = events.next() => Wake::Cache(item),
-                () = self.next_bookmark.fired(), if bookmarks => Wake::Bookmark,
+            let Some(events) = watcher.events.as_mut() else {
+                return Poll::Ready(None);
             };
-            match wake {
-                Wake::Timeout => {
-                    self.finish();
-                    return None;
+            // The timeout comes first, as kube ends a watch at its deadline even while
+            // changes keep coming; the clock is read only when a change is ready, and the
+            // timer polled only when none is (what wakes the watch then).
+            let change = match events.poll_next(cx) {
+                Poll::Ready(_) if watcher.deadline.is_some_and(|d| Instant::now() >= d) => {
+                    watcher.finish();
+                    return Poll::Ready(None);
                 }
-                Wake::Bookmark => {
-                    let due = next_bookmark(Instant::now(), self.interval, self.deadline);
-                    self.next_bookmark.set(due);
-                    let object = bookmark(&self.kind, &self.version, self.last);
-                    return Some(event(WatchEventType::Bookmark, object.into()));
+                Poll::Ready(change) => change,
+                Poll::Pending => {
+                    if watcher.timeout.poll_fired(cx).is_ready() {
+                        watcher.finish();
+                        return Poll::Ready(None);
+                    }
+                    if watcher.bookmarks && watcher.next_bookmark.poll_fired(cx).is_ready() {
+                        let due = next_bookmark(Instant::now(), watcher.interval, watcher.deadline);
+                        watcher.next_bookmark.set(due);
+                        let object = bookmark(&watcher.kind, &watcher.version, watcher.last);
+                        return Poll::Ready(Some(event(WatchEventType::Bookmark, object.into())));
+                    }
+                    return Poll::Pending;
                 }
-                Wake::Cache(Err(End::Lagged { buffer })) => {
-                    self.finish();
-                    return Some(error_event(&ApiError::Internal(format!(
+            };
+            match change {
+                Err(End::Lagged { buffer }) => {
+                    watcher.finish();
+                    return Poll::Ready(Some(error_event(&ApiError::Internal(format!(
                         "the watch fell more than {buffer} changes behind and was closed; watch again from the last resourceVersion received"
-                    ))));
+                    )))));
                 }
-                Wake::Cache(Err(End::Reset | End::Closed)) => {
-                    self.finish();
-                    return None;
+                Err(End::Reset | End::Closed) => {
+                    watcher.finish();
+                    return Poll::Ready(None);
                 }
-                Wake::Cache(Ok(change)) => {
-                    self.last = self.last.max(change.revision);
-                    match self.transform(&change) {
-                        Ok(Some(event)) => return Some(event),
+                Ok(change) => {
+                    watcher.last = watcher.last.max(change.revision);
+                    match watcher.transform(&change) {
+                        Ok(Some(event)) => return Poll::Ready(Some(event)),
                         Ok(None) => {}
                         Err(error) => {
-                            self.finish();
-                            return Some(error_event(&error));
+                            watcher.finish();
+                            return Poll::Ready(Some(error_event(&error)));
                         }
                     }
                 }
             }
         }
     }
+}
 
+impl Watcher {
     /// Ends the stream and unregisters from the cache.
     fn finish(&mut self) {
         self.done = true;
@@ -405,11 +410,11 @@ impl Timer {
         }
     }
 
-    /// Completes when it fires (never, when unarmed).
-    async fn fired(&mut self) {
+    /// Ready once it has fired (never, when unarmed).
+    fn poll_fired(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         match &mut self.0 {
-            Some(sleep) => sleep.as_mut().await,
-            None => std::future::pending().await,
+            Some(sleep) => sleep.as_mut().poll(cx),
+            None => Poll::Pending,
         }
     }
 }
