@@ -29,6 +29,10 @@ pub struct Limits {
     /// The same `Txn`s while a watch of their prefix is open and read, as the server keeps
     /// one on its keys (etcd sends every write to it).
     pub etcd_watched_txns: f64,
+    /// The same again, each `Txn` also comparing a second key's revision, as the server's
+    /// creates in a namespace compare the namespace's (so that none lands in a namespace
+    /// being deleted): etcd's whole part of such a create.
+    pub etcd_guarded_txns: f64,
     /// Raw linearizable single-key ranges per second.
     pub etcd_gets: f64,
     /// Bytes per second one core copies in memory.
@@ -46,7 +50,8 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
     let embedded_creates = runtime.block_on(embedded_storage(options, report));
     let etcd = Etcd::start();
     let (etcd_txns, etcd_txn_cpu, etcd_gets) = runtime.block_on(raw_etcd(&etcd, options, report));
-    let etcd_watched_txns = runtime.block_on(raw_etcd_watched(&etcd, options, report));
+    let etcd_watched_txns = runtime.block_on(raw_etcd_watched(&etcd, options, report, false));
+    let etcd_guarded_txns = runtime.block_on(raw_etcd_watched(&etcd, options, report, true));
     let size = if options.quick { 1 << 20 } else { 64 << 20 };
     let memcpy = memcpy(size);
     report.add(
@@ -72,6 +77,7 @@ pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Lim
         etcd_txns,
         etcd_txn_cpu,
         etcd_watched_txns,
+        etcd_guarded_txns,
         etcd_gets,
         memcpy,
         loopback,
@@ -113,7 +119,7 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
         .await
         .expect("connecting to etcd");
     let meter = CpuMeter::start(&[etcd.pid(0).expect("etcd runs").to_string()]);
-    let (ops, elapsed) = create_txns(&client, "/raw", options).await;
+    let (ops, elapsed) = create_txns(&client, "/raw", None, options).await;
     let txn_cpu = meter.per_op(ops)[0];
     let txns = report.add(
         "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
@@ -142,44 +148,81 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
 
 /// Create-if-absent `Txn`s by [`CLIENTS`] clients while one watch of their prefix is open
 /// and drained, as the server keeps a watch on its keys: etcd's part of each of the
-/// server's creates, without the server. Returns their rate.
-async fn raw_etcd_watched(etcd: &Etcd, options: &Options, report: &mut Report) -> f64 {
+/// server's creates, without the server; `guarded`: each also compares the revision of a
+/// second key, as the server's creates in a namespace do. Returns their rate.
+async fn raw_etcd_watched(
+    etcd: &Etcd,
+    options: &Options,
+    report: &mut Report,
+    guarded: bool,
+) -> f64 {
     let client = Client::connect(etcd.endpoints(), None)
         .await
         .expect("connecting to etcd");
+    let prefix = if guarded { "/guarded" } else { "/watched" };
     let mut watching = client.clone();
-    let mut stream = (watching.watch("/watched/", Some(WatchOptions::new().with_prefix())))
-        .await
-        .expect("opening a watch");
+    let mut stream = (watching.watch(
+        format!("{prefix}/"),
+        Some(WatchOptions::new().with_prefix()),
+    ))
+    .await
+    .expect("opening a watch");
     // Read as the server reads its watch: every event, at once.
     let drain = tokio::spawn(async move { while let Ok(Some(_)) = stream.message().await {} });
+    let guard = match guarded {
+        true => {
+            // A namespace-sized value outside the watched prefix, as a namespace's key is.
+            let key = "/namespaces/default".to_owned();
+            let put = (client.clone().put(key.clone(), vec![1u8; 300], None)).await;
+            let revision = put
+                .expect("writing the guard")
+                .header()
+                .map_or(0, |h| h.revision());
+            Some((key, revision))
+        }
+        false => None,
+    };
     let meter = CpuMeter::start(&[etcd.pid(0).expect("etcd runs").to_string()]);
-    let (ops, elapsed) = create_txns(&client, "/watched", options).await;
+    let (ops, elapsed) = create_txns(&client, prefix, guard, options).await;
     let cpu = meter.per_op(ops)[0];
     drain.abort();
+    let what = match guarded {
+        true => "limit: raw etcd-client, a watch open, guarded as the server's",
+        false => "limit: raw etcd-client, a watch open",
+    };
+    report.add(format!("{what}: etcd CPU per Txn"), cpu, "µs");
     report.add(
-        "limit: raw etcd-client, a watch open: etcd CPU per Txn",
-        cpu,
-        "µs",
-    );
-    report.add(
-        "limit: raw etcd-client, a watch open: create-if-absent Txn (1 KiB)",
+        format!("{what}: create-if-absent Txn (1 KiB)"),
         rate(ops, elapsed),
         "ops/s",
     )
 }
 
 /// Create-if-absent `Txn`s of 1 KiB values under `prefix` by [`CLIENTS`] clients for the
-/// window: how many, and how long they took.
-async fn create_txns(client: &Client, prefix: &str, options: &Options) -> (u64, Duration) {
+/// window (each also comparing `guard`'s key with its revision, when given): how many,
+/// and how long they took.
+async fn create_txns(
+    client: &Client,
+    prefix: &str,
+    guard: Option<(String, i64)>,
+    options: &Options,
+) -> (u64, Duration) {
     let value = Arc::new(vec![1u8; 1024]);
     let (client, prefix) = (client.clone(), prefix.to_owned());
     run_async(CLIENTS, options.window(), move |client_id, i| {
         let (mut etcd, value) = (client.clone(), value.clone());
         let key = format!("{prefix}/{client_id}/{i}");
+        let mut compares = vec![Compare::create_revision(key.clone(), CompareOp::Equal, 0)];
+        if let Some((guard, revision)) = &guard {
+            compares.push(Compare::mod_revision(
+                guard.clone(),
+                CompareOp::Equal,
+                *revision,
+            ));
+        }
         async move {
             let txn = Txn::new()
-                .when([Compare::create_revision(key.clone(), CompareOp::Equal, 0)])
+                .when(compares)
                 .and_then([TxnOp::put(key, value.to_vec(), None)]);
             assert!(etcd.txn(txn).await.unwrap().succeeded());
         }

@@ -60,6 +60,14 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
             .unwrap_or_default(),
         limits.etcd_watched_txns,
     );
+    // And beside the same Txns guarded by a namespace's revision, as the server's are.
+    report.share(
+        "kapi on etcd: creates / the store's own guarded as the server's, a watch open",
+        report
+            .get("kapi on etcd: ConfigMap creates (1 KiB)")
+            .unwrap_or_default(),
+        limits.etcd_guarded_txns,
+    );
     let dir = tempfile::tempdir().expect("a data directory");
     let args = ["--data-dir".into(), dir.path().display().to_string()];
     through_server(
