@@ -141,8 +141,9 @@ struct Flags {
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     logging_format: LogFormat,
 
-    /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace. `RUST_LOG`
-    /// (`info,kapi::http=warn`) overrides it.
+    /// Log verbosity, as kube-apiserver's: 0-3 info, 4-5 debug, 6+ trace; a line per
+    /// request (target `kapi::http`) from 3, as kube's httplog. `RUST_LOG`
+    /// (`info,kapi::http=info`) overrides it.
     #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
     verbosity: u8,
 }
@@ -228,7 +229,15 @@ fn init_logging(verbosity: u8, format: LogFormat) {
         4..=5 => LevelFilter::DEBUG,
         _ => LevelFilter::TRACE,
     };
-    let mut filter = Targets::new().with_default(level);
+    // kube logs each request only from -v=3 (httplog's `withLoggingLevel`): below it a
+    // busy server would spend about a sixth of a GET's CPU, and a write to stderr, on it.
+    let requests = match verbosity {
+        0..=2 => LevelFilter::WARN,
+        _ => level,
+    };
+    let mut filter = Targets::new()
+        .with_default(level)
+        .with_target(kapi_runtime::filters::REQUEST_LOG_TARGET, requests);
     if let Ok(spec) = std::env::var("RUST_LOG") {
         match spec.parse::<Targets>() {
             Ok(targets) => filter = targets,

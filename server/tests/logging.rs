@@ -1,6 +1,7 @@
 //! The server's log with `--logging-format json`: every line is one JSON object, and the
-//! request line of a request names its verb, status, user and the audit id its response
-//! carried as `Audit-Id`.
+//! request line of a request (from `-v=3`, as kube's httplog) names its verb, status,
+//! user and the audit id its response carried as `Audit-Id`; below `-v=3` requests are
+//! not logged.
 
 mod support;
 
@@ -11,7 +12,7 @@ use support::{Server, wait_for};
 
 #[test]
 fn json_log_lines_carry_the_request_and_its_audit_id() {
-    let server = Server::start_with(&["--logging-format", "json"]);
+    let server = Server::start_with(&["--logging-format", "json", "-v", "3"]);
     let response = server.client().get("/api/v1/namespaces").unwrap();
     assert_eq!(response.status, 200);
     let audit_id = response
@@ -47,4 +48,32 @@ fn json_log_lines_carry_the_request_and_its_audit_id() {
     assert_eq!(line["status"], 200);
     assert_eq!(line["user"], "system:anonymous");
     assert_eq!(line["path"], "/api/v1/namespaces");
+}
+
+#[test]
+fn requests_are_not_logged_below_verbosity_3() {
+    let mut server = Server::start_with(&["--logging-format", "json", "-v", "2"]);
+    let response = server.client().get("/api/v1/namespaces").unwrap();
+    assert_eq!(response.status, 200);
+    assert!(response.audit_id.is_some(), "the Audit-Id is still sent");
+    assert!(server.terminate(Duration::from_secs(30)).success());
+    // The last line the server writes, so every earlier one has been read.
+    let log = server.log();
+    let lines = wait_for(
+        Duration::from_secs(10),
+        "the server's last log line",
+        || log.tail(20),
+        || {
+            let tail = log.tail(500);
+            tail.contains(r#""message":"stopped""#).then_some(tail)
+        },
+    );
+    assert!(
+        lines.contains(r#""message":"serving""#),
+        "the other info lines are there: {lines}"
+    );
+    assert!(
+        !lines.contains(r#""target":"kapi::http""#),
+        "no request line: {lines}"
+    );
 }

@@ -1,7 +1,9 @@
 //! The request log and the request's audit id (kube's `WithAuditInit` and `httplog`):
 //! every request gets an audit id (the client's `Audit-ID` header, else a new UUID), sent
 //! back as `Audit-Id` and shared with the audit events; once answered, one line under the
-//! `kapi::http` target: method, path, verb, status, duration, user, audit id.
+//! `kapi::http` target ([`REQUEST_LOG_TARGET`]): method, path, verb, status, duration,
+//! user, audit id. The server enables that target from `-v=3`, as kube's httplog logs
+//! requests; when it is off, nothing of the line is gathered.
 
 use std::time::Instant;
 
@@ -24,13 +26,11 @@ pub const AUDIT_ID_HEADER: &str = "audit-id";
 #[derive(Clone, Debug)]
 pub(crate) struct ServedTo(pub String);
 
+/// The target of the request log's lines.
+pub const REQUEST_LOG_TARGET: &str = "kapi::http";
+
 /// Logs `request` once it is answered.
 pub async fn log_request(mut request: Request, next: impl super::Next) -> Response {
-    let method = request.method().clone();
-    let uri = request.uri().clone();
-    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
-    let verb =
-        (request.extensions().get::<RequestInfo>()).map_or_else(String::new, |i| i.verb.clone());
     let audit_id = (request
         .headers()
         .get(AUDIT_ID_HEADER)
@@ -38,6 +38,18 @@ pub async fn log_request(mut request: Request, next: impl super::Next) -> Respon
     .filter(|id| !id.is_empty() && id.len() <= 128)
     .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
     request.extensions_mut().insert(AuditId(audit_id.clone()));
+    if !tracing::enabled!(target: REQUEST_LOG_TARGET, tracing::Level::INFO) {
+        let mut response = next.run(request).await;
+        if let Ok(value) = HeaderValue::from_str(&audit_id) {
+            response.headers_mut().insert(AUDIT_ID_HEADER, value);
+        }
+        return response;
+    }
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    let verb =
+        (request.extensions().get::<RequestInfo>()).map_or_else(String::new, |i| i.verb.clone());
     let start = Instant::now();
     let mut response = next.run(request).await;
     let micros = start.elapsed().as_micros();
@@ -46,7 +58,7 @@ pub async fn log_request(mut request: Request, next: impl super::Next) -> Respon
     }
     let user = (response.extensions().get::<ServedTo>()).map_or("", |u| u.0.as_str());
     tracing::info!(
-        target: "kapi::http",
+        target: REQUEST_LOG_TARGET,
         %method,
         %path,
         verb,

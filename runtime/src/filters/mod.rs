@@ -39,6 +39,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 use tower::ServiceExt;
 
+pub use log::REQUEST_LOG_TARGET;
 pub use request_info::RequestInfo;
 
 use crate::audit::Auditor;

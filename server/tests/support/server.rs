@@ -316,7 +316,14 @@ fn spawn(
     command
         .args(["--listen", listen, "--data-dir"])
         .arg(data_dir)
-        .args(args)
+        .args(args);
+    // The request log (from -v=3, as kube's) is what `wait_for_watch` and some tests read,
+    // unless the test sets the verbosity itself.
+    let verbosity = |a: &String| a == "-v" || a == "--v" || a.starts_with("--v=");
+    if !args.iter().any(verbosity) {
+        command.args(["-v", "3"]);
+    }
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
