@@ -186,6 +186,15 @@ pub(super) fn negotiate(
 /// Whether the request's most preferred acceptable media type is protobuf (for a kind
 /// that has a protobuf form).
 pub(super) fn prefers_protobuf(headers: &HeaderMap) -> bool {
+    // Most requests name no protobuf at all: they are answered without parsing `Accept`
+    // (every request asks this, for the form its errors would take).
+    let names_protobuf = (headers.get_all(ACCEPT).iter()).any(|value| {
+        (value.as_bytes().windows(b"protobuf".len()))
+            .any(|window| window.eq_ignore_ascii_case(b"protobuf"))
+    });
+    if !names_protobuf {
+        return false;
+    }
     let stand_in = Some(&crate::meta::STATUS_PROTO);
     (accept(headers).iter())
         .find(|range| format_of(range, false, stand_in).is_some())
@@ -431,6 +440,22 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_str(accept).unwrap());
         headers
+    }
+
+    #[test]
+    fn errors_are_protobuf_for_clients_that_prefer_it() {
+        let prefers = |accept: &str| prefers_protobuf(&headers(accept));
+        assert!(!prefers("application/json"));
+        assert!(!prefers("*/*"));
+        assert!(prefers(
+            "application/vnd.kubernetes.protobuf, application/json"
+        ));
+        assert!(prefers("Application/VND.Kubernetes.Protobuf"));
+        assert!(!prefers(
+            "application/json, application/vnd.kubernetes.protobuf;q=0.5"
+        ));
+        assert!(!prefers("application/vnd.kubernetes.protobuf;q=0"));
+        assert!(!prefers_protobuf(&HeaderMap::new()));
     }
 
     #[track_caller]
