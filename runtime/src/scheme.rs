@@ -712,15 +712,49 @@ fn hub_from_json<Hub: DeserializeOwned + Send + 'static>(
 
 /// Puts `apiVersion` and `kind` first, as Kubernetes serializes objects.
 fn with_type_meta(body: Value, api_version: &str, kind: &str) -> Value {
-    let mut object = Map::new();
-    object.insert("apiVersion".into(), Value::String(api_version.into()));
-    object.insert("kind".into(), Value::String(kind.into()));
-    if let Value::Object(fields) = body {
-        object.extend(
-            fields
-                .into_iter()
-                .filter(|(k, _)| k != "apiVersion" && k != "kind"),
+    // In place, the other fields keeping their order: a map built anew would hash every
+    // key again, on each conversion a write makes.
+    let mut object = match body {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    };
+    object.shift_insert(0, "apiVersion".into(), Value::String(api_version.into()));
+    object.shift_insert(1, "kind".into(), Value::String(kind.into()));
+    Value::Object(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_meta_comes_first_and_the_other_fields_keep_their_order() {
+        let body = serde_json::json!({
+            "spec": {"a": 1},
+            "kind": "Old",
+            "metadata": {"name": "n"},
+            "apiVersion": "old/v0",
+            "status": {},
+        });
+        let object = with_type_meta(body, "g/v1", "Kind");
+        let keys: Vec<&str> = object
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(keys, ["apiVersion", "kind", "spec", "metadata", "status"]);
+        assert_eq!(object["apiVersion"], "g/v1");
+        assert_eq!(object["kind"], "Kind");
+        let bare = with_type_meta(Value::Null, "v1", "Kind");
+        assert_eq!(
+            bare,
+            serde_json::json!({"apiVersion": "v1", "kind": "Kind"})
+        );
+        let plain = with_type_meta(serde_json::json!({"data": 1}), "v1", "Kind");
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"apiVersion":"v1","kind":"Kind","data":1}"#
         );
     }
-    Value::Object(object)
 }
