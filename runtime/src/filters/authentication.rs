@@ -47,8 +47,8 @@ pub async fn authenticate(
             response
         }
         Err(error) => {
+            // Not under the request log's target: kube logs these at every verbosity.
             tracing::info!(
-                target: "kapi::http",
                 path = %request.uri().path(),
                 reason = %error,
                 "unable to authenticate the request"

@@ -319,7 +319,7 @@ fn spawn(
         .args(args);
     // The request log (from -v=3, as kube's) is what `wait_for_watch` and some tests read,
     // unless the test sets the verbosity itself.
-    let verbosity = |a: &String| a == "-v" || a == "--v" || a.starts_with("--v=");
+    let verbosity = |a: &String| a.starts_with("-v") || a == "--v" || a.starts_with("--v=");
     if !args.iter().any(verbosity) {
         command.args(["-v", "3"]);
     }
