@@ -230,7 +230,8 @@ fn init_logging(verbosity: u8, format: LogFormat) {
         _ => LevelFilter::TRACE,
     };
     // kube logs each request only from -v=3 (httplog's `withLoggingLevel`): below it a
-    // busy server would spend about a sixth of a GET's CPU, and a write to stderr, on it.
+    // busy server would spend about a fifth of a GET's instructions, and a write to
+    // stderr, on it.
     let requests = match verbosity {
         0..=2 => LevelFilter::WARN,
         _ => level,

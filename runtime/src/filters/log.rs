@@ -38,36 +38,37 @@ pub async fn log_request(mut request: Request, next: impl super::Next) -> Respon
     .filter(|id| !id.is_empty() && id.len() <= 128)
     .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
     request.extensions_mut().insert(AuditId(audit_id.clone()));
-    if !tracing::enabled!(target: REQUEST_LOG_TARGET, tracing::Level::INFO) {
-        let mut response = next.run(request).await;
-        if let Ok(value) = HeaderValue::from_str(&audit_id) {
-            response.headers_mut().insert(AUDIT_ID_HEADER, value);
-        }
-        return response;
-    }
-    let method = request.method().clone();
-    let uri = request.uri().clone();
-    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
-    let verb =
-        (request.extensions().get::<RequestInfo>()).map_or_else(String::new, |i| i.verb.clone());
-    let start = Instant::now();
+    // What the line needs, gathered only when it will be written.
+    let logged = tracing::enabled!(target: REQUEST_LOG_TARGET, tracing::Level::INFO).then(|| {
+        let verb = (request.extensions().get::<RequestInfo>())
+            .map_or_else(String::new, |i| i.verb.clone());
+        (
+            request.method().clone(),
+            request.uri().clone(),
+            verb,
+            Instant::now(),
+        )
+    });
     let mut response = next.run(request).await;
-    let micros = start.elapsed().as_micros();
     if let Ok(value) = HeaderValue::from_str(&audit_id) {
         response.headers_mut().insert(AUDIT_ID_HEADER, value);
     }
-    let user = (response.extensions().get::<ServedTo>()).map_or("", |u| u.0.as_str());
-    tracing::info!(
-        target: REQUEST_LOG_TARGET,
-        %method,
-        %path,
-        verb,
-        status = response.status().as_u16(),
-        duration = %format_args!("{}.{:03}ms", micros / 1000, micros % 1000),
-        user,
-        audit_id,
-        "request",
-    );
+    if let Some((method, uri, verb, start)) = logged {
+        let micros = start.elapsed().as_micros();
+        let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+        let user = (response.extensions().get::<ServedTo>()).map_or("", |u| u.0.as_str());
+        tracing::info!(
+            target: REQUEST_LOG_TARGET,
+            %method,
+            %path,
+            verb,
+            status = response.status().as_u16(),
+            duration = %format_args!("{}.{:03}ms", micros / 1000, micros % 1000),
+            user,
+            audit_id,
+            "request",
+        );
+    }
     response
 }
 
