@@ -37,6 +37,24 @@ impl Set {
         }
     }
 
+    /// Adds the path of one element, `element`.
+    pub fn insert_member(&mut self, element: PathElement) {
+        self.members.insert(element);
+    }
+
+    /// Adds the paths of `child` below `element` (nothing when it is empty).
+    pub fn insert_child(&mut self, element: &PathElement, child: Set) {
+        if child.is_empty() {
+            return;
+        }
+        match self.children.get_mut(element) {
+            Some(mine) => *mine = std::mem::take(mine).into_union(child),
+            None => {
+                self.children.insert(element.clone(), child);
+            }
+        }
+    }
+
     /// Whether `path` is a member.
     pub fn has(&self, path: &[PathElement]) -> bool {
         match path {
@@ -222,23 +240,23 @@ impl Set {
     /// order, `{}` for a member without children, and `"."` first where a member has some.
     pub fn to_fields_v1(&self) -> Value {
         let mut out = Map::new();
-        for (element, child, member) in self.nodes() {
-            let value = match child {
-                Some(child) => {
-                    let mut inner = Map::new();
-                    if member {
-                        inner.insert(".".into(), Value::Object(Map::new()));
-                    }
-                    if let Value::Object(rest) = child.to_fields_v1() {
-                        inner.extend(rest);
-                    }
-                    Value::Object(inner)
-                }
-                None => Value::Object(Map::new()),
-            };
-            out.insert(serialize_element(element), value);
-        }
+        self.fields_v1_into(&mut out);
         Value::Object(out)
+    }
+
+    /// [`to_fields_v1`](Set::to_fields_v1)'s entries, into `out`: a child's map is filled
+    /// where it lies, not made apart and copied over.
+    fn fields_v1_into(&self, out: &mut Map<String, Value>) {
+        for (element, child, member) in self.nodes() {
+            let mut inner = Map::new();
+            if let Some(child) = child {
+                if member {
+                    inner.insert(".".into(), Value::Object(Map::new()));
+                }
+                child.fields_v1_into(&mut inner);
+            }
+            out.insert(serialize_element(element), Value::Object(inner));
+        }
     }
 
     /// Reads `fieldsV1`. Unknown element prefixes are skipped, as kube skips them.
@@ -272,7 +290,12 @@ impl Set {
 /// An element's `fieldsV1` key: `f:name`, `k:{"name":"a"}`, `v:"a"`, `i:0`.
 pub(crate) fn serialize_element(element: &PathElement) -> String {
     match element {
-        PathElement::Field(name) => format!("f:{name}"),
+        PathElement::Field(name) => {
+            let mut key = String::with_capacity(name.len() + 2);
+            key.push_str("f:");
+            key.push_str(name);
+            key
+        }
         PathElement::Key(fields) => {
             let object: Map<String, Value> = fields.iter().cloned().collect();
             format!("k:{}", go_json(&Value::Object(object)))

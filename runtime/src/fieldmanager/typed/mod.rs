@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::path::{PathElement, compare as compare_values};
 use super::set::Set;
 use crate::registry::KindSchema;
-use crate::registry::schema_validation::{ListType, Node};
+use crate::registry::schema_validation::ListType;
 
 mod merge;
 
@@ -67,7 +67,7 @@ enum Atom<'a> {
 /// through a schema asks for its type's fields, and a copy of their names per value was a
 /// tenth of a server-side apply's instructions.
 #[derive(Clone, Debug, Default)]
-struct Fields<'a>(Vec<&'a Node>);
+struct Fields<'a>(crate::registry::schema_validation::Flat<'a>);
 
 impl Fields<'_> {
     /// The node of property `name`.
@@ -150,7 +150,7 @@ impl<'a> TypeRef<'a> {
     fn atom(&self, value: Option<&Value>) -> Atom<'a> {
         let nodes = match (self.schema, self.node) {
             (Some(schema), Some(node)) => schema.nodes(node),
-            _ => Vec::new(),
+            _ => Default::default(),
         };
         let ty = nodes.iter().find_map(|n| n.ty.as_deref());
         let int_or_string = nodes.iter().any(|n| n.int_or_string);
@@ -423,28 +423,65 @@ impl Scope {
 /// The changes from `old` to `new`. `metadata.managedFields` is never compared: nobody
 /// owns it (kube compares copies without it; this spares the copies).
 pub fn compare(old: &Value, new: &Value, tr: TypeRef<'_>) -> Result<Comparison, TypedError> {
-    let mut comparison = Comparison::default();
-    compare_into(Some(old), Some(new), tr, &mut Vec::new(), &mut comparison)?;
-    Ok(comparison)
+    // The whole object is never a member (the empty path is never owned).
+    compare_node(Some(old), Some(new), tr, Depth::Root).map(|(below, _)| below)
 }
 
-fn compare_into(
+/// Where a node being compared is: `metadata.managedFields` is passed over only there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    Root,
+    Metadata,
+    Below,
+}
+
+/// What happened to one node itself, apart from what is below it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Same,
+    Added,
+    Removed,
+    Modified,
+}
+
+impl Comparison {
+    /// Puts a child's comparison (what changed below `element`, and `element` itself)
+    /// under `element`. The sets are built from the leaves up, each element copied once per
+    /// set it is in, rather than a whole path copied for each path inserted.
+    fn attach(&mut self, element: &PathElement, (below, change): (Comparison, Change)) {
+        let Comparison {
+            modified,
+            added,
+            removed,
+        } = below;
+        self.modified.insert_child(element, modified);
+        self.added.insert_child(element, added);
+        self.removed.insert_child(element, removed);
+        match change {
+            Change::Same => {}
+            Change::Added => self.added.insert_member(element.clone()),
+            Change::Removed => self.removed.insert_member(element.clone()),
+            Change::Modified => self.modified.insert_member(element.clone()),
+        }
+    }
+}
+
+/// The changes below one node, and to the node itself.
+fn compare_node(
     lhs: Option<&Value>,
     rhs: Option<&Value>,
     tr: TypeRef<'_>,
-    path: &mut Vec<PathElement>,
-    out: &mut Comparison,
-) -> Result<(), TypedError> {
-    let mut leaf = || {
-        match (lhs, rhs) {
-            (None, _) => out.added.insert(path),
-            (_, None) => out.removed.insert(path),
-            (Some(l), Some(r)) if !equal(l, r) => out.modified.insert(path),
-            _ => {}
-        }
-        Ok(())
+    depth: Depth,
+) -> Result<(Comparison, Change), TypedError> {
+    let leaf = || {
+        let change = match (lhs, rhs) {
+            (None, _) => Change::Added,
+            (_, None) => Change::Removed,
+            (Some(l), Some(r)) if !equal(l, r) => Change::Modified,
+            _ => Change::Same,
+        };
+        Ok((Comparison::default(), change))
     };
-    let atom = tr.atom(rhs.or(lhs));
     let lists_or_maps = match (lhs, rhs) {
         (Some(l), Some(r)) => kind_matches(l, r),
         _ => true,
@@ -452,14 +489,15 @@ fn compare_into(
     if !lists_or_maps {
         return leaf();
     }
-    match atom {
+    let mut below = Comparison::default();
+    match tr.atom(rhs.or(lhs)) {
         Atom::Scalar => return leaf(),
         Atom::List { kind, elem } => {
             if kind == ListType::Atomic || (is_empty_or_null(lhs) && is_empty_or_null(rhs)) {
                 return leaf();
             }
             let (l, r) = (as_array(lhs), as_array(rhs));
-            compare_items(&tr, &kind, elem, l, r, path, out)?;
+            compare_items(&tr, &kind, elem, l, r, &mut below)?;
         }
         Atom::Map {
             atomic,
@@ -470,30 +508,32 @@ fn compare_into(
                 return leaf();
             }
             let (l, r) = (as_object(lhs), as_object(rhs));
-            let keys: BTreeSet<&String> = l.keys().chain(r.keys()).collect();
-            let in_metadata = matches!(path.as_slice(), [PathElement::Field(m)] if m == "metadata");
-            for key in keys {
-                if in_metadata && key == "managedFields" {
+            let child_depth = |key: &str| match depth {
+                Depth::Root if key == "metadata" => Depth::Metadata,
+                _ => Depth::Below,
+            };
+            let passed_over = |key: &str| depth == Depth::Metadata && key == "managedFields";
+            // The keys of both, each once: the old value's, then those only the new has.
+            let old_keys = l.iter().map(|(key, value)| (key, Some(value), r.get(key)));
+            let new_keys = (r.iter())
+                .filter(|(key, _)| !l.contains_key(*key))
+                .map(|(key, value)| (key, None, Some(value)));
+            for (key, old, new) in old_keys.chain(new_keys) {
+                if passed_over(key) {
                     continue;
                 }
-                path.push(PathElement::Field(key.clone()));
-                compare_into(
-                    l.get(key),
-                    r.get(key),
-                    tr.field(&fields, elem, key),
-                    path,
-                    out,
-                )?;
-                path.pop();
+                let ty = tr.field(&fields, elem, key);
+                let child = compare_node(old, new, ty, child_depth(key))?;
+                below.attach(&PathElement::Field(key.clone()), child);
             }
         }
     }
-    match (lhs, rhs) {
-        (None, _) => out.added.insert(path),
-        (_, None) => out.removed.insert(path),
-        _ => {}
-    }
-    Ok(())
+    let change = match (lhs, rhs) {
+        (None, _) => Change::Added,
+        (_, None) => Change::Removed,
+        _ => Change::Same,
+    };
+    Ok((below, change))
 }
 
 /// Whether two values can be walked together (both lists, both maps, or either scalar or
@@ -553,7 +593,6 @@ fn compare_items(
     elem: Option<usize>,
     lhs: &[Value],
     rhs: &[Value],
-    path: &mut Vec<PathElement>,
     out: &mut Comparison,
 ) -> Result<(), TypedError> {
     let left = index(tr, kind, elem, lhs)?;
@@ -571,34 +610,33 @@ fn compare_items(
     for element in order {
         let l = left_of.get(element).copied().unwrap_or(&none);
         let r = right_of.get(element).copied().unwrap_or(&none);
-        path.push(element.clone());
+        let item = tr.at(elem);
         match (l.len(), r.len()) {
-            (0..=1, 0..=1) => compare_into(
-                l.first().copied(),
-                r.first().copied(),
-                tr.at(elem),
-                path,
-                out,
-            )?,
+            (0..=1, 0..=1) => {
+                let child =
+                    compare_node(l.first().copied(), r.first().copied(), item, Depth::Below)?;
+                out.attach(element, child);
+            }
             (2.., 2..) => {
                 if l.len() != r.len() || l.iter().zip(r.iter()).any(|(a, b)| !equal(a, b)) {
-                    out.modified.insert(path);
+                    out.modified.insert_member(element.clone());
                 }
             }
             (2.., _) => {
                 if let Some(r) = r.first() {
-                    compare_into(None, Some(r), tr.at(elem), path, out)?;
+                    let child = compare_node(None, Some(r), item, Depth::Below)?;
+                    out.attach(element, child);
                 }
-                out.removed.insert(path);
+                out.removed.insert_member(element.clone());
             }
             (_, 2..) => {
                 if let Some(l) = l.first() {
-                    compare_into(Some(l), None, tr.at(elem), path, out)?;
+                    let child = compare_node(Some(l), None, item, Depth::Below)?;
+                    out.attach(element, child);
                 }
-                out.added.insert(path);
+                out.added.insert_member(element.clone());
             }
         }
-        path.pop();
     }
     Ok(())
 }

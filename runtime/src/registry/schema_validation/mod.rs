@@ -33,6 +33,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
+use smallvec::SmallVec;
 
 mod definition;
 
@@ -357,10 +358,11 @@ impl Schemas {
         })
     }
 
-    /// `id` and its `allOf` (and `$ref`) branches, depth first.
-    fn flatten(&self, id: usize) -> Vec<&Node> {
-        let mut nodes = Vec::new();
-        let mut stack = vec![id];
+    /// `id` and its `allOf` (and `$ref`) branches, depth first. Inline: every value a
+    /// schema walk reads asks for them, and most have a handful.
+    fn flatten(&self, id: usize) -> Flat<'_> {
+        let mut nodes = Flat::new();
+        let mut stack: SmallVec<[usize; 8]> = smallvec::smallvec![id];
         while let Some(id) = stack.pop() {
             // A `$ref` cycle made of `allOf` alone would have no end.
             if nodes.len() > 64 {
@@ -368,7 +370,7 @@ impl Schemas {
             }
             let node = &self.nodes[id];
             nodes.push(node);
-            stack.extend(node.all_of.iter().rev());
+            stack.extend(node.all_of.iter().rev().copied());
         }
         nodes
     }
@@ -395,9 +397,12 @@ pub struct KindSchema<'a> {
     root: usize,
 }
 
+/// A node and its `allOf` (and `$ref`) branches, depth first.
+pub(crate) type Flat<'a> = SmallVec<[&'a Node; 4]>;
+
 /// The flattened view of a node and its branches.
 pub(super) struct View<'a> {
-    nodes: Vec<&'a Node>,
+    nodes: Flat<'a>,
 }
 
 impl<'a> View<'a> {
@@ -433,7 +438,7 @@ impl<'a> KindSchema<'a> {
     }
 
     /// Node `id` and its `allOf` (and `$ref`) branches, depth first.
-    pub(crate) fn nodes(&self, id: usize) -> Vec<&'a Node> {
+    pub(crate) fn nodes(&self, id: usize) -> Flat<'a> {
         self.schemas.flatten(id)
     }
 }
