@@ -23,6 +23,7 @@ use crate::api::{Convert, KindInfo, Resource, Strategy};
 use crate::error::FieldError;
 
 mod hooks;
+mod type_meta;
 use hooks::StrategyHooks;
 
 /// A hub object with its type erased.
@@ -55,6 +56,9 @@ type ToHub =
     Arc<dyn Fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError> + Send + Sync>;
 /// Encodes a hub in one version.
 type FromHub = Arc<dyn Fn(ErasedHub) -> Result<Value, ConversionError> + Send + Sync>;
+/// Encodes a hub as stored in one version (`apiVersion`, `kind` given): `None` when the
+/// version's type does not serialize as a struct ([`type_meta`]).
+type Encode = fn(&ErasedHub, &str, &str) -> Result<Option<Vec<u8>>, ConversionError>;
 /// One direction of a dynamic kind's conversion, on JSON (see [`DynamicVersion`]).
 pub type JsonConversion = Arc<dyn Fn(Value) -> Result<Value, ConversionError> + Send + Sync>;
 
@@ -70,6 +74,9 @@ struct VersionEntry {
     decode: Option<JsonConversion>,
     /// Whether the version's type is the hub type: its JSON is the hub JSON.
     is_hub: bool,
+    /// How a hub is stored in the version straight from its type (a compiled kind's);
+    /// `None`: through its `Value` (a dynamic kind's).
+    encode: Option<Encode>,
 }
 
 impl VersionEntry {
@@ -164,6 +171,7 @@ impl KindEntry {
                     name: version.name,
                     decode: Some(version.decode),
                     is_hub: false,
+                    encode: None,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -198,6 +206,7 @@ impl KindEntry {
             from_hub: Arc::new(from_hub::<Hub, V>),
             decode: None,
             is_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
+            encode: Some(encode::<Hub, V>),
         });
         self
     }
@@ -346,6 +355,47 @@ impl KindEntry {
             );
         }
         Ok(object)
+    }
+
+    /// The bytes `hub` is stored as: [`to_stored`](KindEntry::to_stored)'s value (or
+    /// [`to_stored_from`](KindEntry::to_stored_from)'s, when `json`, its hub JSON, is at
+    /// hand) as compact JSON, without `metadata.resourceVersion`. A compiled kind's are
+    /// written straight from the storage version's type; debug builds check that they
+    /// are the value's.
+    pub fn stored_bytes(
+        &self,
+        hub: ErasedHub,
+        json: Option<&Value>,
+    ) -> Result<Vec<u8>, ConversionError> {
+        let storage = self.info.storage_kind();
+        let name = self.info.storage_version().name;
+        let entry = (self.storage_versions().iter())
+            .find(|v| v.name == name)
+            .ok_or(ConversionError::Registration(self.info.kind))?;
+        if let Some(encode) = entry.encode {
+            let api_version = match storage.is_core() {
+                true => name.to_owned(),
+                false => format!("{}/{name}", storage.group),
+            };
+            if let Some(bytes) = encode(&hub, &api_version, storage.kind)? {
+                #[cfg(debug_assertions)]
+                {
+                    let by_value = stored_value_bytes(self.to_stored(hub)?)?;
+                    debug_assert_eq!(
+                        String::from_utf8_lossy(&bytes),
+                        String::from_utf8_lossy(&by_value),
+                        "{} stored straight from its type is not its stored value",
+                        self.info.kind
+                    );
+                }
+                return Ok(bytes);
+            }
+        }
+        let value = match json {
+            Some(json) => self.to_stored_from(hub, json)?,
+            None => self.to_stored(hub)?,
+        };
+        stored_value_bytes(value)
     }
 
     /// A stored object in `version` of this kind.
@@ -689,6 +739,34 @@ where
         .downcast::<Hub>()
         .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?;
     Ok(serde_json::to_value(V::from_hub(&hub))?)
+}
+
+fn encode<Hub, V>(
+    hub: &ErasedHub,
+    api_version: &str,
+    kind: &str,
+) -> Result<Option<Vec<u8>>, ConversionError>
+where
+    Hub: Resource + 'static,
+    V: Convert<Hub> + Serialize + 'static,
+{
+    // The version that is the hub type is written as it is, not copied first.
+    if let Some(same) = hub.downcast_ref::<V>() {
+        return Ok(type_meta::encode(same, api_version, kind)?);
+    }
+    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
+    Ok(type_meta::encode(&V::from_hub(hub), api_version, kind)?)
+}
+
+/// A stored value (as [`KindEntry::to_stored`] makes it) as its stored bytes: without
+/// `metadata.resourceVersion`, with no spare capacity (the watch cache keeps them).
+fn stored_value_bytes(mut value: Value) -> Result<Vec<u8>, ConversionError> {
+    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.shift_remove("resourceVersion");
+    }
+    let mut bytes = serde_json::to_vec(&value)?;
+    bytes.shrink_to_fit();
+    Ok(bytes)
 }
 
 fn hub_to_json<Hub: Serialize + 'static>(hub: &ErasedHub) -> Result<Value, ConversionError> {

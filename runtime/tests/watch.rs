@@ -81,7 +81,8 @@ impl Env {
         let options = WriteOptions::default();
         (self.registry.create(target, body, &options).await)
             .unwrap()
-            .object
+            .into_object()
+            .unwrap()
     }
 
     async fn update(&self, target: Target<'_>, name: &str, body: Value) -> Value {
@@ -90,7 +91,8 @@ impl Env {
             .update(target, name, body, None, &options)
             .await
             .unwrap()
-            .object
+            .into_object()
+            .unwrap()
     }
 
     async fn delete(&self, target: Target<'_>, name: &str) -> Value {
@@ -567,7 +569,8 @@ async fn table_watchers_share_each_row_encoding() {
         .create(webapps, webapp("a"), &WriteOptions::default())
         .await)
         .unwrap()
-        .object;
+        .into_object()
+        .unwrap();
 
     // Three Table watchers with the default `includeObject`, one with `Object`; each begins
     // with `a`, its first row.

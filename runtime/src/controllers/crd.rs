@@ -498,8 +498,7 @@ async fn write_status(
         .update(target, name, body, Some(Subresource::Status), &options)
         .await;
     match written {
-        Ok(written) => Ok(written
-            .object
+        Ok(written) => Ok((written.into_object()?)
             .pointer("/metadata/resourceVersion")
             .and_then(Value::as_str)
             .map(str::to_owned)),

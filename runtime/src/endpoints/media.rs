@@ -261,15 +261,13 @@ pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Outpu
 
 /// [`respond`] for a value whose compact JSON (`json`) is at hand: sent as it is when
 /// that is what the request asks for.
-pub(super) fn respond_json(
-    status: StatusCode,
-    value: &Value,
-    json: &[u8],
-    output: Output,
-) -> Response {
-    if output.format != Format::Json || output.pretty {
-        return respond(status, value, output);
-    }
+/// Whether `output` is compact JSON: what an object's compact JSON answers as it is.
+pub(super) fn is_plain_json(output: Output) -> bool {
+    output.format == Format::Json && !output.pretty
+}
+
+/// An object's compact JSON as the answer, for an `output` that [`is_plain_json`].
+pub(super) fn respond_json(status: StatusCode, json: &[u8]) -> Response {
     let mut body = Vec::with_capacity(json.len() + 1);
     body.extend_from_slice(json);
     body.push(b'\n');

@@ -419,16 +419,19 @@ fn delete_options(
     Ok(options)
 }
 
-fn render_written(written: Written, output: Output, warnings: &mut Vec<String>) -> Response {
+fn render_written(mut written: Written, output: Output, warnings: &mut Vec<String>) -> Response {
     let status = if written.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    warnings.extend(written.warnings);
-    match written.json {
-        Some(json) => media::respond_json(status, &written.object, &json, output),
-        None => media::respond(status, &written.object, output),
+    warnings.extend(std::mem::take(&mut written.warnings));
+    if let Some(json) = written.json().filter(|_| media::is_plain_json(output)) {
+        return media::respond_json(status, json);
+    }
+    match written.into_object() {
+        Ok(object) => media::respond(status, &object, output),
+        Err(error) => error.into_response(),
     }
 }
 

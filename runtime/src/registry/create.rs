@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::Value;
 
 use super::body::{self, Expected};
@@ -173,39 +174,33 @@ impl Registry {
         } else {
             self.admit(info, options.user.as_ref(), &json, None)?;
         }
+        let namespace = meta_str(&json, "namespace").map(str::to_owned);
+        let uid = meta_str(&json, "uid").map(str::to_owned);
         // Without a canonical form the hub is what was validated: its JSON is at hand.
-        let stored = if kind.canonicalize(&mut hub) {
-            kind.to_stored(hub)
-        } else {
-            kind.to_stored_from(hub, &json)
-        };
-        let mut stored = stored.map_err(internal)?;
+        let at_hand = (!kind.canonicalize(&mut hub)).then_some(&json);
+        let mut value = Bytes::from(kind.stored_bytes(hub, at_hand).map_err(internal)?);
 
         let keys = self.keys();
-        let namespace = meta_str(&stored, "namespace").map(str::to_owned);
         let mut name = name;
         let mut attempts = 0;
         let mut guard_checks = 0;
         let mut cut_off = 0;
-        let uid = meta_str(&stored, "uid").map(str::to_owned);
         loop {
             let key = keys.object(info, namespace.as_deref(), &name)?;
             if options.dry_run {
                 return match self.storage.get(&key, 0).await {
                     Ok(Some(_)) => Err(ApiError::AlreadyExists { resource, name }),
-                    Ok(None) => Ok(Written {
-                        object: (kind.stored_to(stored, target.version)).map_err(internal)?,
-                        json: None,
-                        created: true,
-                        warnings,
-                    }),
+                    Ok(None) => {
+                        let stored = object::decode_bytes(&key, &value)?;
+                        let object = (kind.stored_to(stored, target.version)).map_err(internal)?;
+                        Ok(Written::new(object, true, warnings))
+                    }
                     Err(e) => Err(object::storage_error(e, &resource, &name)),
                 };
             }
             if is_namespaces(info) {
                 self.purge_orphans(&key, &name).await?;
             }
-            let value = object::encode_ref(&stored)?;
             let created = match &guarded {
                 Some((_, guard)) => {
                     self.storage
@@ -216,27 +211,25 @@ impl Registry {
             };
             match created {
                 Ok(kv) => {
-                    // The value in hand, not decoded again from the bytes just written.
-                    let (object, json) = object::written_in_version(
+                    let mut written = object::written_in_version(
                         kind,
                         &kv.key,
-                        (stored, &value),
+                        &value,
                         target.version,
                         kv.mod_revision,
                     )?;
-                    return Ok(Written {
-                        object,
-                        json,
-                        created: true,
-                        warnings,
-                    });
+                    written.created = true;
+                    written.warnings = warnings;
+                    return Ok(written);
                 }
                 Err(storage::Error::AlreadyExists { .. })
                     if generate_prefix.is_some() && attempts + 1 < NAME_GENERATION_ATTEMPTS =>
                 {
                     attempts += 1;
                     name = object::generate_name(generate_prefix.as_deref().unwrap_or_default());
+                    let mut stored = object::decode_bytes(&key, &value)?;
                     set_meta(&mut stored, "name", Some(Value::String(name.clone())));
+                    value = object::encode(stored)?;
                 }
                 // The namespace changed since it was checked: check again.
                 Err(storage::Error::Conflict { key: changed, .. })
@@ -385,12 +378,8 @@ fn settled(
     version: &str,
     warnings: Vec<String>,
 ) -> Result<Written, ApiError> {
-    Ok(Written {
-        object: object::stored_in_version(kind, kv, version, kv.mod_revision)?,
-        json: None,
-        created: true,
-        warnings,
-    })
+    let object = object::stored_in_version(kind, kv, version, kv.mod_revision)?;
+    Ok(Written::new(object, true, warnings))
 }
 
 /// What a create cut off in flight finds at its key.

@@ -290,15 +290,54 @@ pub enum Subresource {
 /// The outcome of a write: the object (in the request's version) and whether it was created.
 #[derive(Clone, Debug)]
 pub struct Written {
-    /// The object as stored (or as it would be, on a dry run).
-    pub object: Value,
-    /// `object`'s compact JSON, when the registry has it without encoding `object` (the
-    /// bytes just stored, with the resourceVersion inserted).
-    pub json: Option<Bytes>,
+    /// The object as stored (or as it would be, on a dry run), when it was at hand as a
+    /// value; else decoded from `json` when asked for.
+    object: Option<Value>,
+    /// The object's compact JSON, when the registry has it without encoding the object
+    /// (the bytes just stored, with the resourceVersion inserted). One of the two is set.
+    json: Option<Bytes>,
     /// Created rather than updated (201 rather than 200).
     pub created: bool,
     /// Warnings for the client (`Warning: 299 - "..."` headers), e.g. unknown fields.
     pub warnings: Vec<String>,
+}
+
+impl Written {
+    /// A write answered with `object`.
+    pub(crate) fn new(object: Value, created: bool, warnings: Vec<String>) -> Written {
+        Written {
+            object: Some(object),
+            json: None,
+            created,
+            warnings,
+        }
+    }
+
+    /// A write answered with the object whose compact JSON is `json`: a JSON answer sends
+    /// the bytes as they are, and the object is only decoded when something else asks.
+    pub(crate) fn encoded(json: Bytes, created: bool, warnings: Vec<String>) -> Written {
+        Written {
+            object: None,
+            json: Some(json),
+            created,
+            warnings,
+        }
+    }
+
+    /// The object's compact JSON, when the registry had it.
+    pub fn json(&self) -> Option<&Bytes> {
+        self.json.as_ref()
+    }
+
+    /// The object.
+    pub fn into_object(self) -> Result<Value, ApiError> {
+        match (self.object, self.json) {
+            (Some(object), _) => Ok(object),
+            (None, Some(json)) => serde_json::from_slice(&json)
+                .map_err(|e| ApiError::Internal(format!("decoding a written object: {e}"))),
+            (None, None) => Err(ApiError::Internal("a write answered nothing".into())),
+        }
+    }
 }
 
 /// The generic store of every kind of one scheme.

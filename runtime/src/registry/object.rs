@@ -5,6 +5,7 @@
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
+use super::Written;
 use crate::api::{KindInfo, Scope};
 use crate::cache::CacheError;
 use crate::error::{ApiError, GroupResource};
@@ -275,15 +276,6 @@ pub fn encode(mut object: Value) -> Result<Bytes, ApiError> {
     stored_bytes(&object)
 }
 
-/// [`encode`] of a value the caller keeps: copied only when it holds a resourceVersion
-/// to drop.
-pub fn encode_ref(object: &Value) -> Result<Bytes, ApiError> {
-    match meta(object).is_some_and(|metadata| metadata.contains_key("resourceVersion")) {
-        true => encode(object.clone()),
-        false => stored_bytes(object),
-    }
-}
-
 /// `object`'s compact JSON, as kept in storage.
 fn stored_bytes(object: &Value) -> Result<Bytes, ApiError> {
     let mut json = serde_json::to_vec(object).map_err(internal)?;
@@ -295,8 +287,13 @@ fn stored_bytes(object: &Value) -> Result<Bytes, ApiError> {
 
 /// A stored object as JSON, in the version it was stored in.
 pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
-    serde_json::from_slice(&kv.value)
-        .map_err(|e| internal(format!("decoding the object at {}: {e}", kv.key)))
+    decode_bytes(&kv.key, &kv.value)
+}
+
+/// An object's stored bytes (at `key`) as JSON.
+pub fn decode_bytes(key: &str, bytes: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| internal(format!("decoding the object at {key}: {e}")))
 }
 
 /// A stored object in `version`, with its resourceVersion.
@@ -309,43 +306,45 @@ pub fn stored_in_version(
     stored_value_in_version(kind, &kv.key, decode(kv)?, version, revision)
 }
 
-/// A value just written (`stored`, at `key`, as [`KindEntry::to_stored`] made it) in
-/// `version`, with its resourceVersion: what a write answers with. In the storage version
-/// of a kind that stores its own objects it is the value itself: converting it would only
-/// decode and encode the same fields again.
-///
-/// With it, its compact JSON when that is `bytes` (`stored`'s encoding, as
-/// [`encode_ref`] made it) with the resourceVersion inserted, so that the answer is not
-/// encoded again.
+/// What a write answers with: the object it just stored (`stored`, at `key`, as
+/// [`KindEntry::stored_bytes`] made it) in `version`, with its resourceVersion. In the
+/// storage version of a kind that stores its own objects that is the stored bytes with the
+/// resourceVersion inserted: neither decoded nor encoded again (decoded only if something
+/// but a JSON answer asks for the object).
 pub fn written_in_version(
     kind: &KindEntry,
     key: &str,
-    (stored, bytes): (Value, &[u8]),
+    stored: &[u8],
     version: &str,
     revision: Revision,
-) -> Result<(Value, Option<Bytes>), ApiError> {
+) -> Result<Written, ApiError> {
+    let decoded = || {
+        serde_json::from_slice::<Value>(stored)
+            .map_err(|e| internal(format!("decoding the object written at {key}: {e}")))
+    };
     let info = kind.info;
     if info.stored_with.is_none() && info.storage_version().name == version {
-        let mut object = stored;
-        // Stored bytes never hold a resourceVersion (`encode_ref`); a value that does would
-        // keep the field where it is rather than add it last.
-        let json = match meta(&object).is_some_and(|m| m.contains_key("resourceVersion")) {
-            true => None,
-            false => super::written_json::with_resource_version(bytes, revision),
-        };
-        set_resource_version(&mut object, revision);
-        #[cfg(debug_assertions)]
-        if let Some(json) = &json {
-            let encoded = serde_json::to_vec(&object).map_err(internal)?;
-            debug_assert_eq!(
-                String::from_utf8_lossy(json),
-                String::from_utf8_lossy(&encoded),
-                "the stored bytes with the resourceVersion inserted are not the answer's encoding"
-            );
+        // Stored bytes never hold a resourceVersion (`KindEntry::stored_bytes`).
+        if let Some(json) = super::written_json::with_resource_version(stored, revision) {
+            #[cfg(debug_assertions)]
+            {
+                let mut object = decoded()?;
+                set_resource_version(&mut object, revision);
+                let encoded = serde_json::to_vec(&object).map_err(internal)?;
+                debug_assert_eq!(
+                    String::from_utf8_lossy(&json),
+                    String::from_utf8_lossy(&encoded),
+                    "the stored bytes with the resourceVersion inserted are not the answer's encoding"
+                );
+            }
+            return Ok(Written::encoded(json, false, Vec::new()));
         }
-        return Ok((object, json));
+        let mut object = decoded()?;
+        set_resource_version(&mut object, revision);
+        return Ok(Written::new(object, false, Vec::new()));
     }
-    stored_value_in_version(kind, key, stored, version, revision).map(|object| (object, None))
+    let object = stored_value_in_version(kind, key, decoded()?, version, revision)?;
+    Ok(Written::new(object, false, Vec::new()))
 }
 
 /// A stored object already decoded (`stored`, at `key`) in `version`, with its

@@ -79,11 +79,6 @@ impl Registry {
         let answered = review.review(options.user.as_ref(), json)?;
         let hub = kind.hub_from_json(answered).map_err(internal)?;
         let object = kind.from_hub(hub, target.version).map_err(internal)?;
-        Ok(Written {
-            object,
-            json: None,
-            created: true,
-            warnings,
-        })
+        Ok(Written::new(object, true, warnings))
     }
 }

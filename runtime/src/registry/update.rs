@@ -128,11 +128,11 @@ impl Request<'_> {
     fn written_view(
         &self,
         new: &Value,
-        stored: (Value, &[u8]),
+        stored: &[u8],
         revision: Revision,
-    ) -> Result<(Value, Option<Bytes>), ApiError> {
+    ) -> Result<Written, ApiError> {
         if self.subresource == Some(Subresource::Scale) {
-            return Ok((self.view(new, revision)?, None));
+            return Ok(Written::new(self.view(new, revision)?, false, Vec::new()));
         }
         object::written_in_version(self.kind, &self.key, stored, self.target.version, revision)
     }
@@ -450,8 +450,7 @@ impl Registry {
             if kind.canonicalize(&mut new_hub) {
                 new = kind.hub_json(&new_hub).map_err(internal)?;
             }
-            let stored = kind.to_stored_from(new_hub, &new).map_err(internal)?;
-            let bytes = object::encode_ref(&stored)?;
+            let bytes = Bytes::from(kind.stored_bytes(new_hub, Some(&new)).map_err(internal)?);
 
             // kube's `shouldDeleteDuringUpdate`: the last finalizer of an object whose
             // deletion was requested is gone, so the object goes; the answer is the object
@@ -468,37 +467,23 @@ impl Registry {
                         Err(e) => return Err(object::storage_error(e, &request.resource, name)),
                     }
                 }
-                return Ok(Written {
-                    object: request.view(&new, kv.mod_revision)?,
-                    json: None,
-                    created: false,
-                    warnings,
-                });
+                let object = request.view(&new, kv.mod_revision)?;
+                return Ok(Written::new(object, false, warnings));
             }
             if bytes == kv.value || options.dry_run {
                 let current = if bytes == kv.value { &old } else { &new };
-                return Ok(Written {
-                    object: request.view(current, kv.mod_revision)?,
-                    json: None,
-                    created: false,
-                    warnings,
-                });
+                let object = request.view(current, kv.mod_revision)?;
+                return Ok(Written::new(object, false, warnings));
             }
             match self
                 .storage
                 .update(&request.key, bytes.clone(), kv.mod_revision)
                 .await
             {
-                Ok(written) => {
-                    let stored = (stored, &bytes[..]);
-                    let (object, json) =
-                        request.written_view(&new, stored, written.mod_revision)?;
-                    return Ok(Written {
-                        object,
-                        json,
-                        created: false,
-                        warnings,
-                    });
+                Ok(stored) => {
+                    let mut written = request.written_view(&new, &bytes, stored.mod_revision)?;
+                    written.warnings = warnings;
+                    return Ok(written);
                 }
                 Err(storage::Error::Conflict { .. }) => continue,
                 Err(e) => return Err(object::storage_error(e, &request.resource, name)),

@@ -55,7 +55,7 @@ impl Core {
             .create(self.namespaces(), body, &options)
             .await;
         let created = created.unwrap();
-        created.object["metadata"]["resourceVersion"]
+        created.clone().into_object().unwrap()["metadata"]["resourceVersion"]
             .as_str()
             .unwrap()
             .to_owned()
@@ -96,7 +96,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
         .create(configmaps, body, &WriteOptions::default())
         .await)
         .unwrap();
-    let revision = created.object["metadata"]["resourceVersion"]
+    let revision = created.clone().into_object().unwrap()["metadata"]["resourceVersion"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -230,7 +230,7 @@ async fn consistent_reads_use_the_cache_once_it_has_caught_up() {
     assert_eq!(names(&list), ["a", "b", "c"]);
     assert_eq!(
         list.resource_version,
-        created.object["metadata"]["resourceVersion"]
+        created.clone().into_object().unwrap()["metadata"]["resourceVersion"]
     );
     assert_eq!(
         counts(),
@@ -257,7 +257,7 @@ async fn consistent_gets_without_progress_read_storage_and_share_the_cached_enco
         .create(configmaps, body, &WriteOptions::default())
         .await)
         .unwrap();
-    let revision = created.object["metadata"]["resourceVersion"].clone();
+    let revision = created.clone().into_object().unwrap()["metadata"]["resourceVersion"].clone();
     // A write to another kind: the configmaps' cache is behind storage's revision.
     core.namespace("other").await;
     let any = ListOptions {

@@ -144,7 +144,10 @@ async fn unknown_fields_warn_or_fail_per_field_validation() {
             "unknown field \"spec.extra\""
         ]
     );
-    assert_eq!(written.object["spec"].get("extra"), None);
+    assert_eq!(
+        written.clone().into_object().unwrap()["spec"].get("extra"),
+        None
+    );
     let strict = WriteOptions {
         field_validation: FieldValidation::Strict,
         ..WriteOptions::default()
@@ -183,8 +186,11 @@ async fn generate_name_draws_kubes_suffix_and_dry_run_stores_nothing() {
         .create(target, configmap("dry", json!({})), &dry)
         .await
         .unwrap();
-    assert_eq!(name(&written.object), "dry");
-    assert_eq!(written.object["metadata"].get("resourceVersion"), None);
+    assert_eq!(name(&written.clone().into_object().unwrap()), "dry");
+    assert_eq!(
+        written.clone().into_object().unwrap()["metadata"].get("resourceVersion"),
+        None
+    );
     assert_eq!(env.storage.current_revision().await.unwrap(), revision);
     check_error(
         env.get(target, "dry").await,

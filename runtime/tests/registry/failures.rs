@@ -244,11 +244,17 @@ async fn a_create_cut_off_in_flight_is_settled_by_its_uid() {
     *storage.cuts.lock().unwrap() = vec![Cut::Applied];
     let applied = create("applied").await.unwrap();
     assert!(applied.created);
-    assert_eq!(applied.object["data"]["k"], "applied");
+    assert_eq!(
+        applied.clone().into_object().unwrap()["data"]["k"],
+        "applied"
+    );
 
     *storage.cuts.lock().unwrap() = vec![Cut::Lost, Cut::Lost];
     let lost = create("lost").await.unwrap();
-    assert_eq!(lost.object["metadata"]["name"], "lost");
+    assert_eq!(
+        lost.clone().into_object().unwrap()["metadata"]["name"],
+        "lost"
+    );
     assert!(
         storage.cuts.lock().unwrap().is_empty(),
         "written on the third try"
@@ -258,7 +264,7 @@ async fn a_create_cut_off_in_flight_is_settled_by_its_uid() {
     *storage.cuts.lock().unwrap() = vec![Cut::Late];
     let late = create("late").await.unwrap();
     assert!(late.created);
-    assert_eq!(late.object["data"]["k"], "late");
+    assert_eq!(late.clone().into_object().unwrap()["data"]["k"], "late");
 
     // Another create of the name, cut off: the object found is not its own.
     *storage.cuts.lock().unwrap() = vec![Cut::Lost];

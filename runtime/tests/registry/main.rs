@@ -111,7 +111,7 @@ impl Env {
             .create(target, body, &WriteOptions::default())
             .await?;
         assert!(written.created);
-        Ok(written.object)
+        written.into_object()
     }
 
     async fn get(&self, target: Target<'_>, name: &str) -> Result<Value, ApiError> {
@@ -123,7 +123,7 @@ impl Env {
             .update(target, name, body, None, &WriteOptions::default())
             .await?;
         assert!(!written.created);
-        Ok(written.object)
+        written.into_object()
     }
 
     async fn patch(
@@ -143,7 +143,7 @@ impl Env {
                 &WriteOptions::default(),
             )
             .await?;
-        Ok(written.object)
+        written.into_object()
     }
 
     async fn delete(&self, target: Target<'_>, name: &str) -> Result<Value, ApiError> {

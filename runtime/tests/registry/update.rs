@@ -147,7 +147,7 @@ async fn status_is_only_written_through_its_subresource() {
         )
         .await
         .unwrap();
-    let object = written.object;
+    let object = written.clone().into_object().unwrap();
     assert_eq!(object["status"], json!({"replicas": 2, "readyReplicas": 1}));
     assert_eq!(object["spec"]["replicas"], 2);
     assert_eq!(object["metadata"].get("labels"), None);
@@ -186,10 +186,13 @@ async fn status_is_only_written_through_its_subresource() {
         .await
         .unwrap();
     assert_eq!(
-        written.object["status"],
+        written.clone().into_object().unwrap()["status"],
         json!({"replicas": 2, "readyReplicas": 2})
     );
-    assert_eq!(written.object["metadata"]["generation"], 2);
+    assert_eq!(
+        written.clone().into_object().unwrap()["metadata"]["generation"],
+        2
+    );
 
     // ConfigMaps have no status subresource.
     check_error(
@@ -233,14 +236,17 @@ async fn scale_reads_and_writes_the_replica_paths() {
         )
         .await
         .unwrap();
-    assert_eq!(written.object["spec"], json!({"replicas": 4}));
-    assert_eq!(written.object["kind"], "Scale");
+    assert_eq!(
+        written.clone().into_object().unwrap()["spec"],
+        json!({"replicas": 4})
+    );
+    assert_eq!(written.clone().into_object().unwrap()["kind"], "Scale");
     let object = env.get(target, "web").await.unwrap();
     assert_eq!(object["spec"]["replicas"], 4);
     assert_eq!(object["metadata"]["generation"], 2);
     assert_eq!(
         object["metadata"]["resourceVersion"],
-        written.object["metadata"]["resourceVersion"]
+        written.clone().into_object().unwrap()["metadata"]["resourceVersion"]
     );
 
     // The old Scale's resourceVersion is stale now.
@@ -269,7 +275,7 @@ async fn scale_reads_and_writes_the_replica_paths() {
         )
         .await
         .unwrap();
-    assert_eq!(written.object["spec"], json!({}));
+    assert_eq!(written.clone().into_object().unwrap()["spec"], json!({}));
     check_error(
         env.registry
             .patch(

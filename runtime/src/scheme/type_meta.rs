@@ -1,0 +1,340 @@
+//! A typed object encoded as it is stored: compact JSON with `apiVersion` and `kind`
+//! first, as Kubernetes serializes objects, and no `metadata.resourceVersion` (the
+//! storage revision is the resourceVersion), straight from its type. What a write stores,
+//! without building a `serde_json::Value` of it first, which hashed every key into a map
+//! only for the map to be written out again.
+//!
+//! Only an object whose type (and whose `metadata`'s type) serializes as a struct takes
+//! this way: a struct's field names are known as it writes them, so its own `apiVersion`
+//! and `kind` give way to the scheme's (as [`super::with_type_meta`] replaces them) and
+//! the metadata's `resourceVersion` is left out. A type that serializes as a map (a
+//! hand-written `Serialize`, `#[serde(flatten)]`) would need each key read back to do the
+//! same: [`encode`] answers `None`, and the caller goes the `Value` way.
+
+use std::cell::Cell;
+
+use serde::Serialize;
+use serde::ser::{self, Impossible, SerializeMap as _, SerializeStruct, Serializer};
+
+/// `object`'s stored JSON as `api_version` `kind`; `None` when its type does not
+/// serialize as a struct.
+pub(super) fn encode<T: Serialize + ?Sized>(
+    object: &T,
+    api_version: &str,
+    kind: &str,
+) -> Result<Option<Vec<u8>>, serde_json::Error> {
+    let mut out = Vec::with_capacity(512);
+    let refused = Cell::new(false);
+    let outer = Outer {
+        serializer: &mut serde_json::Serializer::new(&mut out),
+        type_meta: Some((api_version, kind)),
+        refused: &refused,
+    };
+    match object.serialize(outer) {
+        Ok(()) => {
+            // A write's bytes live as long as the object does (the watch cache keeps
+            // them): not the spare capacity of the buffer's doubling.
+            out.shrink_to_fit();
+            Ok(Some(out))
+        }
+        Err(_) if refused.get() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The serializer of the object (with its type meta) or of its `metadata` (without):
+/// a struct becomes a JSON object, anything else is refused.
+struct Outer<'a, S> {
+    serializer: S,
+    /// At the top: the type meta written first.
+    type_meta: Option<(&'a str, &'a str)>,
+    /// Set when refusing, to tell the refusal from the object's own errors.
+    refused: &'a Cell<bool>,
+}
+
+impl<S: Serializer> Outer<'_, S> {
+    fn refuse(self) -> S::Error {
+        self.refused.set(true);
+        ser::Error::custom("the object's type does not serialize as a struct")
+    }
+}
+
+/// A struct's fields as they are stored.
+struct Fields<'a, M> {
+    map: M,
+    top: bool,
+    refused: &'a Cell<bool>,
+}
+
+/// The object's `metadata`, written through [`Outer`] too.
+struct Metadata<'a, T: ?Sized> {
+    value: &'a T,
+    refused: &'a Cell<bool>,
+}
+
+impl<T: Serialize + ?Sized> Serialize for Metadata<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(Outer {
+            serializer,
+            type_meta: None,
+            refused: self.refused,
+        })
+    }
+}
+
+impl<M: ser::SerializeMap> SerializeStruct for Fields<'_, M> {
+    type Ok = M::Ok;
+    type Error = M::Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), M::Error> {
+        match (self.top, key) {
+            (true, "apiVersion" | "kind") | (false, "resourceVersion") => Ok(()),
+            (true, "metadata") => {
+                let refused = self.refused;
+                (self.map).serialize_entry(key, &Metadata { value, refused })
+            }
+            _ => self.map.serialize_entry(key, value),
+        }
+    }
+
+    fn end(self) -> Result<M::Ok, M::Error> {
+        self.map.end()
+    }
+}
+
+/// Every shape but a struct (or a newtype or `Some` of one) is refused.
+macro_rules! refuse {
+    ($($method:ident($($ty:ty),*);)*) => {
+        $(fn $method(self, $(_: $ty),*) -> Result<S::Ok, S::Error> {
+            Err(self.refuse())
+        })*
+    };
+}
+
+impl<'a, S: Serializer> Serializer for Outer<'a, S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = Impossible<S::Ok, S::Error>;
+    type SerializeTuple = Impossible<S::Ok, S::Error>;
+    type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+    type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+    type SerializeMap = Impossible<S::Ok, S::Error>;
+    type SerializeStruct = Fields<'a, S::SerializeMap>;
+    type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+
+    fn serialize_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStruct, S::Error> {
+        // No length: serde_json closes an object announced empty at once, and the type
+        // meta and skipped fields make the struct's own count wrong anyway.
+        let mut map = self.serializer.serialize_map(None)?;
+        if let Some((api_version, kind)) = self.type_meta {
+            map.serialize_entry("apiVersion", api_version)?;
+            map.serialize_entry("kind", kind)?;
+        }
+        Ok(Fields {
+            map,
+            top: self.type_meta.is_some(),
+            refused: self.refused,
+        })
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    refuse! {
+        serialize_bool(bool);
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
+        serialize_f32(f32);
+        serialize_f64(f64);
+        serialize_char(char);
+        serialize_str(&str);
+        serialize_bytes(&[u8]);
+        serialize_none();
+        serialize_unit();
+        serialize_unit_struct(&'static str);
+        serialize_unit_variant(&'static str, u32, &'static str);
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        Err(self.refuse())
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        Err(self.refuse())
+    }
+
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, S::Error> {
+        Err(self.refuse())
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleStruct, S::Error> {
+        Err(self.refuse())
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant, S::Error> {
+        Err(self.refuse())
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+        Err(self.refuse())
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant, S::Error> {
+        Err(self.refuse())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Meta {
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resource_version: Option<String>,
+        generation: u8,
+    }
+
+    #[derive(Serialize)]
+    struct Plain {
+        metadata: Meta,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        spec: Option<u8>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct OwnTypeMeta {
+        api_version: String,
+        kind: String,
+        spec: u8,
+    }
+
+    #[derive(Serialize)]
+    struct Flattened {
+        #[serde(flatten)]
+        rest: BTreeMap<String, u8>,
+    }
+
+    #[derive(Serialize)]
+    struct MapMetadata {
+        metadata: BTreeMap<String, String>,
+    }
+
+    fn text(bytes: Option<Vec<u8>>) -> String {
+        String::from_utf8(bytes.expect("encoded")).unwrap()
+    }
+
+    fn plain(resource_version: Option<&str>) -> Plain {
+        Plain {
+            metadata: Meta {
+                name: "a".into(),
+                resource_version: resource_version.map(Into::into),
+                generation: 1,
+            },
+            spec: None,
+        }
+    }
+
+    /// The bytes the `Value` way stores: the type meta first, the struct's fields in
+    /// order, skipped fields left out, no resourceVersion.
+    #[test]
+    fn a_struct_is_written_as_stored() {
+        let expected = r#"{"apiVersion":"g/v1","kind":"K","metadata":{"name":"a","generation":1}}"#;
+        assert_eq!(text(encode(&plain(None), "g/v1", "K").unwrap()), expected);
+        assert_eq!(
+            text(encode(&plain(Some("7")), "g/v1", "K").unwrap()),
+            expected
+        );
+        let mut by_value = serde_json::to_value(plain(Some("7"))).unwrap();
+        by_value["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("resourceVersion");
+        let by_value = super::super::with_type_meta(by_value, "g/v1", "K");
+        assert_eq!(serde_json::to_string(&by_value).unwrap(), expected);
+    }
+
+    /// A type's own `apiVersion` and `kind` give way to the scheme's, as in the `Value` way.
+    #[test]
+    fn the_schemes_type_meta_replaces_the_types_own() {
+        let own = OwnTypeMeta {
+            api_version: "other/v9".into(),
+            kind: "Other".into(),
+            spec: 1,
+        };
+        let encoded = text(encode(&own, "g/v1", "K").unwrap());
+        assert_eq!(encoded, r#"{"apiVersion":"g/v1","kind":"K","spec":1}"#);
+    }
+
+    /// What serializes as a map, at the top or as the metadata (or not as an object at
+    /// all), is left to the `Value` way; a `Some` of a struct is the struct.
+    #[test]
+    fn other_shapes_are_refused() {
+        let flattened = Flattened {
+            rest: [("a".to_owned(), 1)].into(),
+        };
+        assert_eq!(encode(&flattened, "v1", "K").unwrap(), None);
+        let map_metadata = MapMetadata {
+            metadata: BTreeMap::new(),
+        };
+        assert_eq!(encode(&map_metadata, "v1", "K").unwrap(), None);
+        assert_eq!(encode(&json!({"a": 1}), "v1", "K").unwrap(), None);
+        assert_eq!(encode(&7u8, "v1", "K").unwrap(), None);
+        assert_eq!(
+            text(encode(&Some(plain(None)), "v1", "K").unwrap()),
+            r#"{"apiVersion":"v1","kind":"K","metadata":{"name":"a","generation":1}}"#
+        );
+    }
+}
