@@ -21,10 +21,21 @@ pub fn expand(kind: &Kind) -> TokenStream {
     let info = kind_info(kind);
     let checks = type_checks(kind, Schemas::InInfo);
     let k8s_openapi = k8s_openapi_impls(kind);
+    let metadata_mut = kind.hub.field("metadata").map(|field| {
+        let ident = &field.ident;
+        quote! {
+            fn metadata_mut(
+                &mut self,
+            ) -> ::core::option::Option<&mut ::kapi_runtime::meta::ObjectMeta> {
+                ::kapi_runtime::__private::object_meta_mut(&mut self.#ident)
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl ::kapi_runtime::Resource for #hub {
             const INFO: &'static ::kapi_runtime::api::KindInfo = &#info;
+            #metadata_mut
         }
 
         #k8s_openapi

@@ -83,6 +83,15 @@ pub mod __private {
     pub use schemars;
     pub use serde;
 
+    /// The derive's `Resource::metadata_mut`: the `metadata` field, when it is an
+    /// `ObjectMeta`. Whether it is, the derive's type checks report (once, on the field's
+    /// type); this compiles either way, so that they stay the only report.
+    pub fn object_meta_mut<T: std::any::Any>(
+        metadata: &mut T,
+    ) -> Option<&mut crate::meta::ObjectMeta> {
+        (metadata as &mut dyn std::any::Any).downcast_mut()
+    }
+
     /// How the derive's compile-time checks of JSON paths step through a field that may be
     /// an `Option` (`.source.component` where `source: Option<EventSource>`): the method
     /// is found on `Option<T>` itself before the blanket one on references (autoref

@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::api::{Convert, KindInfo, Resource, Strategy};
 use crate::error::FieldError;
+use crate::meta::ObjectMeta;
 
 mod hooks;
 mod type_meta;
@@ -56,6 +57,8 @@ type ToHub =
     Arc<dyn Fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError> + Send + Sync>;
 /// Encodes a hub in one version.
 type FromHub = Arc<dyn Fn(ErasedHub) -> Result<Value, ConversionError> + Send + Sync>;
+/// Encodes a hub in one version, leaving it as it is.
+type FromHubRef = fn(&ErasedHub) -> Result<Value, ConversionError>;
 /// Encodes a hub as stored in one version (`apiVersion`, `kind` given): `None` when the
 /// version's type does not serialize as a struct ([`type_meta`]).
 type Encode = fn(&ErasedHub, &str, &str) -> Result<Option<Vec<u8>>, ConversionError>;
@@ -74,6 +77,9 @@ struct VersionEntry {
     decode: Option<JsonConversion>,
     /// Whether the version's type is the hub type: its JSON is the hub JSON.
     is_hub: bool,
+    /// A hub in the version, the hub left as it is (a compiled kind's); `None`: through
+    /// the hub's JSON (a dynamic kind's).
+    from_hub_ref: Option<FromHubRef>,
     /// How a hub is stored in the version straight from its type (a compiled kind's);
     /// `None`: through its `Value` (a dynamic kind's).
     encode: Option<Encode>,
@@ -112,6 +118,8 @@ pub struct KindEntry {
     hub_to_json: fn(&ErasedHub) -> Result<Value, ConversionError>,
     hub_from_json: fn(Value) -> Result<ErasedHub, ConversionError>,
     hub_from_json_ref: fn(&Value) -> Result<ErasedHub, ConversionError>,
+    /// The hub's metadata, when its type has it (`Resource::metadata_mut`).
+    hub_metadata: fn(&mut ErasedHub) -> Option<&mut ObjectMeta>,
     hooks: StrategyHooks,
     /// `TypeId` of the hub, so that a kind stored with another is checked to share its hub.
     hub_type: std::any::TypeId,
@@ -153,6 +161,7 @@ impl KindEntry {
             hub_to_json: hub_to_json::<Hub>,
             hub_from_json: hub_from_json::<Hub>,
             hub_from_json_ref: hub_from_json_ref::<Hub>,
+            hub_metadata: hub_metadata::<Hub>,
             hooks: StrategyHooks::of::<Hub>(),
             hub_type: std::any::TypeId::of::<Hub>(),
             stored_versions: Vec::new(),
@@ -171,6 +180,7 @@ impl KindEntry {
                     name: version.name,
                     decode: Some(version.decode),
                     is_hub: false,
+                    from_hub_ref: None,
                     encode: None,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
@@ -187,6 +197,8 @@ impl KindEntry {
             hub_to_json: hub_to_json::<Value>,
             hub_from_json: hub_from_json::<Value>,
             hub_from_json_ref: hub_from_json_ref::<Value>,
+            // kube's unstructured objects have their metadata in their JSON.
+            hub_metadata: |_| None,
             hooks: StrategyHooks::NONE,
             hub_type: std::any::TypeId::of::<Value>(),
             stored_versions: Vec::new(),
@@ -206,6 +218,7 @@ impl KindEntry {
             from_hub: Arc::new(from_hub::<Hub, V>),
             decode: None,
             is_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
+            from_hub_ref: Some(from_hub_ref::<Hub, V>),
             encode: Some(encode::<Hub, V>),
         });
         self
@@ -277,6 +290,27 @@ impl KindEntry {
             &self.api_version(version),
             self.info.kind,
         ))
+    }
+
+    /// `hub` in version `version`, with `apiVersion` and `kind` set, the hub left as it
+    /// is: [`from_hub`](KindEntry::from_hub) of a copy.
+    pub fn from_hub_ref(&self, hub: &ErasedHub, version: &str) -> Result<Value, ConversionError> {
+        let entry = self.entry(version)?;
+        let body = match entry.from_hub_ref {
+            Some(from_hub_ref) => from_hub_ref(hub)?,
+            None => return self.from_hub(self.hub_from_json(self.hub_json(hub)?)?, version),
+        };
+        Ok(with_type_meta(
+            body,
+            &self.api_version(version),
+            self.info.kind,
+        ))
+    }
+
+    /// The metadata of `hub`, when the kind's hub type has it as an `ObjectMeta` (a
+    /// compiled kind's, not a dynamic kind's JSON).
+    pub fn metadata_mut<'h>(&self, hub: &'h mut ErasedHub) -> Option<&'h mut ObjectMeta> {
+        (self.hub_metadata)(hub)
     }
 
     /// Hub JSON (what [`hub_json`](KindEntry::hub_json) makes, perhaps edited by the
@@ -739,6 +773,22 @@ where
         .downcast::<Hub>()
         .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?;
     Ok(serde_json::to_value(V::from_hub(&hub))?)
+}
+
+fn from_hub_ref<Hub, V>(hub: &ErasedHub) -> Result<Value, ConversionError>
+where
+    Hub: Resource + 'static,
+    V: Convert<Hub> + Serialize + 'static,
+{
+    if let Some(same) = hub.downcast_ref::<V>() {
+        return Ok(serde_json::to_value(same)?);
+    }
+    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
+    Ok(serde_json::to_value(V::from_hub(hub))?)
+}
+
+fn hub_metadata<Hub: Resource + 'static>(hub: &mut ErasedHub) -> Option<&mut ObjectMeta> {
+    hub.downcast_mut::<Hub>()?.metadata_mut()
 }
 
 fn encode<Hub, V>(

@@ -271,4 +271,12 @@ pub enum VersionSchema {
 pub trait Resource: Sized {
     /// The kind's static description.
     const INFO: &'static KindInfo;
+
+    /// The object's metadata: the derive gives a type with a `metadata` field its
+    /// `ObjectMeta` (a kind `stored_with` another may be a marker type without). Lets the
+    /// registry set what the server owns of a new object's metadata on the typed object,
+    /// as kube's `meta.Accessor` does, rather than on its JSON.
+    fn metadata_mut(&mut self) -> Option<&mut crate::meta::ObjectMeta> {
+        None
+    }
 }

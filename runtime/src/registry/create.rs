@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::body::{self, Expected};
 use super::field_paths;
+use super::new_metadata::NewMetadata;
 use super::object::{self, MAX_RETRIES, internal, meta_str, set_meta};
 use super::schema_validation::not_reported;
 use super::validation::{self, is_namespaces};
@@ -98,7 +99,7 @@ impl Registry {
                 schema_errors = self.apply_schema(target, &mut body, None)?;
             }
         }
-        let hub = match kind.to_hub(body, target.version) {
+        let mut hub = match kind.to_hub(body, target.version) {
             Ok(hub) => hub,
             // The schema already says why it does not decode (a type, an enum).
             Err(_) if !schema_errors.is_empty() => {
@@ -112,39 +113,64 @@ impl Registry {
             Err(e @ crate::scheme::ConversionError::Webhook(_)) => return Err(internal(e)),
             Err(e) => return Err(expected.decode_error(e)),
         };
-        let mut json = kind.hub_json(&hub).map_err(internal)?;
-        let generate_prefix = match meta_str(&json, "name") {
-            None => meta_str(&json, "generateName").map(str::to_owned),
-            Some(_) => None,
-        };
-        if let Some(prefix) = &generate_prefix {
-            let name = object::generate_name(prefix);
-            set_meta(&mut json, "name", Some(Value::String(name)));
-        }
-        set_meta(&mut json, "uid", Some(Value::String(object::new_uid())));
-        set_meta(&mut json, "creationTimestamp", Some(object::now().into()));
-        let generation = info.tracks_generation().then(|| Value::from(1));
-        set_meta(&mut json, "generation", generation);
-        for cleared in [
-            "resourceVersion",
-            "selfLink",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-        ] {
-            set_meta(&mut json, cleared, None);
-        }
-
-        let mut field_errors = Vec::new();
-        if fields == Fields::Update {
-            let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
-            match self.manage_fields(target, None, &view, "", options) {
-                Ok(managed) => set_meta(&mut json, "managedFields", managed),
-                Err(errors) => field_errors = errors,
+        let new_metadata = NewMetadata::new(info.tracks_generation());
+        let typed = kind.metadata_mut(&mut hub).is_some();
+        let (mut hub, json, generate_prefix, field_errors) = match typed {
+            true => {
+                #[cfg(debug_assertions)]
+                let by_json = {
+                    let mut json = kind.hub_json(&hub).map_err(internal)?;
+                    new_metadata.set_json(&mut json);
+                    json
+                };
+                let metadata = (kind.metadata_mut(&mut hub))
+                    .ok_or_else(|| internal("the hub's metadata went away"))?;
+                let prefix = new_metadata.set(metadata)?;
+                #[cfg(debug_assertions)]
+                {
+                    let by_json = kind.hub_from_json(by_json).map_err(internal)?;
+                    debug_assert_eq!(
+                        kind.hub_json(&hub).map_err(internal)?,
+                        kind.hub_json(&by_json).map_err(internal)?,
+                        "a new {}'s metadata set on its type is not as set on its JSON",
+                        info.kind
+                    );
+                }
+                let mut field_errors = Vec::new();
+                if fields == Fields::Update {
+                    let view = kind.from_hub_ref(&hub, target.version).map_err(internal)?;
+                    match self.manage_fields(target, None, &view, "", options) {
+                        Ok(managed) => {
+                            let managed = (managed.map(serde_json::from_value).transpose())
+                                .map_err(internal)?;
+                            if let Some(metadata) = kind.metadata_mut(&mut hub) {
+                                metadata.managed_fields = managed;
+                            }
+                        }
+                        Err(errors) => field_errors = errors,
+                    }
+                }
+                kind.prepare_for_create(&mut hub);
+                let json = kind.hub_json(&hub).map_err(internal)?;
+                (hub, json, prefix, field_errors)
             }
-        }
-        let mut hub = kind.hub_from_json(json).map_err(internal)?;
-        kind.prepare_for_create(&mut hub);
-        let json = kind.hub_json(&hub).map_err(internal)?;
+            false => {
+                let mut json = kind.hub_json(&hub).map_err(internal)?;
+                let prefix = new_metadata.set_json(&mut json);
+                let mut field_errors = Vec::new();
+                if fields == Fields::Update {
+                    let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
+                    match self.manage_fields(target, None, &view, "", options) {
+                        Ok(managed) => set_meta(&mut json, "managedFields", managed),
+                        Err(errors) => field_errors = errors,
+                    }
+                }
+                let mut hub = kind.hub_from_json(json).map_err(internal)?;
+                kind.prepare_for_create(&mut hub);
+                let json = kind.hub_json(&hub).map_err(internal)?;
+                (hub, json, prefix, field_errors)
+            }
+        };
         let name = meta_str(&json, "name").unwrap_or_default().to_owned();
         let mut errors = schema_errors;
         errors.extend(field_errors);

@@ -33,6 +33,7 @@ mod delete;
 mod field_paths;
 mod inventory;
 mod namespaces;
+mod new_metadata;
 pub(crate) mod object;
 mod patch;
 mod prune;

@@ -256,16 +256,25 @@ pub fn new_uid() -> String {
 /// kube's `SimpleNameGenerator`: the prefix (cut to 58 bytes) and 5 random characters
 /// from an alphabet without vowels or confusable characters.
 pub fn generate_name(base: &str) -> String {
+    generated_name(base, &name_suffix())
+}
+
+/// [`generate_name`]'s random part.
+pub fn name_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let random = uuid::Uuid::new_v4();
+    (random.as_bytes().iter().take(5))
+        .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
+        .collect()
+}
+
+/// [`generate_name`] with its random part drawn already.
+pub fn generated_name(base: &str, suffix: &str) -> String {
     const MAX_PREFIX: usize = 63 - 5;
     let mut cut = base.len().min(MAX_PREFIX);
     while !base.is_char_boundary(cut) {
         cut -= 1;
     }
-    let random = uuid::Uuid::new_v4();
-    let suffix: String = (random.as_bytes().iter().take(5))
-        .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
-        .collect();
     format!("{}{suffix}", &base[..cut])
 }
 
