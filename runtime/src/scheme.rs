@@ -57,6 +57,8 @@ type ToHub =
     Arc<dyn Fn(Value, Option<ErasedHub>) -> Result<ErasedHub, ConversionError> + Send + Sync>;
 /// Encodes a hub in one version.
 type FromHub = Arc<dyn Fn(ErasedHub) -> Result<Value, ConversionError> + Send + Sync>;
+/// Decodes an object as one version's type and encodes it again.
+type JsonRoundTrip = fn(&Value) -> Result<Value, ConversionError>;
 /// Encodes a hub in one version, leaving it as it is.
 type FromHubRef = fn(&ErasedHub) -> Result<Value, ConversionError>;
 /// Encodes a hub as stored in one version (`apiVersion`, `kind` given): `None` when the
@@ -77,6 +79,9 @@ struct VersionEntry {
     decode: Option<JsonConversion>,
     /// Whether the version's type is the hub type: its JSON is the hub JSON.
     is_hub: bool,
+    /// An object of the version decoded as its type and encoded again, not converted (a
+    /// compiled kind's); `None`: through `decode` (a dynamic kind's).
+    typed_round_trip: Option<JsonRoundTrip>,
     /// A hub in the version, the hub left as it is (a compiled kind's); `None`: through
     /// the hub's JSON (a dynamic kind's).
     from_hub_ref: Option<FromHubRef>,
@@ -180,6 +185,7 @@ impl KindEntry {
                     name: version.name,
                     decode: Some(version.decode),
                     is_hub: false,
+                    typed_round_trip: None,
                     from_hub_ref: None,
                     encode: None,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
@@ -218,6 +224,7 @@ impl KindEntry {
             from_hub: Arc::new(from_hub::<Hub, V>),
             decode: None,
             is_hub: std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>(),
+            typed_round_trip: Some(typed_round_trip::<V>),
             from_hub_ref: Some(from_hub_ref::<Hub, V>),
             encode: Some(encode::<Hub, V>),
         });
@@ -447,19 +454,21 @@ impl KindEntry {
     }
 
     /// `object` (of `version`) as its version keeps it: decoded and encoded again, which
-    /// drops what the version does not declare (how unknown fields are found).
+    /// drops what the version does not declare (how unknown fields are found). As the
+    /// version's type, not through the hub: what the version declares is known, whether
+    /// or not the hub keeps it.
     pub fn round_trip(&self, object: &Value, version: &str) -> Result<Value, ConversionError> {
         let entry = self.entry(version)?;
-        match &entry.decode {
-            Some(decode) => Ok(with_type_meta(
-                decode(object.clone())?,
-                &self.api_version(version),
-                self.info.kind,
-            )),
-            // Decoded from the reference: the type is the hub's.
-            None if entry.is_hub => self.from_hub(self.hub_from_json_ref(object)?, version),
-            None => self.convert(object.clone(), version, version),
-        }
+        let body = match (&entry.decode, entry.typed_round_trip) {
+            (Some(decode), _) => decode(object.clone())?,
+            (None, Some(round_trip)) => round_trip(object)?,
+            (None, None) => return self.convert(object.clone(), version, version),
+        };
+        Ok(with_type_meta(
+            body,
+            &self.api_version(version),
+            self.info.kind,
+        ))
     }
 
     /// Converts `object` from one version to another through the hub.
@@ -773,6 +782,12 @@ where
         .downcast::<Hub>()
         .map_err(|_| ConversionError::Registration(Hub::INFO.kind))?;
     Ok(serde_json::to_value(V::from_hub(&hub))?)
+}
+
+fn typed_round_trip<V: Serialize + DeserializeOwned>(
+    object: &Value,
+) -> Result<Value, ConversionError> {
+    Ok(serde_json::to_value(V::deserialize(object)?)?)
 }
 
 fn from_hub_ref<Hub, V>(hub: &ErasedHub) -> Result<Value, ConversionError>

@@ -202,6 +202,27 @@ impl Set {
         }
     }
 
+    /// [`recursive_difference`](Set::recursive_difference), made from `self` rather than
+    /// copied.
+    pub fn into_recursive_difference(mut self, other: &Set) -> Set {
+        if other.is_empty() {
+            return self;
+        }
+        self.members
+            .retain(|element| !other.members.contains(element));
+        self.children = (std::mem::take(&mut self.children).into_iter())
+            .filter(|(element, _)| !other.members.contains(element))
+            .filter_map(|(element, child)| match other.children.get(&element) {
+                Some(theirs) => {
+                    let rest = child.into_recursive_difference(theirs);
+                    (!rest.is_empty()).then_some((element, rest))
+                }
+                None => Some((element, child)),
+            })
+            .collect();
+        self
+    }
+
     /// Every member, depth first: a node's members before what is below it.
     pub fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();
@@ -469,6 +490,7 @@ mod tests {
                     .collect();
                 prop_assert_eq!(walked, looked_up);
                 prop_assert_eq!(x.clone().into_difference(&y), diff.clone());
+                prop_assert_eq!(x.clone().into_recursive_difference(&y), rdiff.clone());
                 prop_assert_eq!(&x.intersection(&y), &y.intersection(&x));
                 prop_assert!(x.difference(&x).is_empty());
                 prop_assert_eq!(Set::from_fields_v1(&x.to_fields_v1()).unwrap(), x.clone());

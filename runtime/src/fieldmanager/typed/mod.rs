@@ -411,11 +411,13 @@ impl Scope {
         }
     }
 
-    /// [`filter`](Scope::filter), `set` kept as it is when the scope is everything.
+    /// [`filter`](Scope::filter) of a set the caller gives up: what is excluded is taken
+    /// out of it rather than the rest copied.
     pub fn filter_owned(&self, set: Set) -> Set {
         match self {
             Scope::All => set,
-            _ => self.filter(&set),
+            Scope::Except(excluded) => set.into_recursive_difference(excluded),
+            Scope::Only(_) => self.filter(&set),
         }
     }
 }
@@ -448,20 +450,20 @@ impl Comparison {
     /// Puts a child's comparison (what changed below `element`, and `element` itself)
     /// under `element`. The sets are built from the leaves up, each element copied once per
     /// set it is in, rather than a whole path copied for each path inserted.
-    fn attach(&mut self, element: &PathElement, (below, change): (Comparison, Change)) {
+    fn attach(&mut self, element: PathElement, (below, change): (Comparison, Change)) {
         let Comparison {
             modified,
             added,
             removed,
         } = below;
-        self.modified.insert_child(element, modified);
-        self.added.insert_child(element, added);
-        self.removed.insert_child(element, removed);
+        self.modified.insert_child(&element, modified);
+        self.added.insert_child(&element, added);
+        self.removed.insert_child(&element, removed);
         match change {
             Change::Same => {}
-            Change::Added => self.added.insert_member(element.clone()),
-            Change::Removed => self.removed.insert_member(element.clone()),
-            Change::Modified => self.modified.insert_member(element.clone()),
+            Change::Added => self.added.insert_member(element),
+            Change::Removed => self.removed.insert_member(element),
+            Change::Modified => self.modified.insert_member(element),
         }
     }
 }
@@ -524,7 +526,7 @@ fn compare_node(
                 }
                 let ty = tr.field(&fields, elem, key);
                 let child = compare_node(old, new, ty, child_depth(key))?;
-                below.attach(&PathElement::Field(key.clone()), child);
+                below.attach(PathElement::Field(key.clone()), child);
             }
         }
     }
@@ -615,7 +617,7 @@ fn compare_items(
             (0..=1, 0..=1) => {
                 let child =
                     compare_node(l.first().copied(), r.first().copied(), item, Depth::Below)?;
-                out.attach(element, child);
+                out.attach(element.clone(), child);
             }
             (2.., 2..) => {
                 if l.len() != r.len() || l.iter().zip(r.iter()).any(|(a, b)| !equal(a, b)) {
@@ -625,14 +627,14 @@ fn compare_items(
             (2.., _) => {
                 if let Some(r) = r.first() {
                     let child = compare_node(None, Some(r), item, Depth::Below)?;
-                    out.attach(element, child);
+                    out.attach(element.clone(), child);
                 }
                 out.removed.insert_member(element.clone());
             }
             (_, 2..) => {
                 if let Some(l) = l.first() {
                     let child = compare_node(Some(l), None, item, Depth::Below)?;
-                    out.attach(element, child);
+                    out.attach(element.clone(), child);
                 }
                 out.added.insert_member(element.clone());
             }
