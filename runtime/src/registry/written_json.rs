@@ -67,10 +67,11 @@ fn skip_space(json: &[u8], mut at: usize) -> usize {
 fn skip_string(json: &[u8], mut at: usize) -> Option<usize> {
     at += 1;
     loop {
-        match json.get(at)? {
+        // Long strings (an annotation) are passed over a word at a time.
+        at += memchr::memchr2(b'"', b'\\', json.get(at..)?)?;
+        match json[at] {
             b'"' => return Some(at + 1),
-            b'\\' => at += 2,
-            _ => at += 1,
+            _ => at += 2,
         }
     }
 }
