@@ -80,3 +80,40 @@ impl NewMetadata {
         prefix
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Both ways set the same metadata, whatever the object brought: a name or only a
+    /// `generateName`, an empty name, fields only the server sets.
+    #[test]
+    fn typed_and_json_metadata_agree() {
+        let objects = [
+            json!({"name": "a", "generation": 7, "resourceVersion": "5"}),
+            json!({"generateName": "web-", "selfLink": "/x", "uid": "theirs"}),
+            json!({"name": "", "generateName": "web-", "deletionGracePeriodSeconds": 3,
+                   "deletionTimestamp": "2020-01-01T00:00:00Z"}),
+            json!({"name": "b", "generateName": "ignored-", "labels": {"k": "v"}}),
+            json!({}),
+        ];
+        for tracks_generation in [true, false] {
+            let new = NewMetadata::new(tracks_generation);
+            for object in &objects {
+                let mut typed: ObjectMeta = serde_json::from_value(object.clone()).unwrap();
+                let typed_prefix = new.set(&mut typed).unwrap();
+                let mut by_json = json!({"metadata": object});
+                let json_prefix = new.set_json(&mut by_json);
+                assert_eq!(typed_prefix, json_prefix, "{object}");
+                let by_json: ObjectMeta =
+                    serde_json::from_value(by_json["metadata"].clone()).unwrap();
+                assert_eq!(typed, by_json, "{object}");
+                assert_eq!(typed.uid.as_deref(), Some(new.uid.as_str()));
+                assert!(typed.resource_version.is_none() && typed.self_link.is_none());
+                assert_eq!(typed.generation, tracks_generation.then_some(1));
+            }
+        }
+    }
+}
