@@ -167,16 +167,24 @@ impl Set {
     }
 
     /// [`difference`](Set::difference), made from `self` rather than copied.
-    pub fn into_difference(mut self, other: &Set) -> Set {
+    pub fn into_difference(self, other: &Set) -> Set {
+        self.take_out(other, false)
+    }
+
+    /// `self` without the paths of `other`, and, when `below`, without what is below
+    /// `other`'s members: [`into_difference`](Set::into_difference) and
+    /// [`into_recursive_difference`](Set::into_recursive_difference).
+    fn take_out(mut self, other: &Set, below: bool) -> Set {
         if other.is_empty() {
             return self;
         }
         self.members
             .retain(|element| !other.members.contains(element));
         self.children = (std::mem::take(&mut self.children).into_iter())
+            .filter(|(element, _)| !below || !other.members.contains(element))
             .filter_map(|(element, child)| match other.children.get(&element) {
                 Some(theirs) => {
-                    let rest = child.into_difference(theirs);
+                    let rest = child.take_out(theirs, below);
                     (!rest.is_empty()).then_some((element, rest))
                 }
                 None => Some((element, child)),
@@ -204,23 +212,8 @@ impl Set {
 
     /// [`recursive_difference`](Set::recursive_difference), made from `self` rather than
     /// copied.
-    pub fn into_recursive_difference(mut self, other: &Set) -> Set {
-        if other.is_empty() {
-            return self;
-        }
-        self.members
-            .retain(|element| !other.members.contains(element));
-        self.children = (std::mem::take(&mut self.children).into_iter())
-            .filter(|(element, _)| !other.members.contains(element))
-            .filter_map(|(element, child)| match other.children.get(&element) {
-                Some(theirs) => {
-                    let rest = child.into_recursive_difference(theirs);
-                    (!rest.is_empty()).then_some((element, rest))
-                }
-                None => Some((element, child)),
-            })
-            .collect();
-        self
+    pub fn into_recursive_difference(self, other: &Set) -> Set {
+        self.take_out(other, true)
     }
 
     /// Every member, depth first: a node's members before what is below it.
