@@ -176,14 +176,16 @@ impl EtcdStorage {
             options,
             shared: None,
         };
-        let (latest, revision) = (raw.clone(), raw.clone());
+        // Shared by reference: a copy of the storage per read (its clients, its options)
+        // cost a fifth of a read's instructions.
+        let (latest, revision) = (Arc::new(raw.clone()), Arc::new(raw.clone()));
         let shared = SharedReads {
             latest: Batcher::new(MOST_KEYS_READ_TOGETHER, move |keys: Vec<String>| {
-                let etcd = latest.clone();
+                let etcd = Arc::clone(&latest);
                 async move { etcd.get_many_now(keys).await }
             }),
             revision: Shared::new(move || {
-                let etcd = revision.clone();
+                let etcd = Arc::clone(&revision);
                 async move { etcd.revision_now().await }
             }),
         };
