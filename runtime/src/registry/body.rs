@@ -179,12 +179,30 @@ pub fn check_unknown_fields(
     duplicates: &[String],
     expected: Expected<'_>,
 ) -> Result<Vec<String>, ApiError> {
+    check_unknown_fields_within(mode, body, None, typed, duplicates, expected)
+}
+
+/// [`check_unknown_fields`] of `body`, looking only where `patch` reaches when it is the
+/// merge or strategic merge patch that made `body` of an object with no unknown fields
+/// (the stored object as its version's type gives it back): only the patch can have
+/// brought any. The stored object's `managedFields` and the rest are not walked again.
+pub fn check_unknown_fields_within(
+    mode: FieldValidation,
+    body: &Value,
+    patch: Option<&Value>,
+    typed: impl FnOnce() -> Option<Value>,
+    duplicates: &[String],
+    expected: Expected<'_>,
+) -> Result<Vec<String>, ApiError> {
     if mode == FieldValidation::Ignore {
         return Ok(Vec::new());
     }
     let mut unknown = Vec::new();
     if let Some(typed) = typed() {
-        walk(&mut String::new(), body, &typed, &mut unknown);
+        match patch {
+            Some(patch) => walk_patched(&mut String::new(), body, &typed, patch, &mut unknown),
+            None => walk(&mut String::new(), body, &typed, &mut unknown),
+        }
     }
     // Kube finds repeated fields while decoding, before unknown ones.
     let messages: Vec<String> = (duplicates.iter())
@@ -232,6 +250,39 @@ fn walk(path: &mut String, input: &Value, typed: &Value, unknown: &mut Vec<Strin
     }
 }
 
+/// [`walk`] of the parts of `input` that `patch` reaches: below a key the patch has an
+/// object for, only the keys of that object; anywhere else (a list, a value, an object
+/// the patch replaced) all of it. In `input`'s order, so that what is found, and its
+/// order, is what a walk of the whole finds.
+fn walk_patched(
+    path: &mut String,
+    input: &Value,
+    typed: &Value,
+    patch: &Value,
+    unknown: &mut Vec<String>,
+) {
+    let (Value::Object(fields), Value::Object(kept), Value::Object(patch)) = (input, typed, patch)
+    else {
+        return walk(path, input, typed, unknown);
+    };
+    for (key, value) in fields {
+        let Some(region) = patch.get(key) else {
+            continue;
+        };
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
+        match kept.get(key) {
+            Some(kept) => walk_patched(path, value, kept, region, unknown),
+            None if !is_empty(value) => unknown.push(path.clone()),
+            None => {}
+        }
+        path.truncate(len);
+    }
+}
+
 fn is_empty(value: &Value) -> bool {
     match value {
         Value::Null => true,
@@ -272,6 +323,49 @@ mod tests {
             check_type_meta(&json!({"kind": "Tenant"}), WEBAPP).unwrap_err(),
             ApiError::BadRequest("Tenant in version \"v1\" cannot be handled as a WebApp: no kind \"Tenant\" is registered for version \"apps.example.dev/v1\"".into())
         );
+    }
+
+    /// Where a patch made the object (of one that had no unknown fields), looking only
+    /// where the patch reaches finds what a walk of the whole finds, in the same order.
+    #[test]
+    fn a_patch_is_looked_at_where_it_reaches() {
+        let typed = json!({"metadata": {"name": "a", "annotations": {"x": "1"},
+                "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}]},
+            "spec": {"replicas": 1, "ports": [{"p": 1}], "container": {"image": "i"}}});
+        let cases = [
+            // Unknown fields the patch brings, at several depths, in a list it replaces,
+            // and a value the patch sets where an object was.
+            (
+                json!({"spec": {"foo": 1, "container": {"imagex": "j"}, "ports": [{"p": 1, "q": 2}]},
+                    "bar": {"baz": 1}, "metadata": {"annotations": {"y": "2"}}}),
+                json!({"metadata": {"name": "a", "annotations": {"x": "1", "y": "2"},
+                    "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}]},
+                "spec": {"replicas": 1, "ports": [{"p": 1, "q": 2}],
+                    "container": {"image": "i", "imagex": "j"}, "foo": 1},
+                "bar": {"baz": 1}}),
+            ),
+            // Nothing unknown: a label, a deletion.
+            (
+                json!({"metadata": {"labels": {"k": "v"}}, "spec": {"replicas": null}}),
+                json!({"metadata": {"name": "a", "annotations": {"x": "1"}, "labels": {"k": "v"},
+                    "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}]},
+                "spec": {"ports": [{"p": 1}], "container": {"image": "i"}}}),
+            ),
+        ];
+        for (patch, patched) in cases {
+            let find = |patch: Option<&Value>| {
+                check_unknown_fields_within(
+                    FieldValidation::Warn,
+                    &patched,
+                    patch,
+                    || Some(typed.clone()),
+                    &[],
+                    WEBAPP,
+                )
+                .unwrap()
+            };
+            assert_eq!(find(Some(&patch)), find(None), "{patch}");
+        }
     }
 
     #[test]

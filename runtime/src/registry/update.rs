@@ -137,16 +137,19 @@ impl Request<'_> {
         object::written_in_version(self.kind, &self.key, stored, self.target.version, revision)
     }
 
-    /// The unknown fields of a view, per `fieldValidation`.
+    /// The unknown fields of a view, per `fieldValidation`; `patch`: the merge or strategic
+    /// merge patch that made it of the stored object, where alone they can be.
     fn unknown_fields(
         &self,
         options: &WriteOptions,
         view: &Value,
+        patch: Option<&Value>,
         expected: Expected<'_>,
     ) -> Result<Vec<String>, ApiError> {
-        body::check_unknown_fields(
+        body::check_unknown_fields_within(
             options.field_validation,
             view,
+            patch,
             || match self.subresource {
                 Some(Subresource::Scale) => (serde_json::from_value::<Scale>(view.clone()))
                     .and_then(serde_json::to_value)
@@ -225,7 +228,7 @@ impl Registry {
         match &mut change {
             Change::Replace(body) => {
                 body::check_type_meta(body, expected)?;
-                warnings = request.unknown_fields(options, body, expected)?;
+                warnings = request.unknown_fields(options, body, None, expected)?;
                 body::ensure_namespace(body, info, target.namespace)?;
                 body::check_name(body, name, target.namespace)?;
             }
@@ -542,7 +545,17 @@ impl Registry {
                     },
                 )?;
                 body::check_type_meta(&patched, expected)?;
-                *warnings = request.unknown_fields(options, &patched, expected)?;
+                // A compiled kind's stored object is viewed through its version's type: it
+                // has no unknown fields, so only what a merge patch reaches is looked at. A
+                // dynamic kind's view is its stored JSON converted, which keeps a field its
+                // schema has dropped since: that is looked at everywhere, as kube does.
+                let reach = match patch_type {
+                    PatchType::Merge | PatchType::StrategicMerge if !target.kind.is_dynamic() => {
+                        Some(*patch)
+                    }
+                    _ => None,
+                };
+                *warnings = request.unknown_fields(options, &patched, reach, expected)?;
                 body::ensure_namespace(&mut patched, info, target.namespace)?;
                 body::check_name(&patched, name, target.namespace)?;
                 patched
