@@ -422,11 +422,12 @@ impl KindEntry {
                 #[cfg(debug_assertions)]
                 {
                     let by_value = stored_value_bytes(self.to_stored(hub)?)?;
-                    debug_assert_eq!(
+                    debug_assert!(
+                        type_meta::same_encoding(&bytes, &by_value),
+                        "{} stored straight from its type is not its stored value:\n{}\n{}",
+                        self.info.kind,
                         String::from_utf8_lossy(&bytes),
                         String::from_utf8_lossy(&by_value),
-                        "{} stored straight from its type is not its stored value",
-                        self.info.kind
                     );
                 }
                 return Ok(bytes);

@@ -42,6 +42,49 @@ pub(super) fn encode<T: Serialize + ?Sized>(
     }
 }
 
+/// The name `serde_json::value::RawValue` serializes under.
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
+/// Whether two stored encodings of one object are the same (debug builds compare the
+/// direct one with the `Value` way's): the same bytes, or the same JSON but for numbers
+/// that are equal as `f32`. The `Value` way widens an `f32` field to `f64` before
+/// writing it (`0.10000000149011612`); the type's own encoding writes the `f32` as it is
+/// (`0.1`, as Go's encoder does), so the two differ for such a field.
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
+pub(super) fn same_encoding(direct: &[u8], by_value: &[u8]) -> bool {
+    use serde_json::Value;
+    fn same(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) if x.fract() != 0.0 || y.fract() != 0.0 => {
+                    x == y || (x as f32) == (y as f32)
+                }
+                _ => x == y,
+            },
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|((kx, vx), (ky, vy))| kx == ky && same(vx, vy))
+            }
+            _ => a == b,
+        }
+    }
+    if direct == by_value {
+        return true;
+    }
+    match (
+        serde_json::from_slice(direct),
+        serde_json::from_slice(by_value),
+    ) {
+        (Ok(a), Ok(b)) => same(&a, &b),
+        _ => false,
+    }
+}
+
 /// The serializer of the object (with its type meta) or of its `metadata` (without):
 /// a struct becomes a JSON object, anything else is refused.
 struct Outer<'a, S> {
@@ -128,9 +171,13 @@ impl<'a, S: Serializer> Serializer for Outer<'a, S> {
 
     fn serialize_struct(
         self,
-        _name: &'static str,
+        name: &'static str,
         _len: usize,
     ) -> Result<Self::SerializeStruct, S::Error> {
+        // serde_json's raw JSON poses as a struct of this name: it is no object's fields.
+        if name == RAW_VALUE {
+            return Err(self.refuse());
+        }
         // No length: serde_json closes an object announced empty at once, and the type
         // meta and skipped fields make the struct's own count wrong anyway.
         let mut map = self.serializer.serialize_map(None)?;
@@ -318,6 +365,44 @@ mod tests {
         assert_eq!(encoded, r#"{"apiVersion":"g/v1","kind":"K","spec":1}"#);
     }
 
+    #[derive(Serialize)]
+    struct Floats {
+        metadata: Meta,
+        single: f32,
+        double: f64,
+    }
+
+    /// An `f32` is written as the type has it, where the `Value` way widens it first;
+    /// the check debug builds make takes the two as the same. Other numbers must match.
+    #[test]
+    fn floats_are_written_as_their_type_has_them() {
+        let floats = Floats {
+            metadata: plain(None).metadata,
+            single: 0.1,
+            double: 97.02372027944563,
+        };
+        let direct = encode(&floats, "v1", "K").unwrap().unwrap();
+        assert_eq!(
+            String::from_utf8(direct.clone()).unwrap(),
+            r#"{"apiVersion":"v1","kind":"K","metadata":{"name":"a","generation":1},"single":0.1,"double":97.02372027944563}"#
+        );
+        let by_value = serde_json::to_vec(&super::super::with_type_meta(
+            serde_json::to_value(&floats).unwrap(),
+            "v1",
+            "K",
+        ))
+        .unwrap();
+        assert_ne!(direct, by_value);
+        assert!(same_encoding(&direct, &by_value));
+        let other = String::from_utf8(by_value)
+            .unwrap()
+            .replace("97.02372027944563", "97.0237");
+        assert!(!same_encoding(&direct, other.as_bytes()));
+        // A stored float decodes as the number written (`float_roundtrip`).
+        let decoded: serde_json::Value = serde_json::from_slice(&direct).unwrap();
+        assert_eq!(decoded["double"].as_f64(), Some(97.02372027944563));
+    }
+
     /// What serializes as a map, at the top or as the metadata (or not as an object at
     /// all), is left to the `Value` way; a `Some` of a struct is the struct.
     #[test]
@@ -332,6 +417,8 @@ mod tests {
         assert_eq!(encode(&map_metadata, "v1", "K").unwrap(), None);
         assert_eq!(encode(&json!({"a": 1}), "v1", "K").unwrap(), None);
         assert_eq!(encode(&7u8, "v1", "K").unwrap(), None);
+        let raw = serde_json::value::RawValue::from_string(r#"{ "a" : 1 }"#.into()).unwrap();
+        assert_eq!(encode(&raw, "v1", "K").unwrap(), None);
         assert_eq!(
             text(encode(&Some(plain(None)), "v1", "K").unwrap()),
             r#"{"apiVersion":"v1","kind":"K","metadata":{"name":"a","generation":1}}"#
