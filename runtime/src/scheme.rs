@@ -362,17 +362,28 @@ impl KindEntry {
     /// A hub as it is stored: in the storage version (of the kind that stores it), with its
     /// `apiVersion` and `kind`.
     pub fn to_stored(&self, hub: ErasedHub) -> Result<Value, ConversionError> {
+        let (entry, api_version) = self.storage_entry()?;
+        let body = (entry.from_hub)(hub)?;
+        Ok(with_type_meta(
+            body,
+            &api_version,
+            self.info.storage_kind().kind,
+        ))
+    }
+
+    /// The storage version (of the kind that stores this kind's objects), with the
+    /// `apiVersion` stored objects carry.
+    fn storage_entry(&self) -> Result<(&VersionEntry, String), ConversionError> {
         let storage = self.info.storage_kind();
         let name = self.info.storage_version().name;
         let entry = (self.storage_versions().iter())
             .find(|v| v.name == name)
             .ok_or(ConversionError::Registration(self.info.kind))?;
-        let body = (entry.from_hub)(hub)?;
         let api_version = match storage.is_core() {
             true => name.to_owned(),
             false => format!("{}/{name}", storage.group),
         };
-        Ok(with_type_meta(body, &api_version, storage.kind))
+        Ok((entry, api_version))
     }
 
     /// [`to_stored`](KindEntry::to_stored) of `hub`, whose JSON (`json`, what
@@ -408,30 +419,22 @@ impl KindEntry {
         hub: ErasedHub,
         json: Option<&Value>,
     ) -> Result<Vec<u8>, ConversionError> {
-        let storage = self.info.storage_kind();
-        let name = self.info.storage_version().name;
-        let entry = (self.storage_versions().iter())
-            .find(|v| v.name == name)
-            .ok_or(ConversionError::Registration(self.info.kind))?;
-        if let Some(encode) = entry.encode {
-            let api_version = match storage.is_core() {
-                true => name.to_owned(),
-                false => format!("{}/{name}", storage.group),
-            };
-            if let Some(bytes) = encode(&hub, &api_version, storage.kind)? {
-                #[cfg(debug_assertions)]
-                {
-                    let by_value = stored_value_bytes(self.to_stored(hub)?)?;
-                    debug_assert!(
-                        type_meta::same_encoding(&bytes, &by_value),
-                        "{} stored straight from its type is not its stored value:\n{}\n{}",
-                        self.info.kind,
-                        String::from_utf8_lossy(&bytes),
-                        String::from_utf8_lossy(&by_value),
-                    );
-                }
-                return Ok(bytes);
+        let (entry, api_version) = self.storage_entry()?;
+        if let Some(encode) = entry.encode
+            && let Some(bytes) = encode(&hub, &api_version, self.info.storage_kind().kind)?
+        {
+            #[cfg(debug_assertions)]
+            {
+                let by_value = stored_value_bytes(self.to_stored(hub)?)?;
+                debug_assert!(
+                    type_meta::same_encoding(&bytes, &by_value),
+                    "{} stored straight from its type is not its stored value:\n{}\n{}",
+                    self.info.kind,
+                    String::from_utf8_lossy(&bytes),
+                    String::from_utf8_lossy(&by_value),
+                );
             }
+            return Ok(bytes);
         }
         let value = match json {
             Some(json) => self.to_stored_from(hub, json)?,
@@ -791,16 +794,29 @@ fn typed_round_trip<V: Serialize + DeserializeOwned>(
     Ok(serde_json::to_value(V::deserialize(object)?)?)
 }
 
+/// `f` of `hub` in version `V`, the hub left as it is: the version that is the hub type
+/// is the hub itself, not a copy of it.
+fn as_version<Hub, V, T>(
+    hub: &ErasedHub,
+    f: impl FnOnce(&V) -> Result<T, serde_json::Error>,
+) -> Result<T, ConversionError>
+where
+    Hub: Resource + 'static,
+    V: Convert<Hub> + 'static,
+{
+    if let Some(same) = hub.downcast_ref::<V>() {
+        return Ok(f(same)?);
+    }
+    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
+    Ok(f(&V::from_hub(hub))?)
+}
+
 fn from_hub_ref<Hub, V>(hub: &ErasedHub) -> Result<Value, ConversionError>
 where
     Hub: Resource + 'static,
     V: Convert<Hub> + Serialize + 'static,
 {
-    if let Some(same) = hub.downcast_ref::<V>() {
-        return Ok(serde_json::to_value(same)?);
-    }
-    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
-    Ok(serde_json::to_value(V::from_hub(hub))?)
+    as_version::<Hub, V, _>(hub, |object| serde_json::to_value(object))
 }
 
 fn hub_metadata<Hub: Resource + 'static>(hub: &mut ErasedHub) -> Option<&mut ObjectMeta> {
@@ -816,17 +832,13 @@ where
     Hub: Resource + 'static,
     V: Convert<Hub> + Serialize + 'static,
 {
-    // The version that is the hub type is written as it is, not copied first.
-    if let Some(same) = hub.downcast_ref::<V>() {
-        return Ok(type_meta::encode(same, api_version, kind)?);
-    }
-    let hub = (hub.downcast_ref::<Hub>()).ok_or(ConversionError::Registration(Hub::INFO.kind))?;
-    Ok(type_meta::encode(&V::from_hub(hub), api_version, kind)?)
+    as_version::<Hub, V, _>(hub, |object| type_meta::encode(object, api_version, kind))
 }
 
 /// A stored value (as [`KindEntry::to_stored`] makes it) as its stored bytes: without
-/// `metadata.resourceVersion`, with no spare capacity (the watch cache keeps them).
-fn stored_value_bytes(mut value: Value) -> Result<Vec<u8>, ConversionError> {
+/// `metadata.resourceVersion` (the storage revision is the resourceVersion; the other
+/// fields keep their order), with no spare capacity (the watch cache keeps them).
+pub(crate) fn stored_value_bytes(mut value: Value) -> Result<Vec<u8>, ConversionError> {
     if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.shift_remove("resourceVersion");
     }

@@ -259,8 +259,6 @@ pub(super) fn respond<T: Serialize>(status: StatusCode, value: &T, output: Outpu
     typed(status, body, content_type)
 }
 
-/// [`respond`] for a value whose compact JSON (`json`) is at hand: sent as it is when
-/// that is what the request asks for.
 /// Whether `output` is compact JSON: what an object's compact JSON answers as it is.
 pub(super) fn is_plain_json(output: Output) -> bool {
     output.format == Format::Json && !output.pretty

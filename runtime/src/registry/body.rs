@@ -199,10 +199,7 @@ pub fn check_unknown_fields_within(
     }
     let mut unknown = Vec::new();
     if let Some(typed) = typed() {
-        match patch {
-            Some(patch) => walk_patched(&mut String::new(), body, &typed, patch, &mut unknown),
-            None => walk(&mut String::new(), body, &typed, &mut unknown),
-        }
+        walk(&mut String::new(), body, &typed, patch, &mut unknown);
     }
     // Kube finds repeated fields while decoding, before unknown ones.
     let messages: Vec<String> = (duplicates.iter())
@@ -221,17 +218,36 @@ pub fn check_unknown_fields_within(
 /// Collects the paths of `input` that `typed` does not have. Values a type may leave out
 /// when empty (`null`, `[]`, `{}`, `""`, `false`, `0`) are not reported: the round trip
 /// cannot tell them from unknown fields.
-fn walk(path: &mut String, input: &Value, typed: &Value, unknown: &mut Vec<String>) {
+///
+/// With `reach` (the patch that made `input`), only what it reaches: below a key the patch
+/// has an object for, only the keys of that object; anywhere else (a list, a value, an
+/// object the patch replaced) all of it. Always in `input`'s order, so that what is found,
+/// and its order, is what a walk of the whole finds.
+fn walk(
+    path: &mut String,
+    input: &Value,
+    typed: &Value,
+    reach: Option<&Value>,
+    unknown: &mut Vec<String>,
+) {
+    let reach = reach.and_then(Value::as_object);
     match (input, typed) {
         (Value::Object(input), Value::Object(typed)) => {
             for (key, value) in input {
+                let below = match reach {
+                    Some(patch) => match patch.get(key) {
+                        Some(below) => Some(below),
+                        None => continue,
+                    },
+                    None => None,
+                };
                 let len = path.len();
                 if !path.is_empty() {
                     path.push('.');
                 }
                 path.push_str(key);
                 match typed.get(key) {
-                    Some(kept) => walk(path, value, kept, unknown),
+                    Some(kept) => walk(path, value, kept, below, unknown),
                     None if !is_empty(value) => unknown.push(path.clone()),
                     None => {}
                 }
@@ -242,44 +258,11 @@ fn walk(path: &mut String, input: &Value, typed: &Value, unknown: &mut Vec<Strin
             for (i, (value, kept)) in input.iter().zip(typed).enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                walk(path, value, kept, unknown);
+                walk(path, value, kept, None, unknown);
                 path.truncate(len);
             }
         }
         _ => {}
-    }
-}
-
-/// [`walk`] of the parts of `input` that `patch` reaches: below a key the patch has an
-/// object for, only the keys of that object; anywhere else (a list, a value, an object
-/// the patch replaced) all of it. In `input`'s order, so that what is found, and its
-/// order, is what a walk of the whole finds.
-fn walk_patched(
-    path: &mut String,
-    input: &Value,
-    typed: &Value,
-    patch: &Value,
-    unknown: &mut Vec<String>,
-) {
-    let (Value::Object(fields), Value::Object(kept), Value::Object(patch)) = (input, typed, patch)
-    else {
-        return walk(path, input, typed, unknown);
-    };
-    for (key, value) in fields {
-        let Some(region) = patch.get(key) else {
-            continue;
-        };
-        let len = path.len();
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(key);
-        match kept.get(key) {
-            Some(kept) => walk_patched(path, value, kept, region, unknown),
-            None if !is_empty(value) => unknown.push(path.clone()),
-            None => {}
-        }
-        path.truncate(len);
     }
 }
 

@@ -278,20 +278,10 @@ pub fn generated_name(base: &str, suffix: &str) -> String {
     format!("{}{suffix}", &base[..cut])
 }
 
-/// The stored bytes of an object: compact JSON, without `metadata.resourceVersion` (the
-/// storage revision is the resourceVersion).
-pub fn encode(mut object: Value) -> Result<Bytes, ApiError> {
-    set_meta(&mut object, "resourceVersion", None);
-    stored_bytes(&object)
-}
-
-/// `object`'s compact JSON, as kept in storage.
-fn stored_bytes(object: &Value) -> Result<Bytes, ApiError> {
-    let mut json = serde_json::to_vec(object).map_err(internal)?;
-    // The watch cache keeps these bytes as long as the object lives: not the spare
-    // capacity the encoder's doubling left.
-    json.shrink_to_fit();
-    Ok(Bytes::from(json))
+/// The stored bytes of an object: compact JSON, without `metadata.resourceVersion`
+/// ([`crate::scheme::stored_value_bytes`], which a write's own encoding falls back on).
+pub fn encode(object: Value) -> Result<Bytes, ApiError> {
+    (crate::scheme::stored_value_bytes(object)).map_or_else(|e| Err(internal(e)), |b| Ok(b.into()))
 }
 
 /// A stored object as JSON, in the version it was stored in.
@@ -327,10 +317,7 @@ pub fn written_in_version(
     version: &str,
     revision: Revision,
 ) -> Result<Written, ApiError> {
-    let decoded = || {
-        serde_json::from_slice::<Value>(stored)
-            .map_err(|e| internal(format!("decoding the object written at {key}: {e}")))
-    };
+    let decoded = || decode_bytes(key, stored);
     let info = kind.info;
     if info.stored_with.is_none() && info.storage_version().name == version {
         // Stored bytes never hold a resourceVersion (`KindEntry::stored_bytes`).
