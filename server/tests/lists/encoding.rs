@@ -269,3 +269,66 @@ fn protobuf_list_bytes_are_the_messages_of_the_objects() {
         );
     }
 }
+
+/// A write answered as YAML or pretty JSON (decoded from the bytes it stored) is what a
+/// GET of the object then reads in that form, and a float in it is the number written.
+#[test]
+fn writes_answered_as_yaml_or_pretty_json_are_what_a_get_reads() {
+    const TENANTS: &str = "/apis/platform.example.dev/v1/tenants";
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    // A float whose inexact parse is one unit off in its last digit.
+    let tenant = json!({"apiVersion": "platform.example.dev/v1", "kind": "Tenant",
+        "metadata": {"name": "floats"}, "spec": {"quota": {"cpu": 97.02372027944563}}});
+    let json_body = "application/json";
+    let created = (client.send_accepting(
+        "POST",
+        TENANTS,
+        json_body,
+        &tenant.to_string(),
+        "application/yaml",
+    ))
+    .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    assert!(
+        created.content_type.starts_with("application/yaml"),
+        "{created:?}"
+    );
+    assert!(
+        created.body.contains("cpu: 97.02372027944563"),
+        "{}",
+        created.body
+    );
+    let path = format!("{TENANTS}/floats");
+    let read = |accept: &str, path: &str| {
+        let (status, body) = client.get_accepting(path, accept).unwrap();
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+        String::from_utf8(body).unwrap()
+    };
+    assert_eq!(
+        created.body,
+        read("application/yaml", &path),
+        "the create and a GET"
+    );
+
+    let patch = json!({"spec": {"displayName": "Floats"}});
+    let pretty = format!("{path}?pretty=true");
+    let merge = "application/merge-patch+json";
+    let patched = (client.send_raw("PATCH", &pretty, merge, &patch.to_string())).unwrap();
+    assert_eq!(patched.status, 200, "{patched:?}");
+    assert!(
+        patched.body.contains("\n  \"kind\": \"Tenant\""),
+        "{}",
+        patched.body
+    );
+    assert!(
+        patched.body.contains("97.02372027944563"),
+        "{}",
+        patched.body
+    );
+    assert_eq!(
+        patched.body,
+        read("application/json", &pretty),
+        "the patch and a GET"
+    );
+}

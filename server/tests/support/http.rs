@@ -255,6 +255,24 @@ impl Client {
         self.send_raw(method, path, "application/json", &body.to_string())
     }
 
+    /// `method path` with `body` of `content_type`, asking for `accept` rather than JSON.
+    pub fn send_accepting(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: &str,
+        accept: &str,
+    ) -> Result<Response, ureq::Error> {
+        let mut request = (self.builder(method, path))
+            .header("Content-Type", content_type)
+            .body(body.to_owned())
+            .expect("a valid request");
+        let accept = accept.parse().expect("a valid Accept header");
+        request.headers_mut().insert("Accept", accept);
+        read(self.agent.run(request)?)
+    }
+
     /// `method path` (`POST`, `PUT`, `PATCH`) with `body` as it is (a JSON `Value` cannot
     /// repeat a field) and its `Content-Type`.
     pub fn send_raw(
