@@ -28,8 +28,8 @@ mod hooks;
 mod type_meta;
 pub(crate) use erased::stored_value_bytes;
 use erased::{
-    encode, from_hub, from_hub_ref, hub_from_json, hub_from_json_ref, hub_metadata, hub_to_json,
-    to_hub, typed_round_trip,
+    bytes_to_hub, encode, from_hub, from_hub_ref, hub_from_json, hub_from_json_ref, hub_metadata,
+    hub_to_json, to_hub, typed_round_trip,
 };
 use hooks::StrategyHooks;
 
@@ -70,6 +70,8 @@ type FromHubRef = fn(&ErasedHub) -> Result<Value, ConversionError>;
 /// Encodes a hub as stored in one version (`apiVersion`, `kind` given): `None` when the
 /// version's type does not serialize as a struct ([`type_meta`]).
 type Encode = fn(&ErasedHub, &str, &str) -> Result<Option<Vec<u8>>, ConversionError>;
+/// Decodes an object's bytes in one version and converts it to a new hub.
+type BytesToHub = fn(&[u8]) -> Result<ErasedHub, ConversionError>;
 /// One direction of a dynamic kind's conversion, on JSON (see [`DynamicVersion`]).
 pub type JsonConversion = Arc<dyn Fn(Value) -> Result<Value, ConversionError> + Send + Sync>;
 
@@ -94,6 +96,9 @@ struct VersionEntry {
     /// How a hub is stored in the version straight from its type (a compiled kind's);
     /// `None`: through its `Value` (a dynamic kind's).
     encode: Option<Encode>,
+    /// How an object's bytes in the version become a hub straight from its type (a
+    /// compiled kind's); `None`: through their `Value` (a dynamic kind's).
+    from_bytes: Option<BytesToHub>,
 }
 
 impl VersionEntry {
@@ -194,6 +199,7 @@ impl KindEntry {
                     typed_round_trip: None,
                     from_hub_ref: None,
                     encode: None,
+                    from_bytes: None,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -233,6 +239,7 @@ impl KindEntry {
             typed_round_trip: Some(typed_round_trip::<V>),
             from_hub_ref: Some(from_hub_ref::<Hub, V>),
             encode: Some(encode::<Hub, V>),
+            from_bytes: Some(bytes_to_hub::<Hub, V>),
         });
         self
     }
@@ -348,21 +355,67 @@ impl KindEntry {
         Ok(object)
     }
 
+    /// `hub` in `version`, with `apiVersion` and `kind` set, its hub JSON (`json`, what
+    /// [`hub_json`](KindEntry::hub_json) made of it) at hand: the version that is the hub
+    /// type copies the JSON ([`hub_json_in`](KindEntry::hub_json_in)); any other of a
+    /// compiled kind converts the hub as it is, without decoding the JSON again (a dynamic
+    /// kind's hub is its JSON).
+    pub fn hub_in(
+        &self,
+        hub: &ErasedHub,
+        json: &Value,
+        version: &str,
+    ) -> Result<Value, ConversionError> {
+        let entry = self.entry(version)?;
+        match entry.is_hub || entry.from_hub_ref.is_none() {
+            true => self.hub_json_in(json, version),
+            false => self.from_hub_ref(hub, version),
+        }
+    }
+
     /// A stored object (in any version of the kind that stores it, named by its
     /// `apiVersion`; the storage version when it names none) as a hub.
     pub fn from_stored(&self, object: Value) -> Result<ErasedHub, ConversionError> {
+        let api_version = object.get("apiVersion").and_then(Value::as_str);
+        (self.stored_entry(api_version)?.to_hub)(object, None)
+    }
+
+    /// [`from_stored`](KindEntry::from_stored) of a stored object's bytes: a compiled
+    /// kind's decode straight into the version's type, with no `Value` between (debug
+    /// builds check that the hub is the one the `Value` way makes).
+    pub fn from_stored_bytes(&self, bytes: &[u8]) -> Result<ErasedHub, ConversionError> {
+        let api_version = type_meta::api_version_of(bytes);
+        let entry = self.stored_entry(api_version.as_deref())?;
+        let Some(from_bytes) = entry.from_bytes else {
+            return (entry.to_hub)(serde_json::from_slice(bytes)?, None);
+        };
+        let hub = from_bytes(bytes)?;
+        #[cfg(debug_assertions)]
+        {
+            let by_value = self.from_stored(serde_json::from_slice(bytes)?)?;
+            debug_assert_eq!(
+                self.hub_json(&hub)?,
+                self.hub_json(&by_value)?,
+                "a stored {} decoded from its bytes is not as decoded from its value",
+                self.info.kind
+            );
+        }
+        Ok(hub)
+    }
+
+    /// The version of the storing kind a stored object's `apiVersion` names (the storage
+    /// version when it names none of them).
+    fn stored_entry(&self, api_version: Option<&str>) -> Result<&VersionEntry, ConversionError> {
         let storage = self.info.storage_kind();
         let versions = self.storage_versions();
-        let api_version = object.get("apiVersion").and_then(Value::as_str);
         let named = api_version.and_then(|v| match v.rsplit_once('/') {
             Some((group, version)) => (group == storage.group).then_some(version),
             None => storage.is_core().then_some(v),
         });
         let storage_version = self.info.storage_version().name;
-        let entry = (named.and_then(|n| versions.iter().find(|v| v.name == n)))
+        (named.and_then(|n| versions.iter().find(|v| v.name == n)))
             .or_else(|| versions.iter().find(|v| v.name == storage_version))
-            .ok_or(ConversionError::Registration(self.info.kind))?;
-        (entry.to_hub)(object, None)
+            .ok_or(ConversionError::Registration(self.info.kind))
     }
 
     /// A hub as it is stored: in the storage version (of the kind that stores it), with its

@@ -33,7 +33,7 @@ use crate::api::{KindInfo, ScaleInfo};
 use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use crate::fieldmanager::typed::{self, TypeRef};
 use crate::meta::Scale;
-use crate::scheme::KindEntry;
+use crate::scheme::{ErasedHub, KindEntry};
 use crate::storage::{self, Revision};
 
 /// What an update does to the addressed view of the object.
@@ -166,6 +166,8 @@ impl Request<'_> {
 /// applies to it, immutable fields and webhooks compare with it, field management reads it.
 struct OldView<'r> {
     request: &'r Request<'r>,
+    /// The stored object as its hub (owned: a reference to it is not `Send`).
+    typed: ErasedHub,
     /// The stored object as hub JSON.
     hub: &'r Value,
     revision: Revision,
@@ -177,7 +179,9 @@ impl OldView<'_> {
     /// The stored object in the request's version, without resourceVersion.
     fn object(&mut self) -> Result<&Value, ApiError> {
         if self.converted.is_none() {
-            self.converted = Some(self.request.in_version(self.hub)?);
+            let (kind, version) = (self.request.kind, self.request.target.version);
+            let converted = kind.hub_in(&self.typed, self.hub, version);
+            self.converted = Some(converted.map_err(internal)?);
         }
         Ok(self.converted.as_ref().expect("converted above"))
     }
@@ -273,11 +277,12 @@ impl Registry {
                 }
                 Err(e) => return Err(object::storage_error(e, &request.resource, name)),
             };
-            let stored = object::decode(&kv)?;
-            let old_hub = kind.from_stored(stored).map_err(internal)?;
+            let old_hub = (kind.from_stored_bytes(&kv.value))
+                .map_err(|e| internal(format!("decoding the object at {}: {e}", kv.key)))?;
             let old = kind.hub_json(&old_hub).map_err(internal)?;
             let mut old_view = OldView {
                 request: &request,
+                typed: old_hub,
                 hub: &old,
                 revision: kv.mod_revision,
                 converted: None,
@@ -392,22 +397,18 @@ impl Registry {
                 }
             };
             apply_update_rules(info, &mut new, &old, subresource, target.namespace, name);
-            // Ownership of what the write changed (an apply computed its own).
-            let mut field_errors = Vec::new();
-            if !matches!(change, Change::Patch(PatchType::Apply, _)) {
-                let new_view = request.in_version(&new)?;
-                let old_object = old_view.object()?;
-                let sub = subresource_name(subresource);
-                match self.manage_fields(target, Some((&old, old_object)), &new_view, sub, options)
-                {
-                    Ok(managed) => set_meta(&mut new, "managedFields", managed),
-                    Err(errors) => field_errors = errors,
-                }
-            }
-
             let finalizers = new.pointer("/spec/finalizers").cloned();
-            let mut new_hub = kind.hub_from_json(new).map_err(internal)?;
-            kind.prepare_for_update(&mut new_hub, &old_hub);
+            // Ownership of what the write changed (an apply computed its own).
+            let (mut new_hub, field_errors) = match change {
+                Change::Patch(PatchType::Apply, _) => {
+                    (kind.hub_from_json(new).map_err(internal)?, Vec::new())
+                }
+                _ => {
+                    let old_object = old_view.object()?;
+                    self.manage_update_fields(&request, new, (&old, old_object), options)?
+                }
+            };
+            kind.prepare_for_update(&mut new_hub, &old_view.typed);
             let mut new = kind.hub_json(&new_hub).map_err(internal)?;
             // What `/finalize` is for, whatever the kind's update strategy keeps.
             if subresource == Some(Subresource::Finalize) {
@@ -423,7 +424,20 @@ impl Registry {
             if info.tracks_generation() && spec_changed(info.subresources.status, &new, &old) {
                 let generation = object::generation(&old) + 1;
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
-                new_hub = kind.hub_from_json_ref(&new).map_err(internal)?;
+                match kind.metadata_mut(&mut new_hub) {
+                    Some(metadata) => metadata.generation = Some(generation),
+                    None => new_hub = kind.hub_from_json_ref(&new).map_err(internal)?,
+                }
+                #[cfg(debug_assertions)]
+                {
+                    let by_json = kind.hub_from_json_ref(&new).map_err(internal)?;
+                    debug_assert_eq!(
+                        kind.hub_json(&new_hub).map_err(internal)?,
+                        kind.hub_json(&by_json).map_err(internal)?,
+                        "a {}'s generation set on its type is not as set on its JSON",
+                        info.kind
+                    );
+                }
             }
             let mut errors = schema_errors;
             errors.extend(field_errors);
@@ -431,7 +445,7 @@ impl Registry {
             errors.extend(super::validation::object_meta_update(&new, &old));
             let scale_errors = super::validation::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
-            let own = kind.validate_update(&new_hub, &old_hub, target.version);
+            let own = kind.validate_update(&new_hub, &old_view.typed, target.version);
             if !own.is_empty() {
                 let hub = kind.hub_json(&new_hub).map_err(internal)?;
                 errors.extend(field_paths::to_version(kind, target.version, &hub, own));
@@ -561,6 +575,50 @@ impl Registry {
                 patched
             }
         })
+    }
+
+    /// The hub of `new` (hub JSON, the update's rules applied) with the managedFields of
+    /// the write (`old`: the stored object as hub JSON, and in the request's version), and
+    /// the errors of its managedFields (the hub keeps those sent). Set on the hub's
+    /// metadata where its type has one, from a view in the request's version converted
+    /// from that hub; else on the JSON the hub is made of.
+    fn manage_update_fields(
+        &self,
+        request: &Request<'_>,
+        mut new: Value,
+        old: (&Value, &Value),
+        options: &WriteOptions,
+    ) -> Result<(ErasedHub, Vec<FieldError>), ApiError> {
+        let (kind, target) = (request.kind, request.target);
+        let sub = subresource_name(request.subresource);
+        let mut hub = match kind.is_dynamic() {
+            false => Some(kind.hub_from_json_ref(&new).map_err(internal)?),
+            true => None,
+        };
+        let view = match &hub {
+            Some(hub) => kind.hub_in(hub, &new, target.version),
+            None => kind.hub_json_in(&new, target.version),
+        };
+        let view = view.map_err(internal)?;
+        let mut errors = Vec::new();
+        match self.manage_fields(target, Some(old), &view, sub, options) {
+            Ok(managed) => match hub.as_mut().and_then(|hub| kind.metadata_mut(hub)) {
+                Some(metadata) => {
+                    let managed = managed.map(serde_json::from_value).transpose();
+                    metadata.managed_fields = managed.map_err(internal)?;
+                }
+                None => {
+                    set_meta(&mut new, "managedFields", managed);
+                    hub = None;
+                }
+            },
+            Err(field_errors) => errors = field_errors,
+        }
+        let hub = match hub {
+            Some(hub) => hub,
+            None => kind.hub_from_json(new).map_err(internal)?,
+        };
+        Ok((hub, errors))
     }
 
     /// The view's resourceVersion (when set) must be the stored revision; with

@@ -21,7 +21,25 @@ where
     Hub: Resource + Default + Send + 'static,
     V: Convert<Hub> + DeserializeOwned + 'static,
 {
-    let typed: V = serde_json::from_value(object)?;
+    onto_hub::<Hub, V>(serde_json::from_value(object)?, base)
+}
+
+/// An object's bytes decoded as version `V` and converted to a new hub: [`to_hub`] without
+/// the `Value` in between (which hashed every key into a map only to be read once).
+pub(super) fn bytes_to_hub<Hub, V>(bytes: &[u8]) -> Result<ErasedHub, ConversionError>
+where
+    Hub: Resource + Default + Send + 'static,
+    V: Convert<Hub> + DeserializeOwned + 'static,
+{
+    onto_hub::<Hub, V>(serde_json::from_slice(bytes)?, None)
+}
+
+/// `typed` converted onto `base` (a new hub when `None`).
+fn onto_hub<Hub, V>(typed: V, base: Option<ErasedHub>) -> Result<ErasedHub, ConversionError>
+where
+    Hub: Resource + Default + Send + 'static,
+    V: Convert<Hub> + 'static,
+{
     // The version that is the hub type (`Convert`'s identity) is the hub, with no default
     // made to be replaced.
     if base.is_none() && std::any::TypeId::of::<V>() == std::any::TypeId::of::<Hub>() {

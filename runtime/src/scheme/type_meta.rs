@@ -11,6 +11,7 @@
 //! hand-written `Serialize`, `#[serde(flatten)]`) would need each key read back to do the
 //! same: [`encode`] answers `None`, and the caller goes the `Value` way.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 
 use serde::Serialize;
@@ -40,6 +41,25 @@ pub(super) fn encode<T: Serialize + ?Sized>(
         Err(_) if refused.get() => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The `apiVersion` of an object's stored bytes, if they have one as a string. What
+/// [`encode`] writes begins with it, which is read without parsing the rest; other bytes
+/// (written by another server, or before) are parsed for it.
+pub(super) fn api_version_of(bytes: &[u8]) -> Option<Cow<'_, str>> {
+    const FIRST: &[u8] = br#"{"apiVersion":""#;
+    if let Some(rest) = bytes.strip_prefix(FIRST)
+        && let Some(end) = memchr::memchr2(b'"', b'\\', rest)
+        && rest[end] == b'"'
+    {
+        return std::str::from_utf8(&rest[..end]).ok().map(Cow::Borrowed);
+    }
+    #[derive(serde::Deserialize)]
+    struct Peek<'a> {
+        #[serde(rename = "apiVersion", borrow, default)]
+        api_version: Option<Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Peek<'_>>(bytes).ok()?.api_version
 }
 
 /// The name `serde_json::value::RawValue` serializes under.
@@ -423,5 +443,28 @@ mod tests {
             text(encode(&Some(plain(None)), "v1", "K").unwrap()),
             r#"{"apiVersion":"v1","kind":"K","metadata":{"name":"a","generation":1}}"#
         );
+    }
+
+    /// The apiVersion of stored bytes: read off the front of what a write stores, parsed
+    /// out of other bytes (later, escaped, spaced), absent when it is not a string.
+    #[test]
+    fn the_api_version_of_stored_bytes() {
+        let stored = text(encode(&plain(None), "g/v1", "K").unwrap());
+        let of = |bytes: &str| api_version_of(bytes.as_bytes()).map(Cow::into_owned);
+        assert_eq!(of(&stored).as_deref(), Some("g/v1"));
+        assert!(matches!(
+            api_version_of(stored.as_bytes()),
+            Some(Cow::Borrowed(_))
+        ));
+        assert_eq!(
+            of(r#"{"kind":"K","apiVersion":"g/v2"}"#).as_deref(),
+            Some("g/v2")
+        );
+        assert_eq!(of(r#"{ "apiVersion" : "v1" }"#).as_deref(), Some("v1"));
+        assert_eq!(of(r#"{"apiVersion":"g\/v3"}"#).as_deref(), Some("g/v3"));
+        assert_eq!(of(r#"{"kind":"K"}"#), None);
+        assert_eq!(of(r#"{"apiVersion":7}"#), None);
+        assert_eq!(of(r#"{"apiVersion":null}"#), None);
+        assert_eq!(of("not json"), None);
     }
 }
