@@ -175,14 +175,36 @@ impl Graph {
     /// looking at again.
     pub fn apply(&mut self, kind: usize, change: &Change, work: &mut BTreeSet<Work>) {
         match change {
-            Change::Put { object, .. } => {
-                if let Some(node) = Node::of(kind, object) {
-                    self.put(node, work);
-                }
-            }
+            Change::Put { object, .. } => self.put_object(kind, object, work),
             Change::Delete { prev } => self.remove(&prev.kv.key, Node::of(kind, prev), work),
             Change::Progress => {}
         }
+    }
+
+    /// An object created or updated as the cache holds it (also each object of a fresh
+    /// list): decoded only when it [`concerns`](Graph::concerns) the collector.
+    pub fn put_object(&mut self, kind: usize, object: &CachedObject, work: &mut BTreeSet<Work>) {
+        if !self.concerns(&object.kv.key, &object.kv.value) {
+            return;
+        }
+        if let Some(node) = Node::of(kind, object) {
+            self.put(node, work);
+        }
+    }
+
+    /// Whether a write of the object at `key` (its stored bytes `value`) may change what
+    /// the collector holds or looks at: the graph holds it already (the write may have
+    /// taken away what put it there), or its bytes name owner references or a deletion
+    /// timestamp. Otherwise a put does nothing, and most writes' objects (no owner, not
+    /// deleting) are not decoded at all. The names are looked for as the encoders write
+    /// them (neither Go's nor serde's escapes a letter); a value that merely holds the text
+    /// costs a decode, nothing more.
+    pub fn concerns(&self, key: &str, value: &[u8]) -> bool {
+        use memchr::memmem;
+        self.dependents.contains_key(key)
+            || self.waiting_keys.contains_key(key)
+            || memmem::find(value, br#""ownerReferences""#).is_some()
+            || memmem::find(value, br#""deletionTimestamp""#).is_some()
     }
 
     /// An object created or updated (also each object of a fresh list).
@@ -360,6 +382,29 @@ mod tests {
         // The owner's finalizer gone, it no longer waits.
         put(&mut graph, node("owner", "o", &[]));
         assert!(graph.waiting("o").is_none());
+    }
+
+    /// A write concerns the collector when its object names owners or is deleting, or
+    /// the graph holds it (dependent or waiting owner); any other is not decoded.
+    #[test]
+    fn only_writes_that_may_change_the_graph_are_decoded() {
+        let mut graph = Graph::default();
+        let plain = br#"{"metadata":{"name":"p","uid":"u","finalizers":["x"]},"data":{}}"#;
+        assert!(!graph.concerns("p", plain));
+        let owned = br#"{"metadata":{"name":"a","ownerReferences":[{"uid":"o"}]}}"#;
+        assert!(graph.concerns("a", owned));
+        let deleting = br#"{"metadata":{"name":"d","deletionTimestamp":"2026-01-01T00:00:00Z"}}"#;
+        assert!(graph.concerns("d", deleting));
+        // Held as a dependent or as a waiting owner: its next write may take it out.
+        put(&mut graph, node("a", "a", &[("o", true)]));
+        put(&mut graph, deleting_node());
+        assert!(graph.concerns("a", plain));
+        assert!(graph.concerns("owner", plain));
+        assert!(!graph.concerns("p", plain));
+    }
+
+    fn deleting_node() -> Node {
+        deleting(node("owner", "o", &[]), FOREGROUND)
     }
 
     #[test]

@@ -40,7 +40,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use self::graph::{Graph, Node, Work};
+use self::graph::{Graph, Work};
 use super::Retry;
 use super::follow::{Followed, follow};
 use crate::registry::Registry;
@@ -179,9 +179,7 @@ fn take(
             unlisted.remove(&kind);
             graph.forget_kind(kind);
             for object in &snapshot.objects {
-                if let Some(node) = Node::of(kind, object) {
-                    graph.put(node, queue);
-                }
+                graph.put_object(kind, object, queue);
             }
         }
         Followed::Changed { kind, event } => graph.apply(kind, &event.change, queue),
