@@ -51,7 +51,10 @@ impl CachedObject {
         let metadata = serde_json::from_slice::<Outer<'_>>(&kv.value)
             .ok()
             .and_then(|object| object.metadata);
+        // Metadata without the name `labels` (as the encoders write it: neither Go's nor
+        // serde's escapes a letter) has none, and is not parsed a second time for them.
         let labels = metadata
+            .filter(|raw| memchr::memmem::find(raw.get().as_bytes(), br#""labels""#).is_some())
             .and_then(|raw| serde_json::from_str::<Metadata>(raw.get()).ok())
             .and_then(|metadata| metadata.labels);
         // The raw value borrows from the stored bytes: its place in them.
@@ -133,8 +136,36 @@ impl crate::registry::selector::LabelLookup for Labels {
 
 #[cfg(test)]
 mod tests {
-    use super::Labels;
+    use super::{CachedObject, Labels};
     use crate::registry::selector::LabelLookup;
+    use crate::storage::KeyValue;
+
+    fn cached(value: &'static str) -> std::sync::Arc<CachedObject> {
+        CachedObject::new(KeyValue {
+            key: "/k".into(),
+            value: value.as_bytes().to_vec().into(),
+            create_revision: 1,
+            mod_revision: 1,
+        })
+    }
+
+    /// The labels of the metadata are kept; metadata without them (whatever its values
+    /// say, wherever else the word is) has none, and its place is known either way.
+    #[test]
+    fn an_object_keeps_its_labels_and_where_its_metadata_is() {
+        let labelled = cached(r#"{"metadata":{"name":"a","labels":{"app":"web"}},"spec":{}}"#);
+        assert_eq!(
+            labelled.labels.as_ref().and_then(|l| l.label("app")),
+            Some("web")
+        );
+        let value =
+            r#"{"labels":{"x":"y"},"metadata":{"name":"b","annotations":{"n":"\"labels\""}}}"#;
+        let unlabelled = cached(value);
+        assert_eq!(unlabelled.labels, None);
+        let range = unlabelled.metadata.clone().expect("its metadata");
+        assert!(value[range.start as usize..range.end as usize].starts_with(r#"{"name":"b""#));
+        assert_eq!(cached(r#"{"spec":{}}"#).labels, None);
+    }
 
     /// Every label is found by its key, an empty value included; absent keys are not.
     #[test]
