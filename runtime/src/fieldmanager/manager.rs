@@ -282,16 +282,20 @@ fn retain_times(entries: &mut Entries) {
     entries.times.retain(|id, _| managers.contains_key(id));
 }
 
+/// `metadata.managedFields`, looked up by name (a JSON pointer is parsed and unescaped on
+/// every call, on every write).
+fn managed_fields_or_null(object: &Value) -> Option<&Value> {
+    object.get("metadata")?.get("managedFields")
+}
+
 fn managed_fields(object: &Value) -> Option<&Value> {
-    object
-        .pointer("/metadata/managedFields")
-        .filter(|v| !v.is_null())
+    managed_fields_or_null(object).filter(|v| !v.is_null())
 }
 
 /// `object` without `metadata.managedFields`: ownership is never about ownership. Copied
 /// only when it has them.
 fn without_managed(object: &Value) -> Cow<'_, Value> {
-    if object.pointer("/metadata/managedFields").is_none() {
+    if managed_fields_or_null(object).is_none() {
         return Cow::Borrowed(object);
     }
     let mut object = object.clone();
