@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::set::Set;
 use super::updater::{ManagerId, Managers, Operation, VersionedSet};
 use crate::error::{FieldError, FieldErrorType};
+use crate::meta::{FieldsV1, ManagedFieldsEntry, Time};
 
 /// kube's `FieldManagerMaxLength`.
 pub const MAX_MANAGER_LENGTH: usize = 128;
@@ -161,16 +162,44 @@ pub fn decode(entries: &Value) -> Entries {
     out
 }
 
-/// The entries as `managedFields`, in kube's order (applies first, then by time, manager,
-/// version, subresource); `None` when no manager owns anything.
-pub fn encode(entries: &Entries) -> Option<Value> {
+/// What a write leaves in `managedFields`: its entries (`None`: the field goes), as JSON
+/// for an object held as JSON ([`Managed::into_json`]) or as the typed entries of a
+/// compiled kind's metadata ([`Managed::into_typed`]).
+#[derive(Debug, Default)]
+pub struct Managed(pub Option<Entries>);
+
+impl Managed {
+    /// The entries as JSON ([`encode`]).
+    pub fn into_json(self) -> Option<Value> {
+        self.0.as_ref().and_then(encode)
+    }
+
+    /// The entries as typed ([`encode_typed`]; debug builds check they are the JSON's).
+    pub fn into_typed(self) -> Result<Option<Vec<ManagedFieldsEntry>>, String> {
+        let typed = match &self.0 {
+            Some(entries) => encode_typed(entries),
+            None => Ok(None),
+        };
+        #[cfg(debug_assertions)]
+        if let Ok(typed) = &typed {
+            let by_json = self.into_json().map(serde_json::from_value).transpose();
+            debug_assert_eq!(
+                Ok(typed),
+                by_json.as_ref().map_err(ToString::to_string),
+                "typed managedFields are not the JSON's"
+            );
+        }
+        typed
+    }
+}
+
+/// The entries that own something, in kube's order (applies first, then by time,
+/// manager, version, subresource).
+fn in_order(entries: &Entries) -> Vec<(&ManagerId, &VersionedSet, Option<&String>)> {
     let mut list: Vec<(&ManagerId, &VersionedSet, Option<&String>)> = (entries.managers.iter())
         .filter(|(_, owned)| !owned.set.is_empty())
         .map(|(id, owned)| (id, owned, entries.times.get(id)))
         .collect();
-    if list.is_empty() {
-        return None;
-    }
     list.sort_by(|a, b| {
         (a.0.operation.as_str().cmp(b.0.operation.as_str()))
             .then_with(|| a.2.cmp(&b.2))
@@ -178,6 +207,41 @@ pub fn encode(entries: &Entries) -> Option<Value> {
             .then_with(|| a.1.api_version.cmp(&b.1.api_version))
             .then_with(|| a.0.subresource.cmp(&b.0.subresource))
     });
+    list
+}
+
+/// [`encode`] as the typed entries a compiled kind's metadata holds, built as they are
+/// rather than decoded from that JSON (which hashed every entry's keys twice and rebuilt
+/// its `fieldsV1`). Fails on a time that is not RFC 3339, which only a client can send (a
+/// compiled kind's body, decoded into its type, was refused for it already).
+pub fn encode_typed(entries: &Entries) -> Result<Option<Vec<ManagedFieldsEntry>>, String> {
+    let list = in_order(entries);
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let typed = list.into_iter().map(|(id, owned, time)| {
+        let time = (time.map(|t| t.parse().map(Time)).transpose())
+            .map_err(|e| format!("the managedFields time of {:?}: {e}", id.manager))?;
+        Ok(ManagedFieldsEntry {
+            api_version: Some(owned.api_version.clone()),
+            fields_type: Some("FieldsV1".into()),
+            fields_v1: Some(FieldsV1(owned.set.to_fields_v1())),
+            manager: Some(id.manager.clone()),
+            operation: Some(id.operation.as_str().into()),
+            subresource: (!id.subresource.is_empty()).then(|| id.subresource.clone()),
+            time,
+        })
+    });
+    typed.collect::<Result<Vec<_>, String>>().map(Some)
+}
+
+/// The entries as `managedFields`, in kube's order (applies first, then by time, manager,
+/// version, subresource); `None` when no manager owns anything.
+pub fn encode(entries: &Entries) -> Option<Value> {
+    let list = in_order(entries);
+    if list.is_empty() {
+        return None;
+    }
     let encoded = list
         .into_iter()
         .map(|(id, owned, time)| {
@@ -257,5 +321,45 @@ pub fn cap_update_managers(entries: &mut Entries) {
             owned.set = owned.set.union(&merged);
         }
         count -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed entries are the JSON entries decoded: in kube's order, an entry without a
+    /// time or a subresource without them, `fieldsV1` as it is; a time that is not RFC
+    /// 3339 is refused; no owner, no entries.
+    #[test]
+    fn typed_entries_are_the_json_entries() {
+        let sent = json!([
+            {"manager": "b", "operation": "Update", "apiVersion": "v1", "time": "2026-01-02T00:00:00Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:x": {}}}},
+            {"manager": "a", "operation": "Apply", "apiVersion": "v1",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:y": {}}}},
+            {"manager": "c", "operation": "Update", "apiVersion": "v1", "time": "2026-01-01T00:00:00Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}, "subresource": "status"}
+        ]);
+        let entries = decode(&sent);
+        let typed = encode_typed(&entries).unwrap().expect("entries");
+        let by_json: Vec<ManagedFieldsEntry> =
+            serde_json::from_value(encode(&entries).expect("entries")).unwrap();
+        assert_eq!(typed, by_json);
+        let managers: Vec<_> = typed
+            .iter()
+            .map(|e| e.manager.as_deref().unwrap())
+            .collect();
+        assert_eq!(managers, ["a", "c", "b"]);
+        assert_eq!(typed[1].subresource.as_deref(), Some("status"));
+        assert_eq!(typed[0].time, None);
+
+        let mut bad = entries.clone();
+        for time in bad.times.values_mut() {
+            *time = "yesterday".into();
+        }
+        assert!(encode_typed(&bad).is_err());
+        assert_eq!(encode_typed(&Entries::default()), Ok(None));
+        assert_eq!(Managed(None).into_typed(), Ok(None));
     }
 }

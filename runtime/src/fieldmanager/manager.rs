@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use super::PathElement;
-use super::entries::{self, Entries};
+use super::entries::{self, Entries, Managed};
 use super::set::Set;
 use super::typed::{Scope, TypeRef};
 use super::updater::{Failure, ManagerId, Operation, Updater, Versions};
@@ -150,13 +150,13 @@ impl<'a> FieldManager<'a> {
         new: &Value,
         api_version: &str,
         manager: &str,
-    ) -> Result<Option<Value>, Vec<FieldError>> {
+    ) -> Result<Managed, Vec<FieldError>> {
         let sent = managed_fields(new).filter(|_| self.subresource.is_empty());
         let mut base = old.and_then(managed_fields).map(entries::decode);
         if let Some(sent) = sent {
             if entries::is_reset(sent) {
                 if old.is_some() {
-                    return Ok(None);
+                    return Ok(Managed(None));
                 }
                 base = None;
             } else {
@@ -172,7 +172,7 @@ impl<'a> FieldManager<'a> {
         }
         // An existing object nobody tracks stays untracked (kube's `skipNonApplied`).
         if old.is_some() && base.as_ref().is_none_or(|b| b.managers.is_empty()) {
-            return Ok(None);
+            return Ok(Managed(None));
         }
         let mut entries = base.unwrap_or_default();
         let empty = json!({});
@@ -188,7 +188,7 @@ impl<'a> FieldManager<'a> {
             entries.times.insert(id, crate::registry::object::now());
         }
         entries::cap_update_managers(&mut entries);
-        Ok(entries::encode(&entries))
+        Ok(Managed(Some(entries)))
     }
 
     /// `config` applied over `live` (both in `api_version`; `live` is `None` when the apply

@@ -141,8 +141,7 @@ impl Registry {
                     let view = kind.from_hub_ref(&hub, target.version).map_err(internal)?;
                     match self.manage_fields(target, None, &view, "", options) {
                         Ok(managed) => {
-                            let managed = (managed.map(serde_json::from_value).transpose())
-                                .map_err(internal)?;
+                            let managed = managed.into_typed().map_err(internal)?;
                             if let Some(metadata) = kind.metadata_mut(&mut hub) {
                                 metadata.managed_fields = managed;
                             }
@@ -161,7 +160,7 @@ impl Registry {
                 if fields == Fields::Update {
                     let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
                     match self.manage_fields(target, None, &view, "", options) {
-                        Ok(managed) => set_meta(&mut json, "managedFields", managed),
+                        Ok(managed) => set_meta(&mut json, "managedFields", managed.into_json()),
                         Err(errors) => field_errors = errors,
                     }
                 }

@@ -135,9 +135,9 @@ impl Registry {
         new: &Value,
         subresource: &str,
         options: &WriteOptions,
-    ) -> Result<Option<Value>, Vec<crate::error::FieldError>> {
+    ) -> Result<crate::fieldmanager::entries::Managed, Vec<crate::error::FieldError>> {
         let Some(schemas) = self.schemas_for(target.kind) else {
-            return Ok(None);
+            return Ok(Default::default());
         };
         let manager = crate::fieldmanager::FieldManager::new(
             target.kind,

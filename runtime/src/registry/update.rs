@@ -604,11 +604,10 @@ impl Registry {
         match self.manage_fields(target, Some(old), &view, sub, options) {
             Ok(managed) => match hub.as_mut().and_then(|hub| kind.metadata_mut(hub)) {
                 Some(metadata) => {
-                    let managed = managed.map(serde_json::from_value).transpose();
-                    metadata.managed_fields = managed.map_err(internal)?;
+                    metadata.managed_fields = managed.into_typed().map_err(internal)?
                 }
                 None => {
-                    set_meta(&mut new, "managedFields", managed);
+                    set_meta(&mut new, "managedFields", managed.into_json());
                     hub = None;
                 }
             },
