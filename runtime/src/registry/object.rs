@@ -9,7 +9,7 @@ use super::Written;
 use crate::api::{KindInfo, Scope};
 use crate::cache::CacheError;
 use crate::error::{ApiError, GroupResource};
-use crate::scheme::KindEntry;
+use crate::scheme::{ErasedHub, KindEntry};
 use crate::storage::{self, KeyValue, Revision};
 use crate::validation as names;
 
@@ -291,8 +291,17 @@ pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
 
 /// An object's stored bytes (at `key`) as JSON.
 pub fn decode_bytes(key: &str, bytes: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| internal(format!("decoding the object at {key}: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| undecodable(key, e))
+}
+
+/// A stored object of `kind` as its hub, decoded straight from its bytes
+/// ([`KindEntry::from_stored_bytes`]).
+pub fn decode_hub(kind: &KindEntry, kv: &KeyValue) -> Result<ErasedHub, ApiError> {
+    (kind.from_stored_bytes(&kv.value)).map_err(|e| undecodable(&kv.key, e))
+}
+
+fn undecodable(key: &str, error: impl std::fmt::Display) -> ApiError {
+    internal(format!("decoding the object at {key}: {error}"))
 }
 
 /// A stored object in `version`, with its resourceVersion.

@@ -635,7 +635,7 @@ fn scale_view(
     scale: &ScaleInfo,
     kv: &KeyValue,
 ) -> Result<SharedObject, ApiError> {
-    let hub = kind.from_stored(object::decode(kv)?).map_err(internal)?;
+    let hub = object::decode_hub(kind, kv)?;
     let hub = kind.hub_json(&hub).map_err(internal)?;
     Ok(SharedObject::from(super::scale::view(
         scale,

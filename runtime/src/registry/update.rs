@@ -277,8 +277,7 @@ impl Registry {
                 }
                 Err(e) => return Err(object::storage_error(e, &request.resource, name)),
             };
-            let old_hub = (kind.from_stored_bytes(&kv.value))
-                .map_err(|e| internal(format!("decoding the object at {}: {e}", kv.key)))?;
+            let old_hub = object::decode_hub(kind, &kv)?;
             let old = kind.hub_json(&old_hub).map_err(internal)?;
             let mut old_view = OldView {
                 request: &request,
