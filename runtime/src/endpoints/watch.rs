@@ -205,16 +205,23 @@ impl Drop for Sent {
 /// encoding is the one the registry shares between every watcher of the change in that
 /// version; only the frame is written per watcher.
 fn frame(type_: WatchEventType, object: &[&[u8]]) -> Bytes {
+    const OPEN: &[u8] = b"{\"type\":\"";
+    const OBJECT: &[u8] = b"\",\"object\":";
+    const CLOSE: &[u8] = b"}\n";
     let type_ = type_name(type_);
     let length: usize = object.iter().map(|part| part.len()).sum();
-    let mut line = Vec::with_capacity(length + 32);
-    line.extend_from_slice(b"{\"type\":\"");
+    // Exactly the line's length: `Bytes` takes a full vector as it is, where spare
+    // capacity would cost every watcher one more allocation per event.
+    let mut line =
+        Vec::with_capacity(OPEN.len() + type_.len() + OBJECT.len() + length + CLOSE.len());
+    line.extend_from_slice(OPEN);
     line.extend_from_slice(type_.as_bytes());
-    line.extend_from_slice(b"\",\"object\":");
+    line.extend_from_slice(OBJECT);
     for part in object {
         line.extend_from_slice(part);
     }
-    line.extend_from_slice(b"}\n");
+    line.extend_from_slice(CLOSE);
+    debug_assert_eq!(line.len(), line.capacity());
     Bytes::from(line)
 }
 
