@@ -235,8 +235,15 @@ fn protobuf_frame(
 ) -> Bytes {
     let enveloped = match event.type_ {
         WatchEventType::Added | WatchEventType::Modified | WatchEventType::Deleted => {
-            super::media::shared_message(&event.object, message)
-                .map(|raw| encode::envelope(api_version, kind, &raw))
+            match super::media::shared_message(&event.object, message) {
+                // The envelope is written straight into the frame.
+                Ok(raw) => {
+                    let type_ = type_name(event.type_);
+                    let frame = encode::enveloped_watch_event(type_, api_version, kind, &raw);
+                    return Bytes::from(frame);
+                }
+                Err(error) => Err(error),
+            }
         }
         WatchEventType::Bookmark => encode::object(message, &event.object.value())
             .map_err(|e| ApiError::Internal(format!("encoding a bookmark: {e}"))),
