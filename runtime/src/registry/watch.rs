@@ -208,8 +208,8 @@ impl Stream for Watcher {
                 return Poll::Ready(None);
             };
             // The timeout comes first, as kube ends a watch at its deadline even while
-            // changes keep coming; the clock is read only when a change is ready, and the
-            // timer polled only when none is (what wakes the watch then).
+            // changes keep coming; the deadline is checked only when a change is ready,
+            // and the timer polled only when none is (what wakes the watch then).
             let change = match events.poll_next(cx) {
                 Poll::Ready(_) if watcher.deadline.is_some_and(|d| watcher.timeout.is_due(d)) => {
                     watcher.finish();
@@ -395,9 +395,9 @@ fn next_bookmark(now: Instant, interval: Duration, deadline: Option<Instant>) ->
 /// timeout and its next bookmark at once, and a timer made anew for each change would
 /// cost every watcher a trip through the runtime's timer wheel per change. Once polled by
 /// a task, it wakes that task when it fires, so it is polled again only for another task
-/// (or after [`Timer::set`]); until then its state is read without the timer wheel. At
-/// 1,000 watchers that poll (and the clock read it saves beside it) was a twentieth of
-/// each watcher's instructions per change.
+/// (or after [`Timer::set`]); until then its state is read without the timer wheel. That
+/// poll, with the clock read beside it, cost about 250 of the some 6,000 instructions
+/// each watcher spent per change (callgrind, 200 watchers).
 struct Timer {
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     /// The waker of the last poll: the task the timer wakes.

@@ -434,15 +434,26 @@ mod tests {
 
     #[test]
     fn an_enveloped_watch_event_is_the_watch_event_of_its_envelope() {
+        // The frame as nested messages make it, each encoded on its own: what the one
+        // buffer written at once must equal.
+        let nested = |type_: &str, enveloped: &[u8]| {
+            let mut extension = Vec::new();
+            length_delimited(&mut extension, 1, enveloped);
+            let mut event = Vec::new();
+            length_delimited(&mut event, 1, type_.as_bytes());
+            length_delimited(&mut event, 2, &extension);
+            let mut frame = (event.len() as u32).to_be_bytes().to_vec();
+            frame.extend_from_slice(&event);
+            frame
+        };
         for raw_length in [0, 1, 100, 127, 128, 300, 16_383, 16_384, 70_000] {
             let raw: Vec<u8> = (0..raw_length).map(|i| (i % 251) as u8).collect();
+            let enveloped = envelope("v1", "ConfigMap", &raw);
             for type_ in ["ADDED", "MODIFIED", "DELETED"] {
                 let frame = enveloped_watch_event(type_, "v1", "ConfigMap", &raw);
-                assert_eq!(
-                    frame,
-                    watch_event(type_, &envelope("v1", "ConfigMap", &raw)),
-                    "{type_}, {raw_length} bytes"
-                );
+                let expected = nested(type_, &enveloped);
+                assert_eq!(frame, expected, "{type_}, {raw_length} bytes");
+                assert_eq!(watch_event(type_, &enveloped), expected);
                 assert_eq!(frame.len(), frame.capacity(), "allocated at its length");
             }
         }
