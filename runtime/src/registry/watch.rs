@@ -211,7 +211,7 @@ impl Stream for Watcher {
             // changes keep coming; the deadline is checked only when a change is ready,
             // and the timer polled only when none is (what wakes the watch then).
             let change = match events.poll_next(cx) {
-                Poll::Ready(_) if watcher.deadline.is_some_and(|d| watcher.timeout.is_due(d)) => {
+                Poll::Ready(_) if watcher.timeout.is_due() => {
                     watcher.finish();
                     return Poll::Ready(None);
                 }
@@ -442,12 +442,13 @@ impl Timer {
         fired
     }
 
-    /// Whether `due`, the time it was set to, has come: as the timer says once it has been
-    /// polled (no clock read), else by the clock.
-    fn is_due(&self, due: Instant) -> bool {
+    /// Whether the time it was set to has come: as the timer says once it has been polled
+    /// (no clock read), else by the clock; never, when unarmed.
+    fn is_due(&self) -> bool {
         match &self.sleep {
             Some(sleep) if self.polled_by.is_some() => sleep.is_elapsed(),
-            _ => Instant::now() >= due,
+            Some(sleep) => Instant::now() >= sleep.deadline(),
+            None => false,
         }
     }
 }
