@@ -59,7 +59,7 @@ pub fn run(options: Options) -> Report {
         collections::measure(&options, &limits, &mut report);
     }
     if options.runs("fanout") {
-        fanout::measure(&runtime, &options, &mut report);
+        fanout::measure(&options, &mut report);
     }
     if options.runs("peer") {
         peer::measure(&options, &mut report);
