@@ -6,9 +6,9 @@
 //! port from it), then a ready-to-paste kubectl command line.
 
 mod allocator;
-mod client_certificates;
 mod client_trust;
 mod security;
+mod serve;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
@@ -17,11 +17,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use axum_server::Handle;
-use axum_server::accept::NoDelayAcceptor;
-use axum_server::tls_rustls::RustlsAcceptor;
 use clap::{Parser, ValueEnum};
-use client_certificates::ClientCertificates;
 use kapi_runtime::aggregator::{Aggregator, OpenApiV2Encoder, ProxyIdentity};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers, apiservices};
@@ -31,6 +27,7 @@ use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{Storage, compactor};
 use security::SecurityFlags;
+use serve::Connections;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::prelude::*;
 
@@ -342,10 +339,10 @@ async fn run(flags: Flags) -> Result<()> {
         "serving"
     );
 
-    let handle = Handle::new();
+    let connections = Connections::default();
     // Weak: the registry (and its store) must go with the router when serving ends.
     let shutdown = Shutdown {
-        handle: handle.clone(),
+        connections: connections.clone(),
         registry: Arc::downgrade(&registry),
         lifecycle,
         delay: flags.shutdown_delay_duration,
@@ -355,24 +352,9 @@ async fn run(flags: Flags) -> Result<()> {
     let signalled = shutdown.signalled.clone();
     tokio::spawn(shutdown.run());
     drop(registry);
-    // The peer's address reaches requests (audit's source IPs).
-    let service = app.into_make_service_with_connect_info::<SocketAddr>();
-    // TCP_NODELAY, as Go's servers set by default: a watch event or a response's last
-    // bytes leave at once instead of waiting behind the client's delayed ACK (Nagle).
-    match tls {
-        Some(tls) => {
-            let acceptor = ClientCertificates(RustlsAcceptor::new(tls).acceptor(NoDelayAcceptor));
-            let mut server = axum_server::from_tcp(listener)?.acceptor(acceptor);
-            (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
-            server.handle(handle).serve(service).await
-        }
-        None => {
-            let mut server = axum_server::from_tcp(listener)?.acceptor(NoDelayAcceptor);
-            (server.http_builder().http1()).header_read_timeout(flags.read_header_timeout);
-            server.handle(handle).serve(service).await
-        }
-    }
-    .context("serving")?;
+    serve::serve(listener, tls, flags.read_header_timeout, app, connections)
+        .await
+        .context("serving")?;
     controllers.stop().await;
     if let Some(compactor) = compactor {
         compactor.abort();
@@ -511,7 +493,7 @@ fn example_resource() -> &'static str {
 /// the listener closes, open watches end cleanly (clients watch again elsewhere), and
 /// in-flight requests finish within `--shutdown-timeout`. A second signal stops at once.
 struct Shutdown {
-    handle: Handle<SocketAddr>,
+    connections: Connections,
     registry: Weak<Registry>,
     lifecycle: Arc<endpoints::Lifecycle>,
     delay: Duration,
@@ -531,7 +513,7 @@ impl Shutdown {
                 () = tokio::time::sleep(self.delay) => {}
                 signal = wait_for_signal() => {
                     tracing::warn!(%signal, "stopping now");
-                    self.handle.shutdown();
+                    self.connections.stop();
                     return;
                 }
             }
@@ -540,10 +522,10 @@ impl Shutdown {
         if let Some(registry) = self.registry.upgrade() {
             registry.stop_watches();
         }
-        self.handle.graceful_shutdown(Some(self.timeout));
+        self.connections.drain(self.timeout);
         let signal = wait_for_signal().await;
         tracing::warn!(%signal, "stopping now");
-        self.handle.shutdown();
+        self.connections.stop();
     }
 }
 

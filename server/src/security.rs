@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use axum_server::tls_rustls::RustlsConfig;
 use kapi_runtime::audit::{AuditLog, Auditor, LogOptions, Policy};
 use kapi_runtime::authn::Authenticator;
 use kapi_runtime::authn::oidc::{Oidc, OidcOptions};
@@ -373,7 +372,7 @@ impl SecurityFlags {
 
     /// The TLS configuration: the serving certificate, and a request for client
     /// certificates when a client CA is given.
-    pub fn tls(&self, client_ca: Option<&ClientCa>) -> Result<Option<RustlsConfig>> {
+    pub fn tls(&self, client_ca: Option<&ClientCa>) -> Result<Option<Arc<rustls::ServerConfig>>> {
         let (Some(cert), Some(key)) = (&self.tls_cert_file, &self.tls_private_key_file) else {
             return Ok(None);
         };
@@ -395,7 +394,7 @@ impl SecurityFlags {
             .with_single_cert(chain, key)
             .context("the TLS certificate and key do not match")?;
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        Ok(Some(RustlsConfig::from_config(Arc::new(config))))
+        Ok(Some(Arc::new(config)))
     }
 }
 

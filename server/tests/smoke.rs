@@ -253,6 +253,41 @@ fn serves_https_with_the_given_certificate() {
     assert!(exit.success(), "SIGTERM: {exit}");
 }
 
+/// A client that opens a TLS connection and never finishes its handshake is disconnected
+/// after `--read-header-timeout` (Go's servers bound the handshake by it too); others are
+/// served meanwhile.
+#[test]
+fn a_client_that_never_finishes_its_tls_handshake_is_disconnected() {
+    use std::io::{Read, Write};
+
+    let data_dir = tempfile::tempdir().expect("a data directory");
+    let (cert, key) = (tls_file("server.pem"), tls_file("server-key.pem"));
+    let server = Server::start_with(
+        data_dir.path(),
+        &[
+            "--tls-cert-file",
+            &cert,
+            "--tls-private-key-file",
+            &key,
+            "--read-header-timeout",
+            "1s",
+        ],
+    );
+    let mut stalled = std::net::TcpStream::connect(server.addr).expect("connecting");
+    // Far past the deadline: the read ends because the server closes, not because of it.
+    (stalled.set_read_timeout(Some(DEADLINE))).expect("a read timeout");
+    // The first bytes of a ClientHello's record header, and nothing more.
+    stalled.write_all(&[0x16, 0x03, 0x01]).expect("writing");
+    let (status, version) = server.send("GET", "/version", None);
+    assert_eq!(status, 200, "{version}");
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let closed = stalled.read_to_end(&mut answer);
+    assert!(closed.is_ok(), "the connection stayed open: {closed:?}");
+    assert!(answer.is_empty(), "{answer:?}");
+    assert!(started.elapsed() < DEADLINE, "{:?}", started.elapsed());
+}
+
 #[test]
 fn flag_errors_exit_with_2() {
     let run = |args: &[&str]| {
