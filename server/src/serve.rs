@@ -185,8 +185,10 @@ pub async fn serve(
             Err(error) => {
                 tracing::warn!(%error, "accepting a connection failed");
                 // Not a hot loop while the listener keeps failing (`EMFILE`).
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
+                tokio::select! {
+                    () = connections.until(|s| s.phase.load(Ordering::SeqCst) >= DRAINING) => break,
+                    () = tokio::time::sleep(Duration::from_millis(50)) => continue,
+                }
             }
         };
         // TCP_NODELAY, as Go's servers set by default: a watch event or a response's last
@@ -199,11 +201,11 @@ pub async fn serve(
             certificates: None,
         };
         tokio::spawn(connection(
+            open,
             tcp,
             tls.clone(),
             Arc::clone(&builder),
             service,
-            open,
         ));
     }
     drop(listener);
@@ -213,13 +215,15 @@ pub async fn serve(
     Ok(())
 }
 
-/// Serves one connection until it closes, or until [`Connections`] ends it.
+/// Serves one connection until it closes, or until [`Connections`] ends it. `open` comes
+/// first so that it is dropped last (an async fn drops its parameters in reverse): the
+/// connection counts until its service, which holds the registry, is gone.
 async fn connection(
+    mut open: Open,
     tcp: TcpStream,
     tls: Option<(TlsAcceptor, Duration)>,
     builder: Arc<Builder<TokioExecutor>>,
     mut service: PerConnection,
-    mut open: Open,
 ) {
     let Some((tls, handshake_timeout)) = tls else {
         let conn = builder.serve_connection_with_upgrades(TokioIo::new(tcp), service);
@@ -234,7 +238,14 @@ async fn connection(
     let stream = tokio::select! {
         biased;
         () = handshake => return,
-        stream = tokio::time::timeout(handshake_timeout, tls.accept(tcp)) => match stream {
+        // Zero is no limit, as for Go's timeouts.
+        stream = async {
+            if handshake_timeout.is_zero() {
+                Ok(tls.accept(tcp).await)
+            } else {
+                tokio::time::timeout(handshake_timeout, tls.accept(tcp)).await
+            }
+        } => match stream {
             Ok(Ok(stream)) => stream,
             Ok(Err(error)) => return tracing::debug!(%error, "a TLS handshake failed"),
             Err(_) => return tracing::debug!("a TLS handshake took too long"),
