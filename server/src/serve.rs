@@ -56,6 +56,17 @@ struct Shared {
     changed: tokio::sync::Notify,
 }
 
+impl Shared {
+    /// Whether connections are no longer accepted (draining or stopped).
+    fn draining(&self) -> bool {
+        self.phase.load(Ordering::SeqCst) >= DRAINING
+    }
+
+    fn stopped(&self) -> bool {
+        self.phase.load(Ordering::SeqCst) == STOPPED
+    }
+}
+
 impl Connections {
     /// Stops accepting; each connection finishes the request it is serving, then closes
     /// (hyper's graceful shutdown). Those still open after `timeout` are dropped.
@@ -177,7 +188,7 @@ pub async fn serve(
     loop {
         let accepted = tokio::select! {
             biased;
-            () = connections.until(|s| s.phase.load(Ordering::SeqCst) >= DRAINING) => break,
+            () = connections.until(Shared::draining) => break,
             accepted = listener.accept() => accepted,
         };
         let (tcp, peer) = match accepted {
@@ -186,7 +197,7 @@ pub async fn serve(
                 tracing::warn!(%error, "accepting a connection failed");
                 // Not a hot loop while the listener keeps failing (`EMFILE`).
                 tokio::select! {
-                    () = connections.until(|s| s.phase.load(Ordering::SeqCst) >= DRAINING) => break,
+                    () = connections.until(Shared::draining) => break,
                     () = tokio::time::sleep(Duration::from_millis(50)) => continue,
                 }
             }
@@ -210,7 +221,7 @@ pub async fn serve(
     }
     drop(listener);
     connections
-        .until(|s| s.open.load(Ordering::SeqCst) == 0 || s.phase.load(Ordering::SeqCst) == STOPPED)
+        .until(|s| s.open.load(Ordering::SeqCst) == 0 || s.stopped())
         .await;
     Ok(())
 }

@@ -166,6 +166,13 @@ fn tls_file(name: &str) -> String {
     format!("{}/tests/tls/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// [`Server::start_with`] over HTTPS with the test certificate, and `flags` besides.
+fn start_https(data_dir: &Path, flags: &[&str]) -> Server {
+    let (cert, key) = (tls_file("server.pem"), tls_file("server-key.pem"));
+    let tls = ["--tls-cert-file", &cert, "--tls-private-key-file", &key];
+    Server::start_with(data_dir, &[&tls[..], flags].concat())
+}
+
 fn read(mut response: ureq::http::Response<ureq::Body>) -> Option<(u16, String)> {
     let status = response.status().as_u16();
     let body = response.body_mut().read_to_string().ok()?;
@@ -233,11 +240,7 @@ fn serves_crud_stops_on_sigterm_and_restarts_with_its_data() {
 #[test]
 fn serves_https_with_the_given_certificate() {
     let data_dir = tempfile::tempdir().expect("a data directory");
-    let (cert, key) = (tls_file("server.pem"), tls_file("server-key.pem"));
-    let server = Server::start_with(
-        data_dir.path(),
-        &["--tls-cert-file", &cert, "--tls-private-key-file", &key],
-    );
+    let server = start_https(data_dir.path(), &[]);
     let kubectl_line = server
         .stdout
         .recv_timeout(DEADLINE)
@@ -261,18 +264,7 @@ fn a_client_that_never_finishes_its_tls_handshake_is_disconnected() {
     use std::io::{Read, Write};
 
     let data_dir = tempfile::tempdir().expect("a data directory");
-    let (cert, key) = (tls_file("server.pem"), tls_file("server-key.pem"));
-    let server = Server::start_with(
-        data_dir.path(),
-        &[
-            "--tls-cert-file",
-            &cert,
-            "--tls-private-key-file",
-            &key,
-            "--read-header-timeout",
-            "1s",
-        ],
-    );
+    let server = start_https(data_dir.path(), &["--read-header-timeout", "1s"]);
     let mut stalled = std::net::TcpStream::connect(server.addr).expect("connecting");
     // Far past the deadline: the read ends because the server closes, not because of it.
     (stalled.set_read_timeout(Some(DEADLINE))).expect("a read timeout");
