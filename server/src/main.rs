@@ -327,6 +327,9 @@ async fn run(flags: Flags) -> Result<()> {
         aggregator,
     });
 
+    // Before the first request can be answered (tests and orchestrators signal a server
+    // as soon as it is ready).
+    let signals = Signals::listen()?;
     let listener = bind(&flags.listen)?;
     let addr = listener
         .local_addr()
@@ -342,6 +345,7 @@ async fn run(flags: Flags) -> Result<()> {
     let connections = Connections::default();
     // Weak: the registry (and its store) must go with the router when serving ends.
     let shutdown = Shutdown {
+        signals,
         connections: connections.clone(),
         registry: Arc::downgrade(&registry),
         lifecycle,
@@ -493,6 +497,7 @@ fn example_resource() -> &'static str {
 /// the listener closes, open watches end cleanly (clients watch again elsewhere), and
 /// in-flight requests finish within `--shutdown-timeout`. A second signal stops at once.
 struct Shutdown {
+    signals: Signals,
     connections: Connections,
     registry: Weak<Registry>,
     lifecycle: Arc<endpoints::Lifecycle>,
@@ -503,15 +508,15 @@ struct Shutdown {
 }
 
 impl Shutdown {
-    async fn run(self) {
-        let signal = wait_for_signal().await;
+    async fn run(mut self) {
+        let signal = self.signals.next().await;
         let _ = self.signalled.set(Instant::now());
         self.lifecycle.shut_down();
         tracing::info!(%signal, delay = ?self.delay, "shutting down: /readyz answers 503");
         if !self.delay.is_zero() {
             tokio::select! {
                 () = tokio::time::sleep(self.delay) => {}
-                signal = wait_for_signal() => {
+                signal = self.signals.next() => {
                     tracing::warn!(%signal, "stopping now");
                     self.connections.stop();
                     return;
@@ -523,33 +528,54 @@ impl Shutdown {
             registry.stop_watches();
         }
         self.connections.drain(self.timeout);
-        let signal = wait_for_signal().await;
+        let signal = self.signals.next().await;
         tracing::warn!(%signal, "stopping now");
         self.connections.stop();
     }
 }
 
+/// SIGTERM and SIGINT, listened for from before the server serves: a signal that came
+/// before the shutdown task first ran would otherwise end the process at once (the
+/// signal's default action), not by the shutdown sequence.
 #[cfg(unix)]
-async fn wait_for_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
 
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        tracing::error!("cannot listen for signals");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+#[cfg(unix)]
+impl Signals {
+    fn listen() -> Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+
+        Ok(Signals {
+            term: signal(SignalKind::terminate()).context("listening for SIGTERM")?,
+            int: signal(SignalKind::interrupt()).context("listening for SIGINT")?,
+        })
+    }
+
+    /// The next signal's name.
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+        }
     }
 }
 
 #[cfg(not(unix))]
-async fn wait_for_signal() -> &'static str {
-    let _ = tokio::signal::ctrl_c().await;
-    "Ctrl-C"
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn listen() -> Result<Signals> {
+        Ok(Signals)
+    }
+
+    async fn next(&mut self) -> &'static str {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
 }
 
 /// `/version`: the Kubernetes version spoken, and this build.
