@@ -146,6 +146,18 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
     (txns, txn_cpu, gets)
 }
 
+/// Raw create-if-absent `Txn`s per second by [`CLIENTS`] clients under `prefix` (a fresh
+/// one each call: the keys must be absent), as the limits' first figure measures them:
+/// taken again beside a measurement of the server on the same etcd, so that a ratio to
+/// them is of the same minute, whatever pace the machine keeps then.
+pub async fn raw_txns(etcd: &Etcd, options: &Options, prefix: &str) -> f64 {
+    let client = Client::connect(etcd.endpoints(), None)
+        .await
+        .expect("connecting to etcd");
+    let (ops, elapsed) = create_txns(&client, prefix, None, options).await;
+    rate(ops, elapsed)
+}
+
 /// Create-if-absent `Txn`s by [`CLIENTS`] clients while one watch of their prefix is open
 /// and drained, as the server keeps a watch on its keys: etcd's part of each of the
 /// server's creates, without the server; `guarded`: each also compares the revision of a

@@ -11,6 +11,11 @@
 //!   `bench-apply-<client>` by its own manager, created by a first apply beforehand (a
 //!   separate object: the merge patches' entry owns `spec.replicas` of `bench-<client>`);
 //!   and "apply cost / update cost", updates per second over applies per second;
+//! - "creates / the raw Txns around them" (on etcd): the raw create-if-absent `Txn`s of the
+//!   limits are measured again on the same etcd just before and just after the server's
+//!   creates, and the creates are given as a share of their mean; beside the share of the
+//!   limits' figure, which was measured minutes earlier, at whatever pace the machine kept
+//!   then;
 //! - "as protobuf": the same GETs asking for kube's protobuf (what client-go's typed
 //!   clients ask for), and a LIST of every ConfigMap the creates made, as JSON and as
 //!   protobuf (p50 of a few, sequential, `resourceVersion=0`).
@@ -23,7 +28,7 @@ use super::common::{
     CLIENTS, CpuMeter, Options, ServerProcess, agent, percentile_ms, rate, status_of, timed_gets,
 };
 use super::http1;
-use super::limits::Limits;
+use super::limits::{self, Limits};
 use super::report::Report;
 
 /// kube's protobuf media type.
@@ -33,7 +38,7 @@ const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 const TOKENS: &str = "bench-admin,admin,1,system:masters\nbench-reader,reader,2\n";
 
 /// Measures requests on etcd and on the embedded store, then RBAC.
-pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
+pub fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
     let args = [
         "--storage",
         "etcd",
@@ -42,6 +47,8 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
     ]
     .map(String::from);
     let etcd = Some((limits.etcd.pid(0).expect("etcd runs"), limits.etcd_txn_cpu));
+    // The raw Txns again, on the same etcd, just before and just after the server's creates.
+    let raw_txns = |prefix: &str| runtime.block_on(limits::raw_txns(&limits.etcd, options, prefix));
     through_server(
         options,
         report,
@@ -50,6 +57,7 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
         limits.etcd_txns,
         Some(limits.etcd_gets),
         etcd,
+        Some(&raw_txns),
     );
     // Beside the store's own creates with a watch open: etcd's work for each create is then
     // the same as for the server's, which keeps a watch on its keys.
@@ -76,6 +84,7 @@ pub fn measure(_runtime: &Runtime, options: &Options, limits: &Limits, report: &
         "kapi on the embedded store",
         &args,
         limits.embedded_creates,
+        None,
         None,
         None,
     );
@@ -204,6 +213,12 @@ fn configmap_gets(
 /// CPU per request, and etcd's (`etcd`: its pid and its CPU per raw `Txn`), which tell
 /// where the time goes: on this machine the clients, the server and etcd share the cores,
 /// so every microsecond the server spends is one etcd cannot; then the WebApp writes.
+///
+/// `raw_txns` (on etcd) measures the store's own creates under a given prefix: they are
+/// measured again just before and just after the server's, and the creates are also given
+/// as a share of their mean. This machine's pace drifts by half within minutes, and the
+/// limits were measured minutes earlier; the bracket is of the same minute.
+#[allow(clippy::too_many_arguments)]
 fn through_server(
     options: &Options,
     report: &mut Report,
@@ -212,10 +227,12 @@ fn through_server(
     raw_creates: f64,
     raw_gets: Option<f64>,
     etcd: Option<(u32, f64)>,
+    raw_txns: Option<&dyn Fn(&str) -> f64>,
 ) {
     let server = ServerProcess::start(args);
     let mut pids = vec![server.pid()];
     pids.extend(etcd.map(|(pid, _)| pid.to_string()));
+    let before = raw_txns.map(|raw| raw("/beside/before"));
     let meter = CpuMeter::start(&pids);
     let path = "/api/v1/namespaces/default/configmaps";
     let base = server.url(path);
@@ -228,6 +245,7 @@ fn through_server(
         assert_eq!(answer.status, 201, "a create");
     });
     let cpu = meter.per_op(creates.ops);
+    let after = raw_txns.map(|raw| raw("/beside/after"));
     let rate_of_creates = report.add(
         format!("{what}: ConfigMap creates (1 KiB)"),
         rate(creates.ops, creates.elapsed),
@@ -240,6 +258,23 @@ fn through_server(
         rate_of_creates,
         raw_creates,
     );
+    if let (Some(before), Some(after)) = (before, after) {
+        let before = report.add(
+            format!("{what}: raw Txn (1 KiB) just before the creates"),
+            before,
+            "ops/s",
+        );
+        let after = report.add(
+            format!("{what}: raw Txn (1 KiB) just after the creates"),
+            after,
+            "ops/s",
+        );
+        report.share(
+            format!("{what}: creates / the raw Txns around them"),
+            rate_of_creates,
+            (before + after) / 2.0,
+        );
+    }
     // Each client reads the first object it created (a short window may create few).
     let meter = CpuMeter::start(&pids);
     let reads = clients(&server, options, |connection, client, _| {
