@@ -16,6 +16,9 @@ fn every_measurement_of_the_benchmark_runs() {
     for expected in [
         "limit: raw etcd-client: create-if-absent Txn (1 KiB)",
         "kapi on etcd: ConfigMap creates (1 KiB)",
+        "kapi on etcd: creates / the raw Txns around them",
+        "kapi on etcd: etcd Txns per create",
+        "kapi on etcd: etcd reads per GET",
         "kapi on the embedded store: apply cost / update cost",
         "kapi on the embedded store: client CPU per GET",
         "kapi on the embedded store, RBAC + token: ConfigMap GETs",

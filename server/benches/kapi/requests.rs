@@ -46,18 +46,22 @@ pub fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &m
         &limits.etcd.servers_flag(),
     ]
     .map(String::from);
-    let etcd = Some((limits.etcd.pid(0).expect("etcd runs"), limits.etcd_txn_cpu));
     // The raw Txns again, on the same etcd, just before and just after the server's creates.
     let raw_txns = |prefix: &str| runtime.block_on(limits::raw_txns(&limits.etcd, options, prefix));
+    let etcd = OnEtcd {
+        pid: limits.etcd.pid(0).expect("etcd runs"),
+        metrics: format!("{}/metrics", limits.etcd.endpoint(0)),
+        raw_txn_cpu: limits.etcd_txn_cpu,
+        raw_gets: limits.etcd_gets,
+        raw_txns: &raw_txns,
+    };
     through_server(
         options,
         report,
         "kapi on etcd",
         &args,
         limits.etcd_txns,
-        Some(limits.etcd_gets),
-        etcd,
-        Some(&raw_txns),
+        Some(&etcd),
     );
     // Beside the store's own creates with a watch open: etcd's work for each create is then
     // the same as for the server's, which keeps a watch on its keys.
@@ -84,8 +88,6 @@ pub fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &m
         "kapi on the embedded store",
         &args,
         limits.embedded_creates,
-        None,
-        None,
         None,
     );
     rbac_gets(options, report);
@@ -208,31 +210,61 @@ fn configmap_gets(
     (reads.ops, reads.elapsed)
 }
 
+/// The etcd a server under measurement runs on, and its own figures.
+struct OnEtcd<'a> {
+    /// Its process.
+    pid: u32,
+    /// Its metrics' URL: how many calls of each method it answered.
+    metrics: String,
+    /// Its CPU per raw `Txn` (microseconds).
+    raw_txn_cpu: f64,
+    /// Raw linearizable gets per second.
+    raw_gets: f64,
+    /// Measures raw create-if-absent `Txn`s under a given (fresh) prefix.
+    raw_txns: &'a dyn Fn(&str) -> f64,
+}
+
+impl OnEtcd<'_> {
+    /// How many calls of the gRPC `methods` (`Range`, `Txn`) etcd has answered so far.
+    fn calls(&self, methods: &[&str]) -> f64 {
+        let text = (agent().get(&self.metrics).call())
+            .and_then(|mut response| response.body_mut().read_to_string())
+            .expect("etcd's metrics");
+        let labels: Vec<_> = (methods.iter())
+            .map(|method| format!("grpc_method=\"{method}\""))
+            .collect();
+        (text.lines())
+            .filter(|line| line.starts_with("grpc_server_handled_total{"))
+            .filter(|line| labels.iter().any(|label| line.contains(label.as_str())))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+}
+
 /// Creates and GETs through the server started with `args`, the creates also as a share of
-/// its store's own (`raw_creates`) and the GETs of raw etcd gets when given; the server's
-/// CPU per request, and etcd's (`etcd`: its pid and its CPU per raw `Txn`), which tell
-/// where the time goes: on this machine the clients, the server and etcd share the cores,
-/// so every microsecond the server spends is one etcd cannot; then the WebApp writes.
+/// its store's own (`raw_creates`); the server's CPU per request, which tells where the
+/// time goes: on this machine the clients, the server and etcd share the cores, so every
+/// microsecond the server spends is one etcd cannot; then the WebApp writes.
 ///
-/// `raw_txns` (on etcd) measures the store's own creates under a given prefix: they are
-/// measured again just before and just after the server's, and the creates are also given
-/// as a share of their mean. This machine's pace drifts by half within minutes, and the
-/// limits were measured minutes earlier; the bracket is of the same minute.
-#[allow(clippy::too_many_arguments)]
+/// On `etcd`, also: etcd's CPU per request beside its CPU per raw `Txn`; the GETs as a share
+/// of raw linearizable gets; etcd's calls per request (one `Txn` per create; the reads
+/// that concurrent GETs share); and the raw `Txn`s again, just before and just after the
+/// server's creates, with the creates as a share of their mean. This machine's pace drifts
+/// by half within minutes, and the limits were measured minutes earlier; the bracket is of
+/// the same minute.
 fn through_server(
     options: &Options,
     report: &mut Report,
     what: &str,
     args: &[String],
     raw_creates: f64,
-    raw_gets: Option<f64>,
-    etcd: Option<(u32, f64)>,
-    raw_txns: Option<&dyn Fn(&str) -> f64>,
+    etcd: Option<&OnEtcd<'_>>,
 ) {
     let server = ServerProcess::start(args);
     let mut pids = vec![server.pid()];
-    pids.extend(etcd.map(|(pid, _)| pid.to_string()));
-    let before = raw_txns.map(|raw| raw("/beside/before"));
+    pids.extend(etcd.map(|etcd| etcd.pid.to_string()));
+    let before = etcd.map(|etcd| (etcd.raw_txns)("/beside/before"));
+    let txns = etcd.map(|etcd| etcd.calls(&["Txn"]));
     let meter = CpuMeter::start(&pids);
     let path = "/api/v1/namespaces/default/configmaps";
     let base = server.url(path);
@@ -245,14 +277,30 @@ fn through_server(
         assert_eq!(answer.status, 201, "a create");
     });
     let cpu = meter.per_op(creates.ops);
-    let after = raw_txns.map(|raw| raw("/beside/after"));
+    let txns = etcd
+        .zip(txns)
+        .map(|(etcd, before)| etcd.calls(&["Txn"]) - before);
+    let after = etcd.map(|etcd| (etcd.raw_txns)("/beside/after"));
     let rate_of_creates = report.add(
         format!("{what}: ConfigMap creates (1 KiB)"),
         rate(creates.ops, creates.elapsed),
         "ops/s",
     );
-    cpu_rows(report, what, "create", &cpu, etcd.map(|(_, raw)| raw));
+    cpu_rows(
+        report,
+        what,
+        "create",
+        &cpu,
+        etcd.map(|etcd| etcd.raw_txn_cpu),
+    );
     client_row(report, what, "create", &creates);
+    if let Some(txns) = txns {
+        report.ratio(
+            format!("{what}: etcd Txns per create"),
+            txns,
+            creates.ops as f64,
+        );
+    }
     report.share(
         format!("{what}: creates / the store's own"),
         rate_of_creates,
@@ -276,12 +324,19 @@ fn through_server(
         );
     }
     // Each client reads the first object it created (a short window may create few).
+    // A GET reads its key together with the keys other GETs ask for meanwhile (one `Txn`
+    // of ranges, or one `Range` for one key).
+    let reads_of = ["Range", "Txn"];
+    let calls = etcd.map(|etcd| etcd.calls(&reads_of));
     let meter = CpuMeter::start(&pids);
     let reads = clients(&server, options, |connection, client, _| {
         let answer = connection.send("GET", &format!("{path}/c{client}-0"), ACCEPT_JSON, b"");
         assert_eq!(answer.status, 200, "a GET");
     });
     let cpu = meter.per_op(reads.ops);
+    let calls = etcd
+        .zip(calls)
+        .map(|(etcd, before)| etcd.calls(&reads_of) - before);
     let gets = report.add(
         format!("{what}: ConfigMap GETs"),
         rate(reads.ops, reads.elapsed),
@@ -289,11 +344,16 @@ fn through_server(
     );
     cpu_rows(report, what, "GET", &cpu, None);
     client_row(report, what, "GET", &reads);
-    if let Some(raw_gets) = raw_gets {
+    if let (Some(etcd), Some(calls)) = (etcd, calls) {
         report.share(
             format!("{what}: GETs / raw linearizable gets"),
             gets,
-            raw_gets,
+            etcd.raw_gets,
+        );
+        report.ratio(
+            format!("{what}: etcd reads per GET"),
+            calls,
+            reads.ops as f64,
         );
     }
     protobuf_reads(options, report, what, &server, &base);
