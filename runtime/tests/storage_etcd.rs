@@ -6,6 +6,8 @@
 #[path = "../../server/tests/support/etcd.rs"]
 #[allow(dead_code)]
 mod etcd;
+#[path = "support/etcd_units.rs"]
+mod etcd_units;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +16,7 @@ use bytes::Bytes;
 use etcd::Etcd;
 use futures_util::StreamExt;
 use kapi_runtime::storage::etcd::{EtcdOptions, EtcdStorage};
-use kapi_runtime::storage::{Error, Storage, WatchEvent};
+use kapi_runtime::storage::{Error, Guard, ListRequest, Storage, WatchEvent};
 
 /// A fresh single-member etcd and a store on it; the etcd lives as long as the guard.
 async fn backend() -> (Arc<dyn Storage>, Etcd) {
@@ -25,7 +27,17 @@ async fn backend() -> (Arc<dyn Storage>, Etcd) {
     (Arc::new(storage), etcd)
 }
 
-kapi_runtime::storage_conformance_tests!(async || backend().await);
+// Creates one transaction each: the suite counts one revision per write.
+kapi_runtime::storage_conformance_tests!(async || {
+    let etcd = tokio::task::spawn_blocking(Etcd::start).await.unwrap();
+    let options = EtcdOptions {
+        batch_creates: false,
+        ..EtcdOptions::new(etcd.endpoints())
+    };
+    let storage = EtcdStorage::connect(options).await.unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(etcd_units::EtcdUnits(Arc::new(storage)));
+    (storage, etcd)
+});
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -224,4 +236,176 @@ async fn next(watch: &mut kapi_runtime::storage::WatchStream) -> WatchEvent {
             other => panic!("expected a watch event, got {other:?}"),
         }
     }
+}
+
+/// Concurrent creates share etcd transactions, and each keeps a revision of its own: the
+/// revisions are distinct and ordered as the watch delivers them; a watch from any of them
+/// resumes after exactly the changes up to it, and a read there sees exactly the creates
+/// up to it, even within a shared etcd revision; another store on the cluster (another
+/// server) tells the same revisions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_share_transactions_and_keep_their_revisions() {
+    const TASKS: usize = 16;
+    const PER_TASK: usize = 25;
+    let (storage, etcd) = backend().await;
+    let start = storage
+        .create("/seed", Bytes::new())
+        .await
+        .unwrap()
+        .mod_revision;
+    let mut watch = storage.watch("/c/", start).await.unwrap();
+    let writers = (0..TASKS).map(|task| {
+        let storage = storage.clone();
+        tokio::spawn(async move {
+            let mut created = Vec::new();
+            for i in 0..PER_TASK {
+                // Two prefixes, so some transactions end with the other one's key.
+                let key = format!("/{}/{task}/{i}", ["c", "d"][i % 2]);
+                let kv = storage
+                    .create(&key, Bytes::from(key.clone()))
+                    .await
+                    .unwrap();
+                created.push((kv.mod_revision, key));
+            }
+            created
+        })
+    });
+    let writers: Vec<_> = writers.collect();
+    let mut created = Vec::new();
+    for writer in writers {
+        created.extend(within("the writers", writer).await.unwrap());
+    }
+    created.sort();
+    let revisions: Vec<_> = created.iter().map(|(r, _)| *r).collect();
+    assert!(
+        revisions.windows(2).all(|w| w[0] < w[1]),
+        "distinct revisions"
+    );
+    let etcd_revision = |r: u64| r >> kapi_runtime::storage::etcd::SLOT_BITS;
+    let shared = (revisions.windows(2)).filter(|w| etcd_revision(w[0]) == etcd_revision(w[1]));
+    assert!(
+        shared.count() > 0,
+        "no two creates shared a transaction: {revisions:?}"
+    );
+
+    // The watch: every create of its prefix, in revision order, at its revision; and it
+    // reaches the end of the last etcd revision though that may end with another prefix.
+    let mine: Vec<_> = (created.iter())
+        .filter(|(_, key)| key.starts_with("/c/"))
+        .collect();
+    let mut seen = Vec::new();
+    while seen.len() < mine.len() {
+        match next(&mut watch).await {
+            WatchEvent::Put { kv, prev: None } => seen.push((kv.mod_revision, kv.key)),
+            other => panic!("expected a create, got {other:?}"),
+        }
+    }
+    assert_eq!(seen.iter().collect::<Vec<_>>(), mine);
+    let slots = kapi_runtime::storage::etcd::SLOT_BITS;
+    let end = ((etcd_revision(*revisions.last().unwrap()) + 1) << slots) - 1;
+    within("the watch at the end of the last transaction", async {
+        let mut reached = seen.last().unwrap().0;
+        while reached < end {
+            match watch.next().await {
+                Some(Ok(WatchEvent::Progress { revision })) => reached = revision,
+                other => panic!("expected progress, got {other:?}"),
+            }
+        }
+        assert_eq!(reached, end);
+    })
+    .await;
+
+    // From within a shared etcd revision: a watch resumes after it, a read stops at it.
+    let (middle, _) = *(created.iter())
+        .find(|(r, _)| (r + 1) % (1 << slots) != 0)
+        .expect("a create within a shared etcd revision");
+    let after: Vec<_> = (mine.iter())
+        .filter(|(r, _)| *r > middle)
+        .map(|c| c.0)
+        .collect();
+    let mut resumed = storage.watch("/c/", middle).await.unwrap();
+    let mut again = Vec::new();
+    while again.len() < after.len() {
+        again.push(next(&mut resumed).await.revision());
+    }
+    assert_eq!(again, after);
+    let up_to: Vec<_> = (created.iter()).filter(|(r, _)| *r <= middle).collect();
+    let listed = storage
+        .list(ListRequest::prefix("/").at(middle))
+        .await
+        .unwrap();
+    let listed: Vec<_> = (listed.items.iter())
+        .filter(|kv| kv.key != "/seed")
+        .map(|kv| (kv.mod_revision, kv.key.clone()))
+        .collect();
+    let mut expected: Vec<_> = up_to.iter().map(|(r, k)| (*r, k.clone())).collect();
+    expected.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(listed, expected, "the list at {middle}");
+    let next_one = &created[created.iter().position(|(r, _)| *r == middle).unwrap() + 1];
+    assert_eq!(storage.get(&next_one.1, middle).await.unwrap(), None);
+    let got = storage.get(&next_one.1, next_one.0).await.unwrap().unwrap();
+    assert_eq!(
+        (got.mod_revision, got.create_revision),
+        (next_one.0, next_one.0)
+    );
+
+    // Another server on the cluster reads the same revisions.
+    let other = EtcdStorage::connect(EtcdOptions::new(etcd.endpoints()))
+        .await
+        .unwrap();
+    let everything = other.list(ListRequest::prefix("/")).await.unwrap();
+    let mut stored: Vec<_> = (everything.items.into_iter())
+        .filter(|kv| kv.key != "/seed")
+        .map(|kv| {
+            assert_eq!(kv.value, kv.key, "the value without its slot");
+            (kv.mod_revision, kv.key)
+        })
+        .collect();
+    stored.sort();
+    assert_eq!(stored, created);
+}
+
+/// Creates committed together each keep their own conditions: of two creates of one key,
+/// one succeeds; a create under a stale guard fails with a conflict while those under the
+/// current one succeed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creates_committed_together_keep_their_own_conditions() {
+    let (storage, _etcd) = backend().await;
+    let namespace = storage.create("/ns", Bytes::new()).await.unwrap();
+    let guard = |mod_revision| Guard {
+        key: "/ns".into(),
+        mod_revision,
+    };
+    let creates = (0..32).map(|i| {
+        let storage = storage.clone();
+        let guard = guard(if i % 8 == 7 {
+            namespace.mod_revision + 1024
+        } else {
+            namespace.mod_revision
+        });
+        async move {
+            let key = format!("/k/{}", i % 16);
+            (i, storage.create_guarded(&key, Bytes::new(), &guard).await)
+        }
+    });
+    let answers = futures_util::future::join_all(creates).await;
+    let mut created = std::collections::BTreeSet::new();
+    for (i, answer) in answers {
+        match answer {
+            Err(Error::Conflict { key, current, .. }) if i % 8 == 7 => {
+                assert_eq!((key.as_str(), current), ("/ns", namespace.mod_revision));
+            }
+            Ok(kv) if i % 8 != 7 => assert!(created.insert(kv.key), "{i}: created twice"),
+            Err(Error::AlreadyExists { key }) if i % 8 != 7 => {
+                assert_eq!(key, format!("/k/{}", i % 16));
+            }
+            other => panic!("{i}: {other:?}"),
+        }
+    }
+    // Keys 7 and 15 had only stale guards; every other key was created once.
+    let expected: std::collections::BTreeSet<_> = (0..16)
+        .filter(|k| k % 8 != 7)
+        .map(|k| format!("/k/{k}"))
+        .collect();
+    assert_eq!(created, expected);
 }

@@ -2,7 +2,7 @@
 //!
 //! This is the bottom layer (endpoints → registry → storage). It knows no resource type and
 //! no HTTP type: a key is a string such as `/registry/apps.example.dev/webapps/ns/name`, a
-//! value is opaque bytes, and every write gets the next value of one global revision counter.
+//! value is opaque bytes, and every write gets a revision above every earlier write's.
 //! The registry maps revisions to `metadata.resourceVersion` and [`Error`]s to `Status`es.
 //!
 //! The [`Storage`] trait is shaped after etcd's KV and Watch APIs (without leases), so that
@@ -31,10 +31,13 @@ pub mod embedded;
 pub mod etcd;
 pub mod instrumented;
 
-/// A revision: the value of the store's global write counter.
+/// A revision: a point in the store's one history of writes.
 ///
-/// Every successful write (create, update, delete) increments it by exactly one; the first
-/// write is revision 1. In requests, `0` means "the latest".
+/// Every successful write (create, update, delete) gets a revision above every earlier
+/// write's. The embedded store counts one per write from 1; etcd's backend shifts etcd's
+/// revision to leave room for the creates committed in one etcd transaction
+/// (`etcd::SLOT_BITS`), so a write alone in its transaction is `1 << SLOT_BITS` above the
+/// one before. In requests, `0` means "the latest".
 pub type Revision = u64;
 
 /// The result of a storage operation.
@@ -283,7 +286,7 @@ pub enum Error {
 
 /// A key-value store with etcd's semantics.
 ///
-/// - One global revision; each successful write increments it by one.
+/// - One global revision; each successful write gets a greater one (see [`Revision`]).
 /// - Multi-version: reads at a past revision see the state as of that revision, until
 ///   [`compact`](Storage::compact)ed.
 /// - Writes are conditional on a key's absence or on its `mod_revision` (compare-and-swap);

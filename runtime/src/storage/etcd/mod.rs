@@ -16,9 +16,13 @@
 //!
 //! Built only with the `etcd` feature: `etcd-client` needs `protoc` and brings gRPC in.
 
+mod batch;
 mod errors;
 mod progress;
+mod revisions;
 mod watch;
+
+pub use self::revisions::SLOT_BITS;
 
 /// The etcd client this backend uses, for tools that talk to the same cluster directly
 /// (`cargo xtask bench` compares the server with raw etcd transactions).
@@ -36,6 +40,7 @@ use etcd_client::{
 
 use self::errors::{Context, map_error};
 use self::progress::Progress;
+use self::revisions::{LAST, end_of, etcd_of, ours, read_at};
 use crate::storage::coalesce::{Batcher, Shared};
 use crate::storage::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
@@ -73,6 +78,10 @@ pub struct EtcdOptions {
     /// (v3.4.31+, v3.5.13+). `Some(true)` trusts the cluster without asking, which is
     /// safe only while no write races a request (tests of older members).
     pub progress_requests: Option<bool>,
+    /// Whether creates under way together are committed in one transaction (`batch`), the
+    /// default. Off, every create is a transaction of its own, at the end of its etcd
+    /// revision (`revisions`).
+    pub batch_creates: bool,
 }
 
 impl EtcdOptions {
@@ -86,6 +95,7 @@ impl EtcdOptions {
             dial_timeout: Duration::from_secs(2),
             health_timeout: Duration::from_secs(2),
             progress_requests: None,
+            batch_creates: true,
         }
     }
 }
@@ -116,8 +126,9 @@ pub struct EtcdStorage {
     kv: KvClient,
     watch: WatchClient,
     options: EtcdOptions,
-    /// Latest-state reads shared by concurrent callers; `None` in the copy that makes them.
-    shared: Option<Arc<SharedReads>>,
+    /// Latest-state reads shared by concurrent callers, and creates committed together;
+    /// `None` in the copies that make them.
+    shared: Option<Arc<Coalesced>>,
     /// Progress requests to the watches, once the cluster answers them in order.
     progress: Arc<Progress>,
 }
@@ -127,14 +138,16 @@ pub struct EtcdStorage {
 /// a batch refused all the same is read key by key.
 const MOST_KEYS_READ_TOGETHER: usize = 64;
 
-/// The reads concurrent callers share: many requests at once (consistent GETs of any
-/// objects, consistent reads asking for the current revision) cost etcd one request each
+/// The requests concurrent callers share: many at once (consistent GETs of any objects,
+/// consistent reads asking for the current revision, creates) cost etcd one request each
 /// time, not one each.
-struct SharedReads {
+struct Coalesced {
     /// `get(key, 0)`: the keys asked for meanwhile, read in one transaction of ranges.
     latest: Batcher<String, Result<Option<KeyValue>>>,
     /// `current_revision()`.
     revision: Shared<Result<Revision>>,
+    /// `create` and `create_guarded`: committed together (`batch`).
+    creates: Arc<batch::Creates>,
 }
 
 impl EtcdStorage {
@@ -179,7 +192,8 @@ impl EtcdStorage {
         // Shared by reference: a copy of the storage per read (its clients, its options)
         // cost a fifth of a read's instructions.
         let (latest, revision) = (Arc::new(raw.clone()), Arc::new(raw.clone()));
-        let shared = SharedReads {
+        let shared = Coalesced {
+            creates: batch::Creates::new(raw.clone()),
             latest: Batcher::new(MOST_KEYS_READ_TOGETHER, move |keys: Vec<String>| {
                 let etcd = Arc::clone(&latest);
                 async move { etcd.get_many_now(keys).await }
@@ -198,9 +212,24 @@ impl EtcdStorage {
     /// The value of `key` at `at`, read now by this caller alone.
     async fn get_now(&self, key: &str, at: Revision) -> Result<Option<KeyValue>> {
         check_key(key)?;
-        let options = GetOptions::new().with_revision(at as i64);
+        let (etcd, within) = read_at(at);
+        let options = GetOptions::new().with_revision(etcd);
         let response = self.range("a get", key.into(), options, at).await?;
-        response.kvs().first().map(key_value).transpose()
+        let found = response.kvs().first().map(key_value).transpose()?;
+        if within.is_none() {
+            return Ok(found);
+        }
+        // Within an etcd revision: its write to the key counts up to the slot; otherwise
+        // the key is as it was at the etcd revision before.
+        match found {
+            Some(kv) if kv.mod_revision <= at => Ok(Some(kv)),
+            _ if etcd <= 1 => Ok(None),
+            _ => {
+                let options = GetOptions::new().with_revision(etcd - 1);
+                let response = self.range("a get", key.into(), options, at).await?;
+                response.kvs().first().map(key_value).transpose()
+            }
+        }
     }
 
     /// The latest state of each of `keys` (at most [`MOST_KEYS_READ_TOGETHER`]), read now
@@ -329,6 +358,32 @@ impl EtcdStorage {
     }
 }
 
+/// One range of a list, as ours.
+#[derive(Default)]
+struct Listed {
+    items: Vec<KeyValue>,
+    /// How many keys the range holds, limit aside.
+    count: u64,
+    more: bool,
+    /// The response header's revision.
+    revision: Revision,
+}
+
+impl EtcdStorage {
+    /// A list's range from `start` with `options`; `at` (ours) for errors.
+    async fn list_at(&self, start: Vec<u8>, options: GetOptions, at: Revision) -> Result<Listed> {
+        let response = self.range("a list", start, options, at).await?;
+        Ok(Listed {
+            items: (response.kvs().iter())
+                .map(key_value)
+                .collect::<Result<Vec<_>>>()?,
+            count: count(response.count()),
+            more: response.more(),
+            revision: header_revision(response.header())?,
+        })
+    }
+}
+
 fn tls_options(tls: &EtcdTls) -> Result<etcd_client::TlsOptions> {
     let read = |path: &PathBuf, what: &str| {
         std::fs::read(path).map_err(|e| {
@@ -370,25 +425,39 @@ fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     vec![0]
 }
 
-/// etcd's revisions are `i64`; ours are `u64`.
-fn revision(value: i64) -> Revision {
-    value.max(0) as Revision
+/// A count etcd answered (`i64`), as ours.
+fn count(value: i64) -> u64 {
+    value.max(0) as u64
 }
 
+/// Our revision of a response's header: the end of etcd's revision there.
 fn header_revision(header: Option<&etcd_client::ResponseHeader>) -> Result<Revision> {
-    (header.map(|h| revision(h.revision())))
+    (header.map(|h| end_of(h.revision())))
         .ok_or_else(|| Error::Internal("etcd answered without a response header".into()))
 }
 
+/// A key as etcd stored it, as ours: the value without its slot, the revisions with it.
 fn key_value(kv: &etcd_client::KeyValue) -> Result<KeyValue> {
     let key = (kv.key_str())
         .map_err(|e| Error::Internal(format!("etcd returned a key that is not UTF-8: {e}")))?;
+    let (slot, value) = revisions::decode_owned(kv.value());
     Ok(KeyValue {
         key: key.to_owned(),
-        value: Bytes::copy_from_slice(kv.value()),
-        create_revision: revision(kv.create_revision()),
-        mod_revision: revision(kv.mod_revision()),
+        value,
+        // The slot of the key's creation is known while the value is the created one;
+        // afterwards its etcd revision's end stands for it (creations are compared only
+        // with reads' revisions, which are ends of etcd revisions).
+        create_revision: match kv.create_revision() == kv.mod_revision() {
+            true => ours(kv.create_revision(), slot),
+            false => end_of(kv.create_revision()),
+        },
+        mod_revision: ours(kv.mod_revision(), slot),
     })
+}
+
+/// etcd's revision of one of ours that a caller read: a key's mod revision, for compares.
+fn etcd_revision(revision: Revision) -> i64 {
+    etcd_of(revision).0
 }
 
 fn check_key(key: &str) -> Result<()> {
@@ -410,29 +479,27 @@ fn check_size(key: &str, value: &Bytes) -> Result<()> {
 }
 
 impl EtcdStorage {
-    /// A create, under `guard` if given (one more compare; the failure branch reads the
-    /// guard's key to tell which compare failed).
-    async fn create_with(
+    /// A create, under `guard` if given, alone in its transaction (one more compare for
+    /// the guard; the failure branch reads the guard's key to tell which compare failed).
+    async fn create_alone(
         &self,
         key: &str,
-        value: Bytes,
+        value: &Bytes,
         guard: Option<&Guard>,
     ) -> Result<KeyValue> {
-        check_key(key)?;
-        check_size(key, &value)?;
         let mut compares = vec![Compare::create_revision(key, CompareOp::Equal, 0)];
         let mut failure = Vec::new();
         if let Some(guard) = guard {
             compares.push(Compare::mod_revision(
                 guard.key.as_str(),
                 CompareOp::Equal,
-                guard.mod_revision as i64,
+                etcd_revision(guard.mod_revision),
             ));
             failure.push(TxnOp::get(guard.key.as_str(), None));
         }
         let txn = Txn::new()
             .when(compares)
-            .and_then([TxnOp::put(key, value.to_vec(), None)])
+            .and_then([TxnOp::put(key, revisions::encode(value, LAST), None)])
             .or_else(failure);
         let context = Context::Write {
             size: key.len() + value.len(),
@@ -457,10 +524,28 @@ impl EtcdStorage {
         let at = header_revision(response.header())?;
         Ok(KeyValue {
             key: key.into(),
-            value,
+            value: value.clone(),
             create_revision: at,
             mod_revision: at,
         })
+    }
+
+    /// A create: with the others under way when the storage shares requests (`batch`).
+    async fn create_with(
+        &self,
+        key: &str,
+        value: Bytes,
+        guard: Option<&Guard>,
+    ) -> Result<KeyValue> {
+        check_key(key)?;
+        check_size(key, &value)?;
+        match &self.shared {
+            Some(shared) if self.options.batch_creates => {
+                let creates = &shared.creates;
+                creates.create(key.to_owned(), value, guard.cloned()).await
+            }
+            _ => self.create_alone(key, &value, guard).await,
+        }
     }
 }
 
@@ -468,16 +553,17 @@ impl EtcdStorage {
 fn current_of(response: &TxnResponse, key: &str, expected: Revision) -> Error {
     let current = (response.op_responses().into_iter())
         .find_map(|op| match op {
-            TxnOpResponse::Get(get) => Some(get.kvs().first().map(|kv| kv.mod_revision())),
+            TxnOpResponse::Get(get) => Some(get.kvs().first().map(key_value)),
             _ => None,
         })
         .flatten();
     match current {
         None => Error::NotFound { key: key.into() },
-        Some(current) => Error::Conflict {
+        Some(Err(e)) => e,
+        Some(Ok(current)) => Error::Conflict {
             key: key.into(),
             expected,
-            current: revision(current),
+            current: current.mod_revision,
         },
     }
 }
@@ -502,28 +588,55 @@ impl Storage for EtcdStorage {
             next.push(0);
             start = start.max(next);
         }
-        let mut options = GetOptions::new()
-            .with_range(end)
-            .with_limit(request.limit as i64)
-            .with_revision(request.revision as i64);
-        if request.keys_only {
-            options = options.with_keys_only();
-        }
-        let response = (self.range("a list", start, options, request.revision)).await?;
-        let items = (response.kvs().iter())
-            .map(key_value)
-            .collect::<Result<Vec<_>>>()?;
-        // The header carries the current revision; a read at a past one was read there.
-        let read_at = match request.revision {
-            0 => header_revision(response.header())?,
-            at => at,
+        let (etcd, within) = read_at(request.revision);
+        // Keys only, with their values all the same: a created key's slot is in its value
+        // (`revisions`), and its revision must be the one a full read tells.
+        let options = |at: i64| {
+            (GetOptions::new().with_range(end.clone()))
+                .with_limit(request.limit as i64)
+                .with_revision(at)
         };
-        let count = revision(response.count());
+        let mut listed = match within {
+            None => {
+                self.list_at(start.clone(), options(etcd), request.revision)
+                    .await?
+            }
+            Some(_) if etcd <= 1 => Listed::default(),
+            Some(_) => (self.list_at(start.clone(), options(etcd - 1), request.revision)).await?,
+        };
+        if within.is_some() {
+            // The creates of the etcd revision up to the slot, on top of the one before.
+            let written = GetOptions::new()
+                .with_range(end.clone())
+                .with_revision(etcd)
+                .with_min_mod_revision(etcd)
+                .with_max_mod_revision(etcd);
+            let created = self.list_at(start, written, request.revision).await?;
+            let created = (created.items.into_iter()).filter(|kv| {
+                kv.mod_revision <= request.revision && kv.create_revision == kv.mod_revision
+            });
+            listed.count += created.clone().count() as u64;
+            listed.items.extend(created);
+            listed.items.sort_by(|a, b| a.key.cmp(&b.key));
+            if request.limit > 0 && listed.items.len() > request.limit {
+                listed.items.truncate(request.limit);
+                listed.more = true;
+            }
+        }
+        if request.keys_only {
+            for kv in &mut listed.items {
+                kv.value = Bytes::new();
+            }
+        }
         Ok(ListResponse {
-            remaining: count.saturating_sub(items.len() as u64),
-            more: response.more(),
-            items,
-            revision: read_at,
+            remaining: listed.count.saturating_sub(listed.items.len() as u64),
+            more: listed.more,
+            items: listed.items,
+            // The header carries the current revision; a read at a past one was read there.
+            revision: match request.revision {
+                0 => listed.revision,
+                at => at,
+            },
         })
     }
 
@@ -532,7 +645,7 @@ impl Storage for EtcdStorage {
             .with_range(prefix_end(prefix.as_bytes()))
             .with_count_only();
         let response = self.range("a count", prefix.into(), options, 0).await?;
-        Ok(revision(response.count()))
+        Ok(count(response.count()))
     }
 
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue> {
@@ -554,13 +667,13 @@ impl Storage for EtcdStorage {
         check_size(key, &value)?;
         let txn = Txn::new()
             .when([
-                Compare::mod_revision(key, CompareOp::Equal, expected_mod_revision as i64),
+                Compare::mod_revision(key, CompareOp::Equal, etcd_revision(expected_mod_revision)),
                 // A missing key's mod revision is 0: never create here.
                 Compare::create_revision(key, CompareOp::NotEqual, 0),
             ])
             .and_then([TxnOp::put(
                 key,
-                value.to_vec(),
+                revisions::encode(&value, LAST),
                 Some(PutOptions::new().with_prev_key()),
             )])
             .or_else([TxnOp::get(key, None)]);
@@ -574,7 +687,9 @@ impl Storage for EtcdStorage {
         let at = header_revision(response.header())?;
         let create_revision = (response.op_responses().into_iter())
             .find_map(|op| match op {
-                TxnOpResponse::Put(put) => put.prev_key().map(|kv| revision(kv.create_revision())),
+                // As a read of the key will tell it (`key_value`): the value is no longer
+                // the created one.
+                TxnOpResponse::Put(put) => put.prev_key().map(|kv| end_of(kv.create_revision())),
                 _ => None,
             })
             .ok_or_else(|| Error::Internal("etcd's update returned no previous value".into()))?;
@@ -589,7 +704,7 @@ impl Storage for EtcdStorage {
     async fn delete(&self, key: &str, expected_mod_revision: Option<Revision>) -> Result<Deleted> {
         check_key(key)?;
         let compare = match expected_mod_revision {
-            Some(expected) => Compare::mod_revision(key, CompareOp::Equal, expected as i64),
+            Some(expected) => Compare::mod_revision(key, CompareOp::Equal, etcd_revision(expected)),
             None => Compare::mod_revision(key, CompareOp::Greater, 0),
         };
         let txn = Txn::new()
@@ -641,15 +756,22 @@ impl Storage for EtcdStorage {
     }
 
     async fn compact(&self, at: Revision) -> Result<()> {
-        if at == 0 {
-            return Err(Error::InvalidArgument("compaction at revision 0".into()));
+        // A revision within an etcd revision is read from the one before: keep that.
+        let target = match read_at(at) {
+            (etcd, None) => etcd,
+            (etcd, Some(_)) => etcd - 1,
+        };
+        if target <= 0 {
+            return Err(Error::InvalidArgument(format!(
+                "compaction at revision {at}, before etcd's first"
+            )));
         }
         let context = Context::Read { revision: at };
         self.call("a compaction", false, context, |etcd| {
             let mut kv = etcd.kv.clone();
             async move {
                 let options = CompactionOptions::new().with_physical();
-                kv.compact(at as i64, Some(options)).await
+                kv.compact(target, Some(options)).await
             }
         })
         .await?;

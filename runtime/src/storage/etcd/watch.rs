@@ -27,6 +27,7 @@ use etcd_client::{EventType, WatchClient, WatchOptions};
 use tokio::sync::watch;
 
 use super::errors::{Context, map_error};
+use super::revisions::{LAST, end_of, etcd_of};
 use super::{EtcdOptions, header_revision, key_value, prefix_end};
 use crate::storage::{Error, Result, Revision, WatchEvent, WatchStream};
 
@@ -109,12 +110,17 @@ enum Step {
 }
 
 impl Watch {
-    /// Establishes the etcd watch at `start` (etcd's inclusive `start_revision`; `0`: now),
-    /// waiting for etcd's `created` answer under the request deadline.
+    /// Establishes the etcd watch at the etcd revision of `start` (ours; etcd's
+    /// `start_revision` is inclusive; `0`: now), waiting for etcd's `created` answer under
+    /// the request deadline.
     async fn open(&mut self, start: Revision) -> Result<()> {
+        let etcd_start = match start {
+            0 => 0,
+            start => etcd_of(start).0.max(1),
+        };
         let options = WatchOptions::new()
             .with_range(self.range_end.clone())
-            .with_start_revision(start as i64)
+            .with_start_revision(etcd_start)
             .with_prev_key()
             .with_progress_notify();
         let timeout = self.options.request_timeout;
@@ -129,7 +135,7 @@ impl Watch {
             if created.compact_revision() > 0 {
                 return Err(Error::Compacted {
                     requested: start,
-                    compacted: created.compact_revision() as Revision,
+                    compacted: end_of(created.compact_revision()),
                 });
             }
             if created.canceled() || !created.created() {
@@ -193,7 +199,7 @@ impl Watch {
         if response.compact_revision() > 0 {
             self.pending.push_back(Err(Error::Compacted {
                 requested: self.last,
-                compacted: response.compact_revision() as Revision,
+                compacted: end_of(response.compact_revision()),
             }));
             self.done = true;
             return Step::Continue;
@@ -208,7 +214,7 @@ impl Watch {
         if response.events().is_empty() {
             // A progress notification: every change up to the header's revision was sent.
             if let Some(header) = response.header() {
-                let revision = header.revision().max(0) as Revision;
+                let revision = end_of(header.revision());
                 if revision > self.last && !response.created() {
                     self.last = revision;
                     self.pending
@@ -227,9 +233,20 @@ impl Watch {
                 Err(error) => {
                     self.pending.push_back(Err(error));
                     self.done = true;
-                    break;
+                    return Step::Continue;
                 }
             }
+        }
+        // etcd sends an etcd revision's events together: when this prefix had only some of
+        // the creates of a transaction (`revisions`), the watch has still seen all of that
+        // revision, which its last event's slot does not tell.
+        if let (etcd, slot) = etcd_of(self.last)
+            && slot != LAST
+        {
+            self.last = end_of(etcd);
+            (self.pending).push_back(Ok(WatchEvent::Progress {
+                revision: self.last,
+            }));
         }
         Step::Continue
     }
@@ -237,20 +254,25 @@ impl Watch {
     /// One etcd event as ours; `None` when already delivered.
     fn event(&self, event: &etcd_client::Event) -> Result<Option<WatchEvent>> {
         let kv = (event.kv()).ok_or_else(|| Error::Internal("etcd event without a key".into()))?;
-        if (kv.mod_revision().max(0) as Revision) <= self.last {
+        // Deletes are written alone: their revision is the end of etcd's.
+        let (revision, put) = match event.event_type() {
+            EventType::Put => {
+                let kv = key_value(kv)?;
+                (kv.mod_revision, Some(kv))
+            }
+            EventType::Delete => (end_of(kv.mod_revision()), None),
+        };
+        if revision <= self.last {
             return Ok(None);
         }
         let prev = event.prev_kv().map(key_value).transpose()?;
-        Ok(Some(match event.event_type() {
-            EventType::Put => WatchEvent::Put {
-                kv: key_value(kv)?,
-                prev,
-            },
-            EventType::Delete => WatchEvent::Delete {
+        Ok(Some(match put {
+            Some(kv) => WatchEvent::Put { kv, prev },
+            None => WatchEvent::Delete {
                 prev: prev.ok_or_else(|| {
                     Error::Internal("etcd delete event without the previous value".into())
                 })?,
-                revision: kv.mod_revision().max(0) as Revision,
+                revision,
             },
         }))
     }
