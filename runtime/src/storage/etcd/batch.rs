@@ -112,6 +112,7 @@ impl Creates {
 
     /// Commits the creates waiting, a transaction at a time, until none waits.
     async fn commit(self: Arc<Self>) {
+        let committer = Committer(&self);
         loop {
             for _ in 0..GATHER_TURNS {
                 tokio::task::yield_now().await;
@@ -120,6 +121,7 @@ impl Creates {
                 let mut queue = self.lock();
                 if queue.waiting.is_empty() {
                     queue.running -= 1;
+                    std::mem::forget(committer);
                     return;
                 }
                 take_batch(&mut queue.waiting)
@@ -256,6 +258,26 @@ impl Creates {
             }
         }
         retry
+    }
+}
+
+/// A running committer; dropped only if it panicked (it is forgotten when it ends well):
+/// it gives its place back and answers the creates still waiting with an error, so none
+/// waits for a committer that will not come.
+struct Committer<'a>(&'a Creates);
+
+impl Drop for Committer<'_> {
+    fn drop(&mut self) {
+        let waiting = {
+            let mut queue = self.0.lock();
+            queue.running -= 1;
+            std::mem::take(&mut queue.waiting)
+        };
+        for pending in waiting {
+            let _ = (pending.done).send(Err(Error::Internal(
+                "the transaction of creates failed".into(),
+            )));
+        }
     }
 }
 
