@@ -409,3 +409,51 @@ async fn creates_committed_together_keep_their_own_conditions() {
         .collect();
     assert_eq!(created, expected);
 }
+
+/// On a cluster whose `--max-txn-ops` is lower than a batch, etcd refuses the shared
+/// transaction: each of its creates is then committed alone, and every one succeeds at the
+/// end of an etcd revision of its own, as without batching.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creates_a_cluster_refuses_together_are_committed_alone() {
+    let etcd = tokio::task::spawn_blocking(|| Etcd::start_with(&["--max-txn-ops=2"]))
+        .await
+        .unwrap();
+    let storage = EtcdStorage::connect(EtcdOptions::new(etcd.endpoints()))
+        .await
+        .unwrap();
+    let refused = || {
+        let labels = ["grpc_method=\"Txn\"", "grpc_code=\"InvalidArgument\""];
+        etcd.metric(0, "grpc_server_handled_total", &labels)
+    };
+    let slots = kapi_runtime::storage::etcd::SLOT_BITS;
+    let mut revisions = Vec::new();
+    // Rounds of concurrent creates until etcd has refused a shared transaction (the
+    // first round almost always makes one: its creates wait while the first commits).
+    for round in 0.. {
+        assert!(round < 20, "no transaction of creates was ever refused");
+        let creates = (0..16).map(|i| {
+            let storage = storage.clone();
+            async move {
+                let key = format!("/r/{round}/{i}");
+                storage.create(&key, Bytes::from(key.clone())).await
+            }
+        });
+        for answer in futures_util::future::join_all(creates).await {
+            let kv = answer.expect("a create committed alone");
+            assert_eq!(kv.create_revision, kv.mod_revision);
+            revisions.push(kv.mod_revision);
+        }
+        if refused() > 0.0 {
+            break;
+        }
+    }
+    revisions.sort();
+    assert!(
+        (revisions.iter()).all(|r| (r + 1) % (1 << slots) == 0),
+        "each at the end of its etcd revision: {revisions:?}"
+    );
+    assert!(revisions.windows(2).all(|w| w[0] < w[1]), "{revisions:?}");
+    let stored = storage.list(ListRequest::prefix("/r/")).await.unwrap();
+    assert_eq!(stored.items.len(), revisions.len());
+    assert!((stored.items.iter()).all(|kv| kv.value == kv.key));
+}

@@ -138,12 +138,8 @@ impl Creates {
 
     /// One transaction of `batch`; the creates it did not answer, to go again.
     async fn commit_batch(&self, batch: Vec<Pending>) -> Vec<Pending> {
-        if let [alone] = &batch[..] {
-            let answer = (self.etcd)
-                .create_alone(&alone.key, &alone.value, alone.guard.as_ref())
-                .await;
-            let alone = batch.into_iter().next().expect("one create");
-            let _ = alone.done.send(answer);
+        if batch.len() == 1 {
+            self.each_alone(batch).await;
             return Vec::new();
         }
         // Each distinct condition once (two creates may expect different revisions of one
@@ -185,12 +181,7 @@ impl Creates {
             Ok(response) => response,
             // A cluster with a lower `--max-txn-ops` or `--max-request-bytes`: alone.
             Err(Error::InvalidArgument(_) | Error::TooLarge { .. }) => {
-                for pending in batch {
-                    let answer = (self.etcd)
-                        .create_alone(&pending.key, &pending.value, pending.guard.as_ref())
-                        .await;
-                    let _ = pending.done.send(answer);
-                }
+                self.each_alone(batch).await;
                 return Vec::new();
             }
             Err(error) => {
@@ -258,6 +249,16 @@ impl Creates {
             }
         }
         retry
+    }
+
+    /// Commits each create of `batch` in a transaction of its own, as without batching.
+    async fn each_alone(&self, batch: Vec<Pending>) {
+        for pending in batch {
+            let answer = (self.etcd)
+                .create_alone(&pending.key, &pending.value, pending.guard.as_ref())
+                .await;
+            let _ = pending.done.send(answer);
+        }
     }
 }
 
