@@ -5,7 +5,8 @@
 //! `prev_kv` and progress notifications (requested when the cluster answers them in
 //! order: `progress`), compaction with `physical`. Keys are stored as the
 //! registry builds them (`/registry/<group>/<resource>/<namespace>/<name>`); revisions are
-//! etcd's, so several servers on one cluster share them and see each other's writes.
+//! etcd's with each write's place in its transaction (`revisions`), so several servers on
+//! one cluster share them and see each other's writes.
 //!
 //! Nothing waits without bound: every request has a deadline ([`EtcdOptions`]), after which
 //! it fails with [`Error::Timeout`] (504); an unreachable cluster, a lost quorum or a member
@@ -18,17 +19,18 @@
 
 mod batch;
 mod errors;
+mod options;
 mod progress;
 mod revisions;
 mod watch;
 
+pub use self::options::{EtcdOptions, EtcdTls};
 pub use self::revisions::SLOT_BITS;
 
 /// The etcd client this backend uses, for tools that talk to the same cluster directly
 /// (`cargo xtask bench` compares the server with raw etcd transactions).
 pub use etcd_client;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +41,7 @@ use etcd_client::{
 };
 
 use self::errors::{Context, map_error};
+use self::options::tls_options;
 use self::progress::Progress;
 use self::revisions::{LAST, end_of, etcd_of, ours, read_at};
 use crate::storage::coalesce::{Batcher, Shared};
@@ -57,61 +60,6 @@ const ELECTION_GRACE: Duration = Duration::from_secs(3);
 
 /// The key the health check reads, as etcd's own `/health` endpoint does.
 const HEALTH_KEY: &str = "health";
-
-/// How to reach the cluster.
-#[derive(Clone, Debug)]
-pub struct EtcdOptions {
-    /// Client URLs of the members (`http://127.0.0.1:2379`, `https://...` with TLS).
-    pub endpoints: Vec<String>,
-    /// TLS to etcd, as kube-apiserver's `--etcd-cafile`, `--etcd-certfile`,
-    /// `--etcd-keyfile`.
-    pub tls: Option<EtcdTls>,
-    /// The deadline of each request (retries included); past it the request fails with
-    /// [`Error::Timeout`].
-    pub request_timeout: Duration,
-    /// The deadline of establishing one connection to a member.
-    pub dial_timeout: Duration,
-    /// The deadline of the health check (kube-apiserver's `--etcd-healthcheck-timeout`).
-    pub health_timeout: Duration,
-    /// Whether watches are asked for progress ([`Storage::request_progress`]). `None`, the
-    /// default: once every endpoint reports an etcd version that answers in order
-    /// (v3.4.31+, v3.5.13+). `Some(true)` trusts the cluster without asking, which is
-    /// safe only while no write races a request (tests of older members).
-    pub progress_requests: Option<bool>,
-    /// Whether creates under way together are committed in one transaction (`batch`), the
-    /// default. Off, every create is a transaction of its own, at the end of its etcd
-    /// revision (`revisions`).
-    pub batch_creates: bool,
-}
-
-impl EtcdOptions {
-    /// The given endpoints with the default deadlines: 5 s per request, 2 s to dial a
-    /// member, 2 s for a health check.
-    pub fn new(endpoints: impl IntoIterator<Item = impl Into<String>>) -> EtcdOptions {
-        EtcdOptions {
-            endpoints: endpoints.into_iter().map(Into::into).collect(),
-            tls: None,
-            request_timeout: Duration::from_secs(5),
-            dial_timeout: Duration::from_secs(2),
-            health_timeout: Duration::from_secs(2),
-            progress_requests: None,
-            batch_creates: true,
-        }
-    }
-}
-
-/// PEM files for TLS to etcd.
-#[derive(Clone, Debug, Default)]
-pub struct EtcdTls {
-    /// The CA that signed the members' certificates (`--etcd-cafile`); the system's roots
-    /// are not used.
-    pub ca_file: Option<PathBuf>,
-    /// The client certificate (`--etcd-certfile`), for members started with
-    /// `--client-cert-auth`.
-    pub cert_file: Option<PathBuf>,
-    /// Its private key (`--etcd-keyfile`).
-    pub key_file: Option<PathBuf>,
-}
 
 /// The largest message the client takes from etcd: Go's clientv3 default (`math.MaxInt32`),
 /// which kube-apiserver keeps. gRPC's own default, 4 MiB, refused the list that fills a
@@ -382,34 +330,6 @@ impl EtcdStorage {
             revision: header_revision(response.header())?,
         })
     }
-}
-
-fn tls_options(tls: &EtcdTls) -> Result<etcd_client::TlsOptions> {
-    let read = |path: &PathBuf, what: &str| {
-        std::fs::read(path).map_err(|e| {
-            Error::InvalidArgument(format!("reading the etcd {what} {}: {e}", path.display()))
-        })
-    };
-    let mut options = etcd_client::TlsOptions::new();
-    if let Some(ca) = &tls.ca_file {
-        options = options.ca_certificate(etcd_client::Certificate::from_pem(read(ca, "CA")?));
-    }
-    match (&tls.cert_file, &tls.key_file) {
-        (Some(cert), Some(key)) => {
-            let identity = etcd_client::Identity::from_pem(
-                read(cert, "client certificate")?,
-                read(key, "client key")?,
-            );
-            options = options.identity(identity);
-        }
-        (None, None) => {}
-        _ => {
-            return Err(Error::InvalidArgument(
-                "the etcd client certificate and key go together".into(),
-            ));
-        }
-    }
-    Ok(options)
 }
 
 /// The first key after every key starting with `prefix` (etcd's `GetPrefixRangeEnd`).
