@@ -363,6 +363,32 @@ async fn concurrent_creates_share_transactions_and_keep_their_revisions() {
         .collect();
     stored.sort();
     assert_eq!(stored, created);
+
+    // A keys-only list reads no values, so no slots: each key's revisions are its etcd
+    // revision's end, which names the same write; a read at a slot still tells exactly.
+    let bare = storage
+        .list(ListRequest::prefix("/").keys_only())
+        .await
+        .unwrap();
+    let full = storage.list(ListRequest::prefix("/")).await.unwrap();
+    assert_eq!(bare.items.len(), full.items.len());
+    for (bare, full) in bare.items.iter().zip(&full.items) {
+        assert_eq!((&bare.key, bare.value.is_empty()), (&full.key, true));
+        assert_eq!(
+            bare.mod_revision,
+            ((etcd_revision(full.mod_revision) + 1) << slots) - 1
+        );
+        assert!(storage.same_write(bare.mod_revision, full.mod_revision));
+    }
+    let at_middle = storage
+        .list(ListRequest::prefix("/").at(middle).keys_only())
+        .await
+        .unwrap();
+    let exact: Vec<_> = (at_middle.items.iter())
+        .filter(|kv| etcd_revision(kv.mod_revision) == etcd_revision(middle))
+        .map(|kv| (kv.mod_revision, kv.value.is_empty()))
+        .collect();
+    assert!(exact.contains(&(middle, true)), "{exact:?}");
 }
 
 /// Creates committed together each keep their own conditions: of two creates of one key,

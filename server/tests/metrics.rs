@@ -348,6 +348,80 @@ fn consistent_reads_of_a_quiet_kind_on_etcd() {
     }
 }
 
+/// On etcd, creates that arrive together commit in one transaction, each at a revision of
+/// its own within etcd's; a keys-only list cannot tell those (the slot is in the value),
+/// yet it names each key's write. A consistent list of such creates, after another kind's
+/// write left their cache behind, is still answered by the cache (`fallback="false"`),
+/// with every object.
+#[cfg(feature = "etcd")]
+#[test]
+fn consistent_lists_of_creates_committed_together_come_from_the_cache_on_etcd() {
+    let server = Server::start_on(Backend::Etcd);
+    let client = server.client();
+    let slot_bits = kapi_runtime::storage::etcd::SLOT_BITS;
+    let within_a_transaction = |rv: u64| !(rv + 1).is_multiple_of(1 << slot_bits);
+    let mut names = Vec::new();
+    // Rounds of concurrent creates until one got a revision within a shared transaction
+    // (the first round almost always has one).
+    for round in 0.. {
+        assert!(round < 20, "no two creates ever shared a transaction");
+        let creates: Vec<_> = (0..16)
+            .map(|i| {
+                let client = server.client();
+                let name = format!("together-{round}-{i}");
+                std::thread::spawn(move || {
+                    let created = client.post(WEBAPPS, &webapp(&name)).unwrap();
+                    assert_eq!(created.status, 201, "{created:?}");
+                    let rv = created.json()["metadata"]["resourceVersion"].clone();
+                    (name, rv.as_str().unwrap().parse::<u64>().unwrap())
+                })
+            })
+            .collect();
+        let created: Vec<_> = creates.into_iter().map(|t| t.join().unwrap()).collect();
+        let shared = created.iter().any(|(_, rv)| within_a_transaction(*rv));
+        names.extend(created.into_iter().map(|(name, _)| name));
+        if shared {
+            break;
+        }
+    }
+    let listed = |list: &Value| -> Vec<String> {
+        let items = list["items"].as_array().cloned().unwrap_or_default();
+        let mut names: Vec<String> = (items.iter())
+            .filter_map(|item| Some(item["metadata"]["name"].as_str()?.to_owned()))
+            .collect();
+        names.sort();
+        names
+    };
+    names.sort();
+    wait_for(
+        WAIT,
+        "the webapps' cache",
+        || server.log().tail(40),
+        || {
+            let cached = client.get(&format!("{WEBAPPS}?resourceVersion=0")).unwrap();
+            (listed(&cached.json()) == names).then_some(())
+        },
+    );
+    let configmap =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "after-together"}});
+    let created = client
+        .post("/api/v1/namespaces/default/configmaps", &configmap)
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+
+    let before = scrape(&client);
+    let list = client.get(WEBAPPS).unwrap();
+    assert_eq!(list.status, 200, "{list:?}");
+    let after = scrape(&client);
+    assert_eq!(listed(&list.json()), names);
+    let counted = |fallback| webapp_lists(&after, fallback) - webapp_lists(&before, fallback);
+    assert_eq!(
+        (counted("false"), counted("true")),
+        (1.0, 0.0),
+        "the consistent list: from the cache, from storage"
+    );
+}
+
 /// Consistent lists of a kind that is being written, beside writes of another kind, on
 /// etcd: the other kind's writes leave the kind's cache behind storage, and the kind's own
 /// writes are often still on their way to the cache when a list reads storage's keys.

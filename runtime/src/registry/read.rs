@@ -360,8 +360,8 @@ impl Registry {
     }
 
     /// The cache's objects under `prefix` standing for storage's current state, when the
-    /// cache holds exactly storage's keys there at their mod revisions, as a keys-only
-    /// read of storage (keys and revisions, no values) tells: the snapshot is then the
+    /// cache holds exactly storage's keys there at their last writes, as a keys-only
+    /// read of storage (keys and revisions, no values; `Storage::same_write`) tells: the snapshot is then the
     /// collection at that read's revision. For a cache behind storage that could not be
     /// caught up (other kinds' writes on etcd before v3.4.31): one read of the keys, not a
     /// read and a decoding of every object.
@@ -403,7 +403,8 @@ impl Registry {
             }
             let same = snapshot.objects.len() == stored.items.len()
                 && (snapshot.objects.iter().zip(&stored.items)).all(|(cached, kv)| {
-                    cached.kv.key == kv.key && cached.kv.mod_revision == kv.mod_revision
+                    cached.kv.key == kv.key
+                        && (self.storage).same_write(cached.kv.mod_revision, kv.mod_revision)
                 });
             if same {
                 snapshot.revision = stored.revision;

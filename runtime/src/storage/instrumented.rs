@@ -123,6 +123,10 @@ impl Storage for Instrumented {
         self.inner.current_revision().await
     }
 
+    fn same_write(&self, a: Revision, b: Revision) -> bool {
+        self.inner.same_write(a, b)
+    }
+
     fn reports_progress(&self) -> bool {
         self.inner.reports_progress()
     }

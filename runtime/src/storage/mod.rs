@@ -91,7 +91,9 @@ pub struct ListRequest {
     pub skip_remaining: bool,
     /// Only the keys and their revisions: every item's value is empty (etcd's `keys_only`,
     /// which sends no values). What a reader needs to tell whether its copy of the
-    /// collection is storage's (the registry's consistent lists of a cache behind).
+    /// collection is storage's (the registry's consistent lists of a cache behind). A
+    /// backend that commits several writes in one transaction may tell each item's
+    /// revisions only up to that transaction: compare them with [`Storage::same_write`].
     pub keys_only: bool,
 }
 
@@ -369,6 +371,14 @@ pub trait Storage: Send + Sync + 'static {
     /// etcd's compaction check the same as for reads, and guarantees the `prev_kv` of every
     /// delivered event (read at `revision - 1 >= from_revision`) was not compacted.
     async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream>;
+
+    /// Whether `a` and `b`, two revisions of one key, name the same write of it: when they
+    /// are equal, and on a backend whose keys-only lists tell revisions only up to their
+    /// transaction ([`ListRequest::keys_only`]), when they fall in one transaction, which
+    /// writes a key at most once.
+    fn same_write(&self, a: Revision, b: Revision) -> bool {
+        a == b
+    }
 
     /// Whether [`request_progress`](Storage::request_progress) works on this backend. A
     /// backend that cannot keep its promise keeps the default, `false`; callers then read

@@ -156,6 +156,10 @@ impl Storage for EtcdUnits {
         Ok(Box::pin(watch.map(|item| item.map(event).map_err(error))))
     }
 
+    fn same_write(&self, a: Revision, b: Revision) -> bool {
+        self.0.same_write(to_backend(a), to_backend(b))
+    }
+
     fn reports_progress(&self) -> bool {
         self.0.reports_progress()
     }

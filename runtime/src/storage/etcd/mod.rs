@@ -509,12 +509,16 @@ impl Storage for EtcdStorage {
             start = start.max(next);
         }
         let (etcd, within) = read_at(request.revision);
-        // Keys only, with their values all the same: a created key's slot is in its value
-        // (`revisions`), and its revision must be the one a full read tells.
+        // A keys-only range sends no values, so no slots either (`revisions`): each key's
+        // revisions are the end of its etcd revision, its transaction (`same_write`).
         let options = |at: i64| {
-            (GetOptions::new().with_range(end.clone()))
+            let options = (GetOptions::new().with_range(end.clone()))
                 .with_limit(request.limit as i64)
-                .with_revision(at)
+                .with_revision(at);
+            match request.keys_only {
+                true => options.with_keys_only(),
+                false => options,
+            }
         };
         let mut listed = match within {
             None => {
@@ -525,7 +529,8 @@ impl Storage for EtcdStorage {
             Some(_) => (self.list_at(start.clone(), options(etcd - 1), request.revision)).await?,
         };
         if within.is_some() {
-            // The creates of the etcd revision up to the slot, on top of the one before.
+            // The creates of the etcd revision up to the slot, on top of the one before:
+            // read with their values, which tell their slots, even for a keys-only list.
             let written = GetOptions::new()
                 .with_range(end.clone())
                 .with_revision(etcd)
@@ -665,6 +670,12 @@ impl Storage for EtcdStorage {
             from_revision,
         )
         .await
+    }
+
+    /// A key is written at most once per etcd transaction, so its etcd revision names
+    /// the write (a keys-only list tells no slots).
+    fn same_write(&self, a: Revision, b: Revision) -> bool {
+        etcd_of(a).0 == etcd_of(b).0
     }
 
     fn reports_progress(&self) -> bool {
