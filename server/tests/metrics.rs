@@ -393,15 +393,7 @@ fn consistent_lists_of_creates_committed_together_come_from_the_cache_on_etcd() 
         names
     };
     names.sort();
-    wait_for(
-        WAIT,
-        "the webapps' cache",
-        || server.log().tail(40),
-        || {
-            let cached = client.get(&format!("{WEBAPPS}?resourceVersion=0")).unwrap();
-            (listed(&cached.json()) == names).then_some(())
-        },
-    );
+    wait_until_cached(&server, &names);
     let configmap =
         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "after-together"}});
     let created = client
@@ -549,6 +541,29 @@ fn webapp_lists(samples: &[Sample], fallback: &str) -> f64 {
     )
 }
 
+/// Waits until the webapps' cache holds every one of `names` (a list with
+/// `resourceVersion=0` reads the cache alone).
+fn wait_until_cached(server: &Server, names: &[String]) {
+    let client = server.client();
+    wait_for(
+        WAIT,
+        "the webapps' cache",
+        || server.log().tail(40),
+        || {
+            let cached = client.get(&format!("{WEBAPPS}?resourceVersion=0")).unwrap();
+            let items = cached.json()["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            (items.iter())
+                .filter(|item| names.iter().any(|n| item["metadata"]["name"] == **n))
+                .count()
+                .eq(&names.len())
+                .then_some(())
+        },
+    );
+}
+
 /// Creates two webapps, waits for their cache to hold them, then writes a ConfigMap and
 /// reads the webapps consistently: with `kubectl get`, a raw list and a raw GET. Returns
 /// what those reads counted (storage lists and gets of webapps; consistent lists the cache
@@ -564,23 +579,7 @@ fn consistent_reads_after_another_kinds_write(server: &Server) -> ([f64; 4], Opt
     for name in &names {
         assert_eq!(client.post(WEBAPPS, &webapp(name)).unwrap().status, 201);
     }
-    wait_for(
-        WAIT,
-        "the webapps' cache",
-        || server.log().tail(40),
-        || {
-            let cached = client.get(&format!("{WEBAPPS}?resourceVersion=0")).unwrap();
-            let items = cached.json()["items"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            (items.iter())
-                .filter(|item| names.iter().any(|n| item["metadata"]["name"] == **n))
-                .count()
-                .eq(&2)
-                .then_some(())
-        },
-    );
+    wait_until_cached(server, &names);
     let configmap = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c-{suffix}")}});
     let created = client
         .post("/api/v1/namespaces/default/configmaps", &configmap)
