@@ -159,7 +159,7 @@ impl SharedObject {
         let Repr::Stored(cached, splice) = &self.0 else {
             return None;
         };
-        let range = cached.metadata.clone()?;
+        let range = cached.metadata()?;
         let (start, end) = (range.start as usize, range.end as usize);
         let base = &cached.kv.value;
         Some(if start < splice.at && splice.at < end {
@@ -584,14 +584,14 @@ mod tests {
             create_revision: 8,
             mod_revision: 8,
         });
-        assert!(bare.metadata.is_none());
+        assert!(bare.metadata().is_none());
         let null = CachedObject::new(crate::storage::KeyValue {
             key: "/n".into(),
             value: Bytes::from_static(br#"{"apiVersion":"g/v1","metadata":null}"#),
             create_revision: 9,
             mod_revision: 9,
         });
-        assert!(null.metadata.is_none());
+        assert!(null.metadata().is_none());
         // A version whose insertion falls before the metadata: its bytes as stored.
         let before = CachedObject::new(crate::storage::KeyValue {
             key: "/o".into(),

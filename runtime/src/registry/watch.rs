@@ -359,7 +359,7 @@ pub(super) fn matches_cached(
     cached: &CachedObject,
     selectors: &Selectors,
 ) -> Result<bool, ApiError> {
-    if !selectors.matches_label_map(cached.labels.as_ref()) {
+    if !selectors.matches_label_map(cached.labels()) {
         return Ok(false);
     }
     if !selectors.selects_fields() {
