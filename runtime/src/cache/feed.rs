@@ -9,8 +9,10 @@
 //! A failed or ended watch is re-established from the last revision applied, with a
 //! backoff, so a storage outage (etcd restarting, a lagging watch) costs watchers nothing;
 //! only a compacted revision forces a new list, which resets the cache (after the backoff
-//! when the revision compacted is the one just listed, so that it never spins). The task
-//! holds the storage weakly: when the storage is dropped the feed ends and so do the watchers.
+//! when the revision compacted is the one just listed, so that it never spins). The first
+//! list of an empty store is the exception: it is published only once its watch is open, so
+//! that listing again after a racing write resets nobody. The task holds the storage
+//! weakly: when the storage is dropped the feed ends and so do the watchers.
 
 use std::sync::Weak;
 use std::time::Duration;
@@ -38,11 +40,16 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
         };
         let listed = list_all(&*store, &prefix, page).await;
         drop(store);
-        let mut revision: Revision = match listed {
+        // A list at revision 0 (an empty store) is published once its watch is open and
+        // nothing was written meanwhile: a list made again (below) would otherwise reset
+        // the watchers that came in between. Any other is published at once, as kube's
+        // reflector replaces its store before it watches.
+        let (mut listed, mut revision) = match listed {
+            Ok(list) if list.revision == 0 => (Some(list.items), 0),
             Ok(list) => {
                 let Some(cache) = cache.upgrade() else { return };
                 cache.replace(list.items, list.revision);
-                list.revision
+                (None, list.revision)
             }
             Err(error) => {
                 let wait = failing("list", &error, &mut backoff);
@@ -66,6 +73,10 @@ pub(super) async fn run(cache: WeakCache, storage: Weak<dyn Storage>) {
                 }
                 Ok(events) => {
                     backoff = BACKOFF.0;
+                    if let Some(items) = listed.take() {
+                        let Some(cache) = cache.upgrade() else { return };
+                        cache.replace(items, listed_at);
+                    }
                     events
                 }
                 Err(error @ Error::Compacted { .. }) => {

@@ -52,6 +52,9 @@ pub struct Flaky {
     pub change_before_create: Mutex<Option<(String, Rewrite)>>,
     /// A key created right after the next list is read (a write racing a list).
     pub create_after_list: Mutex<Option<String>>,
+    /// Whether watches open; while not, a watch asked for waits (a feed between its list
+    /// and its watch).
+    pub watches_open: watch::Sender<bool>,
 }
 
 impl Flaky {
@@ -108,6 +111,7 @@ impl Storage for Flaky {
     }
     async fn watch(&self, prefix: &str, from_revision: Revision) -> Result<WatchStream> {
         self.watches.lock().unwrap().push(from_revision);
+        let _ = self.watches_open.subscribe().wait_for(|open| *open).await;
         if self.compacted.load(Ordering::SeqCst) {
             return Err(Error::Compacted {
                 requested: from_revision,
@@ -195,6 +199,17 @@ pub async fn env_on(options: CacheOptions, seeded: bool, racing: Option<&str>) -
 /// A cache over a fresh store holding the keys `existing` (`{}` each), with `racing`
 /// created right after the cache's first list request.
 pub async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>) -> Env {
+    env_with(options, existing, racing, true).await
+}
+
+/// [`env_over`], with the store's watches opening only once `watches_open` is set when
+/// `open` is false.
+pub async fn env_with(
+    options: CacheOptions,
+    existing: &[&str],
+    racing: Option<&str>,
+    open: bool,
+) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let inner: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
     for key in existing {
@@ -216,6 +231,7 @@ pub async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&
         watches: Mutex::new(Vec::new()),
         change_before_create: Mutex::new(None),
         create_after_list: Mutex::new(racing.map(str::to_owned)),
+        watches_open: watch::channel(open).0,
     });
     let storage: Arc<dyn Storage> = flaky.clone();
     let (cache, _task) = Cache::start(&storage, "/r/", "things", options);

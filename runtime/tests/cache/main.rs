@@ -14,7 +14,7 @@ use bytes::Bytes;
 use kapi_runtime::cache::{CacheError, CacheOptions, CachedEvent, Change, End, Subscription};
 use kapi_runtime::storage::Revision;
 
-use flaky::{DEADLINE, env, env_on, env_over};
+use flaky::{DEADLINE, env, env_on, env_over, env_with};
 
 /// `(revision, key, value)` of an event.
 fn summary(event: &CachedEvent) -> (Revision, String, String) {
@@ -64,6 +64,38 @@ async fn a_write_racing_the_first_list_of_an_empty_store_is_not_missed() {
     env.reached(revision).await;
     let listed = env.cache.list("/r/").unwrap();
     assert_eq!(listed.objects.len(), 1, "the racing write is in the cache");
+}
+
+/// The first list of an empty store is published once its feed's watch is open: the list
+/// made again because a write raced it (above) resets no watcher that came between the two.
+/// A client then finds no cache yet, or one whose watch goes on.
+#[tokio::test]
+async fn a_list_made_again_at_start_resets_no_watcher() {
+    let env = env_with(CacheOptions::default(), &[], Some("/r/raced"), false).await;
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while env.flaky.watches.lock().unwrap().is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the feed never watched"
+        );
+        tokio::task::yield_now().await;
+    }
+    // The feed has listed (the racing write came after) and waits for its watch.
+    let early = env.cache.list_and_watch("/r/");
+    env.flaky.watches_open.send_replace(true);
+    let revision = env.put("later", "x").await;
+    env.reached(revision).await;
+    if let Ok((_, mut subscription)) = early {
+        let next = tokio::time::timeout(DEADLINE, subscription.next()).await;
+        let next = next.expect("an event within the deadline");
+        assert!(next.is_ok(), "the watch ended: {:?}", next.err());
+    }
+    let (snapshot, _) = env.cache.list_and_watch("/r/").unwrap();
+    assert_eq!(
+        snapshot.objects.len(),
+        2,
+        "the racing write and the later one"
+    );
 }
 
 /// The list is read in pages, all at the first page's revision: a write landing between
