@@ -362,9 +362,9 @@ impl Registry {
     /// The cache's objects under `prefix` standing for storage's current state, when the
     /// cache holds exactly storage's keys there at their last writes, as a keys-only
     /// read of storage (keys and revisions, no values; `Storage::same_write`) tells: the
-    /// snapshot is then the collection at that read's revision. For a cache behind storage that could not be
-    /// caught up (other kinds' writes on etcd before v3.4.31): one read of the keys, not a
-    /// read and a decoding of every object.
+    /// snapshot is then the collection at that read's revision. For a cache behind
+    /// storage that could not be caught up (other kinds' writes on etcd before v3.4.31):
+    /// one read of the keys, not a read and a decoding of every object.
     ///
     /// When they differ, the kind's own changes up to that read may still be on their way
     /// to the cache (a kind written while others are): once the cache has the newest of

@@ -359,7 +359,8 @@ pub(super) fn matches_cached(
     cached: &CachedObject,
     selectors: &Selectors,
 ) -> Result<bool, ApiError> {
-    if !selectors.matches_label_map(cached.labels()) {
+    // The labels only when a selector asks: the cache finds them on first use.
+    if selectors.selects_labels() && !selectors.matches_label_map(cached.labels()) {
         return Ok(false);
     }
     if !selectors.selects_fields() {

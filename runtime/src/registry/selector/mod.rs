@@ -58,6 +58,12 @@ impl Selectors {
         self.labels.is_empty() && self.fields.is_empty()
     }
 
+    /// Whether the label selector needs an object's labels (an empty one selects every
+    /// object, labelled or not).
+    pub fn selects_labels(&self) -> bool {
+        !self.labels.is_empty()
+    }
+
     /// Whether the field selector needs [`matches_fields`](Selectors::matches_fields).
     pub fn selects_fields(&self) -> bool {
         !self.fields.is_empty()
