@@ -2,10 +2,12 @@
 //! connection, and a series of updates of one object, one at a time. For every update and
 //! watcher: the time from the update being sent to its event reaching the watcher's socket
 //! (the kernel's receive timestamp, `SO_TIMESTAMPNS`), and to the watcher reading it. The
-//! update's own latency (until the server acknowledged it) is shown beside, and the
-//! fan-out alone: the time from each update's first delivery to each watcher's. Then the
-//! server's CPU time per event sent (the update's own share included) and the client's
-//! cost: this process's CPU time per event read, spent on the same cores as the server's.
+//! update's own latency (until the server acknowledged it) is shown beside, and the two
+//! parts of a delivery: the update's path to its first event (for kapi, its commit, with
+//! the disk's flush, and the watch cache's feed) and the fan-out alone, the time from each
+//! update's first delivery to each watcher's. Then the server's CPU time per event sent
+//! (the update's own share included) and the client's cost: this process's CPU time per
+//! event read, spent on the same cores as the server's.
 //!
 //! The delivery figure leaves out the watchers' own delay in reading, not their
 //! competition for the cores, so the watchers are one thread with one `epoll` loop (see
@@ -137,9 +139,11 @@ impl Source for Kapi<'_> {
 struct FanOut {
     /// Per event: from the update sent to the kernel holding it at the watcher.
     deliveries: Vec<Duration>,
+    /// Per update: from the update sent to its first delivery (to any watcher): its own
+    /// path to its first event (the server's commit and the watch cache's feed).
+    firsts: Vec<Duration>,
     /// Per event: from the update's first delivery (to any watcher) to this one: the
-    /// fan-out alone, without the update's own path to its first event (the server's
-    /// commit).
+    /// fan-out alone, without the update's own path to its first event.
     spreads: Vec<Duration>,
     /// Per event: from the update sent to the watcher reading it.
     latencies: Vec<Duration>,
@@ -155,6 +159,7 @@ impl FanOut {
     fn report(&self, report: &mut Report, label: &str, server_cpu: &str) {
         for (what, samples) in [
             ("update to event delivered", &self.deliveries),
+            ("update to its first delivery", &self.firsts),
             ("first delivery to each", &self.spreads),
             ("update to event read", &self.latencies),
         ] {
@@ -242,15 +247,21 @@ fn fan_out(
         watchers * updates,
         "every event was read once"
     );
-    let spreads = (arrivals.iter())
-        .flat_map(|arrived| {
-            let first = arrived.iter().min().copied().unwrap_or(UNIX_EPOCH);
-            (arrived.iter()).map(move |at| at.duration_since(first).unwrap_or_default())
+    let firsts_at: Vec<SystemTime> = (arrivals.iter())
+        .map(|arrived| arrived.iter().min().copied().unwrap_or(UNIX_EPOCH))
+        .collect();
+    let firsts = (firsts_at.iter().zip(&sent))
+        .map(|(first, (_, sent_wall))| first.duration_since(*sent_wall).unwrap_or_default())
+        .collect();
+    let spreads = (arrivals.iter().zip(&firsts_at))
+        .flat_map(|(arrived, first)| {
+            (arrived.iter()).map(move |at| at.duration_since(*first).unwrap_or_default())
         })
         .collect();
     let events = (watchers * updates) as f64;
     FanOut {
         deliveries,
+        firsts,
         spreads,
         latencies,
         acknowledged,
