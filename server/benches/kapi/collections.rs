@@ -1,7 +1,10 @@
 //! One collection of WebApps on the embedded store, grown through the server to each size
 //! (10k, 100k, 1M; tiny with `--quick`), then one on etcd ("collection on etcd": 10k and
 //! 100k, where a watch cache's list outgrows one default gRPC message). At each size:
-//! creates per second over the last band of growth, LIST p50/p99 from the watch cache
+//! creates per second over the last band of growth (on the embedded store also against the
+//! store's own creates into a fresh store just after, the machine's pace of that minute,
+//! so that growth from 10k to 1M reads apart from the machine's drift over the quarter of
+//! an hour between), LIST p50/p99 from the watch cache
 //! (`resourceVersion=0`) and consistent, the consistent LIST right after a write to
 //! another kind (which the kind's cache must be caught up to) and while the kind and
 //! another are written, beside the same list from storage (`resourceVersionMatch=Exact`),
@@ -13,12 +16,13 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio::runtime::Runtime;
 
 use super::common::{
     CLIENTS, Options, ServerProcess, agent, get_discarding, get_discarding_accepting,
     percentile_ms, run_count, timed_gets,
 };
-use super::limits::Limits;
+use super::limits::{Limits, embedded_creates};
 use super::report::Report;
 
 const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
@@ -32,7 +36,7 @@ fn webapp(n: u64) -> String {
 }
 
 /// Measures a collection on each backend at each size.
-pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
+pub fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
     let (embedded, etcd): (&[u64], &[u64]) = if options.quick {
         (&[300, 1_000], &[300, 1_000])
     } else {
@@ -40,7 +44,8 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
     };
     let dir = tempfile::tempdir().expect("a data directory");
     let args = ["--data-dir".into(), dir.path().display().to_string()];
-    measure_on(options, limits, report, "collection", &args, embedded);
+    let pace = Some(runtime);
+    measure_on(options, limits, report, "collection", &args, embedded, pace);
     let args = [
         "--storage",
         "etcd",
@@ -48,11 +53,20 @@ pub fn measure(options: &Options, limits: &Limits, report: &mut Report) {
         &limits.etcd.servers_flag(),
     ];
     let args = args.map(String::from);
-    measure_on(options, limits, report, "collection on etcd", &args, etcd);
+    measure_on(
+        options,
+        limits,
+        report,
+        "collection on etcd",
+        &args,
+        etcd,
+        None,
+    );
 }
 
 /// Measures one collection, of a server started with `args`, at each of `sizes`; the rows
-/// are named `{what} {size}: ...`.
+/// are named `{what} {size}: ...`. With `pace` (a runtime), each band's creates are also
+/// compared with the embedded store's own just after.
 fn measure_on(
     options: &Options,
     limits: &Limits,
@@ -60,6 +74,7 @@ fn measure_on(
     what: &str,
     args: &[String],
     sizes: &[u64],
+    pace: Option<&Runtime>,
 ) {
     let band = if options.quick { 100 } else { 10_000 };
     let mut server = ServerProcess::start(args);
@@ -68,6 +83,9 @@ fn measure_on(
     let mut have = 0;
     let mut first_band = None;
     let mut last_band = 0.0;
+    // Each band's creates against the store's own of the same minute.
+    let mut first_paced = None;
+    let mut last_paced = 0.0;
     for &size in sizes {
         let label = count(size);
         fill(&server, have, size - band);
@@ -83,6 +101,20 @@ fn measure_on(
             last_band,
             "ops/s",
         );
+        if let Some(runtime) = pace {
+            let own = runtime.block_on(embedded_creates(CLIENTS, options.window()));
+            report.add(
+                format!("{what} {label}: the store's own creates (1 KiB) just after"),
+                own,
+                "ops/s",
+            );
+            last_paced = report.share(
+                format!("{what} {label}: creates / the store's own just after"),
+                last_band,
+                own,
+            );
+            first_paced.get_or_insert(last_paced);
+        }
 
         // The cache has every object once a list not older than the last create is served.
         let last = get_json(&agent, &server.url(&format!("{WEBAPPS}/w{:07}", size - 1)));
@@ -187,6 +219,17 @@ fn measure_on(
                 count(sizes[0])
             ),
             last_band,
+            first,
+        );
+    }
+    if let Some(first) = first_paced {
+        report.share(
+            format!(
+                "{what}: creates/s at {} / at {}, each against the store's own",
+                count(have),
+                count(sizes[0])
+            ),
+            last_paced,
             first,
         );
     }

@@ -62,7 +62,7 @@ pub fn run(options: Options) -> Report {
         fanout::measure(&options, &mut report);
     }
     if options.runs("collections") {
-        collections::measure(&options, &limits, &mut report);
+        collections::measure(&runtime, &options, &limits, &mut report);
     }
     if options.runs("peer") {
         peer::measure(&options, &mut report);
