@@ -5,9 +5,11 @@
 //! update's own latency (until the server acknowledged it) is shown beside, and the two
 //! parts of a delivery: the update's path to its first event (for kapi, its commit, with
 //! the disk's flush, and the watch cache's feed) and the fan-out alone, the time from each
-//! update's first delivery to each watcher's. Then the server's CPU time per event sent
-//! (the update's own share included) and the client's cost: this process's CPU time per
-//! event read, spent on the same cores as the server's.
+//! update's first delivery to each watcher's; and, per update, its first delivery to its
+//! last (the p99 of 50 updates' deliveries is about the median of the slowest one or two,
+//! so this tells a few slow updates from every update being slow). Then the server's CPU
+//! time per event sent (the update's own share included) and the client's cost: this
+//! process's CPU time per event read, spent on the same cores as the server's.
 //!
 //! The delivery figure leaves out the watchers' own delay in reading, not their
 //! competition for the cores, so the watchers are one thread with one `epoll` loop (see
@@ -145,6 +147,10 @@ struct FanOut {
     /// Per event: from the update's first delivery (to any watcher) to this one: the
     /// fan-out alone, without the update's own path to its first event.
     spreads: Vec<Duration>,
+    /// Per update: from its first delivery to its last, the whole fan-out of one update.
+    /// A delivered p99 is about the median of the slowest update or two, so these show
+    /// whether a p99 is every update's or a few slow ones'.
+    fan_outs: Vec<Duration>,
     /// Per event: from the update sent to the watcher reading it.
     latencies: Vec<Duration>,
     /// Per update: until it was acknowledged.
@@ -161,6 +167,7 @@ impl FanOut {
             ("update to event delivered", &self.deliveries),
             ("update to its first delivery", &self.firsts),
             ("first delivery to each", &self.spreads),
+            ("each update's first delivery to its last", &self.fan_outs),
             ("update to event read", &self.latencies),
         ] {
             let mut samples = samples.clone();
@@ -242,6 +249,12 @@ fn fan_out(
     let firsts = (firsts_at.iter().zip(&sent))
         .map(|(first, (_, sent_wall))| first.duration_since(*sent_wall).unwrap_or_default())
         .collect();
+    let fan_outs = (arrivals.iter().zip(&firsts_at))
+        .map(|(arrived, first)| {
+            let last = arrived.iter().max().copied().unwrap_or(*first);
+            last.duration_since(*first).unwrap_or_default()
+        })
+        .collect();
     let spreads = (arrivals.iter().zip(&firsts_at))
         .flat_map(|(arrived, first)| {
             (arrived.iter()).map(move |at| at.duration_since(*first).unwrap_or_default())
@@ -252,6 +265,7 @@ fn fan_out(
         deliveries,
         firsts,
         spreads,
+        fan_outs,
         latencies,
         acknowledged,
         server_cpu: server_cpu.as_secs_f64() * 1e6 / events,
