@@ -18,6 +18,9 @@ for_both_versions! {
     auth_can_i => kubectl_1_32_auth_can_i, kubectl_1_20_auth_can_i;
     no_one_grants_what_they_do_not_hold => kubectl_1_32_no_one_grants_what_they_do_not_hold,
         kubectl_1_20_no_one_grants_what_they_do_not_hold;
+    development_servers_ignore_credentials =>
+        kubectl_1_32_development_servers_ignore_credentials,
+        kubectl_1_20_development_servers_ignore_credentials;
 }
 
 /// How long a new binding may take to reach the RBAC index.
@@ -240,6 +243,38 @@ fn auth_can_i(version: Version) {
         );
         bob.ok(&["auth", "whoami"]).stdout_has("bob");
     }
+}
+
+/// With no security flags there is no authenticator but anonymous, and kube-apiserver then
+/// looks at no credential: a kubeconfig with a token works against a development server,
+/// as `system:anonymous`.
+fn development_servers_ignore_credentials(version: Version) {
+    let server = Server::start();
+    let with_token = Kubectl::at(version, &server.url(), vec!["--token=any-token".to_owned()]);
+    with_token.ok(&["create", "namespace", "tokens"]);
+    with_token
+        .ok(&["get", "namespaces", "tokens"])
+        .stdout_has("tokens");
+    if version == Version::V1_32 {
+        let whoami = with_token.ok(&["auth", "whoami", "-o", "json"]).json();
+        assert_eq!(whoami["status"]["userInfo"]["username"], "system:anonymous");
+    }
+    let review = serde_json::json!({
+        "apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+    let answer = server
+        .client()
+        .request_with_headers(
+            "POST",
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            Some(&review),
+            &[("Authorization", "Bearer not-known-anywhere")],
+        )
+        .unwrap();
+    assert_eq!(answer.status, 201, "{answer:?}");
+    assert_eq!(
+        answer.json()["status"]["userInfo"],
+        serde_json::json!({"username": "system:anonymous", "groups": ["system:unauthenticated"]})
+    );
 }
 
 /// kube's escalation check: a user who may create roles and bindings cannot put into them

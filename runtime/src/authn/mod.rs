@@ -103,6 +103,13 @@ impl Request<'_> {
 pub trait Method: Send + Sync {
     /// What the method concludes about `request`.
     fn authenticate(&self, request: &Request<'_>) -> Outcome;
+
+    /// Whether the method reads `Authorization: Bearer` tokens. kube puts its
+    /// `bearertoken` authenticator in the chain only when some token method is configured:
+    /// with none, a token is not a credential the server looks at.
+    fn reads_bearer_tokens(&self) -> bool {
+        false
+    }
 }
 
 /// The methods in order, and what to do with a request none of them recognises.
@@ -191,9 +198,12 @@ impl Authenticator {
         if let Some(user) = self.union(request).map_err(AuthnError::Rejected)? {
             return Ok(user);
         }
-        // A bearer token no method owns is still a credential that failed (kube's
-        // bearertoken authenticator answers `invalid bearer token`).
-        if request.bearer_token().is_some() {
+        // A bearer token no token method owns is still a credential that failed (kube's
+        // bearertoken authenticator answers `invalid bearer token`); with no token method
+        // (a development server, or certificates only) the header is not looked at, and
+        // the request is anonymous if anything, as kube's.
+        if request.bearer_token().is_some() && self.methods.iter().any(|m| m.reads_bearer_tokens())
+        {
             return Err(AuthnError::Rejected("invalid bearer token".to_owned()));
         }
         if self.anonymous {
@@ -220,6 +230,19 @@ mod tests {
                 Some(_) if self.1.is_none() => Outcome::Rejected("expired".into()),
                 _ => Outcome::NotPresented,
             }
+        }
+
+        fn reads_bearer_tokens(&self) -> bool {
+            true
+        }
+    }
+
+    /// A method that reads no tokens (as client certificates).
+    struct NoTokens;
+
+    impl Method for NoTokens {
+        fn authenticate(&self, _: &Request<'_>) -> Outcome {
+            Outcome::NotPresented
         }
     }
 
@@ -265,6 +288,23 @@ mod tests {
             Err(AuthnError::Rejected("expired".into()))
         );
         assert_eq!(check(&strict, None), Err(AuthnError::NoCredentials));
+    }
+
+    #[test]
+    fn tokens_are_ignored_without_a_token_method() {
+        // kube's development server: anonymous only, any credential ignored.
+        let none = Authenticator::new().anonymous(true);
+        assert_eq!(check(&none, Some("anything")), Ok(UserInfo::anonymous()));
+        let certificates = Authenticator::new().with(NoTokens).anonymous(true);
+        assert_eq!(
+            check(&certificates, Some("anything")),
+            Ok(UserInfo::anonymous())
+        );
+        let strict = Authenticator::new().with(NoTokens);
+        assert_eq!(
+            check(&strict, Some("anything")),
+            Err(AuthnError::NoCredentials)
+        );
     }
 
     #[test]
