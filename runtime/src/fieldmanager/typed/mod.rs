@@ -33,8 +33,9 @@ pub struct TypeRef<'a> {
     node: Option<usize>,
 }
 
-/// How a strategic merge patch merges a list (kube's `patchStrategy` and `patchMergeKey`,
-/// derived from the list type as the published OpenAPI documents say it).
+/// How a strategic merge patch merges a list (kube's `patchStrategy` and `patchMergeKey`):
+/// as the schema's `x-kubernetes-patch-*` extensions say, else as its list type implies
+/// (the same, for the compiled kinds: codegen publishes the extensions from the list type).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ListMerge {
     /// The patch's list replaces the object's (atomic lists, multi-key list maps).
@@ -124,7 +125,34 @@ impl<'a> TypeRef<'a> {
     }
 
     /// How a strategic merge patch merges a list here.
+    /// Whether a strategic merge patch replaces the value here whole
+    /// (`x-kubernetes-patch-strategy: replace`, kube's `patchStrategy:"replace"`).
+    pub(crate) fn patch_replaces(&self) -> bool {
+        let nodes = match (self.schema, self.node) {
+            (Some(schema), Some(node)) => schema.nodes(node),
+            _ => Default::default(),
+        };
+        (nodes.iter().find_map(|n| n.patch_strategy.as_deref()))
+            .is_some_and(|strategy| strategy.split(',').any(|s| s.trim() == "replace"))
+    }
+
     pub(crate) fn list_merge(&self) -> ListMerge {
+        // The patch extensions when the schema has them: kubectl computed the patch from
+        // them (kube's server from the same Go tags). Lists declared with a merge key but
+        // no list type (webhooks by `name`, `ownerReferences` by `uid`) merge by it.
+        let nodes = match (self.schema, self.node) {
+            (Some(schema), Some(node)) => schema.nodes(node),
+            _ => Default::default(),
+        };
+        if let Some(strategy) = nodes.iter().find_map(|n| n.patch_strategy.as_deref()) {
+            let merges = strategy.split(',').any(|s| s.trim() == "merge");
+            let key = nodes.iter().find_map(|n| n.patch_merge_key.as_deref());
+            return match (merges, key) {
+                (true, Some(key)) => ListMerge::Key(key.to_owned()),
+                (true, None) => ListMerge::Values,
+                (false, _) => ListMerge::Replace,
+            };
+        }
         match self.atom(Some(&Value::Array(Vec::new()))) {
             Atom::List {
                 kind: ListType::Set,

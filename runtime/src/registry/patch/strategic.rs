@@ -102,7 +102,7 @@ fn merge_map(
         let field = tr.field_type(&key);
         match (std::mem::take(current), value) {
             (Value::Object(current_map), Value::Object(patch_map)) => {
-                *current = if field.is_atomic_map() {
+                *current = if field.is_atomic_map() || field.patch_replaces() {
                     Value::Object(patch_map)
                 } else {
                     Value::Object(merge_map(current_map, patch_map, field)?)
@@ -187,6 +187,7 @@ fn set_element_orders(
             Some(Value::Array(list)) => Some(list.clone()),
             _ => None,
         };
+        let patch_order_source = patch_list.clone();
         let merged = match (original_list.clone(), patch_list) {
             (Some(original), None) => original,
             (None, Some(patch)) => patch,
@@ -194,16 +195,58 @@ fn set_element_orders(
             (None, None) => continue,
         };
         let (in_order, server_only) = partition(merged, &order, key.as_deref());
-        let ordered = order_items(
-            in_order,
-            server_only,
-            &order,
-            &original_list.unwrap_or_default(),
-            key.as_deref(),
-        )?;
+        let server_order = match (&original_list, patch_order_source, key.as_deref()) {
+            (Some(original), Some(patch), Some(key)) => server_view(original, &patch, key),
+            (original, _, _) => original.clone().unwrap_or_default(),
+        };
+        let ordered = order_items(in_order, server_only, &order, &server_order, key.as_deref())?;
         original.insert(field, Value::Array(ordered));
     }
     Ok(())
+}
+
+/// The live list's order as kube's `mergePatchIntoOriginal` compares server-only items by,
+/// after merging the patch into it: kube's merge deletes and appends items in the live
+/// list's own backing array (Go's `append(s[:i], s[i+1:]...)` and `append(s, item)` within
+/// its capacity), and the order it compares by is that array, at the live list's length.
+/// So the places of deleted items are taken by the items after them, then by items the
+/// patch adds, and what is left keeps the array's old tail. kube's results (its
+/// `$setElementOrder` tests) depend on it.
+fn server_view(original: &[Value], patch: &[Value], key: &str) -> Vec<Value> {
+    let mut view = original.to_vec();
+    let mut len = view.len();
+    let mut replaced = false;
+    for item in patch {
+        match item.get(PATCH).and_then(Value::as_str) {
+            Some("delete") => {
+                let value = item.get(key);
+                while let Some(at) = (view[..len].iter()).position(|o| o.get(key) == value) {
+                    for i in at..len - 1 {
+                        view[i] = view[i + 1].clone();
+                    }
+                    len -= 1;
+                }
+            }
+            Some("replace") => replaced = true,
+            _ => {}
+        }
+    }
+    if replaced {
+        return view;
+    }
+    for item in patch.iter().filter(|item| item.get(PATCH).is_none()) {
+        let value = item.get(key);
+        if (view[..len].iter()).any(|o| o.get(key) == value) {
+            continue;
+        }
+        // Past the live list's length the array grows elsewhere: the view is complete.
+        if len == view.len() {
+            break;
+        }
+        view[len] = item.clone();
+        len += 1;
+    }
+    view
 }
 
 /// kube's `validatePatchWithSetOrderList`: the patch's items come in the order's order.
@@ -213,6 +256,15 @@ fn check_order(patch: &[Value], order: &[Value], key: Option<&str>) -> Result<()
         .collect();
     let (mut at_patch, mut at_order) = (0, 0);
     while at_patch < items.len() && at_order < order.len() {
+        // Items compare by their merge key's value alone (kube's `mergeKeyValueEqual`): a
+        // patch item carries the fields it changes, the directive only the keys.
+        if let Some(key) = key {
+            for item in [items[at_patch], &order[at_order]] {
+                if item.get(key).is_none() {
+                    return Err(no_merge_key(item, key));
+                }
+            }
+        }
         if same_item(items[at_patch], &order[at_order], key) {
             at_patch += 1;
         }
@@ -633,6 +685,44 @@ mod tests {
             json!({"labels": {"a": "1"}}),
             json!({"labels": {"b": null, "$patch": "x"}}),
             Err(bad("unknown patch type: x in map: map[$patch:x b:<nil>]")),
+        );
+    }
+
+    /// The `$setElementOrder` cases of kube's strategic merge patch tests
+    /// (`testdata/set_element_order.json`, ported as data: each applies a patch kubectl
+    /// computes to an object, as the server does), over a schema equal to kube's test type
+    /// `MergeItem`, declared by its patch extensions alone.
+    #[test]
+    fn kubes_set_element_order_cases() {
+        let data: Value = serde_json::from_str(include_str!("testdata/set_element_order.json"))
+            .expect("the cases");
+        let (schemas, root) =
+            Schemas::standalone(&data["schema"], &Map::new()).expect("the test schema");
+        let tr = TypeRef::root(KindSchema::of(&schemas, root));
+        let mut failures = Vec::new();
+        let cases = data["cases"].as_array().expect("cases");
+        for case in cases {
+            let name = format!("{} ({})", case["name"], case["kind"]);
+            let patch = case["patch"].as_object().expect("a patch map");
+            let merged = merge(case["original"].clone(), patch, tr);
+            match (&merged, case.get("error")) {
+                (Ok(merged), None) if *merged == case["result"] => {}
+                (Err(Failure::BadRequest(message)), Some(expected))
+                    if expected.as_str().is_none_or(|e| message.contains(e)) => {}
+                _ => failures.push(format!(
+                    "{name}:\n  patch {}\n  gave {merged:?}\n  kube {}",
+                    case["patch"],
+                    case.get("error").unwrap_or(&case["result"])
+                )),
+            }
+        }
+        assert!(cases.len() > 100, "{} cases", cases.len());
+        assert!(
+            failures.is_empty(),
+            "{} of {} cases differ from kube's:\n{}",
+            failures.len(),
+            cases.len(),
+            failures.join("\n")
         );
     }
 }

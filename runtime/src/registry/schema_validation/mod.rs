@@ -105,6 +105,10 @@ pub(crate) struct Node {
     pub(crate) one_of: Vec<usize>,
     pub(crate) not: Option<usize>,
     pub(crate) list_type: ListType,
+    /// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`: how a strategic
+    /// merge patch merges the list, as kubectl computed the patch from them.
+    pub(crate) patch_strategy: Option<String>,
+    pub(crate) patch_merge_key: Option<String>,
     /// `x-kubernetes-map-type: atomic`: the object is replaced whole by server-side apply.
     pub(crate) atomic_map: bool,
     pub(crate) immutable: bool,
@@ -244,6 +248,9 @@ impl Compiler<'_> {
             ),
             _ => ListType::Atomic,
         };
+        let extension = |name: &str| schema.get(name).and_then(Value::as_str).map(str::to_owned);
+        node.patch_strategy = extension("x-kubernetes-patch-strategy");
+        node.patch_merge_key = extension("x-kubernetes-patch-merge-key");
         self.nodes[index] = node;
         Ok(index)
     }
