@@ -4,7 +4,7 @@
 //! `auth can-i`, `describe`) accept protobuf answers, objects and errors alike, which they
 //! decode with client-go's own types. (kubectl 1.20 asks for JSON throughout.) Raw HTTP checks what
 //! kubectl does not ask for (lists, watch streams, a kind without a protobuf form), with
-//! `protoc --decode_raw` (not this server's decoder) reading the wire. On the embedded
+//! a raw wire reader (prost's primitives, not this server's decoder) reading the wire. On the embedded
 //! store and (with the `etcd` feature, as `etcd::*`) on an etcd of its own.
 
 mod support;
@@ -86,34 +86,81 @@ fn reads_protobuf_answers(backend: Backend) {
     );
 }
 
-/// `protoc --decode_raw` of a message.
+/// A message's fields as `protoc --decode_raw` prints them (`1: "ADDED"`, `2 {`...`}`),
+/// read with prost's wire-format primitives, not this server's decoder: a length-delimited
+/// field that reads as a message is printed as one, anything else as a string.
 fn decode_raw(message: &[u8]) -> String {
-    use std::io::Write;
-    let mut protoc = std::process::Command::new("protoc")
-        .arg("--decode_raw")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("protoc (installed by `cargo xtask test`)");
-    protoc.stdin.take().unwrap().write_all(message).unwrap();
-    let output = protoc.wait_with_output().unwrap();
+    let mut out = String::new();
     assert!(
-        output.status.success(),
-        "protoc --decode_raw: {}",
-        String::from_utf8_lossy(&output.stderr)
+        fields(message, 0, &mut out),
+        "not a protobuf message: {message:?}"
     );
-    String::from_utf8(output.stdout).unwrap()
+    out
 }
 
-/// A whole protobuf body: the magic, then the envelope as protoc reads it.
+/// Prints the fields of `message` at `depth` into `out`; `false` when it is not a message.
+fn fields(mut message: &[u8], depth: usize, out: &mut String) -> bool {
+    use prost::encoding::{WireType, decode_key, decode_varint};
+    let indent = "  ".repeat(depth);
+    while !message.is_empty() {
+        let Ok((number, wire_type)) = decode_key(&mut message) else {
+            return false;
+        };
+        match wire_type {
+            WireType::Varint => match decode_varint(&mut message) {
+                Ok(value) => out.push_str(&format!("{indent}{number}: {value}\n")),
+                Err(_) => return false,
+            },
+            WireType::ThirtyTwoBit | WireType::SixtyFourBit => {
+                let width = if wire_type == WireType::ThirtyTwoBit {
+                    4
+                } else {
+                    8
+                };
+                let Some((bytes, rest)) = message.split_at_checked(width) else {
+                    return false;
+                };
+                out.push_str(&format!("{indent}{number}: 0x{}\n", hex(bytes)));
+                message = rest;
+            }
+            WireType::LengthDelimited => {
+                let Ok(length) = decode_varint(&mut message) else {
+                    return false;
+                };
+                let Some((bytes, rest)) = usize::try_from(length)
+                    .ok()
+                    .and_then(|length| message.split_at_checked(length))
+                else {
+                    return false;
+                };
+                let mut nested = String::new();
+                if !bytes.is_empty() && fields(bytes, depth + 1, &mut nested) {
+                    out.push_str(&format!("{indent}{number} {{\n{nested}{indent}}}\n"));
+                } else {
+                    let text = String::from_utf8_lossy(bytes);
+                    out.push_str(&format!("{indent}{number}: {text:?}\n"));
+                }
+                message = rest;
+            }
+            // Groups: not in Kubernetes' messages.
+            WireType::StartGroup | WireType::EndGroup => return false,
+        }
+    }
+    true
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().rev().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A whole protobuf body: the magic, then the envelope as `decode_raw` reads it.
 #[track_caller]
 fn envelope(body: &[u8]) -> String {
     assert_eq!(&body[..4], b"k8s\0", "the magic");
     decode_raw(&body[4..])
 }
 
-/// Whether protoc's text has a field `number: "text"` (at any depth).
+/// Whether `decode_raw`'s text has a field `number: "text"` (at any depth).
 fn has(decoded: &str, number: u32, text: &str) -> bool {
     decoded
         .lines()

@@ -1,8 +1,7 @@
 //! `cargo xtask bench`: the project's performance figures (`server/benches/kapi/`), printed
 //! for people to read (or as JSON with `--json`); nothing asserts them.
 //!
-//! Installs what the measurements need when missing (etcd, and `protoc` to build the etcd
-//! backend), then runs the benchmark in the release-like bench profile.
+//! Installs what the measurements need when missing (etcd), then runs the benchmark in the release-like bench profile.
 
 use std::path::Path;
 use std::process::{Command, ExitStatus};
@@ -15,10 +14,9 @@ use crate::test::Prerequisite;
 /// `json`, only the parts in `only` when it is not empty); returns cargo's status.
 pub fn run(root: &Path, quick: bool, json: bool, only: &[String]) -> Result<ExitStatus> {
     let mut env = Vec::new();
-    for prerequisite in [Prerequisite::protoc(), Prerequisite::etcd()] {
-        prerequisite.ensure(root)?;
-        env.extend(prerequisite.env);
-    }
+    let etcd = Prerequisite::etcd();
+    etcd.ensure(root)?;
+    env.extend(etcd.env);
     let mut args = vec![
         "bench",
         "-p",

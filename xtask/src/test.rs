@@ -131,15 +131,6 @@ impl Prerequisite {
         }
     }
 
-    /// `protoc` (Debian's `protobuf-compiler`): `etcd-client` needs it to build.
-    pub fn protoc() -> Prerequisite {
-        Prerequisite::debian(
-            "protoc (Debian's `protobuf-compiler`)",
-            "protobuf-compiler",
-            "protoc",
-        )
-    }
-
     /// Present, or installed now.
     pub fn ensure(&self, root: &Path) -> Result<()> {
         if self.is_present(root) {
@@ -182,7 +173,6 @@ pub fn prerequisites(root: &Path) -> Vec<Prerequisite> {
         Prerequisite::python_module("prometheus_client", PROMETHEUS_CLIENT),
         Prerequisite::kubectl_1_32(),
         Prerequisite::kubectl_1_20(root),
-        Prerequisite::protoc(),
         Prerequisite::etcd(),
     ]
 }
