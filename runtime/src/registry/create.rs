@@ -210,94 +210,102 @@ impl Registry {
         let mut attempts = 0;
         let mut guard_checks = 0;
         let mut cut_off = 0;
-        loop {
-            let key = keys.object(info, namespace.as_deref(), &name)?;
-            if options.dry_run {
-                return match self.storage.get(&key, 0).await {
-                    Ok(Some(_)) => Err(ApiError::AlreadyExists { resource, name }),
-                    Ok(None) => {
-                        let stored = object::decode_bytes(&key, &value)?;
-                        let object = (kind.stored_to(stored, target.version)).map_err(internal)?;
-                        Ok(Written::new(object, true, warnings))
+        // A write cut off in flight and the read that settles it answer within one
+        // storage deadline: the client learns the outcome is unknown in time.
+        storage::deadline::shared(async {
+            loop {
+                let key = keys.object(info, namespace.as_deref(), &name)?;
+                if options.dry_run {
+                    return match self.storage.get(&key, 0).await {
+                        Ok(Some(_)) => Err(ApiError::AlreadyExists { resource, name }),
+                        Ok(None) => {
+                            let stored = object::decode_bytes(&key, &value)?;
+                            let object =
+                                (kind.stored_to(stored, target.version)).map_err(internal)?;
+                            Ok(Written::new(object, true, warnings))
+                        }
+                        Err(e) => Err(object::storage_error(e, &resource, &name)),
+                    };
+                }
+                if is_namespaces(info) {
+                    self.purge_orphans(&key, &name).await?;
+                }
+                let created = match &guarded {
+                    Some((_, guard)) => {
+                        self.storage
+                            .create_guarded(&key, value.clone(), guard)
+                            .await
                     }
-                    Err(e) => Err(object::storage_error(e, &resource, &name)),
+                    None => self.storage.create(&key, value.clone()).await,
                 };
-            }
-            if is_namespaces(info) {
-                self.purge_orphans(&key, &name).await?;
-            }
-            let created = match &guarded {
-                Some((_, guard)) => {
-                    self.storage
-                        .create_guarded(&key, value.clone(), guard)
-                        .await
-                }
-                None => self.storage.create(&key, value.clone()).await,
-            };
-            match created {
-                Ok(kv) => {
-                    let mut written = object::written_in_version(
-                        kind,
-                        &kv.key,
-                        &value,
-                        target.version,
-                        kv.mod_revision,
-                    )?;
-                    written.created = true;
-                    written.warnings = warnings;
-                    return Ok(written);
-                }
-                Err(storage::Error::AlreadyExists { .. })
-                    if generate_prefix.is_some() && attempts + 1 < NAME_GENERATION_ATTEMPTS =>
-                {
-                    attempts += 1;
-                    name = object::generate_name(generate_prefix.as_deref().unwrap_or_default());
-                    let mut stored = object::decode_bytes(&key, &value)?;
-                    set_meta(&mut stored, "name", Some(Value::String(name.clone())));
-                    value = object::encode(stored)?;
-                }
-                // The namespace changed since it was checked: check again.
-                Err(storage::Error::Conflict { key: changed, .. })
-                    if guarded
-                        .as_ref()
-                        .is_some_and(|(_, guard)| guard.key == changed)
-                        && guard_checks < MAX_RETRIES =>
-                {
-                    guard_checks += 1;
-                    let namespace = guarded.as_ref().map_or("", |(namespace, _)| namespace);
-                    let guard = (self.namespace_guard(namespace, &resource, &name, true)).await?;
-                    guarded = guard.map(|guard| (namespace, guard));
-                }
-                // Cut off in flight (an etcd election: a proposal to a member that had not
-                // noticed its leader's death): the write may or may not have been applied.
-                // A linearizable read of the key rides out the election and tells by the
-                // uid: ours is this create's success, none is written again, another's
-                // exists. A read that fails leaves the write's fate unknown: the timeout
-                // (504) says so.
-                Err(error @ storage::Error::Timeout(_)) if cut_off < MAX_RETRIES => {
-                    cut_off += 1;
-                    match self.settle(&key, uid.as_deref()).await {
-                        Ok(Settled::Ours(kv)) => {
+                match created {
+                    Ok(kv) => {
+                        let mut written = object::written_in_version(
+                            kind,
+                            &kv.key,
+                            &value,
+                            target.version,
+                            kv.mod_revision,
+                        )?;
+                        written.created = true;
+                        written.warnings = warnings;
+                        return Ok(written);
+                    }
+                    Err(storage::Error::AlreadyExists { .. })
+                        if generate_prefix.is_some() && attempts + 1 < NAME_GENERATION_ATTEMPTS =>
+                    {
+                        attempts += 1;
+                        name =
+                            object::generate_name(generate_prefix.as_deref().unwrap_or_default());
+                        let mut stored = object::decode_bytes(&key, &value)?;
+                        set_meta(&mut stored, "name", Some(Value::String(name.clone())));
+                        value = object::encode(stored)?;
+                    }
+                    // The namespace changed since it was checked: check again.
+                    Err(storage::Error::Conflict { key: changed, .. })
+                        if guarded
+                            .as_ref()
+                            .is_some_and(|(_, guard)| guard.key == changed)
+                            && guard_checks < MAX_RETRIES =>
+                    {
+                        guard_checks += 1;
+                        let namespace = guarded.as_ref().map_or("", |(namespace, _)| namespace);
+                        let guard =
+                            (self.namespace_guard(namespace, &resource, &name, true)).await?;
+                        guarded = guard.map(|guard| (namespace, guard));
+                    }
+                    // Cut off in flight (an etcd election: a proposal to a member that had not
+                    // noticed its leader's death): the write may or may not have been applied.
+                    // A linearizable read of the key rides out the election and tells by the
+                    // uid: ours is this create's success, none is written again, another's
+                    // exists. A read that fails leaves the write's fate unknown: the timeout
+                    // (504) says so.
+                    Err(error @ storage::Error::Timeout(_)) if cut_off < MAX_RETRIES => {
+                        cut_off += 1;
+                        match self.settle(&key, uid.as_deref()).await {
+                            Ok(Settled::Ours(kv)) => {
+                                return settled(kind, &kv, target.version, warnings);
+                            }
+                            Ok(Settled::Absent) => {}
+                            Ok(Settled::Other) => {
+                                return Err(ApiError::AlreadyExists { resource, name });
+                            }
+                            Err(_) => return Err(object::storage_error(error, &resource, &name)),
+                        }
+                    }
+                    // After a cut, the first proposal may have landed after the read: the
+                    // object in the way may be this create's own.
+                    Err(error @ storage::Error::AlreadyExists { .. }) if cut_off > 0 => {
+                        if let Ok(Settled::Ours(kv)) = self.settle(&key, uid.as_deref()).await {
                             return settled(kind, &kv, target.version, warnings);
                         }
-                        Ok(Settled::Absent) => {}
-                        Ok(Settled::Other) => {
-                            return Err(ApiError::AlreadyExists { resource, name });
-                        }
-                        Err(_) => return Err(object::storage_error(error, &resource, &name)),
+                        return Err(object::storage_error(error, &resource, &name));
                     }
+                    Err(e) => return Err(object::storage_error(e, &resource, &name)),
                 }
-                // After a cut, the first proposal may have landed after the read: the
-                // object in the way may be this create's own.
-                Err(error @ storage::Error::AlreadyExists { .. }) if cut_off > 0 => {
-                    if let Ok(Settled::Ours(kv)) = self.settle(&key, uid.as_deref()).await {
-                        return settled(kind, &kv, target.version, warnings);
-                    }
-                    return Err(object::storage_error(error, &resource, &name));
-                }
-                Err(e) => return Err(object::storage_error(e, &resource, &name)),
             }
-        }
+        })
+        .await
     }
 
     /// What a create cut off in flight finds at its `key`, told apart by `uid` (the one

@@ -26,6 +26,7 @@ pub mod coalesce;
 pub mod compactor;
 #[doc(hidden)]
 pub mod conformance;
+pub mod deadline;
 pub mod embedded;
 #[cfg(feature = "etcd")]
 pub mod etcd;

@@ -102,8 +102,14 @@ impl Creates {
             // take the creates of others with it.
             tokio::spawn(Arc::clone(self).commit());
         }
-        (answer.await)
-            .unwrap_or_else(|_| Err(Error::Internal("the create's transaction was lost".into())))
+        // The transaction runs on the committer's task, under its own deadline: the
+        // caller's wait ends by the caller's.
+        let answer = async {
+            (answer.await).unwrap_or_else(|_| {
+                Err(Error::Internal("the create's transaction was lost".into()))
+            })
+        };
+        self.etcd.awaited("a create", true, answer).await
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {

@@ -47,7 +47,7 @@ use self::revisions::{LAST, end_of, etcd_of, ours, read_at};
 use crate::storage::coalesce::{Batcher, Shared};
 use crate::storage::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
-    WatchStream,
+    WatchStream, deadline,
 };
 
 /// etcd's default `--max-request-bytes` (1.5 MiB): what a write may weigh.
@@ -244,7 +244,11 @@ impl EtcdStorage {
     {
         let timeout = self.options.request_timeout;
         let started = tokio::time::Instant::now();
-        let deadline = started + timeout;
+        // Its own deadline, or the earlier one of the operation it is part of.
+        let deadline = match retry_reads {
+            true => deadline::of_request(timeout),
+            false => deadline::of_write(timeout),
+        };
         // The error of the last attempt, when the deadline cuts the retries short.
         let mut last_error = None;
         let mut pause = Duration::from_millis(10);
@@ -279,6 +283,29 @@ impl EtcdStorage {
             )),
             _ => Error::Timeout(format!("etcd did not answer {what} within {timeout:?}")),
         })
+    }
+
+    /// Waits for `answer`, a request another task makes for this caller (a read shared
+    /// with others, a create batched with others), until the caller's deadline: that
+    /// task's own deadline does not know the caller's (`deadline::shared`).
+    async fn awaited<T>(
+        &self,
+        what: &str,
+        write: bool,
+        answer: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let timeout = self.options.request_timeout;
+        let deadline = match write {
+            true => deadline::of_write(timeout),
+            false => deadline::of_request(timeout),
+        };
+        match tokio::time::timeout_at(deadline, answer).await {
+            Ok(answer) => answer,
+            // Still on its way: a write may yet be applied.
+            Err(_) => Err(Error::Timeout(format!(
+                "etcd did not answer {what} within {timeout:?}"
+            ))),
+        }
     }
 
     /// A linearizable range read.
@@ -494,7 +521,8 @@ impl Storage for EtcdStorage {
         match &self.shared {
             Some(shared) if at == 0 => {
                 check_key(key)?;
-                shared.latest.read(key.to_owned()).await
+                self.awaited("a get", false, shared.latest.read(key.to_owned()))
+                    .await
             }
             _ => self.get_now(key, at).await,
         }
@@ -711,7 +739,10 @@ impl Storage for EtcdStorage {
 
     async fn current_revision(&self) -> Result<Revision> {
         match &self.shared {
-            Some(shared) => shared.revision.read().await,
+            Some(shared) => {
+                self.awaited("a read of the revision", false, shared.revision.read())
+                    .await
+            }
             None => self.revision_now().await,
         }
     }
