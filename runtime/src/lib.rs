@@ -52,6 +52,8 @@ pub mod fieldmanager;
 #[cfg(feature = "server")]
 pub mod filters;
 #[cfg(feature = "server")]
+pub mod health;
+#[cfg(feature = "server")]
 pub(crate) mod https_client;
 #[cfg(feature = "derive")]
 pub mod kinds;

@@ -50,6 +50,7 @@ async fn api() -> Api {
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
+        health: Default::default(),
         profiling: false,
         aggregator: None,
     });
@@ -883,6 +884,12 @@ async fn version_and_health() {
     assert_eq!(slash.json(), version);
     assert_eq!(version["gitVersion"], "v1.32.0-kapi");
 
+    // Ready once every watch cache has listed (`informer-sync`).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while api.send(get("/readyz")).await.status != StatusCode::OK {
+        assert!(std::time::Instant::now() < deadline, "/readyz never passed");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     let index = api.check(get("/"), 200, JSON, Value::Null).await.json();
     let paths: Vec<_> = (index["paths"].as_array().unwrap().iter())
         .map(|p| p.as_str().unwrap())
@@ -893,7 +900,9 @@ async fn version_and_health() {
         "/apis",
         "/apis/apps.example.dev/v1beta1",
         "/openapi/v2",
-        "/readyz/storage",
+        "/readyz/etcd",
+        "/readyz/informer-sync",
+        "/livez/log",
         "/version",
     ] {
         assert!(paths.contains(&path), "{path} in {paths:?}");
@@ -908,23 +917,28 @@ async fn version_and_health() {
         "/livez",
         "/readyz",
         "/readyz/ping",
-        "/readyz/storage",
+        "/readyz/etcd",
         "/readyz/shutdown",
-        "/livez/storage",
+        "/livez/etcd",
     ] {
         let response = api.check(get(path), 200, text, Value::Null).await;
         assert_eq!(response.text(), "ok", "{path}");
     }
+    // `informer-sync` and `shutdown` are `/readyz`'s only.
+    api.check(get("/livez/shutdown"), 404, JSON, Value::Null)
+        .await;
     let response = api
         .check(get("/readyz?verbose"), 200, text, Value::Null)
         .await;
     assert_eq!(
         response.text(),
-        "[+]ping ok\n[+]storage ok\n[+]shutdown ok\nreadyz check passed\n"
+        "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n[+]shutdown ok\n\
+         readyz check passed\n"
     );
+    // Excluded checks pass; names matching none are warned about after the checks.
     let response = api
         .check(
-            get("/healthz?verbose=1&exclude=storage"),
+            get("/healthz?verbose=1&exclude=etcd&exclude=nope&exclude=also"),
             200,
             text,
             Value::Null,
@@ -932,8 +946,83 @@ async fn version_and_health() {
         .await;
     assert_eq!(
         response.text(),
-        "[+]ping ok\n[+]storage excluded: ok\nhealthz check passed\n"
+        "[+]ping ok\n[+]log ok\n[+]etcd excluded: ok\n\
+         warn: some health checks cannot be excluded: no matches for \"also\",\"nope\"\n\
+         healthz check passed\n"
     );
+}
+
+/// A check that fails fails its endpoints as kube-apiserver's: 500, every check listed
+/// (the reason withheld) whether or not `verbose` is asked, `<endpoint> check failed`;
+/// its own path says why. A post-start hook fails until its part reports itself started.
+#[tokio::test]
+async fn a_failing_health_check_fails_the_endpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
+    let registry = Registry::new(
+        Arc::new(kapi_generated::scheme()),
+        Arc::clone(&storage),
+        "/registry",
+    )
+    .await
+    .unwrap();
+    let health = Arc::new(kapi_runtime::health::Health::new());
+    let hook = health.post_start_hook("crd-informer-synced");
+    let router = endpoints::router(Config {
+        routes: kapi_generated::ROUTES,
+        registry: Arc::new(registry),
+        storage,
+        health,
+        documents: kapi_generated::documents::DOCUMENTS,
+        renderer: None,
+        version: ServerVersion::default(),
+        filters: Default::default(),
+        min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
+        lifecycle: Default::default(),
+        profiling: false,
+        aggregator: None,
+    });
+    let api = Api { router, _dir: dir };
+    let text = "text/plain; charset=utf-8";
+    for path in ["/livez", "/livez?verbose"] {
+        let response = api.check(get(path), 500, text, Value::Null).await;
+        assert_eq!(
+            response.text(),
+            "[+]ping ok\n[+]log ok\n[+]etcd ok\n\
+             [-]poststarthook/crd-informer-synced failed: reason withheld\n\
+             livez check failed\n",
+            "{path}"
+        );
+        assert_eq!(response.header("x-content-type-options"), "nosniff");
+    }
+    let response = api
+        .check(
+            get("/healthz/poststarthook/crd-informer-synced"),
+            500,
+            text,
+            Value::Null,
+        )
+        .await;
+    assert_eq!(response.text(), "internal server error: not finished\n");
+    // Excluded, it no longer fails the endpoint.
+    let response = api
+        .check(
+            get("/livez?exclude=poststarthook/crd-informer-synced"),
+            200,
+            text,
+            Value::Null,
+        )
+        .await;
+    assert_eq!(response.text(), "ok");
+    hook.done();
+    api.check(get("/livez"), 200, text, Value::Null).await;
+    api.check(
+        get("/healthz/poststarthook/crd-informer-synced"),
+        200,
+        text,
+        Value::Null,
+    )
+    .await;
 }
 
 /// `kubectl create namespace team-a` (kubectl 1.32), byte for byte: the `k8s\0` envelope

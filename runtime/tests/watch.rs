@@ -551,6 +551,7 @@ async fn table_watchers_share_each_row_encoding() {
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
+        health: Default::default(),
         profiling: false,
         aggregator: None,
     });

@@ -22,6 +22,7 @@ use kapi_runtime::aggregator::{Aggregator, OpenApiV2Encoder, ProxyIdentity};
 use kapi_runtime::cache::CacheOptions;
 use kapi_runtime::controllers::{ControllerOptions, Controllers, apiservices};
 use kapi_runtime::endpoints::{self, Config, Lifecycle, ServerVersion};
+use kapi_runtime::health::Health;
 use kapi_runtime::kinds::apiregistration;
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
@@ -104,7 +105,7 @@ struct Flags {
     #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
     min_request_timeout: u64,
 
-    /// After SIGTERM, how long to keep serving while `/readyz` answers 503, so that load
+    /// After SIGTERM, how long to keep serving while `/readyz` fails (500), so that load
     /// balancers notice before the listener closes (kube-apiserver's
     /// `--shutdown-delay-duration`; e.g. `10s`).
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = humantime::parse_duration)]
@@ -189,8 +190,8 @@ fn main() -> ExitCode {
     if flags.backend() == Backend::Etcd && !cfg!(feature = "etcd") {
         eprintln!(
             "kapi-server: --storage etcd: this binary was built without etcd support; build it \
-             with `cargo build --release -p kapi-server --features etcd` (needs protoc, Debian's \
-             protobuf-compiler), or use --storage embedded"
+             with `cargo build --release -p kapi-server --features etcd`, or use --storage \
+             embedded"
         );
         return ExitCode::from(2);
     }
@@ -282,6 +283,16 @@ async fn run(flags: Flags) -> Result<()> {
             ..CacheOptions::default()
         });
     let registry = Arc::new(registry);
+    // Health checks (`/healthz`, `/livez`, `/readyz`) under kube's names, each part's
+    // registered as it starts. The registry made the `default` namespace (kube's
+    // bootstrap controller) and set up admission.
+    let health = Arc::new(Health::new());
+    health
+        .post_start_hook("start-kube-apiserver-admission-initializer")
+        .done();
+    if registry.scheme().by_resource("", "namespaces").is_some() {
+        health.post_start_hook("bootstrap-controller").done();
+    }
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
     let aggregator = aggregator(&flags, &registry)?;
@@ -307,9 +318,15 @@ async fn run(flags: Flags) -> Result<()> {
         event_ttl: flags.event_ttl,
         aggregator: aggregator.clone(),
         published_trust,
+        health: Arc::clone(&health),
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
-    let (filters, _rbac) = flags.security.filters(&trust, &registry).await?;
+    let (filters, rbac) = flags.security.filters(&trust, &registry).await?;
+    // The request limits are in the chain; RBAC's bootstrap policy was reconciled.
+    health.post_start_hook("max-in-flight-filter").done();
+    if rbac.is_some() {
+        health.post_start_hook("rbac/bootstrap-roles").done();
+    }
     let compactor = (!flags.compaction_interval.is_zero())
         .then(|| compactor::start(&storage, flags.compaction_interval));
     let lifecycle = Arc::new(Lifecycle::default());
@@ -317,6 +334,7 @@ async fn run(flags: Flags) -> Result<()> {
         routes: kapi_generated::ROUTES,
         registry: Arc::clone(&registry),
         storage,
+        health,
         documents: kapi_generated::documents::DOCUMENTS,
         renderer: Some(renderer()),
         version: version(),
@@ -492,7 +510,7 @@ fn example_resource() -> &'static str {
     kind.map_or("namespaces", |info| info.plural)
 }
 
-/// kube-apiserver's shutdown sequence, on SIGTERM or SIGINT: `/readyz` answers 503 at once;
+/// kube-apiserver's shutdown sequence, on SIGTERM or SIGINT: `/readyz` fails (500) at once;
 /// the server keeps serving for `--shutdown-delay-duration` (load balancers notice); then
 /// the listener closes, open watches end cleanly (clients watch again elsewhere), and
 /// in-flight requests finish within `--shutdown-timeout`. A second signal stops at once.
@@ -512,7 +530,7 @@ impl Shutdown {
         let signal = self.signals.next().await;
         let _ = self.signalled.set(Instant::now());
         self.lifecycle.shut_down();
-        tracing::info!(%signal, delay = ?self.delay, "shutting down: /readyz answers 503");
+        tracing::info!(%signal, delay = ?self.delay, "shutting down: /readyz fails");
         if !self.delay.is_zero() {
             tokio::select! {
                 () = tokio::time::sleep(self.delay) => {}

@@ -211,11 +211,11 @@ fn watches_without_a_timeout_end_within_twice_the_minimum() {
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
 
-/// kube's shutdown sequence: on SIGTERM `/readyz` answers 503 at once while requests are
+/// kube's shutdown sequence: on SIGTERM `/readyz` fails (500) at once while requests are
 /// still served for `--shutdown-delay-duration`; then the server exits 0 within the
 /// delay and its drain.
 #[test]
-fn shutdown_turns_readyz_503_first_and_keeps_serving_for_the_delay() {
+fn shutdown_fails_readyz_first_and_keeps_serving_for_the_delay() {
     let mut server = Server::start_with(&["--shutdown-delay-duration", "2s"]);
     let client = server.client();
     let started = std::time::Instant::now();
@@ -223,11 +223,11 @@ fn shutdown_turns_readyz_503_first_and_keeps_serving_for_the_delay() {
     let log = server.log();
     let ready = wait_for(
         Duration::from_secs(5),
-        "/readyz to answer 503",
+        "/readyz to fail (500)",
         || log.tail(20),
         || {
             let response = client.get("/readyz?verbose").ok()?;
-            (response.status == 503).then_some(response)
+            (response.status == 500).then_some(response)
         },
     );
     assert!(
@@ -235,7 +235,12 @@ fn shutdown_turns_readyz_503_first_and_keeps_serving_for_the_delay() {
         "{}",
         ready.body
     );
-    assert!(ready.body.contains("[+]storage ok"), "{}", ready.body);
+    assert!(ready.body.contains("[+]etcd ok"), "{}", ready.body);
+    assert!(
+        ready.body.ends_with("readyz check failed\n"),
+        "{}",
+        ready.body
+    );
     // Still serving during the delay.
     assert_eq!(client.get(CONFIGMAPS).unwrap().status, 200);
     assert_eq!(client.get("/livez").unwrap().status, 200);
@@ -256,7 +261,7 @@ fn metric(client: &support::http::Client, metric: &str, parts: &[&str]) -> f64 {
         .sum()
 }
 
-/// SIGTERM while 20 `kubectl get -w` run and a client keeps writing: `/readyz` turns 503
+/// SIGTERM while 20 `kubectl get -w` run and a client keeps writing: `/readyz` fails (500)
 /// first, every watch ends (each kubectl exits on its own), the server exits 0 within its
 /// delay and drain, and every write it acknowledged is there after a restart.
 #[test]
@@ -313,9 +318,9 @@ fn sigterm_under_load_ends_every_watch_and_loses_no_acknowledged_write() {
     server.send_sigterm();
     wait_for(
         Duration::from_secs(5),
-        "/readyz to answer 503",
+        "/readyz to fail (500)",
         || log.tail(20),
-        || (client.get("/readyz").ok()?.status == 503).then_some(()),
+        || (client.get("/readyz").ok()?.status == 500).then_some(()),
     );
     for watch in &mut watches {
         let status = watch.wait_exit(Duration::from_secs(30));
@@ -351,4 +356,107 @@ fn an_idle_server_exits_within_five_seconds_of_sigterm() {
     assert!(status.success(), "{status}");
     let took = started.elapsed();
     assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// The checks kube 1.20's e2e test "health handlers should contain necessary checks"
+/// (`test/e2e/apimachinery/health_handlers.go`) requires on `/healthz` and `/livez`, in
+/// kube-apiserver's order, less `poststarthook/scheduling/bootstrap-system-priority-classes`
+/// (PriorityClasses are not served yet), with kapi's `poststarthook/max-in-flight-filter`
+/// and `poststarthook/rbac/bootstrap-roles` where kube-apiserver lists them too.
+const LIVE_CHECKS: &[&str] = &[
+    "ping",
+    "log",
+    "etcd",
+    "poststarthook/start-kube-apiserver-admission-initializer",
+    "poststarthook/generic-apiserver-start-informers",
+    "poststarthook/max-in-flight-filter",
+    "poststarthook/start-apiextensions-informers",
+    "poststarthook/start-apiextensions-controllers",
+    "poststarthook/crd-informer-synced",
+    "poststarthook/bootstrap-controller",
+    "poststarthook/rbac/bootstrap-roles",
+    "poststarthook/start-cluster-authentication-info-controller",
+    "poststarthook/start-kube-aggregator-informers",
+    "poststarthook/apiservice-registration-controller",
+    "poststarthook/apiservice-status-available-controller",
+    "poststarthook/kube-apiserver-autoregistration",
+    "autoregister-completion",
+    "poststarthook/apiservice-openapi-controller",
+];
+
+/// `/healthz`, `/livez` and `/readyz` list kube-apiserver's named checks, each backed by
+/// kapi's counterpart (a secure server with RBAC and a client CA runs them all); `/readyz`
+/// adds `informer-sync` and `shutdown`; `?exclude=` and each check's own path work as
+/// kube's. (A failing check is `[-]`, and fails its endpoint with 500: the shutdown test
+/// above, and the etcd quorum test for `etcd`.)
+#[test]
+fn health_checks_carry_kube_apiserver_names() {
+    let server = Server::start_secure(support::pki::Pki::new(), support::Backend::Embedded, &[]);
+    let client = server.client();
+    let log = server.log();
+    // Every post-start hook done: ready.
+    let ready = wait_for(
+        Duration::from_secs(20),
+        "/readyz?verbose to pass",
+        || format!("{:?}\n{}", client.get("/readyz?verbose"), log.tail(20)),
+        || {
+            let response = client.get("/readyz?verbose").ok()?;
+            (response.status == 200).then_some(response)
+        },
+    );
+    let lines = |checks: &[&str], endpoint: &str| {
+        let mut lines: Vec<String> = checks.iter().map(|c| format!("[+]{c} ok")).collect();
+        lines.push(format!("{endpoint} check passed"));
+        lines
+    };
+    let mut ready_checks = LIVE_CHECKS.to_vec();
+    ready_checks.insert(3, "informer-sync");
+    ready_checks.push("shutdown");
+    assert_eq!(
+        ready.body.lines().collect::<Vec<_>>(),
+        lines(&ready_checks, "readyz"),
+        "{}",
+        ready.body
+    );
+    for endpoint in ["healthz", "livez"] {
+        let response = client.get(&format!("/{endpoint}?verbose")).unwrap();
+        assert_eq!(response.status, 200, "{response:?}");
+        assert_eq!(
+            response.body.lines().collect::<Vec<_>>(),
+            lines(LIVE_CHECKS, endpoint),
+            "{}",
+            response.body
+        );
+        assert_eq!(client.get(&format!("/{endpoint}")).unwrap().body, "ok");
+    }
+    let excluded = client
+        .get("/livez?verbose&exclude=etcd&exclude=no-such-check")
+        .unwrap();
+    assert_eq!(excluded.status, 200);
+    assert!(
+        excluded.body.contains("[+]etcd excluded: ok\n"),
+        "{}",
+        excluded.body
+    );
+    assert!(
+        excluded.body.ends_with(
+            "warn: some health checks cannot be excluded: no matches for \"no-such-check\"\n\
+             livez check passed\n"
+        ),
+        "{}",
+        excluded.body
+    );
+    for path in [
+        "/readyz/informer-sync",
+        "/livez/poststarthook/bootstrap-controller",
+        "/healthz/autoregister-completion",
+    ] {
+        let response = client.get(path).unwrap();
+        assert_eq!(
+            (response.status, response.body.as_str()),
+            (200, "ok"),
+            "{path}"
+        );
+    }
+    assert_eq!(client.get("/livez/informer-sync").unwrap().status, 404);
 }

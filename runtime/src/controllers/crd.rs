@@ -11,7 +11,7 @@
 //! the resourceVersion read, so replicas repeat each other's work, never undo it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 
 use super::follow::{follow, slot, take};
 use crate::error::ApiError;
+use crate::health::{Health, Hook};
 use crate::kinds::apiextensions::install::definition;
 use crate::kinds::apiextensions::{
     CLEANUP_FINALIZER, CustomResourceDefinition, CustomResourceDefinitionCondition,
@@ -44,13 +45,35 @@ struct Installed {
     plural: String,
 }
 
+/// apiextensions-apiserver's post-start hooks, which the controller reports done: its
+/// informers and controllers started, and every definition of its first list served
+/// (`crd-informer-synced`).
+pub struct Hooks {
+    informers: Arc<Hook>,
+    controllers: Arc<Hook>,
+    synced: Arc<Hook>,
+}
+
+impl Hooks {
+    /// Registers them in `health`.
+    pub fn register(health: &Health) -> Hooks {
+        Hooks {
+            informers: health.post_start_hook("start-apiextensions-informers"),
+            controllers: health.post_start_hook("start-apiextensions-controllers"),
+            synced: health.post_start_hook("crd-informer-synced"),
+        }
+    }
+}
+
 /// Runs until the registry goes.
-pub async fn run(registry: Weak<Registry>) {
+pub async fn run(registry: Weak<Registry>, hooks: Hooks) {
     let Some(slot) = slot(&registry, GROUP, KIND) else {
         return;
     };
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let follower = tokio::spawn(follow(registry.clone(), slot, sender, "crd controller"));
+    hooks.informers.done();
+    hooks.controllers.done();
     let mut definitions: BTreeMap<String, CustomResourceDefinition> = BTreeMap::new();
     let mut installed: HashMap<String, Installed> = HashMap::new();
     let mut retry = false;
@@ -79,7 +102,10 @@ pub async fn run(registry: Weak<Registry>) {
             break;
         };
         retry = match sync(&strong, &definitions, &mut installed).await {
-            Ok(busy) => busy,
+            Ok(busy) => {
+                hooks.synced.done();
+                busy
+            }
             Err(error) => {
                 tracing::warn!(%error, "crd controller: retrying");
                 true

@@ -24,12 +24,14 @@ mod follow;
 pub mod gc;
 pub mod namespace;
 
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
 use crate::error::ApiError;
+use crate::health::{Health, Hook};
+use crate::kinds::{apiextensions, apiregistration};
 use crate::registry::Registry;
 
 /// How often a controller passes again while it has work left.
@@ -39,11 +41,13 @@ const IDLE: Duration = Duration::from_secs(1);
 
 /// Runs controller `name`'s `pass` until the registry goes: again soon while a pass says
 /// work is left (`true`) or fails (logged), otherwise after `idle`. Each pass holds the
-/// registry only while it runs.
+/// registry only while it runs; `started`, its post-start hook, is done after the first
+/// pass that succeeds.
 async fn run_passes(
     registry: Weak<Registry>,
     name: &'static str,
     idle: Duration,
+    started: Option<Arc<Hook>>,
     pass: impl AsyncFn(&Registry) -> Result<bool, ApiError>,
 ) {
     loop {
@@ -51,7 +55,13 @@ async fn run_passes(
             return;
         };
         let busy = match pass(&strong).await {
-            Ok(busy) => busy,
+            Ok(busy) => {
+                // Its health check passes from its first pass that did its work.
+                if let Some(started) = &started {
+                    started.done();
+                }
+                busy
+            }
             Err(error) => {
                 tracing::warn!(%error, controller = name, "controller pass failed");
                 true
@@ -97,6 +107,9 @@ pub struct ControllerOptions {
     pub aggregator: Option<std::sync::Arc<crate::aggregator::Aggregator>>,
     /// What [`client_trust`] publishes for extension API servers (none: not run).
     pub published_trust: Option<client_trust::Published>,
+    /// The server's health checks: each controller registers its kube counterpart's
+    /// post-start hooks and reports them done.
+    pub health: Arc<Health>,
 }
 
 impl Default for ControllerOptions {
@@ -105,6 +118,7 @@ impl Default for ControllerOptions {
             event_ttl: event_ttl::DEFAULT_EVENT_TTL,
             aggregator: None,
             published_trust: None,
+            health: Arc::default(),
         }
     }
 }
@@ -119,13 +133,31 @@ impl Controllers {
     /// end when it goes.
     pub fn start(registry: Weak<Registry>, options: ControllerOptions) -> Controllers {
         let ttl = options.event_ttl;
+        let health = &options.health;
+        let serves = |group: &str, kind: &str| {
+            (registry.upgrade()).is_some_and(|r| r.scheme().by_kind(group, kind).is_some())
+        };
+        // The watch caches the controllers follow run from the registry's start.
+        health
+            .post_start_hook("generic-apiserver-start-informers")
+            .done();
         let aggregation = (options.aggregator)
-            .map(|aggregator| tokio::spawn(apiservices::run(registry.clone(), aggregator)));
+            .filter(|_| serves(apiregistration::GROUP, "APIService"))
+            .map(|aggregator| {
+                let hooks = apiservices::Hooks::register(health);
+                tokio::spawn(apiservices::run(registry.clone(), aggregator, hooks))
+            });
+        let definitions = serves(apiextensions::GROUP, "CustomResourceDefinition").then(|| {
+            let hooks = crd::Hooks::register(health);
+            tokio::spawn(crd::run(registry.clone(), hooks))
+        });
         let publishing = options.published_trust.map(|data| {
+            let started = health.post_start_hook("start-cluster-authentication-info-controller");
             tokio::spawn(run_passes(
                 registry.clone(),
                 "cluster authentication trust",
                 Duration::from_secs(60),
+                Some(started),
                 async move |registry: &Registry| client_trust::sync(registry, &data).await,
             ))
         });
@@ -133,20 +165,22 @@ impl Controllers {
             tasks: aggregation
                 .into_iter()
                 .chain(publishing)
+                .chain(definitions)
                 .chain([
                     tokio::spawn(namespace::run(registry.clone())),
                     tokio::spawn(gc::run(registry.clone())),
-                    tokio::spawn(crd::run(registry.clone())),
                     tokio::spawn(run_passes(
                         registry.clone(),
                         "clusterrole aggregation",
                         IDLE,
+                        None,
                         cluster_role_aggregation::sync,
                     )),
                     tokio::spawn(run_passes(
                         registry,
                         "event expiry",
                         event_ttl::period(ttl),
+                        None,
                         async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
                     )),
                 ])

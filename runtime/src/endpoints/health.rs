@@ -1,8 +1,12 @@
-//! `/version` (also `/version/`) and the health endpoints `/healthz`, `/livez`, `/readyz`, in kube-apiserver's
-//! text format: `ok`, or with `?verbose` one `[+]<check> ok` line per check and
-//! `<endpoint> check passed`; a failing check answers 503 (`[-]<check> failed: reason
-//! withheld`, the reason goes to the log). Each check also has its own path
-//! (`/readyz/storage`), and `?exclude=<check>` skips one.
+//! `/version` (also `/version/`) and the health endpoints `/healthz`, `/livez`, `/readyz`,
+//! in kube-apiserver's text format: `ok`, or with `?verbose` one `[+]<check> ok` line per
+//! check and `<endpoint> check passed`. A failing check fails the endpoint as kube's
+//! does: 500, every check's line (`[-]<check> failed: reason withheld`, the reason goes to
+//! the log) and `<endpoint> check failed`. Each check also has its own path
+//! (`/readyz/etcd`, `/livez/poststarthook/bootstrap-controller`), whose failure says why;
+//! `?exclude=<check>` skips one (`[+]<check> excluded: ok`), and names no check matched
+//! are warned about on a last line. The checks are the server's [`Health`]: this module
+//! adds the ones the endpoints own (`etcd`, `informer-sync`, `shutdown`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,24 +21,59 @@ use axum::routing::get;
 use super::Shared;
 use super::params::Query;
 use crate::error::ApiError;
+use crate::health::{Health, Scope};
+use crate::registry::Registry;
+use crate::storage::Storage;
 
 /// How long the storage check may take before it counts as failed.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The checks, in the order they are reported.
-pub(super) const CHECKS: &[&str] = &["ping", "storage"];
-
-/// `/readyz`'s checks: also `shutdown`, failing from the moment the server is told to
-/// stop, so that load balancers stop sending it requests while it drains.
-const READY_CHECKS: &[&str] = &["ping", "storage", "shutdown"];
-
-/// The checks of `endpoint`.
-pub(super) fn checks(endpoint: &str) -> &'static [&'static str] {
-    if endpoint == "readyz" {
-        READY_CHECKS
-    } else {
-        CHECKS
-    }
+/// Registers the checks of what the endpoints hold: `etcd` (kube's name for its store,
+/// which kapi keeps for either backend: the store answers), `informer-sync` (`/readyz`:
+/// every watch cache has its first list, as kube's shared informers have synced) and
+/// `shutdown` (`/readyz`: failing from the moment the server is told to stop, so that load
+/// balancers stop sending it requests while it drains).
+pub(super) fn register(
+    health: &Health,
+    storage: &Arc<dyn Storage>,
+    registry: &Arc<Registry>,
+    lifecycle: &Arc<Lifecycle>,
+) {
+    let storage = Arc::clone(storage);
+    health.live("etcd", Scope::All, move || {
+        let storage = Arc::clone(&storage);
+        Box::pin(async move {
+            match tokio::time::timeout(CHECK_TIMEOUT, storage.health()).await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err(format!("no answer within {CHECK_TIMEOUT:?}")),
+            }
+        })
+    });
+    // Weak: the checks outlive no registry.
+    let registry = Arc::downgrade(registry);
+    health.live("informer-sync", Scope::Ready, move || {
+        let unsynced = registry
+            .upgrade()
+            .map(|registry| registry.unsynced_caches());
+        Box::pin(async move {
+            match unsynced {
+                Some(unsynced) if unsynced.is_empty() => Ok(()),
+                Some(unsynced) => Err(format!("{} not synced", unsynced.join(", "))),
+                None => Err("the registry is gone".into()),
+            }
+        })
+    });
+    let lifecycle = Arc::clone(lifecycle);
+    health.live("shutdown", Scope::Ready, move || {
+        let shutting_down = lifecycle.is_shutting_down();
+        Box::pin(async move {
+            match shutting_down {
+                true => Err("process is shutting down".into()),
+                false => Ok(()),
+            }
+        })
+    });
 }
 
 /// Whether the server is shutting down, which `/readyz` reports.
@@ -44,7 +83,7 @@ pub struct Lifecycle {
 }
 
 impl Lifecycle {
-    /// From now on `/readyz` answers 503.
+    /// From now on `/readyz` fails (500, `[-]shutdown`).
     pub fn shut_down(&self) {
         (self.shutting_down).store(true, std::sync::atomic::Ordering::SeqCst);
     }
@@ -94,28 +133,11 @@ pub(super) fn router(shared: &Arc<Shared>) -> Router {
                 get(all).fallback(super::method_not_allowed),
             )
             .route(
-                &format!("/{endpoint}/{{check}}"),
+                &format!("/{endpoint}/{{*check}}"),
                 get(one).fallback(super::method_not_allowed),
             );
     }
     router
-}
-
-/// Runs one check: `Err` carries the reason.
-async fn run(shared: &Shared, check: &str) -> Result<(), String> {
-    match check {
-        "ping" => Ok(()),
-        "shutdown" if shared.lifecycle.is_shutting_down() => {
-            Err("the server is shutting down".into())
-        }
-        "shutdown" => Ok(()),
-        "storage" => match tokio::time::timeout(CHECK_TIMEOUT, shared.storage.health()).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!("no answer within {CHECK_TIMEOUT:?}")),
-        },
-        other => Err(format!("no check {other:?}")),
-    }
 }
 
 fn text(status: StatusCode, body: String) -> Response {
@@ -130,26 +152,39 @@ fn text(status: StatusCode, body: String) -> Response {
 }
 
 async fn report(shared: &Shared, endpoint: &str, query: &Query) -> Response {
-    let excluded = query.all("exclude");
+    let mut excluded: Vec<&str> = query.all("exclude");
     let mut lines = String::new();
     let mut failed = false;
-    for check in checks(endpoint) {
-        if excluded.contains(check) {
-            lines.push_str(&format!("[+]{check} excluded: ok\n"));
+    for check in shared.health.checks(endpoint) {
+        let name = check.name();
+        if excluded.contains(&name) {
+            excluded.retain(|e| *e != name);
+            lines.push_str(&format!("[+]{name} excluded: ok\n"));
             continue;
         }
-        match run(shared, check).await {
-            Ok(()) => lines.push_str(&format!("[+]{check} ok\n")),
+        match check.run().await {
+            Ok(()) => lines.push_str(&format!("[+]{name} ok\n")),
             Err(reason) => {
-                tracing::warn!(%endpoint, %check, %reason, "health check failed");
-                lines.push_str(&format!("[-]{check} failed: reason withheld\n"));
+                tracing::warn!(%endpoint, check = %name, %reason, "health check failed");
+                lines.push_str(&format!("[-]{name} failed: reason withheld\n"));
                 failed = true;
             }
         }
     }
+    // kube warns, after the checks, of the names it could not exclude.
+    excluded.retain(|e| !e.is_empty());
+    if !excluded.is_empty() {
+        excluded.sort_unstable();
+        excluded.dedup();
+        let names: Vec<String> = excluded.iter().map(|e| format!("{e:?}")).collect();
+        lines.push_str(&format!(
+            "warn: some health checks cannot be excluded: no matches for {}\n",
+            names.join(",")
+        ));
+    }
     if failed {
         lines.push_str(&format!("{endpoint} check failed\n"));
-        return text(StatusCode::SERVICE_UNAVAILABLE, lines);
+        return text(StatusCode::INTERNAL_SERVER_ERROR, lines);
     }
     if query.has("verbose") {
         lines.push_str(&format!("{endpoint} check passed\n"));
@@ -158,16 +193,16 @@ async fn report(shared: &Shared, endpoint: &str, query: &Query) -> Response {
     text(StatusCode::OK, "ok".into())
 }
 
-async fn report_one(shared: &Shared, endpoint: &str, check: &str) -> Response {
-    if !checks(endpoint).contains(&check) {
+async fn report_one(shared: &Shared, endpoint: &str, name: &str) -> Response {
+    let Some(check) = shared.health.check(endpoint, name) else {
         return ApiError::NoRoute.into_response();
-    }
-    match run(shared, check).await {
+    };
+    match check.run().await {
         Ok(()) => text(StatusCode::OK, "ok".into()),
         Err(reason) => {
-            tracing::warn!(%check, %reason, "health check failed");
+            tracing::warn!(%endpoint, check = %name, %reason, "health check failed");
             text(
-                StatusCode::SERVICE_UNAVAILABLE,
+                StatusCode::INTERNAL_SERVER_ERROR,
                 format!("internal server error: {reason}\n"),
             )
         }

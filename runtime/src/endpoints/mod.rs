@@ -55,8 +55,11 @@ pub struct Config {
     pub routes: &'static [RouteBinding],
     /// The objects.
     pub registry: Arc<Registry>,
-    /// The registry's storage, for the `storage` health check.
+    /// The registry's storage, for the `etcd` health check.
     pub storage: Arc<dyn Storage>,
+    /// The server's health checks: the endpoints add their own (`etcd`, `informer-sync`,
+    /// `shutdown`) to those of the parts of the server that registered theirs.
+    pub health: Arc<crate::health::Health>,
     /// OpenAPI and discovery documents.
     pub documents: Documents,
     /// Renders the discovery documents again once kinds are installed while the server
@@ -71,7 +74,7 @@ pub struct Config {
     /// `--min-request-timeout`: a watch without `timeoutSeconds` ends at a random point
     /// between this and twice this, as kube spreads them (0: it never ends on its own).
     pub min_request_timeout: std::time::Duration,
-    /// Told when the server is shutting down (`/readyz` turns 503).
+    /// Told when the server is shutting down (`/readyz` fails).
     pub lifecycle: Arc<Lifecycle>,
     /// Serve CPU profiles at `/debug/pprof/profile` (`--profiling`; needs the
     /// `profiling` feature).
@@ -149,9 +152,9 @@ struct Shared {
     /// Discovery of the kinds installed while the server runs.
     discovery: Arc<discovery::Live>,
     storage: Arc<dyn Storage>,
+    health: Arc<crate::health::Health>,
     version: ServerVersion,
     min_request_timeout: std::time::Duration,
-    lifecycle: Arc<Lifecycle>,
 }
 
 impl Shared {
@@ -184,6 +187,7 @@ pub fn router(config: Config) -> Router {
         routes,
         registry,
         storage,
+        health,
         documents,
         renderer,
         version,
@@ -197,15 +201,16 @@ pub fn router(config: Config) -> Router {
         crate::metrics::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
     );
     let live = Arc::new(discovery::Live::new(Arc::clone(&registry), renderer));
+    health::register(&health, &storage, &registry, &lifecycle);
     let shared = Arc::new(Shared {
         registry,
         storage,
+        health,
         version,
         min_request_timeout,
-        lifecycle,
         discovery: Arc::clone(&live),
     });
-    let index = root_paths(routes, &documents);
+    let index = root_paths(routes, &documents, &shared.health);
     let dynamic = {
         let shared = Arc::clone(&shared);
         move |request| dynamic::serve(Arc::clone(&shared), request)
@@ -237,15 +242,17 @@ pub fn router(config: Config) -> Router {
 
 /// `GET /`: kube-apiserver's index of the paths it serves besides the resources
 /// (`{"paths": ["/api", "/api/v1", ...]}`).
-fn root_paths(routes: &[RouteBinding], documents: &Documents) -> axum::body::Bytes {
+fn root_paths(
+    routes: &[RouteBinding],
+    documents: &Documents,
+    health: &crate::health::Health,
+) -> axum::body::Bytes {
     let mut paths = discovery::paths(routes, documents);
     paths.extend(["/metrics", "/openapi/v2", "/openapi/v3", "/version"].map(String::from));
     for endpoint in health::ENDPOINTS {
         paths.push(format!("/{endpoint}"));
         paths.extend(
-            health::checks(endpoint)
-                .iter()
-                .map(|check| format!("/{endpoint}/{check}")),
+            (health.checks(endpoint).iter()).map(|check| format!("/{endpoint}/{}", check.name())),
         );
     }
     paths.sort();

@@ -480,6 +480,15 @@ impl Registry {
             .collect()
     }
 
+    /// The resources whose watch cache is not ready (has not listed yet, or lists again):
+    /// kube's `informer-sync` check.
+    pub fn unsynced_caches(&self) -> Vec<String> {
+        (self.caches.all().iter())
+            .filter(|cache| cache.revision().is_none())
+            .map(|cache| cache.resource().to_owned())
+            .collect()
+    }
+
     /// The scheme served.
     pub fn scheme(&self) -> &Scheme {
         &self.scheme

@@ -7,11 +7,12 @@
 //! them. Kubernetes' own groups take kube's priorities; others 1000 and 15.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use super::{KIND, MANAGED, typed_body, writes};
 use crate::error::ApiError;
+use crate::health::Hook;
 use crate::kinds::apiregistration::{APIService, APIServiceSpec, GROUP};
 use crate::meta::{DeleteOptions, Preconditions};
 use crate::registry::{ListOptions, Registry, Target};
@@ -71,8 +72,9 @@ pub async fn register_local_now(registry: &Registry) -> Result<(), ApiError> {
     sync_local(registry, true).await
 }
 
-/// Keeps the local APIServices: at start, and whenever the scheme changes.
-pub(super) async fn run(registry: Weak<Registry>) {
+/// Keeps the local APIServices: at start, and whenever the scheme changes; `completion`
+/// is done once they were all made.
+pub(super) async fn run(registry: Weak<Registry>, completion: Arc<Hook>) {
     let mut done: Option<u64> = None;
     let mut started = false;
     loop {
@@ -85,6 +87,7 @@ pub(super) async fn run(registry: Weak<Registry>) {
                 Ok(()) => {
                     done = Some(generation);
                     started = true;
+                    completion.done();
                 }
                 Err(error) => tracing::warn!(%error, "local APIServices: retrying"),
             }

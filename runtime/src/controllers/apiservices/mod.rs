@@ -25,6 +25,7 @@ pub use local::register_local_now;
 use super::follow::{follow, slot, take};
 use crate::aggregator::Aggregator;
 use crate::error::ApiError;
+use crate::health::{Health, Hook};
 use crate::kinds::apiregistration::{APIService, GROUP};
 use crate::registry::{ListOptions, Registry, Target, WriteOptions};
 
@@ -44,8 +45,35 @@ impl Drop for Tasks {
     }
 }
 
+/// The health checks of the controllers' kube counterparts, which they report done:
+/// kube-aggregator's informers (the first list routed), registration, availability and
+/// OpenAPI controllers; kube-apiserver's autoregistration and its completion (the local
+/// APIServices were all made).
+pub struct Hooks {
+    informers: Arc<Hook>,
+    registration: Arc<Hook>,
+    available: Arc<Hook>,
+    autoregistration: Arc<Hook>,
+    completion: Arc<Hook>,
+    openapi: Arc<Hook>,
+}
+
+impl Hooks {
+    /// Registers them in `health`.
+    pub fn register(health: &Health) -> Hooks {
+        Hooks {
+            informers: health.post_start_hook("start-kube-aggregator-informers"),
+            registration: health.post_start_hook("apiservice-registration-controller"),
+            available: health.post_start_hook("apiservice-status-available-controller"),
+            autoregistration: health.post_start_hook("kube-apiserver-autoregistration"),
+            completion: health.hook_check("autoregister-completion"),
+            openapi: health.post_start_hook("apiservice-openapi-controller"),
+        }
+    }
+}
+
 /// Runs the three controllers until the registry goes (or this task is aborted).
-pub async fn run(registry: Weak<Registry>, aggregator: Arc<Aggregator>) {
+pub async fn run(registry: Weak<Registry>, aggregator: Arc<Aggregator>, hooks: Hooks) {
     let Some(slot) = slot(&registry, GROUP, KIND) else {
         return;
     };
@@ -53,11 +81,25 @@ pub async fn run(registry: Weak<Registry>, aggregator: Arc<Aggregator>) {
     let _tasks = Tasks(vec![
         tokio::spawn(follow(registry.clone(), slot, sender, "apiservices")),
         tokio::spawn(availability::run(registry.clone(), Arc::clone(&aggregator))),
-        tokio::spawn(local::run(registry.clone())),
+        tokio::spawn(local::run(registry.clone(), hooks.completion)),
     ]);
+    // The availability controller fetches the remote servers' documents as well.
+    for started in [
+        &hooks.registration,
+        &hooks.available,
+        &hooks.autoregistration,
+        &hooks.openapi,
+    ] {
+        started.done();
+    }
+    let informers = hooks.informers;
     let mut services: BTreeMap<String, APIService> = BTreeMap::new();
     while let Some(followed) = receiver.recv().await {
+        let listed = matches!(followed, super::follow::Followed::Listed { .. });
         take(&mut services, followed, |s| &mut s.metadata);
+        if listed {
+            informers.done();
+        }
         while let Ok(followed) = receiver.try_recv() {
             take(&mut services, followed, |s| &mut s.metadata);
         }
