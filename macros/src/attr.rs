@@ -117,13 +117,16 @@ pub struct PrinterColumnAttrs {
 
 /// A selectable field: its path, selected by the path without the leading dot
 /// (`selectable_field = ".spec.x"`), or by another label (`selectable_field(label = "...",
-/// path = "...")`, kube's field label conversions).
+/// path = "...")`, kube's field label conversions), with a path to fall back on when the
+/// first is absent or empty (`or = ".reportingComponent"`, as kube's core Event `source`).
 #[derive(Debug)]
 pub struct SelectableFieldAttrs {
     /// `regarding.kind`; `None`: the path without its leading dot.
     pub label: Option<LitStr>,
     /// `.involvedObject.kind`: a simple JSON path into the hub.
     pub path: LitStr,
+    /// The path whose value counts when `path`'s is absent or empty.
+    pub or: Option<LitStr>,
 }
 
 /// The list form of [`SelectableFieldAttrs`].
@@ -131,6 +134,8 @@ pub struct SelectableFieldAttrs {
 struct LabelledField {
     label: LitStr,
     path: LitStr,
+    #[darling(default)]
+    or: Option<LitStr>,
 }
 
 impl FromMeta for SelectableFieldAttrs {
@@ -139,6 +144,7 @@ impl FromMeta for SelectableFieldAttrs {
             Lit::Str(path) => Ok(SelectableFieldAttrs {
                 label: None,
                 path: path.clone(),
+                or: None,
             }),
             _ => Err(darling::Error::custom(
                 "expected `selectable_field = \".spec.x\"` or \
@@ -153,6 +159,7 @@ impl FromMeta for SelectableFieldAttrs {
         Ok(SelectableFieldAttrs {
             label: Some(field.label),
             path: field.path,
+            or: field.or,
         })
     }
 }

@@ -326,7 +326,14 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let printer_columns = kind.printer_columns.iter().map(printer_column);
     let selectable_fields = kind.selectable_fields.iter().map(|f| {
         let (label, path) = (&f.label, f.path.lit.value());
-        quote!(::kapi_runtime::api::SelectableField { label: #label, path: #path })
+        let or = match &f.or {
+            Some(or) => {
+                let or = or.lit.value();
+                quote!(::core::option::Option::Some(#or))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(::kapi_runtime::api::SelectableField { label: #label, path: #path, or: #or })
     });
     let stored_with = match &kind.stored_with {
         None => quote!(::core::option::Option::None),

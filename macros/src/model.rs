@@ -70,6 +70,8 @@ pub struct SelectableField {
     pub label_span: Span,
     /// The path into the hub.
     pub path: JsonPath,
+    /// The path whose value counts when `path`'s is absent or empty.
+    pub or: Option<JsonPath>,
 }
 
 /// The struct the derive is on.
@@ -308,7 +310,8 @@ impl Kind {
             .flatten()
         });
         let columns = self.printer_columns.iter().map(|c| &c.json_path);
-        let selectable = self.selectable_fields.iter().map(|f| &f.path);
+        let selectable = (self.selectable_fields.iter())
+            .flat_map(|f| std::iter::once(&f.path).chain(f.or.as_ref()));
         scale.chain(columns).chain(selectable)
     }
 }
@@ -343,6 +346,7 @@ impl SelectableField {
             label,
             label_span,
             path: JsonPath::new(attrs.path),
+            or: attrs.or.map(JsonPath::new),
         }
     }
 }

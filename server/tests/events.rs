@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::http::Client;
-use support::{Kubectl, Server, Version, for_both_versions, wait_for};
+use support::{Backend, Kubectl, Server, Version, for_both_versions, on_both_backends, wait_for};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -288,4 +288,113 @@ fn events_expire_after_the_ttl() {
         },
     );
     kubectl.ok(&["get", "wa", "web"]);
+}
+
+on_both_backends! {
+    kubectl_1_32_events_api_lifecycle => events_api_lifecycle(Version::V1_32);
+    kubectl_1_20_events_api_lifecycle => events_api_lifecycle(Version::V1_20);
+}
+
+/// kube 1.20's e2e test "Events API should ensure that an event can be fetched, patched,
+/// deleted, and listed" (`test/e2e/instrumentation/events.go`), with kubectl where it has a
+/// verb and raw HTTP where it has none: an `events.k8s.io/v1` Event with a label, in a
+/// namespace of its own, is listed by that label in the namespace and across namespaces;
+/// found by the core group's `source` field (its reporting controller, when it has no
+/// `source.component`) and by the new group's `reportingController`; patched (strategic),
+/// updated with a series, read back unchanged otherwise, deleted, and listed no more.
+fn events_api_lifecycle(version: Version, backend: Backend) {
+    let server = Server::start_on(backend);
+    let kubectl = Kubectl::new(version, &server);
+    let client = server.client();
+    let namespace = "events-e2e";
+    kubectl.ok(&["create", "namespace", namespace]);
+    // The e2e test's event: a reference to the namespace alone, a time long past.
+    let manifest = kubectl.write_file(
+        "event.yaml",
+        &format!(
+            "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: event-test\n  \
+             labels: {{testevent-constant: \"true\"}}\nregarding: {{namespace: {namespace}}}\n\
+             eventTime: \"2017-09-19T13:49:16.000000Z\"\nnote: This is event-test\n\
+             action: Do\nreason: Test\ntype: Normal\nreportingController: test-controller\n\
+             reportingInstance: test-node\n"
+        ),
+    );
+    kubectl.ok(&["create", "-f", &manifest, "-n", namespace]);
+    let listed = |scope: &[&str]| {
+        let mut args = vec![
+            "get",
+            "events.events.k8s.io",
+            "-l",
+            "testevent-constant=true",
+            "-o",
+            "json",
+        ];
+        args.extend(scope);
+        let list = kubectl.ok(&args).json();
+        (list["items"].as_array().unwrap().iter())
+            .map(|i| {
+                let meta = &i["metadata"];
+                format!(
+                    "{}/{}",
+                    meta["namespace"].as_str().unwrap(),
+                    meta["name"].as_str().unwrap()
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let found = vec![format!("{namespace}/event-test")];
+    assert_eq!(listed(&["-A"]), found, "across namespaces");
+    assert_eq!(listed(&["-n", namespace]), found, "in the namespace");
+    for path in [
+        format!("/api/v1/namespaces/{namespace}/events?fieldSelector=source%3Dtest-controller"),
+        format!(
+            "/apis/events.k8s.io/v1/namespaces/{namespace}/events\
+             ?fieldSelector=reportingController%3Dtest-controller"
+        ),
+        format!("/apis/events.k8s.io/v1/events?labelSelector=testevent-constant%3Dtrue"),
+    ] {
+        let list = client.get(&path).unwrap();
+        assert_eq!(list.status, 200, "{path}: {}", list.body);
+        assert_eq!(names(&list.json()), ["event-test"], "{path}");
+    }
+
+    let path = format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events/event-test");
+    let before = client.get(&path).unwrap().json();
+    kubectl.ok(&[
+        "patch",
+        "events.events.k8s.io",
+        "event-test",
+        "-n",
+        namespace,
+        "-p",
+        r#"{"note":"This is a test event - patched"}"#,
+    ]);
+    let comparable = |event: &Value| {
+        let mut event = event.clone();
+        let meta = event["metadata"].as_object_mut().unwrap();
+        meta.remove("resourceVersion");
+        meta.remove("managedFields");
+        event
+    };
+    let mut expected = comparable(&before);
+    expected["note"] = json!("This is a test event - patched");
+    let patched = client.get(&path).unwrap().json();
+    assert_eq!(comparable(&patched), expected);
+
+    let mut updated = patched.clone();
+    updated["series"] = json!({"count": 100, "lastObservedTime": "2017-09-19T13:49:16.000000Z"});
+    let answer = client.put(&path, &updated).unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    expected["series"] = updated["series"].clone();
+    assert_eq!(comparable(&client.get(&path).unwrap().json()), expected);
+
+    kubectl.ok(&[
+        "delete",
+        "events.events.k8s.io",
+        "event-test",
+        "-n",
+        namespace,
+    ]);
+    assert!(listed(&["-A"]).is_empty());
+    assert!(listed(&["-n", namespace]).is_empty());
 }

@@ -36,7 +36,8 @@ use serde_json::Value;
     selectable_field = ".involvedObject.fieldPath",
     selectable_field = ".reason",
     selectable_field = ".reportingComponent",
-    selectable_field(label = "source", path = ".source.component"),
+    // kube's `source`: the reporter's component, else the new API's reporting controller.
+    selectable_field(label = "source", path = ".source.component", or = ".reportingComponent"),
     selectable_field = ".type",
     version(name = "v1", storage)
 )]

@@ -113,6 +113,9 @@ pub struct SelectableField {
     pub label: &'static str,
     /// Simple JSON path into the hub object (`.involvedObject.kind`).
     pub path: &'static str,
+    /// The path whose value counts when `path`'s is absent or empty (kube's core Event
+    /// `source`: `.source.component`, else `.reportingComponent`).
+    pub or: Option<&'static str>,
 }
 
 impl KindInfo {

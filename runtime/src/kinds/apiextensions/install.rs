@@ -198,6 +198,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                 .map(|field| SelectableField {
                     label: leak_str(field.json_path.trim_start_matches('.')),
                     path: leak_str(&field.json_path),
+                    or: None,
                 })
                 .collect(),
         ),

@@ -118,17 +118,19 @@ fn field_value(info: &KindInfo, hub: &Value, label: &str) -> Option<String> {
             meta_str(hub, "namespace").map(str::to_owned)
         }
         "metadata.namespace" => None,
-        _ => match get_path(hub, selectable_path(info, label)?)? {
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        },
+        _ => {
+            let field = info.selectable_fields.iter().find(|f| f.label == label)?;
+            let value = |path| match get_path(hub, path)? {
+                Value::String(s) => Some(s.clone()),
+                other => Some(other.to_string()),
+            };
+            match (value(field.path), field.or) {
+                (Some(found), _) if !found.is_empty() => Some(found),
+                (found, None) => found,
+                (found, Some(or)) => value(or).or(found),
+            }
+        }
     }
-}
-
-/// The hub path a selectable field's label names.
-fn selectable_path(info: &KindInfo, label: &str) -> Option<&'static str> {
-    let field = info.selectable_fields.iter().find(|f| f.label == label)?;
-    Some(field.path)
 }
 
 #[cfg(test)]
