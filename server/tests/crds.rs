@@ -15,6 +15,7 @@ mod support;
 
 use std::time::Duration;
 
+use serde_json::json;
 use support::{Kubectl, Server, Version, for_both_versions};
 
 const CRONTABS: &str = r#"apiVersion: apiextensions.k8s.io/v1
@@ -175,6 +176,14 @@ fn defined_kinds_are_served_to_kubectl(version: Version) {
         .stdout_has("CronTab")
         .stdout_has("cronSpec")
         .stdout_has("replicas");
+    // `metadata` is published as kube publishes it, a reference to ObjectMeta: kubectl
+    // prints ObjectMeta's description and its fields.
+    kubectl
+        .ok(&["explain", "crontabs.metadata"])
+        .stdout_has("ObjectMeta is metadata that all persisted resources must have")
+        .stdout_has("annotations")
+        .stdout_has("creationTimestamp")
+        .stdout_has("ownerReferences");
 
     // An unknown field: kubectl 1.32 asks for strict field validation and is refused;
     // 1.20 refuses it itself from the published OpenAPI v2 schema, and without that check
@@ -256,6 +265,55 @@ fn defined_kinds_are_served_to_kubectl(version: Version) {
     kubectl
         .fails(&["get", "crd", "crontabs.stable.example.com"])
         .stderr_has("not found");
+}
+
+/// A definition without a validation schema (`x-kubernetes-preserve-unknown-fields` at the
+/// root) is published in `/openapi/v2` as kube publishes it: under kube's name, the group
+/// reversed (`com.example.free.v1.Looser`), with its group-version-kind (clients wait for
+/// it there). It takes about half a second in this debug build on an idle machine (the
+/// documents are rendered again); the deadline leaves room for a loaded one.
+#[test]
+fn a_definition_without_a_schema_is_published() {
+    let server = Server::start();
+    let client = server.client();
+    let definition = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "loosers.free.example.com"},
+        "spec": {
+            "group": "free.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "loosers", "singular": "looser", "kind": "Looser"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {
+                "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            }}]
+        }
+    });
+    let created_at = std::time::Instant::now();
+    let created = client
+        .post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            &definition,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    let published = support::wait_for(
+        Duration::from_secs(10),
+        "the definition in /openapi/v2",
+        || format!("{} after {:?}", server.log().tail(10), created_at.elapsed()),
+        || {
+            let document = client.get("/openapi/v2").ok()?.json();
+            document["definitions"]
+                .get("com.example.free.v1.Looser")
+                .cloned()
+        },
+    );
+    assert_eq!(
+        published["x-kubernetes-group-version-kind"],
+        json!([{"group": "free.example.com", "kind": "Looser", "version": "v1"}]),
+        "{published}"
+    );
+    assert_eq!(published["x-kubernetes-preserve-unknown-fields"], true);
 }
 
 for_both_versions! {

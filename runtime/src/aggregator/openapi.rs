@@ -56,13 +56,19 @@ pub(super) async fn v2(
         (headers.get(ACCEPT).and_then(|v| v.to_str().ok())).is_some_and(|accept| {
             accept.contains("com.github.proto-openapi.spec.v2") && !accept.contains(JSON)
         });
-    let Some((local, local_hash)) = local_bytes(request, next).await else {
-        return StatusCode::SERVICE_UNAVAILABLE.into_response();
-    };
     let remotes: Vec<(String, Arc<Document>)> = (registered.entries().iter())
         .filter(|e| !e.service.is_local())
         .filter_map(|e| Some((e.name().to_owned(), e.fetched().openapi_v2?)))
         .collect();
+    // Nothing to merge: the router's own answer, whose forms it prepared when its kinds
+    // changed (parsing and encoding the whole document again would cost a second in a
+    // debug build each time a definition is installed).
+    if remotes.is_empty() {
+        return next.run(request).await;
+    }
+    let Some((local, local_hash)) = local_bytes(request, next).await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
     // What the merge is made of, by content: the same inputs, the same document and tag.
     let fingerprint = remotes.iter().fold(local_hash, |hash, (name, document)| {
         (hash.rotate_left(7) ^ fnv1a(name.as_bytes())).wrapping_mul(31) ^ document.hash
