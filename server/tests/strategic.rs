@@ -163,7 +163,92 @@ fn client_side_apply_three_way_merges_lists(version: Version) {
     );
 }
 
+/// A ValidatingWebhookConfiguration of two webhooks, the first with `failurePolicy` and the
+/// second with `timeoutSeconds` given, in `order` (names `first`, `second`).
+fn webhooks(first_policy: &str, second_timeout: u32, order: [&str; 2]) -> String {
+    let webhook = |name: &str| {
+        let (policy, timeout) = match name {
+            "first" => (first_policy, 5),
+            _ => ("Fail", second_timeout),
+        };
+        format!(
+            "- name: {name}.example.com\n  \
+             clientConfig: {{url: \"https://127.0.0.1:9/{name}\"}}\n  \
+             rules: [{{operations: [CREATE], apiGroups: [widgets.example.com], apiVersions: [v1], \
+             resources: [widgets]}}]\n  \
+             failurePolicy: {policy}\n  sideEffects: None\n  admissionReviewVersions: [v1]\n  \
+             timeoutSeconds: {timeout}\n"
+        )
+    };
+    format!(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n\
+         metadata: {{name: checks}}\nwebhooks:\n{}{}",
+        webhook(order[0]),
+        webhook(order[1])
+    )
+}
+
+/// Client-side `kubectl apply` of changed webhook configurations: kubectl's strategic merge
+/// patch names the webhooks (merged by `name`) in `$setElementOrder/webhooks` and carries only
+/// the changed fields of each, which the server orders by their names. The results are the
+/// ones kube-apiserver 1.20.2 (the peer of `shared/peer/`) gave to the same three applies, with
+/// kubectl 1.32 and with 1.20. And a WebApp's ports, reordered in its manifest, take the
+/// manifest's order, as kube orders them.
+fn client_side_apply_of_changed_lists(version: Version) {
+    let (_server, kubectl) = start(version);
+    let summary = |kubectl: &Kubectl| {
+        let object = kubectl
+            .ok(&[
+                "get",
+                "validatingwebhookconfiguration",
+                "checks",
+                "-o",
+                "json",
+            ])
+            .json();
+        (object["webhooks"].as_array().unwrap().iter())
+            .map(|w| {
+                let name = w["name"].as_str().unwrap().to_owned();
+                let policy = w["failurePolicy"].as_str().unwrap().to_owned();
+                (name, policy, w["timeoutSeconds"].as_i64().unwrap())
+            })
+            .collect::<Vec<_>>()
+    };
+    let hook = |name: &str, policy: &str, timeout: i64| {
+        (format!("{name}.example.com"), policy.to_owned(), timeout)
+    };
+    for (file, manifest, expected) in [
+        (
+            "a.yaml",
+            webhooks("Fail", 5, ["first", "second"]),
+            [hook("first", "Fail", 5), hook("second", "Fail", 5)],
+        ),
+        (
+            "b.yaml",
+            webhooks("Ignore", 7, ["first", "second"]),
+            [hook("first", "Ignore", 5), hook("second", "Fail", 7)],
+        ),
+        (
+            "c.yaml",
+            webhooks("Fail", 5, ["second", "first"]),
+            [hook("second", "Fail", 5), hook("first", "Fail", 5)],
+        ),
+    ] {
+        let manifest = kubectl.write_file(file, &manifest);
+        kubectl.ok(&["apply", "-f", &manifest]);
+        assert_eq!(summary(&kubectl), expected, "after {file}");
+    }
+
+    let first = kubectl.write_file("first.yaml", &webapp(2, &[(80, "http"), (81, "alt")]));
+    kubectl.ok(&["apply", "-f", &first]);
+    let reordered = kubectl.write_file("reordered.yaml", &webapp(2, &[(81, "alt"), (80, "http")]));
+    kubectl.ok(&["apply", "-f", &reordered]);
+    assert_eq!(ports(&kubectl), named(&[(81, "alt"), (80, "http")]));
+}
+
 for_both_versions! {
+    client_side_apply_of_changed_lists => kubectl_1_32_client_side_apply_of_changed_lists,
+        kubectl_1_20_client_side_apply_of_changed_lists;
     patch_merges_list_maps_by_key => kubectl_1_32_patch_merges_list_maps_by_key,
         kubectl_1_20_patch_merges_list_maps_by_key;
     edit_with_a_scripted_editor => kubectl_1_32_edit_with_a_scripted_editor,
