@@ -31,6 +31,11 @@ struct Api {
 }
 
 async fn api() -> Api {
+    api_with(Default::default()).await
+}
+
+/// The example API with `health`'s checks besides the endpoints' own.
+async fn api_with(health: Arc<kapi_runtime::health::Health>) -> Api {
     let dir = tempfile::tempdir().unwrap();
     let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
     let registry = Registry::new(
@@ -50,7 +55,7 @@ async fn api() -> Api {
         filters: Default::default(),
         min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
         lifecycle: Default::default(),
-        health: Default::default(),
+        health,
         profiling: false,
         aggregator: None,
     });
@@ -957,32 +962,9 @@ async fn version_and_health() {
 /// its own path says why. A post-start hook fails until its part reports itself started.
 #[tokio::test]
 async fn a_failing_health_check_fails_the_endpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let storage: Arc<dyn Storage> = Arc::new(EmbeddedStorage::open(dir.path()).unwrap());
-    let registry = Registry::new(
-        Arc::new(kapi_generated::scheme()),
-        Arc::clone(&storage),
-        "/registry",
-    )
-    .await
-    .unwrap();
     let health = Arc::new(kapi_runtime::health::Health::new());
     let hook = health.post_start_hook("crd-informer-synced");
-    let router = endpoints::router(Config {
-        routes: kapi_generated::ROUTES,
-        registry: Arc::new(registry),
-        storage,
-        health,
-        documents: kapi_generated::documents::DOCUMENTS,
-        renderer: None,
-        version: ServerVersion::default(),
-        filters: Default::default(),
-        min_request_timeout: endpoints::DEFAULT_MIN_REQUEST_TIMEOUT,
-        lifecycle: Default::default(),
-        profiling: false,
-        aggregator: None,
-    });
-    let api = Api { router, _dir: dir };
+    let api = api_with(health).await;
     let text = "text/plain; charset=utf-8";
     for path in ["/livez", "/livez?verbose"] {
         let response = api.check(get(path), 500, text, Value::Null).await;
