@@ -28,9 +28,26 @@ use crate::storage::Storage;
 /// How long the storage check may take before it counts as failed.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The groups of the kinds the server's own machinery reads (authorization, admission,
+/// definitions, aggregation), besides core namespaces: kube-apiserver's shared informers
+/// watch these, and its `informer-sync` waits for them, not for its watch caches.
+const MACHINERY_GROUPS: &[&str] = &[
+    "rbac.authorization.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "apiregistration.k8s.io",
+];
+
+/// Whether `resource` (`roles.rbac.authorization.k8s.io`) is one the machinery reads.
+fn read_by_machinery(resource: &str) -> bool {
+    resource == "namespaces"
+        || (resource.split_once('.')).is_some_and(|(_, group)| MACHINERY_GROUPS.contains(&group))
+}
+
 /// Registers the checks of what the endpoints hold: `etcd` (kube's name for its store,
 /// which kapi keeps for either backend: the store answers), `informer-sync` (`/readyz`:
-/// every watch cache has its first list, as kube's shared informers have synced) and
+/// the watch caches of what the server's own machinery reads have their first list, as
+/// kube's shared informers have synced; the other kinds' caches load after) and
 /// `shutdown` (`/readyz`: failing from the moment the server is told to stop, so that load
 /// balancers stop sending it requests while it drains).
 pub(super) fn register(
@@ -55,7 +72,7 @@ pub(super) fn register(
     health.live("informer-sync", Scope::Ready, move || {
         let unsynced = registry
             .upgrade()
-            .map(|registry| registry.unsynced_caches());
+            .map(|registry| registry.unsynced_caches(read_by_machinery));
         Box::pin(async move {
             match unsynced {
                 Some(unsynced) if unsynced.is_empty() => Ok(()),

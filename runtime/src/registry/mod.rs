@@ -480,11 +480,11 @@ impl Registry {
             .collect()
     }
 
-    /// The resources whose watch cache is not ready (has not listed yet, or lists again):
-    /// kube's `informer-sync` check.
-    pub fn unsynced_caches(&self) -> Vec<String> {
+    /// The resources (`roles.rbac.authorization.k8s.io`) among `of` whose watch cache is
+    /// not ready (has not listed yet, or lists again).
+    pub fn unsynced_caches(&self, of: impl Fn(&str) -> bool) -> Vec<String> {
         (self.caches.all().iter())
-            .filter(|cache| cache.revision().is_none())
+            .filter(|cache| of(cache.resource()) && cache.revision().is_none())
             .map(|cache| cache.resource().to_owned())
             .collect()
     }
