@@ -53,11 +53,11 @@ impl Registry {
             kind: info.kind,
         };
         let mut warnings = body::check_new(target, &body, options, expected)?;
-        if meta_str(&body, "resourceVersion").is_some() {
-            return Err(ApiError::Internal(
-                "resourceVersion should not be set on objects to be created".into(),
-            ));
-        }
+        // A resourceVersion a create carries is refused by kube's storage, at the write: a
+        // number above zero (what its versioner parses; others are ignored).
+        let versioned = meta_str(&body, "resourceVersion")
+            .and_then(|version| version.parse::<u64>().ok())
+            .is_some_and(|version| version > 0);
         // The namespace it goes into, with the guard of its check.
         let mut guarded = None;
         if let (crate::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
@@ -198,6 +198,14 @@ impl Registry {
             warnings.extend(admission_warnings);
         } else {
             self.admit(info, options.user.as_ref(), &json, None)?;
+        }
+        // kube's storage refuses it here, after validation and admission (a dry run never
+        // reaches it), with a plain error kube-apiserver 1.20 answers 500; the client sent
+        // it, so it is the client's error: 400, kube's message.
+        if versioned && !options.dry_run {
+            return Err(ApiError::BadRequest(
+                "resourceVersion should not be set on objects to be created".into(),
+            ));
         }
         let namespace = meta_str(&json, "namespace").map(str::to_owned);
         let uid = meta_str(&json, "uid").map(str::to_owned);

@@ -99,9 +99,16 @@ async fn create_errors_are_kubes() {
         ),
         (
             json!({"metadata": {"name": "w", "resourceVersion": "3"}, "spec": {"container": {"image": "x"}}}),
-            500,
-            "InternalError",
-            "Internal error occurred: resourceVersion should not be set on objects to be created",
+            400,
+            "BadRequest",
+            "resourceVersion should not be set on objects to be created",
+        ),
+        // Validation comes first, as kube's storage refuses the resourceVersion at the write.
+        (
+            json!({"metadata": {"name": "W", "resourceVersion": "3"}, "spec": {"container": {"image": "x"}}}),
+            422,
+            "Invalid",
+            "WebApp.apps.example.dev \"W\" is invalid: metadata.name: Invalid value: \"W\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
         ),
     ];
     for (body, code, reason, message) in cases {
@@ -123,6 +130,21 @@ async fn create_errors_are_kubes() {
     );
     // Nothing of the failures was stored.
     assert_eq!(env.names(target, list_options()).await, ["web"]);
+    // A resourceVersion that is not a number above zero is ignored, as kube's versioner
+    // ignores it; a dry run never reaches the write that refuses one.
+    for (name, version) in [("zero", "0"), ("word", "abc")] {
+        let body = json!({"metadata": {"name": name, "resourceVersion": version},
+            "spec": {"container": {"image": "x"}}});
+        let created = env.create(target, body).await.unwrap();
+        assert_ne!(created["metadata"]["resourceVersion"], version);
+    }
+    let dry_run = WriteOptions {
+        dry_run: true,
+        ..WriteOptions::default()
+    };
+    let body = json!({"metadata": {"name": "dry", "resourceVersion": "3"},
+        "spec": {"container": {"image": "x"}}});
+    assert!(env.registry.create(target, body, &dry_run).await.is_ok());
 }
 
 #[tokio::test]
