@@ -351,7 +351,7 @@ fn events_api_lifecycle(version: Version, backend: Backend) {
             "/apis/events.k8s.io/v1/namespaces/{namespace}/events\
              ?fieldSelector=reportingController%3Dtest-controller"
         ),
-        format!("/apis/events.k8s.io/v1/events?labelSelector=testevent-constant%3Dtrue"),
+        "/apis/events.k8s.io/v1/events?labelSelector=testevent-constant%3Dtrue".to_owned(),
     ] {
         let list = client.get(&path).unwrap();
         assert_eq!(list.status, 200, "{path}: {}", list.body);
