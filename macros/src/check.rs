@@ -287,6 +287,9 @@ fn check_printer_columns(kind: &Kind, errors: &mut Accumulator) {
 fn check_selectable_fields(kind: &Kind, errors: &mut Accumulator) {
     for field in &kind.selectable_fields {
         check_json_path(&field.path, false, errors);
+        if let Some(or) = &field.or {
+            check_json_path(or, false, errors);
+        }
         let label = &field.label;
         if label.is_empty() || label.contains(|c: char| c.is_whitespace() || ",=!".contains(c)) {
             errors.push(error(

@@ -24,7 +24,8 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
     "$venv/bin/pip" install --quiet 'schemathesis==4.32.5'
 fi
 cargo build --quiet -p kapi-server
-exec unshare -n bash -s -- "$venv/bin" "$out" "$@" <<'INNER'
+# `-r`: a user namespace too, so that it also works without root.
+exec unshare -rn bash -s -- "$venv/bin" "$out" "$@" <<'INNER'
 set -euo pipefail
 ip link set lo up
 bin=$1 out=$2; shift 2
@@ -36,11 +37,16 @@ for seed in "$@"; do
     target/debug/kapi-server --listen 127.0.0.1:0 --data-dir "$data" -v 3 \
         > "$dir/server.log" 2>&1 &
     server=$!
-    for _ in $(seq 1 200); do
+    trap 'kill "$server" 2>/dev/null || true' EXIT
+    for _ in $(seq 1 1200); do
         grep -q 'listening on http://' "$dir/server.log" && break
         sleep 0.05
     done
     url=$(grep -o 'http://127.0.0.1:[0-9]*' "$dir/server.log" | head -1)
+    if [ -z "$url" ]; then
+        echo "the server did not start: $dir/server.log" >&2
+        exit 2
+    fi
     # Each group-version document, with the `watch` query parameter taken off the lists
     # (a list that turns into a watch never ends).
     "$bin/python" - "$url" "$dir/specs" <<'PY'

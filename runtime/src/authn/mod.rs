@@ -106,9 +106,12 @@ pub trait Method: Send + Sync {
 
     /// Whether the method reads `Authorization: Bearer` tokens. kube puts its
     /// `bearertoken` authenticator in the chain only when some token method is configured:
-    /// with none, a token is not a credential the server looks at.
+    /// with none, a token is not a credential the server looks at. Methods that read other
+    /// credentials (certificates, a front proxy's headers) say `false`; a method that does
+    /// not say is taken to read tokens, so an unknown token is never let through as
+    /// anonymous by mistake.
     fn reads_bearer_tokens(&self) -> bool {
-        false
+        true
     }
 }
 
@@ -243,6 +246,10 @@ mod tests {
     impl Method for NoTokens {
         fn authenticate(&self, _: &Request<'_>) -> Outcome {
             Outcome::NotPresented
+        }
+
+        fn reads_bearer_tokens(&self) -> bool {
+            false
         }
     }
 

@@ -178,10 +178,6 @@ fn unverified_issuer(token: &str) -> Option<String> {
 }
 
 impl Method for Oidc {
-    fn reads_bearer_tokens(&self) -> bool {
-        true
-    }
-
     fn authenticate(&self, request: &Request<'_>) -> Outcome {
         let Some(token) = request.bearer_token() else {
             return Outcome::NotPresented;

@@ -53,6 +53,10 @@ impl RequestHeader {
 }
 
 impl Method for RequestHeader {
+    fn reads_bearer_tokens(&self) -> bool {
+        false
+    }
+
     fn authenticate(&self, request: &Request<'_>) -> Outcome {
         let Some(PeerCertificates(chain)) = request.certificates else {
             return Outcome::NotPresented;

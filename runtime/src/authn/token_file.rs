@@ -130,10 +130,6 @@ impl KindMessage for csv::Error {
 }
 
 impl Method for TokenFile {
-    fn reads_bearer_tokens(&self) -> bool {
-        true
-    }
-
     fn authenticate(&self, request: &Request<'_>) -> Outcome {
         // A token the file does not hold may be another method's.
         match request.bearer_token().and_then(|t| self.users.get(t)) {

@@ -65,10 +65,6 @@ impl TokenReviewer {
 }
 
 impl Method for TokenReviewer {
-    fn reads_bearer_tokens(&self) -> bool {
-        true
-    }
-
     fn authenticate(&self, request: &Request<'_>) -> Outcome {
         let Some(token) = request.bearer_token() else {
             return Outcome::NotPresented;

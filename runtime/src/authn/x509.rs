@@ -115,6 +115,10 @@ pub struct X509 {
 }
 
 impl Method for X509 {
+    fn reads_bearer_tokens(&self) -> bool {
+        false
+    }
+
     fn authenticate(&self, request: &Request<'_>) -> Outcome {
         let Some(PeerCertificates(chain)) = request.certificates else {
             return Outcome::NotPresented;

@@ -101,11 +101,12 @@ pub async fn run(registry: Weak<Registry>, hooks: Hooks) {
         let Some(strong) = registry.upgrade() else {
             break;
         };
-        retry = match sync(&strong, &definitions, &mut installed).await {
-            Ok(busy) => {
-                hooks.synced.done();
-                busy
-            }
+        let synced = sync(&strong, &definitions, &mut installed).await;
+        // kube's hook waits for the definitions' first list, not for each to be served:
+        // one definition that cannot be must not fail `/livez` for ever.
+        hooks.synced.done();
+        retry = match synced {
+            Ok(busy) => busy,
             Err(error) => {
                 tracing::warn!(%error, "crd controller: retrying");
                 true

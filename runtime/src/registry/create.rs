@@ -235,8 +235,9 @@ impl Registry {
                         Err(e) => Err(object::storage_error(e, &resource, &name)),
                     };
                 }
+                // Its own requests, not the write's deadline.
                 if is_namespaces(info) {
-                    self.purge_orphans(&key, &name).await?;
+                    storage::deadline::shared(self.purge_orphans(&key, &name)).await?;
                 }
                 let created = match &guarded {
                     Some((_, guard)) => {
