@@ -124,28 +124,35 @@ impl<'a> TypeRef<'a> {
         )
     }
 
-    /// How a strategic merge patch merges a list here.
+    /// The schema nodes of this type (none when untyped).
+    fn nodes(&self) -> crate::registry::schema_validation::Flat<'a> {
+        match (self.schema, self.node) {
+            (Some(schema), Some(node)) => schema.nodes(node),
+            _ => Default::default(),
+        }
+    }
+
+    /// `x-kubernetes-patch-strategy` here, when declared, and whether it names `strategy`
+    /// (it may list several: `merge,retainKeys`).
+    fn patch_strategy_is(&self, strategy: &str) -> Option<bool> {
+        let nodes = self.nodes();
+        let declared = nodes.iter().find_map(|n| n.patch_strategy.as_deref())?;
+        Some(declared.split(',').any(|s| s.trim() == strategy))
+    }
+
     /// Whether a strategic merge patch replaces the value here whole
     /// (`x-kubernetes-patch-strategy: replace`, kube's `patchStrategy:"replace"`).
     pub(crate) fn patch_replaces(&self) -> bool {
-        let nodes = match (self.schema, self.node) {
-            (Some(schema), Some(node)) => schema.nodes(node),
-            _ => Default::default(),
-        };
-        (nodes.iter().find_map(|n| n.patch_strategy.as_deref()))
-            .is_some_and(|strategy| strategy.split(',').any(|s| s.trim() == "replace"))
+        self.patch_strategy_is("replace") == Some(true)
     }
 
+    /// How a strategic merge patch merges a list here.
     pub(crate) fn list_merge(&self) -> ListMerge {
         // The patch extensions when the schema has them: kubectl computed the patch from
         // them (kube's server from the same Go tags). Lists declared with a merge key but
         // no list type (webhooks by `name`, `ownerReferences` by `uid`) merge by it.
-        let nodes = match (self.schema, self.node) {
-            (Some(schema), Some(node)) => schema.nodes(node),
-            _ => Default::default(),
-        };
-        if let Some(strategy) = nodes.iter().find_map(|n| n.patch_strategy.as_deref()) {
-            let merges = strategy.split(',').any(|s| s.trim() == "merge");
+        if let Some(merges) = self.patch_strategy_is("merge") {
+            let nodes = self.nodes();
             let key = nodes.iter().find_map(|n| n.patch_merge_key.as_deref());
             return match (merges, key) {
                 (true, Some(key)) => ListMerge::Key(key.to_owned()),
@@ -176,10 +183,7 @@ impl<'a> TypeRef<'a> {
     /// The atom of this type for `value` (the value's JSON type decides where the schema
     /// says nothing: structured-merge-diff's `deduceAtom`).
     fn atom(&self, value: Option<&Value>) -> Atom<'a> {
-        let nodes = match (self.schema, self.node) {
-            (Some(schema), Some(node)) => schema.nodes(node),
-            _ => Default::default(),
-        };
+        let nodes = self.nodes();
         let ty = nodes.iter().find_map(|n| n.ty.as_deref());
         let int_or_string = nodes.iter().any(|n| n.int_or_string);
         let has_properties = nodes.iter().any(|n| !n.properties.is_empty());

@@ -187,18 +187,18 @@ fn set_element_orders(
             Some(Value::Array(list)) => Some(list.clone()),
             _ => None,
         };
-        let patch_order_source = patch_list.clone();
-        let merged = match (original_list.clone(), patch_list) {
+        // Before the merge takes the lists: the order kube compares server-only items by.
+        let server_order = match (&original_list, &patch_list, key.as_deref()) {
+            (Some(original), Some(patch), Some(key)) => server_view(original, patch, key),
+            (original, _, _) => original.clone().unwrap_or_default(),
+        };
+        let merged = match (original_list, patch_list) {
             (Some(original), None) => original,
             (None, Some(patch)) => patch,
             (Some(original), Some(patch)) => merge_list(original, patch, field_type, false)?,
             (None, None) => continue,
         };
         let (in_order, server_only) = partition(merged, &order, key.as_deref());
-        let server_order = match (&original_list, patch_order_source, key.as_deref()) {
-            (Some(original), Some(patch), Some(key)) => server_view(original, &patch, key),
-            (original, _, _) => original.clone().unwrap_or_default(),
-        };
         let ordered = order_items(in_order, server_only, &order, &server_order, key.as_deref())?;
         original.insert(field, Value::Array(ordered));
     }
