@@ -29,24 +29,18 @@ extern crate self as kapi_runtime;
 pub mod admission;
 #[cfg(feature = "server")]
 pub mod aggregator;
-pub mod api;
 #[cfg(feature = "server")]
 pub mod audit;
 #[cfg(feature = "server")]
 pub mod authn;
 #[cfg(feature = "server")]
 pub mod authz;
-pub mod byte_string;
 #[cfg(feature = "server")]
 pub mod cache;
 #[cfg(feature = "server")]
-pub mod chunks;
-#[cfg(feature = "server")]
 pub mod controllers;
-pub mod defaults;
 #[cfg(feature = "server")]
 pub mod endpoints;
-pub mod error;
 #[cfg(feature = "server")]
 pub mod fieldmanager;
 #[cfg(feature = "server")]
@@ -59,77 +53,21 @@ pub(crate) mod https_client;
 pub mod kinds;
 #[cfg(feature = "server")]
 pub mod kubeconfig;
-pub mod meta;
 #[cfg(feature = "server")]
 pub mod metrics;
 #[cfg(feature = "server")]
 pub mod registry;
-pub mod scheme;
 #[cfg(feature = "server")]
 pub mod storage;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod validation;
 
-pub use api::{Convert, Resource, Strategy};
-pub use byte_string::ByteString;
+pub use kapi_core::{ByteString, Convert, Resource, Strategy};
+pub use kapi_core::{api, byte_string, chunks, defaults, error, meta, scheme, user, validation};
 
 /// The `#[derive(Resource)]` and `#[derive(Convert)]` macros, with the `derive` feature.
 #[cfg(feature = "derive")]
 pub use kapi_macros::{Convert, Resource};
 
-/// Items the derive expansions name. Not a public API: may change at any time.
 #[doc(hidden)]
-pub mod __private {
-    pub use k8s_openapi;
-    pub use schemars;
-    pub use serde;
-
-    /// The derive's `Resource::metadata_mut`: the `metadata` field, when it is an
-    /// `ObjectMeta`. Whether it is, the derive's type checks report (once, on the field's
-    /// type); this compiles either way, so that they stay the only report.
-    pub fn object_meta_mut<T: std::any::Any>(
-        metadata: &mut T,
-    ) -> Option<&mut crate::meta::ObjectMeta> {
-        (metadata as &mut dyn std::any::Any).downcast_mut()
-    }
-
-    /// How the derive's compile-time checks of JSON paths step through a field that may be
-    /// an `Option` (`.source.component` where `source: Option<EventSource>`): the method
-    /// is found on `Option<T>` itself before the blanket one on references (autoref
-    /// order), so `(&field).__kapi_through()` is `&T` for both. Type-checked, never called.
-    pub mod path {
-        /// Through an `Option`.
-        pub trait ThroughOption {
-            /// The type inside.
-            type Inner;
-            /// The value inside.
-            fn __kapi_through(&self) -> &Self::Inner;
-        }
-
-        impl<T> ThroughOption for Option<T> {
-            type Inner = T;
-            fn __kapi_through(&self) -> &T {
-                match self {
-                    Some(inner) => inner,
-                    None => unreachable!("JSON path checks are never run"),
-                }
-            }
-        }
-
-        /// Through any other field: itself.
-        pub trait ThroughPlain {
-            /// The field's type.
-            type Inner;
-            /// The field.
-            fn __kapi_through(&self) -> &Self::Inner;
-        }
-
-        impl<T> ThroughPlain for &T {
-            type Inner = T;
-            fn __kapi_through(&self) -> &T {
-                self
-            }
-        }
-    }
-}
+pub use kapi_core::__private;

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use super::{Entry, Registered};
 use crate::api::version_order;
+use crate::endpoints::ErrorResponse as _;
 use crate::endpoints::Prepared;
 use crate::filters::Next;
 use crate::kinds::apiregistration::APIService;

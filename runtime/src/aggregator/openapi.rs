@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use super::discovery::respond;
 use super::{Aggregator, Document, Entry, Registered};
 use crate::endpoints::{Prepared, fnv1a};
+use crate::endpoints::ErrorResponse as _;
 use crate::filters::Next;
 
 const JSON: &str = "application/json";

@@ -25,6 +25,7 @@ use serde_json::Value;
 use super::Documents;
 use super::media::{self, JSON};
 use crate::api::{KindInfo, Renderer, RouteBinding};
+use crate::endpoints::ErrorResponse as _;
 use crate::error::ApiError;
 use crate::registry::Registry;
 

@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use axum::extract::Request;
 use axum::http::Method;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use super::Shared;
 use super::resources::{Call, Names, deprecation};
 use crate::api::Handler;
+use crate::endpoints::ErrorResponse as _;
 use crate::error::ApiError;
 
 /// Serves `request` if it addresses an installed kind or the discovery of a group only

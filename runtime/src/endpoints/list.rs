@@ -18,12 +18,13 @@ use std::convert::Infallible;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, VARY};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use serde::Serialize;
 
 use super::media::{self, Format, Output};
 use crate::api::protobuf::{ProtoMessage, encode};
+use crate::endpoints::ErrorResponse as _;
 use crate::chunks::{Chunks, ItemWriter};
 use crate::error::ApiError;
 use crate::meta::ListMeta;

@@ -30,6 +30,7 @@ mod params;
 mod profiling;
 mod resources;
 mod status;
+pub use status::{ErrorResponse, Failure};
 mod watch;
 
 pub use crate::api::{Documents, OpenApiV3Document};
@@ -37,7 +38,7 @@ pub(crate) use discovery::{Prepared, fnv1a};
 use std::sync::Arc;
 
 use axum::Router;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Serialize;
 
 use crate::api::RouteBinding;

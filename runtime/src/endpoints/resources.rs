@@ -15,7 +15,7 @@ use axum::extract::{FromRequestParts, Path, Request};
 use axum::http::StatusCode;
 use axum::http::header::USER_AGENT;
 use axum::http::request::Parts;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{MethodRouter, delete, get, patch, post, put};
 use serde_json::Value;
 
@@ -24,6 +24,7 @@ use super::params::{self, Query};
 use super::status::add_warning;
 use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::protobuf::ProtoMessage;
+use crate::endpoints::ErrorResponse as _;
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
 use crate::authn::UserInfo;
 use crate::error::ApiError;

@@ -10,35 +10,58 @@ use crate::api::protobuf;
 use crate::error::ApiError;
 use crate::meta::STATUS_PROTO;
 
-impl IntoResponse for ApiError {
+/// An [`ApiError`] as the response it is. A trait of this layer's, since the error is
+/// `kapi-core`'s and HTTP types stop at the endpoints: handlers answer
+/// `Result<Response, Failure>`, which `?` fills from any `ApiError`.
+pub trait ErrorResponse {
+    /// Its `Status` as JSON.
+    fn into_response(self) -> Response;
+    /// Its `Status` as Kubernetes protobuf, for a request that asked for protobuf.
+    fn into_protobuf_response(self) -> Response;
+}
+
+impl ErrorResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.to_status();
         let mut body = serde_json::to_vec(&status).unwrap_or_else(|_| b"{}".to_vec());
         body.push(b'\n');
-        self.respond(body, "application/json")
+        respond(&self, body, "application/json")
+    }
+
+    fn into_protobuf_response(self) -> Response {
+        let status = serde_json::to_value(self.to_status()).unwrap_or_default();
+        match protobuf::encode::object(&STATUS_PROTO, &status) {
+            Ok(body) => respond(&self, body, protobuf::MEDIA_TYPE),
+            Err(_) => ErrorResponse::into_response(self),
+        }
     }
 }
 
-impl ApiError {
-    /// The error's `Status` as Kubernetes protobuf, for a request that asked for protobuf.
-    pub(super) fn into_protobuf_response(self) -> Response {
-        let status = serde_json::to_value(self.to_status()).unwrap_or_default();
-        match protobuf::encode::object(&STATUS_PROTO, &status) {
-            Ok(body) => self.respond(body, protobuf::MEDIA_TYPE),
-            Err(_) => self.into_response(),
-        }
-    }
+/// A handler's failure: an [`ApiError`], answered as its `Status`.
+#[derive(Debug)]
+pub struct Failure(pub ApiError);
 
-    fn respond(&self, body: Vec<u8>, content_type: &'static str) -> Response {
-        let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut response = (code, body).into_response();
-        let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-        if let Some(seconds) = self.retry_after_seconds() {
-            headers.insert(RETRY_AFTER, HeaderValue::from(seconds.max(0)));
-        }
-        response
+impl From<ApiError> for Failure {
+    fn from(error: ApiError) -> Failure {
+        Failure(error)
     }
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        ErrorResponse::into_response(self.0)
+    }
+}
+
+fn respond(error: &ApiError, body: Vec<u8>, content_type: &'static str) -> Response {
+    let code = StatusCode::from_u16(error.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (code, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Some(seconds) = error.retry_after_seconds() {
+        headers.insert(RETRY_AFTER, HeaderValue::from(seconds.max(0)));
+    }
+    response
 }
 
 /// Adds `Warning: 299 - "<text>"`, as kube-apiserver sends warnings to clients (kubectl

@@ -13,12 +13,13 @@ use std::task::{Context, Poll};
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::RequestInfo;
 use super::log::AuditId;
 use crate::audit::event::{ObjectRef, User, now, without_managed_fields};
+use crate::endpoints::ErrorResponse as _;
 use crate::audit::policy::Decision;
 use crate::audit::{Auditor, Event, Level, Stage};
 use crate::authn::UserInfo;

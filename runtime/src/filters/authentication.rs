@@ -6,10 +6,11 @@
 use std::sync::Arc;
 
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use super::log::ServedTo;
 use crate::audit::Auditor;
+use crate::endpoints::ErrorResponse as _;
 use crate::authn::{self, Authenticator, PeerCertificates};
 use crate::error::ApiError;
 

@@ -3,11 +3,12 @@
 //! 403 `Forbidden` with kube's message when none allows it.
 
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use super::RequestInfo;
 use super::audit::AuditNotes;
 use crate::authn::UserInfo;
+use crate::endpoints::ErrorResponse as _;
 use crate::authz::{self, Attributes, Decision, Mode};
 use crate::error::ApiError;
 

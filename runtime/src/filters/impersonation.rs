@@ -9,10 +9,11 @@
 
 use axum::extract::Request;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use super::RequestInfo;
 use crate::authn::{ANONYMOUS, AUTHENTICATED, UNAUTHENTICATED, UserInfo};
+use crate::endpoints::ErrorResponse as _;
 use crate::authz::{self, Attributes, Decision, Mode};
 use crate::error::ApiError;
 

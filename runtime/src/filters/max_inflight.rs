@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tokio::sync::Semaphore;
 
 use fastmetrics::metrics::gauge::Gauge;
@@ -25,6 +25,7 @@ use fastmetrics::metrics::gauge::Gauge;
 use super::RequestInfo;
 use super::metrics::Terminated;
 use crate::authn::{MASTERS, UserInfo};
+use crate::endpoints::ErrorResponse as _;
 use crate::error::ApiError;
 use crate::metrics::{KindOfRequest, global};
 

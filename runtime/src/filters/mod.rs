@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::FutureExt;
 use tower::ServiceExt;
 
@@ -43,6 +43,7 @@ pub use log::REQUEST_LOG_TARGET;
 pub use request_info::RequestInfo;
 
 use crate::audit::Auditor;
+use crate::endpoints::ErrorResponse as _;
 use crate::authn::Authenticator;
 use crate::authz::{AlwaysAllow, Mode};
 use crate::error::ApiError;

@@ -9,11 +9,12 @@
 use std::time::Duration;
 
 use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use super::RequestInfo;
 use super::metrics::Terminated;
 use crate::error::ApiError;
+use crate::endpoints::ErrorResponse as _;
 
 /// kube's default `--request-timeout`.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);

@@ -27,8 +27,7 @@ mod erased;
 mod hooks;
 mod stored;
 mod type_meta;
-#[cfg(feature = "server")]
-pub(crate) use erased::stored_value_bytes;
+pub use erased::stored_value_bytes;
 use erased::{
     bytes_to_hub, encode, from_hub, from_hub_ref, hub_from_json, hub_from_json_ref, hub_metadata,
     hub_to_json, to_hub, typed_round_trip,

@@ -126,7 +126,7 @@ where
 /// A stored value (as [`KindEntry::to_stored`] makes it) as its stored bytes: without
 /// `metadata.resourceVersion` (the storage revision is the resourceVersion; the other
 /// fields keep their order), with no spare capacity (the watch cache keeps them).
-pub(crate) fn stored_value_bytes(mut value: Value) -> Result<Vec<u8>, ConversionError> {
+pub fn stored_value_bytes(mut value: Value) -> Result<Vec<u8>, ConversionError> {
     if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.shift_remove("resourceVersion");
     }
