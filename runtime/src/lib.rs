@@ -54,7 +54,7 @@ pub mod kinds;
 #[cfg(feature = "server")]
 pub mod kubeconfig;
 #[cfg(feature = "server")]
-pub mod metrics;
+pub use kapi_metrics as metrics;
 #[cfg(feature = "server")]
 pub mod registry;
 #[cfg(feature = "server")]

@@ -45,7 +45,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::metrics::ResourceLabels;
 use crate::storage::{KeyValue, Revision, Storage};
-use fastmetrics::metrics::counter::Counter;
+use crate::metrics::Counter;
 
 /// How many changes a cache keeps by default (`--watch-cache-history`): kube's cacher
 /// sized its ring to 100 events before it sized it by time (75 s of changes); 1000 keeps a

@@ -199,7 +199,7 @@ pub fn router(config: Config) -> Router {
         aggregator,
     } = config;
     let served = Arc::new(
-        crate::metrics::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
+        crate::filters::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
     );
     let live = Arc::new(discovery::Live::new(Arc::clone(&registry), renderer));
     health::register(&health, &storage, &registry, &lifecycle);

@@ -24,9 +24,9 @@ use axum::response::Response;
 use http_body::Frame;
 use serde_json::Value;
 
-use fastmetrics::metrics::counter::Counter;
-use fastmetrics::metrics::gauge::Gauge;
-use fastmetrics::metrics::histogram::Histogram;
+use crate::metrics::Counter;
+use crate::metrics::Gauge;
+use crate::metrics::Histogram;
 
 use super::media::{Format, Output, TableVersion};
 use crate::api::protobuf::{ProtoMessage, encode};

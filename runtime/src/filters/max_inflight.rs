@@ -20,7 +20,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use tokio::sync::Semaphore;
 
-use fastmetrics::metrics::gauge::Gauge;
+use crate::metrics::Gauge;
 
 use super::RequestInfo;
 use super::metrics::Terminated;

@@ -21,7 +21,8 @@ use axum::response::Response;
 use http_body::{Frame, SizeHint};
 
 use super::RequestInfo;
-use crate::metrics::{RequestLabels, Served, global};
+use super::Served;
+use crate::metrics::{RequestLabels, global};
 
 /// Put on a response by a filter that refused the request in self-defense (429 over the
 /// in-flight limit, 504 past the deadline): counted in `apiserver_request_terminations_total`.

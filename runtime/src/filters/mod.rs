@@ -26,6 +26,7 @@ pub mod log;
 pub mod max_inflight;
 pub mod metrics;
 pub mod request_info;
+mod served;
 pub mod timeout;
 
 use std::convert::Infallible;
@@ -41,6 +42,7 @@ use tower::ServiceExt;
 
 pub use log::REQUEST_LOG_TARGET;
 pub use request_info::RequestInfo;
+pub use served::Served;
 
 use crate::audit::Auditor;
 use crate::endpoints::ErrorResponse as _;
@@ -111,7 +113,7 @@ macro_rules! nest {
 
 /// The chain's filters with their state, and the router behind them.
 struct Chain {
-    served: Arc<crate::metrics::Served>,
+    served: Arc<crate::filters::Served>,
     request_timeout: std::time::Duration,
     /// Authentication's state, whose auditor the audit filter records with too.
     authentication: authentication::Authentication,
@@ -162,7 +164,7 @@ impl Chain {
 pub fn chain(
     handler: Router,
     filters: &Filters,
-    served: Arc<crate::metrics::Served>,
+    served: Arc<crate::filters::Served>,
     aggregator: Option<Arc<crate::aggregator::Aggregator>>,
 ) -> Router {
     let chain = Arc::new(Chain {

@@ -7,21 +7,19 @@
 //! the figures read at scrape time (objects per resource, storage size, process).
 //!
 //! Label values are bounded: requests are recorded only for the resources the server
-//! serves and its health endpoints ([`Served`]), never for an arbitrary path.
+//! serves and its health endpoints (the API server's filters decide which), never for an
+//! arbitrary path.
 
 pub mod exposition;
 mod process;
-mod served;
-
-pub use served::Served;
 
 use std::sync::OnceLock;
 
 use fastmetrics::derive::LabelSet;
-use fastmetrics::metrics::counter::Counter;
+pub use fastmetrics::metrics::counter::Counter;
 use fastmetrics::metrics::family::Family;
-use fastmetrics::metrics::gauge::Gauge;
-use fastmetrics::metrics::histogram::Histogram;
+pub use fastmetrics::metrics::gauge::Gauge;
+pub use fastmetrics::metrics::histogram::Histogram;
 use fastmetrics::registry::Registry;
 
 /// kube's latency buckets (`apiserver_request_duration_seconds`,

@@ -5,7 +5,7 @@
 
 use axum::http::Method;
 
-use super::{RequestLabels, RouteLabels};
+use kapi_metrics::{RequestLabels, RouteLabels};
 use crate::api::RouteBinding;
 use crate::filters::RequestInfo;
 

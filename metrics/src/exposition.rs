@@ -69,8 +69,8 @@ mod tests {
     #[test]
     fn both_formats_render() {
         global().requests.with_or_new(
-            &crate::metrics::RequestLabels {
-                route: crate::metrics::RouteLabels {
+            &crate::RequestLabels {
+                route: crate::RouteLabels {
                     verb: "GET",
                     group: "g",
                     version: "v1",
