@@ -13,6 +13,7 @@
 //! - [`validation`]: kube's string validations (names, label values, config keys,
 //!   finalizers) with kube's messages, for the registry and for kinds' own rules.
 //! - [`user`]: who a request is from.
+//! - [`unstructured`]: objects as JSON: metadata fields, dotted paths, uids, timestamps.
 //! - [`chunks`]: bodies written in pieces.
 //!
 //! Invariant: this crate is the bottom of kapi's layers (with `kapi-routes`): it imports
@@ -25,6 +26,7 @@ pub mod defaults;
 pub mod error;
 pub mod meta;
 pub mod scheme;
+pub mod unstructured;
 pub mod user;
 pub mod validation;
 

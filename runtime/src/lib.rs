@@ -60,7 +60,7 @@ pub mod registry;
 #[cfg(feature = "server")]
 pub mod storage;
 #[cfg(feature = "testing")]
-pub mod testing;
+pub use kapi_schema::testing;
 
 pub use kapi_core::{ByteString, Convert, Resource, Strategy};
 pub use kapi_core::{api, byte_string, chunks, defaults, error, meta, scheme, user, validation};

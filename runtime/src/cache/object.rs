@@ -150,7 +150,7 @@ impl<'de> serde::Deserialize<'de> for Labels {
     }
 }
 
-impl crate::registry::selector::LabelLookup for Labels {
+impl kapi_schema::selector::LabelLookup for Labels {
     fn label(&self, key: &str) -> Option<&str> {
         let mut parts = self.0.split_terminator('\0');
         while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
@@ -165,7 +165,7 @@ impl crate::registry::selector::LabelLookup for Labels {
 #[cfg(test)]
 mod tests {
     use super::{CachedObject, Labels};
-    use crate::registry::selector::LabelLookup;
+    use kapi_schema::selector::LabelLookup;
     use crate::storage::KeyValue;
 
     fn cached(value: &'static str) -> std::sync::Arc<CachedObject> {

@@ -25,7 +25,7 @@
 use serde_json::{Value, json};
 
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
-use super::validation::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
+use kapi_schema::metadata::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, SharedObject, Target, WriteOptions};
 use crate::admission::{Attributes, Operation};
 use crate::api::KindInfo;

@@ -36,16 +36,13 @@ mod namespaces;
 mod new_metadata;
 pub(crate) mod object;
 mod patch;
-mod prune;
 mod read;
 pub mod review;
 mod scale;
-pub(crate) mod schema_validation;
-pub mod selector;
+mod schema_checks;
 mod table;
 mod update;
 mod update_rules;
-mod validation;
 mod watch;
 mod written_json;
 
@@ -68,8 +65,8 @@ pub use table::{TableChunks, TableRows};
 
 pub use inventory::Content;
 pub use namespaces::NAMESPACE_FINALIZER;
-pub use schema_validation::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas};
-pub use validation::{FOREGROUND, ORPHAN};
+pub use kapi_schema::metadata::{FOREGROUND, ORPHAN};
+pub use kapi_schema::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas, selector};
 
 /// What a request addresses: a kind in one of its served versions, in a namespace or not.
 #[derive(Clone, Copy, Debug)]

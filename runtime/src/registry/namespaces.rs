@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
-use super::validation::finalizer_list;
+use kapi_schema::metadata::finalizer_list;
 use super::{Registry, Target};
 use crate::error::ApiError;
 use crate::storage::{self, KeyValue};

@@ -3,7 +3,7 @@
 //! errors to [`ApiError`]s.
 
 use bytes::Bytes;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Written;
 use crate::api::{KindInfo, Scope};
@@ -12,6 +12,7 @@ use crate::error::{ApiError, GroupResource};
 use crate::scheme::{ErasedHub, KindEntry};
 use crate::storage::{self, KeyValue, Revision};
 use crate::validation as names;
+pub use kapi_core::unstructured::{generation, meta, meta_str, new_uid, now, set_meta};
 
 /// `OptimisticLockErrorMsg`: the reason of a 409 on a stale resourceVersion.
 pub const OPTIMISTIC_LOCK: &str =
@@ -188,52 +189,6 @@ fn check_segment(what: &str, value: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The `metadata` object of an object, if it has one.
-pub fn meta(object: &Value) -> Option<&Map<String, Value>> {
-    object.get("metadata")?.as_object()
-}
-
-/// The `metadata` object, created (or replaced, if not an object) when missing.
-pub fn meta_mut(object: &mut Value) -> &mut Map<String, Value> {
-    if !object.is_object() {
-        *object = Value::Object(Map::new());
-    }
-    let fields = object.as_object_mut().expect("made an object above");
-    let metadata = fields
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !metadata.is_object() {
-        *metadata = Value::Object(Map::new());
-    }
-    metadata.as_object_mut().expect("made an object above")
-}
-
-/// A string field of `metadata` (`name`, `uid`, ...); empty strings count as unset.
-pub fn meta_str<'v>(object: &'v Value, field: &str) -> Option<&'v str> {
-    meta(object)?.get(field)?.as_str().filter(|s| !s.is_empty())
-}
-
-/// Sets `metadata.<field>`, or removes it for `None`.
-pub fn set_meta(object: &mut Value, field: &str, value: Option<Value>) {
-    let metadata = meta_mut(object);
-    match value {
-        Some(value) => {
-            metadata.insert(field.to_owned(), value);
-        }
-        None => {
-            metadata.remove(field);
-        }
-    }
-}
-
-/// `metadata.generation`, 0 when unset.
-pub fn generation(object: &Value) -> i64 {
-    meta(object)
-        .and_then(|m| m.get("generation"))
-        .and_then(Value::as_i64)
-        .unwrap_or(0)
-}
-
 /// Sets `metadata.resourceVersion` to a revision.
 pub fn set_resource_version(object: &mut Value, revision: Revision) {
     set_meta(
@@ -241,16 +196,6 @@ pub fn set_resource_version(object: &mut Value, revision: Revision) {
         "resourceVersion",
         Some(Value::String(revision.to_string())),
     );
-}
-
-/// The current time as kube writes timestamps: RFC 3339, UTC, seconds.
-pub fn now() -> String {
-    crate::meta::now()
-}
-
-/// A fresh uid (a random v4 UUID, as kube's).
-pub fn new_uid() -> String {
-    uuid::Uuid::new_v4().to_string()
 }
 
 /// kube's `SimpleNameGenerator`: the prefix (cut to 58 bytes) and 5 random characters

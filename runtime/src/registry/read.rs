@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::object::{self, internal};
-use super::selector::Selectors;
+use kapi_schema::selector::Selectors;
 use super::update::parse_resource_version;
 use super::watch::{in_version, matches_cached};
 use super::{GetOptions, ListOptions, ObjectList, Registry, SharedObject, Subresource, Target};

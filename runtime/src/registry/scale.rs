@@ -7,34 +7,7 @@ use serde_json::{Map, Value, json};
 use super::object::meta;
 use crate::api::ScaleInfo;
 use crate::storage::Revision;
-
-/// The field names of a dotted path (`.spec.replicas` -> `spec`, `replicas`).
-fn segments(path: &str) -> impl Iterator<Item = &str> {
-    path.trim_start_matches('.')
-        .split('.')
-        .filter(|s| !s.is_empty())
-}
-
-/// The value at a dotted path; `null` counts as missing.
-pub fn get_path<'v>(object: &'v Value, path: &str) -> Option<&'v Value> {
-    segments(path)
-        .try_fold(object, |value, segment| value.get(segment))
-        .filter(|v| !v.is_null())
-}
-
-/// Sets the value at a dotted path, creating the objects on the way.
-pub fn set_path(object: &mut Value, path: &str, value: Value) {
-    let mut current = object;
-    for segment in segments(path) {
-        if !current.is_object() {
-            *current = Value::Object(Map::new());
-        }
-        current = (current.as_object_mut().expect("made an object above"))
-            .entry(segment)
-            .or_insert(Value::Null);
-    }
-    *current = value;
-}
+pub use kapi_core::unstructured::{get_path, set_path};
 
 /// The `Scale` of an object (hub JSON) at a revision.
 pub fn view(scale: &ScaleInfo, hub: &Value, revision: Revision) -> Value {

@@ -25,7 +25,7 @@ use super::field_paths;
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta_str, set_meta};
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
-use super::schema_validation::not_reported;
+use super::schema_checks::not_reported;
 use super::update_rules::{apply_update_rules, deletes_on_update, spec_changed};
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
@@ -440,9 +440,9 @@ impl Registry {
             }
             let mut errors = schema_errors;
             errors.extend(field_errors);
-            errors.extend(super::validation::object_meta(info, &new, false));
-            errors.extend(super::validation::object_meta_update(&new, &old));
-            let scale_errors = super::validation::scale(info, &new);
+            errors.extend(kapi_schema::metadata::object_meta(info, &new, false));
+            errors.extend(kapi_schema::metadata::object_meta_update(&new, &old));
+            let scale_errors = kapi_schema::metadata::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
             let own = kind.validate_update(&new_hub, &old_view.typed, target.version);
             if !own.is_empty() {

@@ -18,7 +18,7 @@ pub(super) fn deletes_on_update(old: &Value, new: &Value) -> bool {
     // `ShouldDeleteNamespaceDuringUpdate`).
     meta_str(old, "deletionTimestamp").is_some()
         && grace.unwrap_or(0) == 0
-        && super::validation::finalizer_list(new).is_empty()
+        && kapi_schema::metadata::finalizer_list(new).is_empty()
         && super::namespaces::spec_finalizers(new).is_empty()
 }
 

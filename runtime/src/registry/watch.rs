@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::object::{self, internal};
-use super::selector::Selectors;
+use kapi_schema::selector::Selectors;
 use super::update::parse_resource_version;
 use super::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
 use crate::cache::{self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription};

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::path::{PathElement, compare as compare_values};
 use super::set::Set;
 use crate::registry::KindSchema;
-use crate::registry::schema_validation::ListType;
+use kapi_schema::ListType;
 
 mod merge;
 
@@ -68,7 +68,7 @@ enum Atom<'a> {
 /// through a schema asks for its type's fields, and a copy of their names per value was a
 /// tenth of a server-side apply's instructions.
 #[derive(Clone, Debug, Default)]
-struct Fields<'a>(crate::registry::schema_validation::Flat<'a>);
+struct Fields<'a>(kapi_schema::Flat<'a>);
 
 impl Fields<'_> {
     /// The node of property `name`.
@@ -125,7 +125,7 @@ impl<'a> TypeRef<'a> {
     }
 
     /// The schema nodes of this type (none when untyped).
-    fn nodes(&self) -> crate::registry::schema_validation::Flat<'a> {
+    fn nodes(&self) -> kapi_schema::Flat<'a> {
         match (self.schema, self.node) {
             (Some(schema), Some(node)) => schema.nodes(node),
             _ => Default::default(),

@@ -37,9 +37,8 @@ use smallvec::SmallVec;
 
 mod definition;
 
-use super::{Registry, Target};
-use crate::error::{ApiError, FieldError, FieldErrorType, go_unstructured};
-use crate::scheme::Scheme;
+use kapi_core::error::{FieldError, FieldErrorType, go_unstructured};
+use kapi_core::scheme::Scheme;
 
 /// The extension marking a field immutable once set.
 pub const IMMUTABLE_EXTENSION: &str = "x-kapi-immutable";
@@ -68,60 +67,91 @@ pub struct Schemas {
 /// The prefix of the `meta.k8s.io/v1` schema names.
 const META_PREFIX: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 
+/// `x-kubernetes-list-type`: how a list's items are told apart (uniqueness in validation,
+/// merging in field management and strategic merge).
 #[derive(Debug, Default, Clone, PartialEq)]
-pub(crate) enum ListType {
+pub enum ListType {
+    /// Replaced whole (the default).
     #[default]
     Atomic,
+    /// Scalars, each at most once.
     Set,
+    /// Objects keyed by these fields (`x-kubernetes-list-map-keys`).
     Map(Vec<String>),
 }
 
-/// One schema, its `$ref` and `allOf` branches as indices into the arena.
+/// One compiled schema; `$ref`, `allOf` and the other sub-schemas are indices into the
+/// arena of [`Schemas`]. The fields are the OpenAPI v3 keywords of the same names.
 #[derive(Debug, Default)]
-pub(crate) struct Node {
-    pub(crate) ty: Option<String>,
-    pub(crate) format: Option<String>,
-    pub(crate) nullable: bool,
-    pub(crate) int_or_string: bool,
-    pub(crate) properties: Vec<(String, usize)>,
-    pub(crate) additional: Option<usize>,
-    pub(crate) items: Option<usize>,
-    pub(crate) required: Vec<String>,
-    pub(crate) default: Option<Value>,
-    pub(crate) minimum: Option<(Number, bool)>,
-    pub(crate) maximum: Option<(Number, bool)>,
-    pub(crate) min_length: Option<u64>,
-    pub(crate) max_length: Option<u64>,
-    pub(crate) pattern: Option<(String, regex_lite::Regex)>,
-    pub(crate) enumeration: Option<Vec<Value>>,
-    pub(crate) min_items: Option<u64>,
-    pub(crate) max_items: Option<u64>,
-    pub(crate) multiple_of: Option<f64>,
-    pub(crate) min_properties: Option<u64>,
-    pub(crate) max_properties: Option<u64>,
+pub struct Node {
+    /// `type`.
+    pub ty: Option<String>,
+    /// `format`.
+    pub format: Option<String>,
+    /// `nullable`.
+    pub nullable: bool,
+    /// `x-kubernetes-int-or-string`.
+    pub int_or_string: bool,
+    /// `properties`, in the schema's order.
+    pub properties: Vec<(String, usize)>,
+    /// `additionalProperties`, when a schema.
+    pub additional: Option<usize>,
+    /// `items`.
+    pub items: Option<usize>,
+    /// `required`.
+    pub required: Vec<String>,
+    /// `default`.
+    pub default: Option<Value>,
+    /// `minimum`, and whether it is exclusive.
+    pub minimum: Option<(Number, bool)>,
+    /// `maximum`, and whether it is exclusive.
+    pub maximum: Option<(Number, bool)>,
+    /// `minLength`.
+    pub min_length: Option<u64>,
+    /// `maxLength`.
+    pub max_length: Option<u64>,
+    /// `pattern`, as written and compiled.
+    pub pattern: Option<(String, regex_lite::Regex)>,
+    /// `enum`.
+    pub enumeration: Option<Vec<Value>>,
+    /// `minItems`.
+    pub min_items: Option<u64>,
+    /// `maxItems`.
+    pub max_items: Option<u64>,
+    /// `multipleOf`.
+    pub multiple_of: Option<f64>,
+    /// `minProperties`.
+    pub min_properties: Option<u64>,
+    /// `maxProperties`.
+    pub max_properties: Option<u64>,
     /// Value validations (a CustomResourceDefinition's): the value must pass at least one
     /// (`anyOf`), exactly one (`oneOf`), or not (`not`) of these schemas.
-    pub(crate) any_of: Vec<usize>,
-    pub(crate) one_of: Vec<usize>,
-    pub(crate) not: Option<usize>,
-    pub(crate) list_type: ListType,
+    pub any_of: Vec<usize>,
+    /// `oneOf`, as `any_of` says.
+    pub one_of: Vec<usize>,
+    /// `not`, as `any_of` says.
+    pub not: Option<usize>,
+    /// `x-kubernetes-list-type` with its map keys.
+    pub list_type: ListType,
     /// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`: how a strategic
     /// merge patch merges the list, as kubectl computed the patch from them.
-    pub(crate) patch_strategy: Option<String>,
-    pub(crate) patch_merge_key: Option<String>,
+    pub patch_strategy: Option<String>,
+    /// `x-kubernetes-patch-merge-key`, as `patch_strategy` says.
+    pub patch_merge_key: Option<String>,
     /// `x-kubernetes-map-type: atomic`: the object is replaced whole by server-side apply.
-    pub(crate) atomic_map: bool,
-    pub(crate) immutable: bool,
+    pub atomic_map: bool,
+    /// `x-kapi-immutable`: the field may not change once set.
+    pub immutable: bool,
     /// `x-kubernetes-preserve-unknown-fields`: pruning keeps fields no property names.
-    pub(crate) preserve_unknown: bool,
+    pub preserve_unknown: bool,
     /// `x-kubernetes-embedded-resource`: an object with its own `apiVersion`, `kind` and
     /// `metadata`, kept by pruning.
-    pub(crate) embedded: bool,
-    pub(crate) all_of: Vec<usize>,
+    pub embedded: bool,
+    /// `allOf`, and the `$ref` a node stands for.
+    pub all_of: Vec<usize>,
     /// The component a `$ref` named, on the node standing for it (`...meta.v1.MicroTime`):
     /// what the test objects' generator (`testing`) tells timestamps apart by.
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
-    pub(crate) component: Option<String>,
+    pub component: Option<String>,
 }
 
 /// Compiles the schemas of one document into the arena.
@@ -270,7 +300,7 @@ impl Schemas {
     /// Compiles one free-standing OpenAPI v3 `schema` (its `$ref`s resolving in
     /// `components`): a node of a CustomResourceDefinition's schema, whose default is
     /// checked against it, and tests of what reads schemas, such as the field manager's.
-    pub(crate) fn standalone(
+    pub fn standalone(
         schema: &Value,
         components: &Map<String, Value>,
     ) -> Result<(Schemas, usize), SchemaError> {
@@ -341,7 +371,7 @@ impl Schemas {
 
     /// Compiles one component of `components` (`document` names it in errors), and
     /// registers nothing: for [`Schemas::new`] and tests.
-    pub(crate) fn compile_component(
+    pub fn compile_component(
         &mut self,
         document: &str,
         components: &Map<String, Value>,
@@ -405,19 +435,19 @@ pub struct KindSchema<'a> {
 }
 
 /// A node and its `allOf` (and `$ref`) branches, depth first.
-pub(crate) type Flat<'a> = SmallVec<[&'a Node; 4]>;
+pub type Flat<'a> = SmallVec<[&'a Node; 4]>;
 
 /// The flattened view of a node and its branches.
-pub(super) struct View<'a> {
+pub(crate) struct View<'a> {
     nodes: Flat<'a>,
 }
 
 impl<'a> View<'a> {
-    pub(super) fn properties(&self) -> impl Iterator<Item = &'a (String, usize)> + '_ {
+    pub(crate) fn properties(&self) -> impl Iterator<Item = &'a (String, usize)> + '_ {
         self.nodes.iter().flat_map(|n| n.properties.iter())
     }
 
-    pub(super) fn first<T>(&self, f: impl Fn(&'a Node) -> Option<T>) -> Option<T> {
+    pub(crate) fn first<T>(&self, f: impl Fn(&'a Node) -> Option<T>) -> Option<T> {
         self.nodes.iter().find_map(|n| f(n))
     }
 
@@ -426,7 +456,7 @@ impl<'a> View<'a> {
     }
 
     /// Whether any of the nodes says so.
-    pub(super) fn any(&self, f: impl Fn(&Node) -> bool) -> bool {
+    pub(crate) fn any(&self, f: impl Fn(&Node) -> bool) -> bool {
         self.nodes.iter().any(|n| f(n))
     }
 }
@@ -435,23 +465,29 @@ impl<'a> KindSchema<'a> {
     /// The root node: the kind's component (for `crate::testing`, which generates objects
     /// within the same compiled schema the registry validates against, and for the field
     /// manager, which merges along it).
-    pub(crate) fn root(&self) -> usize {
+    pub fn root(&self) -> usize {
         self.root
     }
 
     /// Node `root` of `schemas` as a kind's schema.
-    pub(crate) fn of(schemas: &'a Schemas, root: usize) -> KindSchema<'a> {
+    pub fn of(schemas: &'a Schemas, root: usize) -> KindSchema<'a> {
         KindSchema { schemas, root }
     }
 
     /// Node `id` and its `allOf` (and `$ref`) branches, depth first.
-    pub(crate) fn nodes(&self, id: usize) -> Flat<'a> {
+    pub fn nodes(&self, id: usize) -> Flat<'a> {
         self.schemas.flatten(id)
+    }
+
+    /// Whether any field of the document this schema was compiled from is immutable
+    /// (updates then need the stored object in the request's version).
+    pub fn has_immutable_fields(&self) -> bool {
+        self.schemas.nodes.iter().any(|n| n.immutable)
     }
 }
 
 impl KindSchema<'_> {
-    pub(super) fn view(&self, id: usize) -> View<'_> {
+    pub(crate) fn view(&self, id: usize) -> View<'_> {
         View {
             nodes: self.schemas.flatten(id),
         }
@@ -521,7 +557,7 @@ impl KindSchema<'_> {
     /// Every problem of `value` against the schema's root as any value (not an object's
     /// root: its `apiVersion`, `kind` and `metadata` are the schema's too), reported under
     /// `path`: a CustomResourceDefinition's default against the schema it sits in.
-    pub(crate) fn validate_value(&self, value: &Value, path: &str) -> Vec<FieldError> {
+    pub fn validate_value(&self, value: &Value, path: &str) -> Vec<FieldError> {
         let mut errors = Vec::new();
         self.validate_node(self.root, value, &mut path.to_owned(), &mut errors, false);
         errors
@@ -567,7 +603,7 @@ impl KindSchema<'_> {
         match value {
             Value::Object(fields) => {
                 if !top && view.any(|n| n.embedded) {
-                    errors.extend(super::validation::embedded_resource(value, path));
+                    errors.extend(crate::metadata::embedded_resource(value, path));
                 }
                 for node in &view.nodes {
                     for required in &node.required {
@@ -974,61 +1010,6 @@ fn check_list(node: &Node, items: &[Value], path: &str, errors: &mut Vec<FieldEr
                 seen.push(key);
             }
         }
-    }
-}
-
-/// `errors` less those about a field `reported` already has an error for: the replica
-/// paths' own checks (`.spec.replicas`) repeat what the schema says of `spec.replicas`.
-pub(super) fn not_reported(errors: Vec<FieldError>, reported: &[FieldError]) -> Vec<FieldError> {
-    let seen = |error: &FieldError| {
-        let field = error.field.trim_start_matches('.');
-        reported.iter().any(|r| r.field == field)
-    };
-    errors.into_iter().filter(|e| !seen(e)).collect()
-}
-
-impl Registry {
-    /// Defaults `object` (in `target.version`) from its schema and validates it; with
-    /// `old` (the stored object in the same version), also checks immutable fields. No
-    /// schemas configured: nothing to do.
-    pub(super) fn apply_schema(
-        &self,
-        target: Target<'_>,
-        object: &mut Value,
-        old: Option<&Value>,
-    ) -> Result<Vec<FieldError>, ApiError> {
-        let Some(schemas) = self.schemas_for(target.kind) else {
-            return Ok(Vec::new());
-        };
-        let info = target.kind.info;
-        let schema = schemas
-            .kind(info.group, target.version, info.kind)
-            .ok_or_else(|| {
-                ApiError::Internal(format!(
-                    "no schema for {} {}",
-                    target.kind.api_version(target.version),
-                    info.kind
-                ))
-            })?;
-        schema.default(object);
-        let mut errors = schema.validate(object);
-        if let Some(old) = old {
-            let mut old = old.clone();
-            schema.default(&mut old);
-            errors.extend(schema.validate_update(object, &old));
-        }
-        Ok(errors)
-    }
-
-    /// Whether the schema of `target` marks any field immutable (updates then need the
-    /// stored object in the request's version).
-    pub(super) fn has_immutable_fields(&self, target: Target<'_>) -> bool {
-        let Some(schemas) = self.schemas_for(target.kind) else {
-            return false;
-        };
-        let info = target.kind.info;
-        (schemas.kind(info.group, target.version, info.kind))
-            .is_some_and(|schema| schema.schemas.nodes.iter().any(|n| n.immutable))
     }
 }
 

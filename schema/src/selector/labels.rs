@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::error::{FieldError, FieldErrorType};
-use crate::validation as names;
+use kapi_core::error::{FieldError, FieldErrorType};
+use kapi_core::validation as names;
 
 /// How a label requirement relates a key to its values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

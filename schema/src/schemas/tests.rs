@@ -35,7 +35,7 @@ fn check(components: Value, mut object: Value, expected: &[&str]) -> Value {
 
 fn webapp() -> Value {
     let document: Value = serde_json::from_str(include_str!(
-        "../../../../generated/openapi/v3/apis/apps.example.dev/v1.json"
+        "../../../generated/openapi/v3/apis/apps.example.dev/v1.json"
     ))
     .unwrap();
     let mut components = document["components"]["schemas"].clone();

@@ -4,12 +4,11 @@
 
 use serde_json::Value;
 
-use super::object::{meta, meta_str};
-use super::scale::get_path;
-use crate::api::{KindInfo, NameRule, Scope};
-use crate::error::{FieldError, FieldErrorType, go_strings, go_unstructured};
-use crate::meta::ObjectMeta;
-use crate::validation as names;
+use kapi_core::unstructured::{get_path, meta, meta_str};
+use kapi_core::api::{KindInfo, NameRule, Scope};
+use kapi_core::error::{FieldError, FieldErrorType, go_strings, go_unstructured};
+use kapi_core::meta::ObjectMeta;
+use kapi_core::validation as names;
 
 /// kube's `TotalAnnotationSizeLimitB`.
 const ANNOTATIONS_LIMIT: usize = 256 * 1024;

@@ -21,8 +21,8 @@ use proptest::prelude::*;
 use proptest::strategy::Union;
 use serde_json::{Map, Number, Value};
 
-use crate::registry::KindSchema;
-use crate::registry::schema_validation::{ListType, Node};
+use crate::KindSchema;
+use crate::{ListType, Node};
 
 /// How deep objects and lists nest before optional parts are left out.
 pub const MAX_DEPTH: usize = 8;
@@ -418,7 +418,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::registry::Schemas;
+    use crate::Schemas;
 
     /// `count` objects of `components["Root"]`, each checked against the schema after
     /// defaulting, as the round-trip properties check them.

@@ -37,9 +37,9 @@ pub mod arbitrary;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use serde_json::{Map, Value};
 
-use crate::api::OpenApiV3Document;
-use crate::registry::{KindSchema, Schemas};
-use crate::scheme::{ErasedHub, KindEntry, Scheme};
+use kapi_core::api::OpenApiV3Document;
+use crate::{KindSchema, Schemas};
+use kapi_core::scheme::{ErasedHub, KindEntry, Scheme};
 
 /// Cases per test unless `PROPTEST_CASES` says otherwise: enough to meet every optional
 /// field and list length many times, few enough for `cargo test` to stay quick.
@@ -162,9 +162,9 @@ impl Case<'_> {
 
         // 5. V -> protobuf -> V.
         if let Some(message) = self.entry.info.protobuf {
-            let body = crate::api::protobuf::encode::object(message, &object)
+            let body = kapi_core::api::protobuf::encode::object(message, &object)
                 .map_err(|e| format!("{version} object does not encode as protobuf: {e}"))?;
-            let read = crate::api::protobuf::decode_body(message, &body)
+            let read = kapi_core::api::protobuf::decode_body(message, &body)
                 .map_err(|e| format!("the protobuf of a {version} object does not decode: {e}"))?;
             same(
                 &canonical(without_zeros(object.clone()), self.schema),

@@ -18,8 +18,8 @@
 
 use serde_json::Value;
 
-use super::schema_validation::KindSchema;
-use crate::meta::ObjectMeta;
+use crate::schemas::KindSchema;
+use kapi_core::meta::ObjectMeta;
 
 impl KindSchema<'_> {
     /// Removes from `object` every field its schema does not declare.
@@ -29,7 +29,7 @@ impl KindSchema<'_> {
 
     /// Removes from `value` every field the schema's root does not declare, the root being
     /// any value rather than an object's root (a CustomResourceDefinition's default).
-    pub(crate) fn prune_value(&self, value: &mut Value) {
+    pub fn prune_value(&self, value: &mut Value) {
         self.prune_node(self.root(), value, false);
     }
 

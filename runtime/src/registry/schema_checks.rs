@@ -1,0 +1,63 @@
+//! The registry's use of the compiled schemas (`kapi_schema`): a write's object defaulted
+//! and validated against its version's schema, and the errors a kind's own checks already
+//! reported left out.
+
+use serde_json::Value;
+
+use super::{Registry, Target};
+use crate::error::{ApiError, FieldError};
+
+/// `errors` less those about a field `reported` already has an error for: the replica
+/// paths' own checks (`.spec.replicas`) repeat what the schema says of `spec.replicas`.
+pub(super) fn not_reported(errors: Vec<FieldError>, reported: &[FieldError]) -> Vec<FieldError> {
+    let seen = |error: &FieldError| {
+        let field = error.field.trim_start_matches('.');
+        reported.iter().any(|r| r.field == field)
+    };
+    errors.into_iter().filter(|e| !seen(e)).collect()
+}
+
+impl Registry {
+    /// Defaults `object` (in `target.version`) from its schema and validates it; with
+    /// `old` (the stored object in the same version), also checks immutable fields. No
+    /// schemas configured: nothing to do.
+    pub(super) fn apply_schema(
+        &self,
+        target: Target<'_>,
+        object: &mut Value,
+        old: Option<&Value>,
+    ) -> Result<Vec<FieldError>, ApiError> {
+        let Some(schemas) = self.schemas_for(target.kind) else {
+            return Ok(Vec::new());
+        };
+        let info = target.kind.info;
+        let schema = schemas
+            .kind(info.group, target.version, info.kind)
+            .ok_or_else(|| {
+                ApiError::Internal(format!(
+                    "no schema for {} {}",
+                    target.kind.api_version(target.version),
+                    info.kind
+                ))
+            })?;
+        schema.default(object);
+        let mut errors = schema.validate(object);
+        if let Some(old) = old {
+            let mut old = old.clone();
+            schema.default(&mut old);
+            errors.extend(schema.validate_update(object, &old));
+        }
+        Ok(errors)
+    }
+
+    /// Whether the schema of `target` marks any field immutable (updates then need the
+    /// stored object in the request's version).
+    pub(super) fn has_immutable_fields(&self, target: Target<'_>) -> bool {
+        let Some(schemas) = self.schemas_for(target.kind) else {
+            return false;
+        };
+        let info = target.kind.info;
+        (schemas.kind(info.group, target.version, info.kind))
+            .is_some_and(|schema| schema.has_immutable_fields())
+    }
+}
