@@ -36,7 +36,7 @@ pub mod authn;
 #[cfg(feature = "server")]
 pub mod authz;
 #[cfg(feature = "server")]
-pub mod cache;
+pub use kapi_storage::cache;
 #[cfg(feature = "server")]
 pub mod controllers;
 #[cfg(feature = "server")]
@@ -58,7 +58,9 @@ pub use kapi_metrics as metrics;
 #[cfg(feature = "server")]
 pub mod registry;
 #[cfg(feature = "server")]
-pub mod storage;
+pub use kapi_storage as storage;
+#[cfg(feature = "server")]
+pub use kapi_storage::storage_conformance_tests;
 #[cfg(feature = "testing")]
 pub use kapi_schema::testing;
 

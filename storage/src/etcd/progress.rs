@@ -12,7 +12,7 @@
 //! answer; until it succeeds no request is sent, and a watch cache that is behind leaves
 //! consistent reads to etcd, which is always correct.
 //!
-//! [`Storage::request_progress`]: crate::storage::Storage::request_progress
+//! [`Storage::request_progress`]: crate::Storage::request_progress
 
 use std::sync::Weak;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use etcd::Etcd;
 use futures_util::StreamExt;
-use kapi_runtime::storage::etcd::{EtcdOptions, EtcdStorage};
-use kapi_runtime::storage::{Error, Guard, ListRequest, Storage, WatchEvent};
+use kapi_storage::etcd::{EtcdOptions, EtcdStorage};
+use kapi_storage::{Error, Guard, ListRequest, Storage, WatchEvent};
 
 /// A fresh single-member etcd and a store on it; the etcd lives as long as the guard.
 async fn backend() -> (Arc<dyn Storage>, Etcd) {
@@ -28,7 +28,7 @@ async fn backend() -> (Arc<dyn Storage>, Etcd) {
 }
 
 // Creates one transaction each: the suite counts one revision per write.
-kapi_runtime::storage_conformance_tests!(async || {
+kapi_storage::storage_conformance_tests!(async || {
     let etcd = tokio::task::spawn_blocking(Etcd::start).await.unwrap();
     let options = EtcdOptions {
         batch_creates: false,
@@ -228,7 +228,7 @@ async fn too_large_writes() {
     assert_eq!(kv.value.len(), 1024 * 1024);
 }
 
-async fn next(watch: &mut kapi_runtime::storage::WatchStream) -> WatchEvent {
+async fn next(watch: &mut kapi_storage::WatchStream) -> WatchEvent {
     loop {
         match tokio::time::timeout(DEADLINE, watch.next()).await {
             Ok(Some(Ok(WatchEvent::Progress { .. }))) => continue,
@@ -281,7 +281,7 @@ async fn concurrent_creates_share_transactions_and_keep_their_revisions() {
         revisions.windows(2).all(|w| w[0] < w[1]),
         "distinct revisions"
     );
-    let etcd_revision = |r: u64| r >> kapi_runtime::storage::etcd::SLOT_BITS;
+    let etcd_revision = |r: u64| r >> kapi_storage::etcd::SLOT_BITS;
     let shared = (revisions.windows(2)).filter(|w| etcd_revision(w[0]) == etcd_revision(w[1]));
     assert!(
         shared.count() > 0,
@@ -301,7 +301,7 @@ async fn concurrent_creates_share_transactions_and_keep_their_revisions() {
         }
     }
     assert_eq!(seen.iter().collect::<Vec<_>>(), mine);
-    let slots = kapi_runtime::storage::etcd::SLOT_BITS;
+    let slots = kapi_storage::etcd::SLOT_BITS;
     let end = ((etcd_revision(*revisions.last().unwrap()) + 1) << slots) - 1;
     within("the watch at the end of the last transaction", async {
         let mut reached = seen.last().unwrap().0;
@@ -463,7 +463,7 @@ async fn creates_a_cluster_refuses_together_are_committed_alone() {
         let labels = ["grpc_method=\"Txn\"", "grpc_code=\"InvalidArgument\""];
         etcd.metric(0, "grpc_server_handled_total", &labels)
     };
-    let slots = kapi_runtime::storage::etcd::SLOT_BITS;
+    let slots = kapi_storage::etcd::SLOT_BITS;
     let mut revisions = Vec::new();
     // Rounds of concurrent creates until etcd has refused a shared transaction (the
     // first round almost always makes one: its creates wait while the first commits).

@@ -20,7 +20,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use super::Cache;
-use crate::storage::{Error, ListRequest, ListResponse, Revision, Storage};
+use crate::{Error, ListRequest, ListResponse, Revision, Storage};
 
 /// The first and the longest wait between failed attempts.
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));

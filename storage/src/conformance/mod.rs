@@ -4,7 +4,7 @@
 //! A backend's test file runs all of it with one line:
 //!
 //! ```ignore
-//! kapi_runtime::storage_conformance_tests!(async || make_backend().await);
+//! kapi_storage::storage_conformance_tests!(async || make_backend().await);
 //! ```
 //!
 //! which expands to one `#[tokio::test]` per case (the using crate needs `tokio` with the
@@ -26,7 +26,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 
-use crate::storage::{
+use crate::{
     Error, Guard, KeyValue, ListRequest, Revision, Storage, WatchEvent, WatchStream,
 };
 
@@ -59,7 +59,7 @@ impl<G: Send + 'static> TestBackend for (Arc<dyn Storage>, G) {
 /// Runs the whole conformance suite against a backend: one `#[tokio::test]` per case.
 ///
 /// The argument is a closure (called once per test) whose future yields a
-/// [`TestBackend`](crate::storage::conformance::TestBackend).
+/// [`TestBackend`](crate::conformance::TestBackend).
 #[macro_export]
 macro_rules! storage_conformance_tests {
     ($make:expr) => {
@@ -103,7 +103,7 @@ macro_rules! __storage_conformance_cases {
         #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
         async fn $case() {
             let backend = ($make)().await;
-            $crate::storage::conformance::$case(backend).await;
+            $crate::conformance::$case(backend).await;
         }
     )*};
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::shared::Served;
 use super::{Derived, Memo, SharedObject, Splice};
-use crate::storage::KeyValue;
+use crate::KeyValue;
 
 /// One object as the cache holds it: its stored bytes (the one copy of its data), what
 /// selectors read, extracted once, and its encodings per served version, each made on
@@ -166,7 +166,7 @@ impl kapi_schema::selector::LabelLookup for Labels {
 mod tests {
     use super::{CachedObject, Labels};
     use kapi_schema::selector::LabelLookup;
-    use crate::storage::KeyValue;
+    use crate::KeyValue;
 
     fn cached(value: &'static str) -> std::sync::Arc<CachedObject> {
         CachedObject::new(KeyValue {

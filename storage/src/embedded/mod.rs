@@ -36,7 +36,7 @@ use self::read::Counters;
 use self::readers::Readers;
 use self::watch::Batch;
 use self::writer::{BatchLimits, Op, Outcome, Request, Writer};
-use crate::storage::{
+use crate::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
     WatchEvent, WatchStream,
 };

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use kapi_runtime::storage::etcd::SLOT_BITS;
-use kapi_runtime::storage::{
+use kapi_storage::etcd::SLOT_BITS;
+use kapi_storage::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
     WatchEvent, WatchStream,
 };

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Cache, CacheOptions};
-use crate::storage::coalesce::Shared;
-use crate::storage::{Revision, Storage};
+use crate::coalesce::Shared;
+use crate::{Revision, Storage};
 
 /// How long a read waits for a cache to catch up after a progress request, per request.
 /// Storage answers in one round trip when it can; a watch still replaying history misses

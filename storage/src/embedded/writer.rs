@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 use super::Shared;
 use super::read::{self, Counters};
 use super::schema::{self, COMPACTED, CURRENT, LOG, META, VERSIONS};
-use crate::storage::{Deleted, Error, Guard, KeyValue, Result, Revision, WatchEvent};
+use crate::{Deleted, Error, Guard, KeyValue, Result, Revision, WatchEvent};
 
 /// A write operation.
 #[derive(Debug)]

@@ -14,7 +14,7 @@
 use bytes::Bytes;
 use redb::TableDefinition;
 
-use crate::storage::{Error, KeyValue, Result, Revision};
+use crate::{Error, KeyValue, Result, Revision};
 
 /// Every version of every key.
 pub(super) const VERSIONS: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("versions");

@@ -13,7 +13,7 @@ use super::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
     WatchStream,
 };
-use crate::metrics::{StorageLabels, global};
+use kapi_metrics::{StorageLabels, global};
 
 /// A [`Storage`] whose calls are measured.
 pub struct Instrumented {

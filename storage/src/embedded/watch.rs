@@ -13,7 +13,7 @@
 //! 3. follows the broadcast, skipping events at or below the last revision delivered (those
 //!    published between the subscription and the snapshot, which the snapshot also held).
 //!
-//! A progress request ([`Storage::request_progress`](crate::storage::Storage::request_progress))
+//! A progress request ([`Storage::request_progress`](crate::Storage::request_progress))
 //! publishes a marker, a batch of one `Progress` event at the current revision, under the
 //! lock that publishes commits: every batch up to that revision precedes it on the
 //! broadcast. A live watcher answers it with a `Progress` at the marker's revision; one
@@ -31,7 +31,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::Shared;
 use super::read;
-use crate::storage::{Error, Result, Revision, WatchEvent, WatchStream};
+use crate::{Error, Result, Revision, WatchEvent, WatchStream};
 
 /// How many revisions one replay step reads.
 const PAGE: usize = 512;

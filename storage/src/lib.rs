@@ -1,6 +1,6 @@
-//! Storage: keys, bytes and revisions, with etcd's semantics.
+//! Storage: keys, bytes and revisions, with etcd's semantics, and the watch cache over it.
 //!
-//! This is the bottom layer (endpoints → registry → storage). It knows no resource type and
+//! This is the bottom of the serving layers (endpoints → registry → storage). It knows no resource type and
 //! no HTTP type: a key is a string such as `/registry/apps.example.dev/webapps/ns/name`, a
 //! value is opaque bytes, and every write gets a revision above every earlier write's.
 //! The registry maps revisions to `metadata.resourceVersion` and [`Error`]s to `Status`es.
@@ -14,7 +14,8 @@
 //!
 //! Every backend must pass the shared suite in [`conformance`]
 //! ([`storage_conformance_tests!`](crate::storage_conformance_tests)). [`compactor`]
-//! compacts any backend periodically (`--compaction-interval`).
+//! compacts any backend periodically (`--compaction-interval`). [`cache`] is the watch
+//! cache: one per key prefix, fed by one watch, serving reads and watches from memory.
 
 use std::fmt;
 use std::pin::Pin;
@@ -22,6 +23,7 @@ use std::pin::Pin;
 use bytes::Bytes;
 use futures_core::Stream;
 
+pub mod cache;
 pub mod coalesce;
 pub mod compactor;
 #[doc(hidden)]

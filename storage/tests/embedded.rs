@@ -1,14 +1,13 @@
 //! The embedded storage backend: the conformance suite, and what only a file store has
 //! (reopening, locking, limits).
-#![cfg(feature = "server")]
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use kapi_runtime::storage::embedded::{EmbeddedStorage, Options};
-use kapi_runtime::storage::{Error, ListRequest, Storage, WatchEvent};
+use kapi_storage::embedded::{EmbeddedStorage, Options};
+use kapi_storage::{Error, ListRequest, Storage, WatchEvent};
 use tempfile::TempDir;
 
 /// A fresh store in a temporary directory, removed after the test.
@@ -18,7 +17,7 @@ async fn backend() -> (Arc<dyn Storage>, TempDir) {
     (Arc::new(storage), dir)
 }
 
-kapi_runtime::storage_conformance_tests!(async || backend().await);
+kapi_storage::storage_conformance_tests!(async || backend().await);
 
 const DEADLINE: Duration = Duration::from_secs(30);
 

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use redb::{AccessGuard, ReadTransaction, ReadableTable};
 
 use super::schema::{self, COMPACTED, CURRENT, LOG, META, VERSIONS};
-use crate::storage::{Error, KeyValue, Result, Revision, WatchEvent};
+use crate::{Error, KeyValue, Result, Revision, WatchEvent};
 
 /// The revision counters as a transaction sees them.
 #[derive(Debug, Clone, Copy)]

@@ -516,7 +516,7 @@ mod tests {
     #[test]
     fn the_storage_version_is_served_from_the_cached_object() {
         let stored = serde_json::json!({"apiVersion": "g/v1", "metadata": {"name": "a"}});
-        let cached = CachedObject::new(crate::storage::KeyValue {
+        let cached = CachedObject::new(crate::KeyValue {
             key: "/k".into(),
             value: Bytes::from(serde_json::to_vec(&stored).unwrap()),
             create_revision: 7,
@@ -556,7 +556,7 @@ mod tests {
             "metadata": {"labels": {"a": "b"}, "name": "a", "uid": "u"},
             "spec": {"metadata": {"name": "not this one"}},
         });
-        let cached = CachedObject::new(crate::storage::KeyValue {
+        let cached = CachedObject::new(crate::KeyValue {
             key: "/k".into(),
             value: Bytes::from(serde_json::to_vec(&stored).unwrap()),
             create_revision: 7,
@@ -578,14 +578,14 @@ mod tests {
         .unwrap();
         assert!(beta.metadata_parts().is_none());
         // An object without metadata has none.
-        let bare = CachedObject::new(crate::storage::KeyValue {
+        let bare = CachedObject::new(crate::KeyValue {
             key: "/b".into(),
             value: Bytes::from_static(br#"{"apiVersion":"g/v1"}"#),
             create_revision: 8,
             mod_revision: 8,
         });
         assert!(bare.metadata().is_none());
-        let null = CachedObject::new(crate::storage::KeyValue {
+        let null = CachedObject::new(crate::KeyValue {
             key: "/n".into(),
             value: Bytes::from_static(br#"{"apiVersion":"g/v1","metadata":null}"#),
             create_revision: 9,
@@ -593,7 +593,7 @@ mod tests {
         });
         assert!(null.metadata().is_none());
         // A version whose insertion falls before the metadata: its bytes as stored.
-        let before = CachedObject::new(crate::storage::KeyValue {
+        let before = CachedObject::new(crate::KeyValue {
             key: "/o".into(),
             value: Bytes::from_static(br#"{"apiVersion":"g/v1","metadata":{"name":"o"}}"#),
             create_revision: 10,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::storage::{Error, Result};
+use crate::{Error, Result};
 
 /// How to reach the cluster.
 #[derive(Clone, Debug)]

@@ -44,8 +44,8 @@ use self::errors::{Context, map_error};
 use self::options::tls_options;
 use self::progress::Progress;
 use self::revisions::{LAST, end_of, etcd_of, ours, read_at};
-use crate::storage::coalesce::{Batcher, Shared};
-use crate::storage::{
+use crate::coalesce::{Batcher, Shared};
+use crate::{
     Deleted, Error, Guard, KeyValue, ListRequest, ListResponse, Result, Revision, Storage,
     WatchStream, deadline,
 };

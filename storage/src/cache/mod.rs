@@ -43,9 +43,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::metrics::ResourceLabels;
-use crate::storage::{KeyValue, Revision, Storage};
-use crate::metrics::Counter;
+use kapi_metrics::ResourceLabels;
+use crate::{KeyValue, Revision, Storage};
+use kapi_metrics::Counter;
 
 /// How many changes a cache keeps by default (`--watch-cache-history`): kube's cacher
 /// sized its ring to 100 events before it sized it by time (75 s of changes); 1000 keeps a
@@ -273,7 +273,7 @@ impl Cache {
         let labels = ResourceLabels {
             resource: resource.clone(),
         };
-        let metrics = crate::metrics::global();
+        let metrics = kapi_metrics::global();
         let cache = Arc::new(Cache {
             prefix: prefix.into(),
             resource,
@@ -495,8 +495,8 @@ impl Cache {
     }
 
     /// Applies one change from the storage watch and hands it to the watchers.
-    fn apply(&self, event: crate::storage::WatchEvent) {
-        use crate::storage::WatchEvent as Storage;
+    fn apply(&self, event: crate::WatchEvent) {
+        use crate::WatchEvent as Storage;
         let mut state = self.lock();
         let revision = event.revision();
         if revision <= state.revision && !matches!(event, Storage::Progress { .. }) {

@@ -1,4 +1,4 @@
-//! etcd's failures as [`storage::Error`](crate::storage::Error)s, in one place.
+//! etcd's failures as [`storage::Error`](crate::Error)s, in one place.
 //!
 //! etcd reports its own conditions as gRPC statuses whose messages are stable strings
 //! (`etcdserver: mvcc: required revision has been compacted`, ...); transport failures
@@ -7,7 +7,7 @@
 
 use etcd_client::Error as EtcdError;
 
-use crate::storage::{Error, Revision};
+use crate::{Error, Revision};
 
 /// What the failed request was, for the error's details.
 #[derive(Clone, Copy, Debug)]

@@ -9,13 +9,13 @@
 //! resumed ends the stream with an error: a revision compacted meanwhile
 //! ([`Error::Compacted`], 410 for the client, which lists again).
 //!
-//! The contract of [`Storage::watch`](crate::storage::Storage::watch): etcd's watch starts
+//! The contract of [`Storage::watch`](crate::Storage::watch): etcd's watch starts
 //! at `start_revision` inclusive, so events at the starting revision itself (already seen)
 //! are dropped; a watch from `0` starts after the revision of etcd's `created` response,
 //! which arrives once the watch is registered, so a write completing after `watch` returns
 //! is delivered.
 //!
-//! A progress request ([`Storage::request_progress`](crate::storage::Storage::request_progress))
+//! A progress request ([`Storage::request_progress`](crate::Storage::request_progress))
 //! reaches every watch as a change of a shared counter; each sends etcd a progress request
 //! on its own stream, whose answer (no events, the header's revision) is delivered as
 //! [`WatchEvent::Progress`] like a periodic notification.
@@ -29,7 +29,7 @@ use tokio::sync::watch;
 use super::errors::{Context, map_error};
 use super::revisions::{LAST, end_of, etcd_of};
 use super::{EtcdOptions, header_revision, key_value, prefix_end};
-use crate::storage::{Error, Result, Revision, WatchEvent, WatchStream};
+use crate::{Error, Result, Revision, WatchEvent, WatchStream};
 
 /// The longest pause between two attempts to re-establish a watch.
 const MAX_BACKOFF: Duration = Duration::from_secs(1);

@@ -22,7 +22,7 @@
 
 use bytes::Bytes;
 
-use crate::storage::Revision;
+use crate::Revision;
 
 /// The bits of our revision that hold the slot: at most 1,024 writes share one etcd
 /// revision (a batch is far smaller: etcd's `--max-txn-ops` is 128 by default).

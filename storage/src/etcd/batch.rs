@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 use super::errors::Context;
 use super::revisions::{self, LAST, ours};
 use super::{EtcdStorage, etcd_revision, key_value};
-use crate::storage::{Error, Guard, KeyValue, Result, Revision};
+use crate::{Error, Guard, KeyValue, Result, Revision};
 
 /// The most creates in one transaction: its failure branch reads each key and each guard,
 /// within etcd's `--max-txn-ops` (128 by default).
