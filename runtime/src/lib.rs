@@ -42,7 +42,7 @@ pub mod controllers;
 #[cfg(feature = "server")]
 pub mod endpoints;
 #[cfg(feature = "server")]
-pub mod fieldmanager;
+pub use kapi_fieldmanager as fieldmanager;
 #[cfg(feature = "server")]
 pub mod filters;
 #[cfg(feature = "server")]

@@ -1,4 +1,4 @@
-//! The field-management conformance table: `runtime/tests/field_management/scenarios.yaml`,
+//! The field-management conformance table: `fieldmanager/tests/field_management/scenarios.yaml`,
 //! scenarios of sigs.k8s.io/structured-merge-diff's own tests (several managers, applies,
 //! updates, forced applies, atomic/set/map lists, nested maps, removal, conflicts) with the
 //! objects, owners and conflicts upstream expects, replayed through [`Updater`].
@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 use super::set::Set;
 use super::typed::{self, TypeRef};
 use super::updater::{Failure, ManagerId, Managers, Operation, Updater, Versions};
-use crate::registry::{KindSchema, Schemas};
+use kapi_schema::{KindSchema, Schemas};
 
-const SCENARIOS: &str = include_str!("../../tests/field_management/scenarios.yaml");
+const SCENARIOS: &str = include_str!("../tests/field_management/scenarios.yaml");
 
 /// Every version has the scenario's one schema; conversion is the identity (upstream's
 /// versions in these scenarios are labels).

@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use super::set::Set;
 use super::updater::{ManagerId, Managers, Operation, VersionedSet};
-use crate::error::{FieldError, FieldErrorType};
-use crate::meta::{FieldsV1, ManagedFieldsEntry, Time};
+use kapi_core::error::{FieldError, FieldErrorType};
+use kapi_core::meta::{FieldsV1, ManagedFieldsEntry, Time};
 
 /// kube's `FieldManagerMaxLength`.
 pub const MAX_MANAGER_LENGTH: usize = 128;

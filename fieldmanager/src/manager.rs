@@ -17,9 +17,9 @@ use super::entries::{self, Entries, Managed};
 use super::set::Set;
 use super::typed::{Scope, TypeRef};
 use super::updater::{Failure, ManagerId, Operation, Updater, Versions};
-use crate::error::{ApiError, FieldError};
-use crate::registry::Schemas;
-use crate::scheme::KindEntry;
+use kapi_core::error::{ApiError, FieldError};
+use kapi_schema::Schemas;
+use kapi_core::scheme::KindEntry;
 
 /// The manager of an object's fields before anyone applied, when someone first applies
 /// to an object no entry tracks (kube's `before-first-apply`).
@@ -185,7 +185,7 @@ impl<'a> FieldManager<'a> {
             .map_err(|failure| vec![internal_field_error(failure)])?;
         retain_times(&mut entries);
         if changed {
-            entries.times.insert(id, crate::registry::object::now());
+            entries.times.insert(id, kapi_core::unstructured::now());
         }
         entries::cap_update_managers(&mut entries);
         Ok(Managed(Some(entries)))
@@ -220,7 +220,7 @@ impl<'a> FieldManager<'a> {
                     &id,
                 )
                 .map_err(internal)?;
-            entries.times.insert(id, crate::registry::object::now());
+            entries.times.insert(id, kapi_core::unstructured::now());
         }
         let id = self.id(manager, Operation::Apply, api_version);
         let result = updater.apply(
@@ -245,7 +245,7 @@ impl<'a> FieldManager<'a> {
         retain_times(&mut entries);
         let mut object = match new {
             Some(new) => {
-                entries.times.insert(id, crate::registry::object::now());
+                entries.times.insert(id, kapi_core::unstructured::now());
                 new
             }
             None => live_object,
@@ -339,7 +339,7 @@ fn internal(failure: Failure) -> ApiError {
 
 fn internal_field_error(failure: Failure) -> FieldError {
     FieldError::new(
-        crate::error::FieldErrorType::Invalid,
+        kapi_core::error::FieldErrorType::Invalid,
         "metadata.managedFields",
         None,
         format!("{failure:?}"),

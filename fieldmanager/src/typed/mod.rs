@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::path::{PathElement, compare as compare_values};
 use super::set::Set;
-use crate::registry::KindSchema;
+use kapi_schema::KindSchema;
 use kapi_schema::ListType;
 
 mod merge;
@@ -37,7 +37,7 @@ pub struct TypeRef<'a> {
 /// as the schema's `x-kubernetes-patch-*` extensions say, else as its list type implies
 /// (the same, for the compiled kinds: codegen publishes the extensions from the list type).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ListMerge {
+pub enum ListMerge {
     /// The patch's list replaces the object's (atomic lists, multi-key list maps).
     Replace,
     /// Scalars merge by value (`x-kubernetes-list-type: set`).
@@ -101,7 +101,7 @@ impl<'a> TypeRef<'a> {
     }
 
     /// The type of field or key `name` of an object here.
-    pub(crate) fn field_type(&self, name: &str) -> TypeRef<'a> {
+    pub fn field_type(&self, name: &str) -> TypeRef<'a> {
         match self.atom(Some(&Value::Object(Map::new()))) {
             Atom::Map { fields, elem, .. } => self.field(&fields, elem, name),
             _ => self.at(None),
@@ -109,7 +109,7 @@ impl<'a> TypeRef<'a> {
     }
 
     /// The type of the items of a list here.
-    pub(crate) fn item_type(&self) -> TypeRef<'a> {
+    pub fn item_type(&self) -> TypeRef<'a> {
         match self.atom(Some(&Value::Array(Vec::new()))) {
             Atom::List { elem, .. } => self.at(elem),
             _ => self.at(None),
@@ -117,7 +117,7 @@ impl<'a> TypeRef<'a> {
     }
 
     /// Whether an object here is replaced whole (`x-kubernetes-map-type: atomic`).
-    pub(crate) fn is_atomic_map(&self) -> bool {
+    pub fn is_atomic_map(&self) -> bool {
         matches!(
             self.atom(Some(&Value::Object(Map::new()))),
             Atom::Map { atomic: true, .. }
@@ -142,12 +142,12 @@ impl<'a> TypeRef<'a> {
 
     /// Whether a strategic merge patch replaces the value here whole
     /// (`x-kubernetes-patch-strategy: replace`, kube's `patchStrategy:"replace"`).
-    pub(crate) fn patch_replaces(&self) -> bool {
+    pub fn patch_replaces(&self) -> bool {
         self.patch_strategy_is("replace") == Some(true)
     }
 
     /// How a strategic merge patch merges a list here.
-    pub(crate) fn list_merge(&self) -> ListMerge {
+    pub fn list_merge(&self) -> ListMerge {
         // The patch extensions when the schema has them: kubectl computed the patch from
         // them (kube's server from the same Go tags). Lists declared with a merge key but
         // no list type (webhooks by `name`, `ownerReferences` by `uid`) merge by it.
