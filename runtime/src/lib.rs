@@ -26,7 +26,9 @@
 extern crate self as kapi_runtime;
 
 #[cfg(feature = "server")]
-pub mod admission;
+pub use kapi_registry::admission;
+#[cfg(feature = "server")]
+pub mod webhooks;
 #[cfg(feature = "server")]
 pub mod aggregator;
 #[cfg(feature = "server")]
@@ -56,7 +58,7 @@ pub mod kubeconfig;
 #[cfg(feature = "server")]
 pub use kapi_metrics as metrics;
 #[cfg(feature = "server")]
-pub mod registry;
+pub use kapi_registry as registry;
 #[cfg(feature = "server")]
 pub use kapi_storage as storage;
 #[cfg(feature = "server")]

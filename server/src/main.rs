@@ -27,6 +27,7 @@ use kapi_runtime::kinds::apiregistration;
 use kapi_runtime::registry::{Registry, Schemas};
 use kapi_runtime::storage::embedded::EmbeddedStorage;
 use kapi_runtime::storage::{Storage, compactor};
+use kapi_runtime::webhooks::Webhooks;
 use security::SecurityFlags;
 use serve::Connections;
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -277,6 +278,7 @@ async fn run(flags: Flags) -> Result<()> {
         .await
         .context("starting the registry")?
         .with_schemas(Arc::new(schemas))
+        .with_admission(Arc::new(Webhooks::default()))
         .with_watch_cache(CacheOptions {
             history: flags.watch_cache_history.max(1),
             bookmark_interval: flags.watch_bookmark_interval,

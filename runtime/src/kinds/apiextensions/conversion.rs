@@ -85,7 +85,7 @@ impl Webhook {
             ConversionError::Webhook(format!("conversion webhook for {gvk} failed: {why}"))
         };
         let (agent, url) = self.client.as_ref().map_err(|why| failed(why.clone()))?;
-        let uid = crate::registry::object::new_uid();
+        let uid = kapi_core::unstructured::new_uid();
         let review = json!({
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "ConversionReview",

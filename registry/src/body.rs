@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::FieldValidation;
 use super::object::{meta_str, set_meta};
-use crate::api::{KindInfo, Scope};
-use crate::error::ApiError;
+use kapi_core::api::{KindInfo, Scope};
+use kapi_core::error::ApiError;
 
 /// What a body must be: `apiVersion` and `kind` (unset means "the target's").
 #[derive(Clone, Copy, Debug)]

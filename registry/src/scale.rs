@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use super::object::meta;
-use crate::api::ScaleInfo;
-use crate::storage::Revision;
+use kapi_core::api::ScaleInfo;
+use kapi_storage::Revision;
 pub use kapi_core::unstructured::{get_path, set_path};
 
 /// The `Scale` of an object (hub JSON) at a revision.

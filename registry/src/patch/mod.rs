@@ -1,15 +1,15 @@
 //! Applying a patch to the current object (kube's `patch.go` mechanisms): JSON patch
 //! (RFC 6902), JSON merge patch (RFC 7386) and strategic merge patch ([`strategic`],
 //! along the schema of the request's version). Server-side apply is not a patch format:
-//! the field manager merges it (`crate::fieldmanager`).
+//! the field manager merges it (`kapi_fieldmanager`).
 
 mod strategic;
 
 use serde_json::Value;
 
 use super::PatchType;
-use crate::fieldmanager::typed::TypeRef;
-use crate::scheme::KindEntry;
+use kapi_fieldmanager::typed::TypeRef;
+use kapi_core::scheme::KindEntry;
 
 /// kube's `maxJSONPatchOperations`.
 const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{Registry, Target};
-use crate::error::{ApiError, FieldError};
+use kapi_core::error::{ApiError, FieldError};
 
 /// `errors` less those about a field `reported` already has an error for: the replica
 /// paths' own checks (`.spec.replicas`) repeat what the schema says of `spec.replicas`.

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::Failure;
-use crate::fieldmanager::typed::{ListMerge, TypeRef};
+use kapi_fieldmanager::typed::{ListMerge, TypeRef};
 
 const PATCH: &str = "$patch";
 const RETAIN_KEYS: &str = "$retainKeys";
@@ -523,7 +523,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::registry::{KindSchema, Schemas};
+    use crate::{KindSchema, Schemas};
 
     /// A schema with a one-key list map (`ports`), a two-key list map (`pairs`), a set
     /// (`tags`), an atomic list (`args`) and an atomic map (`selector`).

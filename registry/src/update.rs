@@ -29,12 +29,12 @@ use super::schema_checks::not_reported;
 use super::update_rules::{apply_update_rules, deletes_on_update, spec_changed};
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
-use crate::api::{KindInfo, ScaleInfo};
-use crate::error::{ApiError, FieldError, FieldErrorType, GroupResource};
-use crate::fieldmanager::typed::{self, TypeRef};
-use crate::meta::Scale;
-use crate::scheme::{ErasedHub, KindEntry};
-use crate::storage::{self, Revision};
+use kapi_core::api::{KindInfo, ScaleInfo};
+use kapi_core::error::{ApiError, FieldError, FieldErrorType, GroupResource};
+use kapi_fieldmanager::typed::{self, TypeRef};
+use kapi_core::meta::Scale;
+use kapi_core::scheme::{ErasedHub, KindEntry};
+use kapi_storage::{self as storage, Revision};
 
 /// What an update does to the addressed view of the object.
 pub(super) enum Change<'a> {
@@ -386,7 +386,7 @@ impl Registry {
                     let hub = kind.to_hub_over(view, target.version, base);
                     let hub = hub.map_err(|e| match &change {
                         // A conversion webhook that failed: kube's 500.
-                        _ if matches!(e, crate::scheme::ConversionError::Webhook(_)) => internal(e),
+                        _ if matches!(e, kapi_core::scheme::ConversionError::Webhook(_)) => internal(e),
                         // The schema already says why it does not decode.
                         _ if !schema_errors.is_empty() => request.invalid(schema_errors.clone()),
                         Change::Replace(_) => expected.decode_error(e),
@@ -712,7 +712,7 @@ impl Registry {
             &options.duplicate_fields,
             expected,
         )?;
-        let manager = crate::fieldmanager::FieldManager::new(
+        let manager = kapi_fieldmanager::FieldManager::new(
             kind,
             &schemas,
             live.map(|(hub, _)| hub),

@@ -9,9 +9,9 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use crate::api::KindInfo;
-use crate::authn::UserInfo;
-use crate::error::ApiError;
+use kapi_core::api::KindInfo;
+use kapi_core::user::UserInfo;
+use kapi_core::error::ApiError;
 
 /// One admission check.
 pub trait Admit: Send + Sync {

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::Registry;
 use super::object;
-use crate::api::Scope;
-use crate::cache::CachedObject;
-use crate::error::ApiError;
-use crate::storage::{KeyValue, ListRequest};
+use kapi_core::api::Scope;
+use kapi_storage::cache::CachedObject;
+use kapi_core::error::ApiError;
+use kapi_storage::{KeyValue, ListRequest};
 
 /// One object: its kind (an index into the scheme's kinds) and its metadata.
 #[derive(Clone, Debug)]

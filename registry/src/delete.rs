@@ -8,7 +8,7 @@
 //! (`update.rs`). No kind deletes gracefully (kube's pods alone do): `gracePeriodSeconds`
 //! is accepted and changes nothing. The finalizers kube's garbage collector works with
 //! (`orphan`, `foregroundDeletion` from `propagationPolicy` or `orphanDependents`) are added
-//! here, as kube's store adds them, for the collector (`crate::controllers::gc`).
+//! here, as kube's store adds them, for the collector (the API server's `controllers::gc`).
 //!
 //! The answer ([`answer`]) to a delete that removed the object is the object as it was,
 //! with the revision of the delete as its resourceVersion, for kinds of named groups
@@ -28,11 +28,11 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use kapi_schema::metadata::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, SharedObject, Target, WriteOptions};
 use crate::admission::{Attributes, Operation};
-use crate::api::KindInfo;
-use crate::authn::UserInfo;
-use crate::error::ApiError;
-use crate::meta::{DeleteOptions, Status, StatusDetails};
-use crate::storage;
+use kapi_core::api::KindInfo;
+use kapi_core::user::UserInfo;
+use kapi_core::error::ApiError;
+use kapi_core::meta::{DeleteOptions, Status, StatusDetails};
+use kapi_storage as storage;
 
 /// kube's `rest.BeforeDelete` preconditions, on the stored object (its own wording: the
 /// conflict names the kind, not the resource).
@@ -47,7 +47,7 @@ fn check_preconditions(
     };
     let name = meta_str(stored, "name").unwrap_or_default();
     let conflict = |message: String| ApiError::Conflict {
-        resource: crate::error::GroupResource::new(info.group, info.kind),
+        resource: kapi_core::error::GroupResource::new(info.group, info.kind),
         name: name.to_owned(),
         message,
     };

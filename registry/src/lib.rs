@@ -3,7 +3,7 @@
 //!
 //! It owns the rules of create, update, patch and delete (names, `generateName`, uid,
 //! timestamps, generation, resourceVersion, namespaces, the status subresource, the kind's
-//! [`Strategy`](crate::api::Strategy)), converts between the request's version and the
+//! [`Strategy`](kapi_core::api::Strategy)), converts between the request's version and the
 //! storage version through the hub, and keeps objects in [`Storage`] as bytes under
 //! kube-apiserver's key layout. It speaks [`ApiError`], never HTTP.
 //!
@@ -12,20 +12,27 @@
 //! - `create`, `update` (PUT, PATCH, `/status`, `/scale`: one read-modify-CAS loop, as
 //!   kube's `GuaranteedUpdate`), `delete` (with the namespace lifecycle), `read` (get, and
 //!   list with continue tokens and resourceVersion, from storage or the watch cache),
-//!   `watch` (from the watch cache, [`crate::cache`]), `table` (`kubectl get`'s Table);
+//!   `watch` (from the watch cache, [`kapi_storage::cache`]), `table` (`kubectl get`'s Table);
 //! - `body` (type meta, name, namespace and unknown fields of request bodies),
 //!   `field_paths` (the kind's own validation errors, in the request's version),
-//!   `validation` (object metadata, replica paths), `schema_validation` (defaulting and
-//!   validation against the versions' OpenAPI v3 schemas, [`Schemas`]), `patch` (patch
-//!   formats), `scale` (the Scale view), [`selector`] (label and field selectors, public
-//!   for watches), `object` (keys, stored bytes, metadata helpers, the one mapping of
-//!   storage errors). kube's name and label rules are [`crate::validation`].
+//!   `schema_checks` (defaulting and validation against the versions' OpenAPI v3 schemas,
+//!   [`Schemas`], with object metadata and replica paths checked by
+//!   [`kapi_schema::metadata`]), `patch` (patch formats), `scale` (the Scale view),
+//!   `object` (keys, stored bytes, the one mapping of storage errors); selectors are
+//!   [`selector`]'s, kube's name and label rules [`kapi_core::validation`];
+//! - [`admission`]: what a write goes through before storage: the in-process checks
+//!   ([`admission::Admit`]) and the hook through which admission that calls out (the API
+//!   server's webhooks) judges and changes writes ([`admission::Admission`]).
+//!
+//! Invariant: the registry imports nothing above it (no HTTP, no webhook client, no
+//! controller): what it calls out to, it takes as a hook.
 //!
 //! Objects are stored in the kind's storage version; every rule of this module works on
 //! the hub as JSON ([`KindEntry::hub_json`] / [`KindEntry::hub_from_json`]), so it is the
-//! same in every served version, and the kind's [`Strategy`](crate::api::Strategy) hooks
+//! same in every served version, and the kind's [`Strategy`](kapi_core::api::Strategy) hooks
 //! run on the typed hub in kube's order: prepare, validate, canonicalize.
 
+pub mod admission;
 mod admitting;
 mod body;
 mod create;
@@ -54,13 +61,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::cache::{self, Cache, CacheOptions, Caches};
-pub use crate::cache::{SharedObject, kept};
-use crate::error::ApiError;
-use crate::meta::{DeleteOptions, Table};
-use crate::scheme::{KindEntry, Scheme};
-use crate::storage::Storage;
-use crate::storage::instrumented::Instrumented;
+use kapi_storage::cache::{self, Cache, CacheOptions, Caches};
+pub use kapi_storage::cache::{SharedObject, kept};
+use kapi_core::error::ApiError;
+use kapi_core::meta::{DeleteOptions, Table};
+use kapi_core::scheme::{KindEntry, Scheme};
+use kapi_storage::Storage;
+use kapi_storage::instrumented::Instrumented;
 pub use table::{TableChunks, TableRows};
 
 pub use inventory::Content;
@@ -107,7 +114,7 @@ pub struct WriteOptions {
     pub force: bool,
     /// Who writes (the authenticated, possibly impersonated, user); `None` for the
     /// server's own writes.
-    pub user: Option<crate::authn::UserInfo>,
+    pub user: Option<kapi_core::user::UserInfo>,
 }
 
 /// Who computes a write's `managedFields`: the registry, from the change the write makes
@@ -132,11 +139,11 @@ impl Registry {
         new: &Value,
         subresource: &str,
         options: &WriteOptions,
-    ) -> Result<crate::fieldmanager::entries::Managed, Vec<crate::error::FieldError>> {
+    ) -> Result<kapi_fieldmanager::entries::Managed, Vec<kapi_core::error::FieldError>> {
         let Some(schemas) = self.schemas_for(target.kind) else {
             return Ok(Default::default());
         };
-        let manager = crate::fieldmanager::FieldManager::new(
+        let manager = kapi_fieldmanager::FieldManager::new(
             target.kind,
             &schemas,
             old.map(|(hub, _)| hub),
@@ -350,8 +357,8 @@ pub struct Registry {
     caches: Caches,
     /// The in-process admission checks, in the order added.
     checks: crate::admission::Checks,
-    /// The admission webhooks, compiled from their configurations.
-    webhooks: crate::admission::webhooks::Webhooks,
+    /// Admission that calls out (the API server's webhooks), when the server has any.
+    admission: Option<Arc<dyn admission::Admission>>,
     /// The answers of the `create_only` kinds, by group and kind.
     reviews: std::sync::RwLock<HashMap<(String, String), Arc<dyn review::Review>>>,
 }
@@ -392,7 +399,7 @@ impl Registry {
             caches,
             reviews: Default::default(),
             checks: Default::default(),
-            webhooks: Default::default(),
+            admission: None,
         };
         registry.start_namespaces().await?;
         Ok(registry)
@@ -402,6 +409,13 @@ impl Registry {
     /// the OpenAPI v3 schemas of the scheme's versions ([`Schemas::new`]).
     pub fn with_schemas(mut self, schemas: Arc<Schemas>) -> Registry {
         self.schemas = Some(schemas);
+        self
+    }
+
+    /// Runs `admission` on every later write, in kube's order: its mutation on the decoded,
+    /// defaulted request object, its validation after the kind's own.
+    pub fn with_admission(mut self, admission: Arc<dyn admission::Admission>) -> Registry {
+        self.admission = Some(admission);
         self
     }
 
@@ -536,7 +550,7 @@ impl Registry {
 
     /// The revision the watch cache of `kind` has reached (`None`: it has none, or it is
     /// not loaded): the cache holds the same objects whenever it is at the same revision.
-    pub(crate) fn cache_revision(&self, kind: &KindEntry) -> Option<crate::storage::Revision> {
+    pub fn cache_revision(&self, kind: &KindEntry) -> Option<kapi_storage::Revision> {
         (self.caches.for_prefix(&self.keys().kind_prefix(kind.info)))?.revision()
     }
 
@@ -706,7 +720,7 @@ impl Registry {
         target: Target<'_>,
         name: &str,
         options: &DeleteOptions,
-        user: Option<&crate::authn::UserInfo>,
+        user: Option<&kapi_core::user::UserInfo>,
     ) -> Result<Value, ApiError> {
         // An object its finalizers hold is answered as it now is, for every kind.
         match self.delete_object(target, name, options, user).await? {
@@ -721,7 +735,7 @@ impl Registry {
         target: Target<'_>,
         list: &ListOptions,
         options: &DeleteOptions,
-        user: Option<&crate::authn::UserInfo>,
+        user: Option<&kapi_core::user::UserInfo>,
     ) -> Result<ObjectList, ApiError> {
         self.delete_objects(target, list, options, user).await
     }

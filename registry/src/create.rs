@@ -24,8 +24,8 @@ use super::schema_checks::not_reported;
 use kapi_schema::metadata::{self as validation, is_namespaces};
 use super::{Fields, Registry, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
-use crate::error::{ApiError, GroupResource};
-use crate::storage::{self, Guard};
+use kapi_core::error::{ApiError, GroupResource};
+use kapi_storage::{self as storage, Guard};
 
 /// kube's `maxNameGenerationCreateAttempts`.
 const NAME_GENERATION_ATTEMPTS: usize = 8;
@@ -60,7 +60,7 @@ impl Registry {
             .is_some_and(|version| version > 0);
         // The namespace it goes into, with the guard of its check.
         let mut guarded = None;
-        if let (crate::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
+        if let (kapi_core::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
             let name = meta_str(&body, "name").unwrap_or_default();
             let guard = (self.namespace_guard(namespace, &resource, name, false)).await?;
             guarded = guard.map(|guard| (namespace, guard));
@@ -110,7 +110,7 @@ impl Registry {
                     causes: schema_errors,
                 });
             }
-            Err(e @ crate::scheme::ConversionError::Webhook(_)) => return Err(internal(e)),
+            Err(e @ kapi_core::scheme::ConversionError::Webhook(_)) => return Err(internal(e)),
             Err(e) => return Err(expected.decode_error(e)),
         };
         let new_metadata = NewMetadata::new(info.tracks_generation());
@@ -354,7 +354,7 @@ impl Registry {
     }
 
     /// The core `namespaces` kind, when the scheme has it.
-    pub(super) fn namespaces(&self) -> Option<Arc<crate::scheme::KindEntry>> {
+    pub(super) fn namespaces(&self) -> Option<Arc<kapi_core::scheme::KindEntry>> {
         (self.scheme.by_resource("", "namespaces")).filter(|k| is_namespaces(k.info))
     }
 
@@ -415,7 +415,7 @@ impl Registry {
 
 /// The answer of a create settled as written after a cut: its object as stored.
 fn settled(
-    kind: &crate::scheme::KindEntry,
+    kind: &kapi_core::scheme::KindEntry,
     kv: &storage::KeyValue,
     version: &str,
     warnings: Vec<String>,

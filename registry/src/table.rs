@@ -16,10 +16,10 @@ use serde_json::{Value, json};
 use super::object::{internal, meta, meta_str};
 use super::{ObjectList, Target};
 use super::{SharedObject, kept};
-use crate::api::PrinterColumn;
-use crate::chunks::{Chunks, ItemWriter};
-use crate::error::{ApiError, FieldError, FieldErrorType};
-use crate::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
+use kapi_core::api::PrinterColumn;
+use kapi_core::chunks::{Chunks, ItemWriter};
+use kapi_core::error::{ApiError, FieldError, FieldErrorType};
+use kapi_core::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
 
 /// `ObjectMeta`'s documentation of `name`, kube's description of the name column.
 const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
@@ -85,7 +85,7 @@ pub fn table(
 /// byte what serializing [`table`]'s Table would write, without decoding the items again,
 /// written as chunks while the body is sent ([`TableChunks`]). A row's cells (but the
 /// ages) are made once per shared object and kept with it
-/// ([`try_encoded_as`](crate::cache::SharedObject::try_encoded_as)); its
+/// ([`try_encoded_as`](kapi_storage::cache::SharedObject::try_encoded_as)); its
 /// `PartialObjectMetadata` is the object's own `metadata` bytes; a request only turns
 /// dates into ages and copies bytes. What may fail (the options, a row's cells, metadata
 /// the cache does not locate) is done here, before the first byte: the chunks only copy.

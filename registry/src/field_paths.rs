@@ -1,4 +1,4 @@
-//! Field paths of a kind's own validation ([`Strategy`](crate::api::Strategy), on the hub)
+//! Field paths of a kind's own validation ([`Strategy`](kapi_core::api::Strategy), on the hub)
 //! in the request's version: kube reports every cause in the version the client wrote.
 //!
 //! The registry knows no mapping between hub and version fields; the conversion does. So a
@@ -14,8 +14,8 @@
 
 use serde_json::Value;
 
-use crate::error::FieldError;
-use crate::scheme::KindEntry;
+use kapi_core::error::FieldError;
+use kapi_core::scheme::KindEntry;
 
 /// One step of a field path: `spec`, `[2]`, `[key]`.
 #[derive(Clone, Debug, PartialEq, Eq)]

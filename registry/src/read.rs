@@ -17,10 +17,10 @@ use kapi_schema::selector::Selectors;
 use super::update::parse_resource_version;
 use super::watch::{in_version, matches_cached};
 use super::{GetOptions, ListOptions, ObjectList, Registry, SharedObject, Subresource, Target};
-use crate::api::ScaleInfo;
-use crate::error::{ApiError, FieldError, FieldErrorType};
-use crate::scheme::KindEntry;
-use crate::storage::{self, KeyValue, ListRequest, Revision};
+use kapi_core::api::ScaleInfo;
+use kapi_core::error::{ApiError, FieldError, FieldErrorType};
+use kapi_core::scheme::KindEntry;
+use kapi_storage::{self as storage, KeyValue, ListRequest, Revision};
 
 /// kube's `expired` for a list at a compacted revision.
 const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
@@ -370,14 +370,14 @@ impl Registry {
     /// to the cache (a kind written while others are): once the cache has the newest of
     /// the keys' revisions, each change it takes is another chance to agree, until it
     /// reaches the read's revision (it is then current itself) or
-    /// [`CATCH_UP_WAIT`](crate::cache::CATCH_UP_WAIT) has passed (`None`: storage
+    /// [`CATCH_UP_WAIT`](kapi_storage::cache::CATCH_UP_WAIT) has passed (`None`: storage
     /// answers).
     async fn verified(
         &self,
         kind: &KindEntry,
-        cache: &crate::cache::Cache,
+        cache: &kapi_storage::cache::Cache,
         prefix: &str,
-    ) -> Result<Option<crate::cache::Snapshot>, ApiError> {
+    ) -> Result<Option<kapi_storage::cache::Snapshot>, ApiError> {
         if cache.revision().is_none() {
             // Not loaded (a relist, or start-up): nothing to compare.
             return Ok(None);
@@ -385,12 +385,12 @@ impl Registry {
         let request = ListRequest::prefix(prefix).keys_only();
         let stored = (self.storage.list(request).await)
             .map_err(|e| object::storage_error(e, &object::resource(kind.info), ""))?;
-        let deadline = std::time::Instant::now() + crate::cache::CATCH_UP_WAIT;
+        let deadline = std::time::Instant::now() + kapi_storage::cache::CATCH_UP_WAIT;
         // The cache cannot agree before it has the newest of those writes: waited for
         // first, with no snapshot taken meanwhile (one costs a clone per object).
         let newest = (stored.items.iter()).map(|kv| kv.mod_revision).max();
         if let Some(newest) = newest.filter(|n| cache.revision().is_some_and(|r| r < *n))
-            && (cache.wait_for(newest, crate::cache::CATCH_UP_WAIT).await).is_none()
+            && (cache.wait_for(newest, kapi_storage::cache::CATCH_UP_WAIT).await).is_none()
         {
             return Ok(None);
         }
@@ -457,7 +457,7 @@ impl Registry {
     /// The objects of `snapshot` that match the selectors, in `target`'s version.
     fn list_from(
         &self,
-        snapshot: crate::cache::Snapshot,
+        snapshot: kapi_storage::cache::Snapshot,
         target: Target<'_>,
         selectors: &Selectors,
     ) -> Result<ObjectList, ApiError> {
@@ -488,12 +488,12 @@ enum Cached {
 /// Counts a consistent list (`apiserver_watch_cache_consistent_read_total`, as kube's
 /// cacher counts its `GetList`s): whether it succeeded, and whether storage answered.
 fn consistent_read(kind: &KindEntry, success: bool, fallback: bool) {
-    let labels = crate::metrics::ConsistentReadLabels {
+    let labels = kapi_metrics::ConsistentReadLabels {
         resource: kind.info.qualified_resource(),
         success: if success { "true" } else { "false" },
         fallback: if fallback { "true" } else { "false" },
     };
-    (crate::metrics::global().consistent_reads).with_or_new(&labels, |c| c.inc());
+    (kapi_metrics::global().consistent_reads).with_or_new(&labels, |c| c.inc());
 }
 
 /// The object at `kv` in `version` when it matches the selectors.

@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 
-use crate::storage::Revision;
+use kapi_storage::Revision;
 
 /// `stored` (an object's JSON, its metadata without a resourceVersion) with
 /// `metadata.resourceVersion` added last, as setting it on the decoded object and

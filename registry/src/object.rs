@@ -6,12 +6,12 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::Written;
-use crate::api::{KindInfo, Scope};
-use crate::cache::CacheError;
-use crate::error::{ApiError, GroupResource};
-use crate::scheme::{ErasedHub, KindEntry};
-use crate::storage::{self, KeyValue, Revision};
-use crate::validation as names;
+use kapi_core::api::{KindInfo, Scope};
+use kapi_storage::cache::CacheError;
+use kapi_core::error::{ApiError, GroupResource};
+use kapi_core::scheme::{ErasedHub, KindEntry};
+use kapi_storage::{self as storage, KeyValue, Revision};
+use kapi_core::validation as names;
 pub use kapi_core::unstructured::{generation, meta, meta_str, new_uid, now, set_meta};
 
 /// `OptimisticLockErrorMsg`: the reason of a 409 on a stale resourceVersion.
@@ -224,9 +224,9 @@ pub fn generated_name(base: &str, suffix: &str) -> String {
 }
 
 /// The stored bytes of an object: compact JSON, without `metadata.resourceVersion`
-/// ([`crate::scheme::stored_value_bytes`], which a write's own encoding falls back on).
+/// ([`kapi_core::scheme::stored_value_bytes`], which a write's own encoding falls back on).
 pub fn encode(object: Value) -> Result<Bytes, ApiError> {
-    (crate::scheme::stored_value_bytes(object)).map_or_else(|e| Err(internal(e)), |b| Ok(b.into()))
+    (kapi_core::scheme::stored_value_bytes(object)).map_or_else(|e| Err(internal(e)), |b| Ok(b.into()))
 }
 
 /// A stored object as JSON, in the version it was stored in.

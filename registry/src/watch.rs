@@ -36,18 +36,18 @@ use super::object::{self, internal};
 use kapi_schema::selector::Selectors;
 use super::update::parse_resource_version;
 use super::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
-use crate::cache::{self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription};
-use crate::error::{ApiError, FieldError, FieldErrorType};
-use crate::scheme::KindEntry;
-use crate::storage::{ListRequest, Revision};
+use kapi_storage::cache::{self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription};
+use kapi_core::error::{ApiError, FieldError, FieldErrorType};
+use kapi_core::scheme::KindEntry;
+use kapi_storage::{ListRequest, Revision};
 
 /// The stream of a watch: it ends at the timeout, after an `ERROR`, or when the storage
 /// closes. Dropping it unregisters the watcher.
 pub type EventStream = Pin<Box<dyn Stream<Item = WatchEvent> + Send>>;
 
 /// How often bookmarks are sent by default; a registry's caches may set another interval
-/// ([`CacheOptions::bookmark_interval`](crate::cache::CacheOptions::bookmark_interval)).
-pub use crate::cache::DEFAULT_BOOKMARK_INTERVAL;
+/// ([`CacheOptions::bookmark_interval`](kapi_storage::cache::CacheOptions::bookmark_interval)).
+pub use kapi_storage::cache::DEFAULT_BOOKMARK_INTERVAL;
 
 /// The annotation of the bookmark that ends the initial events of `sendInitialEvents`.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";

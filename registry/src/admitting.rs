@@ -1,4 +1,4 @@
-//! The registry's side of admission (`crate::admission`): the write paths call these with
+//! The registry's side of admission ([`crate::admission`]): the write paths call these with
 //! what they hold (the request's version of the object, the stored hubs), in kube's
 //! order: [`Registry::mutating_admission`] on the decoded, defaulted request object,
 //! [`Registry::validating_admission`] after validation, before storage.
@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::{Registry, WriteOptions};
 use crate::admission::{Admit, Attributes};
-use crate::api::KindInfo;
-use crate::authn::UserInfo;
-use crate::error::ApiError;
+use kapi_core::api::KindInfo;
+use kapi_core::user::UserInfo;
+use kapi_core::error::ApiError;
 
 impl Registry {
     /// Adds an in-process admission check to every later write.
@@ -24,7 +24,10 @@ impl Registry {
         &self,
         attributes: &Attributes<'_>,
     ) -> Result<(bool, bool), ApiError> {
-        self.webhooks.configured(self, attributes).await
+        match &self.admission {
+            Some(admission) => admission.configured(self, attributes).await,
+            None => Ok((false, false)),
+        }
     }
 
     /// The options of a write as admission webhooks are sent them (`CreateOptions`,
@@ -48,7 +51,10 @@ impl Registry {
         object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
-        self.webhooks.mutate(self, attributes, object, old).await
+        match &self.admission {
+            Some(admission) => admission.mutate(self, attributes, object, old).await,
+            None => Ok((object, Vec::new())),
+        }
     }
 
     /// The validating admission webhooks on a write (`object` and `old` in the request's
@@ -61,10 +67,10 @@ impl Registry {
         old: Option<&Value>,
         hubs: Option<(&Value, Option<&Value>)>,
     ) -> Result<Vec<String>, ApiError> {
-        let warnings = self
-            .webhooks
-            .validate(self, attributes, object, old)
-            .await?;
+        let warnings = match &self.admission {
+            Some(admission) => admission.validate(self, attributes, object, old).await?,
+            None => Vec::new(),
+        };
         if let Some((new, old_hub)) = hubs {
             self.admit(attributes.kind.info, attributes.user, new, old_hub)?;
         }

@@ -11,8 +11,8 @@
 use serde_json::Value;
 
 use super::object::{self, meta_str, set_meta};
-use crate::error::ApiError;
-use crate::meta::{ObjectMeta, Time};
+use kapi_core::error::ApiError;
+use kapi_core::meta::{ObjectMeta, Time};
 
 /// The metadata a create sets, drawn once (so that both ways set the same).
 pub(super) struct NewMetadata {

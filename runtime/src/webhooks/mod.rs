@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Attributes, Operation};
+use crate::admission::{Admission, Attributes, Operation};
 use crate::error::ApiError;
 use crate::kinds::admissionregistration::{
     GROUP, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhookConfiguration,
@@ -152,11 +152,14 @@ impl Webhooks {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
         Ok(current)
     }
+}
 
+#[async_trait::async_trait]
+impl Admission for Webhooks {
     /// Whether any mutating and any validating webhook is configured (which a write
     /// of an exempt kind never meets): writes skip preparing what webhooks would be sent
     /// when none is.
-    pub async fn configured(
+    async fn configured(
         &self,
         registry: &Registry,
         attributes: &Attributes<'_>,
@@ -173,7 +176,7 @@ impl Webhooks {
 
     /// Calls the mutating webhooks that match a write of `object` (in the request's
     /// version; `old` for an update): the object as they leave it, and their warnings.
-    pub async fn mutate(
+    async fn mutate(
         &self,
         registry: &Registry,
         attributes: &Attributes<'_>,
@@ -215,7 +218,7 @@ impl Webhooks {
     /// version, none for a delete; `old` for an update or delete), together: their warnings,
     /// or the first refusal or failure in their order. A delete also goes to the mutating
     /// webhooks that name it, which may only refuse it.
-    pub async fn validate(
+    async fn validate(
         &self,
         registry: &Registry,
         attributes: &Attributes<'_>,
@@ -435,7 +438,7 @@ fn request(
         None => json!({"username": "system:apiserver", "groups": ["system:masters"]}),
     };
     let mut request = json!({
-        "uid": crate::registry::object::new_uid(),
+        "uid": kapi_core::unstructured::new_uid(),
         "kind": kind(version),
         "resource": resource(version),
         "requestKind": kind(attributes.version),

@@ -1,5 +1,5 @@
 //! The namespace lifecycle (kube's namespace REST storage and its `finalize` subresource),
-//! which the namespace controller (`crate::controllers::namespace`) drives:
+//! which the namespace controller (the API server's `controllers::namespace`) drives:
 //!
 //! - a created namespace carries the `kubernetes` finalizer in `spec.finalizers` (its
 //!   strategy adds it);
@@ -21,8 +21,8 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
 use kapi_schema::metadata::finalizer_list;
 use super::{Registry, Target};
-use crate::error::ApiError;
-use crate::storage::{self, KeyValue};
+use kapi_core::error::ApiError;
+use kapi_storage::{self as storage, KeyValue};
 
 /// The namespace controller's finalizer.
 pub const NAMESPACE_FINALIZER: &str = "kubernetes";

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::Subresource;
 use super::object::{meta, meta_str, set_meta};
-use crate::api::{KindInfo, Scope};
+use kapi_core::api::{KindInfo, Scope};
 
 /// Whether an update deletes the object: its deletion was requested (with no grace
 /// period left) and the update removes its last finalizer.
