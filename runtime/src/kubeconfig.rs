@@ -127,7 +127,7 @@ impl Remote {
             &cluster.certificate_authority_data,
             &cluster.certificate_authority,
         )? {
-            let roots = crate::https_client::roots(Some(&ca)).ok_or_else(|| {
+            let roots = kapi_webhook::tls::roots(Some(&ca)).ok_or_else(|| {
                 error("the cluster's certificate authority holds no certificate".into())
             })?;
             tls = tls.root_certs(roots);
@@ -147,7 +147,7 @@ impl Remote {
             let certificate = bytes(&user.client_certificate_data, &user.client_certificate)?;
             let key = bytes(&user.client_key_data, &user.client_key)?;
             if let (Some(certificate), Some(key)) = (certificate, key) {
-                let chain = crate::https_client::certificates(&certificate);
+                let chain = kapi_webhook::tls::certificates(&certificate);
                 let key = PrivateKey::from_pem(&key)
                     .map_err(|e| error(e.to_string()))?
                     .to_owned();
@@ -155,7 +155,7 @@ impl Remote {
             }
         }
         Ok(Remote {
-            agent: crate::https_client::agent(tls.build(), timeout),
+            agent: kapi_webhook::tls::agent(tls.build(), timeout),
             server: cluster.server.trim_end_matches('/').to_owned(),
             token,
         })

@@ -49,8 +49,6 @@ pub use kapi_fieldmanager as fieldmanager;
 pub mod filters;
 #[cfg(feature = "server")]
 pub mod health;
-#[cfg(feature = "server")]
-pub(crate) mod https_client;
 #[cfg(feature = "derive")]
 pub mod kinds;
 #[cfg(feature = "server")]

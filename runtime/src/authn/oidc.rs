@@ -235,7 +235,7 @@ fn agent(ca_file: Option<&PathBuf>) -> Result<ureq::Agent, OidcError> {
     let shown = || ca_file.map(|p| p.display().to_string()).unwrap_or_default();
     let pem = (ca_file.map(std::fs::read).transpose())
         .map_err(|e| OidcError(format!("--oidc-ca-file {}: {e}", shown())))?;
-    let roots = crate::https_client::roots(pem.as_deref())
+    let roots = kapi_webhook::tls::roots(pem.as_deref())
         .ok_or_else(|| OidcError(format!("--oidc-ca-file {}: no certificate", shown())))?;
     let tls = ureq::tls::TlsConfig::builder().root_certs(roots).build();
     let config = ureq::Agent::config_builder()

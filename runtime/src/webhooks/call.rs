@@ -4,15 +4,16 @@
 //! `AdmissionReview` of the same version, a response with the request's uid, `allowed`, a
 //! `JSONPatch` when it patches) and read into a [`Verdict`].
 //!
-//! The HTTP client is ureq's (already the server's for conversion webhooks and OIDC
-//! discovery); its blocking call runs on tokio's blocking pool, not on the runtime's
-//! workers.
+//! The HTTP client is `kapi_webhook`'s, the conversion webhooks' too; its blocking call
+//! runs on tokio's blocking pool, not on the runtime's workers.
 
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
+
+use kapi_webhook::Webhook;
 
 use crate::kinds::admissionregistration::WebhookClientConfig;
 
@@ -22,7 +23,7 @@ const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 /// How to call one webhook: its client and URL, or why it cannot be called (every call
 /// then fails with that reason, and its failure policy decides).
 pub struct Client {
-    target: Result<(ureq::Agent, String), String>,
+    target: Result<Webhook, String>,
     /// The review version it is sent.
     pub review_version: &'static str,
 }
@@ -50,28 +51,9 @@ impl Client {
 
     /// POSTs `review` and returns the answer's JSON, or why the call failed.
     pub async fn call(&self, review: Value) -> Result<Value, String> {
-        let (agent, url) = self.target.clone()?;
-        let shown = url.clone();
-        let posted = tokio::task::spawn_blocking(move || {
-            let mut response = (agent.post(&url))
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json")
-                .send_json(&review)
-                .map_err(|e| e.to_string())?;
-            let status = response.status();
-            let body = response
-                .body_mut()
-                .read_to_string()
-                .map_err(|e| e.to_string())?;
-            if !status.is_success() {
-                return Err(format!(
-                    "the server responded with the status code {}",
-                    status.as_u16()
-                ));
-            }
-            serde_json::from_str::<Value>(&body)
-                .map_err(|e| format!("the response is not JSON: {e}"))
-        });
+        let webhook = self.target.clone()?;
+        let shown = webhook.url().to_owned();
+        let posted = tokio::task::spawn_blocking(move || webhook.post(&review));
         match posted.await {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(why)) => Err(format!("failed to call webhook: Post {shown:?}: {why}")),
@@ -80,9 +62,8 @@ impl Client {
     }
 }
 
-/// A ureq agent trusting `config`'s CA bundle (or the system's roots without one), with
-/// `timeout` for the whole call, and the URL it posts to.
-fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<(ureq::Agent, String), String> {
+/// The webhook `config` names, its URL telling it `timeout` as kube's does.
+fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<Webhook, String> {
     let Some(url) = config.url.clone() else {
         return Err(
             "a webhook reached through a Service is not supported by this server: give \
@@ -91,11 +72,10 @@ fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<(ureq::Agent
         );
     };
     let bundle = config.ca_bundle.as_ref().map(|b| b.0.as_slice());
-    let agent = crate::https_client::trusting(bundle, timeout)?;
     // kube tells the webhook its timeout in the query.
     let separator = if url.contains('?') { '&' } else { '?' };
     let url = format!("{url}{separator}timeout={}s", timeout.as_secs());
-    Ok((agent, url))
+    Webhook::new(url, bundle, timeout).map_err(|e| e.to_string())
 }
 
 /// What a webhook answered.

@@ -24,7 +24,7 @@ const REVIEW_VERSION: &str = "v1";
 /// One definition's conversion webhook: its client, or why it cannot be called (then every
 /// conversion fails with that reason, as kube's calls to an unreachable webhook do).
 pub struct Webhook {
-    client: Result<(ureq::Agent, String), String>,
+    client: Result<kapi_webhook::Webhook, String>,
 }
 
 impl Webhook {
@@ -37,7 +37,7 @@ impl Webhook {
         Webhook { client }
     }
 
-    fn client(config: &WebhookConversion) -> Result<(ureq::Agent, String), DefinitionError> {
+    fn client(config: &WebhookConversion) -> Result<kapi_webhook::Webhook, DefinitionError> {
         if !config
             .conversion_review_versions
             .iter()
@@ -58,9 +58,8 @@ impl Webhook {
             .and_then(|c| c.ca_bundle.as_ref())
             .map(|b| b.0.as_slice());
         // kube's webhook timeout.
-        let agent = crate::https_client::trusting(bundle, Duration::from_secs(30))
-            .map_err(DefinitionError::new)?;
-        Ok((agent, url))
+        kapi_webhook::Webhook::new(url, bundle, Duration::from_secs(30))
+            .map_err(|e| DefinitionError::new(e.to_string()))
     }
 
     /// `object` in `api_version`: itself when it is in it already, else what the webhook
@@ -84,25 +83,14 @@ impl Webhook {
             };
             ConversionError::Webhook(format!("conversion webhook for {gvk} failed: {why}"))
         };
-        let (agent, url) = self.client.as_ref().map_err(|why| failed(why.clone()))?;
+        let webhook = self.client.as_ref().map_err(|why| failed(why.clone()))?;
         let uid = kapi_core::unstructured::new_uid();
         let review = json!({
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "ConversionReview",
             "request": {"uid": uid, "desiredAPIVersion": api_version, "objects": [object]},
         });
-        let call = || {
-            let mut response = (agent.post(url))
-                .header("Content-Type", "application/json")
-                .send_json(&review)
-                .map_err(|e| e.to_string())?;
-            let status = response.status();
-            let body: Value = (response.body_mut().read_json()).map_err(|e| e.to_string())?;
-            if !status.is_success() {
-                return Err(format!("the webhook answered {status}: {body}"));
-            }
-            Ok(body)
-        };
+        let call = || webhook.post(&review).map_err(|e| e.to_string());
         let answer = blocking(call).map_err(failed)?;
         let converted = checked(&answer, &uid).map_err(failed)?;
         let mut converted = converted.clone();
