@@ -4,8 +4,11 @@
 //! version the server decodes, so the runtime converts objects between versions without
 //! naming a Rust type.
 
-use api_types::{apps, coordination, events, platform};
-use kapi_runtime::kinds;
+use api_types::{apps, platform};
+use kapi_kinds::{
+    admissionregistration, apiextensions, apiregistration, authentication, authorization,
+    coordination, events, rbac,
+};
 
 use kapi_runtime::scheme::{KindEntry, Scheme};
 
@@ -14,32 +17,32 @@ use kapi_runtime::scheme::{KindEntry, Scheme};
 pub fn scheme() -> Scheme {
     Scheme::new()
         .add(
-            KindEntry::new::<api_types::core::Namespace>()
-                .version::<api_types::core::Namespace, api_types::core::Namespace>("v1")
+            KindEntry::new::<kapi_kinds::core::Namespace>()
+                .version::<kapi_kinds::core::Namespace, kapi_kinds::core::Namespace>("v1")
         )
         .add(
-            KindEntry::new::<api_types::core::ConfigMap>()
-                .version::<api_types::core::ConfigMap, api_types::core::ConfigMap>("v1")
+            KindEntry::new::<kapi_kinds::core::ConfigMap>()
+                .version::<kapi_kinds::core::ConfigMap, kapi_kinds::core::ConfigMap>("v1")
         )
         .add(
-            KindEntry::new::<api_types::core::event::Event>()
-                .version::<api_types::core::event::Event, api_types::core::event::Event>("v1")
+            KindEntry::new::<kapi_kinds::core::event::Event>()
+                .version::<kapi_kinds::core::event::Event, kapi_kinds::core::event::Event>("v1")
         )
         .add(
-            KindEntry::new::<kinds::admissionregistration::MutatingWebhookConfiguration>()
-                .version::<kinds::admissionregistration::MutatingWebhookConfiguration, kinds::admissionregistration::MutatingWebhookConfiguration>("v1")
+            KindEntry::new::<admissionregistration::MutatingWebhookConfiguration>()
+                .version::<admissionregistration::MutatingWebhookConfiguration, admissionregistration::MutatingWebhookConfiguration>("v1")
         )
         .add(
-            KindEntry::new::<kinds::admissionregistration::ValidatingWebhookConfiguration>()
-                .version::<kinds::admissionregistration::ValidatingWebhookConfiguration, kinds::admissionregistration::ValidatingWebhookConfiguration>("v1")
+            KindEntry::new::<admissionregistration::ValidatingWebhookConfiguration>()
+                .version::<admissionregistration::ValidatingWebhookConfiguration, admissionregistration::ValidatingWebhookConfiguration>("v1")
         )
         .add(
-            KindEntry::new::<kinds::apiextensions::CustomResourceDefinition>()
-                .version::<kinds::apiextensions::CustomResourceDefinition, kinds::apiextensions::CustomResourceDefinition>("v1")
+            KindEntry::new::<apiextensions::CustomResourceDefinition>()
+                .version::<apiextensions::CustomResourceDefinition, apiextensions::CustomResourceDefinition>("v1")
         )
         .add(
-            KindEntry::new::<kinds::apiregistration::APIService>()
-                .version::<kinds::apiregistration::APIService, kinds::apiregistration::APIService>("v1")
+            KindEntry::new::<apiregistration::APIService>()
+                .version::<apiregistration::APIService, apiregistration::APIService>("v1")
         )
         .add(
             KindEntry::new::<apps::WebApp>()
@@ -47,28 +50,28 @@ pub fn scheme() -> Scheme {
                 .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1")
         )
         .add(
-            KindEntry::new::<kinds::authentication::SelfSubjectReview>()
-                .version::<kinds::authentication::SelfSubjectReview, kinds::authentication::SelfSubjectReview>("v1")
+            KindEntry::new::<authentication::SelfSubjectReview>()
+                .version::<authentication::SelfSubjectReview, authentication::SelfSubjectReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authentication::TokenReview>()
-                .version::<kinds::authentication::TokenReview, kinds::authentication::TokenReview>("v1")
+            KindEntry::new::<authentication::TokenReview>()
+                .version::<authentication::TokenReview, authentication::TokenReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::SelfSubjectAccessReview>()
-                .version::<kinds::authorization::SelfSubjectAccessReview, kinds::authorization::SelfSubjectAccessReview>("v1")
+            KindEntry::new::<authorization::SelfSubjectAccessReview>()
+                .version::<authorization::SelfSubjectAccessReview, authorization::SelfSubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::SubjectAccessReview>()
-                .version::<kinds::authorization::SubjectAccessReview, kinds::authorization::SubjectAccessReview>("v1")
+            KindEntry::new::<authorization::SubjectAccessReview>()
+                .version::<authorization::SubjectAccessReview, authorization::SubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::LocalSubjectAccessReview>()
-                .version::<kinds::authorization::LocalSubjectAccessReview, kinds::authorization::LocalSubjectAccessReview>("v1")
+            KindEntry::new::<authorization::LocalSubjectAccessReview>()
+                .version::<authorization::LocalSubjectAccessReview, authorization::LocalSubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::SelfSubjectRulesReview>()
-                .version::<kinds::authorization::SelfSubjectRulesReview, kinds::authorization::SelfSubjectRulesReview>("v1")
+            KindEntry::new::<authorization::SelfSubjectRulesReview>()
+                .version::<authorization::SelfSubjectRulesReview, authorization::SelfSubjectRulesReview>("v1")
         )
         .add(
             KindEntry::new::<coordination::Lease>()
@@ -79,23 +82,23 @@ pub fn scheme() -> Scheme {
                 .version::<platform::Tenant, platform::Tenant>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::Role>()
-                .version::<kinds::rbac::Role, kinds::rbac::Role>("v1")
+            KindEntry::new::<rbac::Role>()
+                .version::<rbac::Role, rbac::Role>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::ClusterRole>()
-                .version::<kinds::rbac::ClusterRole, kinds::rbac::ClusterRole>("v1")
+            KindEntry::new::<rbac::ClusterRole>()
+                .version::<rbac::ClusterRole, rbac::ClusterRole>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::RoleBinding>()
-                .version::<kinds::rbac::RoleBinding, kinds::rbac::RoleBinding>("v1")
+            KindEntry::new::<rbac::RoleBinding>()
+                .version::<rbac::RoleBinding, rbac::RoleBinding>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::ClusterRoleBinding>()
-                .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1")
+            KindEntry::new::<rbac::ClusterRoleBinding>()
+                .version::<rbac::ClusterRoleBinding, rbac::ClusterRoleBinding>("v1")
         )
         .add(
-            KindEntry::stored_with::<api_types::core::event::Event>(<events::Event as kapi_runtime::Resource>::INFO)
-                .version::<api_types::core::event::Event, events::v1::Event>("v1")
+            KindEntry::stored_with::<kapi_kinds::core::event::Event>(<events::Event as kapi_runtime::Resource>::INFO)
+                .version::<kapi_kinds::core::event::Event, events::v1::Event>("v1")
         )
 }

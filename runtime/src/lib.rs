@@ -49,8 +49,7 @@ pub use kapi_fieldmanager as fieldmanager;
 pub mod filters;
 #[cfg(feature = "server")]
 pub mod health;
-#[cfg(feature = "derive")]
-pub mod kinds;
+pub use kapi_kinds as kinds;
 #[cfg(feature = "server")]
 pub mod kubeconfig;
 #[cfg(feature = "server")]
@@ -65,7 +64,7 @@ pub use kapi_storage::storage_conformance_tests;
 pub use kapi_schema::testing;
 
 pub use kapi_core::{ByteString, Convert, Resource, Strategy};
-pub use kapi_core::{api, byte_string, chunks, defaults, error, meta, scheme, user, validation};
+pub use kapi_core::{api, byte_string, chunks, defaults, error, kinds, meta, scheme, user, validation};
 
 /// The `#[derive(Resource)]` and `#[derive(Convert)]` macros, with the `derive` feature.
 #[cfg(feature = "derive")]

@@ -8,6 +8,7 @@
 mod binding;
 mod convert;
 mod documents;
+mod kind_sets;
 pub mod protobuf;
 mod route;
 mod schema_keywords;
@@ -17,6 +18,7 @@ pub use binding::{Handler, RouteBinding};
 #[doc(hidden)]
 pub use convert::__private as __convert;
 pub use convert::Convert;
+pub use kind_sets::{concat_kinds, kinds_len};
 pub use documents::{
     Documents, OpenApiV3Document, RenderedDocument, RenderedDocuments, RenderedOpenApiV3, Renderer,
 };

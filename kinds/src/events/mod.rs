@@ -8,7 +8,7 @@
 
 pub mod v1;
 
-use kapi_runtime::Resource;
+use kapi_macros::Resource;
 
 /// `events.k8s.io` Event: the core Events, in this group's shape ([`v1::Event`]).
 #[derive(Resource)]

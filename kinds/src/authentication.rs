@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
-use kapi_runtime::meta::{OBJECT_META_PROTO, ObjectMeta};
+use kapi_core::Resource;
+use kapi_macros::Resource;
+use kapi_core::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
+use kapi_core::meta::{OBJECT_META_PROTO, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -118,9 +119,9 @@ pub struct TokenReviewStatus {
     pub error: Option<String>,
 }
 
-impl kapi_runtime::Strategy for SelfSubjectReview {}
+impl kapi_core::Strategy for SelfSubjectReview {}
 
-impl kapi_runtime::Strategy for TokenReview {}
+impl kapi_core::Strategy for TokenReview {}
 
 // The wire shapes of k8s.io/api's `authentication/v1/generated.proto`: typed clients send
 // them as protobuf and read the answers (their statuses) as protobuf.

@@ -18,15 +18,16 @@ mod openapi_schema;
 mod structural;
 mod validation;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::KindInfo;
-use kapi_runtime::error::FieldError;
-use kapi_runtime::meta::ObjectMeta;
+use kapi_core::Resource;
+use kapi_macros::Resource;
+use kapi_core::api::KindInfo;
+use kapi_core::error::FieldError;
+use kapi_core::meta::ObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use kapi_runtime::ByteString;
+use kapi_core::ByteString;
 
 /// The group of CustomResourceDefinitions.
 pub const GROUP: &str = "apiextensions.k8s.io";
@@ -363,7 +364,7 @@ pub struct CustomResourceDefinitionCondition {
     pub message: Option<String>,
 }
 
-impl kapi_runtime::meta::StatusCondition for CustomResourceDefinitionCondition {
+impl kapi_core::meta::StatusCondition for CustomResourceDefinitionCondition {
     fn condition_type(&self) -> &str {
         &self.type_
     }
@@ -412,7 +413,7 @@ impl CustomResourceDefinition {
     /// unless its status stays the same.
     pub fn set_condition(&mut self, condition: CustomResourceDefinitionCondition) {
         let status = self.status.get_or_insert_with(Default::default);
-        kapi_runtime::meta::set_condition(&mut status.conditions, condition);
+        kapi_core::meta::set_condition(&mut status.conditions, condition);
     }
 
     /// Adds the storage version to `status.storedVersions` (kube's strategy: every
@@ -428,7 +429,7 @@ impl CustomResourceDefinition {
     }
 }
 
-impl kapi_runtime::Strategy for CustomResourceDefinition {
+impl kapi_core::Strategy for CustomResourceDefinition {
     fn prepare_for_create(&mut self) {
         self.default_fields();
         self.record_storage_version();

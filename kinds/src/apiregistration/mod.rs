@@ -16,11 +16,12 @@
 
 mod validation;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::KindInfo;
-use kapi_runtime::byte_string::ByteString;
-use kapi_runtime::error::FieldError;
-use kapi_runtime::meta::ObjectMeta;
+use kapi_core::Resource;
+use kapi_macros::Resource;
+use kapi_core::api::KindInfo;
+use kapi_core::byte_string::ByteString;
+use kapi_core::error::FieldError;
+use kapi_core::meta::ObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -230,11 +231,11 @@ impl APIService {
     /// time now unless its status stays the same.
     pub fn set_condition(&mut self, condition: APIServiceCondition) {
         let status = self.status.get_or_insert_with(Default::default);
-        kapi_runtime::meta::set_condition(&mut status.conditions, condition);
+        kapi_core::meta::set_condition(&mut status.conditions, condition);
     }
 }
 
-impl kapi_runtime::meta::StatusCondition for APIServiceCondition {
+impl kapi_core::meta::StatusCondition for APIServiceCondition {
     fn condition_type(&self) -> &str {
         &self.r#type
     }
@@ -248,7 +249,7 @@ impl kapi_runtime::meta::StatusCondition for APIServiceCondition {
     }
 }
 
-impl kapi_runtime::Strategy for APIService {
+impl kapi_core::Strategy for APIService {
     /// kube's strategy: a new APIService has no status until the availability controller
     /// gives it one, but for a local one, which is available from the start.
     fn prepare_for_create(&mut self) {

@@ -3,9 +3,9 @@
 //! it was acquired and last renewed, and how often it changed hands. Declared like a
 //! user's kind, with kube's validation (`pkg/apis/coordination/validation`).
 
-use kapi_runtime::Resource;
-use kapi_runtime::error::FieldError;
-use kapi_runtime::meta::{MicroTime, ObjectMeta};
+use kapi_macros::Resource;
+use kapi_core::error::FieldError;
+use kapi_core::meta::{MicroTime, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +55,7 @@ pub struct LeaseSpec {
 /// Unlike most of kube's own kinds, a Lease is not replaced without a resourceVersion
 /// (kube's lease strategy: `AllowUnconditionalUpdate` is false), so two candidates cannot
 /// both take it.
-impl kapi_runtime::Strategy for Lease {
+impl kapi_core::Strategy for Lease {
     /// kube's `ValidateLeaseSpec`, with its messages (the second's grammar included).
     fn validate(&self) -> Vec<FieldError> {
         let spec = &self.spec;

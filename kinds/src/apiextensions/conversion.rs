@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::WebhookConversion;
 use super::install::DefinitionError;
-use crate::scheme::ConversionError;
+use kapi_core::scheme::ConversionError;
 
 /// The review versions this server speaks.
 const REVIEW_VERSION: &str = "v1";

@@ -14,8 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::FieldError;
-use crate::error::FieldError as E;
+use kapi_core::error::FieldError;
+use kapi_core::error::FieldError as E;
 
 /// Where a schema node sits: kube words a missing type differently for each.
 #[derive(Clone, Copy, PartialEq)]

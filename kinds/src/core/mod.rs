@@ -8,10 +8,11 @@ pub mod event;
 
 use std::collections::BTreeMap;
 
-use kapi_runtime::api::{ProtoField, ProtoKind, ProtoMessage};
-use kapi_runtime::error::{FieldError, FieldErrorType};
-use kapi_runtime::meta::{OBJECT_META_PROTO, ObjectMeta};
-use kapi_runtime::{ByteString, Resource, validation};
+use kapi_core::api::{ProtoField, ProtoKind, ProtoMessage};
+use kapi_core::error::{FieldError, FieldErrorType};
+use kapi_core::meta::{OBJECT_META_PROTO, ObjectMeta};
+use kapi_core::{ByteString, validation};
+use kapi_macros::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -111,7 +112,7 @@ pub struct NamespaceCondition {
     pub status: String,
     /// When the status last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_transition_time: Option<kapi_runtime::meta::Time>,
+    pub last_transition_time: Option<kapi_core::meta::Time>,
     /// Why, in one word.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -191,7 +192,7 @@ pub static CONFIG_MAP_PROTO: ProtoMessage = ProtoMessage {
     ],
 };
 
-impl kapi_runtime::Strategy for Namespace {
+impl kapi_core::Strategy for Namespace {
     /// kube's own kinds may be replaced without a resourceVersion.
     fn allow_unconditional_update() -> bool {
         true
@@ -246,7 +247,7 @@ fn invalid(field: impl Into<String>, value: &str, message: String) -> FieldError
 /// kube's `MaxSecretSize`: what `data` and `binaryData` may hold together.
 pub const CONFIG_MAP_MAX_SIZE: usize = 1024 * 1024;
 
-impl kapi_runtime::Strategy for ConfigMap {
+impl kapi_core::Strategy for ConfigMap {
     /// kube's own kinds may be replaced without a resourceVersion.
     fn allow_unconditional_update() -> bool {
         true

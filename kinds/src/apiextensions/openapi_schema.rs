@@ -16,8 +16,8 @@
 use serde_json::{Map, Value};
 
 use super::structural::{children, flag, object, text};
-use crate::error::FieldError as E;
-use crate::error::{FieldError, go_strings};
+use kapi_core::error::FieldError as E;
+use kapi_core::error::{FieldError, go_strings};
 
 /// The types OpenAPI v3 knows, as kube lists them.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -344,7 +344,7 @@ fn list_type(node: &Map<String, Value>, path: &str, errors: &mut Vec<FieldError>
                             }
                         }
                         None => errors.push(E::new(
-                            crate::error::FieldErrorType::Invalid,
+                            kapi_core::error::FieldErrorType::Invalid,
                             format!("{path}.x-kubernetes-list-map-keys"),
                             None,
                             format!("{listed}: entries must all be names of item properties"),
@@ -352,7 +352,7 @@ fn list_type(node: &Map<String, Value>, path: &str, errors: &mut Vec<FieldError>
                     }
                     if keys[..i].contains(key) {
                         errors.push(E::new(
-                            crate::error::FieldErrorType::Invalid,
+                            kapi_core::error::FieldErrorType::Invalid,
                             format!("{path}.x-kubernetes-list-map-keys"),
                             None,
                             format!("{listed}: must not contain duplicate entries"),

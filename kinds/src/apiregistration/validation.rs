@@ -7,9 +7,9 @@
 //! checked as a webhook's URL is.
 
 use super::APIService;
-use crate::error::FieldError;
-use crate::kinds::admissionregistration::validation::url_errors;
-use crate::validation as names;
+use kapi_core::error::FieldError;
+use crate::webhook_url::url_errors;
+use kapi_core::validation as names;
 
 /// An APIService's errors, in kube's order.
 pub fn api_service(service: &APIService) -> Vec<FieldError> {

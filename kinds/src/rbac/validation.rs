@@ -5,10 +5,9 @@
 use serde_json::{Value, json};
 
 use super::{GROUP, PolicyRule, RoleRef, Subject};
-use crate::error::FieldError as E;
-use crate::error::{FieldError, FieldErrorType};
-use crate::meta::LabelSelector;
-use crate::validation as names;
+use kapi_core::error::FieldError as E;
+use kapi_core::error::FieldError;
+use kapi_core::validation::{self as names, label_selector};
 
 /// `ValidatePolicyRule` for each rule of a Role (`namespaced`) or ClusterRole.
 pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
@@ -84,51 +83,6 @@ pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError
         .collect()
 }
 
-/// apimachinery's `ValidateLabelSelector`.
-pub fn label_selector(selector: &LabelSelector, path: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    for (i, requirement) in selector.match_expressions.iter().enumerate() {
-        let at = |child: &str| format!("{path}.matchExpressions[{i}].{child}");
-        match requirement.operator.as_str() {
-            "In" | "NotIn" if requirement.values.is_empty() => errors.push(E::required(
-                at("values"),
-                "must be specified when `operator` is 'In' or 'NotIn'",
-            )),
-            "Exists" | "DoesNotExist" if !requirement.values.is_empty() => {
-                errors.push(FieldError::new(
-                    FieldErrorType::Forbidden,
-                    at("values"),
-                    None,
-                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-                ));
-            }
-            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errors.push(E::invalid(
-                at("operator"),
-                Value::String(other.to_owned()),
-                "not a valid selector operator",
-            )),
-        }
-        for message in names::qualified_name(&requirement.key) {
-            errors.push(E::invalid(
-                at("key"),
-                Value::String(requirement.key.clone()),
-                message,
-            ));
-        }
-    }
-    for (key, value) in selector.match_labels.iter().flatten() {
-        for message in names::qualified_name(key) {
-            let field = format!("{path}.matchLabels");
-            errors.push(E::invalid(field, Value::String(key.clone()), message));
-        }
-        for message in names::label_value(value) {
-            let field = format!("{path}.matchLabels");
-            errors.push(E::invalid(field, Value::String(value.clone()), message));
-        }
-    }
-    errors
-}
 
 /// `ValidateRoleBinding` (`namespaced`) and `ValidateClusterRoleBinding`, without the
 /// metadata the registry checks.

@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
-use kapi_runtime::error::{FieldError, FieldErrorType};
-use kapi_runtime::meta::{OBJECT_META_PROTO, ObjectMeta};
+use kapi_core::Resource;
+use kapi_macros::Resource;
+use kapi_core::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
+use kapi_core::error::{FieldError, FieldErrorType};
+use kapi_core::meta::{OBJECT_META_PROTO, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -320,7 +321,7 @@ fn subject_spec(spec: &SubjectAccessReviewSpec) -> Vec<FieldError> {
     errors
 }
 
-impl kapi_runtime::Strategy for SelfSubjectAccessReview {
+impl kapi_core::Strategy for SelfSubjectAccessReview {
     fn validate(&self) -> Vec<FieldError> {
         one_of_attributes(
             self.spec.resource_attributes.is_some(),
@@ -329,13 +330,13 @@ impl kapi_runtime::Strategy for SelfSubjectAccessReview {
     }
 }
 
-impl kapi_runtime::Strategy for SubjectAccessReview {
+impl kapi_core::Strategy for SubjectAccessReview {
     fn validate(&self) -> Vec<FieldError> {
         subject_spec(&self.spec)
     }
 }
 
-impl kapi_runtime::Strategy for LocalSubjectAccessReview {
+impl kapi_core::Strategy for LocalSubjectAccessReview {
     fn validate(&self) -> Vec<FieldError> {
         let mut errors = subject_spec(&self.spec);
         if self.spec.non_resource_attributes.is_some() {
@@ -362,7 +363,7 @@ impl kapi_runtime::Strategy for LocalSubjectAccessReview {
     }
 }
 
-impl kapi_runtime::Strategy for SelfSubjectRulesReview {}
+impl kapi_core::Strategy for SelfSubjectRulesReview {}
 
 // The wire shapes of k8s.io/api's `authorization/v1/generated.proto`: kubectl's typed
 // clients send them as protobuf.

@@ -10,12 +10,12 @@
 
 mod validation;
 
-pub(crate) use validation::label_selector;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
-use kapi_runtime::error::FieldError;
-use kapi_runtime::meta::{LABEL_SELECTOR_PROTO, LabelSelector, OBJECT_META_PROTO, ObjectMeta};
+use kapi_core::Resource;
+use kapi_macros::Resource;
+use kapi_core::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
+use kapi_core::error::FieldError;
+use kapi_core::meta::{LABEL_SELECTOR_PROTO, LabelSelector, OBJECT_META_PROTO, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -318,7 +318,7 @@ fn default_subjects(subjects: &mut [Subject]) {
     }
 }
 
-impl kapi_runtime::Strategy for Role {
+impl kapi_core::Strategy for Role {
     /// kube's own kinds may be replaced without a resourceVersion.
     fn allow_unconditional_update() -> bool {
         true
@@ -329,7 +329,7 @@ impl kapi_runtime::Strategy for Role {
     }
 }
 
-impl kapi_runtime::Strategy for ClusterRole {
+impl kapi_core::Strategy for ClusterRole {
     /// kube's own kinds may be replaced without a resourceVersion.
     fn allow_unconditional_update() -> bool {
         true
@@ -346,7 +346,7 @@ impl kapi_runtime::Strategy for ClusterRole {
 /// kube's rules (`namespaced` for RoleBindings), `roleRef` immutable.
 macro_rules! binding_strategy {
     ($kind:ty, namespaced = $namespaced:expr) => {
-        impl kapi_runtime::Strategy for $kind {
+        impl kapi_core::Strategy for $kind {
             /// kube's own kinds may be replaced without a resourceVersion.
             fn allow_unconditional_update() -> bool {
                 true

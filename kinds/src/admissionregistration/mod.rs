@@ -4,7 +4,7 @@
 //! writes it sees (rules of operations, groups, versions, resources and scope; namespace
 //! and object label selectors; `matchPolicy`), how to reach it (an HTTPS URL and the CA
 //! bundle that signs its certificate), and what happens when it cannot be reached
-//! (`failurePolicy`). The server's admission (`crate::admission`) calls them.
+//! (`failurePolicy`). The API server's admission webhooks call them.
 //!
 //! Declared with the derives like any kind, with kube's defaults (`failurePolicy: Fail`,
 //! `matchPolicy: Equivalent`, empty selectors, `timeoutSeconds: 10`, `reinvocationPolicy:
@@ -12,11 +12,12 @@
 
 pub(crate) mod validation;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::KindInfo;
-use kapi_runtime::byte_string::ByteString;
-use kapi_runtime::error::FieldError;
-use kapi_runtime::meta::{LabelSelector, ObjectMeta};
+use kapi_core::Resource;
+use kapi_macros::Resource;
+use kapi_core::api::KindInfo;
+use kapi_core::byte_string::ByteString;
+use kapi_core::error::FieldError;
+use kapi_core::meta::{LabelSelector, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -267,23 +268,36 @@ pub struct MatchCondition {
 
 /// What both kinds of webhook say, as validation and admission read it (a validating
 /// webhook has no reinvocation policy).
-pub(crate) struct WebhookView<'a> {
+pub struct WebhookView<'a> {
+    /// `name`.
     pub name: &'a str,
+    /// `clientConfig`.
     pub client_config: &'a WebhookClientConfig,
+    /// `rules`.
     pub rules: &'a [RuleWithOperations],
+    /// `failurePolicy`.
     pub failure_policy: Option<&'a str>,
+    /// `matchPolicy`.
     pub match_policy: Option<&'a str>,
+    /// `namespaceSelector`.
     pub namespace_selector: Option<&'a LabelSelector>,
+    /// `objectSelector`.
     pub object_selector: Option<&'a LabelSelector>,
+    /// `sideEffects`.
     pub side_effects: Option<&'a str>,
+    /// `timeoutSeconds`.
     pub timeout_seconds: Option<i32>,
+    /// `admissionReviewVersions`.
     pub admission_review_versions: &'a [String],
+    /// `matchConditions`.
     pub match_conditions: &'a [MatchCondition],
+    /// `reinvocationPolicy` (mutating webhooks only).
     pub reinvocation_policy: Option<&'a str>,
 }
 
 impl MutatingWebhook {
-    pub(crate) fn view(&self) -> WebhookView<'_> {
+    /// What it says, as admission reads it.
+    pub fn view(&self) -> WebhookView<'_> {
         WebhookView {
             reinvocation_policy: self.reinvocation_policy.as_deref(),
             ..view!(self)
@@ -292,7 +306,8 @@ impl MutatingWebhook {
 }
 
 impl ValidatingWebhook {
-    pub(crate) fn view(&self) -> WebhookView<'_> {
+    /// What it says, as admission reads it.
+    pub fn view(&self) -> WebhookView<'_> {
         view!(self)
     }
 }
@@ -325,13 +340,13 @@ fn all_scopes() -> Option<String> {
     Some("*".into())
 }
 
-impl kapi_runtime::Strategy for MutatingWebhookConfiguration {
+impl kapi_core::Strategy for MutatingWebhookConfiguration {
     fn validate(&self) -> Vec<FieldError> {
         validation::mutating(self)
     }
 }
 
-impl kapi_runtime::Strategy for ValidatingWebhookConfiguration {
+impl kapi_core::Strategy for ValidatingWebhookConfiguration {
     fn validate(&self) -> Vec<FieldError> {
         validation::validating(self)
     }

@@ -7,9 +7,10 @@
 //! kube's `ValidateEventCreate` / `ValidateEventUpdate`: the legacy ones for every request,
 //! the strict ones for requests through `events.k8s.io/v1`.
 
-use kapi_runtime::error::{FieldError, FieldErrorType};
-use kapi_runtime::meta::{MicroTime, ObjectMeta, Time};
-use kapi_runtime::{Resource, validation};
+use kapi_core::error::{FieldError, FieldErrorType};
+use kapi_core::meta::{MicroTime, ObjectMeta, Time};
+use kapi_core::validation;
+use kapi_macros::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -251,7 +252,7 @@ impl Event {
     }
 }
 
-impl kapi_runtime::Strategy for Event {
+impl kapi_core::Strategy for Event {
     /// kube's own kinds may be replaced without a resourceVersion.
     fn allow_unconditional_update() -> bool {
         true

@@ -19,17 +19,17 @@ use serde_json::{Value, json};
 
 use super::conversion::Webhook;
 use super::{CLUSTER, CustomResourceColumnDefinition, CustomResourceDefinition};
-use crate::api::{
+use kapi_core::api::{
     KindInfo, NameRule, PrinterColumn, Route, ScaleInfo, Scope, SelectableField, Subresources,
     VersionInfo, VersionSchema,
 };
-use crate::registry::Schemas;
-use crate::scheme::{ConversionError, DynamicVersion, JsonConversion, KindEntry};
+use kapi_schema::Schemas;
+use kapi_core::scheme::{ConversionError, DynamicVersion, JsonConversion, KindEntry};
 
 /// What serving a definition takes: its kind, and the schemas its objects are checked
 /// against.
 pub struct Definition {
-    /// The kind, for [`Registry::install_kind`](crate::registry::Registry::install_kind).
+    /// The kind, for the registry's `install_kind`.
     pub kind: KindEntry,
     /// Each version's compiled schema.
     pub schemas: Arc<Schemas>,

@@ -16,9 +16,9 @@ use super::{
     CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresources,
     NAMESPACED,
 };
-use crate::error::FieldError;
-use crate::error::FieldError as E;
-use crate::validation as strings;
+use kapi_core::error::FieldError;
+use kapi_core::error::FieldError as E;
+use kapi_core::validation as strings;
 
 /// `printerColumnDatatypes`, sorted as kube lists them.
 const COLUMN_TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];

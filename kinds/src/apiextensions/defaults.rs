@@ -12,8 +12,8 @@
 use serde_json::Value;
 
 use super::structural::object;
-use crate::error::{FieldError, FieldErrorType, go_unstructured};
-use crate::registry::{KindSchema, Schemas};
+use kapi_core::error::{FieldError, FieldErrorType, go_unstructured};
+use kapi_schema::{KindSchema, Schemas};
 
 /// Every error of the defaults in `schema`, a structural `openAPIV3Schema` reported at
 /// `path`.

@@ -1,0 +1,72 @@
+//! Kubernetes' own kinds, declared with the same derives as a user's kinds, in feature sets
+//! a server picks (cargo features of this crate, and the sets an API lists in its kinds):
+//!
+//! - [`CORE`], always: the core group's [`core::Namespace`], [`core::ConfigMap`] and
+//!   [`core::Event`], the same Events as [`events`]' (`events.k8s.io`), and
+//!   [`coordination`]'s Leases (controllers' leader election).
+//! - [`RBAC`] (feature `rbac`): `rbac.authorization.k8s.io/v1` Role, ClusterRole,
+//!   RoleBinding and ClusterRoleBinding, which the RBAC authorizer reads, and the reviews
+//!   (`authorization.k8s.io`, `authentication.k8s.io`: `kubectl auth can-i`, `kubectl auth
+//!   whoami`), created and answered, never stored.
+//! - [`CRDS`] (feature `crds`): `apiextensions.k8s.io/v1` CustomResourceDefinitions,
+//!   validated as kube validates them, and (feature `server`) installed as kinds of the
+//!   scheme.
+//! - [`ADMISSION_WEBHOOKS`] (feature `admission-webhooks`):
+//!   `admissionregistration.k8s.io/v1` webhook configurations, which the API server's
+//!   admission calls.
+//! - [`AGGREGATION`] (feature `aggregation`): `apiregistration.k8s.io/v1` APIServices, the
+//!   group-versions the aggregator serves itself or proxies to other servers.
+//!
+//! An API lists the sets it serves with its own kinds
+//! (`kinds![kapi::kinds::CORE, kapi::kinds::RBAC, &[MyKind::INFO]]`); a set whose feature is
+//! off is neither compiled nor served.
+
+// The derives name `::kapi_runtime`, the path a user's crate reaches kapi by; here that is
+// kapi-core, whose items the expansions name.
+extern crate kapi_core as kapi_runtime;
+
+#[cfg(feature = "admission-webhooks")]
+pub mod admissionregistration;
+#[cfg(feature = "crds")]
+pub mod apiextensions;
+#[cfg(feature = "aggregation")]
+pub mod apiregistration;
+#[cfg(feature = "rbac")]
+pub mod authentication;
+#[cfg(feature = "rbac")]
+pub mod authorization;
+pub mod coordination;
+pub mod core;
+pub mod events;
+#[cfg(feature = "rbac")]
+pub mod rbac;
+#[cfg(any(feature = "admission-webhooks", feature = "aggregation"))]
+mod webhook_url;
+
+use kapi_core::Resource as _;
+use kapi_core::api::KindInfo;
+
+/// The kinds every server has: Namespaces, ConfigMaps, Events (both groups), Leases.
+pub const CORE: &[&KindInfo] = &[
+    core::Namespace::INFO,
+    core::ConfigMap::INFO,
+    core::Event::INFO,
+    events::Event::INFO,
+    coordination::Lease::INFO,
+];
+
+/// RBAC's kinds and the reviews.
+#[cfg(feature = "rbac")]
+pub const RBAC: &[&KindInfo] = kapi_core::kinds![rbac::KINDS, authorization::KINDS, authentication::KINDS];
+
+/// CustomResourceDefinitions.
+#[cfg(feature = "crds")]
+pub const CRDS: &[&KindInfo] = apiextensions::KINDS;
+
+/// The admission webhook configurations.
+#[cfg(feature = "admission-webhooks")]
+pub const ADMISSION_WEBHOOKS: &[&KindInfo] = admissionregistration::KINDS;
+
+/// APIServices.
+#[cfg(feature = "aggregation")]
+pub const AGGREGATION: &[&KindInfo] = apiregistration::KINDS;
