@@ -49,6 +49,8 @@ pub use kapi_fieldmanager as fieldmanager;
 pub mod filters;
 #[cfg(feature = "server")]
 pub mod health;
+#[cfg(feature = "server")]
+pub mod http;
 pub use kapi_kinds as kinds;
 #[cfg(feature = "server")]
 pub mod kubeconfig;

@@ -25,9 +25,9 @@ use serde_json::{Value, json};
 
 use super::{Entry, Registered};
 use crate::api::version_order;
-use crate::endpoints::ErrorResponse as _;
-use crate::endpoints::Prepared;
-use crate::filters::Next;
+use crate::http::ErrorResponse as _;
+use crate::http::Prepared;
+use crate::http::Next;
 use crate::kinds::apiregistration::APIService;
 
 /// kube's `SortedByGroupAndVersion` order of all APIServices: group priority (highest

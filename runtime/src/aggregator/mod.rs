@@ -201,7 +201,7 @@ impl Document {
     pub fn parse(bytes: &[u8]) -> Option<Document> {
         Some(Document {
             value: serde_json::from_slice(bytes).ok()?,
-            hash: crate::endpoints::fnv1a(bytes),
+            hash: crate::http::fnv1a(bytes),
         })
     }
 }

@@ -22,9 +22,9 @@ use serde_json::{Value, json};
 
 use super::discovery::respond;
 use super::{Aggregator, Document, Entry, Registered};
-use crate::endpoints::{Prepared, fnv1a};
-use crate::endpoints::ErrorResponse as _;
-use crate::filters::Next;
+use crate::http::{Prepared, fnv1a};
+use crate::http::ErrorResponse as _;
+use crate::http::Next;
 
 const JSON: &str = "application/json";
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";

@@ -22,7 +22,7 @@ use hyper_util::rt::TokioIo;
 
 use super::{Aggregator, Entry, discovery, openapi};
 use crate::authn::UserInfo;
-use crate::filters::Next;
+use crate::http::Next;
 
 /// kube's `aggregatedDiscoveryTimeout`: a group-version's discovery answers within this.
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(5);

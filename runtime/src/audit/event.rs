@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::policy::{Level, Stage};
 use crate::authn::UserInfo;
-use crate::filters::RequestInfo;
+use crate::http::RequestInfo;
 
 /// One audit event.
 #[derive(Clone, Debug, Serialize)]

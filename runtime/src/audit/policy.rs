@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::authn::UserInfo;
-use crate::filters::RequestInfo;
+use crate::http::RequestInfo;
 
 /// How much of a request is recorded.
 #[derive(

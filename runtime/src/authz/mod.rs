@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use crate::authn::UserInfo;
 use crate::error::{ApiError, GroupResource};
-use crate::filters::RequestInfo;
+use crate::http::RequestInfo;
 use crate::kinds::rbac::PolicyRule;
 pub use reviews::RulesFor;
 

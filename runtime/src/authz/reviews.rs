@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Attributes, Decision, Mode};
 use crate::authn::UserInfo;
 use crate::error::ApiError;
-use crate::filters::RequestInfo;
+use crate::http::RequestInfo;
 use crate::kinds::authorization::{
     NonResourceRule, ResourceAttributes, ResourceRule, SelfSubjectAccessReview,
     SelfSubjectRulesReview, SubjectAccessReview, SubjectAccessReviewStatus,

@@ -16,79 +16,22 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
-use axum::http::header::{CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH, VARY};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::header::{HeaderValue, VARY};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
 use serde_json::Value;
 
 use super::Documents;
 use super::media::{self, JSON};
 use crate::api::{KindInfo, Renderer, RouteBinding};
-use crate::endpoints::ErrorResponse as _;
+use crate::http::{ErrorResponse as _, Prepared};
 use crate::error::ApiError;
 use crate::registry::Registry;
 
 const AGGREGATED_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 const AGGREGATED_V2BETA1: &str =
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
-
-/// A document ready to serve, with its entity tag (also the aggregator's merged ones).
-#[derive(Clone)]
-pub(crate) struct Prepared {
-    pub body: axum::body::Bytes,
-    pub etag: HeaderValue,
-}
-
-impl Prepared {
-    /// `body`, tagged by its hash.
-    pub fn new(body: impl Into<axum::body::Bytes>) -> Prepared {
-        let body = body.into();
-        let hash = fnv1a(&body);
-        Prepared::tagged(body, hash)
-    }
-
-    /// `body`, tagged by `hash` (of what it was made from, when hashing the body itself
-    /// would cost more).
-    pub fn tagged(body: impl Into<axum::body::Bytes>, hash: u64) -> Prepared {
-        let etag = format!("\"{hash:016X}\"");
-        Prepared {
-            body: body.into(),
-            etag: HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"\"")),
-        }
-    }
-
-    /// 200 with `content_type`, or 304 when the request already has this version.
-    pub fn respond(&self, headers: &HeaderMap, content_type: &str) -> Response {
-        let mut response = if not_modified(headers, &self.etag) {
-            StatusCode::NOT_MODIFIED.into_response()
-        } else {
-            (StatusCode::OK, self.body.clone()).into_response()
-        };
-        let response_headers = response.headers_mut();
-        if let Ok(content_type) = HeaderValue::from_str(content_type) {
-            response_headers.insert(CONTENT_TYPE, content_type);
-        }
-        response_headers.insert(ETAG, self.etag.clone());
-        response
-    }
-}
-
-/// `If-None-Match` names `etag` (or `*`).
-pub(super) fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
-    (headers.get_all(IF_NONE_MATCH).iter())
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|tag| tag.trim().trim_start_matches("W/"))
-        .any(|tag| tag == "*" || tag.as_bytes() == etag.as_bytes())
-}
-
-/// A stable 64-bit hash for entity tags.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
 
 /// The discovery paths: every path the documents answer among those the route table
 /// implies, and always `/api`, `/api/v1` and `/apis` (kube-rs fails on a 404 there).

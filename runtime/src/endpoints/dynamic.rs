@@ -15,7 +15,7 @@ use axum::response::Response;
 use super::Shared;
 use super::resources::{Call, Names, deprecation};
 use crate::api::Handler;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::error::ApiError;
 
 /// Serves `request` if it addresses an installed kind or the discovery of a group only

@@ -21,7 +21,7 @@ use axum::routing::get;
 use super::Shared;
 use super::params::Query;
 use crate::error::ApiError;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::health::{Health, Scope};
 use crate::registry::Registry;
 use crate::storage::Storage;

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::media::{self, Format, Output};
 use crate::api::protobuf::{ProtoMessage, encode};
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::chunks::{Chunks, ItemWriter};
 use crate::error::ApiError;
 use crate::meta::ListMeta;

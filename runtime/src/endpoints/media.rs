@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::protobuf::{self, ProtoMessage};
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::error::ApiError;
 use crate::registry::{PatchType, SharedObject, kept};
 

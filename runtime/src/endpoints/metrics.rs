@@ -14,7 +14,7 @@ use axum::routing::get;
 
 use super::Shared;
 use crate::error::ApiError;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::metrics::{ResourceLabels, StorageClusterLabels, exposition, global};
 
 pub(super) fn router(shared: &Arc<Shared>) -> Router {

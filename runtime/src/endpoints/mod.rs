@@ -29,12 +29,9 @@ mod params;
 #[cfg(feature = "profiling")]
 mod profiling;
 mod resources;
-mod status;
-pub use status::{ErrorResponse, Failure};
 mod watch;
 
 pub use crate::api::{Documents, OpenApiV3Document};
-pub(crate) use discovery::{Prepared, fnv1a};
 use std::sync::Arc;
 
 use axum::Router;
@@ -43,12 +40,12 @@ use serde::Serialize;
 
 use crate::api::RouteBinding;
 use crate::error::ApiError;
+use crate::http::ErrorResponse as _;
 pub use crate::filters::Filters;
 use crate::registry::Registry;
 use crate::storage::Storage;
 
-/// The largest request body accepted: 3 MiB, kube-apiserver's limit.
-pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+pub use crate::http::MAX_REQUEST_BODY_BYTES;
 
 /// Everything the HTTP layer serves.
 pub struct Config {

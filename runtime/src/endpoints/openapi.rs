@@ -19,11 +19,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::Documents;
-use super::discovery::{Live, Prepared, not_modified};
+use super::discovery::Live;
+use crate::http::{Prepared, not_modified};
 use super::media::{self, JSON};
 use super::params::Query;
 use crate::api::RenderedDocuments;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::error::ApiError;
 
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";

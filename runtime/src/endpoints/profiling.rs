@@ -19,7 +19,7 @@ use axum::routing::get;
 use pprof::protos::Message;
 
 use crate::error::ApiError;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 
 /// Samples per second, as Go's CPU profiler.
 const FREQUENCY: i32 = 100;

@@ -21,10 +21,10 @@ use serde_json::Value;
 
 use super::media::{self, Format, Output};
 use super::params::{self, Query};
-use super::status::add_warning;
+use crate::http::add_warning;
 use super::{MAX_REQUEST_BODY_BYTES, Shared};
 use crate::api::protobuf::ProtoMessage;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
 use crate::authn::UserInfo;
 use crate::error::ApiError;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use super::RequestInfo;
 use super::log::AuditId;
 use crate::audit::event::{ObjectRef, User, now, without_managed_fields};
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::audit::policy::Decision;
 use crate::audit::{Auditor, Event, Level, Stage};
 use crate::authn::UserInfo;
@@ -200,7 +200,7 @@ async fn audited(
     let mut event = event(&request, decision.level, User::from(user), Some(info));
     let (mut parts, body) = request.into_parts();
     let body = if decision.level >= Level::Request && !long_running {
-        let bytes = match axum::body::to_bytes(body, crate::endpoints::MAX_REQUEST_BODY_BYTES).await
+        let bytes = match axum::body::to_bytes(body, crate::http::MAX_REQUEST_BODY_BYTES).await
         {
             Ok(bytes) => bytes,
             Err(_) => {

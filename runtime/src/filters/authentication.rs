@@ -10,7 +10,7 @@ use axum::response::Response;
 
 use super::log::ServedTo;
 use crate::audit::Auditor;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::authn::{self, Authenticator, PeerCertificates};
 use crate::error::ApiError;
 

@@ -8,7 +8,7 @@ use axum::response::Response;
 use super::RequestInfo;
 use super::audit::AuditNotes;
 use crate::authn::UserInfo;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::authz::{self, Attributes, Decision, Mode};
 use crate::error::ApiError;
 

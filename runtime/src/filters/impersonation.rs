@@ -13,7 +13,7 @@ use axum::response::Response;
 
 use super::RequestInfo;
 use crate::authn::{ANONYMOUS, AUTHENTICATED, UNAUTHENTICATED, UserInfo};
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::authz::{self, Attributes, Decision, Mode};
 use crate::error::ApiError;
 

@@ -25,7 +25,7 @@ use crate::metrics::Gauge;
 use super::RequestInfo;
 use super::metrics::Terminated;
 use crate::authn::{MASTERS, UserInfo};
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::error::ApiError;
 use crate::metrics::{KindOfRequest, global};
 

@@ -24,13 +24,12 @@ pub mod authorization;
 pub mod impersonation;
 pub mod log;
 pub mod max_inflight;
+mod request_info;
 pub mod metrics;
-pub mod request_info;
 mod served;
 pub mod timeout;
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -41,11 +40,11 @@ use futures_util::FutureExt;
 use tower::ServiceExt;
 
 pub use log::REQUEST_LOG_TARGET;
-pub use request_info::RequestInfo;
+pub use crate::http::RequestInfo;
 pub use served::Served;
 
 use crate::audit::Auditor;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 use crate::authn::Authenticator;
 use crate::authz::{AlwaysAllow, Mode};
 use crate::error::ApiError;
@@ -79,24 +78,7 @@ impl Default for Filters {
     }
 }
 
-/// What follows a filter: the later filters and the router, run once. A filter passes the
-/// request on with `next.run(request).await`, or answers without it.
-pub trait Next: Send {
-    /// Passes `request` on; resolves to the answer that comes back.
-    fn run(self, request: Request) -> impl Future<Output = Response> + Send;
-}
-
-impl<F, Fut> Next for F
-where
-    F: FnOnce(Request) -> Fut + Send,
-    Fut: Future<Output = Response> + Send,
-{
-    /// Boxed: nested in place, each level would move the whole future below it when it
-    /// starts (9 KiB at the top of the chain); boxed, each moves only its own.
-    fn run(self, request: Request) -> impl Future<Output = Response> + Send {
-        Box::pin(self(request))
-    }
-}
+pub use crate::http::Next;
 
 /// The filters in order, outermost first, each as `path[its arguments before the
 /// request]`, then what answers behind them: expands to each filter called with a closure

@@ -14,7 +14,7 @@ use axum::response::Response;
 use super::RequestInfo;
 use super::metrics::Terminated;
 use crate::error::ApiError;
-use crate::endpoints::ErrorResponse as _;
+use crate::http::ErrorResponse as _;
 
 /// kube's default `--request-timeout`.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);

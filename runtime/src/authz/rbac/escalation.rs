@@ -16,7 +16,7 @@ use crate::api::KindInfo;
 use crate::authn::{MASTERS, UserInfo};
 use crate::authz::{Attributes, Authorizer, Decision, Mode};
 use crate::error::{ApiError, GroupResource};
-use crate::filters::RequestInfo;
+use crate::http::RequestInfo;
 use crate::kinds::rbac::{GROUP, PolicyRule, RoleRef};
 
 /// The check, asking `modes` about `escalate` and `bind` and `rbac` for the writer's rules.

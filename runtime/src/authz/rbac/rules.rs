@@ -1,6 +1,6 @@
 //! Whether one RBAC rule allows a request (kube's `rbac.RuleAllows` and its matchers).
 
-use crate::filters::RequestInfo;
+use crate::http::RequestInfo;
 use crate::kinds::rbac::PolicyRule;
 
 const ALL: &str = "*";

@@ -66,7 +66,7 @@ fn respond(error: &ApiError, body: Vec<u8>, content_type: &'static str) -> Respo
 
 /// Adds `Warning: 299 - "<text>"`, as kube-apiserver sends warnings to clients (kubectl
 /// prints `Warning: <text>`).
-pub(super) fn add_warning(headers: &mut HeaderMap, text: &str) {
+pub fn add_warning(headers: &mut HeaderMap, text: &str) {
     let mut value = String::with_capacity(text.len() + 10);
     value.push_str("299 - \"");
     for c in text.chars() {
