@@ -11,7 +11,6 @@
 //! parameters, bodies, responses) and one normalization of the model's schemas (the private
 //! `schema` module), so they cannot disagree. Everything here is pure: values in, values out.
 
-pub(crate) mod patch_strategy;
 mod plan;
 pub(crate) mod schema;
 pub mod v2;

@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 
 use crate::version_priority;
 
+pub(crate) mod normalize;
+mod patch_strategy;
+
 /// Where the OpenAPI 3 schemas of a group-version live.
 pub const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 
@@ -44,8 +47,8 @@ pub struct GroupVersionModel {
     /// Resources served in this group-version, in the order the kinds were given.
     pub resources: Vec<ResourceModel>,
     /// OpenAPI 3.0 schemas by qualified name, sorted by name, in Kubernetes' style
-    /// (see `openapi::schema::normalize`), lists with the strategic-merge-patch extensions
-    /// their list types imply (see `openapi::patch_strategy::patch_strategies`);
+    /// (see `normalize`), lists with the strategic-merge-patch extensions
+    /// their list types imply (see `patch_strategy`);
     /// `$ref`s point into [`SCHEMA_REF_PREFIX`].
     pub schemas: IndexMap<String, Value>,
     /// The schemas published as definitions gave them (kinds installed while the server
@@ -266,8 +269,8 @@ impl GroupVersionModel {
         let mut schemas = IndexMap::new();
         for (name, mut schema) in raw {
             rewrite_refs(&mut schema, &qualify);
-            crate::openapi::schema::normalize(&mut schema);
-            crate::openapi::patch_strategy::patch_strategies(&qualify(&name), &mut schema, "")?;
+            normalize::normalize(&mut schema);
+            patch_strategy::patch_strategies(&qualify(&name), &mut schema, "")?;
             check_keywords(&qualify(&name), &schema, "")?;
             schemas.insert(qualify(&name), schema);
         }

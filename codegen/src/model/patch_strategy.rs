@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::ModelError;
+use super::ModelError;
 
 /// `x-kubernetes-list-type`: `atomic` (the default), `set` or `map`.
 const LIST_TYPE: &str = "x-kubernetes-list-type";
