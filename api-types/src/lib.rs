@@ -18,26 +18,26 @@
 pub mod apps;
 pub mod platform;
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::KindInfo;
-pub use kapi_runtime::kinds::{
+use kapi::Resource;
+use kapi::api::KindInfo;
+pub use kapi::kinds::{
     admissionregistration, apiextensions, apiregistration, authentication, authorization,
     coordination, core, events, rbac,
 };
 
 /// Every kind of the example API: its own first, then the sets of Kubernetes' kinds it
 /// serves (all of them).
-pub const KINDS: &[&KindInfo] = kapi_runtime::kinds![
+pub const KINDS: &[&KindInfo] = kapi::kinds![
     &[apps::WebApp::INFO, platform::Tenant::INFO],
     // Namespaces, ConfigMaps, Events (both groups), Leases.
-    kapi_runtime::kinds::CORE,
+    kapi::kinds::CORE,
     // Kubernetes' RBAC kinds (its authorizer reads them) and the reviews `kubectl auth
     // can-i` and `kubectl auth whoami` create.
-    kapi_runtime::kinds::RBAC,
+    kapi::kinds::RBAC,
     // CustomResourceDefinitions, whose kinds the server installs while it runs.
-    kapi_runtime::kinds::CRDS,
+    kapi::kinds::CRDS,
     // Admission webhooks, which the server calls on writes.
-    kapi_runtime::kinds::ADMISSION_WEBHOOKS,
+    kapi::kinds::ADMISSION_WEBHOOKS,
     // APIServices: the group-versions this server serves, and those it proxies.
-    kapi_runtime::kinds::AGGREGATION,
+    kapi::kinds::AGGREGATION,
 ];

@@ -2,9 +2,9 @@
 //! only part of it, and writing through `v1beta1` onto the stored hub loses nothing.
 
 use api_types::apps::{self, v1, v1beta1};
-use kapi_runtime::Convert;
-use kapi_runtime::meta::ObjectMeta;
-use kapi_runtime::scheme::KindEntry;
+use kapi::Convert;
+use kapi::meta::ObjectMeta;
+use kapi::scheme::KindEntry;
 use serde_json::json;
 
 /// A hub with everything `v1beta1` cannot express: env, paused, three ports.

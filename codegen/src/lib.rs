@@ -9,7 +9,7 @@ pub mod glue;
 pub mod model;
 pub mod openapi;
 pub mod render;
-pub use kapi_runtime::api::version_order as version_priority;
+pub use kapi_core::api::version_order as version_priority;
 
 pub use model::{ApiModel, GroupModel, GroupVersionModel, ModelError, ResourceModel};
 pub use render::{

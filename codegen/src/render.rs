@@ -186,7 +186,7 @@ pub fn discovery_documents(model: &ApiModel) -> Result<Vec<DiscoveryDocument>, R
 /// server renders again when kinds are installed while it runs.
 pub fn served_documents(
     model: &ApiModel,
-) -> Result<kapi_runtime::api::RenderedDocuments, RenderError> {
+) -> Result<kapi_core::api::RenderedDocuments, RenderError> {
     let mut files = Vec::new();
     let mut index = DocumentIndex::default();
     openapi(model, &mut files, &mut index)?;
@@ -201,9 +201,9 @@ pub fn served_documents(
     let (v2_json, v2_proto) = (take(&v2.json)?, take(&v2.proto)?);
     let v3_index = (index.openapi_v3_index.as_deref())
         .ok_or_else(|| RenderError::Missing("openapi/v3/index.json".into()))?;
-    Ok(kapi_runtime::api::RenderedDocuments {
+    Ok(kapi_core::api::RenderedDocuments {
         discovery: (discovery_documents(model)?.into_iter())
-            .map(|document| kapi_runtime::api::RenderedDocument {
+            .map(|document| kapi_core::api::RenderedDocument {
                 path: document.path,
                 aggregated: document.aggregated,
                 bytes: document.bytes,
@@ -214,7 +214,7 @@ pub fn served_documents(
         openapi_v3_index: take(v3_index)?,
         openapi_v3: (index.openapi_v3.iter())
             .map(|document| {
-                Ok(kapi_runtime::api::RenderedOpenApiV3 {
+                Ok(kapi_core::api::RenderedOpenApiV3 {
                     path: document.key.clone(),
                     hash: document.hash.clone(),
                     json: take(&document.file)?,

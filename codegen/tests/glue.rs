@@ -10,9 +10,7 @@ use glue_fixture::{KINDS, TENANT, model};
 use kapi_codegen::glue::{GlueError, HEADER};
 use kapi_codegen::openapi::v2_proto;
 use kapi_codegen::{FileKind, GeneratedFile, RenderError, render};
-use kapi_runtime::api::{
-    Action, KindInfo, Method, NameRule, Route, Scope, Subresources, VersionInfo,
-};
+use kapi_core::api::{Action, KindInfo, Method, NameRule, Route, Scope, Subresources, VersionInfo};
 use serde_json::{Value, json};
 
 fn files() -> Vec<GeneratedFile> {
@@ -111,7 +109,7 @@ fn scheme_registers_hub_and_version_types() {
 
         use fixture_api::{apps, platform};
 
-        use kapi_runtime::scheme::{KindEntry, Scheme};
+        use kapi_core::scheme::{KindEntry, Scheme};
 
         /// Every kind of the API, with its hub type and the types of its served (and storage)
         /// versions.
@@ -458,7 +456,7 @@ fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {
             deprecated: false,
             deprecation_warning: None,
             rust_type,
-            schema: kapi_runtime::api::VersionSchema::Type(|g| g.subschema_for::<String>()),
+            schema: kapi_core::api::VersionSchema::Type(|g| g.subschema_for::<String>()),
             printer_columns: None,
             routes,
         }]),

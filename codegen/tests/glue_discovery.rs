@@ -18,7 +18,7 @@ fn check(actual: Value, expected: Value) {
 }
 
 /// The one document at `path` of the right form.
-fn document(kinds: &[&'static kapi_runtime::api::KindInfo], path: &str, aggregated: bool) -> Value {
+fn document(kinds: &[&'static kapi_core::api::KindInfo], path: &str, aggregated: bool) -> Value {
     let documents = discovery::documents(&model(kinds));
     let mut found = documents
         .into_iter()

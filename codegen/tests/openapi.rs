@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use kapi_codegen::openapi::v2_proto::messages::{self, additional_properties_item};
 use kapi_codegen::openapi::{self, Error, v2, v2_proto, v3};
 use kapi_codegen::{ApiModel, GroupVersionModel, ModelError};
-use kapi_runtime::api::{Action, KindInfo, Method, Route};
+use kapi_core::api::{Action, KindInfo, Method, Route};
 use serde_json::{Value, json};
 
 fn kinds() -> Vec<&'static KindInfo> {
@@ -1238,10 +1238,10 @@ fn declared_patch_extensions_must_agree_with_the_list_type() {
 mod fixture {
     #![allow(dead_code)]
 
-    use kapi_runtime::api::{
+    use kapi_core::api::{
         Action, KindInfo, Method, NameRule, Route, Scope, Subresources, VersionInfo,
     };
-    use kapi_runtime::meta::ObjectMeta;
+    use kapi_core::meta::ObjectMeta;
     use schemars::JsonSchema;
 
     /// Two groups whose types share a schema name but not a shape.
@@ -1352,7 +1352,7 @@ mod fixture {
             deprecated: false,
             deprecation_warning: None,
             rust_type: "fixture",
-            schema: kapi_runtime::api::VersionSchema::Type(schema),
+            schema: kapi_core::api::VersionSchema::Type(schema),
             printer_columns: None,
             routes: &[],
         }

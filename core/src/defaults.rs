@@ -6,10 +6,10 @@
 //! #[derive(Deserialize, JsonSchema)]
 //! struct Spec {
 //!     /// How many instances to run.
-//!     #[serde(default = "kapi_runtime::defaults::i32::<1>")]
+//!     #[serde(default = "kapi::defaults::i32::<1>")]
 //!     replicas: i32,
 //!     /// Stop reconciling while true.
-//!     #[serde(default = "kapi_runtime::defaults::bool::<false>")]
+//!     #[serde(default = "kapi::defaults::bool::<false>")]
 //!     paused: bool,
 //! }
 //! # let spec: Spec = serde_json::from_str("{}").unwrap();
@@ -30,7 +30,7 @@
 
 macro_rules! literal_defaults {
     ($($ty:ident),* $(,)?) => {$(
-        #[doc = concat!("The literal `N` as a `", stringify!($ty), "` default: `#[serde(default = \"kapi_runtime::defaults::", stringify!($ty), "::<N>\")]`.")]
+        #[doc = concat!("The literal `N` as a `", stringify!($ty), "` default: `#[serde(default = \"kapi::defaults::", stringify!($ty), "::<N>\")]`.")]
         #[must_use]
         pub const fn $ty<const N: $ty>() -> $ty {
             N

@@ -278,6 +278,65 @@ pub fn kube_finalizer_name(value: &str) -> Vec<String> {
     Vec::new()
 }
 
+/// apimachinery's `ValidateLabelSelector`.
+pub fn label_selector(
+    selector: &crate::meta::LabelSelector,
+    path: &str,
+) -> Vec<crate::error::FieldError> {
+    let mut errors = Vec::new();
+    for (i, requirement) in selector.match_expressions.iter().enumerate() {
+        let at = |child: &str| format!("{path}.matchExpressions[{i}].{child}");
+        match requirement.operator.as_str() {
+            "In" | "NotIn" if requirement.values.is_empty() => {
+                errors.push(crate::error::FieldError::required(
+                    at("values"),
+                    "must be specified when `operator` is 'In' or 'NotIn'",
+                ))
+            }
+            "Exists" | "DoesNotExist" if !requirement.values.is_empty() => {
+                errors.push(crate::error::FieldError::new(
+                    crate::error::FieldErrorType::Forbidden,
+                    at("values"),
+                    None,
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                ));
+            }
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errors.push(crate::error::FieldError::invalid(
+                at("operator"),
+                serde_json::Value::String(other.to_owned()),
+                "not a valid selector operator",
+            )),
+        }
+        for message in qualified_name(&requirement.key) {
+            errors.push(crate::error::FieldError::invalid(
+                at("key"),
+                serde_json::Value::String(requirement.key.clone()),
+                message,
+            ));
+        }
+    }
+    for (key, value) in selector.match_labels.iter().flatten() {
+        for message in qualified_name(key) {
+            let field = format!("{path}.matchLabels");
+            errors.push(crate::error::FieldError::invalid(
+                field,
+                serde_json::Value::String(key.clone()),
+                message,
+            ));
+        }
+        for message in label_value(value) {
+            let field = format!("{path}.matchLabels");
+            errors.push(crate::error::FieldError::invalid(
+                field,
+                serde_json::Value::String(value.clone()),
+                message,
+            ));
+        }
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,50 +429,4 @@ mod tests {
             ],
         );
     }
-}
-
-/// apimachinery's `ValidateLabelSelector`.
-pub fn label_selector(selector: &crate::meta::LabelSelector, path: &str) -> Vec<crate::error::FieldError> {
-    let mut errors = Vec::new();
-    for (i, requirement) in selector.match_expressions.iter().enumerate() {
-        let at = |child: &str| format!("{path}.matchExpressions[{i}].{child}");
-        match requirement.operator.as_str() {
-            "In" | "NotIn" if requirement.values.is_empty() => errors.push(crate::error::FieldError::required(
-                at("values"),
-                "must be specified when `operator` is 'In' or 'NotIn'",
-            )),
-            "Exists" | "DoesNotExist" if !requirement.values.is_empty() => {
-                errors.push(crate::error::FieldError::new(
-                    crate::error::FieldErrorType::Forbidden,
-                    at("values"),
-                    None,
-                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-                ));
-            }
-            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errors.push(crate::error::FieldError::invalid(
-                at("operator"),
-                serde_json::Value::String(other.to_owned()),
-                "not a valid selector operator",
-            )),
-        }
-        for message in qualified_name(&requirement.key) {
-            errors.push(crate::error::FieldError::invalid(
-                at("key"),
-                serde_json::Value::String(requirement.key.clone()),
-                message,
-            ));
-        }
-    }
-    for (key, value) in selector.match_labels.iter().flatten() {
-        for message in qualified_name(key) {
-            let field = format!("{path}.matchLabels");
-            errors.push(crate::error::FieldError::invalid(field, serde_json::Value::String(key.clone()), message));
-        }
-        for message in label_value(value) {
-            let field = format!("{path}.matchLabels");
-            errors.push(crate::error::FieldError::invalid(field, serde_json::Value::String(value.clone()), message));
-        }
-    }
-    errors
 }

@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use api_types::coordination::{Lease, LeaseSpec};
-use kapi_runtime::meta::MicroTime;
+use kapi::meta::MicroTime;
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 
@@ -231,7 +231,7 @@ fn jittered(period: Duration) -> Duration {
 
 /// Now, as a Lease's times are written.
 fn micro_now() -> MicroTime {
-    MicroTime(kapi_runtime::meta::timestamp(SystemTime::now()))
+    MicroTime(kapi::meta::timestamp(SystemTime::now()))
 }
 
 /// A 409: another candidate wrote the Lease first (or created it).

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use api_types::apps::v1::{WebApp, WebAppStatus};
 use futures_util::StreamExt;
-use kapi_runtime::meta::{Condition, Time};
+use kapi::meta::{Condition, Time};
 use kube::api::{Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
@@ -119,7 +119,7 @@ pub fn desired_status(webapp: &WebApp) -> WebAppStatus {
         (webapp.status.as_ref()).and_then(|s| s.conditions.iter().find(|c| c.type_ == "Ready"));
     let last_transition_time = match previous {
         Some(previous) if previous.status == status => previous.last_transition_time.clone(),
-        _ => Some(kapi_runtime::meta::now_time()),
+        _ => Some(kapi::meta::now_time()),
     };
     WebAppStatus {
         replicas: Some(replicas),

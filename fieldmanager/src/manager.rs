@@ -18,8 +18,8 @@ use super::set::Set;
 use super::typed::{Scope, TypeRef};
 use super::updater::{Failure, ManagerId, Operation, Updater, Versions};
 use kapi_core::error::{ApiError, FieldError};
-use kapi_schema::Schemas;
 use kapi_core::scheme::KindEntry;
+use kapi_schema::Schemas;
 
 /// The manager of an object's fields before anyone applied, when someone first applies
 /// to an object no entry tracks (kube's `before-first-apply`).

@@ -3,7 +3,7 @@
 //! The OpenAPI and discovery documents of the API, compiled in from the files
 //! `cargo xtask generate` writes next to this crate's sources (`openapi/`, `discovery/`).
 
-use kapi_runtime::api::{Documents, OpenApiV3Document};
+use kapi::api::{Documents, OpenApiV3Document};
 
 /// `GET /openapi/v2`: the whole API as one OpenAPI 2.0 (Swagger) document.
 pub const OPENAPI_V2_JSON: &str = include_str!("../openapi/v2.json");

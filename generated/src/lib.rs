@@ -30,7 +30,7 @@ pub use scheme::scheme;
 
 #[cfg(test)]
 mod tests {
-    use kapi_runtime::api::{Handler, Route};
+    use kapi::api::{Handler, Route};
 
     use super::{ROUTES, scheme};
 

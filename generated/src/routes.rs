@@ -6,59 +6,59 @@
 //! Routes are named by their index in their version's `routes`, so the table holds the
 //! very `Route`s the derive described; an index out of range fails the build.
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::{Handler, KindInfo, RouteBinding};
+use kapi::Resource;
+use kapi::api::{Handler, KindInfo, RouteBinding};
 
 /// `Namespace`, the core group.
-const NAMESPACE: &KindInfo = <kapi_kinds::core::Namespace as Resource>::INFO;
+const NAMESPACE: &KindInfo = <kapi::kinds::core::Namespace as Resource>::INFO;
 /// `ConfigMap`, the core group.
-const CONFIG_MAP: &KindInfo = <kapi_kinds::core::ConfigMap as Resource>::INFO;
+const CONFIG_MAP: &KindInfo = <kapi::kinds::core::ConfigMap as Resource>::INFO;
 /// `Event`, the core group.
-const CORE_EVENT: &KindInfo = <kapi_kinds::core::event::Event as Resource>::INFO;
+const CORE_EVENT: &KindInfo = <kapi::kinds::core::event::Event as Resource>::INFO;
 /// `MutatingWebhookConfiguration`, `admissionregistration.k8s.io`.
 const MUTATING_WEBHOOK_CONFIGURATION: &KindInfo =
-    <kapi_kinds::admissionregistration::MutatingWebhookConfiguration as Resource>::INFO;
+    <kapi::kinds::admissionregistration::MutatingWebhookConfiguration as Resource>::INFO;
 /// `ValidatingWebhookConfiguration`, `admissionregistration.k8s.io`.
 const VALIDATING_WEBHOOK_CONFIGURATION: &KindInfo =
-    <kapi_kinds::admissionregistration::ValidatingWebhookConfiguration as Resource>::INFO;
+    <kapi::kinds::admissionregistration::ValidatingWebhookConfiguration as Resource>::INFO;
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
-    <kapi_kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
+    <kapi::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
 /// `APIService`, `apiregistration.k8s.io`.
-const API_SERVICE: &KindInfo = <kapi_kinds::apiregistration::APIService as Resource>::INFO;
+const API_SERVICE: &KindInfo = <kapi::kinds::apiregistration::APIService as Resource>::INFO;
 /// `WebApp`, `apps.example.dev`.
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
 /// `SelfSubjectReview`, `authentication.k8s.io`.
 const SELF_SUBJECT_REVIEW: &KindInfo =
-    <kapi_kinds::authentication::SelfSubjectReview as Resource>::INFO;
+    <kapi::kinds::authentication::SelfSubjectReview as Resource>::INFO;
 /// `TokenReview`, `authentication.k8s.io`.
-const TOKEN_REVIEW: &KindInfo = <kapi_kinds::authentication::TokenReview as Resource>::INFO;
+const TOKEN_REVIEW: &KindInfo = <kapi::kinds::authentication::TokenReview as Resource>::INFO;
 /// `SelfSubjectAccessReview`, `authorization.k8s.io`.
 const SELF_SUBJECT_ACCESS_REVIEW: &KindInfo =
-    <kapi_kinds::authorization::SelfSubjectAccessReview as Resource>::INFO;
+    <kapi::kinds::authorization::SelfSubjectAccessReview as Resource>::INFO;
 /// `SubjectAccessReview`, `authorization.k8s.io`.
 const SUBJECT_ACCESS_REVIEW: &KindInfo =
-    <kapi_kinds::authorization::SubjectAccessReview as Resource>::INFO;
+    <kapi::kinds::authorization::SubjectAccessReview as Resource>::INFO;
 /// `LocalSubjectAccessReview`, `authorization.k8s.io`.
 const LOCAL_SUBJECT_ACCESS_REVIEW: &KindInfo =
-    <kapi_kinds::authorization::LocalSubjectAccessReview as Resource>::INFO;
+    <kapi::kinds::authorization::LocalSubjectAccessReview as Resource>::INFO;
 /// `SelfSubjectRulesReview`, `authorization.k8s.io`.
 const SELF_SUBJECT_RULES_REVIEW: &KindInfo =
-    <kapi_kinds::authorization::SelfSubjectRulesReview as Resource>::INFO;
+    <kapi::kinds::authorization::SelfSubjectRulesReview as Resource>::INFO;
 /// `Lease`, `coordination.k8s.io`.
-const LEASE: &KindInfo = <kapi_kinds::coordination::Lease as Resource>::INFO;
+const LEASE: &KindInfo = <kapi::kinds::coordination::Lease as Resource>::INFO;
 /// `Event`, `events.k8s.io`.
-const EVENTS_K8S_IO_EVENT: &KindInfo = <kapi_kinds::events::Event as Resource>::INFO;
+const EVENTS_K8S_IO_EVENT: &KindInfo = <kapi::kinds::events::Event as Resource>::INFO;
 /// `Tenant`, `platform.example.dev`.
 const TENANT: &KindInfo = <api_types::platform::Tenant as Resource>::INFO;
 /// `Role`, `rbac.authorization.k8s.io`.
-const ROLE: &KindInfo = <kapi_kinds::rbac::Role as Resource>::INFO;
+const ROLE: &KindInfo = <kapi::kinds::rbac::Role as Resource>::INFO;
 /// `ClusterRole`, `rbac.authorization.k8s.io`.
-const CLUSTER_ROLE: &KindInfo = <kapi_kinds::rbac::ClusterRole as Resource>::INFO;
+const CLUSTER_ROLE: &KindInfo = <kapi::kinds::rbac::ClusterRole as Resource>::INFO;
 /// `RoleBinding`, `rbac.authorization.k8s.io`.
-const ROLE_BINDING: &KindInfo = <kapi_kinds::rbac::RoleBinding as Resource>::INFO;
+const ROLE_BINDING: &KindInfo = <kapi::kinds::rbac::RoleBinding as Resource>::INFO;
 /// `ClusterRoleBinding`, `rbac.authorization.k8s.io`.
-const CLUSTER_ROLE_BINDING: &KindInfo = <kapi_kinds::rbac::ClusterRoleBinding as Resource>::INFO;
+const CLUSTER_ROLE_BINDING: &KindInfo = <kapi::kinds::rbac::ClusterRoleBinding as Resource>::INFO;
 
 /// Every route of every served version, bound to its handler: what the HTTP layer mounts.
 pub static ROUTES: &[RouteBinding] = &[

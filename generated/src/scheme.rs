@@ -5,44 +5,41 @@
 //! naming a Rust type.
 
 use api_types::{apps, platform};
-use kapi_kinds::{
-    admissionregistration, apiextensions, apiregistration, authentication, authorization,
-    coordination, events, rbac,
-};
+use kapi::kinds;
 
-use kapi_runtime::scheme::{KindEntry, Scheme};
+use kapi::scheme::{KindEntry, Scheme};
 
 /// Every kind of the API, with its hub type and the types of its served (and storage)
 /// versions.
 pub fn scheme() -> Scheme {
     Scheme::new()
         .add(
-            KindEntry::new::<kapi_kinds::core::Namespace>()
-                .version::<kapi_kinds::core::Namespace, kapi_kinds::core::Namespace>("v1")
+            KindEntry::new::<kinds::core::Namespace>()
+                .version::<kinds::core::Namespace, kinds::core::Namespace>("v1")
         )
         .add(
-            KindEntry::new::<kapi_kinds::core::ConfigMap>()
-                .version::<kapi_kinds::core::ConfigMap, kapi_kinds::core::ConfigMap>("v1")
+            KindEntry::new::<kinds::core::ConfigMap>()
+                .version::<kinds::core::ConfigMap, kinds::core::ConfigMap>("v1")
         )
         .add(
-            KindEntry::new::<kapi_kinds::core::event::Event>()
-                .version::<kapi_kinds::core::event::Event, kapi_kinds::core::event::Event>("v1")
+            KindEntry::new::<kinds::core::event::Event>()
+                .version::<kinds::core::event::Event, kinds::core::event::Event>("v1")
         )
         .add(
-            KindEntry::new::<admissionregistration::MutatingWebhookConfiguration>()
-                .version::<admissionregistration::MutatingWebhookConfiguration, admissionregistration::MutatingWebhookConfiguration>("v1")
+            KindEntry::new::<kinds::admissionregistration::MutatingWebhookConfiguration>()
+                .version::<kinds::admissionregistration::MutatingWebhookConfiguration, kinds::admissionregistration::MutatingWebhookConfiguration>("v1")
         )
         .add(
-            KindEntry::new::<admissionregistration::ValidatingWebhookConfiguration>()
-                .version::<admissionregistration::ValidatingWebhookConfiguration, admissionregistration::ValidatingWebhookConfiguration>("v1")
+            KindEntry::new::<kinds::admissionregistration::ValidatingWebhookConfiguration>()
+                .version::<kinds::admissionregistration::ValidatingWebhookConfiguration, kinds::admissionregistration::ValidatingWebhookConfiguration>("v1")
         )
         .add(
-            KindEntry::new::<apiextensions::CustomResourceDefinition>()
-                .version::<apiextensions::CustomResourceDefinition, apiextensions::CustomResourceDefinition>("v1")
+            KindEntry::new::<kinds::apiextensions::CustomResourceDefinition>()
+                .version::<kinds::apiextensions::CustomResourceDefinition, kinds::apiextensions::CustomResourceDefinition>("v1")
         )
         .add(
-            KindEntry::new::<apiregistration::APIService>()
-                .version::<apiregistration::APIService, apiregistration::APIService>("v1")
+            KindEntry::new::<kinds::apiregistration::APIService>()
+                .version::<kinds::apiregistration::APIService, kinds::apiregistration::APIService>("v1")
         )
         .add(
             KindEntry::new::<apps::WebApp>()
@@ -50,55 +47,55 @@ pub fn scheme() -> Scheme {
                 .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1")
         )
         .add(
-            KindEntry::new::<authentication::SelfSubjectReview>()
-                .version::<authentication::SelfSubjectReview, authentication::SelfSubjectReview>("v1")
+            KindEntry::new::<kinds::authentication::SelfSubjectReview>()
+                .version::<kinds::authentication::SelfSubjectReview, kinds::authentication::SelfSubjectReview>("v1")
         )
         .add(
-            KindEntry::new::<authentication::TokenReview>()
-                .version::<authentication::TokenReview, authentication::TokenReview>("v1")
+            KindEntry::new::<kinds::authentication::TokenReview>()
+                .version::<kinds::authentication::TokenReview, kinds::authentication::TokenReview>("v1")
         )
         .add(
-            KindEntry::new::<authorization::SelfSubjectAccessReview>()
-                .version::<authorization::SelfSubjectAccessReview, authorization::SelfSubjectAccessReview>("v1")
+            KindEntry::new::<kinds::authorization::SelfSubjectAccessReview>()
+                .version::<kinds::authorization::SelfSubjectAccessReview, kinds::authorization::SelfSubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<authorization::SubjectAccessReview>()
-                .version::<authorization::SubjectAccessReview, authorization::SubjectAccessReview>("v1")
+            KindEntry::new::<kinds::authorization::SubjectAccessReview>()
+                .version::<kinds::authorization::SubjectAccessReview, kinds::authorization::SubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<authorization::LocalSubjectAccessReview>()
-                .version::<authorization::LocalSubjectAccessReview, authorization::LocalSubjectAccessReview>("v1")
+            KindEntry::new::<kinds::authorization::LocalSubjectAccessReview>()
+                .version::<kinds::authorization::LocalSubjectAccessReview, kinds::authorization::LocalSubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<authorization::SelfSubjectRulesReview>()
-                .version::<authorization::SelfSubjectRulesReview, authorization::SelfSubjectRulesReview>("v1")
+            KindEntry::new::<kinds::authorization::SelfSubjectRulesReview>()
+                .version::<kinds::authorization::SelfSubjectRulesReview, kinds::authorization::SelfSubjectRulesReview>("v1")
         )
         .add(
-            KindEntry::new::<coordination::Lease>()
-                .version::<coordination::Lease, coordination::Lease>("v1")
+            KindEntry::new::<kinds::coordination::Lease>()
+                .version::<kinds::coordination::Lease, kinds::coordination::Lease>("v1")
         )
         .add(
             KindEntry::new::<platform::Tenant>()
                 .version::<platform::Tenant, platform::Tenant>("v1")
         )
         .add(
-            KindEntry::new::<rbac::Role>()
-                .version::<rbac::Role, rbac::Role>("v1")
+            KindEntry::new::<kinds::rbac::Role>()
+                .version::<kinds::rbac::Role, kinds::rbac::Role>("v1")
         )
         .add(
-            KindEntry::new::<rbac::ClusterRole>()
-                .version::<rbac::ClusterRole, rbac::ClusterRole>("v1")
+            KindEntry::new::<kinds::rbac::ClusterRole>()
+                .version::<kinds::rbac::ClusterRole, kinds::rbac::ClusterRole>("v1")
         )
         .add(
-            KindEntry::new::<rbac::RoleBinding>()
-                .version::<rbac::RoleBinding, rbac::RoleBinding>("v1")
+            KindEntry::new::<kinds::rbac::RoleBinding>()
+                .version::<kinds::rbac::RoleBinding, kinds::rbac::RoleBinding>("v1")
         )
         .add(
-            KindEntry::new::<rbac::ClusterRoleBinding>()
-                .version::<rbac::ClusterRoleBinding, rbac::ClusterRoleBinding>("v1")
+            KindEntry::new::<kinds::rbac::ClusterRoleBinding>()
+                .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1")
         )
         .add(
-            KindEntry::stored_with::<kapi_kinds::core::event::Event>(<events::Event as kapi_runtime::Resource>::INFO)
-                .version::<kapi_kinds::core::event::Event, events::v1::Event>("v1")
+            KindEntry::stored_with::<kinds::core::event::Event>(<kinds::events::Event as kapi::Resource>::INFO)
+                .version::<kinds::core::event::Event, kinds::events::v1::Event>("v1")
         )
 }

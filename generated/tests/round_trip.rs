@@ -2,13 +2,13 @@
 
 //! Round-trip property tests of hub conversion, one per kind and served version, on
 //! arbitrary objects within each version's OpenAPI v3 schema
-//! (`kapi_runtime::testing::RoundTrip`): the version converted to the hub and back is the
+//! (`kapi::testing::RoundTrip`): the version converted to the hub and back is the
 //! identity, and the hub converted to the version and back onto itself loses nothing.
 //! `PROPTEST_CASES` sets the number of cases.
 
 use std::sync::LazyLock;
 
-use kapi_runtime::testing::RoundTrip;
+use kapi::testing::RoundTrip;
 
 static ROUND_TRIP: LazyLock<RoundTrip> = LazyLock::new(|| {
     RoundTrip::new(

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use kapi_core::Resource;
-use kapi_macros::Resource;
 use kapi_core::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
 use kapi_core::meta::{OBJECT_META_PROTO, ObjectMeta};
+use kapi_macros::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

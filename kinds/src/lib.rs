@@ -21,9 +21,13 @@
 //! (`kinds![kapi::kinds::CORE, kapi::kinds::RBAC, &[MyKind::INFO]]`); a set whose feature is
 //! off is neither compiled nor served.
 
-// The derives name `::kapi_runtime`, the path a user's crate reaches kapi by; here that is
+// clippy reads repeated `type = "integer"` in separate `printer_column(...)`s as duplicated
+// attributes (rust-clippy#12923).
+#![allow(clippy::duplicated_attributes)]
+
+// The derives name `::kapi`, the path a user's crate reaches kapi by; here that is
 // kapi-core, whose items the expansions name.
-extern crate kapi_core as kapi_runtime;
+extern crate kapi_core as kapi;
 
 #[cfg(feature = "admission-webhooks")]
 pub mod admissionregistration;
@@ -57,7 +61,8 @@ pub const CORE: &[&KindInfo] = &[
 
 /// RBAC's kinds and the reviews.
 #[cfg(feature = "rbac")]
-pub const RBAC: &[&KindInfo] = kapi_core::kinds![rbac::KINDS, authorization::KINDS, authentication::KINDS];
+pub const RBAC: &[&KindInfo] =
+    kapi_core::kinds![rbac::KINDS, authorization::KINDS, authentication::KINDS];
 
 /// CustomResourceDefinitions.
 #[cfg(feature = "crds")]

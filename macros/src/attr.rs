@@ -15,6 +15,10 @@ use syn::{Lit, LitStr, Meta};
 #[derive(Debug, FromDeriveInput)]
 #[darling(attributes(resource))]
 pub struct ResourceAttrs {
+    /// `crate = "::my_kapi"`: the path the expansion reaches kapi by, for a crate that
+    /// renames or re-exports it (as serde's `#[serde(crate = "...")]`); `::kapi` by default.
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
     /// `group = "apps.example.dev"`: the API group; `""` is the core group. Required.
     pub group: Option<LitStr>,
     /// `kind = "WebApp"`: defaults to the struct's name.
@@ -62,7 +66,7 @@ pub struct ResourceAttrs {
     /// (the default), `dns_label` (kube's namespaces) or `path_segment` (kube's RBAC kinds,
     /// `system:basic-user`).
     pub names: Option<NameRuleAttr>,
-    /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi_runtime::api::ProtoMessage`
+    /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi::api::ProtoMessage`
     /// (a `static` or `const`), for protobuf request bodies. None by default.
     pub protobuf: Option<syn::Path>,
 }

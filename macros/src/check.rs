@@ -158,7 +158,7 @@ fn check_metadata_field(kind: &Kind, errors: &mut Accumulator) {
             hub.ident.span(),
             format!(
                 "`{}` has no `metadata` field: a resource needs \
-                 `pub metadata: kapi_runtime::meta::ObjectMeta`",
+                 `pub metadata: kapi::meta::ObjectMeta`",
                 hub.ident
             ),
         ));

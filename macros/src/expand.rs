@@ -1,9 +1,11 @@
 //! Code generation: the `Resource` impl with its static `KindInfo`, and the compile-time
 //! checks only rustc can make.
 //!
-//! The emitted code names everything by absolute path (`::kapi_runtime::...`) so it works
-//! whatever the user imported, and runs nothing: `INFO` is a constant, and the checks live
-//! in closures and function items that are type-checked but never called.
+//! The emitted code names kapi's items through one alias, `__kapi`, bound once to the
+//! crate path (`::kapi`, or `#[resource(crate = "...")]`) in the `const _` block the whole
+//! expansion sits in ([`in_crate`]), so it works whatever the user imported, and runs
+//! nothing: `INFO` is a constant, and the checks live in closures and function items that
+//! are type-checked but never called.
 
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
@@ -26,21 +28,35 @@ pub fn expand(kind: &Kind) -> TokenStream {
         quote! {
             fn metadata_mut(
                 &mut self,
-            ) -> ::core::option::Option<&mut ::kapi_runtime::meta::ObjectMeta> {
-                ::kapi_runtime::__private::object_meta_mut(&mut self.#ident)
+            ) -> ::core::option::Option<&mut __kapi::meta::ObjectMeta> {
+                __kapi::__private::object_meta_mut(&mut self.#ident)
             }
         }
     });
+    in_crate(
+        &kind.krate,
+        quote! {
+            #[automatically_derived]
+            impl __kapi::Resource for #hub {
+                const INFO: &'static __kapi::api::KindInfo = &#info;
+                #metadata_mut
+            }
+
+            #k8s_openapi
+
+            #checks
+        },
+    )
+}
+
+/// `items` in a `const _` block that binds `__kapi` to `krate`: impls inside it apply as
+/// anywhere, and the user's paths still resolve in the enclosing module.
+pub fn in_crate(krate: &syn::Path, items: TokenStream) -> TokenStream {
     quote! {
-        #[automatically_derived]
-        impl ::kapi_runtime::Resource for #hub {
-            const INFO: &'static ::kapi_runtime::api::KindInfo = &#info;
-            #metadata_mut
-        }
-
-        #k8s_openapi
-
-        #checks
+        const _: () = {
+            use #krate as __kapi;
+            #items
+        };
     }
 }
 /// k8s-openapi's `Resource`, `ListableResource` and `Metadata` for the type of each served
@@ -72,7 +88,7 @@ fn k8s_openapi_impls(kind: &Kind) -> TokenStream {
                 .map(|field| field.ty.to_token_stream());
             let meta = match (&version.ty, hub_metadata) {
                 (VersionType::Hub, Some(declared)) => declared,
-                _ => quote!(::kapi_runtime::meta::ObjectMeta),
+                _ => quote!(__kapi::meta::ObjectMeta),
             };
             let name = version.name.value();
             let api_version = match group.as_str() {
@@ -81,22 +97,22 @@ fn k8s_openapi_impls(kind: &Kind) -> TokenStream {
             };
             Some(quote_spanned! {ty.span()=>
                 #[automatically_derived]
-                impl ::kapi_runtime::__private::k8s_openapi::Resource for #ty {
+                impl __kapi::__private::k8s_openapi::Resource for #ty {
                     const API_VERSION: &'static str = #api_version;
                     const GROUP: &'static str = #group;
                     const KIND: &'static str = #kind_name;
                     const VERSION: &'static str = #name;
                     const URL_PATH_SEGMENT: &'static str = #plural;
-                    type Scope = ::kapi_runtime::__private::k8s_openapi::#scope;
+                    type Scope = __kapi::__private::k8s_openapi::#scope;
                 }
 
                 #[automatically_derived]
-                impl ::kapi_runtime::__private::k8s_openapi::ListableResource for #ty {
+                impl __kapi::__private::k8s_openapi::ListableResource for #ty {
                     const LIST_KIND: &'static str = #list_kind;
                 }
 
                 #[automatically_derived]
-                impl ::kapi_runtime::__private::k8s_openapi::Metadata for #ty {
+                impl __kapi::__private::k8s_openapi::Metadata for #ty {
                     type Ty = #meta;
 
                     fn metadata(&self) -> &Self::Ty {
@@ -115,7 +131,7 @@ fn k8s_openapi_impls(kind: &Kind) -> TokenStream {
 /// The type checks, for when the attribute has errors and no `INFO` is emitted: they go out
 /// with the errors so that all mistakes show in one compile.
 pub fn type_checks_alone(kind: &Kind) -> TokenStream {
-    type_checks(kind, Schemas::Here)
+    in_crate(&kind.krate, type_checks(kind, Schemas::Here))
 }
 
 /// Where `V: JsonSchema` is checked. `INFO`'s `schema: SchemaGenerator::subschema_for::<V>`
@@ -149,7 +165,7 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
     let ident = kind.hub_type();
     let metadata = hub.field("metadata").map(|f| {
         quote_spanned! {f.ty.span()=>
-            let _: &::kapi_runtime::meta::ObjectMeta = &o.metadata;
+            let _: &__kapi::meta::ObjectMeta = &o.metadata;
         }
     });
     let paths = kind.json_paths().filter_map(field_access);
@@ -158,14 +174,14 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
         .any(|v| matches!(v.ty, VersionType::Path(_)))
         .then(|| {
             quote!(
-                fn __kapi_converts_through_hub<V: ::kapi_runtime::Convert<H>, H>() {}
+                fn __kapi_converts_through_hub<V: __kapi::Convert<H>, H>() {}
             )
         });
     let has_serde = (!kind.versions.is_empty()).then(|| {
         quote!(
             fn __kapi_has_serde<
-                V: ::kapi_runtime::__private::serde::Serialize
-                    + ::kapi_runtime::__private::serde::de::DeserializeOwned,
+                V: __kapi::__private::serde::Serialize
+                    + __kapi::__private::serde::de::DeserializeOwned,
             >() {
             }
         )
@@ -176,7 +192,7 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
         .filter(|_| schemas == Schemas::Here)
         .map(|path| {
             quote_spanned! {path.span()=>
-                let _: &'static ::kapi_runtime::api::ProtoMessage = &#path;
+                let _: &'static __kapi::api::ProtoMessage = &#path;
             }
         });
     quote! {
@@ -186,7 +202,7 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
             #(#versions)*
             let _ = |o: &#ident| {
                 #[allow(unused_imports)]
-                use ::kapi_runtime::__private::path::{ThroughOption as _, ThroughPlain as _};
+                use __kapi::__private::path::{ThroughOption as _, ThroughPlain as _};
                 #metadata
                 #(#paths)*
                 #protobuf
@@ -196,7 +212,7 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
 }
 
 /// `let _ = &(*(&o.spec).__kapi_through()).ports ...;` for `.spec.ports[0].name`, every token spanned on the literal: each step may be inside
-/// an `Option` (`kapi_runtime::__private::path`). Only the first field under `.metadata`
+/// an `Option` (`kapi::__private::path`). Only the first field under `.metadata`
 /// is accessed: what follows it is a map's key (`labels`, `annotations`). `None` for a path
 /// with errors (reported by the checks).
 fn field_access(path: &JsonPath) -> Option<TokenStream> {
@@ -271,7 +287,7 @@ fn version_assertions(kind: &Kind, version: &Version, schemas: Schemas) -> Token
     };
     let schema = (schemas == Schemas::Here).then(|| {
         quote_spanned! {ty.span()=>
-            let _ = ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>;
+            let _ = __kapi::__private::schemars::SchemaGenerator::subschema_for::<#ty>;
         }
     });
     quote_spanned! {ty.span()=>
@@ -301,9 +317,9 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let plural = &kind.plural.value;
     let singular = &kind.singular.value;
     let scope = if kind.namespaced {
-        quote!(::kapi_runtime::api::Scope::Namespaced)
+        quote!(__kapi::api::Scope::Namespaced)
     } else {
-        quote!(::kapi_runtime::api::Scope::Cluster)
+        quote!(__kapi::api::Scope::Cluster)
     };
     let short_names = kind.short_names.iter().map(|l| l.value());
     let categories = kind.categories.iter().map(|l| l.value());
@@ -315,7 +331,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             let status = scale.status_replicas_path.lit.value();
             let selector = option_str(scale.label_selector_path.as_ref().map(|p| p.lit.value()));
             quote! {
-                ::core::option::Option::Some(::kapi_runtime::api::ScaleInfo {
+                ::core::option::Option::Some(__kapi::api::ScaleInfo {
                     spec_replicas_path: #spec,
                     status_replicas_path: #status,
                     label_selector_path: #selector,
@@ -333,34 +349,34 @@ fn kind_info(kind: &Kind) -> TokenStream {
             }
             None => quote!(::core::option::Option::None),
         };
-        quote!(::kapi_runtime::api::SelectableField { label: #label, path: #path, or: #or })
+        quote!(__kapi::api::SelectableField { label: #label, path: #path, or: #or })
     });
     let stored_with = match &kind.stored_with {
         None => quote!(::core::option::Option::None),
         Some(path) => quote_spanned! {path.span()=>
-            ::core::option::Option::Some(<#path as ::kapi_runtime::Resource>::INFO)
+            ::core::option::Option::Some(<#path as __kapi::Resource>::INFO)
         },
     };
     let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
     let rust_type = hub_rust_type(kind);
     let create_only = kind.create_only.is_present();
     let names = match kind.names {
-        NameRuleAttr::DnsSubdomain => quote!(::kapi_runtime::api::NameRule::DnsSubdomain),
-        NameRuleAttr::DnsLabel => quote!(::kapi_runtime::api::NameRule::DnsLabel),
-        NameRuleAttr::PathSegment => quote!(::kapi_runtime::api::NameRule::PathSegment),
+        NameRuleAttr::DnsSubdomain => quote!(__kapi::api::NameRule::DnsSubdomain),
+        NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
+        NameRuleAttr::PathSegment => quote!(__kapi::api::NameRule::PathSegment),
     };
     // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
     let protobuf = match &kind.protobuf {
         None => quote!(::core::option::Option::None),
         Some(path) => quote_spanned! {path.span()=>
             ::core::option::Option::Some({
-                let protobuf: &'static ::kapi_runtime::api::ProtoMessage = &#path;
+                let protobuf: &'static __kapi::api::ProtoMessage = &#path;
                 protobuf
             })
         },
     };
     quote! {
-        ::kapi_runtime::api::KindInfo {
+        __kapi::api::KindInfo {
             group: #group,
             kind: #kind_name,
             plural: #plural,
@@ -369,7 +385,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             names: #names,
             short_names: &[#(#short_names),*],
             categories: &[#(#categories),*],
-            subresources: ::kapi_runtime::api::Subresources {
+            subresources: __kapi::api::Subresources {
                 status: #status,
                 scale: #scale,
             },
@@ -402,12 +418,12 @@ fn printer_column(column: &PrinterColumn) -> TokenStream {
     // A function of the wrong type is reported on its path.
     let cell = match &column.cell {
         Some(path) => quote_spanned! {path.span()=>
-            ::core::option::Option::Some(#path as ::kapi_runtime::api::ColumnCell)
+            ::core::option::Option::Some(#path as __kapi::api::ColumnCell)
         },
         None => quote!(::core::option::Option::None),
     };
     quote! {
-        ::kapi_runtime::api::PrinterColumn {
+        __kapi::api::PrinterColumn {
             name: #name,
             column_type: #column_type,
             format: #format,
@@ -428,7 +444,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
     let ty = version_type(kind, version);
     let rust_type = match (&version.ty, &kind.stored_with) {
         (VersionType::Hub, Some(path)) => {
-            quote!(<#path as ::kapi_runtime::Resource>::INFO.rust_type)
+            quote!(<#path as __kapi::Resource>::INFO.rust_type)
         }
         (VersionType::Hub, None) => hub_rust_type(kind),
         (VersionType::Path(path), _) => path_rust_type(path),
@@ -446,15 +462,15 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
     });
     let routes = routes.iter().map(route);
     quote! {
-        ::kapi_runtime::api::VersionInfo {
+        __kapi::api::VersionInfo {
             name: #name,
             served: #served,
             storage: #storage,
             deprecated: #deprecated,
             deprecation_warning: #warning,
             rust_type: #rust_type,
-            schema: ::kapi_runtime::api::VersionSchema::Type(
-                ::kapi_runtime::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
+            schema: __kapi::api::VersionSchema::Type(
+                __kapi::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
             ),
             printer_columns: ::core::option::Option::None,
             routes: &[#(#routes),*],
@@ -485,10 +501,10 @@ fn route(route: &routes::Route) -> TokenStream {
     let subresource = option_str(route.subresource.map(str::to_owned));
     let operation_id = &route.operation_id;
     quote! {
-        ::kapi_runtime::api::Route {
-            method: ::kapi_runtime::api::Method::#method,
+        __kapi::api::Route {
+            method: __kapi::api::Method::#method,
             path: #path,
-            action: ::kapi_runtime::api::Action::#action,
+            action: __kapi::api::Action::#action,
             subresource: #subresource,
             operation_id: #operation_id,
         }

@@ -1,5 +1,5 @@
 //! Derives for kapi resource types: `#[derive(Resource)]` turns an annotated hub type into
-//! the static API description of `kapi_runtime::api` (see [`macro@Resource`]);
+//! the static API description of `kapi::api` (see [`macro@Resource`]);
 //! `#[derive(Convert)]` converts a version type to and from its hub (see
 //! [`macro@Convert`], in `convert/`, which follows the same pipeline).
 //!
@@ -28,7 +28,7 @@ use darling::FromDeriveInput;
 use proc_macro::TokenStream;
 use syn::DeriveInput;
 
-/// Declares a kind on its hub type: implements `kapi_runtime::Resource`, whose `INFO`
+/// Declares a kind on its hub type: implements `kapi::Resource`, whose `INFO`
 /// describes the kind, its versions and every route kube-apiserver would serve for it.
 ///
 /// ```ignore
@@ -72,7 +72,7 @@ use syn::DeriveInput;
 /// | `selectable_field = ".spec.x"` or `selectable_field(label = "regarding.kind", path = ".involvedObject.kind")` | repeatable; a field selector names it by `label` (by default the path without its dot), which is unique and not `metadata.name`/`metadata.namespace` (every kind has those) |
 /// | `stored_with = crate::core::Event` | on a unit struct: the kind is another view of that kind's objects (its hub type, storage keys and storage version; kube's cohabiting resources, as `events.k8s.io` Events are core Events); no version is `storage` |
 /// | `version(name = "v1", ty = v1::WebApp, storage, served = false, deprecated = "warning")` | repeatable, at least one, exactly one `storage` (none with `stored_with`), names unique; `ty` (a path or a string) defaults to `Self`, `served` to true; `deprecated` is a flag or the warning text |
-/// | `protobuf = CONFIG_MAP_PROTO` | optional; a path (or a string) to the kind's `kapi_runtime::api::ProtoMessage` (a `static` or `const`): its `application/vnd.kubernetes.protobuf` request bodies are decoded to JSON, as kubectl sends them for kinds built into it; without it they get 415 |
+/// | `protobuf = CONFIG_MAP_PROTO` | optional; a path (or a string) to the kind's `kapi::api::ProtoMessage` (a `static` or `const`): its `application/vnd.kubernetes.protobuf` request bodies are decoded to JSON, as kubectl sends them for kinds built into it; without it they get 415 |
 ///
 /// # What the expansion checks with rustc
 ///
@@ -82,8 +82,8 @@ use syn::DeriveInput;
 ///   type-checked, so a typo fails with rustc's "no field" error on the string literal.
 ///   Under `.metadata` only the first field is checked, since `ObjectMeta`'s fields are all
 ///   `Option`s.
-/// - `metadata` is a `kapi_runtime::meta::ObjectMeta`.
-/// - `protobuf` names a `kapi_runtime::api::ProtoMessage`.
+/// - `metadata` is a `kapi::meta::ObjectMeta`.
+/// - `protobuf` names a `kapi::api::ProtoMessage`.
 /// - Every version type implements `Convert<Hub>` (the identity impl covers `Self`),
 ///   `JsonSchema`, `Serialize` and `DeserializeOwned` (the expansion names `::serde`, so the
 ///   crate must depend on serde under that name).
@@ -105,7 +105,7 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 }
 
 /// Converts a version struct (or a struct nested in one) to and from its hub struct:
-/// implements `kapi_runtime::Convert<Hub>` field by field.
+/// implements `kapi::Convert<Hub>` field by field.
 ///
 /// `into_hub` writes onto a base hub and overwrites only the hub fields the struct
 /// expresses, so fields a version cannot express keep the base's values (the stored

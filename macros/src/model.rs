@@ -20,6 +20,8 @@ use crate::names;
 
 /// One kind, declared on its hub type.
 pub struct Kind {
+    /// The path the expansion reaches kapi by (`::kapi`, or `crate = "..."`).
+    pub krate: syn::Path,
     /// The hub struct.
     pub hub: Hub,
     /// The `resource` of the first `#[resource(...)]` (the struct name when there is none):
@@ -228,6 +230,11 @@ impl Hub {
     }
 }
 
+/// `::kapi`: the facade crate, which re-exports everything the expansions name.
+pub fn default_crate() -> syn::Path {
+    syn::parse_quote!(::kapi)
+}
+
 impl Kind {
     /// Applies the defaults of the grammar to the parsed attribute.
     pub fn new(input: &DeriveInput, hub: Hub, attrs: ResourceAttrs) -> Kind {
@@ -258,6 +265,7 @@ impl Kind {
             },
         };
         Kind {
+            krate: attrs.krate.unwrap_or_else(default_crate),
             hub,
             attr_span,
             group: attrs.group,

@@ -1,7 +1,7 @@
 //! `#[derive(Convert)]`'s real output: every key and every field shape, converted both ways,
 //! and onto a base hub that keeps the fields the version does not express.
 
-use kapi_runtime::Convert;
+use kapi::Convert;
 
 /// The hub side.
 mod hub {
@@ -42,7 +42,7 @@ mod hub {
 
 /// A version that renames, moves, computes and skips fields.
 mod version {
-    use kapi_runtime::Convert;
+    use kapi::Convert;
 
     #[derive(Clone, Debug, Default, PartialEq, Convert)]
     #[convert(hub = super::hub::Shop)]

@@ -1,14 +1,14 @@
 //! The derive's real output: two small kinds are derived here and their `INFO` is checked
 //! value by value, so the expansion, not just the route builder, is what is tested.
 
-use kapi_runtime::Resource;
-use kapi_runtime::api::{Action, KindInfo, Method, Scope, VersionInfo};
+use kapi::Resource;
+use kapi::api::{Action, KindInfo, Method, Scope, VersionInfo};
 
 /// A namespaced kind with two versions, a status and a scale subresource.
 mod shop {
-    use kapi_runtime::Resource;
-    use kapi_runtime::api::{ProtoField, ProtoKind, ProtoMessage};
-    use kapi_runtime::meta::ObjectMeta;
+    use kapi::Resource;
+    use kapi::api::{ProtoField, ProtoKind, ProtoMessage};
+    use kapi::meta::ObjectMeta;
 
     /// The hub.
     #[derive(Clone, Default, Resource)]
@@ -47,7 +47,7 @@ mod shop {
         fields: &[ProtoField::new(
             1,
             "metadata",
-            ProtoKind::Message(&kapi_runtime::meta::OBJECT_META_PROTO),
+            ProtoKind::Message(&kapi::meta::OBJECT_META_PROTO),
         )],
     };
 
@@ -74,8 +74,8 @@ mod shop {
     macro_rules! version {
         ($name:ident) => {
             pub mod $name {
-                use kapi_runtime::Convert;
-                use kapi_runtime::meta::ObjectMeta;
+                use kapi::Convert;
+                use kapi::meta::ObjectMeta;
 
                 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
                 pub struct Order {
@@ -104,7 +104,7 @@ mod shop {
 #[resource(group = "", version(name = "v1", storage))]
 pub struct Policy {
     /// Standard object metadata.
-    pub metadata: kapi_runtime::meta::ObjectMeta,
+    pub metadata: kapi::meta::ObjectMeta,
 }
 
 /// Another group's view of [`Policy`] objects, stored with them.
@@ -236,7 +236,7 @@ fn namespaced_kind() {
 
     // `schema` registers the version's own type.
     let mut generator = schemars::SchemaGenerator::default();
-    let kapi_runtime::api::VersionSchema::Type(schema) = v2.schema else {
+    let kapi::api::VersionSchema::Type(schema) = v2.schema else {
         panic!("a derived version's schema is its type's");
     };
     let schema = schema(&mut generator);
@@ -347,4 +347,54 @@ fn cluster_kind_with_defaults() {
             "
         )
     );
+}
+
+/// `#[resource(crate = "...")]` and `#[convert(crate = "...")]`: a crate that reaches kapi's
+/// items by another path (here kapi-core, which the facade re-exports; `kapi-kinds` declares
+/// Kubernetes' kinds so). No `kapi` path is named in the module.
+mod renamed {
+    use kapi_core::meta::ObjectMeta;
+    use kapi_macros::{Convert, Resource};
+
+    /// A hub reached through `::kapi_core`.
+    #[derive(
+        Clone, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource,
+    )]
+    #[resource(crate = "::kapi_core", group = "renamed.example.dev", version(name = "v1", ty = v1::Gadget, storage))]
+    pub struct Gadget {
+        pub metadata: ObjectMeta,
+        pub size: i32,
+    }
+
+    pub mod v1 {
+        use super::{Convert, ObjectMeta};
+
+        /// A version converting through the same path.
+        #[derive(
+            Clone, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema, Convert,
+        )]
+        #[convert(crate = "::kapi_core", hub = super::Gadget)]
+        pub struct Gadget {
+            pub metadata: ObjectMeta,
+            pub size: i32,
+        }
+    }
+}
+
+#[test]
+fn a_kind_names_kapi_by_the_path_its_attribute_gives() {
+    let info = <renamed::Gadget as kapi_core::Resource>::INFO;
+    assert_eq!(
+        (info.group, info.kind, info.plural),
+        ("renamed.example.dev", "Gadget", "gadgets")
+    );
+    let mut hub = renamed::Gadget::default();
+    kapi_core::Convert::into_hub(
+        renamed::v1::Gadget {
+            size: 3,
+            ..Default::default()
+        },
+        &mut hub,
+    );
+    assert_eq!(hub.size, 3);
 }

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use super::{Registry, WriteOptions};
 use crate::admission::{Admit, Attributes};
 use kapi_core::api::KindInfo;
-use kapi_core::user::UserInfo;
 use kapi_core::error::ApiError;
+use kapi_core::user::UserInfo;
 
 impl Registry {
     /// Adds an in-process admission check to every later write.

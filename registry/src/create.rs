@@ -21,10 +21,10 @@ use super::field_paths;
 use super::new_metadata::NewMetadata;
 use super::object::{self, MAX_RETRIES, internal, meta_str, set_meta};
 use super::schema_checks::not_reported;
-use kapi_schema::metadata::{self as validation, is_namespaces};
 use super::{Fields, Registry, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
 use kapi_core::error::{ApiError, GroupResource};
+use kapi_schema::metadata::{self as validation, is_namespaces};
 use kapi_storage::{self as storage, Guard};
 
 /// kube's `maxNameGenerationCreateAttempts`.
@@ -60,7 +60,8 @@ impl Registry {
             .is_some_and(|version| version > 0);
         // The namespace it goes into, with the guard of its check.
         let mut guarded = None;
-        if let (kapi_core::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace) {
+        if let (kapi_core::api::Scope::Namespaced, Some(namespace)) = (info.scope, target.namespace)
+        {
             let name = meta_str(&body, "name").unwrap_or_default();
             let guard = (self.namespace_guard(namespace, &resource, name, false)).await?;
             guarded = guard.map(|guard| (namespace, guard));

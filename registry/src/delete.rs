@@ -25,13 +25,13 @@
 use serde_json::{Value, json};
 
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
-use kapi_schema::metadata::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use super::{Fields, ListOptions, ObjectList, Registry, SharedObject, Target, WriteOptions};
 use crate::admission::{Attributes, Operation};
 use kapi_core::api::KindInfo;
-use kapi_core::user::UserInfo;
 use kapi_core::error::ApiError;
 use kapi_core::meta::{DeleteOptions, Status, StatusDetails};
+use kapi_core::user::UserInfo;
+use kapi_schema::metadata::{FOREGROUND, ORPHAN, finalizer_list, is_namespaces};
 use kapi_storage as storage;
 
 /// kube's `rest.BeforeDelete` preconditions, on the stored object (its own wording: the

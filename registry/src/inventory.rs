@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::Registry;
 use super::object;
 use kapi_core::api::Scope;
-use kapi_storage::cache::CachedObject;
 use kapi_core::error::ApiError;
+use kapi_storage::cache::CachedObject;
 use kapi_storage::{KeyValue, ListRequest};
 
 /// One object: its kind (an index into the scheme's kinds) and its metadata.

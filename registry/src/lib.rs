@@ -61,19 +61,19 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::Value;
 
-use kapi_storage::cache::{self, Cache, CacheOptions, Caches};
-pub use kapi_storage::cache::{SharedObject, kept};
 use kapi_core::error::ApiError;
 use kapi_core::meta::{DeleteOptions, Table};
 use kapi_core::scheme::{KindEntry, Scheme};
 use kapi_storage::Storage;
+use kapi_storage::cache::{self, Cache, CacheOptions, Caches};
+pub use kapi_storage::cache::{SharedObject, kept};
 use kapi_storage::instrumented::Instrumented;
 pub use table::{TableChunks, TableRows};
 
 pub use inventory::Content;
-pub use namespaces::NAMESPACE_FINALIZER;
 pub use kapi_schema::metadata::{FOREGROUND, ORPHAN};
 pub use kapi_schema::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas, selector};
+pub use namespaces::NAMESPACE_FINALIZER;
 
 /// What a request addresses: a kind in one of its served versions, in a namespace or not.
 #[derive(Clone, Copy, Debug)]

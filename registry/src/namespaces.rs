@@ -19,9 +19,9 @@ use serde_json::{Value, json};
 
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
-use kapi_schema::metadata::finalizer_list;
 use super::{Registry, Target};
 use kapi_core::error::ApiError;
+use kapi_schema::metadata::finalizer_list;
 use kapi_storage::{self as storage, KeyValue};
 
 /// The namespace controller's finalizer.

@@ -7,12 +7,12 @@ use serde_json::Value;
 
 use super::Written;
 use kapi_core::api::{KindInfo, Scope};
-use kapi_storage::cache::CacheError;
 use kapi_core::error::{ApiError, GroupResource};
 use kapi_core::scheme::{ErasedHub, KindEntry};
-use kapi_storage::{self as storage, KeyValue, Revision};
-use kapi_core::validation as names;
 pub use kapi_core::unstructured::{generation, meta, meta_str, new_uid, now, set_meta};
+use kapi_core::validation as names;
+use kapi_storage::cache::CacheError;
+use kapi_storage::{self as storage, KeyValue, Revision};
 
 /// `OptimisticLockErrorMsg`: the reason of a 409 on a stale resourceVersion.
 pub const OPTIMISTIC_LOCK: &str =
@@ -226,7 +226,8 @@ pub fn generated_name(base: &str, suffix: &str) -> String {
 /// The stored bytes of an object: compact JSON, without `metadata.resourceVersion`
 /// ([`kapi_core::scheme::stored_value_bytes`], which a write's own encoding falls back on).
 pub fn encode(object: Value) -> Result<Bytes, ApiError> {
-    (kapi_core::scheme::stored_value_bytes(object)).map_or_else(|e| Err(internal(e)), |b| Ok(b.into()))
+    (kapi_core::scheme::stored_value_bytes(object))
+        .map_or_else(|e| Err(internal(e)), |b| Ok(b.into()))
 }
 
 /// A stored object as JSON, in the version it was stored in.

@@ -13,13 +13,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::object::{self, internal};
-use kapi_schema::selector::Selectors;
 use super::update::parse_resource_version;
 use super::watch::{in_version, matches_cached};
 use super::{GetOptions, ListOptions, ObjectList, Registry, SharedObject, Subresource, Target};
 use kapi_core::api::ScaleInfo;
 use kapi_core::error::{ApiError, FieldError, FieldErrorType};
 use kapi_core::scheme::KindEntry;
+use kapi_schema::selector::Selectors;
 use kapi_storage::{self as storage, KeyValue, ListRequest, Revision};
 
 /// kube's `expired` for a list at a compacted revision.
@@ -390,7 +390,10 @@ impl Registry {
         // first, with no snapshot taken meanwhile (one costs a clone per object).
         let newest = (stored.items.iter()).map(|kv| kv.mod_revision).max();
         if let Some(newest) = newest.filter(|n| cache.revision().is_some_and(|r| r < *n))
-            && (cache.wait_for(newest, kapi_storage::cache::CATCH_UP_WAIT).await).is_none()
+            && (cache
+                .wait_for(newest, kapi_storage::cache::CATCH_UP_WAIT)
+                .await)
+                .is_none()
         {
             return Ok(None);
         }

@@ -13,8 +13,8 @@ use super::body::{self, Expected};
 use super::field_paths;
 use super::object::{internal, meta_str};
 use super::{Registry, Target, WriteOptions, Written};
-use kapi_core::user::UserInfo;
 use kapi_core::error::ApiError;
+use kapi_core::user::UserInfo;
 
 /// The answer to one kind of question.
 pub trait Review: Send + Sync {

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::object::meta;
 use kapi_core::api::ScaleInfo;
-use kapi_storage::Revision;
 pub use kapi_core::unstructured::{get_path, set_path};
+use kapi_storage::Revision;
 
 /// The `Scale` of an object (hub JSON) at a revision.
 pub fn view(scale: &ScaleInfo, hub: &Value, revision: Revision) -> Value {

@@ -31,9 +31,9 @@ use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Writ
 use crate::admission::{Attributes, Operation};
 use kapi_core::api::{KindInfo, ScaleInfo};
 use kapi_core::error::{ApiError, FieldError, FieldErrorType, GroupResource};
-use kapi_fieldmanager::typed::{self, TypeRef};
 use kapi_core::meta::Scale;
 use kapi_core::scheme::{ErasedHub, KindEntry};
+use kapi_fieldmanager::typed::{self, TypeRef};
 use kapi_storage::{self as storage, Revision};
 
 /// What an update does to the addressed view of the object.
@@ -386,7 +386,9 @@ impl Registry {
                     let hub = kind.to_hub_over(view, target.version, base);
                     let hub = hub.map_err(|e| match &change {
                         // A conversion webhook that failed: kube's 500.
-                        _ if matches!(e, kapi_core::scheme::ConversionError::Webhook(_)) => internal(e),
+                        _ if matches!(e, kapi_core::scheme::ConversionError::Webhook(_)) => {
+                            internal(e)
+                        }
                         // The schema already says why it does not decode.
                         _ if !schema_errors.is_empty() => request.invalid(schema_errors.clone()),
                         Change::Replace(_) => expected.decode_error(e),

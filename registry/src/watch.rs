@@ -33,12 +33,14 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::object::{self, internal};
-use kapi_schema::selector::Selectors;
 use super::update::parse_resource_version;
 use super::{Registry, Target, WatchEvent, WatchEventType, WatchOptions};
-use kapi_storage::cache::{self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription};
 use kapi_core::error::{ApiError, FieldError, FieldErrorType};
 use kapi_core::scheme::KindEntry;
+use kapi_schema::selector::Selectors;
+use kapi_storage::cache::{
+    self, CachedEvent, CachedObject, Change, End, SharedObject, Subscription,
+};
 use kapi_storage::{ListRequest, Revision};
 
 /// The stream of a watch: it ends at the timeout, after an `ERROR`, or when the storage

@@ -118,7 +118,7 @@ pub struct Input<'a> {
     pub create_only: bool,
 }
 
-/// One route, owned: the derive writes it into a `kapi_runtime::api::Route`, the runtime
+/// One route, owned: the derive writes it into a `kapi::api::Route`, the runtime
 /// leaks it into one for a kind it installs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {

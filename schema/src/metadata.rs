@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use kapi_core::unstructured::{get_path, meta, meta_str};
 use kapi_core::api::{KindInfo, NameRule, Scope};
 use kapi_core::error::{FieldError, FieldErrorType, go_strings, go_unstructured};
 use kapi_core::meta::ObjectMeta;
+use kapi_core::unstructured::{get_path, meta, meta_str};
 use kapi_core::validation as names;
 
 /// kube's `TotalAnnotationSizeLimitB`.

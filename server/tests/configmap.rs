@@ -49,10 +49,7 @@ fn a_config_map_with_both_maps_is_created() {
     let blob = stored["binaryData"]["blob"]
         .as_str()
         .expect("binaryData.blob");
-    assert_eq!(
-        kapi_runtime::byte_string::decode(blob.as_bytes()),
-        Ok(binary)
-    );
+    assert_eq!(kapi::byte_string::decode(blob.as_bytes()), Ok(binary));
 
     // The same through apply, with a key that starts with one dot.
     let manifest = kubectl.write_file(

@@ -27,7 +27,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use kapi_runtime::storage::etcd::etcd_client;
+use kapi::storage::etcd::etcd_client;
 use serde_json::{Value, json};
 use support::etcd::Etcd;
 use support::http::{Client, Watch};
@@ -586,7 +586,7 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
             "{key}: {value}"
         );
         // Written alone: at the end of its etcd revision (`storage::etcd`'s revisions).
-        let slots = kapi_runtime::storage::etcd::SLOT_BITS;
+        let slots = kapi::storage::etcd::SLOT_BITS;
         let end_of_etcd_revision = ((mod_revision + 1) << slots) - 1;
         assert_eq!(
             end_of_etcd_revision.to_string(),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use api_types::apps::{v1, v1beta1};
 use futures_util::StreamExt;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::meta::ObjectMeta;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
@@ -176,14 +176,7 @@ fn typed_watcher_and_reflector() {
 
 /// A user's kind, declared here with the derives alone.
 #[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-    kapi_runtime::Resource,
+    Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema, kapi::Resource,
 )]
 #[resource(
     group = "toys.example.com",

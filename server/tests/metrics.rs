@@ -5,7 +5,7 @@
 //! runs; and the official Python parsers (`prometheus_client`) read both the text format
 //! and OpenMetrics. A CPU profile (`--profiling`) is the administrator's, in pprof's
 //! gzipped protobuf. (That the Grafana dashboard in `deploy/` queries only exported metrics
-//! is checked by `kapi-runtime`'s `metrics` tests.)
+//! is checked by `kapi-metrics`' tests.)
 
 mod support;
 
@@ -367,7 +367,7 @@ fn etcd_version() -> (String, bool) {
 fn consistent_lists_of_creates_committed_together_come_from_the_cache_on_etcd() {
     let server = Server::start_on(Backend::Etcd);
     let client = server.client();
-    let slot_bits = kapi_runtime::storage::etcd::SLOT_BITS;
+    let slot_bits = kapi::storage::etcd::SLOT_BITS;
     let within_a_transaction = |rv: u64| !(rv + 1).is_multiple_of(1 << slot_bits);
     let mut names = Vec::new();
     // Rounds of concurrent creates until one got a revision within a shared transaction
@@ -537,7 +537,7 @@ fn consistent_lists_of_a_kind_being_written_on_etcd() {
     // each): rare, even on a loaded machine. (From outside, the cache is seldom seen behind
     // a write this server acknowledged: its watch event usually arrives before the
     // writer's answer reaches the reader, so this test does not show the wait itself;
-    // `kapi-runtime`'s cache tests do, with a store that holds changes back.)
+    // `kapi-apiserver`'s cache tests do, with a store that holds changes back.)
     assert!(
         from_cache >= f64::from(rounds) / 2.0,
         "only {from_cache} of {rounds} lists of the busy kind came from its cache"

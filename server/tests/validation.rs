@@ -267,8 +267,8 @@ fn defaults_are_applied() {
 /// from etcd: through get, list and watch, in every version. Nothing is written back.
 #[test]
 fn stored_objects_are_defaulted_on_read() {
-    use kapi_runtime::storage::Storage;
-    use kapi_runtime::storage::embedded::EmbeddedStorage;
+    use kapi::storage::Storage;
+    use kapi::storage::embedded::EmbeddedStorage;
 
     let (mut server, _) = start();
     server.kill_9();
@@ -582,8 +582,8 @@ fn unknown_fields_are_rejected() {
 /// documents; one missing is an error when the server starts, not when a request comes.
 #[test]
 fn schemas_compile_at_start_up() {
+    use kapi::registry::Schemas;
     use kapi_generated::documents::OPENAPI_V3;
-    use kapi_runtime::registry::Schemas;
 
     let scheme = kapi_generated::scheme();
     let all = OPENAPI_V3.iter().map(|d| (d.path, d.json));

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 use kapi_codegen::{ApiModel, FileKind};
-use kapi_runtime::api::KindInfo;
+use kapi_core::api::KindInfo;
 
 /// What to run when `generated/` is stale.
 pub const COMMAND: &str = "cargo xtask generate";

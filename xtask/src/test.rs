@@ -17,7 +17,7 @@ use std::process::{Command, ExitStatus};
 use anyhow::{Context, Result, bail};
 
 /// The features the suite builds with: the etcd backend and its tests.
-pub const FEATURES: &str = "kapi-server/etcd,kapi-runtime/etcd";
+pub const FEATURES: &str = "kapi-server/etcd,kapi-storage/etcd";
 
 /// `openapi-spec-validator` on PyPI: validates the generated OpenAPI documents.
 pub const OPENAPI_SPEC_VALIDATOR: &str = "openapi-spec-validator==0.9.0";

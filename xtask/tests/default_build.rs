@@ -46,7 +46,7 @@ fn server_dependencies(features: &str) -> Vec<String> {
 fn the_default_server_build_needs_no_protoc() {
     let default = server_dependencies("");
     assert!(
-        default.iter().any(|name| name == "kapi-runtime"),
+        default.iter().any(|name| name == "kapi-apiserver"),
         "cargo tree listed the server's dependencies: {default:?}"
     );
     let present: Vec<&str> = (ETCD_ONLY.iter().copied())

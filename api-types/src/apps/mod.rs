@@ -7,9 +7,9 @@
 pub mod v1;
 pub mod v1beta1;
 
-use kapi_runtime::Resource;
-use kapi_runtime::error::{FieldError, FieldErrorType};
-use kapi_runtime::meta::{Condition, ObjectMeta};
+use kapi::Resource;
+use kapi::error::{FieldError, FieldErrorType};
+use kapi::meta::{Condition, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -116,7 +116,7 @@ pub struct WebAppStatus {
     pub conditions: Vec<Condition>,
 }
 
-impl kapi_runtime::Strategy for WebApp {
+impl kapi::Strategy for WebApp {
     /// Replicas must all run the same code: an image tagged `latest` can be a different
     /// image on each node that pulls it, so it may run at most one replica.
     fn validate(&self) -> Vec<FieldError> {

@@ -1,7 +1,7 @@
 //! `apps.example.dev/v1` WebApp: the storage version.
 
-use kapi_runtime::Convert;
-use kapi_runtime::meta::{Condition, ObjectMeta};
+use kapi::Convert;
+use kapi::meta::{Condition, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! `apps.example.dev/v1beta1` WebApp: deprecated, a single image and port.
 
-use kapi_runtime::Convert;
-use kapi_runtime::meta::{Condition, ObjectMeta};
+use kapi::Convert;
+use kapi::meta::{Condition, ObjectMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +25,7 @@ pub struct WebApp {
 #[serde(rename_all = "camelCase")]
 pub struct WebAppSpec {
     /// How many instances to run.
-    #[serde(default = "kapi_runtime::defaults::i32::<1>")]
+    #[serde(default = "kapi::defaults::i32::<1>")]
     #[schemars(range(min = 0, max = 1000))]
     pub replicas: i32,
     /// Container image reference (v1: `spec.container.image`).
@@ -42,7 +42,7 @@ pub struct WebAppSpec {
 impl Default for WebAppSpec {
     fn default() -> Self {
         WebAppSpec {
-            replicas: kapi_runtime::defaults::i32::<1>(),
+            replicas: kapi::defaults::i32::<1>(),
             image: String::new(),
             port: default_port(),
         }

@@ -1,7 +1,7 @@
 //! `platform.example.dev`: tenants of the platform.
 
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -94,4 +94,4 @@ pub struct TenantStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_apps: Option<i32>,
 }
-impl kapi_runtime::Strategy for Tenant {}
+impl kapi::Strategy for Tenant {}

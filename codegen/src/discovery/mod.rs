@@ -13,7 +13,7 @@
 mod aggregated;
 mod legacy;
 
-use kapi_runtime::api::Scope;
+use kapi_core::api::Scope;
 use serde_json::{Value, json};
 
 use crate::model::{ApiModel, ResourceModel};

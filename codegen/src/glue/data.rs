@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use heck::{ToShoutySnakeCase, ToSnakeCase};
-use kapi_runtime::api::{Handler, KindInfo};
+use kapi_core::api::{Handler, KindInfo};
 use serde::Serialize;
 
 use super::GlueError;
@@ -175,15 +175,7 @@ struct Imports {
 
 impl Imports {
     fn new(paths: &[String], in_scope: &[&str]) -> Imports {
-        const SHADOWED: &[&str] = &[
-            "core",
-            "std",
-            "alloc",
-            "kapi_runtime",
-            "crate",
-            "self",
-            "super",
-        ];
+        const SHADOWED: &[&str] = &["core", "std", "alloc", "kapi", "crate", "self", "super"];
         let split = |path: &str| -> Option<(String, String)> {
             let segments: Vec<&str> = path.split("::").collect();
             (segments.len() >= 3).then(|| {
@@ -213,6 +205,7 @@ impl Imports {
     /// `apps::v1::WebApp` for `api_types::apps::v1::WebApp`, when `api_types::apps` is
     /// imported.
     fn shorten(&self, path: &str) -> String {
+        let path = &reachable(path);
         for (module, alias) in &self.modules {
             if let Some(rest) = path
                 .strip_prefix(module.as_str())
@@ -467,7 +460,18 @@ fn rust_path(path: &str, kind: &KindInfo) -> Result<String, GlueError> {
             kind: kind.kind.into(),
         });
     }
-    Ok(path.to_owned())
+    // Kubernetes' kinds are declared in `kapi-kinds`, which a user's crates reach through
+    // the facade, as `kapi::kinds`.
+    Ok(reachable(path))
+}
+
+/// `path` as the generated crate reaches it: Kubernetes' kinds are declared in
+/// `kapi-kinds`, which a user's crates reach through the facade, as `kapi::kinds`.
+fn reachable(path: &str) -> String {
+    match path.strip_prefix("kapi_kinds::") {
+        Some(rest) => format!("kapi::kinds::{rest}"),
+        None => path.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -481,11 +485,11 @@ mod tests {
             kind: "Thing",
             plural: "things",
             singular: "thing",
-            scope: kapi_runtime::api::Scope::Cluster,
-            names: kapi_runtime::api::NameRule::DnsSubdomain,
+            scope: kapi_core::api::Scope::Cluster,
+            names: kapi_core::api::NameRule::DnsSubdomain,
             short_names: &[],
             categories: &[],
-            subresources: kapi_runtime::api::Subresources {
+            subresources: kapi_core::api::Subresources {
                 status: false,
                 scale: None,
             },

@@ -8,7 +8,7 @@
 //! - `routes.rs`: `ROUTES`, every route of every served version bound to its handler.
 //! - `documents.rs`: the OpenAPI and discovery documents, compiled in with `include_str!`.
 //! - `tests/round_trip.rs`: one hub-conversion round-trip property test per kind and served
-//!   version (`kapi_runtime::testing::RoundTrip`).
+//!   version (`kapi::testing::RoundTrip`).
 //!
 //! and two Markdown files: `generated/README.md` ([`readme`]) and the API reference
 //! ([`api_reference`]).

@@ -97,8 +97,8 @@ fn kind(resource: &ResourceModel, schemas: Option<&Map<String, Value>>) -> Kind 
         items.join(", ")
     };
     let scope = match info.scope {
-        kapi_runtime::api::Scope::Namespaced => "namespaced",
-        kapi_runtime::api::Scope::Cluster => "cluster-scoped",
+        kapi_core::api::Scope::Namespaced => "namespaced",
+        kapi_core::api::Scope::Cluster => "cluster-scoped",
     };
     let mut facts = vec![format!(
         "Resource: `{}` (singular `{}`), {scope}",

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use kapi_runtime::api::{KindInfo, Route, SCHEMA_KEYWORDS, VersionInfo, VersionSchema};
-use kapi_runtime::meta;
+use kapi_core::api::{KindInfo, Route, SCHEMA_KEYWORDS, VersionInfo, VersionSchema};
+use kapi_core::meta;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::AddNullable;
 use serde_json::{Value, json};
@@ -111,7 +111,7 @@ pub enum ModelError {
     },
     /// A schema carries a keyword the server would not enforce: a typo in a
     /// `#[schemars(extend(...))]`, or a constraint the registry does not check (see
-    /// `kapi_runtime::api::SCHEMA_KEYWORDS`).
+    /// `kapi::api::SCHEMA_KEYWORDS`).
     #[error(
         "schema {schema}: unsupported keyword `{keyword}` at {path} (the server enforces \
          or documents only: {supported}); misspelt in a #[schemars(...)] attribute?"

@@ -2,7 +2,7 @@
 //! the OpenAPI version: parameters, body, responses, content types, as kube-apiserver
 //! documents them (`/openapi/v3/apis/apps/v1` was the reference).
 
-use kapi_runtime::api::{Action, Method, Route};
+use kapi_core::api::{Action, Method, Route};
 use serde_json::{Value, json};
 
 use super::Error;
@@ -535,7 +535,7 @@ fn valid_operation_id(s: &str, capitalize_first: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    use kapi_runtime::api::{Action, Method, Route};
+    use kapi_core::api::{Action, Method, Route};
 
     use super::*;
 

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
-use kapi_runtime::api::Method;
+use kapi_core::api::Method;
 use serde_json::{Map, Value, json};
 
 use super::plan::{JSON_YAML, OperationPlan, Param, kube_operation_id, plan};

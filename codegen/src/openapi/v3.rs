@@ -9,7 +9,7 @@
 //! (so `--validate=strict` sends `fieldValidation=Strict` instead of validating locally).
 
 use indexmap::IndexMap;
-use kapi_runtime::api::Method;
+use kapi_core::api::Method;
 use openapiv3::{
     Components, Info, MediaType, OpenAPI, Operation, Parameter, ParameterData,
     ParameterSchemaOrContent, PathItem, PathStyle, Paths, QueryStyle, ReferenceOr, RequestBody,

@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use kapi_codegen::ApiModel;
-use kapi_runtime::api::{
+use kapi_core::api::{
     Action, KindInfo, Method, NameRule, Route, ScaleInfo, Scope, Subresources, VersionInfo,
     VersionSchema,
 };

@@ -18,11 +18,11 @@ pub use binding::{Handler, RouteBinding};
 #[doc(hidden)]
 pub use convert::__private as __convert;
 pub use convert::Convert;
-pub use kind_sets::{concat_kinds, kinds_len};
 pub use documents::{
     Documents, OpenApiV3Document, RenderedDocument, RenderedDocuments, RenderedOpenApiV3, Renderer,
 };
 pub use kapi_routes::version_order;
+pub use kind_sets::{concat_kinds, kinds_len};
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use schema_keywords::SCHEMA_KEYWORDS;

@@ -15,8 +15,8 @@ use super::{
     WebhookClientConfig, WebhookView,
 };
 use kapi_core::error::{FieldError, FieldErrorType, go_strings};
-use kapi_core::validation::label_selector;
 use kapi_core::validation as names;
+use kapi_core::validation::label_selector;
 
 const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
@@ -352,7 +352,6 @@ pub(crate) fn client_config_errors(config: &WebhookClientConfig, path: &str) -> 
         ),
     }
 }
-
 
 /// apiserver's `ValidateWebhookService`.
 pub(crate) fn service_errors(

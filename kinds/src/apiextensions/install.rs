@@ -23,8 +23,8 @@ use kapi_core::api::{
     KindInfo, NameRule, PrinterColumn, Route, ScaleInfo, Scope, SelectableField, Subresources,
     VersionInfo, VersionSchema,
 };
-use kapi_schema::Schemas;
 use kapi_core::scheme::{ConversionError, DynamicVersion, JsonConversion, KindEntry};
+use kapi_schema::Schemas;
 
 /// What serving a definition takes: its kind, and the schemas its objects are checked
 /// against.

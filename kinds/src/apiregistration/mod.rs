@@ -17,11 +17,11 @@
 mod validation;
 
 use kapi_core::Resource;
-use kapi_macros::Resource;
 use kapi_core::api::KindInfo;
 use kapi_core::byte_string::ByteString;
 use kapi_core::error::FieldError;
 use kapi_core::meta::ObjectMeta;
+use kapi_macros::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

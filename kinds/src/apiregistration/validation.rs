@@ -7,8 +7,8 @@
 //! checked as a webhook's URL is.
 
 use super::APIService;
-use kapi_core::error::FieldError;
 use crate::webhook_url::url_errors;
+use kapi_core::error::FieldError;
 use kapi_core::validation as names;
 
 /// An APIService's errors, in kube's order.

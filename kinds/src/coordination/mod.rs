@@ -3,9 +3,9 @@
 //! it was acquired and last renewed, and how often it changed hands. Declared like a
 //! user's kind, with kube's validation (`pkg/apis/coordination/validation`).
 
-use kapi_macros::Resource;
 use kapi_core::error::FieldError;
 use kapi_core::meta::{MicroTime, ObjectMeta};
+use kapi_macros::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -1,8 +1,8 @@
 //! `events.k8s.io/v1` Event: the core Event with kube's renames (`regarding`, `note`,
 //! `reportingController`) and its older fields marked `deprecated`.
 
-use kapi_macros::Convert;
 use kapi_core::meta::{MicroTime, ObjectMeta, Time};
+use kapi_macros::Convert;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -10,12 +10,11 @@
 
 mod validation;
 
-
 use kapi_core::Resource;
-use kapi_macros::Resource;
 use kapi_core::api::{KindInfo, ProtoField, ProtoKind, ProtoMessage};
 use kapi_core::error::FieldError;
 use kapi_core::meta::{LABEL_SELECTOR_PROTO, LabelSelector, OBJECT_META_PROTO, ObjectMeta};
+use kapi_macros::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -83,7 +83,6 @@ pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError
         .collect()
 }
 
-
 /// `ValidateRoleBinding` (`namespaced`) and `ValidateClusterRoleBinding`, without the
 /// metadata the registry checks.
 pub fn binding(role_ref: &RoleRef, subjects: &[Subject], namespaced: bool) -> Vec<FieldError> {

@@ -21,6 +21,9 @@ pub struct ConvertAttrs {
     /// `hub = super::WebApp`: the hub struct this one converts to and from, as a path or a
     /// string. Required.
     pub hub: syn::Path,
+    /// `crate = "::my_kapi"`: the path the impl reaches kapi by; `::kapi` by default.
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
 }
 
 /// `#[convert(...)]` on a field. At most one key.

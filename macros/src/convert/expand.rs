@@ -31,23 +31,26 @@ pub fn expand(item: &Struct) -> TokenStream {
             )
         })
         .then(|| quote!(#[allow(unreachable_code)]));
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics ::kapi_runtime::Convert<#hub> for #ident #ty_generics #where_clause {
-            #[allow(unused_imports)]
-            fn into_hub(self, hub: &mut #hub) {
-                use ::kapi_runtime::api::__convert::{OptionIntoOption as _, OptionIntoPlain as _, OptionOfLeaf as _};
-                #(#into)*
-            }
+    crate::expand::in_crate(
+        &item.krate,
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics __kapi::Convert<#hub> for #ident #ty_generics #where_clause {
+                #[allow(unused_imports)]
+                fn into_hub(self, hub: &mut #hub) {
+                    use __kapi::api::__convert::{OptionIntoOption as _, OptionIntoPlain as _, OptionOfLeaf as _};
+                    #(#into)*
+                }
 
-            #[allow(unused_imports)]
-            #unreachable
-            fn from_hub(hub: &#hub) -> Self {
-                use ::kapi_runtime::api::__convert::{OptionFromOption as _, OptionFromPlain as _};
-                Self { #(#from,)* }
+                #[allow(unused_imports)]
+                #unreachable
+                fn from_hub(hub: &#hub) -> Self {
+                    use __kapi::api::__convert::{OptionFromOption as _, OptionFromPlain as _};
+                    Self { #(#from,)* }
+                }
             }
-        }
-    }
+        },
+    )
 }
 
 /// `hub.container.image`, spanned on where the path was written.
@@ -72,13 +75,13 @@ fn into_hub(field: &Field) -> TokenStream {
             let target = target(segments, at);
             match field.shape {
                 Shape::Plain => quote_spanned! {span=>
-                    ::kapi_runtime::Convert::into_hub(self.#ident, &mut #target);
+                    __kapi::Convert::into_hub(self.#ident, &mut #target);
                 },
                 Shape::Vec => quote_spanned! {span=>
-                    ::kapi_runtime::api::__convert::vec_into_hub(self.#ident, &mut #target);
+                    __kapi::api::__convert::vec_into_hub(self.#ident, &mut #target);
                 },
                 Shape::Option => quote_spanned! {span=>
-                    ::kapi_runtime::api::__convert::OptSlot(&mut #target).merge_option(self.#ident);
+                    __kapi::api::__convert::OptSlot(&mut #target).merge_option(self.#ident);
                 },
             }
         }
@@ -99,12 +102,12 @@ fn from_hub(field: &Field) -> TokenStream {
             let at = lit.as_ref().map_or_else(|| ident.span(), |l| l.span());
             let target = target(segments, at);
             match field.shape {
-                Shape::Plain => quote_spanned!(span=> ::kapi_runtime::Convert::from_hub(&#target)),
+                Shape::Plain => quote_spanned!(span=> __kapi::Convert::from_hub(&#target)),
                 Shape::Vec => {
-                    quote_spanned!(span=> ::kapi_runtime::api::__convert::vec_from_hub(&#target))
+                    quote_spanned!(span=> __kapi::api::__convert::vec_from_hub(&#target))
                 }
                 Shape::Option => quote_spanned! {span=>
-                    ::kapi_runtime::api::__convert::OptRead(&#target).read_option()
+                    __kapi::api::__convert::OptRead(&#target).read_option()
                 },
             }
         }

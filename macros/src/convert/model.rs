@@ -15,6 +15,8 @@ pub struct Struct {
     pub generics: Generics,
     /// `super::WebAppSpec`.
     pub hub: syn::Path,
+    /// The path the impl reaches kapi by (`::kapi`, or `crate = "..."`).
+    pub krate: syn::Path,
     /// Named fields, in declaration order.
     pub fields: Vec<Field>,
 }
@@ -69,6 +71,7 @@ impl Struct {
             ident: attrs.ident,
             generics: attrs.generics,
             hub: attrs.hub,
+            krate: attrs.krate.unwrap_or_else(crate::model::default_crate),
             fields,
         }
     }

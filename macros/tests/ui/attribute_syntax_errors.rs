@@ -1,5 +1,5 @@
 // Errors darling finds while parsing: all reported, with the hub-shape error found alongside.
-use kapi_runtime::Resource;
+use kapi::Resource;
 
 #[derive(Resource)]
 #[resource(

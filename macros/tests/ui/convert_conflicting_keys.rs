@@ -1,5 +1,5 @@
 // A field takes one of `rename`, `path`, `with` and `skip`; `path` names Rust fields.
-use kapi_runtime::Convert;
+use kapi::Convert;
 
 mod hub {
     #[derive(Clone, Default)]

@@ -1,5 +1,5 @@
 // A field whose type does not convert to its hub field's is rustc's error on the type.
-use kapi_runtime::Convert;
+use kapi::Convert;
 
 mod hub {
     #[derive(Clone, Default)]

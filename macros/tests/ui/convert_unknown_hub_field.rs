@@ -1,6 +1,6 @@
 // A hub field that does not exist is rustc's "no field" error, on the field's name or on
 // the `rename`/`path` literal.
-use kapi_runtime::Convert;
+use kapi::Convert;
 
 mod hub {
     #[derive(Clone, Default)]

@@ -1,5 +1,5 @@
 // A misspelled key gets darling's "did you mean" suggestion; `hub` is required.
-use kapi_runtime::Convert;
+use kapi::Convert;
 
 mod hub {
     #[derive(Clone, Default)]

@@ -1,6 +1,6 @@
 // The hub is its own version (no `ty`) but has no schema: the error points at `version`.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, Resource)]
 #[resource(group = "example.dev", version(name = "v1", storage))]

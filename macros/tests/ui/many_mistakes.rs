@@ -1,6 +1,6 @@
 // Every mistake is reported in one compile, including the one only rustc can see (a
 // printer column path naming no field).
-use kapi_runtime::Resource;
+use kapi::Resource;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

@@ -1,4 +1,4 @@
-use kapi_runtime::Resource;
+use kapi::Resource;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(group = "example.dev", version(name = "v1", storage))]

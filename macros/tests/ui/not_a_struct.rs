@@ -1,4 +1,4 @@
-use kapi_runtime::Resource;
+use kapi::Resource;
 
 #[derive(Resource)]
 #[resource(group = "example.dev", version(name = "v1", storage))]
@@ -8,6 +8,6 @@ pub enum WebApp {
 
 #[derive(Resource)]
 #[resource(group = "example.dev", version(name = "v1", storage))]
-pub struct Tuple(pub kapi_runtime::meta::ObjectMeta);
+pub struct Tuple(pub kapi::meta::ObjectMeta);
 
 fn main() {}

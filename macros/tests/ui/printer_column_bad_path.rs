@@ -1,6 +1,6 @@
 // JSON path syntax errors, each on its literal.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

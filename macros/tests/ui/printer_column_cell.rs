@@ -1,7 +1,7 @@
 // A computed cell is a `fn(&serde_json::Value) -> serde_json::Value`; another function is
 // reported on its path, and a path that names nothing too.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

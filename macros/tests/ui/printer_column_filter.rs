@@ -1,7 +1,7 @@
 // Equality filters (`[?(@.type=="Ready")]`) are printer columns' only: elsewhere they are
 // refused on the literal; the filter's own path is checked on the list's items.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

@@ -1,7 +1,7 @@
 // `protobuf` must name a `ProtoMessage`: rustc says so at the path, also when the attribute
 // has other mistakes (the second kind's unknown printer column type).
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 pub static WEB_APP_PROTO: &str = "k8s.io.api.apps.v1.WebApp";
 

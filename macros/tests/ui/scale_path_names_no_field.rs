@@ -1,6 +1,6 @@
 // A scale path that parses but names no field: rustc's error points at the literal.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

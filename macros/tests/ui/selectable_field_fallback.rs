@@ -1,8 +1,8 @@
 // A selectable field's fallback path (`or`, kube's core Event `source`: the component, else
 // the reporting controller) is checked like its path: a missing field is reported on the
 // `or` literal.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

@@ -1,8 +1,8 @@
 // A path may step through `Option` fields (`.source.component` with `source:
 // Option<EventSource>`), and a field missing behind one is still reported on the literal,
 // naming the type inside the `Option`.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(

@@ -1,6 +1,6 @@
 // A misspelled key gets darling's "did you mean" suggestion.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource)]
 #[resource(group = "example.dev", shortnames = "wa", version(name = "v1", storage))]

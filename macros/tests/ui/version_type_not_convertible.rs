@@ -1,10 +1,10 @@
 // A version type that has no `Convert<Hub>` impl, no schema and no serde impls.
-use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi::Resource;
+use kapi::meta::ObjectMeta;
 
 pub mod v1 {
     pub struct WebApp {
-        pub metadata: kapi_runtime::meta::ObjectMeta,
+        pub metadata: kapi::meta::ObjectMeta,
     }
 }
 

@@ -10,8 +10,8 @@ use std::sync::{Arc, RwLock};
 use serde_json::Value;
 
 use kapi_core::api::KindInfo;
-use kapi_core::user::UserInfo;
 use kapi_core::error::ApiError;
+use kapi_core::user::UserInfo;
 
 /// One admission check.
 pub trait Admit: Send + Sync {

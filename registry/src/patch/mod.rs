@@ -8,8 +8,8 @@ mod strategic;
 use serde_json::Value;
 
 use super::PatchType;
-use kapi_fieldmanager::typed::TypeRef;
 use kapi_core::scheme::KindEntry;
+use kapi_fieldmanager::typed::TypeRef;
 
 /// kube's `maxJSONPatchOperations`.
 const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;

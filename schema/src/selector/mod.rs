@@ -18,9 +18,9 @@ pub use labels::{LabelLookup, LabelSelector, Operator, Requirement};
 
 use serde_json::Value;
 
-use kapi_core::unstructured::{get_path, meta, meta_str};
 use kapi_core::api::{KindInfo, Scope};
 use kapi_core::error::ApiError;
+use kapi_core::unstructured::{get_path, meta, meta_str};
 
 /// The selectors of a list or watch of one kind: parsed, with the field labels checked
 /// against what the kind supports (`metadata.name`, `metadata.namespace` and its

@@ -37,8 +37,8 @@ pub mod arbitrary;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use serde_json::{Map, Value};
 
-use kapi_core::api::OpenApiV3Document;
 use crate::{KindSchema, Schemas};
+use kapi_core::api::OpenApiV3Document;
 use kapi_core::scheme::{ErasedHub, KindEntry, Scheme};
 
 /// Cases per test unless `PROPTEST_CASES` says otherwise: enough to meet every optional
@@ -203,7 +203,7 @@ impl Case<'_> {
             let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
             return Err(format!(
                 "the generator made an object outside the {version} schema (a bug in \
-                 kapi_runtime::testing::arbitrary):\n  {}\n  object: {object}",
+                 kapi::testing::arbitrary):\n  {}\n  object: {object}",
                 errors.join("\n  ")
             ));
         }

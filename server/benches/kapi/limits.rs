@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use kapi_runtime::storage::Storage;
-use kapi_runtime::storage::embedded::EmbeddedStorage;
-use kapi_runtime::storage::etcd::etcd_client::{
+use kapi::storage::Storage;
+use kapi::storage::embedded::EmbeddedStorage;
+use kapi::storage::etcd::etcd_client::{
     Client, Compare, CompareOp, GetOptions, Txn, TxnOp, WatchOptions,
 };
 use tokio::runtime::Runtime;

@@ -212,7 +212,7 @@ fn without_ages(mut table: Value) -> Value {
 /// those messages, whether it comes from the watch cache, a consistent read or storage.
 #[test]
 fn protobuf_list_bytes_are_the_messages_of_the_objects() {
-    use kapi_runtime::api::protobuf::{decode_envelope, encode};
+    use kapi::api::protobuf::{decode_envelope, encode};
     const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
     let server = Server::start();
     let client = Client::new(server.addr());

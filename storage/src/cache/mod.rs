@@ -43,9 +43,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use kapi_metrics::ResourceLabels;
 use crate::{KeyValue, Revision, Storage};
 use kapi_metrics::Counter;
+use kapi_metrics::ResourceLabels;
 
 /// How many changes a cache keeps by default (`--watch-cache-history`): kube's cacher
 /// sized its ring to 100 events before it sized it by time (75 s of changes); 1000 keeps a

@@ -165,8 +165,8 @@ impl kapi_schema::selector::LabelLookup for Labels {
 #[cfg(test)]
 mod tests {
     use super::{CachedObject, Labels};
-    use kapi_schema::selector::LabelLookup;
     use crate::KeyValue;
+    use kapi_schema::selector::LabelLookup;
 
     fn cached(value: &'static str) -> std::sync::Arc<CachedObject> {
         CachedObject::new(KeyValue {

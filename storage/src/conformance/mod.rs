@@ -26,9 +26,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 
-use crate::{
-    Error, Guard, KeyValue, ListRequest, Revision, Storage, WatchEvent, WatchStream,
-};
+use crate::{Error, Guard, KeyValue, ListRequest, Revision, Storage, WatchEvent, WatchStream};
 
 mod history;
 mod reads;

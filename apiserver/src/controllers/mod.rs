@@ -1,0 +1,200 @@
+//! The controllers built into the server: what kube-controller-manager runs beside
+//! kube-apiserver for the lifecycle of objects, so that one `kapi-server` behaves like an
+//! API server with its controllers running.
+//!
+//! A controller is a client of the [`Registry`]: it reads and writes through the same
+//! operations requests use, holds no state a restart would lose (it finds its work again
+//! from what is stored), and is safe to run in every replica at once (its writes are
+//! idempotent or conditional, and what it deletes it verifies with a live read): no leader
+//! is elected. [`namespace`] empties a terminating namespace and lets it go; [`gc`], the
+//! garbage collector, makes dependents follow their owners. Both are fed by the watch
+//! caches' changes (`follow`), as kube's are by informers, and cost nothing while nothing
+//! changes. The others pass over what they read every minute or second, which costs
+//! little: [`event_ttl`] removes Events older than `--event-ttl`;
+//! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules; [`client_trust`]
+//! publishes the client CA and front proxy for extension servers. [`apiservices`] keeps the
+//! aggregator's APIServices (registration, local ones, availability).
+
+pub mod apiservices;
+pub mod client_trust;
+pub mod cluster_role_aggregation;
+pub mod crd;
+pub mod event_ttl;
+mod follow;
+pub mod gc;
+pub mod namespace;
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use crate::health::{Health, Hook};
+use kapi_core::error::ApiError;
+use kapi_kinds::{apiextensions, apiregistration};
+use kapi_registry::Registry;
+
+/// How often a controller passes again while it has work left.
+const BUSY: Duration = Duration::from_millis(200);
+/// How often it passes otherwise.
+const IDLE: Duration = Duration::from_secs(1);
+
+/// Runs controller `name`'s `pass` until the registry goes: again soon while a pass says
+/// work is left (`true`) or fails (logged), otherwise after `idle`. Each pass holds the
+/// registry only while it runs; `started`, its post-start hook, is done after the first
+/// pass that succeeds.
+async fn run_passes(
+    registry: Weak<Registry>,
+    name: &'static str,
+    idle: Duration,
+    started: Option<Arc<Hook>>,
+    pass: impl AsyncFn(&Registry) -> Result<bool, ApiError>,
+) {
+    loop {
+        let Some(strong) = registry.upgrade() else {
+            return;
+        };
+        let busy = match pass(&strong).await {
+            Ok(busy) => {
+                // Its health check passes from its first pass that did its work.
+                if let Some(started) = &started {
+                    started.done();
+                }
+                busy
+            }
+            Err(error) => {
+                tracing::warn!(%error, controller = name, "controller pass failed");
+                true
+            }
+        };
+        drop(strong);
+        tokio::time::sleep(if busy { BUSY } else { idle }).await;
+    }
+}
+
+/// When work that failed, or is not finished, is looked at again: after a pause that
+/// doubles each time, up to a bound.
+#[derive(Clone, Copy, Debug)]
+struct Retry {
+    /// When.
+    due: tokio::time::Instant,
+    /// The pause after the next try.
+    pause: Duration,
+}
+
+impl Retry {
+    /// Due now; the pause after the first try is `first`.
+    fn now(first: Duration) -> Retry {
+        Retry {
+            due: tokio::time::Instant::now(),
+            pause: first,
+        }
+    }
+
+    /// Due after the current pause, which then doubles up to `max`.
+    fn again(&mut self, max: Duration) {
+        self.due = tokio::time::Instant::now() + self.pause;
+        self.pause = (self.pause * 2).min(max);
+    }
+}
+
+/// What the controllers are configured with.
+#[derive(Clone)]
+pub struct ControllerOptions {
+    /// How long an Event lives after its last write (`--event-ttl`).
+    pub event_ttl: Duration,
+    /// The aggregator whose APIServices [`apiservices`] keeps (none: not run).
+    pub aggregator: Option<std::sync::Arc<crate::aggregator::Aggregator>>,
+    /// What [`client_trust`] publishes for extension API servers (none: not run).
+    pub published_trust: Option<client_trust::Published>,
+    /// The server's health checks: each controller registers its kube counterpart's
+    /// post-start hooks and reports them done.
+    pub health: Arc<Health>,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> ControllerOptions {
+        ControllerOptions {
+            event_ttl: event_ttl::DEFAULT_EVENT_TTL,
+            aggregator: None,
+            published_trust: None,
+            health: Arc::default(),
+        }
+    }
+}
+
+/// The running controllers.
+pub struct Controllers {
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Controllers {
+    /// Starts every controller on the current runtime. They hold the registry weakly: they
+    /// end when it goes.
+    pub fn start(registry: Weak<Registry>, options: ControllerOptions) -> Controllers {
+        let ttl = options.event_ttl;
+        let health = &options.health;
+        let serves = |group: &str, kind: &str| {
+            (registry.upgrade()).is_some_and(|r| r.scheme().by_kind(group, kind).is_some())
+        };
+        // The watch caches the controllers follow run from the registry's start.
+        health
+            .post_start_hook("generic-apiserver-start-informers")
+            .done();
+        let aggregation = (options.aggregator)
+            .filter(|_| serves(apiregistration::GROUP, "APIService"))
+            .map(|aggregator| {
+                let hooks = apiservices::Hooks::register(health);
+                tokio::spawn(apiservices::run(registry.clone(), aggregator, hooks))
+            });
+        let definitions = serves(apiextensions::GROUP, "CustomResourceDefinition").then(|| {
+            let hooks = crd::Hooks::register(health);
+            tokio::spawn(crd::run(registry.clone(), hooks))
+        });
+        let publishing = options.published_trust.map(|data| {
+            let started = health.post_start_hook("start-cluster-authentication-info-controller");
+            tokio::spawn(run_passes(
+                registry.clone(),
+                "cluster authentication trust",
+                Duration::from_secs(60),
+                Some(started),
+                async move |registry: &Registry| client_trust::sync(registry, &data).await,
+            ))
+        });
+        Controllers {
+            tasks: aggregation
+                .into_iter()
+                .chain(publishing)
+                .chain(definitions)
+                .chain([
+                    tokio::spawn(namespace::run(registry.clone())),
+                    tokio::spawn(gc::run(registry.clone())),
+                    tokio::spawn(run_passes(
+                        registry.clone(),
+                        "clusterrole aggregation",
+                        IDLE,
+                        None,
+                        cluster_role_aggregation::sync,
+                    )),
+                    tokio::spawn(run_passes(
+                        registry,
+                        "event expiry",
+                        event_ttl::period(ttl),
+                        None,
+                        async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
+                    )),
+                ])
+                .collect(),
+        }
+    }
+
+    /// Stops them.
+    pub async fn stop(self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        for task in self.tasks {
+            let _ = task.await;
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! One call of an admission webhook: an `AdmissionReview` (`admission.k8s.io/v1`, or
+//! `v1beta1` for a webhook that speaks only that) POSTed over HTTPS to its URL (with
+//! `?timeout=<n>s`, as kube sends it), trusting its CA bundle, within its timeout; the answer checked as kube's dispatchers check it (an
+//! `AdmissionReview` of the same version, a response with the request's uid, `allowed`, a
+//! `JSONPatch` when it patches) and read into a [`Verdict`].
+//!
+//! The HTTP client is `kapi_webhook`'s, the conversion webhooks' too; its blocking call
+//! runs on tokio's blocking pool, not on the runtime's workers.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+
+use kapi_webhook::Webhook;
+
+use kapi_kinds::admissionregistration::WebhookClientConfig;
+
+/// The review versions this server speaks, preferred first.
+const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
+
+/// How to call one webhook: its client and URL, or why it cannot be called (every call
+/// then fails with that reason, and its failure policy decides).
+pub struct Client {
+    target: Result<Webhook, String>,
+    /// The review version it is sent.
+    pub review_version: &'static str,
+}
+
+impl Client {
+    /// The client of a webhook reached as `config` says, within `timeout`, speaking the
+    /// first of `versions` this server speaks.
+    pub fn new(config: &WebhookClientConfig, timeout: Duration, versions: &[String]) -> Client {
+        let review_version = (versions.iter())
+            .find_map(|v| REVIEW_VERSIONS.iter().find(|known| **known == v))
+            .copied();
+        let target = match review_version {
+            Some(_) => agent(config, timeout),
+            None => Err(format!(
+                "webhook does not accept known AdmissionReview versions {versions:?} (this \
+                 server speaks {})",
+                REVIEW_VERSIONS.join(", ")
+            )),
+        };
+        Client {
+            target,
+            review_version: review_version.unwrap_or("v1"),
+        }
+    }
+
+    /// POSTs `review` and returns the answer's JSON, or why the call failed.
+    pub async fn call(&self, review: Value) -> Result<Value, String> {
+        let webhook = self.target.clone()?;
+        let shown = webhook.url().to_owned();
+        let posted = tokio::task::spawn_blocking(move || webhook.post(&review));
+        match posted.await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(why)) => Err(format!("failed to call webhook: Post {shown:?}: {why}")),
+            Err(e) => Err(format!("failed to call webhook: {e}")),
+        }
+    }
+}
+
+/// The webhook `config` names, its URL telling it `timeout` as kube's does.
+fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<Webhook, String> {
+    let Some(url) = config.url.clone() else {
+        return Err(
+            "a webhook reached through a Service is not supported by this server: give \
+             clientConfig.url"
+                .into(),
+        );
+    };
+    let bundle = config.ca_bundle.as_ref().map(|b| b.0.as_slice());
+    // kube tells the webhook its timeout in the query.
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let url = format!("{url}{separator}timeout={}s", timeout.as_secs());
+    Webhook::new(url, bundle, timeout).map_err(|e| e.to_string())
+}
+
+/// What a webhook answered.
+#[derive(Debug, Default)]
+pub struct Verdict {
+    /// Whether it allows the write.
+    pub allowed: bool,
+    /// Its `status` (the reason of a refusal).
+    pub status: Option<Value>,
+    /// Its JSON patch, decoded.
+    pub patch: Option<json_patch::Patch>,
+    /// Its warnings.
+    pub warnings: Vec<String>,
+}
+
+/// The review to send for `request` (its `uid` set by the caller) in `version`.
+pub fn review(version: &str, request: Value) -> Value {
+    json!({
+        "apiVersion": format!("admission.k8s.io/{version}"),
+        "kind": "AdmissionReview",
+        "request": request,
+    })
+}
+
+/// Reads a webhook's answer to the review of `uid` sent in `version`.
+pub fn verdict(answer: &Value, version: &str, uid: &str) -> Result<Verdict, String> {
+    let api_version = answer
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = answer.get("kind").and_then(Value::as_str).unwrap_or("");
+    let expected = format!("admission.k8s.io/{version}");
+    if version == "v1" && (api_version != expected || kind != "AdmissionReview") {
+        return Err(format!(
+            "expected webhook response of {expected}, Kind=AdmissionReview, got \
+             {api_version}, Kind={kind}"
+        ));
+    }
+    let Some(response) = answer.get("response").filter(|r| r.is_object()) else {
+        return Err("webhook response was absent".into());
+    };
+    let answered = response.get("uid").and_then(Value::as_str).unwrap_or("");
+    if version == "v1" && answered != uid {
+        return Err(format!("expected response.uid={uid:?}, got {answered:?}"));
+    }
+    let mut verdict = Verdict {
+        allowed: response
+            .get("allowed")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        status: response.get("status").filter(|s| s.is_object()).cloned(),
+        warnings: (response.get("warnings").and_then(Value::as_array))
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        patch: None,
+    };
+    if let Some(patch) = response.get("patch").and_then(Value::as_str) {
+        let patch_type = response
+            .get("patchType")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if version == "v1" && patch_type.is_empty() {
+            return Err("webhook returned response.patch but not response.patchType".into());
+        }
+        if !patch_type.is_empty() && patch_type != "JSONPatch" {
+            return Err(format!("unsupported patch type {patch_type:?}"));
+        }
+        let bytes = STANDARD
+            .decode(patch)
+            .map_err(|e| format!("response.patch is not base64: {e}"))?;
+        let operations = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("response.patch is not a JSON patch: {e}"))?;
+        verdict.patch = Some(operations);
+    }
+    Ok(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_checked_as_kube_checks_them() {
+        let answer = |response: Value| {
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                "response": response})
+        };
+        let denied = verdict(
+            &answer(
+                json!({"uid": "u", "allowed": false, "status": {"message": "no"},
+                "warnings": ["careful"]}),
+            ),
+            "v1",
+            "u",
+        )
+        .unwrap();
+        assert!(!denied.allowed);
+        assert_eq!(denied.status, Some(json!({"message": "no"})));
+        assert_eq!(denied.warnings, ["careful"]);
+
+        let patch =
+            STANDARD.encode(r#"[{"op":"add","path":"/metadata/labels","value":{"a":"b"}}]"#);
+        let patched = verdict(
+            &answer(json!({"uid": "u", "allowed": true, "patchType": "JSONPatch", "patch": patch})),
+            "v1",
+            "u",
+        )
+        .unwrap();
+        assert!(patched.allowed && patched.patch.is_some());
+
+        assert_eq!(
+            verdict(&answer(json!({"uid": "other", "allowed": true})), "v1", "u").unwrap_err(),
+            r#"expected response.uid="u", got "other""#
+        );
+        assert_eq!(
+            verdict(
+                &json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}),
+                "v1",
+                "u"
+            )
+            .unwrap_err(),
+            "webhook response was absent"
+        );
+        let untyped = answer(json!({"uid": "u", "allowed": true, "patch": patch}));
+        assert!(
+            verdict(&untyped, "v1", "u")
+                .unwrap_err()
+                .contains("patchType")
+        );
+    }
+}
