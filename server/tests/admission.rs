@@ -7,7 +7,7 @@
 //! is down under `failurePolicy: Fail` and `Ignore`, a namespace selector, dry runs, a
 //! refused delete, and `matchPolicy: Equivalent` sending a v1beta1 write as v1.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

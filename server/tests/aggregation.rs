@@ -6,7 +6,7 @@
 //! (`--proxy-client-cert-file`), with the end user in the front-proxy headers. Driven by
 //! kubectl 1.32 and 1.20 and raw HTTPS.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

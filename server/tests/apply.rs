@@ -7,7 +7,7 @@
 //! scenario but the one across WebApp's versions runs on the compiled WebApp and on the
 //! same kind defined by a CustomResourceDefinition (`*_compiled`, `*_defined`).
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::http::{Client, Response};

@@ -10,7 +10,7 @@
 //! kube-apiserver writes (sigs.k8s.io/structured-merge-diff's field sets, k8s.io/apiserver's
 //! `NewConflictError`): the whole entries but their `time`, the whole Status.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -4,7 +4,7 @@
 //! included, bodies at the `Request` and `RequestResponse` levels, nothing for `None`
 //! rules, and each response's `Audit-Id`.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

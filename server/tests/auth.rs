@@ -5,7 +5,7 @@
 //! Bindings take effect once the RBAC index has seen them (it follows the watch caches),
 //! so a test that has just bound a role waits, with a deadline, for the access to come.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

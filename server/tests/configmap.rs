@@ -5,7 +5,7 @@
 //! with kube's codes, reasons and causes, are rows of the differential table
 //! (`differential.rs`).
 
-mod support;
+use crate::support;
 
 use support::{Kubectl, Server, Version};
 

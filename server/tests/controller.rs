@@ -9,7 +9,7 @@
 //! The controller binary is the workspace's, beside `kapi-server` (`cargo xtask test`
 //! builds it: the package's own tests need it).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

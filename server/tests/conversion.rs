@@ -3,7 +3,7 @@
 //! which cannot express `env`, `paused` or more than one port, keeps them (ARCHITECTURE.md,
 //! "Hub conversion"); each version reads what the other wrote, with the fields mapped.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{Kubectl, Server, Version, for_both_versions};

@@ -7,7 +7,7 @@
 //! The messages of the refused definitions are also rows of the differential table
 //! (`differential/builtin.yaml`), recorded from a real kube-apiserver.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::Server;

@@ -11,7 +11,7 @@
 //! with its printer columns (`-o wide` for the wide ones), patched, scaled, watched, and
 //! gone with its definition.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -8,7 +8,7 @@
 //! Raw HTTP, to see kube's exact answers; kubectl on these kinds is in `crds.rs`, kube-rs
 //! in `reflector.rs`, the Python client in `python_client.rs`.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

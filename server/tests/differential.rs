@@ -19,7 +19,7 @@
 //! out: their order follows their times). Names the server generates (`generateName`)
 //! are masked, in the recording and in kapi's answers alike.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! in a namespace of their own. The store runs with a 1 MiB page cache
 //! (`--embedded-cache-mib 1`), so pages are evicted and read back all along.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

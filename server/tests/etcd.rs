@@ -15,9 +15,8 @@
 //! - TLS to etcd with a client certificate.
 //! - A kind holding more than 4 MiB (one default gRPC message) is listed whole by a replica
 //!   that starts afterwards.
-#![cfg(feature = "etcd")]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::Read as _;

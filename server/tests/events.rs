@@ -6,7 +6,7 @@
 //! --for webapp/web` (1.32) lists them; and Events older than `--event-ttl` are removed.
 //! kube's answers to invalid Events are rows of the differential table.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

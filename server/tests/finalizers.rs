@@ -4,7 +4,7 @@
 //! `kubectl wait --for=delete` returns then, and a watcher sees MODIFIED, then DELETED.
 //! kube's answers to the same requests on a ConfigMap are rows of the differential table.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

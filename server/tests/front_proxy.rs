@@ -7,7 +7,7 @@
 //! and decisions of the core cluster (a second kapi server), asked there. Raw HTTPS, with
 //! client certificates or tokens.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::http::Client;

@@ -8,7 +8,7 @@
 //! that went or wait for their dependents in the foreground; one whose owner is of a kind
 //! the server does not serve stays.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

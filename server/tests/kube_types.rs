@@ -5,7 +5,7 @@
 //! declared for kube-rs anywhere: the derives implement k8s-openapi's `Resource`,
 //! `ListableResource` and `Metadata`, which kube-rs's blanket impl makes `kube::Resource`.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

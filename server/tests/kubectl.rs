@@ -7,7 +7,7 @@
 //! The binaries: `$KAPI_KUBECTL` / `$KAPI_KUBECTL_1_20`, else the paths `cargo xtask test`
 //! installs them to (see `support::kubectl`).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

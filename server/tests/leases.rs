@@ -3,7 +3,7 @@
 //! renewal from a stale resourceVersion is a 409, invalid specs are 422 with kube's field
 //! paths; kubectl 1.32 and 1.20 list them across namespaces with their holder.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::python::Script;

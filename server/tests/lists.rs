@@ -8,7 +8,7 @@
 //!
 //! Nothing waits for a fixed time: each event or line is awaited with a deadline.
 
-mod support;
+use crate::support;
 
 /// Lists' bytes against the slow path.
 #[path = "lists/encoding.rs"]

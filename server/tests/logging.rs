@@ -3,7 +3,7 @@
 //! user and the audit id its response carried as `Audit-Id`; below `-v=3` requests are
 //! not logged.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

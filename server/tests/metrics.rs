@@ -7,7 +7,7 @@
 //! gzipped protobuf. (That the Grafana dashboard in `deploy/` queries only exported metrics
 //! is checked by `kapi-metrics`' tests.)
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

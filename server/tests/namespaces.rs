@@ -4,7 +4,7 @@
 //! of its content, reports what holds it in its conditions, waits for the finalizer, then
 //! disappears (`kubectl wait --for=delete` returns).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! applies to the mapped groups, and expired, wrongly signed or foreign-audience tokens
 //! are 401.
 
-mod support;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -5,7 +5,7 @@
 //! does not arrive within `--request-timeout` is a 504 and stores nothing; one whose
 //! headers do not arrive within `--read-header-timeout` is disconnected.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -7,7 +7,7 @@
 //! a raw wire reader (prost's primitives, not this server's decoder) reading the wire. On the embedded
 //! store and (with the `etcd` feature, as `etcd::*`) on an etcd of its own.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

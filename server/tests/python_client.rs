@@ -9,7 +9,7 @@
 //! answers. The module must be importable: `cargo xtask test` installs it; without it
 //! these tests fail saying so, they never skip.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! CustomResourceDefinition installs, found through kube-rs's discovery and written with
 //! server-side apply; and a kube-rs client authenticating with a bearer token against RBAC.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@
 //! `x-kubernetes-patch-*` extensions of the published OpenAPI documents, which the server
 //! derives from the list types, as it derives its own merging.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{Kubectl, Server, Version, for_both_versions};

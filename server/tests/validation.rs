@@ -8,7 +8,7 @@
 //! cannot go, `fieldValidation` (repeated and unknown fields) and `dryRun=All` on create,
 //! update and patch.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::http::{Client, Response};

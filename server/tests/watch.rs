@@ -9,7 +9,7 @@
 //! scenario but the one about WebApp's second version runs on the compiled WebApp and on
 //! the same kind defined by a CustomResourceDefinition (`*_compiled`, `*_defined`).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

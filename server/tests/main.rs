@@ -1,0 +1,43 @@
+//! kapi-server's integration tests: one binary, so that the support module and the
+//! clients are compiled and linked once rather than once per file. Each module drives the
+//! real server binary with real clients (kubectl 1.32 and 1.20, kube-rs, the Python client,
+//! raw HTTP); `support` starts servers, stores and clients.
+
+mod support;
+
+mod admission;
+mod aggregation;
+mod apply;
+mod apply_clients;
+mod audit;
+mod auth;
+mod configmap;
+mod controller;
+mod conversion;
+mod crd_schemas;
+mod crds;
+mod custom_resources;
+mod differential;
+mod durability;
+#[cfg(feature = "etcd")]
+mod etcd;
+mod events;
+mod finalizers;
+mod front_proxy;
+mod gc;
+mod kube_types;
+mod kubectl;
+mod leases;
+mod lists;
+mod logging;
+mod metrics;
+mod namespaces;
+mod oidc;
+mod operations;
+mod protobuf;
+mod python_client;
+mod reflector;
+mod smoke;
+mod strategic;
+mod validation;
+mod watch;
