@@ -109,7 +109,7 @@ fn scheme_registers_hub_and_version_types() {
 
         use fixture_api::{apps, platform};
 
-        use kapi_core::scheme::{KindEntry, Scheme};
+        use kapi::scheme::{KindEntry, Scheme};
 
         /// Every kind of the API, with its hub type and the types of its served (and storage)
         /// versions.

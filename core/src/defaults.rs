@@ -1,6 +1,7 @@
 //! Literal defaults for fields of version types, written where serde takes a function:
 //!
 //! ```
+//! # extern crate kapi_core as kapi;
 //! # use serde::Deserialize;
 //! # use schemars::JsonSchema;
 //! #[derive(Deserialize, JsonSchema)]
