@@ -1245,27 +1245,27 @@ mod fixture {
     use schemars::JsonSchema;
 
     /// Two groups whose types share a schema name but not a shape.
-    pub fn conflicting_kinds() -> Vec<&'static KindInfo> {
+    pub(crate) fn conflicting_kinds() -> Vec<&'static KindInfo> {
         vec![&ALPHA, &BETA]
     }
 
     /// A kind with two routes for one path and method.
-    pub fn duplicate_route() -> Vec<&'static KindInfo> {
+    pub(crate) fn duplicate_route() -> Vec<&'static KindInfo> {
         vec![&TWICE]
     }
 
     /// A kind with one operation id on two routes.
-    pub fn duplicate_operation_id() -> Vec<&'static KindInfo> {
+    pub(crate) fn duplicate_operation_id() -> Vec<&'static KindInfo> {
         vec![&SAME_ID]
     }
 
     /// A kind with lists of every list type.
-    pub fn lists() -> Vec<&'static KindInfo> {
+    pub(crate) fn lists() -> Vec<&'static KindInfo> {
         vec![&LISTS]
     }
 
     /// A kind declaring a patch merge key its list type contradicts.
-    pub fn contradicting_merge_key() -> Vec<&'static KindInfo> {
+    pub(crate) fn contradicting_merge_key() -> Vec<&'static KindInfo> {
         vec![&CONTRADICTS]
     }
 

@@ -9,13 +9,13 @@ use std::time::Duration;
 use clap::Parser;
 
 /// client-go's `JitterFactor`: a retry waits up to 1.2 retry periods.
-pub const JITTER_FACTOR: f64 = 1.2;
+pub(crate) const JITTER_FACTOR: f64 = 1.2;
 
 /// Reconciles every WebApp's status: a simulated rollout to `spec.replicas`, and a `Ready`
 /// condition.
 #[derive(Debug, Parser)]
 #[command(name = "webapp-controller", version)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// The kubeconfig to connect with; without it, `KUBECONFIG`, `~/.kube/config`, then the
     /// in-cluster configuration.
     #[arg(long, value_name = "PATH")]
@@ -47,7 +47,7 @@ pub struct Flags {
 
 impl Flags {
     /// client-go's checks of a leader election's configuration (`NewLeaderElector`).
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let lease = self.leader_elect_lease_duration;
         let renew = self.leader_elect_renew_deadline;
         let retry = self.leader_elect_retry_period;
@@ -73,7 +73,7 @@ impl Flags {
 
     /// `--identity`, or the host name and a random suffix (kube-controller-manager's
     /// `hostname_uuid`).
-    pub fn identity(&self) -> String {
+    pub(crate) fn identity(&self) -> String {
         self.identity.clone().unwrap_or_else(|| {
             let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .map(|name| name.trim().to_owned())

@@ -27,7 +27,7 @@ use kube::api::{ObjectMeta, PostParams};
 use crate::flags::JITTER_FACTOR;
 
 /// One candidate for one Lease.
-pub struct Elector {
+pub(crate) struct Elector {
     leases: Api<Lease>,
     name: String,
     identity: String,
@@ -41,7 +41,7 @@ pub struct Elector {
 
 impl Elector {
     /// A candidate named `identity` for the Lease `namespace/name`.
-    pub fn new(
+    pub(crate) fn new(
         client: kube::Client,
         namespace: &str,
         name: &str,
@@ -60,7 +60,7 @@ impl Elector {
     }
 
     /// Tries until this candidate holds the Lease.
-    pub async fn acquire(&mut self) {
+    pub(crate) async fn acquire(&mut self) {
         tracing::info!(lease = %self.name, identity = %self.identity, "attempting to acquire the leader lease");
         loop {
             match self.try_acquire_or_renew().await {
@@ -77,7 +77,7 @@ impl Elector {
 
     /// Renews the Lease every retry period while this candidate leads; returns when a
     /// renewal did not succeed within the renew deadline.
-    pub async fn keep_renewing(&mut self) {
+    pub(crate) async fn keep_renewing(&mut self) {
         loop {
             tokio::time::sleep(self.retry_period).await;
             let deadline = Instant::now() + self.renew_deadline;
@@ -101,7 +101,7 @@ impl Elector {
     }
 
     /// Gives the Lease up if this candidate holds it: no holder, a one-second lease.
-    pub async fn release(&mut self) {
+    pub(crate) async fn release(&mut self) {
         let lease = match self.leases.get_opt(&self.name).await {
             Ok(Some(lease)) => lease,
             Ok(None) => return,

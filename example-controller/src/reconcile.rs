@@ -19,7 +19,7 @@ use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 
 /// The field manager of the status this controller applies.
-pub const FIELD_MANAGER: &str = "webapp-controller";
+pub(crate) const FIELD_MANAGER: &str = "webapp-controller";
 
 /// What every reconciliation shares.
 struct Context {
@@ -40,7 +40,7 @@ impl std::fmt::Display for Failed {
 impl std::error::Error for Failed {}
 
 /// Reconciles every WebApp until the process ends (or the future is dropped).
-pub async fn run(client: kube::Client, identity: &str) {
+pub(crate) async fn run(client: kube::Client, identity: &str) {
     let webapps = Api::<WebApp>::all(client.clone());
     let reporter = Reporter {
         controller: FIELD_MANAGER.into(),
@@ -106,7 +106,7 @@ fn error_policy(_: Arc<WebApp>, error: &Failed, _: Arc<Context>) -> Action {
 
 /// The status the WebApp should have, its `Ready` condition's transition time kept when
 /// its status stays.
-pub fn desired_status(webapp: &WebApp) -> WebAppStatus {
+pub(crate) fn desired_status(webapp: &WebApp) -> WebAppStatus {
     let generation = webapp.metadata.generation;
     let replicas = webapp.spec.replicas;
     let (status, reason, message, ready) = if webapp.spec.paused {

@@ -14,7 +14,7 @@ use syn::{Lit, LitStr, Meta};
 /// `#[resource(...)]` on the hub struct. Several `#[resource]` attributes are merged.
 #[derive(Debug, FromDeriveInput)]
 #[darling(attributes(resource))]
-pub struct ResourceAttrs {
+pub(crate) struct ResourceAttrs {
     /// `crate = "::my_kapi"`: the path the expansion reaches kapi by, for a crate that
     /// renames or re-exports it (as serde's `#[serde(crate = "...")]`); `::kapi` by default.
     #[darling(rename = "crate")]
@@ -73,7 +73,7 @@ pub struct ResourceAttrs {
 
 /// The values of `names = "..."`.
 #[derive(Clone, Copy, Debug, FromMeta)]
-pub enum NameRuleAttr {
+pub(crate) enum NameRuleAttr {
     /// `dns_subdomain`.
     #[darling(rename = "dns_subdomain")]
     DnsSubdomain,
@@ -87,7 +87,7 @@ pub enum NameRuleAttr {
 
 /// `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas")`.
 #[derive(Debug, FromMeta)]
-pub struct ScaleAttrs {
+pub(crate) struct ScaleAttrs {
     /// `.spec.replicas`: the desired replica count, under `.spec`.
     pub spec_replicas_path: LitStr,
     /// `.status.replicas`: the observed replica count, under `.status`.
@@ -98,7 +98,7 @@ pub struct ScaleAttrs {
 
 /// `printer_column(name = "Image", type = "string", json_path = ".spec.container.image")`.
 #[derive(Debug, FromMeta)]
-pub struct PrinterColumnAttrs {
+pub(crate) struct PrinterColumnAttrs {
     /// Column header.
     pub name: LitStr,
     /// `type = "..."`: `integer`, `number`, `string`, `boolean` or `date`.
@@ -124,7 +124,7 @@ pub struct PrinterColumnAttrs {
 /// path = "...")`, kube's field label conversions), with a path to fall back on when the
 /// first is absent or empty (`or = ".reportingComponent"`, as kube's core Event `source`).
 #[derive(Debug)]
-pub struct SelectableFieldAttrs {
+pub(crate) struct SelectableFieldAttrs {
     /// `regarding.kind`; `None`: the path without its leading dot.
     pub label: Option<LitStr>,
     /// `.involvedObject.kind`: a simple JSON path into the hub.
@@ -170,7 +170,7 @@ impl FromMeta for SelectableFieldAttrs {
 
 /// `version(name = "v1", ty = v1::WebApp, storage)`.
 #[derive(Debug, FromMeta)]
-pub struct VersionAttrs {
+pub(crate) struct VersionAttrs {
     /// `v1`, `v1beta1`.
     pub name: LitStr,
     /// The version's type, as a path (`v1::WebApp`) or a string (`"v1::WebApp"`), relative
@@ -186,7 +186,7 @@ pub struct VersionAttrs {
 
 /// The value of `deprecated`: a flag, or the warning clients get.
 #[derive(Debug)]
-pub enum Deprecation {
+pub(crate) enum Deprecation {
     /// `deprecated`: the runtime builds a default warning.
     Flag,
     /// `deprecated = "..."`.
@@ -212,16 +212,16 @@ impl FromMeta for Deprecation {
 /// A key written alone (`namespaced`, `status`, `storage`), with the span of the word so
 /// errors can point at it. Like darling's `Flag`, with a message that says what to write.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Word(Option<Span>);
+pub(crate) struct Word(Option<Span>);
 
 impl Word {
     /// The word was written.
-    pub fn is_present(&self) -> bool {
+    pub(crate) fn is_present(&self) -> bool {
         self.0.is_some()
     }
 
     /// The word's span (the call site when absent).
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         self.0.unwrap_or_else(Span::call_site)
     }
 }

@@ -18,7 +18,7 @@ use crate::model::{JsonPath, Kind, Version, VersionType, error};
 use crate::names;
 
 /// Runs every check.
-pub fn check(kind: &Kind, errors: &mut Accumulator) {
+pub(crate) fn check(kind: &Kind, errors: &mut Accumulator) {
     check_no_generics(kind, errors);
     check_stored_with(kind, errors);
     check_group(kind, errors);

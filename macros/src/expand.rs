@@ -18,7 +18,7 @@ use crate::model::{JsonPath, Kind, PrinterColumn, Version, VersionType};
 use kapi_routes::{self as routes, Action, Method};
 
 /// The whole expansion of a kind that passed every check.
-pub fn expand(kind: &Kind) -> TokenStream {
+pub(crate) fn expand(kind: &Kind) -> TokenStream {
     let hub = &kind.hub.ident;
     let info = kind_info(kind);
     let checks = type_checks(kind, Schemas::InInfo);
@@ -51,7 +51,7 @@ pub fn expand(kind: &Kind) -> TokenStream {
 
 /// `items` in a `const _` block that binds `__kapi` to `krate`: impls inside it apply as
 /// anywhere, and the user's paths still resolve in the enclosing module.
-pub fn in_crate(krate: &syn::Path, items: TokenStream) -> TokenStream {
+pub(crate) fn in_crate(krate: &syn::Path, items: TokenStream) -> TokenStream {
     quote! {
         const _: () = {
             use #krate as __kapi;
@@ -130,7 +130,7 @@ fn k8s_openapi_impls(kind: &Kind) -> TokenStream {
 
 /// The type checks, for when the attribute has errors and no `INFO` is emitted: they go out
 /// with the errors so that all mistakes show in one compile.
-pub fn type_checks_alone(kind: &Kind) -> TokenStream {
+pub(crate) fn type_checks_alone(kind: &Kind) -> TokenStream {
     in_crate(&kind.krate, type_checks(kind, Schemas::Here))
 }
 

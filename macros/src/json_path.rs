@@ -10,7 +10,7 @@ use heck::ToSnakeCase;
 
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Segment {
+pub(crate) enum Segment {
     /// `.image`: a JSON field name, as written (camelCase).
     Field(String),
     /// `[0]`: an index into an array.
@@ -24,7 +24,7 @@ pub enum Segment {
 /// `[A-Za-z_][A-Za-z0-9_]*`, each optionally followed by `[N]` indexes.
 ///
 /// The error is a sentence explaining the first problem, for the user.
-pub fn parse(path: &str) -> Result<Vec<Segment>, String> {
+pub(crate) fn parse(path: &str) -> Result<Vec<Segment>, String> {
     if path.is_empty() {
         return Err("the JSON path is empty".to_owned());
     }
@@ -117,7 +117,7 @@ const NOT_RAW: &[&str] = &["crate", "self", "super", "_"];
 
 /// The Rust field name a JSON field name stands for.
 #[derive(Debug, PartialEq, Eq)]
-pub struct RustField {
+pub(crate) struct RustField {
     /// `ready_replicas`, `type`.
     pub name: String,
     /// The name is a keyword and must be written `r#type`.
@@ -126,7 +126,7 @@ pub struct RustField {
 
 /// `readyReplicas` -> `ready_replicas`: the inverse of serde's `rename_all = "camelCase"`,
 /// the convention of Kubernetes types. Leading underscores are kept as written.
-pub fn rust_field(json_name: &str) -> Result<RustField, String> {
+pub(crate) fn rust_field(json_name: &str) -> Result<RustField, String> {
     let body = json_name.trim_start_matches('_');
     let name = format!(
         "{}{}",

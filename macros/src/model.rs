@@ -19,7 +19,7 @@ use crate::json_path::{self, Segment};
 use crate::names;
 
 /// One kind, declared on its hub type.
-pub struct Kind {
+pub(crate) struct Kind {
     /// The path the expansion reaches kapi by (`::kapi`, or `crate = "..."`).
     pub krate: syn::Path,
     /// The hub struct.
@@ -65,7 +65,7 @@ pub struct Kind {
 }
 
 /// A field usable in field selectors.
-pub struct SelectableField {
+pub(crate) struct SelectableField {
     /// What selectors name: the given label, or the path without its leading dot.
     pub label: String,
     /// The label's literal, or the path's when there is none: where errors point.
@@ -77,7 +77,7 @@ pub struct SelectableField {
 }
 
 /// The struct the derive is on.
-pub struct Hub {
+pub(crate) struct Hub {
     /// `WebApp`.
     pub ident: Ident,
     /// Must be empty: `INFO` is one value per kind.
@@ -89,7 +89,7 @@ pub struct Hub {
 }
 
 /// A named field of the hub struct.
-pub struct HubField {
+pub(crate) struct HubField {
     /// `metadata`.
     pub ident: Ident,
     /// `ObjectMeta`.
@@ -97,7 +97,7 @@ pub struct HubField {
 }
 
 /// A name with a default: given in the attribute, or derived from another name.
-pub struct Name {
+pub(crate) struct Name {
     /// `webapps`.
     pub value: String,
     /// The literal, or the token the default was derived from.
@@ -107,7 +107,7 @@ pub struct Name {
 }
 
 /// A simple JSON path as written, and its parse.
-pub struct JsonPath {
+pub(crate) struct JsonPath {
     /// The string literal, for spans and for the path as the runtime sees it.
     pub lit: LitStr,
     /// Its segments, or why it is not a simple JSON path (reported by [`crate::check`]).
@@ -115,7 +115,7 @@ pub struct JsonPath {
 }
 
 /// The `scale` subresource.
-pub struct Scale {
+pub(crate) struct Scale {
     /// `.spec.replicas`.
     pub spec_replicas_path: JsonPath,
     /// `.status.replicas`.
@@ -125,7 +125,7 @@ pub struct Scale {
 }
 
 /// One column of `kubectl get`.
-pub struct PrinterColumn {
+pub(crate) struct PrinterColumn {
     /// Header.
     pub name: LitStr,
     /// `string`, ...; checked by [`crate::check`].
@@ -143,7 +143,7 @@ pub struct PrinterColumn {
 }
 
 /// One version of the kind.
-pub struct Version {
+pub(crate) struct Version {
     /// The `version` word.
     pub span: Span,
     /// `v1`.
@@ -161,7 +161,7 @@ pub struct Version {
 }
 
 /// The Rust type of a version.
-pub enum VersionType {
+pub(crate) enum VersionType {
     /// No `ty`, or `ty = Self`: the hub serves as its own version.
     Hub,
     /// `ty = v1::WebApp`: a path relative to the hub's module.
@@ -173,7 +173,7 @@ impl Hub {
     /// named fields. Independent of the attribute, so it runs even when the attribute
     /// does not parse.
     /// A unit struct is reported only when the attribute has no `stored_with`.
-    pub fn from_input(input: &DeriveInput, errors: &mut darling::error::Accumulator) -> Hub {
+    pub(crate) fn from_input(input: &DeriveInput, errors: &mut darling::error::Accumulator) -> Hub {
         const NEED: &str = "`#[derive(Resource)]` needs a struct with named fields \
                             (`metadata`, `spec`, `status`)";
         let fields = match &input.data {
@@ -222,7 +222,7 @@ impl Hub {
     }
 
     /// The named field `name`, if the hub has it.
-    pub fn field(&self, name: &str) -> Option<&HubField> {
+    pub(crate) fn field(&self, name: &str) -> Option<&HubField> {
         self.fields
             .as_ref()?
             .iter()
@@ -231,13 +231,13 @@ impl Hub {
 }
 
 /// `::kapi`: the facade crate, which re-exports everything the expansions name.
-pub fn default_crate() -> syn::Path {
+pub(crate) fn default_crate() -> syn::Path {
     syn::parse_quote!(::kapi)
 }
 
 impl Kind {
     /// Applies the defaults of the grammar to the parsed attribute.
-    pub fn new(input: &DeriveInput, hub: Hub, attrs: ResourceAttrs) -> Kind {
+    pub(crate) fn new(input: &DeriveInput, hub: Hub, attrs: ResourceAttrs) -> Kind {
         let attr_span = attr_span(input);
         let kind = match &attrs.kind {
             Some(lit) => Name::given(lit),
@@ -299,7 +299,7 @@ impl Kind {
     }
 
     /// The hub type as tokens: the `stored_with` path, or the struct the derive is on.
-    pub fn hub_type(&self) -> proc_macro2::TokenStream {
+    pub(crate) fn hub_type(&self) -> proc_macro2::TokenStream {
         match &self.stored_with {
             Some(path) => quote::ToTokens::to_token_stream(path),
             None => quote::ToTokens::to_token_stream(&self.hub.ident),
@@ -307,7 +307,7 @@ impl Kind {
     }
 
     /// Every JSON path of the kind, in declaration order.
-    pub fn json_paths(&self) -> impl Iterator<Item = &JsonPath> {
+    pub(crate) fn json_paths(&self) -> impl Iterator<Item = &JsonPath> {
         let scale = self.scale.iter().flat_map(|s| {
             [
                 Some(&s.spec_replicas_path),
@@ -407,7 +407,7 @@ impl Version {
 }
 
 /// The `resource` of the first `#[resource(...)]`, or the struct's name when there is none.
-pub fn attr_span(input: &DeriveInput) -> Span {
+pub(crate) fn attr_span(input: &DeriveInput) -> Span {
     (input.attrs.iter())
         .find(|a| a.path().is_ident("resource"))
         .map_or_else(|| input.ident.span(), |a| a.path().span())
@@ -432,6 +432,6 @@ fn mentions_stored_with(input: &DeriveInput) -> bool {
 }
 
 /// An error pointing at `span`.
-pub fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
+pub(crate) fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
     syn::Error::new(span, message).into()
 }

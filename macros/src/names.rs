@@ -13,7 +13,7 @@ const MAX_SUBDOMAIN: usize = 253;
 ///
 /// Kinds are Go-style type names; `kubectl` and the OpenAPI operation ids
 /// (`listNamespacedWebApp`) splice them in verbatim.
-pub fn is_upper_camel_case(s: &str) -> bool {
+pub(crate) fn is_upper_camel_case(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.all(|c| c.is_ascii_alphanumeric())
 }
@@ -21,7 +21,7 @@ pub fn is_upper_camel_case(s: &str) -> bool {
 /// A DNS-1123 label (`webapps`, `wa`, `all`): lower-case letters, digits and `-`, starting and
 /// ending with a letter or digit, at most 63 characters. Resource names, short names and
 /// categories are path segments and `kubectl` arguments, hence the restriction.
-pub fn is_dns_label(s: &str) -> bool {
+pub(crate) fn is_dns_label(s: &str) -> bool {
     let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
     !s.is_empty()
         && s.len() <= MAX_LABEL
@@ -32,19 +32,19 @@ pub fn is_dns_label(s: &str) -> bool {
 
 /// A DNS-1035 label (`v1`, `v1beta1`): a DNS-1123 label that starts with a letter.
 /// Version names must be one, as in CRDs.
-pub fn is_dns1035_label(s: &str) -> bool {
+pub(crate) fn is_dns1035_label(s: &str) -> bool {
     is_dns_label(s) && s.starts_with(|c: char| c.is_ascii_lowercase())
 }
 
 /// A DNS-1123 subdomain (`apps.example.dev`): dot-separated labels, at most 253 characters.
-pub fn is_dns_subdomain(s: &str) -> bool {
+pub(crate) fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty() && s.len() <= MAX_SUBDOMAIN && s.split('.').all(is_dns_label)
 }
 
 /// The default plural of a lower-case kind name, by the simple English rules CRD tooling
 /// uses: `policy` -> `policies`, `ingress` -> `ingresses`, `box` -> `boxes`,
 /// `gateway` -> `gateways`, `webapp` -> `webapps`.
-pub fn pluralize(singular: &str) -> String {
+pub(crate) fn pluralize(singular: &str) -> String {
     let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u');
     if let Some(stem) = singular.strip_suffix('y')
         && stem.chars().next_back().is_some_and(|c| !vowel(c))

@@ -6,7 +6,7 @@ use kapi::Convert;
 /// The hub side.
 mod hub {
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Shop {
+    pub(crate) struct Shop {
         pub name: String,
         pub owner: Option<String>,
         pub spec: Spec,
@@ -15,7 +15,7 @@ mod hub {
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Spec {
+    pub(crate) struct Spec {
         pub r#type: String,
         pub inventory: Inventory,
         pub items: Vec<Item>,
@@ -23,19 +23,19 @@ mod hub {
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Inventory {
+    pub(crate) struct Inventory {
         pub capacity: i32,
         pub location: String,
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Item {
+    pub(crate) struct Item {
         pub sku: String,
         pub count: i32,
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Status {
+    pub(crate) struct Status {
         pub ready: Option<bool>,
     }
 }
@@ -46,7 +46,7 @@ mod version {
 
     #[derive(Clone, Debug, Default, PartialEq, Convert)]
     #[convert(hub = super::hub::Shop)]
-    pub struct Shop {
+    pub(crate) struct Shop {
         #[convert(rename = "name")]
         pub title: String,
         pub owner: Option<String>,
@@ -57,7 +57,7 @@ mod version {
 
     #[derive(Clone, Debug, Default, PartialEq, Convert)]
     #[convert(hub = "super::hub::Spec")]
-    pub struct Spec {
+    pub(crate) struct Spec {
         #[convert(rename = "type")]
         pub kind: String,
         #[convert(path = "inventory.capacity")]
@@ -71,27 +71,27 @@ mod version {
 
     /// `total` is the sum of the item counts, written as the first item's count.
     mod total {
-        pub fn into_hub(total: i32, hub: &mut super::super::hub::Spec) {
+        pub(super) fn into_hub(total: i32, hub: &mut super::super::hub::Spec) {
             let rest: i32 = hub.items.iter().skip(1).map(|i| i.count).sum();
             if let Some(first) = hub.items.first_mut() {
                 first.count = total - rest;
             }
         }
 
-        pub fn from_hub(hub: &super::super::hub::Spec) -> i32 {
+        pub(super) fn from_hub(hub: &super::super::hub::Spec) -> i32 {
             hub.items.iter().map(|i| i.count).sum()
         }
     }
 
     #[derive(Clone, Debug, Default, PartialEq, Convert)]
     #[convert(hub = super::hub::Item)]
-    pub struct Item {
+    pub(crate) struct Item {
         pub sku: String,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, Convert)]
     #[convert(hub = super::hub::Status)]
-    pub struct Status {
+    pub(crate) struct Status {
         pub ready: Option<bool>,
     }
 }

@@ -1,6 +1,9 @@
 //! The derive's real output: two small kinds are derived here and their `INFO` is checked
 //! value by value, so the expansion, not just the route builder, is what is tested.
 
+// The fixtures declare kinds as users do, with `pub` items, in this file's private modules.
+#![allow(unreachable_pub)]
+
 use kapi::Resource;
 use kapi::api::{Action, KindInfo, Method, Scope, VersionInfo};
 
@@ -35,14 +38,14 @@ mod shop {
         version(name = "v2", ty = "crate::shop::v2::Order", storage),
         protobuf = ORDER_PROTO
     )]
-    pub struct Order {
+    pub(crate) struct Order {
         pub metadata: ObjectMeta,
         pub spec: OrderSpec,
         pub status: OrderStatus,
     }
 
     /// The protobuf shape the kind's `protobuf` names.
-    pub static ORDER_PROTO: ProtoMessage = ProtoMessage {
+    pub(crate) static ORDER_PROTO: ProtoMessage = ProtoMessage {
         name: "dev.example.shop.v2.Order",
         fields: &[ProtoField::new(
             1,
@@ -52,7 +55,7 @@ mod shop {
     };
 
     #[derive(Clone, Default)]
-    pub struct OrderSpec {
+    pub(crate) struct OrderSpec {
         pub replicas: i32,
         pub customer_name: String,
         pub items: Vec<Item>,
@@ -60,12 +63,12 @@ mod shop {
     }
 
     #[derive(Clone, Default)]
-    pub struct Item {
+    pub(crate) struct Item {
         pub sku: String,
     }
 
     #[derive(Clone, Default)]
-    pub struct OrderStatus {
+    pub(crate) struct OrderStatus {
         pub replicas: i32,
         pub selector: String,
     }
@@ -361,12 +364,12 @@ mod renamed {
         Clone, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema, Resource,
     )]
     #[resource(crate = "::kapi_core", group = "renamed.example.dev", version(name = "v1", ty = v1::Gadget, storage))]
-    pub struct Gadget {
+    pub(crate) struct Gadget {
         pub metadata: ObjectMeta,
         pub size: i32,
     }
 
-    pub mod v1 {
+    pub(crate) mod v1 {
         use super::{Convert, ObjectMeta};
 
         /// A version converting through the same path.
@@ -374,7 +377,7 @@ mod renamed {
             Clone, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema, Convert,
         )]
         #[convert(crate = "::kapi_core", hub = super::Gadget)]
-        pub struct Gadget {
+        pub(crate) struct Gadget {
             pub metadata: ObjectMeta,
             pub size: i32,
         }

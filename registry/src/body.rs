@@ -11,7 +11,7 @@ use kapi_core::error::ApiError;
 
 /// What a body must be: `apiVersion` and `kind` (unset means "the target's").
 #[derive(Clone, Copy, Debug)]
-pub struct Expected<'a> {
+pub(crate) struct Expected<'a> {
     /// `apps.example.dev/v1`.
     pub api_version: &'a str,
     /// `WebApp`.
@@ -28,7 +28,7 @@ impl Expected<'_> {
     }
 
     /// A decode failure, as kube's `transformDecodeError` words it.
-    pub fn decode_error(&self, error: impl std::fmt::Display) -> ApiError {
+    pub(crate) fn decode_error(&self, error: impl std::fmt::Display) -> ApiError {
         ApiError::BadRequest(format!(
             "{kind} in version {version:?} cannot be handled as a {kind}: {error}",
             kind = self.kind,
@@ -39,7 +39,7 @@ impl Expected<'_> {
 
 /// The checks of a body that creates: its type meta, then its unknown and repeated fields
 /// (`fieldValidation`); the warnings to answer with.
-pub fn check_new(
+pub(crate) fn check_new(
     target: super::Target<'_>,
     body: &Value,
     options: &super::WriteOptions,
@@ -57,7 +57,7 @@ pub fn check_new(
 }
 
 /// Checks `apiVersion` and `kind` of a body.
-pub fn check_type_meta(body: &Value, expected: Expected<'_>) -> Result<(), ApiError> {
+pub(crate) fn check_type_meta(body: &Value, expected: Expected<'_>) -> Result<(), ApiError> {
     if !body.is_object() {
         let mut summary = body.to_string();
         if summary.len() > 30 {
@@ -106,7 +106,11 @@ pub fn check_type_meta(body: &Value, expected: Expected<'_>) -> Result<(), ApiEr
 }
 
 /// kube's `checkName` for update and patch: the body names the object of the URL.
-pub fn check_name(object: &Value, name: &str, namespace: Option<&str>) -> Result<(), ApiError> {
+pub(crate) fn check_name(
+    object: &Value,
+    name: &str,
+    namespace: Option<&str>,
+) -> Result<(), ApiError> {
     match meta_str(object, "name") {
         None => {
             return Err(ApiError::BadRequest(format!(
@@ -134,7 +138,7 @@ pub fn check_name(object: &Value, name: &str, namespace: Option<&str>) -> Result
 
 /// kube's `EnsureObjectNamespaceMatchesRequestNamespace`: a missing namespace is taken
 /// from the request, cluster-scoped objects lose theirs, a different one is a 400.
-pub fn ensure_namespace(
+pub(crate) fn ensure_namespace(
     object: &mut Value,
     info: &KindInfo,
     request: Option<&str>,
@@ -172,7 +176,7 @@ pub fn ensure_namespace(
 /// decoded and encoded again; `None` when it does not decode, which the decode itself
 /// reports), and to the fields it repeated (`duplicates`, found while decoding its JSON):
 /// returns the warnings (`Warn`) or fails (`Strict`), listing every one.
-pub fn check_unknown_fields(
+pub(crate) fn check_unknown_fields(
     mode: FieldValidation,
     body: &Value,
     typed: impl FnOnce() -> Option<Value>,
@@ -186,7 +190,7 @@ pub fn check_unknown_fields(
 /// merge or strategic merge patch that made `body` of an object with no unknown fields
 /// (the stored object as its version's type gives it back): only the patch can have
 /// brought any. The stored object's `managedFields` and the rest are not walked again.
-pub fn check_unknown_fields_within(
+pub(crate) fn check_unknown_fields_within(
     mode: FieldValidation,
     body: &Value,
     patch: Option<&Value>,

@@ -28,7 +28,7 @@ use kapi_storage::{self as storage, KeyValue};
 pub const NAMESPACE_FINALIZER: &str = "kubernetes";
 
 /// A namespace's `spec.finalizers`.
-pub fn spec_finalizers(namespace: &Value) -> Vec<&str> {
+pub(crate) fn spec_finalizers(namespace: &Value) -> Vec<&str> {
     (namespace
         .pointer("/spec/finalizers")
         .and_then(Value::as_array))

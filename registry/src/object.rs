@@ -9,27 +9,31 @@ use super::Written;
 use kapi_core::api::{KindInfo, Scope};
 use kapi_core::error::{ApiError, GroupResource};
 use kapi_core::scheme::{ErasedHub, KindEntry};
-pub use kapi_core::unstructured::{generation, meta, meta_str, new_uid, now, set_meta};
+pub(crate) use kapi_core::unstructured::{generation, meta, meta_str, new_uid, now, set_meta};
 use kapi_core::validation as names;
 use kapi_storage::cache::CacheError;
 use kapi_storage::{self as storage, KeyValue, Revision};
 
 /// `OptimisticLockErrorMsg`: the reason of a 409 on a stale resourceVersion.
-pub const OPTIMISTIC_LOCK: &str =
+pub(crate) const OPTIMISTIC_LOCK: &str =
     "the object has been modified; please apply your changes to the latest version and try again";
 
 /// How many times an unconditional write re-reads after losing a race before giving up
 /// with a 409 (kube's `GuaranteedUpdate` retries forever; a bound keeps a hot key from
 /// pinning a request).
-pub const MAX_RETRIES: usize = 32;
+pub(crate) const MAX_RETRIES: usize = 32;
 
 /// The resource as messages name it (`webapps.apps.example.dev`).
-pub fn resource(info: &KindInfo) -> GroupResource {
+pub(crate) fn resource(info: &KindInfo) -> GroupResource {
     GroupResource::new(info.group, info.plural)
 }
 
 /// Maps a storage failure to a Status: the one place this happens.
-pub fn storage_error(error: storage::Error, resource: &GroupResource, name: &str) -> ApiError {
+pub(crate) fn storage_error(
+    error: storage::Error,
+    resource: &GroupResource,
+    name: &str,
+) -> ApiError {
     use storage::Error;
     match error {
         Error::NotFound { .. } => ApiError::NotFound {
@@ -69,7 +73,7 @@ pub fn storage_error(error: storage::Error, resource: &GroupResource, name: &str
 }
 
 /// Maps a watch cache failure to a Status.
-pub fn cache_error(error: CacheError) -> ApiError {
+pub(crate) fn cache_error(error: CacheError) -> ApiError {
     match error {
         CacheError::NotReady => ApiError::TooManyRequests {
             message: error.to_string(),
@@ -82,7 +86,7 @@ pub fn cache_error(error: CacheError) -> ApiError {
 
 /// An internal error about stored data or the scheme: a bug or corruption, never the
 /// client's fault.
-pub fn internal(what: impl std::fmt::Display) -> ApiError {
+pub(crate) fn internal(what: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(what.to_string())
 }
 
@@ -91,7 +95,7 @@ pub fn internal(what: impl std::fmt::Display) -> ApiError {
 /// up; without the trailing `/`, which [`Keys`] adds. So `registry`, `/registry/` and
 /// `//registry` all give keys under `/registry/`, and `/` keys under `/`: servers given the
 /// same prefix in different spellings (and kube-apiserver) share one layout.
-pub fn clean_prefix(prefix: &str) -> String {
+pub(crate) fn clean_prefix(prefix: &str) -> String {
     let mut segments: Vec<&str> = Vec::new();
     for segment in prefix.split('/') {
         match segment {
@@ -108,18 +112,18 @@ pub fn clean_prefix(prefix: &str) -> String {
 /// kube's key layout: `<prefix>/<group>/<plural>/<namespace>/<name>`, the group segment
 /// omitted for the core group and the namespace segment for cluster-scoped kinds.
 #[derive(Clone, Debug)]
-pub struct Keys<'a> {
+pub(crate) struct Keys<'a> {
     prefix: &'a str,
 }
 
 impl<'a> Keys<'a> {
-    pub fn new(prefix: &'a str) -> Keys<'a> {
+    pub(crate) fn new(prefix: &'a str) -> Keys<'a> {
         Keys { prefix }
     }
 
     /// The prefix of a kind's objects (all namespaces), ending in `/`: the prefix of the
     /// kind that stores them, for a kind `stored_with` another.
-    pub fn kind_prefix(&self, info: &KindInfo) -> String {
+    pub(crate) fn kind_prefix(&self, info: &KindInfo) -> String {
         let info = info.stored_with.unwrap_or(info);
         // Made several times per request: sized once (with room for the namespace and
         // name most callers add), with no formatting machinery.
@@ -138,7 +142,7 @@ impl<'a> Keys<'a> {
 
     /// The prefix a list reads: one namespace, or every namespace when `namespace` is
     /// `None` (and always for cluster-scoped kinds).
-    pub fn collection(&self, info: &KindInfo, namespace: Option<&str>) -> String {
+    pub(crate) fn collection(&self, info: &KindInfo, namespace: Option<&str>) -> String {
         let mut key = self.kind_prefix(info);
         if let (Scope::Namespaced, Some(namespace)) = (info.scope, namespace) {
             key.push_str(namespace);
@@ -150,7 +154,7 @@ impl<'a> Keys<'a> {
     /// The key of one object. Namespaced kinds need a namespace (kube's
     /// `NamespaceKeyFunc`); names and namespaces must be valid path segments, so that no
     /// name reaches another key.
-    pub fn object(
+    pub(crate) fn object(
         &self,
         info: &KindInfo,
         namespace: Option<&str>,
@@ -170,7 +174,7 @@ impl<'a> Keys<'a> {
 }
 
 /// A namespace from a request must be a valid path segment.
-pub fn check_namespace(namespace: &str) -> Result<(), ApiError> {
+pub(crate) fn check_namespace(namespace: &str) -> Result<(), ApiError> {
     check_segment("Namespace", namespace)
 }
 
@@ -190,7 +194,7 @@ fn check_segment(what: &str, value: &str) -> Result<(), ApiError> {
 }
 
 /// Sets `metadata.resourceVersion` to a revision.
-pub fn set_resource_version(object: &mut Value, revision: Revision) {
+pub(crate) fn set_resource_version(object: &mut Value, revision: Revision) {
     set_meta(
         object,
         "resourceVersion",
@@ -200,12 +204,12 @@ pub fn set_resource_version(object: &mut Value, revision: Revision) {
 
 /// kube's `SimpleNameGenerator`: the prefix (cut to 58 bytes) and 5 random characters
 /// from an alphabet without vowels or confusable characters.
-pub fn generate_name(base: &str) -> String {
+pub(crate) fn generate_name(base: &str) -> String {
     generated_name(base, &name_suffix())
 }
 
 /// [`generate_name`]'s random part.
-pub fn name_suffix() -> String {
+pub(crate) fn name_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let random = uuid::Uuid::new_v4();
     (random.as_bytes().iter().take(5))
@@ -214,7 +218,7 @@ pub fn name_suffix() -> String {
 }
 
 /// [`generate_name`] with its random part drawn already.
-pub fn generated_name(base: &str, suffix: &str) -> String {
+pub(crate) fn generated_name(base: &str, suffix: &str) -> String {
     const MAX_PREFIX: usize = 63 - 5;
     let mut cut = base.len().min(MAX_PREFIX);
     while !base.is_char_boundary(cut) {
@@ -225,24 +229,24 @@ pub fn generated_name(base: &str, suffix: &str) -> String {
 
 /// The stored bytes of an object: compact JSON, without `metadata.resourceVersion`
 /// ([`kapi_core::scheme::stored_value_bytes`], which a write's own encoding falls back on).
-pub fn encode(object: Value) -> Result<Bytes, ApiError> {
+pub(crate) fn encode(object: Value) -> Result<Bytes, ApiError> {
     (kapi_core::scheme::stored_value_bytes(object))
         .map_or_else(|e| Err(internal(e)), |b| Ok(b.into()))
 }
 
 /// A stored object as JSON, in the version it was stored in.
-pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
+pub(crate) fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
     decode_bytes(&kv.key, &kv.value)
 }
 
 /// An object's stored bytes (at `key`) as JSON.
-pub fn decode_bytes(key: &str, bytes: &[u8]) -> Result<Value, ApiError> {
+pub(crate) fn decode_bytes(key: &str, bytes: &[u8]) -> Result<Value, ApiError> {
     serde_json::from_slice(bytes).map_err(|e| undecodable(key, e))
 }
 
 /// A stored object of `kind` as its hub, decoded straight from its bytes
 /// ([`KindEntry::from_stored_bytes`]).
-pub fn decode_hub(kind: &KindEntry, kv: &KeyValue) -> Result<ErasedHub, ApiError> {
+pub(crate) fn decode_hub(kind: &KindEntry, kv: &KeyValue) -> Result<ErasedHub, ApiError> {
     (kind.from_stored_bytes(&kv.value)).map_err(|e| undecodable(&kv.key, e))
 }
 
@@ -251,7 +255,7 @@ fn undecodable(key: &str, error: impl std::fmt::Display) -> ApiError {
 }
 
 /// A stored object in `version`, with its resourceVersion.
-pub fn stored_in_version(
+pub(crate) fn stored_in_version(
     kind: &KindEntry,
     kv: &KeyValue,
     version: &str,
@@ -265,7 +269,7 @@ pub fn stored_in_version(
 /// storage version of a kind that stores its own objects that is the stored bytes with the
 /// resourceVersion inserted: neither decoded nor encoded again (decoded only if something
 /// but a JSON answer asks for the object).
-pub fn written_in_version(
+pub(crate) fn written_in_version(
     kind: &KindEntry,
     key: &str,
     stored: &[u8],

@@ -6,11 +6,11 @@ use serde_json::{Map, Value, json};
 
 use super::object::meta;
 use kapi_core::api::ScaleInfo;
-pub use kapi_core::unstructured::{get_path, set_path};
+pub(crate) use kapi_core::unstructured::{get_path, set_path};
 use kapi_storage::Revision;
 
 /// The `Scale` of an object (hub JSON) at a revision.
-pub fn view(scale: &ScaleInfo, hub: &Value, revision: Revision) -> Value {
+pub(crate) fn view(scale: &ScaleInfo, hub: &Value, revision: Revision) -> Value {
     let replicas = |path| {
         (get_path(hub, path).and_then(Value::as_i64)).map_or(0, |r| r.clamp(0, i64::from(i32::MAX)))
     };

@@ -53,7 +53,7 @@ fn include(include_object: &str) -> Result<Include, ApiError> {
 }
 
 /// The Table of `objects` (in `target.version`).
-pub fn table(
+pub(crate) fn table(
     target: Target<'_>,
     objects: &[Value],
     list: Option<&ObjectList>,
@@ -89,7 +89,7 @@ pub fn table(
 /// `PartialObjectMetadata` is the object's own `metadata` bytes; a request only turns
 /// dates into ages and copies bytes. What may fail (the options, a row's cells, metadata
 /// the cache does not locate) is done here, before the first byte: the chunks only copy.
-pub fn table_json(
+pub(crate) fn table_json(
     target: Target<'_>,
     list: ObjectList,
     include_object: &str,
@@ -445,7 +445,7 @@ fn age(timestamp: &str, now: SystemTime) -> String {
 }
 
 /// kube's `duration.HumanDuration`: two or three significant figures.
-pub fn human_duration(seconds: i64) -> String {
+pub(crate) fn human_duration(seconds: i64) -> String {
     if seconds < -1 {
         return "<invalid>".into();
     }

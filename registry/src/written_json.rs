@@ -10,7 +10,7 @@ use kapi_storage::Revision;
 /// `metadata.resourceVersion` added last, as setting it on the decoded object and
 /// encoding that compactly would make it when `stored` is compact; `None` when `stored`
 /// is not an object with an object `metadata`.
-pub fn with_resource_version(stored: &[u8], revision: Revision) -> Option<Bytes> {
+pub(crate) fn with_resource_version(stored: &[u8], revision: Revision) -> Option<Bytes> {
     let (end, empty) = metadata_end(stored)?;
     let separator = if empty { "" } else { "," };
     let insert = format!(r#"{separator}"resourceVersion":"{revision}""#);

@@ -374,7 +374,7 @@ mod tests {
     fn the_python_client_test_names_the_installed_pin() {
         let harness = crate::project_root().join("server/tests/support/python.rs");
         let harness = std::fs::read_to_string(&harness).unwrap();
-        let pin = format!("pub const PYTHON_KUBERNETES: &str = {PYTHON_KUBERNETES:?};");
+        let pin = format!("const PYTHON_KUBERNETES: &str = {PYTHON_KUBERNETES:?};");
         assert!(
             harness.contains(&pin),
             "server/tests/support/python.rs lacks `{pin}`"

@@ -63,7 +63,7 @@ fn default_port() -> i32 {
 mod first_port {
     use super::super::{ContainerPort, WebAppSpec};
 
-    pub fn into_hub(port: i32, hub: &mut WebAppSpec) {
+    pub(super) fn into_hub(port: i32, hub: &mut WebAppSpec) {
         if port == from_hub(hub) {
             return;
         }
@@ -76,7 +76,7 @@ mod first_port {
         }
     }
 
-    pub fn from_hub(hub: &WebAppSpec) -> i32 {
+    pub(super) fn from_hub(hub: &WebAppSpec) -> i32 {
         (hub.container.ports.first()).map_or_else(super::default_port, |p| p.container_port)
     }
 }

@@ -27,7 +27,7 @@ const CONFIG_MAP: &str =
 type Bundle = (String, Vec<u8>);
 
 /// The front proxy's CA and headers.
-pub struct FrontProxy {
+pub(super) struct FrontProxy {
     ca: Bundle,
     allowed_names: Vec<String>,
     username_headers: Vec<String>,

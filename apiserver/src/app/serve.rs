@@ -41,7 +41,7 @@ const STOPPED: u8 = 2;
 
 /// The server's connections, and how to end them.
 #[derive(Clone, Default)]
-pub struct Connections(Arc<Shared>);
+pub(super) struct Connections(Arc<Shared>);
 
 #[derive(Default)]
 struct Shared {
@@ -70,7 +70,7 @@ impl Shared {
 impl Connections {
     /// Stops accepting; each connection finishes the request it is serving, then closes
     /// (hyper's graceful shutdown). Those still open after `timeout` are dropped.
-    pub fn drain(&self, timeout: Duration) {
+    pub(super) fn drain(&self, timeout: Duration) {
         self.advance(DRAINING);
         let connections = self.clone();
         tokio::spawn(async move {
@@ -80,7 +80,7 @@ impl Connections {
     }
 
     /// Drops every connection now.
-    pub fn stop(&self) {
+    pub(super) fn stop(&self) {
         self.advance(STOPPED);
     }
 
@@ -174,7 +174,7 @@ fn builder(read_header_timeout: Duration) -> Builder<TokioExecutor> {
 /// drained and every connection closed, or stopped. A client has `read_header_timeout`
 /// for its TLS handshake, and then for each request's headers (as Go's servers bound
 /// both by kube-apiserver's `ReadHeaderTimeout`).
-pub async fn serve(
+pub(super) async fn serve(
     listener: std::net::TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
     read_header_timeout: Duration,

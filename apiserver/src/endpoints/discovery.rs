@@ -70,7 +70,7 @@ struct Rendered {
 }
 
 impl Live {
-    pub fn new(registry: Arc<Registry>, renderer: Option<Renderer>) -> Live {
+    pub(super) fn new(registry: Arc<Registry>, renderer: Option<Renderer>) -> Live {
         Live {
             registry,
             renderer,
@@ -137,13 +137,13 @@ impl Live {
     }
 
     /// The OpenAPI documents of the scheme now; `None` when they are the generated ones.
-    pub fn openapi(&self) -> Option<Arc<super::openapi::OpenApi>> {
+    pub(super) fn openapi(&self) -> Option<Arc<super::openapi::OpenApi>> {
         self.current()?.openapi.clone()
     }
 
     /// The answer at `path` (without a trailing slash) from the documents of the scheme
     /// now: `None` when they are the generated ones, 404 when they have none there.
-    pub fn serve(&self, path: &str, headers: &HeaderMap) -> Option<Response> {
+    pub(super) fn serve(&self, path: &str, headers: &HeaderMap) -> Option<Response> {
         let rendered = self.current()?;
         Some(match rendered.legacy.get(path) {
             Some(legacy) => serve(headers, legacy, rendered.aggregated.get(path)),

@@ -10,7 +10,7 @@ use serde_json::{Map, Number, Value};
 
 /// `body` as JSON, and the paths of its repeated fields in document order (paths as
 /// kube writes them: `spec.ports[0].name`).
-pub fn decode(body: &[u8]) -> serde_json::Result<(Value, Vec<String>)> {
+pub(super) fn decode(body: &[u8]) -> serde_json::Result<(Value, Vec<String>)> {
     let mut duplicates = Vec::new();
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value = Node {

@@ -54,14 +54,14 @@ fn lower(text: &str) -> Cow<'_, str> {
 
 impl MediaRange<'_> {
     /// The value of parameter `key`.
-    pub fn param(&self, key: &str) -> Option<&str> {
+    pub(super) fn param(&self, key: &str) -> Option<&str> {
         (self.params.iter())
             .find(|(k, _)| k == key)
             .map(|(_, v)| *v)
     }
 
     /// Matches `type_/subtype`, wildcards included.
-    pub fn matches(&self, type_: &str, subtype: &str) -> bool {
+    pub(super) fn matches(&self, type_: &str, subtype: &str) -> bool {
         (self.type_ == "*" || self.type_ == type_)
             && (self.subtype == "*" || self.subtype == subtype)
     }
@@ -122,7 +122,7 @@ pub(super) enum TableVersion {
 }
 
 impl TableVersion {
-    pub fn api_version(self) -> &'static str {
+    pub(super) fn api_version(self) -> &'static str {
         match self {
             TableVersion::V1 => "meta.k8s.io/v1",
             TableVersion::V1beta1 => "meta.k8s.io/v1beta1",

@@ -78,7 +78,7 @@ impl OpenApi {
         }
     }
 
-    pub fn rendered(documents: &RenderedDocuments) -> OpenApi {
+    pub(super) fn rendered(documents: &RenderedDocuments) -> OpenApi {
         OpenApi {
             v2_json: Prepared::new(documents.openapi_v2_json.clone()),
             v2_protobuf: Prepared::new(documents.openapi_v2_protobuf.clone()),

@@ -18,7 +18,7 @@ pub(super) struct Query {
 }
 
 impl Query {
-    pub fn parse(query: Option<&str>) -> Query {
+    pub(super) fn parse(query: Option<&str>) -> Query {
         let pairs = form_urlencoded::parse(query.unwrap_or("").as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
@@ -26,14 +26,14 @@ impl Query {
     }
 
     /// The first value of `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         (self.pairs.iter())
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
 
     /// Every value of `key`.
-    pub fn all(&self, key: &str) -> Vec<&str> {
+    pub(super) fn all(&self, key: &str) -> Vec<&str> {
         (self.pairs.iter())
             .filter(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
@@ -41,12 +41,12 @@ impl Query {
     }
 
     /// `key` is present, with or without a value (`?verbose`).
-    pub fn has(&self, key: &str) -> bool {
+    pub(super) fn has(&self, key: &str) -> bool {
         self.pairs.iter().any(|(k, _)| k == key)
     }
 
     /// A boolean parameter; absent or empty is `None`.
-    pub fn bool(&self, key: &str) -> Result<Option<bool>, ApiError> {
+    pub(super) fn bool(&self, key: &str) -> Result<Option<bool>, ApiError> {
         match self.get(key) {
             None | Some("") => Ok(None),
             Some(value) => parse_bool(value).map(Some).ok_or_else(|| {
@@ -58,7 +58,7 @@ impl Query {
     }
 
     /// An integer parameter; absent or empty is `None`.
-    pub fn int(&self, key: &str) -> Result<Option<i64>, ApiError> {
+    pub(super) fn int(&self, key: &str) -> Result<Option<i64>, ApiError> {
         match self.get(key) {
             None | Some("") => Ok(None),
             Some(value) => value.parse().map(Some).map_err(|_| {
@@ -70,22 +70,22 @@ impl Query {
     }
 
     /// A string parameter; absent or empty is `None`.
-    pub fn string(&self, key: &str) -> Option<String> {
+    pub(super) fn string(&self, key: &str) -> Option<String> {
         self.get(key).filter(|v| !v.is_empty()).map(str::to_owned)
     }
 
     /// `pretty`.
-    pub fn pretty(&self) -> Result<Option<bool>, ApiError> {
+    pub(super) fn pretty(&self) -> Result<Option<bool>, ApiError> {
         self.bool("pretty")
     }
 
     /// `watch=true` (or `1`, ...).
-    pub fn watch(&self) -> Result<bool, ApiError> {
+    pub(super) fn watch(&self) -> Result<bool, ApiError> {
         Ok(self.bool("watch")?.unwrap_or(false))
     }
 
     /// `includeObject` of Tables: `None`, `Metadata` (default) or `Object`.
-    pub fn include_object(&self) -> Result<&str, ApiError> {
+    pub(super) fn include_object(&self) -> Result<&str, ApiError> {
         match self.get("includeObject") {
             None | Some("") => Ok("Metadata"),
             Some(value @ ("None" | "Metadata" | "Object")) => Ok(value),
@@ -102,7 +102,7 @@ impl Query {
     }
 
     /// Options of a read or list.
-    pub fn list_options(&self) -> Result<ListOptions, ApiError> {
+    pub(super) fn list_options(&self) -> Result<ListOptions, ApiError> {
         let options = ListOptions {
             label_selector: self.string("labelSelector"),
             field_selector: self.string("fieldSelector"),
@@ -151,7 +151,7 @@ impl Query {
     /// Options of a watch: selectors, `resourceVersion`, `resourceVersionMatch`,
     /// `allowWatchBookmarks`, `sendInitialEvents` and `timeoutSeconds` (the registry
     /// validates how they combine).
-    pub fn watch_options(&self) -> Result<WatchOptions, ApiError> {
+    pub(super) fn watch_options(&self) -> Result<WatchOptions, ApiError> {
         let timeout = self.int("timeoutSeconds")?;
         Ok(WatchOptions {
             label_selector: self.string("labelSelector"),
@@ -168,7 +168,7 @@ impl Query {
     }
 
     /// Options of a create (`CreateOptions`) or update (`UpdateOptions`).
-    pub fn write_options(
+    pub(super) fn write_options(
         &self,
         kind: &str,
         user_agent: Option<&str>,
@@ -192,7 +192,7 @@ impl Query {
 
     /// Options of a patch (`PatchOptions`): `force` only with apply, which needs a
     /// `fieldManager`.
-    pub fn patch_options(
+    pub(super) fn patch_options(
         &self,
         patch_type: PatchType,
         user_agent: Option<&str>,
@@ -233,7 +233,7 @@ impl Query {
     }
 
     /// `DeleteOptions` from the query, for a DELETE without a body.
-    pub fn delete_options(&self) -> Result<DeleteOptions, ApiError> {
+    pub(super) fn delete_options(&self) -> Result<DeleteOptions, ApiError> {
         let dry_run = self.all("dryRun");
         Ok(DeleteOptions {
             grace_period_seconds: self.int("gracePeriodSeconds")?,

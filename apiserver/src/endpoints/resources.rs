@@ -180,7 +180,7 @@ pub(super) struct Call<'a> {
 
 impl Call<'_> {
     /// Answers the request, with the version's deprecation and the write's warnings.
-    pub async fn serve(self, shared: &Shared, parts: Parts, body: Body) -> Response {
+    pub(super) async fn serve(self, shared: &Shared, parts: Parts, body: Body) -> Response {
         let mut warnings = Vec::new();
         // Errors in protobuf for a request whose answer would be protobuf, as kube's.
         let protobuf = (self.kind.as_deref())

@@ -7,7 +7,7 @@ use axum::response::Response;
 use crate::http::RequestInfo;
 
 /// Attaches the [`RequestInfo`] of `request` to it.
-pub async fn attach(mut request: Request, next: impl super::Next) -> Response {
+pub(super) async fn attach(mut request: Request, next: impl super::Next) -> Response {
     let info = RequestInfo::new(
         request.method(),
         request.uri().path(),

@@ -22,7 +22,7 @@ const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 
 /// How to call one webhook: its client and URL, or why it cannot be called (every call
 /// then fails with that reason, and its failure policy decides).
-pub struct Client {
+pub(super) struct Client {
     target: Result<Webhook, String>,
     /// The review version it is sent.
     pub review_version: &'static str,
@@ -31,7 +31,11 @@ pub struct Client {
 impl Client {
     /// The client of a webhook reached as `config` says, within `timeout`, speaking the
     /// first of `versions` this server speaks.
-    pub fn new(config: &WebhookClientConfig, timeout: Duration, versions: &[String]) -> Client {
+    pub(super) fn new(
+        config: &WebhookClientConfig,
+        timeout: Duration,
+        versions: &[String],
+    ) -> Client {
         let review_version = (versions.iter())
             .find_map(|v| REVIEW_VERSIONS.iter().find(|known| **known == v))
             .copied();
@@ -50,7 +54,7 @@ impl Client {
     }
 
     /// POSTs `review` and returns the answer's JSON, or why the call failed.
-    pub async fn call(&self, review: Value) -> Result<Value, String> {
+    pub(super) async fn call(&self, review: Value) -> Result<Value, String> {
         let webhook = self.target.clone()?;
         let shown = webhook.url().to_owned();
         let posted = tokio::task::spawn_blocking(move || webhook.post(&review));
@@ -80,7 +84,7 @@ fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<Webhook, Str
 
 /// What a webhook answered.
 #[derive(Debug, Default)]
-pub struct Verdict {
+pub(super) struct Verdict {
     /// Whether it allows the write.
     pub allowed: bool,
     /// Its `status` (the reason of a refusal).
@@ -92,7 +96,7 @@ pub struct Verdict {
 }
 
 /// The review to send for `request` (its `uid` set by the caller) in `version`.
-pub fn review(version: &str, request: Value) -> Value {
+pub(super) fn review(version: &str, request: Value) -> Value {
     json!({
         "apiVersion": format!("admission.k8s.io/{version}"),
         "kind": "AdmissionReview",
@@ -101,7 +105,7 @@ pub fn review(version: &str, request: Value) -> Value {
 }
 
 /// Reads a webhook's answer to the review of `uid` sent in `version`.
-pub fn verdict(answer: &Value, version: &str, uid: &str) -> Result<Verdict, String> {
+pub(super) fn verdict(answer: &Value, version: &str, uid: &str) -> Result<Verdict, String> {
     let api_version = answer
         .get("apiVersion")
         .and_then(Value::as_str)

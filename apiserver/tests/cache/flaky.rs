@@ -18,14 +18,14 @@ use tempfile::TempDir;
 use tokio::sync::{broadcast, watch};
 
 /// How long anything may take to arrive.
-pub const DEADLINE: Duration = Duration::from_secs(10);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(10);
 
 /// A change another writer makes to a value.
-pub type Rewrite = fn(&[u8]) -> Bytes;
+pub(crate) type Rewrite = fn(&[u8]) -> Bytes;
 
 /// The embedded store, with watches the test can break and a switch making every watch
 /// answer "compacted" (as etcd does for a revision compacted away).
-pub struct Flaky {
+pub(crate) struct Flaky {
     pub inner: Arc<dyn Storage>,
     pub breaker: broadcast::Sender<()>,
     pub compacted: AtomicBool,
@@ -59,7 +59,7 @@ pub struct Flaky {
 
 impl Flaky {
     /// Ends every open watch with an `Unavailable` error.
-    pub fn break_watches(&self) {
+    pub(crate) fn break_watches(&self) {
         let _ = self.breaker.send(());
     }
 }
@@ -175,7 +175,7 @@ impl Storage for Flaky {
     }
 }
 
-pub struct Env {
+pub(crate) struct Env {
     pub flaky: Arc<Flaky>,
     pub storage: Arc<dyn Storage>,
     pub cache: Arc<Cache>,
@@ -185,26 +185,30 @@ pub struct Env {
 /// A cache over a store written once outside its prefix (so that its first list is not
 /// at revision 0, the special case `a_write_racing_the_first_list_of_an_empty_store`
 /// covers).
-pub async fn env(options: CacheOptions) -> Env {
+pub(crate) async fn env(options: CacheOptions) -> Env {
     env_on(options, true, None).await
 }
 
 /// A cache over a fresh store (`seeded`: written once outside the prefix first), with
 /// `racing` created right after the cache's first list.
-pub async fn env_on(options: CacheOptions, seeded: bool, racing: Option<&str>) -> Env {
+pub(crate) async fn env_on(options: CacheOptions, seeded: bool, racing: Option<&str>) -> Env {
     let seed: &[&str] = if seeded { &["/seed"] } else { &[] };
     env_over(options, seed, racing).await
 }
 
 /// A cache over a fresh store holding the keys `existing` (`{}` each), with `racing`
 /// created right after the cache's first list request.
-pub async fn env_over(options: CacheOptions, existing: &[&str], racing: Option<&str>) -> Env {
+pub(crate) async fn env_over(
+    options: CacheOptions,
+    existing: &[&str],
+    racing: Option<&str>,
+) -> Env {
     env_with(options, existing, racing, true).await
 }
 
 /// [`env_over`], with the store's watches opening only once `watches_open` is set when
 /// `open` is false.
-pub async fn env_with(
+pub(crate) async fn env_with(
     options: CacheOptions,
     existing: &[&str],
     racing: Option<&str>,
@@ -244,7 +248,7 @@ pub async fn env_with(
 }
 
 impl Env {
-    pub async fn put(&self, name: &str, value: &str) -> Revision {
+    pub(crate) async fn put(&self, name: &str, value: &str) -> Revision {
         let key = format!("/r/{name}");
         let value = Bytes::from(format!("{{\"v\":\"{value}\"}}"));
         match self.storage.get(&key, 0).await.unwrap() {
@@ -256,7 +260,7 @@ impl Env {
     }
 
     /// Waits until the cache reached `revision`.
-    pub async fn reached(&self, revision: Revision) {
+    pub(crate) async fn reached(&self, revision: Revision) {
         let reached = self.cache.wait_for(revision, DEADLINE).await;
         assert!(reached.is_some(), "the cache did not reach {revision}");
     }

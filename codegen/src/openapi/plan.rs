@@ -82,7 +82,7 @@ pub(crate) struct Param {
 
 impl Param {
     /// Path parameters are required, query parameters are not.
-    pub fn required(&self) -> bool {
+    pub(super) fn required(&self) -> bool {
         self.location == Location::Path
     }
 }
@@ -97,7 +97,7 @@ pub(crate) enum Location {
 }
 
 impl Location {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Location::Path => "path",
             Location::Query => "query",

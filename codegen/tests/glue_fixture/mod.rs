@@ -14,21 +14,21 @@ use kapi_core::api::{
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 #[derive(JsonSchema)]
-pub struct ConfigMap {
+pub(crate) struct ConfigMap {
     /// Configuration data.
     pub data: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(JsonSchema)]
 #[schemars(rename = "WebApp")]
-pub struct WebAppV1 {
+pub(crate) struct WebAppV1 {
     /// Desired replicas.
     pub replicas: i32,
 }
 
 #[derive(JsonSchema)]
 #[schemars(rename = "WebApp")]
-pub struct WebAppV1beta1 {
+pub(crate) struct WebAppV1beta1 {
     /// Desired replicas.
     pub replicas: i32,
     /// Image.
@@ -36,7 +36,7 @@ pub struct WebAppV1beta1 {
 }
 
 #[derive(JsonSchema)]
-pub struct Tenant {
+pub(crate) struct Tenant {
     /// Display name.
     pub display_name: String,
     /// Administrators.
@@ -48,7 +48,7 @@ pub struct Tenant {
 }
 
 #[derive(JsonSchema)]
-pub struct Quota {
+pub(crate) struct Quota {
     /// The resource limited.
     pub resource: String,
     /// How many.
@@ -75,7 +75,7 @@ const fn route(
     }
 }
 
-pub static CONFIG_MAP: KindInfo = KindInfo {
+pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     group: "",
     kind: "ConfigMap",
     plural: "configmaps",
@@ -230,7 +230,7 @@ static WEB_APP_V1BETA1_ROUTES: [Route; 9] = web_app_routes(
     "/apis/apps.example.dev/v1beta1/namespaces/{namespace}/webapps/{name}/scale",
 );
 
-pub static WEB_APP: KindInfo = KindInfo {
+pub(crate) static WEB_APP: KindInfo = KindInfo {
     group: "apps.example.dev",
     kind: "WebApp",
     plural: "webapps",
@@ -291,7 +291,7 @@ pub static WEB_APP: KindInfo = KindInfo {
     create_only: false,
 };
 
-pub static TENANT: KindInfo = KindInfo {
+pub(crate) static TENANT: KindInfo = KindInfo {
     group: "platform.example.dev",
     kind: "Tenant",
     plural: "tenants",
@@ -353,9 +353,9 @@ pub static TENANT: KindInfo = KindInfo {
 };
 
 /// Every fixture kind.
-pub static KINDS: &[&KindInfo] = &[&CONFIG_MAP, &WEB_APP, &TENANT];
+pub(crate) static KINDS: &[&KindInfo] = &[&CONFIG_MAP, &WEB_APP, &TENANT];
 
 /// The model of `kinds`.
-pub fn model(kinds: &[&'static KindInfo]) -> ApiModel {
+pub(crate) fn model(kinds: &[&'static KindInfo]) -> ApiModel {
     ApiModel::build(kinds).expect("the fixture is a consistent API")
 }

@@ -29,12 +29,12 @@ const SCOPES: &[&str] = &["*", "Cluster", "Namespaced"];
 const REVIEW_VERSIONS: &[&str] = &["v1", "v1beta1"];
 
 /// A MutatingWebhookConfiguration's errors.
-pub fn mutating(configuration: &MutatingWebhookConfiguration) -> Vec<FieldError> {
+pub(crate) fn mutating(configuration: &MutatingWebhookConfiguration) -> Vec<FieldError> {
     configuration_errors(configuration.webhooks.iter().map(|hook| hook.view()))
 }
 
 /// A ValidatingWebhookConfiguration's errors.
-pub fn validating(configuration: &ValidatingWebhookConfiguration) -> Vec<FieldError> {
+pub(crate) fn validating(configuration: &ValidatingWebhookConfiguration) -> Vec<FieldError> {
     configuration_errors(configuration.webhooks.iter().map(|hook| hook.view()))
 }
 

@@ -23,13 +23,13 @@ const REVIEW_VERSION: &str = "v1";
 
 /// One definition's conversion webhook: its client, or why it cannot be called (then every
 /// conversion fails with that reason, as kube's calls to an unreachable webhook do).
-pub struct Webhook {
+pub(super) struct Webhook {
     client: Result<kapi_webhook::Webhook, String>,
 }
 
 impl Webhook {
     /// The webhook `config` names.
-    pub fn new(config: Option<&WebhookConversion>) -> Webhook {
+    pub(super) fn new(config: Option<&WebhookConversion>) -> Webhook {
         let client = match config {
             Some(config) => Webhook::client(config).map_err(|e| e.to_string()),
             None => Err("the definition names no webhook".to_owned()),
@@ -64,7 +64,11 @@ impl Webhook {
 
     /// `object` in `api_version`: itself when it is in it already, else what the webhook
     /// converts it to.
-    pub fn convert(&self, object: Value, api_version: &str) -> Result<Value, ConversionError> {
+    pub(super) fn convert(
+        &self,
+        object: Value,
+        api_version: &str,
+    ) -> Result<Value, ConversionError> {
         let from = object
             .get("apiVersion")
             .and_then(Value::as_str)

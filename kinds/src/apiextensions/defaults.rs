@@ -17,7 +17,7 @@ use kapi_schema::{KindSchema, Schemas};
 
 /// Every error of the defaults in `schema`, a structural `openAPIV3Schema` reported at
 /// `path`.
-pub fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     walk(schema, path, true, &mut errors);
     errors

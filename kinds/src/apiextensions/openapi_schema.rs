@@ -36,7 +36,7 @@ struct Context {
 }
 
 /// Every generic error of `schema`, a version's `openAPIV3Schema` reported at `path`.
-pub fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     check(schema, path, &Context::default(), true, &mut errors);
     errors

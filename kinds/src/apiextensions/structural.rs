@@ -26,7 +26,7 @@ enum Level {
 }
 
 /// Every error of `schema`, a version's `openAPIV3Schema` reported at `path`.
-pub fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
     let errors = super::openapi_schema::errors(schema, path);
     // kube reports the structural rules of a schema that passed the generic checks (it
     // cannot read the others as structural).

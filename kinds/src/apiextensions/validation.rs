@@ -48,7 +48,7 @@ fn enum_string(field: &str, value: &str, accepted: &[&str]) -> Vec<FieldError> {
 }
 
 /// `ValidateCustomResourceDefinition`: a new CustomResourceDefinition.
-pub fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+pub(super) fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let spec = &crd.spec;
     let name = crd.metadata.name.as_deref().unwrap_or_default();
@@ -75,7 +75,10 @@ pub fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
 /// `ValidateCustomResourceDefinitionUpdate`: a changed CustomResourceDefinition. The group
 /// and plural (its name) never change; once the kind is established, its scope and kind
 /// neither, since they shape how its objects are stored.
-pub fn update(crd: &CustomResourceDefinition, old: &CustomResourceDefinition) -> Vec<FieldError> {
+pub(super) fn update(
+    crd: &CustomResourceDefinition,
+    old: &CustomResourceDefinition,
+) -> Vec<FieldError> {
     let mut errors = spec_errors(crd);
     let immutable = |field: &str, new: &str, old: &str| {
         (new != old).then(|| E::invalid(field, new, "field is immutable"))

@@ -12,7 +12,7 @@ use kapi_core::error::FieldError;
 use kapi_core::validation as names;
 
 /// An APIService's errors, in kube's order.
-pub fn api_service(service: &APIService) -> Vec<FieldError> {
+pub(super) fn api_service(service: &APIService) -> Vec<FieldError> {
     let spec = &service.spec;
     let mut errors = Vec::new();
     let required_name = format!("{}.{}", spec.version, spec.group);

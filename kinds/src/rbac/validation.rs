@@ -10,7 +10,7 @@ use kapi_core::error::FieldError;
 use kapi_core::validation::{self as names, label_selector};
 
 /// `ValidatePolicyRule` for each rule of a Role (`namespaced`) or ClusterRole.
-pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
+pub(super) fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
         let path = |child: &str| format!("rules[{i}].{child}");
@@ -58,7 +58,7 @@ pub fn rules(rules: &[PolicyRule], namespaced: bool) -> Vec<FieldError> {
 }
 
 /// A ClusterRole's `aggregationRule`: at least one selector, each a valid label selector.
-pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError> {
+pub(super) fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError> {
     let Some(rule) = rule else {
         return Vec::new();
     };
@@ -85,7 +85,11 @@ pub fn aggregation_rule(rule: Option<&super::AggregationRule>) -> Vec<FieldError
 
 /// `ValidateRoleBinding` (`namespaced`) and `ValidateClusterRoleBinding`, without the
 /// metadata the registry checks.
-pub fn binding(role_ref: &RoleRef, subjects: &[Subject], namespaced: bool) -> Vec<FieldError> {
+pub(super) fn binding(
+    role_ref: &RoleRef,
+    subjects: &[Subject],
+    namespaced: bool,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if role_ref.api_group != GROUP {
         errors.push(E::not_supported(
@@ -162,7 +166,7 @@ fn subject(subject: &Subject, namespaced: bool, path: &str) -> Vec<FieldError> {
 }
 
 /// A binding's `roleRef` cannot change.
-pub fn role_ref_unchanged(new: &RoleRef, old: &RoleRef) -> Vec<FieldError> {
+pub(super) fn role_ref_unchanged(new: &RoleRef, old: &RoleRef) -> Vec<FieldError> {
     if new == old {
         return Vec::new();
     }

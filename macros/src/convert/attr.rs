@@ -11,7 +11,7 @@ use crate::attr::Word;
 /// `#[convert(hub = super::WebApp)]` on a version struct (or a struct nested in one).
 #[derive(Debug, FromDeriveInput)]
 #[darling(attributes(convert), supports(struct_named))]
-pub struct ConvertAttrs {
+pub(super) struct ConvertAttrs {
     /// The struct's name.
     pub ident: Ident,
     /// Carried over to the impl.
@@ -29,7 +29,7 @@ pub struct ConvertAttrs {
 /// `#[convert(...)]` on a field. At most one key.
 #[derive(Debug, FromField)]
 #[darling(attributes(convert))]
-pub struct FieldAttrs {
+pub(super) struct FieldAttrs {
     /// The field's name (always present: the struct has named fields).
     pub ident: Option<Ident>,
     /// The field's type.

@@ -10,7 +10,7 @@ use super::model::{Field, Mapping, Struct};
 use crate::model::error;
 
 /// Runs every check.
-pub fn check(item: &Struct, errors: &mut Accumulator) {
+pub(super) fn check(item: &Struct, errors: &mut Accumulator) {
     for field in &item.fields {
         check_one_key(field, errors);
         check_field_path(field, errors);

@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 use super::model::{Field, Mapping, Shape, Struct};
 
 /// The impl.
-pub fn expand(item: &Struct) -> TokenStream {
+pub(super) fn expand(item: &Struct) -> TokenStream {
     let ident = &item.ident;
     let hub = &item.hub;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();

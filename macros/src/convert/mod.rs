@@ -15,7 +15,7 @@ use proc_macro2::TokenStream;
 use syn::DeriveInput;
 
 /// The derive's output for `input`: the impl, or every error.
-pub fn derive(input: &DeriveInput) -> TokenStream {
+pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = darling::Error::accumulator();
     let Some(attrs) = errors.handle(attr::ConvertAttrs::from_derive_input(input)) else {
         return (errors.finish().err())

@@ -8,7 +8,7 @@ use syn::{GenericArgument, Generics, Ident, LitStr, PathArguments, Type};
 use super::attr::{ConvertAttrs, FieldAttrs};
 
 /// A struct that converts to and from a hub struct.
-pub struct Struct {
+pub(super) struct Struct {
     /// `WebAppSpec`.
     pub ident: Ident,
     /// Carried over to the impl.
@@ -22,7 +22,7 @@ pub struct Struct {
 }
 
 /// One field of the version struct.
-pub struct Field {
+pub(super) struct Field {
     /// `image`.
     pub ident: Ident,
     /// The field's type, for spans.
@@ -36,7 +36,7 @@ pub struct Field {
 }
 
 /// Where a field's value lives in the hub struct.
-pub enum Mapping {
+pub(super) enum Mapping {
     /// A field: the same name, `rename` or `path`. The literal is `None` for the same name.
     Field {
         /// `rename` or `path` as written.
@@ -52,7 +52,7 @@ pub enum Mapping {
 
 /// How a field's type converts to its hub field's type.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(super) enum Shape {
     /// `Convert<HubField>` (the identity impl for same-typed fields).
     Plain,
     /// `Vec<T>` to `Vec<U>`, element by element.
@@ -63,7 +63,7 @@ pub enum Shape {
 
 impl Struct {
     /// The model of `attrs`.
-    pub fn new(attrs: ConvertAttrs) -> Struct {
+    pub(super) fn new(attrs: ConvertAttrs) -> Struct {
         let fields = (attrs.data.take_struct())
             .map(|fields| fields.fields.into_iter().map(Field::new).collect())
             .unwrap_or_default();

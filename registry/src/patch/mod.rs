@@ -16,7 +16,7 @@ const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
 
 /// Why a patch does not apply.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// 400: the patch is malformed.
     BadRequest(String),
     /// 422: the patch is well formed but does not apply (a failed `test`, a missing path).
@@ -28,7 +28,7 @@ pub enum Failure {
 /// The patch types a kind accepts, as kube lists them in a 415: a compiled kind takes
 /// strategic merge patches, its lists merging as its schema says; a kind a
 /// CustomResourceDefinition defines does not, as kube's custom resources do not.
-pub fn accepted(kind: &KindEntry) -> Vec<&'static str> {
+pub(crate) fn accepted(kind: &KindEntry) -> Vec<&'static str> {
     (PatchType::ALL.iter())
         .filter(|t| !(kind.is_dynamic() && **t == PatchType::StrategicMerge))
         .map(|t| t.media_type())
@@ -36,12 +36,12 @@ pub fn accepted(kind: &KindEntry) -> Vec<&'static str> {
 }
 
 /// Whether `kind` accepts `patch_type`.
-pub fn supports(kind: &KindEntry, patch_type: PatchType) -> bool {
+pub(crate) fn supports(kind: &KindEntry, patch_type: PatchType) -> bool {
     accepted(kind).contains(&patch_type.media_type())
 }
 
 /// Applies `patch` to `current`, whose schema is `tr` (strategic merge patches follow it).
-pub fn apply(
+pub(crate) fn apply(
     patch_type: PatchType,
     patch: &Value,
     mut current: Value,

@@ -44,7 +44,7 @@ fn go(value: &Value) -> String {
 }
 
 /// Applies `patch` to `original` along `tr`.
-pub fn merge(
+pub(super) fn merge(
     original: Value,
     patch: &Map<String, Value>,
     tr: TypeRef<'_>,

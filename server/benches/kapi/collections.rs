@@ -36,7 +36,7 @@ fn webapp(n: u64) -> String {
 }
 
 /// Measures a collection on each backend at each size.
-pub fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
+pub(crate) fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
     let (embedded, etcd): (&[u64], &[u64]) = if options.quick {
         (&[300, 1_000], &[300, 1_000])
     } else {

@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Concurrent clients of the throughput measurements.
-pub const CLIENTS: usize = 16;
+pub(crate) const CLIENTS: usize = 16;
 
 /// How the benchmark runs.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Tiny sizes and windows: proves the code works, measures nothing.
     pub quick: bool,
     /// Print the rows as JSON at the end instead of a table as they come.
@@ -25,12 +25,12 @@ pub struct Options {
 
 impl Options {
     /// Whether the part named `part` runs.
-    pub fn runs(&self, part: &str) -> bool {
+    pub(crate) fn runs(&self, part: &str) -> bool {
         self.only.is_empty() || self.only.iter().any(|p| p == part)
     }
 
     /// How long each throughput measurement runs.
-    pub fn window(&self) -> Duration {
+    pub(crate) fn window(&self) -> Duration {
         if self.quick {
             Duration::from_millis(200)
         } else {
@@ -40,7 +40,7 @@ impl Options {
 }
 
 /// The release server with some arguments, on a free port; killed when dropped.
-pub struct ServerProcess {
+pub(crate) struct ServerProcess {
     child: Child,
     /// Where it listens (plain HTTP).
     pub addr: SocketAddr,
@@ -56,13 +56,13 @@ impl Drop for ServerProcess {
 
 impl ServerProcess {
     /// Starts the server with `args` and waits until it is ready (`/readyz`).
-    pub fn start(args: &[String]) -> ServerProcess {
+    pub(crate) fn start(args: &[String]) -> ServerProcess {
         let (server, _) = ServerProcess::start_timed(args);
         server
     }
 
     /// Starts the server with `args`; returns it with the time from its start to ready.
-    pub fn start_timed(args: &[String]) -> (ServerProcess, Duration) {
+    pub(crate) fn start_timed(args: &[String]) -> (ServerProcess, Duration) {
         let started = Instant::now();
         let mut child = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
             .args(["--listen", "127.0.0.1:0"])
@@ -104,7 +104,7 @@ impl ServerProcess {
 
     /// Stops the server and starts it again with the same arguments; returns the time from
     /// the start to ready.
-    pub fn restart(&mut self) -> Duration {
+    pub(crate) fn restart(&mut self) -> Duration {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let (mut server, took) = ServerProcess::start_timed(&self.args);
@@ -113,17 +113,17 @@ impl ServerProcess {
     }
 
     /// Its process id.
-    pub fn pid(&self) -> String {
+    pub(crate) fn pid(&self) -> String {
         self.child.id().to_string()
     }
 
     /// `http://<addr><path>`.
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
     /// The server's resident memory, in MiB.
-    pub fn rss_mib(&self) -> f64 {
+    pub(crate) fn rss_mib(&self) -> f64 {
         rss_mib_of(&self.pid())
     }
 
@@ -131,7 +131,7 @@ impl ServerProcess {
     /// to the system: jemalloc purges them gradually over `dirty_decay_ms` (1 s, set in
     /// `.cargo/config.toml`), so the first read comes 1.5 s after the last request, then
     /// one every 500 ms until two agree within 1% (at most 10 s in all).
-    pub fn settled_rss_mib(&self) -> f64 {
+    pub(crate) fn settled_rss_mib(&self) -> f64 {
         let deadline = Instant::now() + Duration::from_secs(10);
         std::thread::sleep(Duration::from_millis(1500));
         let mut last = self.rss_mib();
@@ -147,7 +147,7 @@ impl ServerProcess {
 }
 
 /// The resident memory of process `pid`, in MiB.
-pub fn rss_mib_of(pid: &str) -> f64 {
+pub(crate) fn rss_mib_of(pid: &str) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .expect("reading a server's /proc status");
     let kib: f64 = (status.lines())
@@ -158,7 +158,7 @@ pub fn rss_mib_of(pid: &str) -> f64 {
 }
 
 /// A keep-alive HTTP client that returns every status.
-pub fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -168,7 +168,7 @@ pub fn agent() -> ureq::Agent {
 /// `response`'s status, its body read to the end (and dropped): only then does the agent
 /// keep the connection for the next request, as clients such as client-go do; a body left
 /// unread costs a new TCP connection per request.
-pub fn status_of(mut response: ureq::http::Response<ureq::Body>) -> u16 {
+pub(crate) fn status_of(mut response: ureq::http::Response<ureq::Body>) -> u16 {
     let status = response.status().as_u16();
     let mut reader = response.body_mut().with_config().limit(u64::MAX).reader();
     std::io::copy(&mut reader, &mut std::io::sink()).expect("reading a body");
@@ -176,18 +176,22 @@ pub fn status_of(mut response: ureq::http::Response<ureq::Body>) -> u16 {
 }
 
 /// `GET url`, reading the body to its end without keeping it: its status and size.
-pub fn get_discarding(agent: &ureq::Agent, url: &str) -> (u16, usize) {
+pub(crate) fn get_discarding(agent: &ureq::Agent, url: &str) -> (u16, usize) {
     get_discarding_with(agent, url, &[("Accept", "application/json")])
 }
 
 /// [`get_discarding`] asking for `accept` (a Table, say).
-pub fn get_discarding_accepting(agent: &ureq::Agent, url: &str, accept: &str) -> (u16, usize) {
+pub(crate) fn get_discarding_accepting(
+    agent: &ureq::Agent,
+    url: &str,
+    accept: &str,
+) -> (u16, usize) {
     get_discarding_with(agent, url, &[("Accept", accept)])
 }
 
 /// `rounds` GETs of `url` asking for `accept`, one after another, each answered 200: how
 /// long each took, and the size of the last body.
-pub fn timed_gets(
+pub(crate) fn timed_gets(
     agent: &ureq::Agent,
     url: &str,
     accept: &str,
@@ -207,7 +211,7 @@ pub fn timed_gets(
 }
 
 /// [`get_discarding`] with these request headers.
-pub fn get_discarding_with(
+pub(crate) fn get_discarding_with(
     agent: &ureq::Agent,
     url: &str,
     headers: &[(&str, &str)],
@@ -232,7 +236,7 @@ pub fn get_discarding_with(
 
 /// `clients` threads, each with an agent made by `make` (TLS, say) and its own keep-alive
 /// connection, running `op(agent, client, i)` for `window`; how many ran and how long.
-pub fn run_threads_on(
+pub(crate) fn run_threads_on(
     make: impl Fn() -> ureq::Agent + Sync,
     clients: usize,
     window: Duration,
@@ -259,7 +263,7 @@ pub fn run_threads_on(
 
 /// `clients` threads sharing `total` operations `op(agent, n)` (n from 0); how long they
 /// took.
-pub fn run_count(
+pub(crate) fn run_count(
     clients: usize,
     total: u64,
     op: impl Fn(&ureq::Agent, u64) + Send + Sync,
@@ -268,7 +272,7 @@ pub fn run_count(
 }
 
 /// [`run_count`] with agents made by `make` (TLS, say).
-pub fn run_count_on(
+pub(crate) fn run_count_on(
     make: impl Fn() -> ureq::Agent + Sync,
     clients: usize,
     total: u64,
@@ -296,7 +300,7 @@ pub fn run_count_on(
 
 /// Runs `clients` copies of `op(client, i)` (i counting per client) for `window`; how many
 /// completed and how long it took.
-pub async fn run_async<F, Fut>(clients: usize, window: Duration, op: F) -> (u64, Duration)
+pub(crate) async fn run_async<F, Fut>(clients: usize, window: Duration, op: F) -> (u64, Duration)
 where
     F: Fn(usize, u64) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = ()> + Send,
@@ -324,12 +328,12 @@ where
 }
 
 /// Operations per second.
-pub fn rate(ops: u64, elapsed: Duration) -> f64 {
+pub(crate) fn rate(ops: u64, elapsed: Duration) -> f64 {
     ops as f64 / elapsed.as_secs_f64()
 }
 
 /// The `p`th percentile (0..=100) of `samples`, in milliseconds.
-pub fn percentile_ms(samples: &mut [Duration], p: f64) -> f64 {
+pub(crate) fn percentile_ms(samples: &mut [Duration], p: f64) -> f64 {
     if samples.is_empty() {
         return f64::NAN;
     }
@@ -339,13 +343,13 @@ pub fn percentile_ms(samples: &mut [Duration], p: f64) -> f64 {
 }
 
 /// This process's CPU time (user and system) so far.
-pub fn own_cpu_time() -> Duration {
+pub(crate) fn own_cpu_time() -> Duration {
     cpu_time("self")
 }
 
 /// The CPU time (user and system) process `pid` (`self`: this one) has used so far; zero
 /// when it cannot be read.
-pub fn cpu_time(pid: &str) -> Duration {
+pub(crate) fn cpu_time(pid: &str) -> Duration {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command (which may hold spaces) start after the last ')'.
     let fields: Vec<&str> = stat
@@ -365,13 +369,13 @@ pub fn cpu_time(pid: &str) -> Duration {
 
 /// CPU used by processes while something runs: `measure(&pids)` starts counting, the
 /// returned closure reads each one's microseconds per operation.
-pub struct CpuMeter {
+pub(crate) struct CpuMeter {
     start: Vec<(String, Duration)>,
 }
 
 impl CpuMeter {
     /// Starts counting the CPU of `pids`.
-    pub fn start(pids: &[String]) -> CpuMeter {
+    pub(crate) fn start(pids: &[String]) -> CpuMeter {
         CpuMeter {
             start: pids.iter().map(|p| (p.clone(), cpu_time(p))).collect(),
         }
@@ -379,7 +383,7 @@ impl CpuMeter {
 
     /// Microseconds of CPU per operation each process used since the start, for `ops`
     /// operations, in the order given.
-    pub fn per_op(&self, ops: u64) -> Vec<f64> {
+    pub(crate) fn per_op(&self, ops: u64) -> Vec<f64> {
         (self.start.iter())
             .map(|(pid, start)| {
                 let used = cpu_time(pid).saturating_sub(*start);

@@ -41,7 +41,7 @@ const WEBAPPS: &str = "/apis/apps.example.dev/v1/namespaces/default/webapps";
 const MARKER: &[u8] = br#""seq":""#;
 
 /// Measures the fan-out through the server, then the raw writes' on the same machine.
-pub fn measure(options: &Options, report: &mut Report) {
+pub(crate) fn measure(options: &Options, report: &mut Report) {
     let (watchers, updates) = if options.quick { (20, 5) } else { (1_000, 50) };
     let dir = tempfile::tempdir().expect("a data directory");
     let server = ServerProcess::start(&["--data-dir".into(), dir.path().display().to_string()]);

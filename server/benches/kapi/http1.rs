@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::common::own_cpu_time;
 
 /// One keep-alive connection to the server.
-pub struct Connection {
+pub(crate) struct Connection {
     stream: TcpStream,
     /// What was read: the answer being parsed, then the next one's start, if any.
     buffer: Vec<u8>,
@@ -21,13 +21,13 @@ pub struct Connection {
 }
 
 /// An answer's status and content type (its body is read and dropped).
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     pub status: u16,
     pub content_type: Option<&'a str>,
 }
 
 impl Connection {
-    pub fn open(addr: SocketAddr) -> Connection {
+    pub(crate) fn open(addr: SocketAddr) -> Connection {
         let stream = TcpStream::connect(addr).expect("connecting to the server");
         stream.set_nodelay(true).expect("TCP_NODELAY");
         Connection {
@@ -38,7 +38,7 @@ impl Connection {
     }
 
     /// Sends `method path` with `headers` and `body` (none when empty); the answer.
-    pub fn send(
+    pub(crate) fn send(
         &mut self,
         method: &str,
         path: &str,
@@ -102,7 +102,7 @@ impl Connection {
 }
 
 /// What a run of requests measured.
-pub struct Run {
+pub(crate) struct Run {
     pub ops: u64,
     pub elapsed: Duration,
     /// This process's CPU time per request (the clients', on the server's cores).
@@ -111,7 +111,7 @@ pub struct Run {
 
 /// `clients` threads, each on its own connection to `addr`, calling `op(connection,
 /// client, i)` (i from 0) until `window` has passed.
-pub fn run(
+pub(crate) fn run(
     addr: SocketAddr,
     clients: usize,
     window: Duration,

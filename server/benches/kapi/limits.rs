@@ -19,7 +19,7 @@ use super::etcd::Etcd;
 use super::report::Report;
 
 /// The limits the server's figures are compared with.
-pub struct Limits {
+pub(crate) struct Limits {
     /// The embedded store's creates per second, [`CLIENTS`] writers.
     pub embedded_creates: f64,
     /// Raw create-if-absent `Txn`s per second on one etcd member, [`CLIENTS`] clients.
@@ -46,7 +46,7 @@ pub struct Limits {
 }
 
 /// Measures every limit.
-pub fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Limits {
+pub(crate) fn measure(runtime: &Runtime, options: &Options, report: &mut Report) -> Limits {
     let embedded_creates = runtime.block_on(embedded_storage(options, report));
     let etcd = Etcd::start();
     let (etcd_txns, etcd_txn_cpu, etcd_gets) = runtime.block_on(raw_etcd(&etcd, options, report));
@@ -101,7 +101,7 @@ async fn embedded_storage(options: &Options, report: &mut Report) -> f64 {
 
 /// The embedded store's creates of 1 KiB values per second by `writers` writers, into a
 /// fresh store for `window`: the machine's pace for durable writes, as it is now.
-pub async fn embedded_creates(writers: usize, window: Duration) -> f64 {
+pub(crate) async fn embedded_creates(writers: usize, window: Duration) -> f64 {
     let dir = tempfile::tempdir().expect("a data directory");
     let storage = Arc::new(EmbeddedStorage::open(dir.path()).expect("opening the store"));
     let (ops, elapsed) = run_async(writers, window, move |client, i| {
@@ -156,7 +156,7 @@ async fn raw_etcd(etcd: &Etcd, options: &Options, report: &mut Report) -> (f64, 
 /// one each call: the keys must be absent), as the limits' first figure measures them:
 /// taken again beside a measurement of the server on the same etcd, so that a ratio to
 /// them is of the same minute, whatever pace the machine keeps then.
-pub async fn raw_txns(etcd: &Etcd, options: &Options, prefix: &str) -> f64 {
+pub(crate) async fn raw_txns(etcd: &Etcd, options: &Options, prefix: &str) -> f64 {
     let client = Client::connect(etcd.endpoints(), None)
         .await
         .expect("connecting to etcd");

@@ -41,11 +41,11 @@ mod peer;
 mod report;
 mod requests;
 
-pub use common::Options;
-pub use report::Report;
+pub(crate) use common::Options;
+pub(crate) use report::Report;
 
 /// Runs every measurement.
-pub fn run(options: Options) -> Report {
+pub(crate) fn run(options: Options) -> Report {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

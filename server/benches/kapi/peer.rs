@@ -92,7 +92,7 @@ impl Target {
 }
 
 /// Measures both servers, when a peer is running.
-pub fn measure(options: &Options, report: &mut Report) {
+pub(crate) fn measure(options: &Options, report: &mut Report) {
     let Ok(dir) = std::env::var("KAPI_PEER_DIR") else {
         return;
     };

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 /// One figure.
-pub struct Row {
+pub(crate) struct Row {
     /// What was measured.
     pub name: String,
     /// The figure.
@@ -14,14 +14,14 @@ pub struct Row {
 }
 
 /// The figures of one run, printed as they come (unless JSON is wanted at the end).
-pub struct Report {
+pub(crate) struct Report {
     rows: Vec<Row>,
     json: bool,
 }
 
 impl Report {
     /// An empty report; prints rows as they are added unless `json`.
-    pub fn new(json: bool) -> Report {
+    pub(crate) fn new(json: bool) -> Report {
         if !json {
             println!("{:<72} {:>12} unit", "measurement", "value");
         }
@@ -32,7 +32,7 @@ impl Report {
     }
 
     /// Adds a figure; returns it.
-    pub fn add(&mut self, name: impl Into<String>, value: f64, unit: &'static str) -> f64 {
+    pub(crate) fn add(&mut self, name: impl Into<String>, value: f64, unit: &'static str) -> f64 {
         let row = Row {
             name: name.into(),
             value,
@@ -51,27 +51,28 @@ impl Report {
     }
 
     /// Adds `value / base` as a percentage.
-    pub fn share(&mut self, name: impl Into<String>, value: f64, base: f64) -> f64 {
+    pub(crate) fn share(&mut self, name: impl Into<String>, value: f64, base: f64) -> f64 {
         self.add(name, 100.0 * value / base, "%")
     }
 
     /// Adds `value / base` as a factor.
-    pub fn ratio(&mut self, name: impl Into<String>, value: f64, base: f64) -> f64 {
+    pub(crate) fn ratio(&mut self, name: impl Into<String>, value: f64, base: f64) -> f64 {
         self.add(name, value / base, "x")
     }
 
     /// The figure named `name`, if measured.
-    pub fn get(&self, name: &str) -> Option<f64> {
+    pub(crate) fn get(&self, name: &str) -> Option<f64> {
         (self.rows.iter()).find(|r| r.name == name).map(|r| r.value)
     }
 
-    /// Every figure.
-    pub fn rows(&self) -> &[Row] {
+    /// Every figure (read by `tests/bench_quick.rs`, which includes the benchmark).
+    #[allow(dead_code)]
+    pub(crate) fn rows(&self) -> &[Row] {
         &self.rows
     }
 
     /// Prints the JSON form when it was asked for.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if self.json {
             let rows: Vec<_> = (self.rows.iter())
                 .map(|r| json!({"name": r.name, "value": r.value, "unit": r.unit}))

@@ -38,7 +38,7 @@ const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 const TOKENS: &str = "bench-admin,admin,1,system:masters\nbench-reader,reader,2\n";
 
 /// Measures requests on etcd and on the embedded store, then RBAC.
-pub fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
+pub(crate) fn measure(runtime: &Runtime, options: &Options, limits: &Limits, report: &mut Report) {
     let args = [
         "--storage",
         "etcd",

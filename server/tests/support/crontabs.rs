@@ -9,15 +9,15 @@ use super::http::Client;
 use super::{Server, wait_for};
 
 /// Where CustomResourceDefinitions are created.
-pub const DEFINITIONS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+pub(crate) const DEFINITIONS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
 /// The CronTabs of namespace `default`, in v1.
-pub const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+pub(crate) const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 
 /// CronTab in two versions with a `None` conversion, a schema with defaults, an enum, a
 /// list map, nested objects and a subtree that keeps unknown fields, status and scale, and
 /// printer columns.
-pub fn crontab_definition() -> Value {
+pub(crate) fn crontab_definition() -> Value {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -90,7 +90,7 @@ pub fn crontab_definition() -> Value {
 }
 
 /// The definition's condition `type`, once it has one.
-pub fn condition(client: &Client, name: &str, type_: &str) -> Option<Value> {
+pub(crate) fn condition(client: &Client, name: &str, type_: &str) -> Option<Value> {
     let crd = client
         .get(&format!(
             "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
@@ -102,7 +102,7 @@ pub fn condition(client: &Client, name: &str, type_: &str) -> Option<Value> {
 }
 
 #[track_caller]
-pub fn wait_established(client: &Client, name: &str) -> Value {
+pub(crate) fn wait_established(client: &Client, name: &str) -> Value {
     wait_for(
         Duration::from_secs(10),
         "the definition to be Established",
@@ -119,7 +119,7 @@ pub fn wait_established(client: &Client, name: &str) -> Value {
 }
 
 /// A server serving CronTab (`crontab_definition`), Established.
-pub fn serve_crontabs() -> (Server, Client) {
+pub(crate) fn serve_crontabs() -> (Server, Client) {
     let server = Server::start();
     let client = server.client();
     let created = client.post(DEFINITIONS, &crontab_definition()).unwrap();
@@ -130,7 +130,7 @@ pub fn serve_crontabs() -> (Server, Client) {
 
 /// The definition's `NamesAccepted` condition, once it is `False`.
 #[track_caller]
-pub fn names_refused(client: &Client, name: &str) -> Value {
+pub(crate) fn names_refused(client: &Client, name: &str) -> Value {
     wait_for(
         Duration::from_secs(10),
         "NamesAccepted to be False",
@@ -139,7 +139,7 @@ pub fn names_refused(client: &Client, name: &str) -> Value {
     )
 }
 
-pub fn crontab(name: &str, spec: Value) -> Value {
+pub(crate) fn crontab(name: &str, spec: Value) -> Value {
     json!({
         "apiVersion": "stable.example.com/v1",
         "kind": "CronTab",

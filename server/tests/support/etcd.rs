@@ -21,7 +21,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// TLS for the members' client URLs: PEM files.
 #[derive(Clone, Debug)]
-pub struct EtcdTls {
+pub(crate) struct EtcdTls {
     /// The members' certificate (valid for `127.0.0.1`) and key.
     pub cert_file: PathBuf,
     pub key_file: PathBuf,
@@ -40,7 +40,7 @@ struct Member {
 }
 
 /// An etcd cluster (often of one member), killed when dropped.
-pub struct Etcd {
+pub(crate) struct Etcd {
     members: Vec<Member>,
     dir: TempDir,
     tls: Option<EtcdTls>,
@@ -50,7 +50,7 @@ pub struct Etcd {
 }
 
 /// The etcd binary: `$KAPI_ETCD`, else `etcd` on the `PATH`; panics when there is none.
-pub fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     if let Some(path) = std::env::var_os("KAPI_ETCD") {
         let path = PathBuf::from(path);
         assert!(
@@ -87,25 +87,25 @@ fn free_ports(n: usize) -> Vec<u16> {
 impl Etcd {
     /// One member, healthy.
     #[track_caller]
-    pub fn start() -> Etcd {
+    pub(crate) fn start() -> Etcd {
         Etcd::cluster(1)
     }
 
     /// `size` members forming one cluster, all healthy.
     #[track_caller]
-    pub fn cluster(size: usize) -> Etcd {
+    pub(crate) fn cluster(size: usize) -> Etcd {
         Etcd::launch(size, None, &[])
     }
 
     /// One member serving clients over TLS.
     #[track_caller]
-    pub fn start_tls(tls: EtcdTls) -> Etcd {
+    pub(crate) fn start_tls(tls: EtcdTls) -> Etcd {
         Etcd::launch(1, Some(tls), &[])
     }
 
     /// One member with more flags.
     #[track_caller]
-    pub fn start_with(extra: &[&str]) -> Etcd {
+    pub(crate) fn start_with(extra: &[&str]) -> Etcd {
         Etcd::launch(1, None, extra)
     }
 
@@ -147,29 +147,29 @@ impl Etcd {
     }
 
     /// The client URLs of every member.
-    pub fn endpoints(&self) -> Vec<String> {
+    pub(crate) fn endpoints(&self) -> Vec<String> {
         (0..self.members.len()).map(|i| self.endpoint(i)).collect()
     }
 
     /// The client URL of member `i`.
-    pub fn endpoint(&self, i: usize) -> String {
+    pub(crate) fn endpoint(&self, i: usize) -> String {
         let scheme = if self.tls.is_some() { "https" } else { "http" };
         format!("{scheme}://127.0.0.1:{}", self.members[i].client_port)
     }
 
     /// The endpoints as `--etcd-servers` takes them.
-    pub fn servers_flag(&self) -> String {
+    pub(crate) fn servers_flag(&self) -> String {
         self.endpoints().join(",")
     }
 
     /// The process id of member `i`, while it runs.
     #[allow(dead_code)]
-    pub fn pid(&self, i: usize) -> Option<u32> {
+    pub(crate) fn pid(&self, i: usize) -> Option<u32> {
         self.members[i].child.as_ref().map(Child::id)
     }
 
     /// Kills member `i` with SIGKILL.
-    pub fn stop(&mut self, i: usize) {
+    pub(crate) fn stop(&mut self, i: usize) {
         if let Some(mut child) = self.members[i].child.take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -177,14 +177,14 @@ impl Etcd {
     }
 
     /// Starts member `i` again on its data directory, without waiting for it.
-    pub fn restart(&mut self, i: usize) {
+    pub(crate) fn restart(&mut self, i: usize) {
         self.stop(i);
         self.spawn(i);
     }
 
     /// Waits until member `i` reports itself healthy (it has a leader).
     #[track_caller]
-    pub fn wait_healthy(&self, i: usize) {
+    pub(crate) fn wait_healthy(&self, i: usize) {
         let deadline = Instant::now() + START_TIMEOUT;
         let port = self.members[i].metrics_port;
         loop {
@@ -203,7 +203,7 @@ impl Etcd {
 
     /// The member that is the leader now, if a running one says so (its
     /// `etcd_server_is_leader` metric).
-    pub fn leader(&self) -> Option<usize> {
+    pub(crate) fn leader(&self) -> Option<usize> {
         (0..self.members.len()).find(|&i| {
             self.members[i].child.is_some()
                 && get(self.members[i].metrics_port, "/metrics")
@@ -214,7 +214,7 @@ impl Etcd {
 
     /// The sum of member `i`'s samples of `metric` (on its metrics URL) whose labels
     /// include each of `labels` (`name="value"`).
-    pub fn metric(&self, i: usize, metric: &str, labels: &[&str]) -> f64 {
+    pub(crate) fn metric(&self, i: usize, metric: &str, labels: &[&str]) -> f64 {
         let text = get(self.members[i].metrics_port, "/metrics");
         (text.lines())
             .filter(|line| {
@@ -227,7 +227,7 @@ impl Etcd {
     }
 
     /// The last `lines` lines of member `i`'s log.
-    pub fn log_tail(&self, i: usize, lines: usize) -> String {
+    pub(crate) fn log_tail(&self, i: usize, lines: usize) -> String {
         let log = std::fs::read_to_string(self.log_path(i)).unwrap_or_default();
         let all: Vec<&str> = log.lines().collect();
         all[all.len().saturating_sub(lines)..].join("\n")
@@ -291,7 +291,7 @@ impl Etcd {
     }
 
     /// The directory holding the members' data and logs.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         self.dir.path()
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 /// A client of one server address.
-pub struct Client {
+pub(crate) struct Client {
     base: String,
     agent: ureq::Agent,
     /// The agent of watches: the same connections, without the global timeout (a watch
@@ -20,7 +20,7 @@ pub struct Client {
 
 /// A response: status, content type, `Warning` headers and body.
 #[derive(Debug)]
-pub struct Response {
+pub(crate) struct Response {
     pub status: u16,
     pub content_type: String,
     /// The `Retry-After` header, if any.
@@ -35,14 +35,14 @@ pub struct Response {
 impl Response {
     /// The body as JSON, or a panic showing it.
     #[track_caller]
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body)
             .unwrap_or_else(|e| panic!("response body is not JSON ({e}): {self:?}"))
     }
 }
 
 impl Client {
-    pub fn new(addr: SocketAddr) -> Client {
+    pub(crate) fn new(addr: SocketAddr) -> Client {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(5)))
@@ -66,7 +66,7 @@ impl Client {
 
     /// A client of an HTTPS server whose certificate `ca_pem` signed, authenticating with
     /// `token`: the real kube-apiserver of `shared/peer/`.
-    pub fn with_tls(base: &str, ca_pem: &[u8], token: &str) -> Client {
+    pub(crate) fn with_tls(base: &str, ca_pem: &[u8], token: &str) -> Client {
         use ureq::tls::{Certificate, RootCerts, TlsConfig};
         let ca = Certificate::from_pem(ca_pem).expect("the CA certificate is PEM");
         let tls = TlsConfig::builder()
@@ -78,7 +78,7 @@ impl Client {
     }
 
     /// A client of an HTTPS server whose certificate `ca_pem` signed, with no credentials.
-    pub fn anonymous_tls(base: &str, ca_pem: &[u8]) -> Client {
+    pub(crate) fn anonymous_tls(base: &str, ca_pem: &[u8]) -> Client {
         use ureq::tls::{Certificate, RootCerts, TlsConfig};
         let ca = Certificate::from_pem(ca_pem).expect("the CA certificate is PEM");
         let roots = RootCerts::Specific(std::sync::Arc::new(vec![ca.to_owned()]));
@@ -108,7 +108,11 @@ impl Client {
 
     /// A client of an HTTPS server whose certificate `ca_pem` signed, presenting the client
     /// certificate and key of `identity` (PEM files), and no token.
-    pub fn with_certificate(base: &str, ca_pem: &[u8], identity: &(PathBuf, PathBuf)) -> Client {
+    pub(crate) fn with_certificate(
+        base: &str,
+        ca_pem: &[u8],
+        identity: &(PathBuf, PathBuf),
+    ) -> Client {
         use ureq::tls::{Certificate, ClientCert, PrivateKey, RootCerts, TlsConfig};
         let ca = Certificate::from_pem(ca_pem).expect("the CA certificate is PEM");
         let cert = std::fs::read(&identity.0).expect("the client certificate");
@@ -137,7 +141,7 @@ impl Client {
     }
 
     /// `method path` (a JSON `body` when given) with `headers` beside the client's own.
-    pub fn request_with_headers(
+    pub(crate) fn request_with_headers(
         &self,
         method: &str,
         path: &str,
@@ -159,7 +163,7 @@ impl Client {
 
     /// `method path` with an optional body of `content_type`: any method, for tables of
     /// requests.
-    pub fn request(
+    pub(crate) fn request(
         &self,
         method: &str,
         path: &str,
@@ -180,17 +184,21 @@ impl Client {
     }
 
     /// `GET path`, asking for JSON.
-    pub fn get(&self, path: &str) -> Result<Response, ureq::Error> {
+    pub(crate) fn get(&self, path: &str) -> Result<Response, ureq::Error> {
         self.request("GET", path, "", None)
     }
 
     /// `GET path`: the status and the body's bytes (a binary body).
-    pub fn get_bytes(&self, path: &str) -> Result<(u16, Vec<u8>), ureq::Error> {
+    pub(crate) fn get_bytes(&self, path: &str) -> Result<(u16, Vec<u8>), ureq::Error> {
         self.get_accepting(path, "*/*")
     }
 
     /// `GET path` with `Accept: accept`: the status and the body's bytes.
-    pub fn get_accepting(&self, path: &str, accept: &str) -> Result<(u16, Vec<u8>), ureq::Error> {
+    pub(crate) fn get_accepting(
+        &self,
+        path: &str,
+        accept: &str,
+    ) -> Result<(u16, Vec<u8>), ureq::Error> {
         let mut request = (self.agent.get(format!("{}{path}", self.base))).header("Accept", accept);
         if let Some(token) = &self.token {
             request = request.header("Authorization", format!("Bearer {token}"));
@@ -202,7 +210,7 @@ impl Client {
 
     /// `GET path` with `Accept: accept`: the status, the `Content-Type` and the body's
     /// bytes.
-    pub fn get_typed(
+    pub(crate) fn get_typed(
         &self,
         path: &str,
         accept: &str,
@@ -221,23 +229,23 @@ impl Client {
     }
 
     /// The same client, sending no token (anonymous).
-    pub fn without_token(mut self) -> Client {
+    pub(crate) fn without_token(mut self) -> Client {
         self.token = None;
         self
     }
 
     /// `POST path` with a JSON body.
-    pub fn post(&self, path: &str, body: &Value) -> Result<Response, ureq::Error> {
+    pub(crate) fn post(&self, path: &str, body: &Value) -> Result<Response, ureq::Error> {
         self.send("POST", path, body)
     }
 
     /// `PUT path` with a JSON body.
-    pub fn put(&self, path: &str, body: &Value) -> Result<Response, ureq::Error> {
+    pub(crate) fn put(&self, path: &str, body: &Value) -> Result<Response, ureq::Error> {
         self.send("PUT", path, body)
     }
 
     /// `PATCH path` with a JSON merge patch.
-    pub fn merge_patch(&self, path: &str, patch: &Value) -> Result<Response, ureq::Error> {
+    pub(crate) fn merge_patch(&self, path: &str, patch: &Value) -> Result<Response, ureq::Error> {
         self.send_raw(
             "PATCH",
             path,
@@ -247,7 +255,7 @@ impl Client {
     }
 
     /// `DELETE path`.
-    pub fn delete(&self, path: &str) -> Result<Response, ureq::Error> {
+    pub(crate) fn delete(&self, path: &str) -> Result<Response, ureq::Error> {
         self.request("DELETE", path, "", None)
     }
 
@@ -256,7 +264,7 @@ impl Client {
     }
 
     /// `method path` with `body` of `content_type`, asking for `accept` rather than JSON.
-    pub fn send_accepting(
+    pub(crate) fn send_accepting(
         &self,
         method: &str,
         path: &str,
@@ -275,7 +283,7 @@ impl Client {
 
     /// `method path` (`POST`, `PUT`, `PATCH`) with `body` as it is (a JSON `Value` cannot
     /// repeat a field) and its `Content-Type`.
-    pub fn send_raw(
+    pub(crate) fn send_raw(
         &self,
         method: &str,
         path: &str,
@@ -313,7 +321,7 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
 }
 
 /// A watch in progress: its lines, read by a thread as the server sends them.
-pub struct Watch {
+pub(crate) struct Watch {
     pub status: u16,
     pub content_type: String,
     lines: std::sync::mpsc::Receiver<Option<String>>,
@@ -322,7 +330,7 @@ pub struct Watch {
 
 impl Client {
     /// `GET path` as a stream (a watch), with `accept`; returns once the headers arrived.
-    pub fn watch(&self, path: &str, accept: &str) -> Result<Watch, ureq::Error> {
+    pub(crate) fn watch(&self, path: &str, accept: &str) -> Result<Watch, ureq::Error> {
         let mut request =
             (self.watch_agent.get(format!("{}{path}", self.base))).header("Accept", accept);
         if let Some(token) = &self.token {
@@ -358,7 +366,7 @@ impl Client {
 impl Watch {
     /// The next line, or `None` when the stream ended; panics after `timeout`.
     #[track_caller]
-    pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
+    pub(crate) fn next_line(&mut self, timeout: Duration) -> Option<String> {
         if self.ended {
             return None;
         }
@@ -376,14 +384,14 @@ impl Watch {
 
     /// The next event as JSON; panics when the stream ended or after `timeout`.
     #[track_caller]
-    pub fn next_event(&mut self, timeout: Duration) -> Value {
+    pub(crate) fn next_event(&mut self, timeout: Duration) -> Value {
         let line = (self.next_line(timeout)).unwrap_or_else(|| panic!("the watch ended"));
         serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("watch line is not JSON ({e}): {line}"))
     }
 
     /// Whether a line arrives within `within` (without failing when none does).
-    pub fn poll_line(&mut self, within: Duration) -> Option<Option<String>> {
+    pub(crate) fn poll_line(&mut self, within: Duration) -> Option<Option<String>> {
         if self.ended {
             return Some(None);
         }
@@ -400,7 +408,7 @@ impl Watch {
 
 /// A protobuf watch in progress: its frames (a 4-byte big-endian length, then that many
 /// bytes), read by a thread as the server sends them.
-pub struct Frames {
+pub(crate) struct Frames {
     pub status: u16,
     pub content_type: String,
     frames: std::sync::mpsc::Receiver<Vec<u8>>,
@@ -408,7 +416,7 @@ pub struct Frames {
 
 impl Client {
     /// `GET path` as a length-framed stream (a protobuf watch), with `accept`.
-    pub fn watch_frames(&self, path: &str, accept: &str) -> Result<Frames, ureq::Error> {
+    pub(crate) fn watch_frames(&self, path: &str, accept: &str) -> Result<Frames, ureq::Error> {
         let mut request =
             (self.watch_agent.get(format!("{}{path}", self.base))).header("Accept", accept);
         if let Some(token) = &self.token {
@@ -446,7 +454,7 @@ impl Client {
 impl Frames {
     /// The next frame; panics when the stream ended or after `timeout`.
     #[track_caller]
-    pub fn next(&mut self, timeout: Duration) -> Vec<u8> {
+    pub(crate) fn next(&mut self, timeout: Duration) -> Vec<u8> {
         match self.frames.recv_timeout(timeout) {
             Ok(frame) => frame,
             Err(e) => panic!("no frame within {timeout:?}: {e}"),

@@ -76,7 +76,7 @@ pub(crate) use on_both_backends;
 
 /// A kubectl release the tests drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Version {
+pub(crate) enum Version {
     /// The current client (`$KAPI_KUBECTL`, else `/usr/bin/kubectl`).
     V1_32,
     /// The oldest client we support: Debian bookworm's `kubernetes-client`
@@ -86,7 +86,7 @@ pub enum Version {
 
 impl Version {
     /// `kubectl 1.32`.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Version::V1_32 => "kubectl 1.32",
             Version::V1_20 => "kubectl 1.20",
@@ -126,7 +126,7 @@ impl Version {
 
     /// The binary, checked once per test process to be this version. Panics, naming
     /// `cargo xtask test` (which installs both), when it is missing or another version.
-    pub fn binary(self) -> &'static Path {
+    pub(crate) fn binary(self) -> &'static Path {
         static V1_32: OnceLock<PathBuf> = OnceLock::new();
         static V1_20: OnceLock<PathBuf> = OnceLock::new();
         let cell = match self {
@@ -171,7 +171,7 @@ impl Version {
 
 /// The path of a fixture in `server/tests/manifests/`.
 #[track_caller]
-pub fn manifest(name: &str) -> String {
+pub(crate) fn manifest(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/manifests")
         .join(name);
@@ -181,7 +181,7 @@ pub fn manifest(name: &str) -> String {
 
 /// One kubectl release pointed at one server, in an environment of its own: a temporary
 /// `HOME` and `KUBECONFIG`, its own discovery cache, no variable of the machine's.
-pub struct Kubectl {
+pub(crate) struct Kubectl {
     pub version: Version,
     binary: &'static Path,
     server: String,
@@ -194,7 +194,7 @@ pub struct Kubectl {
 impl Kubectl {
     /// kubectl as the server's administrator (a secure server's CA and admin token), or
     /// with no credentials for a plain one.
-    pub fn new(version: Version, server: &Server) -> Kubectl {
+    pub(crate) fn new(version: Version, server: &Server) -> Kubectl {
         let credentials = match server.access() {
             Some(access) => vec![
                 format!("--certificate-authority={}", access.ca.display()),
@@ -212,13 +212,13 @@ impl Kubectl {
     }
 
     /// kubectl of a secure server authenticating with `token`.
-    pub fn with_token(version: Version, server: &Server, token: &str) -> Kubectl {
+    pub(crate) fn with_token(version: Version, server: &Server, token: &str) -> Kubectl {
         let credentials = vec![Kubectl::trusting(server), format!("--token={token}")];
         Kubectl::with_credentials(version, server, credentials)
     }
 
     /// kubectl of a secure server authenticating with a client certificate and its key.
-    pub fn with_certificate(
+    pub(crate) fn with_certificate(
         version: Version,
         server: &Server,
         (cert, key): &(std::path::PathBuf, std::path::PathBuf),
@@ -233,7 +233,7 @@ impl Kubectl {
 
     /// kubectl of a server this harness did not start (the peer kube-apiserver), at `url`
     /// with `credentials` (`--token=...`, `--certificate-authority=...`).
-    pub fn at(version: Version, url: &str, credentials: Vec<String>) -> Kubectl {
+    pub(crate) fn at(version: Version, url: &str, credentials: Vec<String>) -> Kubectl {
         Kubectl::build(version, url.to_owned(), Log::default(), credentials)
     }
 
@@ -266,13 +266,13 @@ impl Kubectl {
     }
 
     /// Runs `kubectl ARGS` and returns what happened, whatever it was.
-    pub fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         self.run_with_env(&[], args)
     }
 
     /// Runs `kubectl ARGS` with extra environment variables (`KUBE_EDITOR` for
     /// `kubectl edit`).
-    pub fn run_with_env(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
+    pub(crate) fn run_with_env(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
         let home = self.home.path();
         let mut global = vec![
             format!("--server={}", self.server),
@@ -337,7 +337,7 @@ impl Kubectl {
 
     /// Runs `kubectl ARGS`, which must succeed.
     #[track_caller]
-    pub fn ok(&self, args: &[&str]) -> Run {
+    pub(crate) fn ok(&self, args: &[&str]) -> Run {
         let run = self.run(args);
         run.check(run.succeeded(), "kubectl should succeed");
         run
@@ -345,14 +345,14 @@ impl Kubectl {
 
     /// Runs `kubectl ARGS`, which must fail.
     #[track_caller]
-    pub fn fails(&self, args: &[&str]) -> Run {
+    pub(crate) fn fails(&self, args: &[&str]) -> Run {
         let run = self.run(args);
         run.check(!run.succeeded(), "kubectl should fail");
         run
     }
 
     /// Writes `contents` to `name` in kubectl's temporary directory; returns its path.
-    pub fn write_file(&self, name: &str, contents: &str) -> String {
+    pub(crate) fn write_file(&self, name: &str, contents: &str) -> String {
         let path = self.home.path().join(name);
         std::fs::write(&path, contents).expect("writing a file for kubectl");
         path.display().to_string()
@@ -378,7 +378,7 @@ fn shell_word(word: &str) -> String {
 
 /// What one kubectl command did. Its checks panic with the full command, both outputs
 /// and the tail of the server's log.
-pub struct Run {
+pub(crate) struct Run {
     pub command: String,
     /// `None` when it was killed for taking too long.
     pub status: Option<ExitStatus>,
@@ -389,19 +389,19 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         self.status.is_some_and(|s| s.success())
     }
 
     /// Panics with `what` and everything about this run.
     #[track_caller]
-    pub fn fail(&self, what: &str) -> ! {
+    pub(crate) fn fail(&self, what: &str) -> ! {
         panic!("{what}\n{self}")
     }
 
     /// Panics with `what` and everything about this run unless `ok`.
     #[track_caller]
-    pub fn check(&self, ok: bool, what: &str) -> &Run {
+    pub(crate) fn check(&self, ok: bool, what: &str) -> &Run {
         if !ok {
             self.fail(what);
         }
@@ -410,7 +410,7 @@ impl Run {
 
     /// Checks that stdout contains `text`.
     #[track_caller]
-    pub fn stdout_has(&self, text: &str) -> &Run {
+    pub(crate) fn stdout_has(&self, text: &str) -> &Run {
         self.check(
             self.stdout.contains(text),
             &format!("stdout should contain {text:?}"),
@@ -419,7 +419,7 @@ impl Run {
 
     /// Checks that stdout, without surrounding whitespace, is `text`.
     #[track_caller]
-    pub fn stdout_is(&self, text: &str) -> &Run {
+    pub(crate) fn stdout_is(&self, text: &str) -> &Run {
         self.check(
             self.stdout.trim() == text,
             &format!("stdout should be {text:?}"),
@@ -428,7 +428,7 @@ impl Run {
 
     /// Checks that stderr contains `text`.
     #[track_caller]
-    pub fn stderr_has(&self, text: &str) -> &Run {
+    pub(crate) fn stderr_has(&self, text: &str) -> &Run {
         self.check(
             self.stderr.contains(text),
             &format!("stderr should contain {text:?}"),
@@ -437,7 +437,7 @@ impl Run {
 
     /// Checks that stderr does not contain `text`.
     #[track_caller]
-    pub fn stderr_lacks(&self, text: &str) -> &Run {
+    pub(crate) fn stderr_lacks(&self, text: &str) -> &Run {
         self.check(
             !self.stderr.contains(text),
             &format!("stderr should not contain {text:?}"),
@@ -446,13 +446,13 @@ impl Run {
 
     /// stdout as a kubectl table.
     #[track_caller]
-    pub fn table(&self) -> Table {
+    pub(crate) fn table(&self) -> Table {
         Table::parse(&self.stdout).unwrap_or_else(|| self.fail("stdout should be a table"))
     }
 
     /// stdout as JSON.
     #[track_caller]
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| self.fail(&format!("stdout should be JSON: {e}")))
     }
@@ -474,7 +474,7 @@ impl fmt::Display for Run {
 
 /// A kubectl command left running (`get -w`): its stdout lines as they come, killed when
 /// dropped.
-pub struct Spawned {
+pub(crate) struct Spawned {
     pub command: String,
     child: std::process::Child,
     lines: std::sync::mpsc::Receiver<String>,
@@ -485,7 +485,7 @@ pub struct Spawned {
 
 impl Kubectl {
     /// Starts `kubectl ARGS` without waiting for it.
-    pub fn spawn(&self, args: &[&str]) -> Spawned {
+    pub(crate) fn spawn(&self, args: &[&str]) -> Spawned {
         let home = self.home.path();
         let mut global = vec![
             format!("--server={}", self.server),
@@ -543,7 +543,7 @@ impl Spawned {
     /// Waits for a stdout line satisfying `matches`, returning it; panics after `timeout`
     /// with everything printed so far.
     #[track_caller]
-    pub fn wait_line(
+    pub(crate) fn wait_line(
         &mut self,
         timeout: Duration,
         what: &str,
@@ -567,7 +567,7 @@ impl Spawned {
     /// Waits for kubectl to exit on its own (a watch the server ended), returning its
     /// status; panics after `timeout`.
     #[track_caller]
-    pub fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+    pub(crate) fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
         match super::wait_exit(&mut self.child, timeout) {
             Some(status) => status,
             None => self.fail(&format!("kubectl still runs after {timeout:?}")),
@@ -575,7 +575,7 @@ impl Spawned {
     }
 
     /// Everything printed on stdout so far.
-    pub fn seen(&self) -> &[String] {
+    pub(crate) fn seen(&self) -> &[String] {
         &self.seen
     }
 

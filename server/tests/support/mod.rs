@@ -9,45 +9,45 @@
 // Each test crate compiles this module and uses a different part of it.
 #![allow(dead_code)]
 
-pub mod crontabs;
-pub mod etcd;
-pub mod http;
-pub mod kubectl;
-pub mod pki;
-pub mod python;
-pub mod server;
-pub mod table;
-pub mod webapp_crd;
-pub mod webapps;
-pub mod webhook;
+pub(crate) mod crontabs;
+pub(crate) mod etcd;
+pub(crate) mod http;
+pub(crate) mod kubectl;
+pub(crate) mod pki;
+pub(crate) mod python;
+pub(crate) mod server;
+pub(crate) mod table;
+pub(crate) mod webapp_crd;
+pub(crate) mod webapps;
+pub(crate) mod webhook;
 
 #[allow(unused_imports)]
-pub use kubectl::{Kubectl, Run, Version, manifest};
+pub(crate) use kubectl::{Kubectl, Run, Version, manifest};
 #[allow(unused_imports)]
 pub(crate) use kubectl::{for_both_versions, on_both_backends};
 #[allow(unused_imports)]
-pub use server::{Backend, Server};
+pub(crate) use server::{Backend, Server};
 #[allow(unused_imports)]
-pub use table::Table;
+pub(crate) use table::Table;
 
 use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// Now as kube writes a `Time`: RFC 3339, UTC, seconds.
 #[allow(dead_code)]
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 /// Now as kube writes a `MicroTime`: RFC 3339, UTC, microseconds.
 #[allow(dead_code)]
-pub fn now_micro() -> String {
+pub(crate) fn now_micro() -> String {
     humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string()
 }
 
 /// The peer kube-apiserver of `shared/peer/` (running, its directory in `KAPI_PEER_DIR`):
 /// its URL, its CA certificate file and its administrator's token.
-pub struct Peer {
+pub(crate) struct Peer {
     /// `https://127.0.0.1:6443`.
     pub url: &'static str,
     /// The CA certificate file.
@@ -58,7 +58,7 @@ pub struct Peer {
 
 impl Peer {
     /// The peer `KAPI_PEER_DIR` names.
-    pub fn from_env() -> Peer {
+    pub(crate) fn from_env() -> Peer {
         let dir = std::path::PathBuf::from(
             std::env::var("KAPI_PEER_DIR").expect("KAPI_PEER_DIR names the peer's directory"),
         );
@@ -73,7 +73,7 @@ impl Peer {
     }
 
     /// A client of the peer as its administrator.
-    pub fn client(&self) -> http::Client {
+    pub(crate) fn client(&self) -> http::Client {
         let ca = std::fs::read(&self.ca).expect("the peer's CA");
         http::Client::with_tls(self.url, &ca, &self.token)
     }
@@ -81,7 +81,7 @@ impl Peer {
 
 /// A kubeconfig file naming the server at `url` (its certificate signed by the CA file
 /// `ca`) and a user with `token`, in a directory that outlives the test.
-pub fn kubeconfig(url: &str, ca: &std::path::Path, token: &str) -> String {
+pub(crate) fn kubeconfig(url: &str, ca: &std::path::Path, token: &str) -> String {
     let kubeconfig = format!(
         "apiVersion: v1\nkind: Config\ncurrent-context: core\n\
          clusters: [{{name: core, cluster: {{server: \"{url}\", certificate-authority: \"{}\"}}}}]\n\
@@ -102,7 +102,7 @@ pub fn kubeconfig(url: &str, ca: &std::path::Path, token: &str) -> String {
 /// Polls `condition` every few milliseconds until it returns `Some`, or panics with `what`
 /// (and `context()`, computed only then) once `timeout` has passed.
 #[track_caller]
-pub fn wait_for<T>(
+pub(crate) fn wait_for<T>(
     timeout: Duration,
     what: &str,
     context: impl Fn() -> String,
@@ -128,7 +128,7 @@ pub fn wait_for<T>(
 /// Waits up to `timeout` for `child` to exit and returns its status; past the deadline,
 /// kills and reaps it and returns `None`, so that a process that hangs fails its test
 /// instead of blocking it.
-pub fn wait_exit(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+pub(crate) fn wait_exit(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = child.try_wait().expect("waiting for a child process") {

@@ -10,16 +10,16 @@ use rcgen::{
 use tempfile::TempDir;
 
 /// The administrator's token: user `admin` in `system:masters`.
-pub const ADMIN_TOKEN: &str = "admin-token-for-tests";
+pub(crate) const ADMIN_TOKEN: &str = "admin-token-for-tests";
 /// `alice`, in no group.
-pub const ALICE_TOKEN: &str = "alice-token-for-tests";
+pub(crate) const ALICE_TOKEN: &str = "alice-token-for-tests";
 /// `bob`, in `devs`.
-pub const BOB_TOKEN: &str = "bob-token-for-tests";
+pub(crate) const BOB_TOKEN: &str = "bob-token-for-tests";
 /// `prometheus`, in `system:monitoring` (a scraper).
-pub const MONITORING_TOKEN: &str = "prometheus-token-for-tests";
+pub(crate) const MONITORING_TOKEN: &str = "prometheus-token-for-tests";
 
 /// The files of a secure server and its clients.
-pub struct Pki {
+pub(crate) struct Pki {
     dir: TempDir,
     issuer: Issuer<'static, KeyPair>,
     /// The CA certificate (PEM): `--client-ca-file`, and what clients trust.
@@ -32,7 +32,7 @@ pub struct Pki {
 
 impl Pki {
     /// A new CA, serving certificate and token file in a temporary directory.
-    pub fn new() -> Pki {
+    pub(crate) fn new() -> Pki {
         let dir = tempfile::Builder::new()
             .prefix("kapi-pki-")
             .tempdir()
@@ -67,12 +67,12 @@ impl Pki {
 
     /// A client certificate and key for user `name` in `group` (rcgen keeps one value per
     /// subject attribute, so one group at most), signed by the CA.
-    pub fn client(&self, name: &str, group: Option<&str>) -> (PathBuf, PathBuf) {
+    pub(crate) fn client(&self, name: &str, group: Option<&str>) -> (PathBuf, PathBuf) {
         self.leaf(name, group, ExtendedKeyUsagePurpose::ClientAuth)
     }
 
     /// A client certificate from another CA, which the server must not trust.
-    pub fn foreign_client(&self, name: &str) -> (PathBuf, PathBuf) {
+    pub(crate) fn foreign_client(&self, name: &str) -> (PathBuf, PathBuf) {
         let other = Pki::new();
         let (cert, key) = other.client(name, None);
         let copy = |from: &Path, to: &str| {
@@ -111,7 +111,7 @@ impl Pki {
     }
 
     /// The flags of a server with TLS, certificate and token authentication and RBAC.
-    pub fn server_flags(&self) -> Vec<String> {
+    pub(crate) fn server_flags(&self) -> Vec<String> {
         let path = |p: &PathBuf| p.display().to_string();
         vec![
             "--tls-cert-file".into(),
@@ -129,7 +129,7 @@ impl Pki {
 
     /// Audit flags: a policy auditing every request at `Metadata` level, written beside the
     /// certificates, and a log there too ([`Pki::audit_log`]).
-    pub fn audit_flags(&self) -> Vec<String> {
+    pub(crate) fn audit_flags(&self) -> Vec<String> {
         let policy = write(
             self.dir.path(),
             "audit-policy.yaml",
@@ -144,12 +144,12 @@ impl Pki {
     }
 
     /// Where [`Pki::audit_flags`] sends the audit log.
-    pub fn audit_log(&self) -> PathBuf {
+    pub(crate) fn audit_log(&self) -> PathBuf {
         self.dir.path().join("audit.log")
     }
 
     /// The CA certificate's PEM.
-    pub fn ca_pem(&self) -> Vec<u8> {
+    pub(crate) fn ca_pem(&self) -> Vec<u8> {
         std::fs::read(&self.ca).expect("reading the CA certificate")
     }
 }

@@ -20,14 +20,14 @@ use super::server::{Log, Server};
 
 /// The client the tests are written against; `cargo xtask test` installs exactly this
 /// (xtask's `PYTHON_KUBERNETES`, which a test there keeps equal to this).
-pub const PYTHON_KUBERNETES: &str = "kubernetes==37.0.2";
+pub(crate) const PYTHON_KUBERNETES: &str = "kubernetes==37.0.2";
 
 /// How long one script may run before it is killed and the test fails.
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The version of the `kubernetes` module `python3` imports, checked once per test
 /// process. Panics, saying how to install it, when the import fails: the tests never skip.
-pub fn client_version() -> &'static str {
+pub(crate) fn client_version() -> &'static str {
     static VERSION: OnceLock<String> = OnceLock::new();
     VERSION.get_or_init(|| {
         let missing = |why: String| -> ! {
@@ -52,7 +52,7 @@ pub fn client_version() -> &'static str {
 }
 
 /// A running script.
-pub struct Script {
+pub(crate) struct Script {
     name: String,
     child: Child,
     lines: Receiver<String>,
@@ -68,7 +68,7 @@ pub struct Script {
 impl Script {
     /// Starts `python3 server/tests/python/NAME SERVER_URL ARGS...`.
     #[track_caller]
-    pub fn start(name: &str, server: &Server, args: &[&str]) -> Script {
+    pub(crate) fn start(name: &str, server: &Server, args: &[&str]) -> Script {
         client_version();
         let path = scripts_dir().join(name);
         assert!(path.is_file(), "no Python script {}", path.display());
@@ -133,14 +133,14 @@ impl Script {
 
     /// Runs the script to its end and returns its result lines.
     #[track_caller]
-    pub fn run(name: &str, server: &Server) -> Vec<Value> {
+    pub(crate) fn run(name: &str, server: &Server) -> Vec<Value> {
         Script::start(name, server, &[]).finish()
     }
 
     /// The next result line, waiting at most `timeout`. Panics with the script's output
     /// when none comes (it ended, failed, or is still silent).
     #[track_caller]
-    pub fn next(&mut self, timeout: Duration) -> Value {
+    pub(crate) fn next(&mut self, timeout: Duration) -> Value {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => self.parse(&line),
             Err(RecvTimeoutError::Timeout) => {
@@ -156,7 +156,7 @@ impl Script {
     /// Waits for the script to exit, checks that it succeeded and returns the result lines
     /// not yet taken with [`Script::next`].
     #[track_caller]
-    pub fn finish(mut self) -> Vec<Value> {
+    pub(crate) fn finish(mut self) -> Vec<Value> {
         let status = self.wait_exit();
         if !status.success() {
             self.fail(&format!("it failed ({status})"));

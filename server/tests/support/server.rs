@@ -17,7 +17,7 @@ use super::http;
 
 /// The store a test server runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
+pub(crate) enum Backend {
     /// The embedded store in the server's temporary data directory.
     Embedded,
     /// A single-member etcd started for this server (needs the `etcd` feature).
@@ -33,7 +33,7 @@ const LISTENING: &str = "listening on http";
 
 /// A running `kapi-server`, killed (SIGKILL) when dropped. Its data directory lives as
 /// long as this value, across [`Server::restart`]s.
-pub struct Server {
+pub(crate) struct Server {
     child: Option<Child>,
     addr: SocketAddr,
     data_dir: TempDir,
@@ -51,7 +51,7 @@ pub struct Server {
 /// How to reach a secure server as its administrator: the CA that signed its certificate
 /// and a token in `system:masters`.
 #[derive(Clone, Debug)]
-pub struct Access {
+pub(crate) struct Access {
     /// The CA certificate's file.
     pub ca: std::path::PathBuf,
     /// Its PEM.
@@ -64,19 +64,19 @@ impl Server {
     /// Starts the server on `127.0.0.1:0` with a fresh data directory and waits until
     /// `/readyz` answers 200.
     #[track_caller]
-    pub fn start() -> Server {
+    pub(crate) fn start() -> Server {
         Server::start_with::<&str>(&[])
     }
 
     /// Starts the server on `backend`: for [`Backend::Etcd`], on an etcd member of its own.
     #[track_caller]
-    pub fn start_on(backend: Backend) -> Server {
+    pub(crate) fn start_on(backend: Backend) -> Server {
         Server::start_on_with::<&str>(backend, &[])
     }
 
     /// [`Server::start_on`] with extra flags (kept across restarts).
     #[track_caller]
-    pub fn start_on_with<S: AsRef<str>>(backend: Backend, args: &[S]) -> Server {
+    pub(crate) fn start_on_with<S: AsRef<str>>(backend: Backend, args: &[S]) -> Server {
         match backend {
             Backend::Embedded => Server::start_with(args),
             Backend::Etcd => {
@@ -93,7 +93,7 @@ impl Server {
     /// Starts the server with extra flags (such as `--storage etcd --etcd-servers ...`),
     /// given again at each restart.
     #[track_caller]
-    pub fn start_with<S: AsRef<str>>(args: &[S]) -> Server {
+    pub(crate) fn start_with<S: AsRef<str>>(args: &[S]) -> Server {
         let data_dir = tempfile::Builder::new()
             .prefix("kapi-data-")
             .tempdir()
@@ -116,7 +116,7 @@ impl Server {
     /// Starts a secure server on `backend`: HTTPS, client certificates and the tokens of
     /// `pki`, RBAC, and `extra` flags; reached as its administrator.
     #[track_caller]
-    pub fn start_secure(pki: super::pki::Pki, backend: Backend, extra: &[&str]) -> Server {
+    pub(crate) fn start_secure(pki: super::pki::Pki, backend: Backend, extra: &[&str]) -> Server {
         let access = Access {
             ca: pki.ca.clone(),
             ca_pem: pki.ca_pem(),
@@ -147,17 +147,17 @@ impl Server {
     }
 
     /// A secure server's certificates and tokens.
-    pub fn pki(&self) -> &super::pki::Pki {
+    pub(crate) fn pki(&self) -> &super::pki::Pki {
         self.pki.as_ref().expect("a secure server")
     }
 
     /// How an administrator reaches it, when it is secure.
-    pub fn access(&self) -> Option<&Access> {
+    pub(crate) fn access(&self) -> Option<&Access> {
         self.access.as_ref()
     }
 
     /// A raw HTTP client of the server: as its administrator when it is secure.
-    pub fn client(&self) -> http::Client {
+    pub(crate) fn client(&self) -> http::Client {
         match &self.access {
             Some(access) => http::Client::with_tls(&self.url(), &access.ca_pem, &access.token),
             None => http::Client::new(self.addr),
@@ -165,12 +165,12 @@ impl Server {
     }
 
     /// The address it listens on (a new one after each restart).
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// `http://ADDR`, or `https://ADDR` for a secure server.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         let scheme = if self.access.is_some() {
             "https"
         } else {
@@ -180,19 +180,19 @@ impl Server {
     }
 
     /// The embedded store's directory.
-    pub fn data_dir(&self) -> &Path {
+    pub(crate) fn data_dir(&self) -> &Path {
         self.data_dir.path()
     }
 
     /// Everything the server printed so far, shared with whoever holds a clone.
-    pub fn log(&self) -> Log {
+    pub(crate) fn log(&self) -> Log {
         self.log.clone()
     }
 
     /// Waits until the server logged a watch request whose line holds `part` (a client's
     /// watch is established once its request is logged).
     #[track_caller]
-    pub fn wait_for_watch(&self, timeout: Duration, part: &str) {
+    pub(crate) fn wait_for_watch(&self, timeout: Duration, part: &str) {
         let log = self.log();
         super::wait_for(
             timeout,
@@ -207,7 +207,7 @@ impl Server {
     }
 
     /// Kills the process with SIGKILL (no chance to flush or clean up) and reaps it.
-    pub fn kill_9(&mut self) {
+    pub(crate) fn kill_9(&mut self) {
         if let Some(mut child) = self.child.take() {
             // `Child::kill` sends SIGKILL on Unix.
             child.kill().expect("sending SIGKILL to the server");
@@ -219,7 +219,7 @@ impl Server {
     /// Kills the server (SIGKILL) if it runs, then starts it again on the same data
     /// directory and waits until it is ready. It listens on a new port.
     #[track_caller]
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.kill_9();
         self.log.note("restarting on the same data directory");
         let (child, addr) = spawn(
@@ -237,7 +237,7 @@ impl Server {
     /// kube-rs client reconnecting). The killed server's listening socket is gone, and
     /// the new one binds with `SO_REUSEADDR` (Rust's default on Unix).
     #[track_caller]
-    pub fn restart_on_same_port(&mut self) {
+    pub(crate) fn restart_on_same_port(&mut self) {
         self.kill_9();
         self.log
             .note("restarting on the same port and data directory");
@@ -256,14 +256,14 @@ impl Server {
     /// Sends SIGTERM and waits for the process to exit, at most `timeout` (then panics
     /// with the log). Returns its exit status.
     #[track_caller]
-    pub fn terminate(&mut self, timeout: Duration) -> std::process::ExitStatus {
+    pub(crate) fn terminate(&mut self, timeout: Duration) -> std::process::ExitStatus {
         self.send_sigterm();
         self.wait_exit(timeout)
     }
 
     /// Sends SIGTERM, without waiting.
     #[track_caller]
-    pub fn send_sigterm(&mut self) {
+    pub(crate) fn send_sigterm(&mut self) {
         let child = self.child.as_ref().expect("the server runs");
         let status = Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
@@ -274,7 +274,7 @@ impl Server {
 
     /// Waits for the process to exit, at most `timeout` (then panics with the log).
     #[track_caller]
-    pub fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+    pub(crate) fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
         let mut child = self.child.take().expect("the server runs");
         let Some(status) = super::wait_exit(&mut child, timeout) else {
             panic!(
@@ -298,7 +298,7 @@ impl Drop for Server {
 
 /// The flags that put a server on `etcd`: `--etcd-servers` alone selects the backend, as
 /// kube-apiserver is configured.
-pub fn etcd_args(etcd: &Etcd) -> Vec<String> {
+pub(crate) fn etcd_args(etcd: &Etcd) -> Vec<String> {
     vec!["--etcd-servers".to_owned(), etcd.servers_flag()]
 }
 
@@ -435,7 +435,7 @@ fn drain(stream: &str, from: impl Read, log: &Log) {
 
 /// The server's output (both streams, interleaved as read, with the harness's notes).
 #[derive(Clone, Default)]
-pub struct Log(Arc<Mutex<String>>);
+pub(crate) struct Log(Arc<Mutex<String>>);
 
 impl Log {
     fn line(&self, stream: &str, line: &str) {
@@ -449,7 +449,7 @@ impl Log {
     }
 
     /// The last `lines` lines.
-    pub fn tail(&self, lines: usize) -> String {
+    pub(crate) fn tail(&self, lines: usize) -> String {
         let log = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let all: Vec<&str> = log.lines().collect();
         all[all.len().saturating_sub(lines)..].join("\n")

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 /// A table as kubectl prints it: a header line, then one line per row, cells aligned
 /// under their header (kubectl pads columns with at least three spaces).
 #[derive(Debug, PartialEq)]
-pub struct Table {
+pub(crate) struct Table {
     /// Column names, as printed (`NAME`, `DISPLAY NAME`, ...).
     pub header: Vec<String>,
     /// Cells of each row, one per column; empty when the cell is blank.
@@ -14,7 +14,7 @@ pub struct Table {
 
 impl Table {
     /// Reads `text`; `None` when it has no header line.
-    pub fn parse(text: &str) -> Option<Table> {
+    pub(crate) fn parse(text: &str) -> Option<Table> {
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
         let header_line = lines.next()?;
         // A column starts where a name starts after two or more spaces (names such as
@@ -42,7 +42,7 @@ impl Table {
     }
 
     /// The rows whose `column` holds `value`, each as column name -> cell.
-    pub fn rows_where(&self, column: &str, value: &str) -> Vec<BTreeMap<&str, &str>> {
+    pub(crate) fn rows_where(&self, column: &str, value: &str) -> Vec<BTreeMap<&str, &str>> {
         let Some(index) = self.header.iter().position(|h| h == column) else {
             return Vec::new();
         };
@@ -57,13 +57,13 @@ impl Table {
     }
 
     /// The one row whose `column` holds `value`; `None` unless exactly one does.
-    pub fn row_where(&self, column: &str, value: &str) -> Option<BTreeMap<&str, &str>> {
+    pub(crate) fn row_where(&self, column: &str, value: &str) -> Option<BTreeMap<&str, &str>> {
         let mut rows = self.rows_where(column, value);
         (rows.len() == 1).then(|| rows.remove(0))
     }
 
     /// The cells of `column`, top to bottom.
-    pub fn column(&self, column: &str) -> Vec<&str> {
+    pub(crate) fn column(&self, column: &str) -> Vec<&str> {
         let Some(index) = self.header.iter().position(|h| h == column) else {
             return Vec::new();
         };

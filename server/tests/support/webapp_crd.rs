@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 /// (`generated/openapi/v3` under the workspace `root`), `$ref`s inlined and what a CRD
 /// schema cannot carry left out (kapi's own extensions, patch hints, kube 1.20's refusal
 /// of empty-string defaults).
-pub fn webapp_crd(root: &Path) -> Value {
+pub(crate) fn webapp_crd(root: &Path) -> Value {
     let document = root.join("generated/openapi/v3/apis/apps.example.dev/v1.json");
     let document: Value =
         serde_json::from_str(&std::fs::read_to_string(document).expect("the v1 document"))

@@ -10,14 +10,14 @@ use super::http::Client;
 /// schema) defined by a CustomResourceDefinition in another group, served through the
 /// runtime's path for installed kinds.
 #[derive(Clone, Copy, Debug)]
-pub enum WebApps {
+pub(crate) enum WebApps {
     Compiled,
     Defined,
 }
 
 impl WebApps {
     /// The group they are served in.
-    pub fn group(self) -> &'static str {
+    pub(crate) fn group(self) -> &'static str {
         match self {
             WebApps::Compiled => "apps.example.dev",
             WebApps::Defined => "defined.example.dev",
@@ -25,33 +25,33 @@ impl WebApps {
     }
 
     /// `<group>/v1`.
-    pub fn api_version(self) -> String {
+    pub(crate) fn api_version(self) -> String {
         format!("{}/v1", self.group())
     }
 
     /// The resource as kubectl names it unambiguously: `webapps.<group>`.
-    pub fn resource(self) -> String {
+    pub(crate) fn resource(self) -> String {
         format!("webapps.{}", self.group())
     }
 
     /// The path of the WebApps of namespace `default`.
-    pub fn collection(self) -> String {
+    pub(crate) fn collection(self) -> String {
         self.collection_in("default")
     }
 
     /// The path of the WebApps of `namespace`.
-    pub fn collection_in(self, namespace: &str) -> String {
+    pub(crate) fn collection_in(self, namespace: &str) -> String {
         format!("/apis/{}/v1/namespaces/{namespace}/webapps", self.group())
     }
 
     /// A server serving these WebApps.
-    pub fn start(self) -> Server {
+    pub(crate) fn start(self) -> Server {
         self.serve(Server::start())
     }
 
     /// `server`, serving these WebApps once it returns (defining them when
     /// [`WebApps::Defined`]).
-    pub fn serve(self, server: Server) -> Server {
+    pub(crate) fn serve(self, server: Server) -> Server {
         if let WebApps::Defined = self {
             let client = Client::new(server.addr());
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

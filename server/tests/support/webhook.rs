@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::pki::Pki;
 
 /// A running webhook script.
-pub struct Webhook {
+pub(crate) struct Webhook {
     child: std::process::Child,
     /// Its port on 127.0.0.1.
     pub port: u16,
@@ -18,12 +18,12 @@ pub struct Webhook {
 
 impl Webhook {
     /// Starts `tests/python/<script>` serving with `pki`'s serving certificate.
-    pub fn start(script: &str, pki: &Pki) -> Webhook {
+    pub(crate) fn start(script: &str, pki: &Pki) -> Webhook {
         Webhook::start_with(script, pki, &[])
     }
 
     /// [`Webhook::start`], with more arguments after the certificate and key.
-    pub fn start_with(script: &str, pki: &Pki, args: &[&str]) -> Webhook {
+    pub(crate) fn start_with(script: &str, pki: &Pki, args: &[&str]) -> Webhook {
         use std::io::BufRead;
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/python")
@@ -57,20 +57,20 @@ impl Webhook {
     }
 
     /// `https://127.0.0.1:<port><path>`.
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("https://127.0.0.1:{}{path}", self.port)
     }
 
     /// The next review received (its line may trail the answer the server got).
     #[track_caller]
-    pub fn next(&self) -> Value {
+    pub(crate) fn next(&self) -> Value {
         (self.reviews.recv_timeout(Duration::from_secs(10))).expect("a review within 10 s")
     }
 
     /// The next review of the object named `name`. Reviews of other objects are passed
     /// over: lines of earlier requests (`wait_admitting`'s probes) may trail their answers.
     #[track_caller]
-    pub fn next_for(&self, name: &str) -> Value {
+    pub(crate) fn next_for(&self, name: &str) -> Value {
         loop {
             let review = self.next();
             if review["name"] == name {
@@ -80,7 +80,7 @@ impl Webhook {
     }
 
     /// The reviews received so far and not yet read.
-    pub fn drain(&self) -> Vec<Value> {
+    pub(crate) fn drain(&self) -> Vec<Value> {
         self.reviews.try_iter().collect()
     }
 }

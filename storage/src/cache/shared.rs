@@ -66,7 +66,7 @@ pub struct Splice {
 /// copy of it (at 10k objects with their Table cells, the copies cost more than the
 /// cells).
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Name(Arc<str>);
+pub(super) struct Name(Arc<str>);
 
 impl Borrow<str> for Name {
     fn borrow(&self) -> &str {

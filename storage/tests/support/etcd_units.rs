@@ -22,7 +22,7 @@ use kapi_storage::{
 const LAST: Revision = (1 << SLOT_BITS) - 1;
 
 /// The backend, in etcd's revisions.
-pub struct EtcdUnits(pub Arc<dyn Storage>);
+pub(crate) struct EtcdUnits(pub Arc<dyn Storage>);
 
 /// The suite's revision as the backend's (`0`, the latest, stays).
 fn to_backend(revision: Revision) -> Revision {

@@ -21,7 +21,7 @@ const MANAGER: &str = "garbage-collector";
 /// deleted: in the foreground when owners wait for it and it has dependents of its own,
 /// else in the background (its owners are all gone, checked in the cache, then live, or
 /// wait for it).
-pub async fn judge_dependent(
+pub(super) async fn judge_dependent(
     registry: &Registry,
     graph: &Graph,
     key: &str,
@@ -73,7 +73,7 @@ pub async fn judge_dependent(
 /// takes its reference off each dependent, then the `orphan` finalizer off the owner;
 /// foreground deletion takes `foregroundDeletion` off once no dependent with
 /// `blockOwnerDeletion` is left (the dependents themselves are deleted as they are judged).
-pub async fn let_owner_go(
+pub(super) async fn let_owner_go(
     registry: &Registry,
     graph: &Graph,
     kind: usize,

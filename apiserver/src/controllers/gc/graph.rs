@@ -18,7 +18,7 @@ use kapi_storage::cache::{CachedObject, Change};
 
 /// What to look at again.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Work {
+pub(super) enum Work {
     /// The dependent at this key: do its owners still hold it?
     Dependent(String),
     /// The owner of this kind (an index into the scheme's kinds) at this key, deleting with
@@ -45,7 +45,7 @@ struct Metadata {
 
 /// One object as the collector sees it.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub(super) struct Node {
     /// Its kind, an index into the scheme's kinds.
     pub kind: usize,
     /// Its storage key.
@@ -69,7 +69,7 @@ pub struct Node {
 impl Node {
     /// The object as the collector sees it, or `None` when its metadata does not decode
     /// (it cannot be judged; a later change may fix it).
-    pub fn of(kind: usize, object: &CachedObject) -> Option<Node> {
+    pub(super) fn of(kind: usize, object: &CachedObject) -> Option<Node> {
         #[derive(Deserialize)]
         struct Object {
             #[serde(default)]
@@ -96,7 +96,7 @@ impl Node {
     }
 
     /// Whether it carries `finalizer`.
-    pub fn has_finalizer(&self, finalizer: &str) -> bool {
+    pub(super) fn has_finalizer(&self, finalizer: &str) -> bool {
         self.finalizers.iter().any(|f| f == finalizer)
     }
 
@@ -106,14 +106,14 @@ impl Node {
     }
 
     /// The uids its owner references name.
-    pub fn owner_uids(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn owner_uids(&self) -> impl Iterator<Item = &str> {
         (self.owners.iter()).filter_map(|owner| owner.get("uid").and_then(Value::as_str))
     }
 }
 
 /// An owner waiting for the collector, by uid.
 #[derive(Clone, Debug)]
-pub struct Waiting {
+pub(super) struct Waiting {
     /// Its kind.
     pub kind: usize,
     /// Its key.
@@ -124,7 +124,7 @@ pub struct Waiting {
 
 /// Dependents by their owners, and the owners that wait.
 #[derive(Default)]
-pub struct Graph {
+pub(super) struct Graph {
     /// Every object with owner references, by key.
     dependents: HashMap<String, Node>,
     /// The keys of the dependents that name each owner uid.
@@ -137,28 +137,28 @@ pub struct Graph {
 
 impl Graph {
     /// The dependent at `key`.
-    pub fn dependent(&self, key: &str) -> Option<&Node> {
+    pub(super) fn dependent(&self, key: &str) -> Option<&Node> {
         self.dependents.get(key)
     }
 
     /// The dependents naming owner `uid`.
-    pub fn dependents_of(&self, uid: &str) -> impl Iterator<Item = &Node> {
+    pub(super) fn dependents_of(&self, uid: &str) -> impl Iterator<Item = &Node> {
         (self.by_owner.get(uid).into_iter().flatten()).filter_map(|key| self.dependents.get(key))
     }
 
     /// Whether any object names owner `uid`.
-    pub fn has_dependents(&self, uid: &str) -> bool {
+    pub(super) fn has_dependents(&self, uid: &str) -> bool {
         self.by_owner.get(uid).is_some_and(|keys| !keys.is_empty())
     }
 
     /// The owner `uid`, if it waits for the collector.
-    pub fn waiting(&self, uid: &str) -> Option<&Waiting> {
+    pub(super) fn waiting(&self, uid: &str) -> Option<&Waiting> {
         self.waiting.get(uid)
     }
 
     /// Forgets every object of kind `kind` (its cache listed again; the new list follows
     /// as changes).
-    pub fn forget_kind(&mut self, kind: usize) {
+    pub(super) fn forget_kind(&mut self, kind: usize) {
         let keys: Vec<String> = (self.dependents.values())
             .filter(|node| node.kind == kind)
             .map(|node| node.key.clone())
@@ -173,7 +173,7 @@ impl Graph {
 
     /// Takes in one change of an object of kind `kind`; adds to `work` what it makes worth
     /// looking at again.
-    pub fn apply(&mut self, kind: usize, change: &Change, work: &mut BTreeSet<Work>) {
+    pub(super) fn apply(&mut self, kind: usize, change: &Change, work: &mut BTreeSet<Work>) {
         match change {
             Change::Put { object, .. } => self.put_object(kind, object, work),
             Change::Delete { prev } => self.remove(&prev.kv.key, Node::of(kind, prev), work),
@@ -183,7 +183,12 @@ impl Graph {
 
     /// An object created or updated as the cache holds it (also each object of a fresh
     /// list): decoded only when it [`concerns`](Graph::concerns) the collector.
-    pub fn put_object(&mut self, kind: usize, object: &CachedObject, work: &mut BTreeSet<Work>) {
+    pub(super) fn put_object(
+        &mut self,
+        kind: usize,
+        object: &CachedObject,
+        work: &mut BTreeSet<Work>,
+    ) {
         if !self.concerns(&object.kv.key, &object.kv.value) {
             return;
         }
@@ -199,7 +204,7 @@ impl Graph {
     /// deleting) are not decoded at all. The names are looked for as the encoders write
     /// them (neither Go's nor serde's escapes a letter); a value that merely holds the text
     /// costs a decode, nothing more.
-    pub fn concerns(&self, key: &str, value: &[u8]) -> bool {
+    pub(super) fn concerns(&self, key: &str, value: &[u8]) -> bool {
         use memchr::memmem;
         self.dependents.contains_key(key)
             || self.waiting_keys.contains_key(key)
@@ -208,7 +213,7 @@ impl Graph {
     }
 
     /// An object created or updated (also each object of a fresh list).
-    pub fn put(&mut self, node: Node, work: &mut BTreeSet<Work>) {
+    pub(super) fn put(&mut self, node: Node, work: &mut BTreeSet<Work>) {
         // Owners waiting for it look again: it may have stopped blocking them.
         if let Some(old) = self.remove_dependent(&node.key) {
             self.wake_waiting(&old, work);
@@ -244,7 +249,7 @@ impl Graph {
 
     /// The object at `key` deleted (`prev`: as it was, when its metadata decodes): its
     /// dependents lose an owner, the owners it blocked may go on.
-    pub fn remove(&mut self, key: &str, prev: Option<Node>, work: &mut BTreeSet<Work>) {
+    pub(super) fn remove(&mut self, key: &str, prev: Option<Node>, work: &mut BTreeSet<Work>) {
         if let Some(old) = self.remove_dependent(key) {
             self.wake_waiting(&old, work);
         }
