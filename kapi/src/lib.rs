@@ -2,15 +2,16 @@
 //!
 //! Declare each kind once on its hub type with [`macro@Resource`] (and each other version
 //! with [`macro@Convert`]), list an API's kinds with [`kinds!`] (Kubernetes' feature sets
-//! from [`kinds`] and your own), let `cargo xtask generate` render its OpenAPI documents,
-//! discovery and glue, and serve it with the API server (feature `server`).
+//! from [`kinds`](mod@kinds) and your own), let `cargo xtask generate` render its OpenAPI
+//! documents, discovery and glue, and serve it with the API server (feature `server`:
+//! `server::app::main`).
 //!
 //! This crate re-exports kapi's layer crates, each of which depends only on those below it:
 //!
 //! | module | crate | what |
 //! |---|---|---|
 //! | [`api`], [`meta`], [`error`], [`scheme`], [`validation`], [`unstructured`], [`user`] | `kapi-core` | the API description the derives emit, `meta.k8s.io` types, errors as `Status`, the scheme |
-//! | [`kinds`] | `kapi-kinds` | Kubernetes' own kinds in feature sets |
+//! | [`kinds`](mod@kinds) | `kapi-kinds` | Kubernetes' own kinds in feature sets |
 //! | `schema` (server, testing) | `kapi-schema` | compiled schemas, metadata rules, selectors |
 //! | `storage` (server) | `kapi-storage` | storage with etcd's semantics, the watch cache |
 //! | `fieldmanager` (server) | `kapi-fieldmanager` | field management, server-side apply |
