@@ -13,7 +13,7 @@ mod status;
 pub use next::Next;
 pub use prepared::{Prepared, fnv1a, not_modified};
 pub use request_info::RequestInfo;
-pub use status::{ErrorResponse, Failure, add_warning};
+pub use status::{ErrorResponse, add_warning};
 
 /// The largest request body accepted: 3 MiB, kube-apiserver's limit.
 pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;

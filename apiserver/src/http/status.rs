@@ -10,9 +10,8 @@ use kapi_core::api::protobuf;
 use kapi_core::error::ApiError;
 use kapi_core::meta::STATUS_PROTO;
 
-/// An [`ApiError`] as the response it is. A trait of this layer's, since the error is
-/// `kapi-core`'s and HTTP types stop at the endpoints: handlers answer
-/// `Result<Response, Failure>`, which `?` fills from any `ApiError`.
+/// An [`ApiError`] as the response it is: a trait of this layer's, since the error is
+/// `kapi-core`'s and HTTP types stop at the API server.
 pub trait ErrorResponse {
     /// Its `Status` as JSON.
     fn into_response(self) -> Response;
@@ -34,22 +33,6 @@ impl ErrorResponse for ApiError {
             Ok(body) => respond(&self, body, protobuf::MEDIA_TYPE),
             Err(_) => ErrorResponse::into_response(self),
         }
-    }
-}
-
-/// A handler's failure: an [`ApiError`], answered as its `Status`.
-#[derive(Debug)]
-pub struct Failure(pub ApiError);
-
-impl From<ApiError> for Failure {
-    fn from(error: ApiError) -> Failure {
-        Failure(error)
-    }
-}
-
-impl IntoResponse for Failure {
-    fn into_response(self) -> Response {
-        ErrorResponse::into_response(self.0)
     }
 }
 
