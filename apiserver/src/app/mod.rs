@@ -8,6 +8,7 @@
 //! Once it listens it prints, first and flushed, `listening on http://ADDR` (tests read the
 //! port from it), then a ready-to-paste kubectl command line.
 
+mod aggregation;
 mod client_trust;
 mod security;
 mod serve;
@@ -20,16 +21,13 @@ use std::process::ExitCode;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use crate::aggregator::{Aggregator, OpenApiV2Encoder, ProxyIdentity};
-use crate::controllers::{ControllerOptions, Controllers, apiservices};
+use crate::controllers::{ControllerOptions, Controllers};
 use crate::endpoints::{self, Config, Lifecycle, ServerVersion};
 use crate::health::Health;
-use crate::webhooks::Webhooks;
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use kapi_core::api::{Documents, OpenApiV3Document, RouteBinding};
 use kapi_core::scheme::Scheme;
-use kapi_kinds::apiregistration;
 use kapi_registry::{Registry, Schemas};
 use kapi_storage::cache::CacheOptions;
 use kapi_storage::embedded::EmbeddedStorage;
@@ -236,7 +234,7 @@ pub fn main_with(flags: Options, api: Api) -> ExitCode {
     let addrs: Vec<SocketAddr> = (flags.listen.to_socket_addrs())
         .map(Iterator::collect)
         .unwrap_or_default();
-    if let Err(message) = flags.security.check(&addrs) {
+    if let Err(message) = (check_sets(&flags)).and_then(|()| flags.security.check(&addrs)) {
         eprintln!("{name}: {message}");
         return ExitCode::from(2);
     }
@@ -312,13 +310,15 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let registry = Registry::new(scheme, Arc::clone(&storage), flags.etcd_prefix.clone())
         .await
         .context("starting the registry")?
-        .with_schemas(Arc::new(schemas))
-        .with_admission(Arc::new(Webhooks::default()))
-        .with_watch_cache(CacheOptions {
-            history: flags.watch_cache_history.max(1),
-            bookmark_interval: flags.watch_bookmark_interval,
-            ..CacheOptions::default()
-        });
+        .with_schemas(Arc::new(schemas));
+    // The admission webhooks, which the registry calls as its admission hook.
+    #[cfg(feature = "admission-webhooks")]
+    let registry = registry.with_admission(Arc::new(crate::webhooks::Webhooks::default()));
+    let registry = registry.with_watch_cache(CacheOptions {
+        history: flags.watch_cache_history.max(1),
+        bookmark_interval: flags.watch_bookmark_interval,
+        ..CacheOptions::default()
+    });
     let registry = Arc::new(registry);
     // Health checks (`/healthz`, `/livez`, `/readyz`) under kube's names, each part's
     // registered as it starts. The registry made the `default` namespace (kube's
@@ -332,19 +332,11 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     }
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
-    let aggregator = aggregator(&flags, &registry)?;
     // What the controllers below keep is made before the server serves: the local
     // APIServices, and the client trust published for extension servers.
     // (A failure, such as an admission webhook that is down, is left to the controllers,
     // which retry.)
-    if let Some(aggregator) = &aggregator {
-        if let Err(error) = apiservices::register_local_now(&registry).await {
-            tracing::warn!(%error, "cannot register the local APIServices yet");
-        }
-        if let Err(error) = apiservices::load_now(&registry, aggregator).await {
-            tracing::warn!(%error, "cannot read the APIServices yet");
-        }
-    }
+    let aggregator = aggregation::start(&flags, &registry).await?;
     let published_trust = trust.published();
     if let Some(data) = &published_trust
         && let Err(error) = crate::controllers::client_trust::sync(&registry, data).await
@@ -361,7 +353,7 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let (filters, rbac) = flags.security.filters(&trust, &registry).await?;
     // The request limits are in the chain; RBAC's bootstrap policy was reconciled.
     health.post_start_hook("max-in-flight-filter").done();
-    if rbac.is_some() {
+    if rbac {
         health.post_start_hook("rbac/bootstrap-roles").done();
     }
     let compactor = (!flags.compaction_interval.is_zero())
@@ -673,25 +665,25 @@ fn event_ttl(value: &str) -> Result<Duration, String> {
     Ok(ttl)
 }
 
-/// The aggregator, when the API has APIServices, with the proxy's client certificate.
-fn aggregator(flags: &Options, registry: &Registry) -> Result<Option<Arc<Aggregator>>> {
-    let scheme = registry.scheme();
-    if scheme
-        .by_kind(apiregistration::GROUP, "APIService")
-        .is_none()
-    {
-        return Ok(None);
+/// The start-up error of a flag that needs one of Kubernetes' feature sets this server was
+/// built without.
+fn missing_set(flag: &str, feature: &str, set: &str) -> String {
+    format!(
+        "{flag} needs Kubernetes' {set} set, which this server was built without: build it \
+         with kapi's `{feature}` feature and list kapi::kinds::{set} in its API's kinds"
+    )
+}
+
+/// The checks of flags that need a feature set this build has not compiled.
+fn check_sets(flags: &Options) -> Result<(), String> {
+    if !cfg!(feature = "aggregation") && flags.proxy_client_cert_file.is_some() {
+        return Err(missing_set(
+            "--proxy-client-cert-file",
+            "aggregation",
+            "AGGREGATION",
+        ));
     }
-    let identity = match (&flags.proxy_client_cert_file, &flags.proxy_client_key_file) {
-        (Some(certificate), Some(key)) => Some(
-            ProxyIdentity::load(certificate, key)
-                .map_err(anyhow::Error::msg)
-                .context("--proxy-client-cert-file")?,
-        ),
-        _ => None,
-    };
-    let encoder: OpenApiV2Encoder = Arc::new(kapi_codegen::openapi::v2_proto::encode);
-    Ok(Some(Arc::new(Aggregator::new(identity, Some(encoder)))))
+    Ok(())
 }
 
 /// The discovery and OpenAPI documents of a scheme that gained kinds while the server runs,

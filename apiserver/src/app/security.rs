@@ -15,7 +15,6 @@ use crate::authn::token_file::TokenFile;
 use crate::authn::token_review::TokenReviewer;
 use crate::authn::x509::ClientCa;
 use crate::authz::delegated::SubjectAccessReviewer;
-use crate::authz::rbac::{self, Rbac};
 use crate::authz::{AlwaysAllow, AlwaysAllowPaths, AlwaysDeny, Mode};
 use crate::endpoints::Filters;
 use crate::filters::max_inflight::Limits;
@@ -213,6 +212,13 @@ impl SecurityFlags {
     /// network. An error is a usage error (exit 2).
     pub fn check(&self, addr: &[SocketAddr]) -> Result<(), String> {
         for mode in &self.authorization_mode {
+            if mode == "RBAC" && !cfg!(feature = "rbac") {
+                return Err(super::missing_set(
+                    "--authorization-mode=RBAC",
+                    "rbac",
+                    "RBAC",
+                ));
+            }
             if !matches!(
                 mode.as_str(),
                 "AlwaysAllow" | "AlwaysDeny" | "RBAC" | "Webhook"
@@ -262,7 +268,7 @@ impl SecurityFlags {
         &self,
         trust: &ClientTrust,
         registry: &Arc<Registry>,
-    ) -> Result<(Filters, Option<Arc<Rbac>>)> {
+    ) -> Result<(Filters, bool)> {
         let mut authenticator = Authenticator::new().anonymous(self.anonymous_auth);
         // First, as kube's: a front proxy's user.
         if let Some(request_header) = trust.request_header()? {
@@ -301,12 +307,30 @@ impl SecurityFlags {
             let paths = AlwaysAllowPaths(self.authorization_always_allow_paths.clone());
             modes = modes.with("AlwaysAllowPaths", Arc::new(paths));
         }
-        let mut started = None;
+        // The RBAC authorizer, once started: writes of roles and bindings are checked for
+        // escalation against it.
+        #[cfg(feature = "rbac")]
+        let mut started: Option<Arc<crate::authz::rbac::Rbac>> = None;
+        #[cfg(not(feature = "rbac"))]
+        let started: Option<std::convert::Infallible> = None;
         for mode in &self.authorization_mode {
             modes = match mode.as_str() {
                 "AlwaysAllow" => modes.with(mode, Arc::new(AlwaysAllow)),
                 "AlwaysDeny" => modes.with(mode, Arc::new(AlwaysDeny)),
+                #[cfg(feature = "rbac")]
                 "RBAC" => {
+                    use crate::authz::rbac::{self, Rbac};
+
+                    if (registry
+                        .scheme()
+                        .by_kind(kapi_kinds::rbac::GROUP, "ClusterRole"))
+                    .is_none()
+                    {
+                        bail!(
+                            "--authorization-mode=RBAC: the API does not serve RBAC's kinds \
+                             (list kapi::kinds::RBAC in its kinds)"
+                        );
+                    }
                     rbac::bootstrap::reconcile(registry)
                         .await
                         .context("--authorization-mode=RBAC: reconciling the bootstrap policy")?;
@@ -315,6 +339,7 @@ impl SecurityFlags {
                             .await
                             .context("--authorization-mode=RBAC: loading the RBAC objects")?,
                     );
+                    // Escalation checks on writes of roles and bindings, with every mode.
                     started = Some(Arc::clone(&authorizer));
                     modes.with(mode, authorizer)
                 }
@@ -331,11 +356,19 @@ impl SecurityFlags {
         }
         let authenticator = Arc::new(authenticator);
         // The reviews answer with the same authenticator and modes as requests get.
-        crate::authn::reviews::register(registry, &authenticator);
-        crate::authz::reviews::register(registry, &modes);
-        if let Some(rbac) = &started {
-            let check = rbac::escalation::Escalation::new(modes.clone(), Arc::clone(rbac));
-            registry.add_admission(Arc::new(check));
+        #[cfg(not(feature = "rbac"))]
+        let _ = registry;
+        #[cfg(feature = "rbac")]
+        {
+            crate::authn::reviews::register(registry, &authenticator);
+            crate::authz::reviews::register(registry, &modes);
+            if let Some(rbac) = &started {
+                let check = crate::authz::rbac::escalation::Escalation::new(
+                    modes.clone(),
+                    Arc::clone(rbac),
+                );
+                registry.add_admission(Arc::new(check));
+            }
         }
         let filters = Filters {
             authenticator,
@@ -347,7 +380,7 @@ impl SecurityFlags {
             ),
             request_timeout: self.request_timeout,
         };
-        Ok((filters, started))
+        Ok((filters, started.is_some()))
     }
 
     /// The auditor, when a policy and a log are given.

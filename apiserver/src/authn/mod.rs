@@ -18,6 +18,7 @@
 
 pub mod oidc;
 pub mod request_header;
+#[cfg(feature = "rbac")]
 pub mod reviews;
 pub mod token_file;
 pub mod token_review;

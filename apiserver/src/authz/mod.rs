@@ -2,13 +2,15 @@
 //!
 //! `--authorization-mode` names [`Mode`]s, asked in order (kube's union authorizer): the
 //! first that allows or denies decides; when none has an opinion the request is denied.
-//! [`forbidden`] is the 403 kube answers then, with its exact message. [`rbac`] is the
-//! RBAC authorizer: rules of Roles and ClusterRoles granted by bindings, read from an
+//! [`forbidden`] is the 403 kube answers then, with its exact message. `rbac` (feature
+//! `rbac`) is the RBAC authorizer: rules of Roles and ClusterRoles granted by bindings, read from an
 //! in-memory index fed by the watch caches. [`delegated`] asks a core cluster
 //! (SubjectAccessReviews), as an extension API server does.
 
 pub mod delegated;
+#[cfg(feature = "rbac")]
 pub mod rbac;
+#[cfg(feature = "rbac")]
 pub mod reviews;
 
 use std::sync::Arc;
@@ -16,7 +18,9 @@ use std::sync::Arc;
 use crate::authn::UserInfo;
 use crate::http::RequestInfo;
 use kapi_core::error::{ApiError, GroupResource};
+#[cfg(feature = "rbac")]
 use kapi_kinds::rbac::PolicyRule;
+#[cfg(feature = "rbac")]
 pub use reviews::RulesFor;
 
 /// What is asked, by whom (kube's `authorizer.Attributes`).
@@ -56,6 +60,7 @@ pub trait Authorizer: Send + Sync {
 
     /// The rules that apply to `user` in `namespace` (kube's `RuleResolver`), for rules
     /// reviews; a mode that cannot list them says the list is incomplete.
+    #[cfg(feature = "rbac")]
     fn rules_for(&self, user: &UserInfo, namespace: &str) -> RulesFor {
         let _ = (user, namespace);
         RulesFor {
@@ -73,6 +78,7 @@ impl Authorizer for AlwaysAllow {
         Decision::Allow(no_reason())
     }
 
+    #[cfg(feature = "rbac")]
     fn rules_for(&self, _: &UserInfo, _: &str) -> RulesFor {
         let all = vec!["*".to_owned()];
         RulesFor {
@@ -121,6 +127,7 @@ impl Authorizer for AlwaysDeny {
         Decision::NoOpinion(Arc::from("Everything is forbidden."))
     }
 
+    #[cfg(feature = "rbac")]
     fn rules_for(&self, _: &UserInfo, _: &str) -> RulesFor {
         RulesFor::default()
     }
@@ -157,6 +164,7 @@ impl Mode {
     }
 
     /// Every mode's rules for `user` in `namespace`, together.
+    #[cfg(feature = "rbac")]
     pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> RulesFor {
         let mut all = RulesFor::default();
         for (_, authorizer) in self.modes.iter() {

@@ -24,7 +24,9 @@ pub(super) enum Followed {
 }
 
 /// The slot of kind `kind` of `group` in the registry's scheme, when the registry is
-/// still there and serves it: what a controller follows.
+/// still there and serves it: what a controller follows (those of the CRD and APIService
+/// sets).
+#[cfg(any(feature = "crds", feature = "aggregation"))]
 pub(super) fn slot(registry: &Weak<Registry>, group: &str, kind: &str) -> Option<usize> {
     let strong = registry.upgrade()?;
     let scheme = strong.scheme();
@@ -84,6 +86,7 @@ pub(super) async fn follow(
 
 /// Takes what a follower saw into `objects` (by name, decoded as `T` with their
 /// resourceVersion, which stored bytes leave out; `meta` reaches a `T`'s metadata).
+#[cfg(any(feature = "crds", feature = "aggregation"))]
 pub(super) fn take<T: serde::de::DeserializeOwned>(
     objects: &mut std::collections::BTreeMap<String, T>,
     followed: Followed,

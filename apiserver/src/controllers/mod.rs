@@ -11,13 +11,17 @@
 //! caches' changes (`follow`), as kube's are by informers, and cost nothing while nothing
 //! changes. The others pass over what they read every minute or second, which costs
 //! little: [`event_ttl`] removes Events older than `--event-ttl`;
-//! [`cluster_role_aggregation`] keeps aggregated ClusterRoles' rules; [`client_trust`]
-//! publishes the client CA and front proxy for extension servers. [`apiservices`] keeps the
-//! aggregator's APIServices (registration, local ones, availability).
+//! `cluster_role_aggregation` (feature `rbac`) keeps aggregated ClusterRoles' rules;
+//! [`client_trust`] publishes the client CA and front proxy for extension servers.
+//! `apiservices` (feature `aggregation`) keeps the aggregator's APIServices (registration,
+//! local ones, availability); `crd` (feature `crds`) installs CustomResourceDefinitions.
 
+#[cfg(feature = "aggregation")]
 pub mod apiservices;
 pub mod client_trust;
+#[cfg(feature = "rbac")]
 pub mod cluster_role_aggregation;
+#[cfg(feature = "crds")]
 pub mod crd;
 pub mod event_ttl;
 mod follow;
@@ -31,12 +35,12 @@ use tokio::task::JoinHandle;
 
 use crate::health::{Health, Hook};
 use kapi_core::error::ApiError;
-use kapi_kinds::{apiextensions, apiregistration};
 use kapi_registry::Registry;
 
 /// How often a controller passes again while it has work left.
 const BUSY: Duration = Duration::from_millis(200);
 /// How often it passes otherwise.
+#[cfg(feature = "rbac")]
 const IDLE: Duration = Duration::from_secs(1);
 
 /// Runs controller `name`'s `pass` until the registry goes: again soon while a pass says
@@ -103,8 +107,8 @@ impl Retry {
 pub struct ControllerOptions {
     /// How long an Event lives after its last write (`--event-ttl`).
     pub event_ttl: Duration,
-    /// The aggregator whose APIServices [`apiservices`] keeps (none: not run).
-    pub aggregator: Option<std::sync::Arc<crate::aggregator::Aggregator>>,
+    /// The aggregator whose APIServices `apiservices` keeps (none: not run).
+    pub aggregator: crate::filters::Aggregation,
     /// What [`client_trust`] publishes for extension API servers (none: not run).
     pub published_trust: Option<client_trust::Published>,
     /// The server's health checks: each controller registers its kube counterpart's
@@ -134,6 +138,7 @@ impl Controllers {
     pub fn start(registry: Weak<Registry>, options: ControllerOptions) -> Controllers {
         let ttl = options.event_ttl;
         let health = &options.health;
+        #[cfg(any(feature = "aggregation", feature = "crds", feature = "rbac"))]
         let serves = |group: &str, kind: &str| {
             (registry.upgrade()).is_some_and(|r| r.scheme().by_kind(group, kind).is_some())
         };
@@ -141,51 +146,55 @@ impl Controllers {
         health
             .post_start_hook("generic-apiserver-start-informers")
             .done();
-        let aggregation = (options.aggregator)
-            .filter(|_| serves(apiregistration::GROUP, "APIService"))
-            .map(|aggregator| {
-                let hooks = apiservices::Hooks::register(health);
-                tokio::spawn(apiservices::run(registry.clone(), aggregator, hooks))
-            });
-        let definitions = serves(apiextensions::GROUP, "CustomResourceDefinition").then(|| {
-            let hooks = crd::Hooks::register(health);
-            tokio::spawn(crd::run(registry.clone(), hooks))
-        });
-        let publishing = options.published_trust.map(|data| {
+        let mut tasks = Vec::new();
+        #[cfg(feature = "aggregation")]
+        if let Some(aggregator) = (options.aggregator)
+            .filter(|_| serves(kapi_kinds::apiregistration::GROUP, "APIService"))
+        {
+            let hooks = apiservices::Hooks::register(health);
+            tasks.push(tokio::spawn(apiservices::run(
+                registry.clone(),
+                aggregator,
+                hooks,
+            )));
+        }
+        if let Some(data) = options.published_trust {
             let started = health.post_start_hook("start-cluster-authentication-info-controller");
-            tokio::spawn(run_passes(
+            tasks.push(tokio::spawn(run_passes(
                 registry.clone(),
                 "cluster authentication trust",
                 Duration::from_secs(60),
                 Some(started),
                 async move |registry: &Registry| client_trust::sync(registry, &data).await,
-            ))
-        });
-        Controllers {
-            tasks: aggregation
-                .into_iter()
-                .chain(publishing)
-                .chain(definitions)
-                .chain([
-                    tokio::spawn(namespace::run(registry.clone())),
-                    tokio::spawn(gc::run(registry.clone())),
-                    tokio::spawn(run_passes(
-                        registry.clone(),
-                        "clusterrole aggregation",
-                        IDLE,
-                        None,
-                        cluster_role_aggregation::sync,
-                    )),
-                    tokio::spawn(run_passes(
-                        registry,
-                        "event expiry",
-                        event_ttl::period(ttl),
-                        None,
-                        async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
-                    )),
-                ])
-                .collect(),
+            )));
         }
+        #[cfg(feature = "crds")]
+        if serves(kapi_kinds::apiextensions::GROUP, "CustomResourceDefinition") {
+            let hooks = crd::Hooks::register(health);
+            tasks.push(tokio::spawn(crd::run(registry.clone(), hooks)));
+        }
+        #[cfg(feature = "rbac")]
+        if serves(kapi_kinds::rbac::GROUP, "ClusterRole") {
+            tasks.push(tokio::spawn(run_passes(
+                registry.clone(),
+                "clusterrole aggregation",
+                IDLE,
+                None,
+                cluster_role_aggregation::sync,
+            )));
+        }
+        tasks.extend([
+            tokio::spawn(namespace::run(registry.clone())),
+            tokio::spawn(gc::run(registry.clone())),
+            tokio::spawn(run_passes(
+                registry,
+                "event expiry",
+                event_ttl::period(ttl),
+                None,
+                async move |registry: &Registry| event_ttl::expire(registry, ttl).await,
+            )),
+        ]);
+        Controllers { tasks }
     }
 
     /// Stops them.

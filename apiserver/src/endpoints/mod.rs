@@ -78,8 +78,9 @@ pub struct Config {
     /// `profiling` feature).
     pub profiling: bool,
     /// The aggregator, when the API has APIServices: proxies their group-versions to
-    /// other servers and merges their documents (`crate::aggregator`).
-    pub aggregator: Option<Arc<crate::aggregator::Aggregator>>,
+    /// other servers and merges their documents (`crate::aggregator`, feature
+    /// `aggregation`).
+    pub aggregator: crate::filters::Aggregation,
 }
 
 pub use health::Lifecycle;

@@ -93,6 +93,20 @@ macro_rules! nest {
     };
 }
 
+/// What sits between authorization and the router: the aggregator, when the API has
+/// APIServices.
+#[cfg(feature = "aggregation")]
+pub type Aggregation = Option<Arc<crate::aggregator::Aggregator>>;
+
+/// What sits between authorization and the router: nothing, without the `aggregation` set.
+#[cfg(not(feature = "aggregation"))]
+pub type Aggregation = Option<NoAggregator>;
+
+/// The aggregator of a build without the `aggregation` set: there is none to give.
+#[cfg(not(feature = "aggregation"))]
+#[derive(Clone, Debug)]
+pub enum NoAggregator {}
+
 /// The chain's filters with their state, and the router behind them.
 struct Chain {
     served: Arc<crate::filters::Served>,
@@ -101,7 +115,8 @@ struct Chain {
     authentication: authentication::Authentication,
     authorizer: Mode,
     limits: max_inflight::Limits,
-    aggregator: Option<Arc<crate::aggregator::Aggregator>>,
+    #[cfg_attr(not(feature = "aggregation"), allow(dead_code))]
+    aggregator: Aggregation,
     router: Router,
 }
 
@@ -120,10 +135,22 @@ impl Chain {
             impersonation::impersonate[&self.authorizer],
             max_inflight::limit[&self.limits],
             authorization::authorize[&self.authorizer],
-            crate::aggregator::layer[self.aggregator.as_deref()],
-            then |request| self.route(request)
+            then |request| self.aggregate(request)
         )
         .await
+    }
+
+    /// The aggregator's answer, or the router's.
+    #[cfg(feature = "aggregation")]
+    async fn aggregate(&self, request: Request) -> Response {
+        let route = |request| self.route(request);
+        crate::aggregator::layer(self.aggregator.as_deref(), request, route).await
+    }
+
+    /// The router's answer.
+    #[cfg(not(feature = "aggregation"))]
+    async fn aggregate(&self, request: Request) -> Response {
+        self.route(request).await
     }
 
     /// The router's answer.
@@ -147,7 +174,7 @@ pub fn chain(
     handler: Router,
     filters: &Filters,
     served: Arc<crate::filters::Served>,
-    aggregator: Option<Arc<crate::aggregator::Aggregator>>,
+    aggregator: Aggregation,
 ) -> Router {
     let chain = Arc::new(Chain {
         served,
