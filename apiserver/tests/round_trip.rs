@@ -1,4 +1,4 @@
-//! The test support behind the generated round-trip tests (`generated/tests/round_trip.rs`):
+//! The test support behind the generated round-trip tests (`generated/src/round_trip.rs`):
 //! the schema-driven generator stays within the schema and reaches the interesting shapes,
 //! and the round-trip properties fail on conversions that lose or invent something.
 

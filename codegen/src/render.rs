@@ -3,8 +3,8 @@
 //! Layout (paths relative to `generated/`):
 //!
 //! - `README.md`: says the directory is generated, and how to regenerate it.
-//! - `src/{lib,scheme,routes,documents}.rs`: the `kapi-generated` crate ([`crate::glue`]);
-//!   `tests/round_trip.rs`: its round-trip property tests.
+//! - `src/{lib,scheme,routes,documents}.rs`: the `generated` crate ([`crate::glue`]);
+//!   `src/round_trip.rs`: its round-trip property tests.
 //! - `openapi/v2.json`, `openapi/v2.pb`: the whole-API OpenAPI 2.0 document, and its gnostic
 //!   protobuf encoding.
 //! - `openapi/v3/api/v1.json`, `openapi/v3/apis/<group>/<version>.json`: one OpenAPI 3.0

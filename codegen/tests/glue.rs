@@ -90,7 +90,7 @@ fn layout() {
             "Rust src/lib.rs",
             "Rust src/routes.rs",
             "Rust src/scheme.rs",
-            "Rust tests/round_trip.rs",
+            "Rust src/round_trip.rs",
         ]
     );
 }
@@ -137,7 +137,7 @@ fn scheme_registers_hub_and_version_types() {
 fn round_trip_tests_cover_every_served_version_of_every_kind() {
     // One module per group (`core` would shadow the standard library's), one test per
     // served version in declaration order.
-    let tests = text("tests/round_trip.rs");
+    let tests = text("src/round_trip.rs");
     let functions: Vec<&str> = (tests.lines())
         .filter_map(|l| l.trim().strip_prefix("fn "))
         .collect();

@@ -22,6 +22,8 @@
 //! - `rbac.authorization.k8s.io` (`/apis/rbac.authorization.k8s.io`): versions `v1`; kinds `Role`, `ClusterRole`, `RoleBinding`, `ClusterRoleBinding`.
 
 pub mod documents;
+#[cfg(test)]
+mod round_trip;
 mod routes;
 mod scheme;
 

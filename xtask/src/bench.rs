@@ -8,7 +8,7 @@ use std::process::{Command, ExitStatus};
 
 use anyhow::{Context, Result};
 
-use crate::test::Prerequisite;
+use kapi_tasks::test::Prerequisite;
 
 /// Runs the benchmark from `root` (at tiny sizes when `quick`, printing JSON when
 /// `json`, only the parts in `only` when it is not empty); returns cargo's status.

@@ -1,19 +1,27 @@
-//! Project automation (`cargo xtask <command>`), kept in a library so tests run it
-//! in-process.
+//! kapi's own `cargo xtask`, kept in a library so tests run it in-process: the tasks every
+//! kapi project has ([`kapi_tasks`]: `generate [--check]`, `test`) on the example API, and
+//! kapi's own:
 //!
-//! - [`generate`]: `cargo xtask generate [--check]` renders `generated/` from the example
-//!   API's kinds, or checks it is fresh.
-//! - [`test`](mod@test): `cargo xtask test`, the whole suite, after installing what it needs.
+//! - [`test`](mod@test): kapi's suite (its features and prerequisites).
 //! - [`bench`](mod@bench): `cargo xtask bench`, the performance figures.
+//! - `cargo xtask new DIR`: a new project depending on this checkout ([`kapi_tasks::new`]).
 
 pub mod bench;
-pub mod generate;
 pub mod test;
 
 use std::path::PathBuf;
 
 /// The workspace root.
 pub fn project_root() -> PathBuf {
-    let xtask = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    xtask.parent().map(PathBuf::from).unwrap_or(xtask)
+    kapi_tasks::workspace_root(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// kapi's example API and suite, as the tasks see them.
+pub fn project() -> kapi_tasks::Project {
+    let root = project_root();
+    kapi_tasks::Project {
+        suite: test::suite(&root),
+        root,
+        kinds: api_types::KINDS,
+    }
 }

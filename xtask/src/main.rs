@@ -1,33 +1,24 @@
 //! `cargo xtask`: project automation. See `xtask/src/lib.rs`.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use kapi_tasks::new::{Options, Source};
 
 /// Project automation for kapi.
 #[derive(Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask")]
 struct Cli {
     #[command(subcommand)]
-    command: Task,
+    command: Command,
 }
 
 #[derive(Subcommand)]
-enum Task {
-    /// Render generated/ (OpenAPI, discovery, scheme and route glue) from api-types.
-    Generate {
-        /// Write nothing; fail, listing each stale, missing or extra file, when generated/
-        /// is not what the generator renders.
-        #[arg(long)]
-        check: bool,
-    },
-    /// Run the whole test suite, installing what it needs first.
-    Test {
-        /// Passed to the test runner (`cargo nextest run` or `cargo test`).
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+enum Command {
+    #[command(flatten)]
+    Task(kapi_tasks::Task),
     /// Print kapi's performance figures beside the machine's limits (see
     /// `server/benches/kapi/main.rs`).
     Bench {
@@ -41,35 +32,51 @@ enum Task {
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },
+    /// Start a new API server project in DIR (outside this repository), depending on this
+    /// checkout of kapi (or on --git URL), with one example kind and its generated/.
+    New {
+        /// The project's directory (absent or empty); its name names the crates.
+        dir: PathBuf,
+        /// The example kind's API group.
+        #[arg(long, default_value = "demo.example.com")]
+        group: String,
+        /// The example kind.
+        #[arg(long, default_value = "Widget")]
+        kind: String,
+        /// Depend on kapi by this git URL instead of this checkout's path.
+        #[arg(long, value_name = "URL")]
+        git: Option<String>,
+    },
 }
 
 fn main() -> Result<ExitCode> {
     match Cli::parse().command {
-        Task::Generate { check } => {
-            let dir = xtask::generate::generated_dir();
-            let problems = xtask::generate::run(api_types::KINDS, &dir, check)?;
-            let stale = check && !problems.is_empty();
-            Ok(if stale {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
-        Task::Bench { quick, json, only } => {
+        Command::Task(task) => task.run(&xtask::project()),
+        Command::Bench { quick, json, only } => {
             let status = xtask::bench::run(&xtask::project_root(), quick, json, &only)?;
-            Ok(if status.success() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
+            Ok(match status.success() {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::FAILURE,
             })
         }
-        Task::Test { args } => {
-            let status = xtask::test::run_suite(&xtask::project_root(), &args)?;
-            let code = status
-                .code()
-                .and_then(|c| u8::try_from(c).ok())
-                .unwrap_or(1);
-            Ok(ExitCode::from(code))
+        Command::New {
+            dir,
+            group,
+            kind,
+            git,
+        } => {
+            let kapi = match git {
+                Some(url) => Source::Git(url),
+                None => Source::Path(xtask::project_root()),
+            };
+            let dir = std::path::absolute(&dir)?;
+            kapi_tasks::new::create(&Options {
+                dir,
+                group,
+                kind,
+                kapi,
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

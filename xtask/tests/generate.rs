@@ -5,30 +5,27 @@
 use std::path::{Path, PathBuf};
 
 use api_types::KINDS;
-use xtask::generate::{self, File, Problem};
+use kapi_tasks::generate::{self, File, Problem};
+use xtask::project_root;
 
 #[test]
 fn generated_is_fresh() {
-    let files = generate::render(KINDS).expect("generated/ renders");
-    let problems = generate::check(&generate::generated_dir(), &files).expect("generated/ reads");
-    assert!(
-        problems.is_empty(),
-        "{}",
-        generate::stale_message(&problems)
-    );
+    if let Err(stale) = generate::fresh(&project_root(), KINDS) {
+        panic!("{stale:#}");
+    }
 }
 
 #[test]
 fn rendering_is_deterministic() {
-    let first = generate::render(KINDS).unwrap();
-    assert_eq!(first, generate::render(KINDS).unwrap());
+    let first = generate::render(&project_root(), KINDS).unwrap();
+    assert_eq!(first, generate::render(&project_root(), KINDS).unwrap());
 }
 
 /// A fresh copy of `generated/`'s owned files in a directory of its own.
 fn copy_of_generated(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("generated-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
-    let files = generate::render(KINDS).unwrap();
+    let files = generate::render(&project_root(), KINDS).unwrap();
     generate::write(&dir, &files).unwrap();
     // Written from scratch, the copy then checks clean.
     assert_eq!(generate::check(&dir, &files).unwrap(), []);
@@ -48,7 +45,7 @@ fn check_reports_what_a_change_to_the_api_makes_stale() {
     let without_tenant: Vec<_> = (KINDS.iter().copied())
         .filter(|k| k.kind != "Tenant")
         .collect();
-    let files = generate::render(&without_tenant).unwrap();
+    let files = generate::render(&project_root(), &without_tenant).unwrap();
     let problems = paths(&generate::check(&dir, &files).unwrap());
     for expected in [
         "stale: generated/discovery/aggregated/apis.json",
@@ -82,7 +79,7 @@ fn check_reports_one_changed_byte() {
     let mut contents = std::fs::read(&path).unwrap();
     contents[1] ^= 1;
     std::fs::write(&path, contents).unwrap();
-    let files = generate::render(KINDS).unwrap();
+    let files = generate::render(&project_root(), KINDS).unwrap();
     let problems = generate::check(&dir, &files).unwrap();
     assert_eq!(problems, [Problem::Stale("discovery/api.json".into())]);
     assert_eq!(
@@ -102,7 +99,7 @@ fn check_reports_missing_and_extra_files_but_not_hand_written_ones() {
     std::fs::write(dir.join("Cargo.toml"), "").unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     std::fs::write(dir.join("tests/mine.rs"), "").unwrap();
-    let files = generate::render(KINDS).unwrap();
+    let files = generate::render(&project_root(), KINDS).unwrap();
     assert_eq!(
         generate::check(&dir, &files).unwrap(),
         [
@@ -118,7 +115,7 @@ fn check_reports_missing_and_extra_files_but_not_hand_written_ones() {
 
 #[test]
 fn every_generated_file_says_it_is_generated() {
-    for File { path, contents } in generate::render(KINDS).unwrap() {
+    for File { path, contents } in generate::render(&project_root(), KINDS).unwrap() {
         let text = String::from_utf8_lossy(&contents);
         if path.ends_with(".rs") {
             assert!(

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use xtask::generate::generated_dir;
+use kapi_tasks::generate::generated_dir;
 
 /// `openapi/v2.json` and every group-version document under `openapi/v3/` (not the index,
 /// which is no OpenAPI document).
@@ -45,7 +45,7 @@ fn generated_openapi_documents_are_valid() {
          which installs it (`python3 -m pip install {}`)",
         xtask::test::OPENAPI_SPEC_VALIDATOR
     );
-    let documents = documents(&generated_dir());
+    let documents = documents(&generated_dir(&xtask::project_root()));
     assert!(
         !documents.is_empty(),
         "no OpenAPI document in generated/openapi/: run `cargo xtask generate`"

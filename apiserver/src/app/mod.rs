@@ -144,8 +144,9 @@ pub struct Options {
     pub read_header_timeout: Duration,
 
     /// Serve CPU profiles at `/debug/pprof/profile?seconds=N` to those allowed
-    /// `/debug/pprof/*` (kube-apiserver's `--profiling`, on by default).
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    /// `/debug/pprof/*` (kube-apiserver's `--profiling`, on by default in builds with kapi's
+    /// `profiling` feature).
+    #[arg(long, value_name = "BOOL", default_value_t = cfg!(feature = "profiling"), action = clap::ArgAction::Set)]
     pub profiling: bool,
 
     /// The client certificate (PEM) the aggregator presents to the servers of remote
@@ -529,13 +530,15 @@ fn announce(addr: SocketAddr, flags: &Options, api: &Api) {
     let _ = stdout.flush();
 }
 
-/// The resource the printed kubectl line lists: the first namespaced kind outside the core
-/// group, else namespaces.
+/// The resource the printed kubectl line lists: the API's own first namespaced kind (outside
+/// Kubernetes' groups), else namespaces.
 fn example_resource(api: &Api) -> &'static str {
     let scheme = (api.scheme)();
+    let kubernetes =
+        |group: &str| group.is_empty() || group == "k8s.io" || group.ends_with(".k8s.io");
     let kind = (scheme.kinds().iter())
         .map(|k| k.info)
-        .find(|info| !info.is_core() && info.scope == kapi_core::api::Scope::Namespaced);
+        .find(|info| !kubernetes(info.group) && info.scope == kapi_core::api::Scope::Namespaced);
     kind.map_or("namespaces", |info| info.plural)
 }
 

@@ -7,8 +7,9 @@
 //!   version it serves or stores.
 //! - `routes.rs`: `ROUTES`, every route of every served version bound to its handler.
 //! - `documents.rs`: the OpenAPI and discovery documents, compiled in with `include_str!`.
-//! - `tests/round_trip.rs`: one hub-conversion round-trip property test per kind and served
-//!   version (`kapi::testing::RoundTrip`).
+//! - `round_trip.rs`: one hub-conversion round-trip property test per kind and served
+//!   version (`kapi::testing::RoundTrip`), a test module of the crate, so that it names the
+//!   crate whatever the project calls it.
 //!
 //! and two Markdown files: `generated/README.md` ([`readme`]) and the API reference
 //! ([`api_reference`]).
@@ -122,7 +123,7 @@ pub fn render(model: &ApiModel, documents: &DocumentIndex) -> Result<Vec<RustFil
             source: render_template(&registry, "documents.rs", &documents)?,
         },
         RustFile {
-            path: "tests/round_trip.rs",
+            path: "src/round_trip.rs",
             source: render_template(&registry, "round_trip.rs", &round_trip)?,
         },
     ])

@@ -15,7 +15,7 @@
 /// version expresses" is "replace".
 ///
 /// Laws, checked for every kind and served version by the generated round-trip property
-/// tests (`generated/tests/round_trip.rs`, `kapi::testing`):
+/// tests (`generated/src/round_trip.rs`, `kapi::testing`):
 /// - `V::from_hub(&h)` then `into_hub(&mut h)` leaves `h` unchanged (nothing is lost, and
 ///   nothing is invented: a hand-written `with` function given the value it reads from a
 ///   hub must leave that hub alone);

@@ -2,7 +2,7 @@
 //! version's OpenAPI v3 schema ([`arbitrary`]) and the hub-conversion round-trip properties
 //! every kind and served version must have ([`RoundTrip`]). `cargo xtask generate` writes
 //! one test per kind and served version calling [`RoundTrip::check`]
-//! (`generated/tests/round_trip.rs`), so a kind gets them without its author writing any.
+//! (`generated/src/round_trip.rs`), so a kind gets them without its author writing any.
 //!
 //! The properties run through the scheme's erased conversions ([`KindEntry`]) and the
 //! registry's schema defaulting, the code paths the server uses. For a kind `K`, a served

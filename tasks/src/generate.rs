@@ -5,8 +5,7 @@
 //! through `rustfmt --edition 2024` (stdin to stdout), so the committed files are exactly
 //! what a check renders. The generator owns `generated/README.md` and everything under
 //! [`OWNED_DIRS`]: files there it no longer produces are deleted (and reported by the
-//! check). `generated/Cargo.toml` is written by hand, and so may be tests next to
-//! `tests/round_trip.rs`, which is generated (and checked) but leaves `tests/` shared.
+//! check). `generated/Cargo.toml` is written by hand, and so may be tests in `tests/`.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -24,9 +23,9 @@ pub const COMMAND: &str = "cargo xtask generate";
 /// Directories of `generated/` whose every file the generator produces.
 pub const OWNED_DIRS: &[&str] = &["src", "openapi", "discovery", "docs"];
 
-/// `generated/` in this workspace.
-pub fn generated_dir() -> PathBuf {
-    crate::project_root().join("generated")
+/// `generated/` in the workspace at `root`.
+pub fn generated_dir(root: &Path) -> PathBuf {
+    root.join("generated")
 }
 
 /// A file of `generated/`, exactly as it is committed.
@@ -38,15 +37,16 @@ pub struct File {
     pub contents: Vec<u8>,
 }
 
-/// Renders the files of `generated/` for the API made of `kinds`.
-pub fn render(kinds: &[&'static KindInfo]) -> Result<Vec<File>> {
+/// Renders the files of `generated/` for the API made of `kinds`, its Rust formatted with
+/// the `rustfmt.toml` of the workspace at `root`.
+pub fn render(root: &Path, kinds: &[&'static KindInfo]) -> Result<Vec<File>> {
     let model = ApiModel::build(kinds).context("the kinds do not make a consistent API")?;
     let files = kapi_codegen::render(&model).context("rendering generated/")?;
     files
         .into_iter()
         .map(|file| {
             let contents = match file.kind {
-                FileKind::Rust => rustfmt(&file.contents)
+                FileKind::Rust => rustfmt(root, &file.contents)
                     .with_context(|| format!("formatting generated/{}", file.path))?,
                 FileKind::Json | FileKind::Binary | FileKind::Markdown => file.contents,
             };
@@ -58,12 +58,12 @@ pub fn render(kinds: &[&'static KindInfo]) -> Result<Vec<File>> {
         .collect()
 }
 
-/// `rustfmt --edition 2024`, stdin to stdout, run from the workspace root so it reads the
-/// workspace's `rustfmt.toml`.
-pub fn rustfmt(source: &[u8]) -> Result<Vec<u8>> {
+/// `rustfmt --edition 2024`, stdin to stdout, run from the workspace root `root` so it
+/// reads the workspace's `rustfmt.toml`.
+pub fn rustfmt(root: &Path, source: &[u8]) -> Result<Vec<u8>> {
     let mut child = Command::new("rustfmt")
         .args(["--edition", "2024"])
-        .current_dir(crate::project_root())
+        .current_dir(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -181,10 +181,24 @@ pub fn stale_message(problems: &[Problem]) -> String {
     message
 }
 
-/// `cargo xtask generate [--check]` for the API made of `kinds`, on `dir`: prints what it
-/// did, and returns the problems found (check) or fixed (write).
-pub fn run(kinds: &[&'static KindInfo], dir: &Path, check_only: bool) -> Result<Vec<Problem>> {
-    let files = render(kinds)?;
+/// Whether `generated/` of the workspace at `root` is what `kinds` render: the freshness
+/// test of a project (an error lists each stale, missing or extra file, and the command).
+pub fn fresh(root: &Path, kinds: &[&'static KindInfo]) -> Result<()> {
+    let files = render(root, kinds)?;
+    let problems = check(&generated_dir(root), &files)?;
+    if !problems.is_empty() {
+        bail!("{}", stale_message(&problems));
+    }
+    Ok(())
+}
+
+/// `cargo xtask generate [--check]` for the API made of `kinds`, on `generated/` of the
+/// workspace at `root`: prints what it did, and returns the problems found (check) or fixed
+/// (write).
+pub fn run(root: &Path, kinds: &[&'static KindInfo], check_only: bool) -> Result<Vec<Problem>> {
+    let dir = generated_dir(root);
+    let dir = dir.as_path();
+    let files = render(root, kinds)?;
     if check_only {
         let problems = check(dir, &files)?;
         if problems.is_empty() {

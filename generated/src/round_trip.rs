@@ -10,12 +10,8 @@ use std::sync::LazyLock;
 
 use kapi::testing::RoundTrip;
 
-static ROUND_TRIP: LazyLock<RoundTrip> = LazyLock::new(|| {
-    RoundTrip::new(
-        kapi_generated::scheme(),
-        kapi_generated::documents::OPENAPI_V3,
-    )
-});
+static ROUND_TRIP: LazyLock<RoundTrip> =
+    LazyLock::new(|| RoundTrip::new(crate::scheme(), crate::documents::OPENAPI_V3));
 
 /// the core group.
 mod core_group {
