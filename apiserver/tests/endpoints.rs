@@ -58,6 +58,7 @@ async fn api_with(health: Arc<kapi::server::health::Health>) -> Api {
         health,
         profiling: false,
         aggregator: None,
+        render_documents: false,
     });
     Api { router, _dir: dir }
 }

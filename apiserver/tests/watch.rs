@@ -553,6 +553,7 @@ async fn table_watchers_share_each_row_encoding() {
         health: Default::default(),
         profiling: false,
         aggregator: None,
+        render_documents: false,
     });
     let webapps = Target {
         kind: &(registry.scheme())

@@ -37,6 +37,7 @@ mod operations;
 mod protobuf;
 mod python_client;
 mod reflector;
+mod runtime_config;
 mod smoke;
 mod strategic;
 mod validation;

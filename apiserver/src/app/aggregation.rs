@@ -20,7 +20,10 @@ pub(super) async fn start(flags: &Options, registry: &Registry) -> Result<Aggreg
     if (scheme.by_kind(apiregistration::GROUP, "APIService")).is_none() {
         return Ok(None);
     }
-    let identity = match (&flags.proxy_client_cert_file, &flags.proxy_client_key_file) {
+    let identity = match (
+        &flags.aggregator.proxy_client_cert_file,
+        &flags.aggregator.proxy_client_key_file,
+    ) {
         (Some(certificate), Some(key)) => Some(
             ProxyIdentity::load(certificate, key)
                 .map_err(anyhow::Error::msg)
@@ -40,7 +43,7 @@ pub(super) async fn start(flags: &Options, registry: &Registry) -> Result<Aggreg
 }
 
 /// Without the `aggregation` set there is no aggregator; `--proxy-client-cert-file` was
-/// refused by the options' checks.
+/// refused by `AggregatorOptions::validate`.
 #[cfg(not(feature = "aggregation"))]
 pub(super) async fn start(_: &Options, _: &Registry) -> Result<Aggregation> {
     Ok(None)

@@ -17,7 +17,7 @@ use crate::controllers::client_trust::{self, Published};
 use crate::kubeconfig::Remote;
 use anyhow::{Context, Result, bail};
 
-use super::security::SecurityFlags;
+use super::options::AuthenticationOptions;
 
 /// Where the core cluster publishes what it trusts.
 const CONFIG_MAP: &str =
@@ -45,7 +45,7 @@ pub struct ClientTrust {
 impl ClientTrust {
     /// Reads the flags' files and, when they leave something out and the server delegates
     /// authentication, the core cluster's ConfigMap.
-    pub fn resolve(flags: &SecurityFlags) -> Result<ClientTrust> {
+    pub fn resolve(flags: &AuthenticationOptions) -> Result<ClientTrust> {
         let read = |path: &std::path::Path, flag: &str| -> Result<Bundle> {
             let pem = std::fs::read(path).with_context(|| format!("{flag}: {}", path.display()))?;
             Ok((path.display().to_string(), pem))

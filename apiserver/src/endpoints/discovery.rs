@@ -56,6 +56,8 @@ pub(super) fn paths(bindings: &[RouteBinding], documents: &Documents) -> Vec<Str
 pub(super) struct Live {
     registry: Arc<Registry>,
     renderer: Option<Renderer>,
+    /// Rendered even while the scheme holds only compiled kinds: they are not all served.
+    always: bool,
     /// The documents of one generation of the scheme (`None`: it could not be rendered,
     /// logged once).
     rendered: Mutex<Option<(u64, Option<Arc<Rendered>>)>>,
@@ -70,16 +72,18 @@ struct Rendered {
 }
 
 impl Live {
-    pub(super) fn new(registry: Arc<Registry>, renderer: Option<Renderer>) -> Live {
+    pub(super) fn new(registry: Arc<Registry>, renderer: Option<Renderer>, always: bool) -> Live {
         Live {
             registry,
             renderer,
+            always,
             rendered: Mutex::new(None),
         }
     }
 
-    /// The documents of the scheme now; `None` while it holds only compiled kinds (the
-    /// generated documents are theirs) or when it cannot be rendered (logged).
+    /// The documents of the scheme now; `None` while it holds only compiled kinds, all of
+    /// them served (the generated documents are theirs), or when it cannot be rendered
+    /// (logged).
     fn current(&self) -> Option<Arc<Rendered>> {
         let renderer = self.renderer.as_ref()?;
         let scheme = self.registry.scheme();
@@ -91,7 +95,7 @@ impl Live {
             return documents.clone();
         }
         let kinds = scheme.kinds();
-        if !kinds.iter().any(|kind| kind.is_dynamic()) {
+        if !self.always && !kinds.iter().any(|kind| kind.is_dynamic()) {
             *rendered = None;
             return None;
         }

@@ -64,6 +64,10 @@ pub struct Config {
     /// runs (the generated documents describe the compiled kinds only); `None`: they are
     /// not in discovery.
     pub renderer: Option<kapi_core::api::Renderer>,
+    /// The generated documents describe more than the scheme serves (`--runtime-config`
+    /// switched group-versions off): the documents are rendered from the scheme from the
+    /// start (needs `renderer`).
+    pub render_documents: bool,
     /// What `/version` reports.
     pub version: ServerVersion,
     /// Authentication and authorization of every request ([`Filters::default`]: everyone
@@ -189,6 +193,7 @@ pub fn router(config: Config) -> Router {
         health,
         documents,
         renderer,
+        render_documents,
         version,
         filters,
         min_request_timeout,
@@ -199,7 +204,11 @@ pub fn router(config: Config) -> Router {
     let served = Arc::new(
         crate::filters::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
     );
-    let live = Arc::new(discovery::Live::new(Arc::clone(&registry), renderer));
+    let live = Arc::new(discovery::Live::new(
+        Arc::clone(&registry),
+        renderer,
+        render_documents,
+    ));
     health::register(&health, &storage, &registry, &lifecycle);
     let shared = Arc::new(Shared {
         registry,

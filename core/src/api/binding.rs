@@ -69,7 +69,7 @@ impl Handler {
 }
 
 /// One route of one kind in one version, bound to its handler.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct RouteBinding {
     /// The kind.
     pub kind: &'static KindInfo,
