@@ -473,9 +473,8 @@ async fn judged(
     let version = hook.client.review_version;
     let started = std::time::Instant::now();
     let verdict = match hook.client.call(call::review(version, request)).await {
-        Ok(answer) => call::verdict(&answer, version, &uid)
-            .map_err(|why| format!("received invalid webhook response: {why}")),
-        Err(why) => Err(why),
+        Ok(answer) => call::verdict(&answer, version, &uid).map_err(call::Failure::from),
+        Err(failure) => Err(failure),
     };
     let type_ = if admit { "admit" } else { "validating" };
     let refused = match &verdict {
