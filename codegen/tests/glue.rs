@@ -88,9 +88,9 @@ fn layout() {
             "Json openapi/v3/index.json",
             "Rust src/documents.rs",
             "Rust src/lib.rs",
+            "Rust src/round_trip.rs",
             "Rust src/routes.rs",
             "Rust src/scheme.rs",
-            "Rust src/round_trip.rs",
         ]
     );
 }
