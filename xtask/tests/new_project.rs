@@ -24,23 +24,42 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// `cargo ARGS` in `dir`, building into this workspace's target directory.
-fn cargo(dir: &Path, args: &[&str]) -> Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .output()
-        .expect("running cargo");
+/// How long one of the project's cargo commands may take (they compile its crates).
+const CARGO_DEADLINE: Duration = Duration::from_secs(20 * 60);
+
+/// Runs `command` to its end within [`CARGO_DEADLINE`] (a build waiting on a lock forever
+/// fails the test instead, and is killed), asserting it succeeds.
+fn run_within(mut command: Command, what: &str) -> Output {
+    let child = (command.stdout(Stdio::piped()).stderr(Stdio::piped()))
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let pid = child.id();
+    let (done, finished) = channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let Ok(output) = finished.recv_timeout(CARGO_DEADLINE) else {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("{what} took over {CARGO_DEADLINE:?}");
+    };
+    let output = output.unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(
         output.status.success(),
-        "cargo {args:?} in {} failed: {}\n{}",
-        dir.display(),
+        "{what} failed: {}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+/// `cargo ARGS` in `dir`, building into this workspace's target directory.
+fn cargo(dir: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir());
+    run_within(command, &format!("cargo {args:?} in {}", dir.display()))
 }
 
 /// kubectl 1.32 (`$KAPI_KUBECTL`, as `cargo xtask test` exports it).
@@ -124,24 +143,18 @@ fn a_new_project_generates_tests_and_serves_its_kind_with_the_core_set_only() {
     );
 
     // `cargo xtask new`, as kapi's developers run it (it renders generated/ itself).
-    let new = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args([
-            "new",
-            dir.to_str().unwrap(),
-            "--group",
-            GROUP,
-            "--kind",
-            "Gadget",
-        ])
-        .env("CARGO_TARGET_DIR", target_dir())
-        .output()
-        .unwrap();
+    let mut new = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    new.args([
+        "new",
+        dir.to_str().unwrap(),
+        "--group",
+        GROUP,
+        "--kind",
+        "Gadget",
+    ])
+    .env("CARGO_TARGET_DIR", target_dir());
+    let new = run_within(new, "cargo xtask new");
     let said = String::from_utf8_lossy(&new.stdout);
-    assert!(
-        new.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&new.stderr)
-    );
     assert!(
         said.contains(&format!("cargo run -p {NAME}-server")),
         "{said}"
