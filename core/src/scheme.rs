@@ -491,6 +491,8 @@ pub struct Scheme {
     /// Moves with every change of the kinds, so that what is derived from them (the
     /// discovery documents) knows when to be made again.
     generation: std::sync::atomic::AtomicU64,
+    /// The compiled kinds switched off for good ([`Scheme::switch_off`]).
+    switched_off: RwLock<Vec<&'static KindInfo>>,
 }
 
 /// The slot of one group and resource: it keeps its index when its kind is replaced or
@@ -608,6 +610,22 @@ impl Scheme {
                 }
             }
         })
+    }
+
+    /// Stops serving the kind `plural` of `group` for good (`--runtime-config`): its names
+    /// stay taken ([`Scheme::switched_off`]), so that no kind installed later (a
+    /// CustomResourceDefinition) serves its objects under another schema.
+    pub fn switch_off(&self, group: &str, plural: &str) {
+        if let Some(kind) = self.by_resource(group, plural) {
+            let mut off = self.switched_off.write().unwrap_or_else(|e| e.into_inner());
+            off.push(kind.info);
+        }
+        self.remove(group, plural);
+    }
+
+    /// The kinds switched off.
+    pub fn switched_off(&self) -> Vec<&'static KindInfo> {
+        (self.switched_off.read().unwrap_or_else(|e| e.into_inner())).clone()
     }
 
     /// Every kind, as of now.

@@ -114,14 +114,19 @@ fn api_all_false_serves_the_core_group_and_the_groups_switched_back_on() {
 fn what_cannot_be_switched_off_is_a_start_up_error() {
     let data = tempfile::tempdir().unwrap();
     let run = |config: &str| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
             .arg(data.path())
             .arg(format!("--runtime-config={config}"))
-            .output()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        (output.status.code(), stderr)
+        // A server that started after all is killed (`None`), and the test fails below.
+        let exit = support::wait_exit(&mut child, std::time::Duration::from_secs(30));
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        (exit.and_then(|status| status.code()), stderr)
     };
     for (config, code, message) in [
         (
@@ -129,6 +134,7 @@ fn what_cannot_be_switched_off_is_a_start_up_error() {
             2,
             "\"api/v1=false\": the core group is always served",
         ),
+        ("api/legacy=false", 2, "the core group is always served"),
         (
             "apps.example.dev/v1=maybe",
             2,
@@ -137,17 +143,22 @@ fn what_cannot_be_switched_off_is_a_start_up_error() {
         (
             "apps.example.dev=false",
             2,
-            "a key is <group>/<version> or api/all",
+            "a key is <group>/<version>, api/all",
         ),
         (
             "apps.example.dev/v1beta1=false",
-            1,
-            "switching apps.example.dev/v1beta1 off would leave WebApp served in v1; kapi \
-             switches a kind's versions off together",
+            2,
+            "--runtime-config serves WebApp (apps.example.dev) in v1 but not in v1beta1; kapi \
+             switches a kind's versions on and off together",
+        ),
+        (
+            "api/beta=false",
+            2,
+            "--runtime-config serves WebApp (apps.example.dev) in v1 but not in v1beta1",
         ),
         (
             "widgets.example.com/v1=false",
-            1,
+            2,
             "--runtime-config: widgets.example.com/v1 is not an API of this server",
         ),
     ] {

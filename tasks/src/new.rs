@@ -130,6 +130,19 @@ fn check(options: &Options) -> Result<()> {
     if !camel || kind.len() > 63 {
         bail!("--kind {kind:?}: a kind is UpperCamelCase letters and digits (as `Widget`)");
     }
+    // The names the kind's module imports or Rust reserves.
+    const TAKEN: &[&str] = &[
+        "Deserialize",
+        "JsonSchema",
+        "ObjectMeta",
+        "Resource",
+        "Self",
+        "Serialize",
+        "Strategy",
+    ];
+    if TAKEN.contains(&kind.as_str()) {
+        bail!("--kind {kind:?}: the name is taken in the kind's module; choose another");
+    }
     let dir = &options.dir;
     let empty = match std::fs::read_dir(dir) {
         Ok(mut entries) => entries.next().is_none(),
@@ -148,9 +161,14 @@ fn check(options: &Options) -> Result<()> {
 /// A dependency on the kapi crate in the repository's directory `dir`.
 /// (By git URL cargo finds the crate by its name in the repository.)
 fn dependency(source: &Source, dir: &str) -> String {
+    // A JSON string is a TOML basic string (the same escapes).
+    let quoted = |text: &str| serde_json::Value::from(text).to_string();
     match source {
-        Source::Path(root) => format!("{{ path = {:?} }}", root.join(dir).display().to_string()),
-        Source::Git(url) => format!("{{ git = {url:?} }}"),
+        Source::Path(root) => {
+            let path = root.join(dir).display().to_string();
+            format!("{{ path = {} }}", quoted(&path))
+        }
+        Source::Git(url) => format!("{{ git = {} }}", quoted(url)),
     }
 }
 
@@ -220,7 +238,8 @@ pub fn create(options: &Options) -> Result<()> {
         .context("running `cargo xtask generate` in the new project")?;
     if !status.success() {
         bail!(
-            "`cargo xtask generate` in {} failed ({status})",
+            "`cargo xtask generate` in {} failed ({status}): the project is written; run it \
+             there again once fixed",
             dir.display()
         );
     }
@@ -302,6 +321,11 @@ mod tests {
                 "--kind \"widget\": a kind is UpperCamelCase",
             ),
             ("demo.example.com", "Wid-get", "--kind \"Wid-get\""),
+            (
+                "demo.example.com",
+                "Resource",
+                "--kind \"Resource\": the name is taken",
+            ),
         ] {
             let options = Options {
                 group: group.into(),

@@ -27,22 +27,31 @@ fn target_dir() -> PathBuf {
 /// How long one of the project's cargo commands may take (they compile its crates).
 const CARGO_DEADLINE: Duration = Duration::from_secs(20 * 60);
 
-/// Runs `command` to its end within [`CARGO_DEADLINE`] (a build waiting on a lock forever
-/// fails the test instead, and is killed), asserting it succeeds.
-fn run_within(mut command: Command, what: &str) -> Output {
+/// Runs `command` to its end within `deadline`, in a process group of its own: past the
+/// deadline (a build waiting on a lock forever, a server that started after all) the whole
+/// group is killed and the test fails.
+fn run_within(mut command: Command, what: &str, deadline: Duration) -> Output {
+    use std::os::unix::process::CommandExt as _;
+
     let child = (command.stdout(Stdio::piped()).stderr(Stdio::piped()))
+        .process_group(0)
         .spawn()
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let pid = child.id();
+    let group = format!("-{}", child.id());
     let (done, finished) = channel();
     std::thread::spawn(move || {
         let _ = done.send(child.wait_with_output());
     });
-    let Ok(output) = finished.recv_timeout(CARGO_DEADLINE) else {
-        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-        panic!("{what} took over {CARGO_DEADLINE:?}");
+    let Ok(output) = finished.recv_timeout(deadline) else {
+        let _ = Command::new("kill").args(["-9", "--", &group]).status();
+        panic!("{what} took over {deadline:?}");
     };
-    let output = output.unwrap_or_else(|e| panic!("{what}: {e}"));
+    output.unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// [`run_within`] [`CARGO_DEADLINE`], asserting the command succeeds.
+fn run_ok(command: Command, what: &str) -> Output {
+    let output = run_within(command, what, CARGO_DEADLINE);
     assert!(
         output.status.success(),
         "{what} failed: {}\n{}",
@@ -59,13 +68,15 @@ fn cargo(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir());
-    run_within(command, &format!("cargo {args:?} in {}", dir.display()))
+    run_ok(command, &format!("cargo {args:?} in {}", dir.display()))
 }
 
-/// kubectl 1.32 (`$KAPI_KUBECTL`, as `cargo xtask test` exports it).
+/// kubectl 1.32 (`$KAPI_KUBECTL`, as `cargo xtask test` exports it), each request within
+/// [`DEADLINE`].
 fn kubectl(server: &str) -> Command {
     let mut command = Command::new(kapi_tasks::test::kubectl_1_32_path());
     command.arg(format!("--server={server}"));
+    command.arg(format!("--request-timeout={}s", DEADLINE.as_secs()));
     command
 }
 
@@ -134,9 +145,11 @@ impl Drop for Killed {
 
 #[test]
 fn a_new_project_generates_tests_and_serves_its_kind_with_the_core_set_only() {
-    let parent = std::env::temp_dir().join(format!("kapi-new-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&parent);
-    let dir = parent.join(NAME);
+    // Removed however the test ends (after the processes below, dropped before it).
+    let parent = (tempfile::Builder::new().prefix("kapi-new-"))
+        .tempdir()
+        .unwrap();
+    let dir = parent.path().join(NAME);
     assert!(
         !dir.starts_with(xtask::project_root()),
         "outside the repository"
@@ -153,7 +166,7 @@ fn a_new_project_generates_tests_and_serves_its_kind_with_the_core_set_only() {
         "Gadget",
     ])
     .env("CARGO_TARGET_DIR", target_dir());
-    let new = run_within(new, "cargo xtask new");
+    let new = run_ok(new, "cargo xtask new");
     let said = String::from_utf8_lossy(&new.stdout);
     assert!(
         said.contains(&format!("cargo run -p {NAME}-server")),
@@ -186,7 +199,11 @@ fn a_new_project_generates_tests_and_serves_its_kind_with_the_core_set_only() {
             "AGGREGATION",
         ),
     ] {
-        let output = Command::new(&binary).args(flags).output().unwrap();
+        let mut run = Command::new(&binary);
+        run.args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir.join("refused"))
+            .args(flags);
+        let output = run_within(run, "the server with a flag of a missing set", DEADLINE);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");
         assert!(
@@ -202,7 +219,7 @@ fn a_new_project_generates_tests_and_serves_its_kind_with_the_core_set_only() {
         .args(["--listen", "127.0.0.1:0", "--data-dir"])
         .arg(dir.join("data"))
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
     let mut server = Killed(server);
@@ -348,5 +365,4 @@ fn a_new_project_generates_tests_and_serves_its_kind_with_the_core_set_only() {
 
     drop(watch);
     drop(server);
-    std::fs::remove_dir_all(&parent).unwrap();
 }

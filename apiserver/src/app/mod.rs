@@ -65,7 +65,11 @@ pub fn main(api: Api) -> ExitCode {
 pub fn main_with(flags: Options, api: Api) -> ExitCode {
     let name = api.name;
     flags.logging.init(name);
-    let errors = flags.validate();
+    let mut errors = flags.validate();
+    if errors.is_empty() {
+        // `--runtime-config` against the API: no I/O, a usage error as the others.
+        errors = (flags.api_enablement).check(&(api.scheme)(), api.routes);
+    }
     if !errors.is_empty() {
         for error in errors {
             eprintln!("{name}: {error}");
@@ -177,7 +181,7 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let addr = listener
         .local_addr()
         .context("reading the listening address")?;
-    announce(addr, &flags, &api);
+    announce(addr, &flags, registry.scheme());
     tracing::info!(
         %addr,
         storage = %flags.storage.describe(),
@@ -227,7 +231,7 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
 }
 
 /// Prints where the server listens (first, for whoever reads the port) and how to reach it.
-fn announce(addr: SocketAddr, flags: &Options, api: &Api) {
+fn announce(addr: SocketAddr, flags: &Options, served: &Scheme) {
     use std::io::Write as _;
 
     let scheme = flags.serving.scheme();
@@ -258,15 +262,14 @@ fn announce(addr: SocketAddr, flags: &Options, api: &Api) {
     let _ = writeln!(
         stdout,
         "try: kubectl --server={scheme}://{reachable}{tls_flags} get {} -A",
-        example_resource(api)
+        example_resource(served)
     );
     let _ = stdout.flush();
 }
 
-/// The resource the printed kubectl line lists: the API's own first namespaced kind (outside
-/// Kubernetes' groups), else namespaces.
-fn example_resource(api: &Api) -> &'static str {
-    let scheme = (api.scheme)();
+/// The resource the printed kubectl line lists: the API's own first namespaced kind served
+/// (outside Kubernetes' groups), else namespaces.
+fn example_resource(scheme: &Scheme) -> &'static str {
     let kubernetes =
         |group: &str| group.is_empty() || group == "k8s.io" || group.ends_with(".k8s.io");
     let kind = (scheme.kinds().iter())

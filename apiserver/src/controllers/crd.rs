@@ -377,11 +377,16 @@ fn naming(
         kinds.insert(names.kind.clone());
         kinds.extend(names.list_kind.clone());
     }
-    // The compiled kinds of the group (definitions installed here are skipped: their
-    // names are their definitions' accepted ones, above).
-    for kind in registry.scheme().kinds().iter() {
-        let info = kind.info;
-        if info.group != group || kind.is_dynamic() {
+    // The compiled kinds of the group, served or switched off (definitions installed here
+    // are skipped: their names are their definitions' accepted ones, above).
+    let scheme = registry.scheme();
+    let served = scheme.kinds();
+    let compiled = (served.iter())
+        .filter(|kind| !kind.is_dynamic())
+        .map(|kind| kind.info)
+        .chain(scheme.switched_off());
+    for info in compiled {
+        if info.group != group {
             continue;
         }
         resources.insert(info.plural.to_owned());

@@ -81,6 +81,14 @@ impl Live {
         }
     }
 
+    /// Renders the documents now, at start-up, when they are always rendered: not on a
+    /// first request, which would wait for it (a failure is logged, as later).
+    pub(super) fn prime(&self) {
+        if self.always {
+            let _ = self.current();
+        }
+    }
+
     /// The documents of the scheme now; `None` while it holds only compiled kinds, all of
     /// them served (the generated documents are theirs), or when it cannot be rendered
     /// (logged).

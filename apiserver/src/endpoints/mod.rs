@@ -209,6 +209,7 @@ pub fn router(config: Config) -> Router {
         renderer,
         render_documents,
     ));
+    live.prime();
     health::register(&health, &storage, &registry, &lifecycle);
     let shared = Arc::new(Shared {
         registry,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::audit::{AuditLog, Auditor, LogOptions, Policy};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 /// What is audited, and where it goes.
 #[derive(Debug, clap::Args)]
@@ -44,8 +44,12 @@ impl AuditOptions {
 
     /// The auditor, when a policy and a log are given.
     pub fn auditor(&self) -> Result<Option<Arc<Auditor>>> {
-        let (Some(policy), Some(path)) = (&self.audit_policy_file, &self.audit_log_path) else {
-            return Ok(None);
+        let (policy, path) = match (&self.audit_policy_file, &self.audit_log_path) {
+            (Some(policy), Some(path)) => (policy, path),
+            (None, None) => return Ok(None),
+            // `validate` says so first; a server run without it must not go unaudited.
+            (Some(_), None) => bail!("--audit-policy-file needs --audit-log-path"),
+            (None, Some(_)) => bail!("--audit-log-path needs --audit-policy-file"),
         };
         let policy = Policy::load(policy)?;
         let log = AuditLog::open(LogOptions {

@@ -146,8 +146,9 @@ async fn start_rbac(registry: &Arc<Registry>) -> Result<Arc<crate::authz::rbac::
     .is_none()
     {
         bail!(
-            "--authorization-mode=RBAC: the API does not serve RBAC's kinds (list \
-             kapi::kinds::RBAC in its kinds)"
+            "--authorization-mode=RBAC: the server does not serve RBAC's kinds (list \
+             kapi::kinds::RBAC in its API's kinds, and leave rbac.authorization.k8s.io/v1 on \
+             in --runtime-config)"
         );
     }
     rbac::bootstrap::reconcile(registry)

@@ -98,7 +98,8 @@ pub(super) async fn run(registry: Weak<Registry>, completion: Arc<Hook>) {
 }
 
 /// One pass: creates the missing local APIServices, updates the managed ones whose spec
-/// differs (`onstart` ones only at start), deletes those of definitions gone.
+/// differs (`onstart` ones only at start), deletes those no longer served (`onstart` ones
+/// only at start).
 async fn sync_local(registry: &Registry, start: bool) -> Result<(), ApiError> {
     let Some(kind) = registry.scheme().by_kind(GROUP, KIND) else {
         return Ok(());
@@ -156,7 +157,14 @@ async fn sync_local(registry: &Registry, start: bool) -> Result<(), ApiError> {
     }
     for (name, service) in &existing {
         let label = (service.metadata.labels.as_ref()).and_then(|l| l.get(MANAGED));
-        if label.map(String::as_str) == Some("true") && !wanted.contains_key(name) {
+        // `onstart` ones too at start, as kube's autoregister's first sync: a group-version
+        // served by the last run and switched off since (`--runtime-config`) goes.
+        let stale = match label.map(String::as_str) {
+            Some("true") => true,
+            Some("onstart") => start,
+            _ => false,
+        };
+        if stale && !wanted.contains_key(name) {
             let only_this = DeleteOptions {
                 preconditions: Some(Preconditions {
                     uid: service.metadata.uid.clone(),
