@@ -167,3 +167,25 @@ fn what_cannot_be_switched_off_is_a_start_up_error() {
         assert!(stderr.contains(message), "{config}: {stderr}");
     }
 }
+
+#[test]
+fn a_switched_off_kind_keeps_its_names_from_definitions() {
+    use support::crontabs::{DEFINITIONS, crontab_definition, names_refused};
+
+    let server = Server::start_with(&["--runtime-config=platform.example.dev/v1=false"]);
+    let client = server.client();
+    // A definition wanting the switched-off Tenants' plural: its objects are Tenants,
+    // stored under the same keys, so it is not accepted.
+    let mut tenants = crontab_definition();
+    tenants["metadata"]["name"] = serde_json::json!("tenants.platform.example.dev");
+    tenants["spec"]["group"] = serde_json::json!("platform.example.dev");
+    tenants["spec"]["names"] = serde_json::json!({"plural": "tenants", "kind": "Renter"});
+    let created = client.post(DEFINITIONS, &tenants).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let refused = names_refused(&client, "tenants.platform.example.dev");
+    assert_eq!(refused["reason"], "PluralConflict", "{refused}");
+    assert_eq!(
+        status(&server, "/apis/platform.example.dev/v1/tenants"),
+        404
+    );
+}
