@@ -2,7 +2,12 @@
 //! CustomResourceDefinitions, later the derives' rules and admission policies) evaluated as
 //! kube-apiserver evaluates them.
 //!
-//! Built in parts. This first part is [`escape`]: how a schema's property names become CEL
-//! identifiers (`self.spec.__dash__name`), kube's `Escape` and `Unescape`.
+//! Built in parts. So far:
+//!
+//! - [`escape`]: how a schema's property names become CEL identifiers
+//!   (`self.spec.max__dash__size`), kube's `Escape` and `Unescape`.
+//! - [`types`]: the CEL type of each node of a structural schema, with the bounds kube's
+//!   cost estimator reads (kube's `SchemaDeclType`).
 
 pub mod escape;
+pub mod types;
