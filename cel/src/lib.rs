@@ -8,6 +8,9 @@
 //!   (`self.spec.max__dash__size`), kube's `Escape` and `Unescape`.
 //! - [`types`]: the CEL type of each node of a structural schema, with the bounds kube's
 //!   cost estimator reads (kube's `SchemaDeclType`).
+//! - [`environment`]: what the language and its libraries offer a rule, by Kubernetes
+//!   version, for rules written now and for rules already stored.
 
+pub mod environment;
 pub mod escape;
 pub mod types;
