@@ -110,16 +110,8 @@ pub fn project_name(dir: &Path) -> Result<String> {
 /// The start-up checks of `options`: nothing is written when they fail.
 fn check(options: &Options) -> Result<()> {
     let Options { group, kind, .. } = options;
-    let label = |label: &str| {
-        !label.is_empty()
-            && label.len() <= 63
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    };
-    if !group.contains('.') || group.len() > 253 || !group.split('.').all(label) {
+    let subdomain = kapi_core::validation::dns1123_subdomain(group).is_empty();
+    if !group.contains('.') || !subdomain {
         bail!(
             "--group {group:?}: an API group is a DNS subdomain with at least one dot, \
              lower case (as `example.com`)"
