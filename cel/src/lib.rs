@@ -11,6 +11,14 @@
 //! - [`environment`]: what the language and its libraries offer a rule, by Kubernetes
 //!   version, for rules written now and for rules already stored.
 
+pub mod checker;
 pub mod environment;
 pub mod escape;
+pub mod interpreter;
+pub mod library;
+pub mod program;
+pub mod syntax;
+pub mod time;
+pub mod ty;
 pub mod types;
+pub mod value;

@@ -1,0 +1,342 @@
+//! A rule's syntax tree, parsed by the `cel` crate (whose parser is cel-go's grammar and
+//! macros, with cel-go's error texts) and taken into kapi's own tree, which the checker
+//! types and the interpreter runs. Positions are kept by node id, for the checker's errors
+//! (`ERROR: <input>:1:6: ...` with the source line and a caret, as cel-go prints them).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use cel::common::ast::{EntryExpr, Expr as CelExpr, IdedExpr, LiteralValue};
+
+/// The deepest nesting the parser takes (cel-go's default, which kube keeps).
+const MAX_RECURSION_DEPTH: u16 = 250;
+
+/// A parsed expression with where each node came from.
+#[derive(Clone, Debug)]
+pub struct Ast {
+    /// The root node.
+    pub expr: Expr,
+    /// The source text.
+    pub source: Arc<str>,
+    /// Each node's start, in bytes into the source.
+    offsets: HashMap<u64, u32>,
+    /// The largest node id, so that later passes can number new nodes.
+    pub max_id: u64,
+}
+
+/// One node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    /// Its id, unique in its tree.
+    pub id: u64,
+    /// What it is.
+    pub kind: ExprKind,
+}
+
+/// What a node is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// A literal.
+    Literal(Literal),
+    /// A name: a variable, a type, or the first part of a qualified name.
+    Ident(String),
+    /// `operand.field`, or `has(operand.field)` when `test`.
+    Select {
+        /// What is selected from.
+        operand: Box<Expr>,
+        /// The field.
+        field: String,
+        /// A presence test.
+        test: bool,
+    },
+    /// A function or operator applied, `target.function(args)` when it has a target.
+    Call {
+        /// The function (operators as cel-go names them, `_+_`).
+        function: String,
+        /// The receiver.
+        target: Option<Box<Expr>>,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `[a, ?b]`.
+    List {
+        /// The elements.
+        elements: Vec<Expr>,
+        /// Which elements are optional (`?b`).
+        optional: Vec<usize>,
+    },
+    /// `{k: v, ?k2: v2}`.
+    Map {
+        /// Key, value, and whether the entry is optional.
+        entries: Vec<(Expr, Expr, bool)>,
+    },
+    /// `Type{field: value}`: parsed, refused by the checker (no message types here).
+    Struct {
+        /// The type's name.
+        name: String,
+    },
+    /// A macro's loop.
+    Comprehension(Box<Comprehension>),
+}
+
+/// A loop, as macros expand to: `accu = init; for v in range { if !cond break; accu =
+/// step }; result`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comprehension {
+    /// The list or map iterated.
+    pub range: Expr,
+    /// The element (or map key) variable.
+    pub var: String,
+    /// The second variable of two-variable comprehensions.
+    pub var2: Option<String>,
+    /// The accumulator variable.
+    pub accu: String,
+    /// The accumulator's first value.
+    pub init: Expr,
+    /// Whether to go on.
+    pub cond: Expr,
+    /// The accumulator's next value.
+    pub step: Expr,
+    /// The comprehension's value.
+    pub result: Expr,
+}
+
+/// A literal's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// `null`.
+    Null,
+    /// `true`, `false`.
+    Bool(bool),
+    /// `1`.
+    Int(i64),
+    /// `1u`.
+    Uint(u64),
+    /// `1.0`.
+    Double(f64),
+    /// `'a'`.
+    String(Arc<str>),
+    /// `b'a'`.
+    Bytes(Arc<[u8]>),
+}
+
+/// Errors found in a source: cel-go's `Issues`, printed as cel-go prints them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issues(pub Vec<Issue>);
+
+/// One error, at a place in the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issue {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column, from 1 (0 when unknown).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// The source line, for the caret.
+    pub snippet: Option<String>,
+}
+
+impl fmt::Display for Issues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, issue) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(
+                f,
+                "ERROR: <input>:{}:{}: {}",
+                issue.line, issue.column, issue.message
+            )?;
+            if let Some(snippet) = &issue.snippet {
+                // cel-go points at the column with dots, one per character before it.
+                let dots = ".".repeat(issue.column.saturating_sub(1));
+                write!(f, "\n | {snippet}\n | {dots}^")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Issues {}
+
+impl Ast {
+    /// Where node `id` starts: line and column, both from 1.
+    pub fn position(&self, id: u64) -> (usize, usize) {
+        let Some(&offset) = self.offsets.get(&id) else {
+            return (1, 0);
+        };
+        position(&self.source, offset as usize)
+    }
+
+    /// An issue at node `id`.
+    pub fn issue(&self, id: u64, message: impl Into<String>) -> Issue {
+        let (line, column) = self.position(id);
+        Issue {
+            line,
+            column,
+            message: message.into(),
+            snippet: (column > 0)
+                .then(|| self.source.lines().nth(line - 1).map(str::to_owned))
+                .flatten(),
+        }
+    }
+}
+
+/// The line and column (from 1, in characters) of byte `offset` in `source`.
+fn position(source: &str, offset: usize) -> (usize, usize) {
+    let mut line = 1;
+    let mut line_start = 0;
+    for (i, c) in source.char_indices() {
+        if i >= offset {
+            break;
+        }
+        if c == '\n' {
+            line += 1;
+            line_start = i + 1;
+        }
+    }
+    let column = source[line_start..offset.min(source.len())].chars().count() + 1;
+    (line, column)
+}
+
+/// A parser with the standard macros and the optional library's (`optMap`, `optFlatMap`),
+/// which the `cel` crate's standard environment has.
+fn parser() -> cel::parser::Parser {
+    static ENV: std::sync::LazyLock<cel::Env> = std::sync::LazyLock::new(cel::Env::stdlib);
+    ENV.parser()
+}
+
+/// Parses `source` with optional syntax (`?.`, `[?..]`), as kube enables it.
+pub fn parse(source: &str) -> Result<Ast, Issues> {
+    let parsed = parser()
+        .enable_optional_syntax(true)
+        .max_recursion_depth(MAX_RECURSION_DEPTH)
+        .parse_with_source_info(source);
+    let (root, info) = parsed.map_err(|errors| {
+        let issues = errors.errors.into_iter().map(|error| {
+            let (line, column) = (error.pos.0.max(1) as usize, error.pos.1.max(0) as usize);
+            Issue {
+                line,
+                column,
+                message: error.msg,
+                snippet: source.lines().nth(line - 1).map(str::to_owned),
+            }
+        });
+        Issues(issues.collect())
+    })?;
+    let mut offsets = HashMap::new();
+    let mut max_id = 0;
+    let expr = convert(&root, &info, &mut offsets, &mut max_id);
+    Ok(Ast {
+        expr,
+        source: source.into(),
+        offsets,
+        max_id,
+    })
+}
+
+/// `e` in kapi's tree, recording each node's offset.
+fn convert(
+    e: &IdedExpr,
+    info: &cel::common::ast::SourceInfo,
+    offsets: &mut HashMap<u64, u32>,
+    max_id: &mut u64,
+) -> Expr {
+    if let Some((start, _)) = info.offset_for(e.id) {
+        offsets.insert(e.id, start);
+    }
+    *max_id = (*max_id).max(e.id);
+    let mut go = |e: &IdedExpr| convert(e, info, offsets, max_id);
+    let kind = match &e.expr {
+        CelExpr::Unspecified => ExprKind::Literal(Literal::Null),
+        CelExpr::Literal(literal) => ExprKind::Literal(match literal {
+            LiteralValue::Null => Literal::Null,
+            LiteralValue::Boolean(b) => Literal::Bool(*b.inner()),
+            LiteralValue::Int(i) => Literal::Int(*i.inner()),
+            LiteralValue::UInt(u) => Literal::Uint(*u.inner()),
+            LiteralValue::Double(d) => Literal::Double(*d.inner()),
+            LiteralValue::String(s) => Literal::String(s.inner().into()),
+            LiteralValue::Bytes(b) => Literal::Bytes(b.inner().into()),
+        }),
+        CelExpr::Ident(name) => ExprKind::Ident(name.clone()),
+        CelExpr::Select(select) => ExprKind::Select {
+            operand: Box::new(go(&select.operand)),
+            field: select.field.clone(),
+            test: select.test,
+        },
+        CelExpr::Call(call) => ExprKind::Call {
+            function: call.func_name.clone(),
+            target: call.target.as_ref().map(|t| Box::new(go(t))),
+            args: call.args.iter().map(&mut go).collect(),
+        },
+        CelExpr::List(list) => ExprKind::List {
+            elements: list.elements.iter().map(&mut go).collect(),
+            optional: list.optional_indices.clone(),
+        },
+        CelExpr::Map(map) => ExprKind::Map {
+            entries: (map.entries.iter())
+                .filter_map(|entry| match &entry.expr {
+                    EntryExpr::MapEntry(entry) => {
+                        Some((go(&entry.key), go(&entry.value), entry.optional))
+                    }
+                    EntryExpr::StructField(_) => None,
+                })
+                .collect(),
+        },
+        CelExpr::Struct(s) => ExprKind::Struct {
+            name: s.type_name.clone(),
+        },
+        CelExpr::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
+            range: go(&c.iter_range),
+            var: c.iter_var.clone(),
+            var2: c.iter_var2.clone(),
+            accu: c.accu_var.clone(),
+            init: go(&c.accu_init),
+            cond: go(&c.loop_cond),
+            step: go(&c.loop_step),
+            result: go(&c.result),
+        })),
+    };
+    Expr { id: e.id, kind }
+}
+
+impl Expr {
+    /// The qualified name this node spells (`a.b.c`), if it is one.
+    pub fn qualified_name(&self) -> Option<String> {
+        match &self.kind {
+            ExprKind::Ident(name) => Some(name.clone()),
+            ExprKind::Select {
+                operand,
+                field,
+                test: false,
+            } => operand
+                .qualified_name()
+                .map(|prefix| format!("{prefix}.{field}")),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_print_as_cel_go_prints_them() {
+        let error = parse("self.a +").unwrap_err().to_string();
+        assert!(
+            error.starts_with("ERROR: <input>:1:9: Syntax error:"),
+            "{error}"
+        );
+        assert!(error.contains("\n | self.a +\n | ........^"), "{error}");
+    }
+
+    #[test]
+    fn macros_expand_to_comprehensions() {
+        let ast = parse("self.all(x, x > 1)").unwrap();
+        assert!(matches!(ast.expr.kind, ExprKind::Comprehension(_)));
+        assert_eq!(ast.position(ast.expr.id).0, 1);
+    }
+}
