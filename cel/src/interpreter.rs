@@ -138,7 +138,10 @@ struct Planner<'a> {
 /// Whether a step is an attribute in cel-go's planner: a variable, or fields and indexes of
 /// one.
 fn is_attribute(node: &Node) -> bool {
-    matches!(node, Node::Var(_) | Node::Select { test: false, .. } | Node::Index { .. })
+    matches!(
+        node,
+        Node::Var(_) | Node::Select { test: false, .. } | Node::Index { .. }
+    )
 }
 
 impl Planner<'_> {

@@ -21,4 +21,5 @@ pub mod syntax;
 pub mod time;
 pub mod ty;
 pub mod types;
+pub mod validation;
 pub mod value;

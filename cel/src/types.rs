@@ -260,7 +260,7 @@ fn string(schema: &Value) -> DeclType {
 
 /// `schema` with `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` as
 /// strings: as it is when it has them all, else with those four and no other metadata.
-fn with_type_and_object_meta(schema: &Value) -> Value {
+pub(crate) fn with_type_and_object_meta(schema: &Value) -> Value {
     let typed = |node: Option<&Value>, ty: &str| match node.and_then(|n| n.get("type")) {
         Some(Value::String(t)) => t == ty,
         Some(Value::Array(types)) => types.iter().any(|t| t == ty),

@@ -15,6 +15,10 @@
 //! - [`user`]: who a request is from.
 //! - [`unstructured`]: objects as JSON: metadata fields, dotted paths, uids, timestamps.
 //! - [`chunks`]: bodies written in pieces.
+//! - [`net`]: IP addresses, CIDRs and URLs as Go's `net/netip` and `net/url` read them (kube's
+//!   CEL `ip()`, `cidr()`, `url()`).
+//! - [`quantity`]: kube's `resource.Quantity` (`500m`, `1.5Gi`): parsing, canonical form,
+//!   arithmetic, as kube does them.
 //!
 //! Invariant: this crate is the bottom of kapi's layers (with `kapi-routes`): it imports
 //! no other kapi crate, and does no I/O.
@@ -25,6 +29,8 @@ pub mod chunks;
 pub mod defaults;
 pub mod error;
 pub mod meta;
+pub mod net;
+pub mod quantity;
 pub mod scheme;
 pub mod unstructured;
 pub mod user;

@@ -42,22 +42,43 @@ impl Registry {
             })?;
         schema.default(object);
         let mut errors = schema.validate(object);
-        if let Some(old) = old {
+        let old = old.map(|old| {
             let mut old = old.clone();
             schema.default(&mut old);
-            errors.extend(schema.validate_update(object, &old));
+            old
+        });
+        if let Some(old) = &old {
+            errors.extend(schema.validate_update(object, old));
+        }
+        if schema.has_rules() {
+            // Rules may cost up to kube's budget of CPU: off the async workers, so that an
+            // expensive object never stalls other requests.
+            let (rule_errors, _warnings) =
+                blocking(|| schema.validate_rules(object, old.as_ref(), &errors));
+            errors.extend(rule_errors);
         }
         Ok(errors)
     }
 
-    /// Whether the schema of `target` marks any field immutable (updates then need the
-    /// stored object in the request's version).
+    /// Whether the schema of `target` marks any field immutable or has validation rules
+    /// (updates then need the stored object in the request's version).
     pub(super) fn has_immutable_fields(&self, target: Target<'_>) -> bool {
         let Some(schemas) = self.schemas_for(target.kind) else {
             return false;
         };
         let info = target.kind.info;
         (schemas.kind(info.group, target.version, info.kind))
-            .is_some_and(|schema| schema.has_immutable_fields())
+            .is_some_and(|schema| schema.has_immutable_fields() || schema.has_rules())
+    }
+}
+
+/// Runs `f` where it may take a while: on a multi-threaded runtime the worker hands its
+/// other tasks over first; elsewhere (tests, a current-thread runtime) it just runs.
+fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
     }
 }

@@ -1,6 +1,6 @@
 //! What a CustomResourceDefinition's schema may say, and what it does to the objects of
-//! its kind, against the real `kapi-server` over raw HTTP: schemas kube refuses (CEL
-//! rules, defaults that do not validate where they sit), and embedded resources
+//! its kind, against the real `kapi-server` over raw HTTP: schemas kube refuses (defaults
+//! that do not validate where they sit), and embedded resources
 //! (`x-kubernetes-embedded-resource`), whose `metadata` is read as an `ObjectMeta`
 //! (unknown fields dropped) and which need an `apiVersion` and a `kind`.
 //!
@@ -16,23 +16,6 @@ use support::crontabs::{DEFINITIONS, crontab_definition, wait_established};
 /// The `openAPIV3Schema` of the definition's version `index`.
 fn schema(definition: &mut Value, index: usize) -> &mut Value {
     &mut definition["spec"]["versions"][index]["schema"]["openAPIV3Schema"]
-}
-
-#[test]
-fn validation_rules_are_refused() {
-    let server = Server::start();
-    let client = server.client();
-    let mut definition = crontab_definition();
-    schema(&mut definition, 0)["properties"]["spec"]["x-kubernetes-validations"] =
-        json!([{"rule": "self.replicas < 10"}]);
-    let refused = client.post(DEFINITIONS, &definition).unwrap();
-    assert_eq!(refused.status, 422, "{refused:?}");
-    assert!(
-        refused.body.contains(
-            "x-kubernetes-validations: Forbidden: validation rules (CEL) are not supported by this server"
-        ),
-        "{refused:?}"
-    );
 }
 
 #[test]

@@ -14,6 +14,7 @@ mod auth;
 mod configmap;
 mod controller;
 mod conversion;
+mod crd_rules;
 mod crd_schemas;
 mod crds;
 mod custom_resources;

@@ -10,8 +10,7 @@
 //! are kube's; errors come in kube's order for one node, its children after its own
 //! keywords.
 //!
-//! `x-kubernetes-validations` (CEL rules) are refused with that reason: this server does
-//! not evaluate them, and ignoring them would store objects kube rejects.
+//! `x-kubernetes-validations` (CEL rules) are checked by `rules`: they must compile.
 
 use serde_json::{Map, Value};
 
@@ -106,17 +105,6 @@ fn keywords(
             "must not be used inside of resource meta",
         ));
     }
-    // Refused rather than ignored: an object a rule would reject must not be stored.
-    let no_rules = |rules: &Value| rules.is_null() || rules.as_array().is_some_and(Vec::is_empty);
-    if node
-        .get("x-kubernetes-validations")
-        .is_some_and(|r| !no_rules(r))
-    {
-        errors.push(E::forbidden(
-            format!("{path}.x-kubernetes-validations"),
-            "validation rules (CEL) are not supported by this server",
-        ));
-    }
 }
 
 /// `ValidateCustomResourceDefinitionOpenAPISchema`: one node, then its subschemas.
@@ -125,6 +113,8 @@ fn check(schema: &Value, path: &str, context: &Context, root: bool, errors: &mut
         return;
     };
     keywords(node, path, context, errors);
+    let resource_root = root || flag(node, "x-kubernetes-embedded-resource");
+    errors.extend(super::rules::errors(schema, path, resource_root));
     if flag(node, "uniqueItems") {
         errors.push(E::forbidden(
             format!("{path}.uniqueItems"),
@@ -474,15 +464,17 @@ mod tests {
     }
 
     #[test]
-    fn empty_or_null_rules_are_no_rules() {
+    fn empty_or_null_rules_are_no_rules_and_rules_compile() {
         let schema = json!({"type": "object", "x-kubernetes-validations": null,
             "properties": {"a": {"type": "string", "x-kubernetes-validations": []},
-                "b": {"type": "string", "x-kubernetes-validations": [{"rule": "self != ''"}]}}});
+                "b": {"type": "string", "x-kubernetes-validations": [{"rule": "self != ''"}]},
+                "c": {"type": "string", "x-kubernetes-validations": [{"rule": "self.foo"}]}}});
         assert_eq!(
             messages(schema),
             [
-                "s.properties[b].x-kubernetes-validations: Forbidden: validation rules (CEL) are not \
-              supported by this server"
+                "s.properties[c].x-kubernetes-validations[0].rule: Invalid value: \"self.foo\": \
+                 compilation failed: ERROR: <input>:1:5: type 'string' does not support field \
+                 selection\n | self.foo\n | ....^"
             ]
         );
     }

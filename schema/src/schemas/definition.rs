@@ -54,6 +54,15 @@ impl Schemas {
             properties.insert("kind".into(), json!({"type": "string"}));
             components.insert(name.clone(), schema);
             let root = schemas.compile_component(&name, &components, &name)?;
+            // Rules compile in the stored-expressions environment: what was accepted once
+            // keeps compiling (kube's `StoredExpressions` loader).
+            let features =
+                kapi_cel::environment::stored_expressions(kapi_cel::environment::KUBERNETES);
+            if let Some(rules) =
+                kapi_cel::validation::Validator::new(version_schema(versions, version), &features)
+            {
+                schemas.rules.insert(root, std::sync::Arc::new(rules));
+            }
             let key = (group.to_owned(), (*version).to_owned(), kind.to_owned());
             schemas.roots.insert(key, root);
         }
@@ -65,4 +74,13 @@ impl Schemas {
         let object_meta = self.meta.get(&format!("{META_PREFIX}ObjectMeta"))?;
         (object_meta.pointer(&format!("/properties/{field}/description")))?.as_str()
     }
+}
+
+/// The schema `versions` gives `version`.
+fn version_schema<'a>(versions: &[(&str, &'a Value)], version: &str) -> &'a Value {
+    versions
+        .iter()
+        .find(|(v, _)| *v == version)
+        .map(|(_, s)| *s)
+        .expect("a listed version")
 }

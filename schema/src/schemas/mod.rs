@@ -59,6 +59,9 @@ pub struct SchemaError(String);
 pub struct Schemas {
     nodes: Vec<Node>,
     roots: HashMap<(String, String, String), usize>,
+    /// The validation rules of the roots whose schema has any (CustomResourceDefinitions'
+    /// `x-kubernetes-validations`).
+    rules: HashMap<usize, std::sync::Arc<kapi_cel::validation::Validator>>,
     /// The `meta.k8s.io/v1` components of the documents (`ObjectMeta` and what it uses),
     /// which the schemas of kinds installed later refer to ([`Schemas::definition`]).
     meta: Map<String, Value>,
@@ -709,6 +712,65 @@ impl KindSchema<'_> {
                 errors.push(invalid(format!("should have at most {max} properties")));
             }
         }
+    }
+
+    /// Whether the schema has validation rules (updates then need the stored object, for
+    /// transition rules and ratcheting).
+    pub fn has_rules(&self) -> bool {
+        self.schemas.rules.contains_key(&self.root)
+    }
+
+    /// The errors of the schema's validation rules on `new` (`old` on update), after the
+    /// schema's own validation found `schema_errors`: when any of those blocks (a value of
+    /// the wrong type, missing, too long or too many), the rules are not run and kube's
+    /// note says so. Also the warnings of errors ratcheted on unchanged values.
+    pub fn validate_rules(
+        &self,
+        new: &Value,
+        old: Option<&Value>,
+        schema_errors: &[FieldError],
+    ) -> (Vec<FieldError>, Vec<String>) {
+        let Some(rules) = self.schemas.rules.get(&self.root) else {
+            return (Vec::new(), Vec::new());
+        };
+        // kube's type errors are `FieldValueTypeInvalid`; this crate reports them as
+        // invalid values that say so.
+        let blocking = schema_errors.iter().any(|e| {
+            matches!(
+                e.error_type,
+                FieldErrorType::NotSupported
+                    | FieldErrorType::Required
+                    | FieldErrorType::TooLong
+                    | FieldErrorType::TooMany
+            ) || (e.error_type == FieldErrorType::Invalid
+                && e.detail.starts_with("must be of type"))
+        });
+        if blocking {
+            let note = "some validation rules were not checked because the object was invalid; \
+                        correct the existing errors to complete validation";
+            return (vec![FieldError::invalid("<nil>", "null", note)], Vec::new());
+        }
+        let outcome = rules.validate(new, old, kapi_cel::validation::RUNTIME_BUDGET);
+        let errors = (outcome.errors.into_iter())
+            .map(|e| {
+                use kapi_cel::validation::ErrorKind;
+                match e.kind {
+                    ErrorKind::Invalid => FieldError::invalid(e.path, e.value, e.detail),
+                    ErrorKind::Forbidden => FieldError::forbidden(e.path, e.detail),
+                    ErrorKind::Required => FieldError::required(e.path, e.detail),
+                    ErrorKind::Duplicate => FieldError::new(
+                        FieldErrorType::Duplicate,
+                        e.path,
+                        Some(Value::String(e.value)),
+                        "",
+                    ),
+                    ErrorKind::Internal => {
+                        FieldError::new(FieldErrorType::Invalid, e.path, None, e.detail)
+                    }
+                }
+            })
+            .collect();
+        (errors, outcome.warnings)
     }
 
     /// Changes to immutable fields between `old` and `new` (both defaulted).

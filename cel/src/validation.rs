@@ -1,0 +1,714 @@
+//! A structural schema's `x-kubernetes-validations` rules, compiled once and applied to
+//! objects as kube-apiserver applies them (`apiextensions-apiserver`'s
+//! `pkg/apiserver/schema/cel`): every rule at every node the object has, `self` the value
+//! there and `oldSelf` the correlated old value on update (object properties, map entries
+//! of granular maps, list-map items by key), transition rules skipped where there is no old
+//! value, a runtime budget for the whole object and a limit per rule, and kube's errors
+//! (`<path>: Invalid value: "object": failed rule: ...`).
+//!
+//! Ratcheting (kube's `CRDValidationRatcheting`): a failed rule that does not read
+//! `oldSelf`, on a value equal to its correlated old value, is reported as a warning,
+//! not an error.
+//!
+//! The schema is JSON (the CustomResourceDefinition's `openAPIV3Schema`); this module
+//! knows no resource types and reports errors as [`RuleError`]s for the caller to map.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::checker::Reference;
+use crate::environment::Feature;
+use crate::escape::escape;
+use crate::interpreter::Failure;
+use crate::library::Env;
+use crate::program::{Compiled, compile};
+use crate::time::{Duration, Timestamp};
+use crate::ty::Type;
+use crate::types::{DeclType, with_type_and_object_meta};
+use crate::value::{Key, List, ListKind, Map, Value};
+
+/// The runtime cost budget of one object's rules (kube's `RuntimeCELCostBudget`).
+pub const RUNTIME_BUDGET: u64 = 10_000_000;
+/// The runtime cost limit of one rule's evaluation (kube's `PerCallLimit`).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// The longest message a `messageExpression` may make.
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// One rule as a schema declares it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rule {
+    /// `rule`.
+    pub rule: String,
+    /// `message`.
+    pub message: String,
+    /// `messageExpression`.
+    pub message_expression: String,
+    /// `reason`.
+    pub reason: Option<String>,
+    /// `fieldPath`.
+    pub field_path: String,
+    /// `optionalOldSelf`.
+    pub optional_old_self: bool,
+}
+
+impl Rule {
+    /// The rules of a schema node's `x-kubernetes-validations`.
+    pub fn of(schema: &Json) -> Vec<Rule> {
+        let text = |v: &Json, key: &str| v.get(key).and_then(Json::as_str).unwrap_or("").to_owned();
+        (schema
+            .get("x-kubernetes-validations")
+            .and_then(Json::as_array))
+        .into_iter()
+        .flatten()
+        .map(|v| Rule {
+            rule: text(v, "rule"),
+            message: text(v, "message"),
+            message_expression: text(v, "messageExpression"),
+            reason: v.get("reason").and_then(Json::as_str).map(str::to_owned),
+            field_path: text(v, "fieldPath"),
+            optional_old_self: v.get("optionalOldSelf").and_then(Json::as_bool) == Some(true),
+        })
+        .collect()
+    }
+
+    /// What errors name the rule by: its message, else its source (kube's
+    /// `ruleErrorString`).
+    fn name(&self) -> &str {
+        match self.message.trim() {
+            "" => self.rule.trim(),
+            message => message,
+        }
+    }
+}
+
+/// A rule compiled, or why it did not compile.
+#[derive(Debug)]
+pub struct CompiledRule {
+    /// The rule.
+    pub rule: Rule,
+    /// Its program, or kube's error (`compilation failed: ...`).
+    pub program: Result<Option<Compiled>, String>,
+    /// Its message expression's program, or its error.
+    pub message: Result<Option<Compiled>, String>,
+    /// Whether it reads `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
+}
+
+/// Compiles the rules of one schema node (`root` at a resource's root) in the environment
+/// of `features`.
+pub fn compile_rules(schema: &Json, root: bool, features: &[Feature]) -> Vec<CompiledRule> {
+    let rules = Rule::of(schema);
+    if rules.is_empty() {
+        return Vec::new();
+    }
+    let decl = DeclType::of_schema(schema, root);
+    let self_type = match &decl {
+        Some(decl) => Type::of_decl(decl, "selfType0"),
+        None => Type::Dyn,
+    };
+    let mut env = Env::new(features);
+    env.variable("self", self_type.clone());
+    env.variable("oldSelf", self_type.clone());
+    let mut optional_env = env.clone();
+    optional_env.variable("oldSelf", Type::optional(self_type));
+    rules
+        .into_iter()
+        .map(|rule| {
+            let env = if rule.optional_old_self {
+                &optional_env
+            } else {
+                &env
+            };
+            compile_rule(rule, env)
+        })
+        .collect()
+}
+
+fn compile_rule(rule: Rule, env: &Env) -> CompiledRule {
+    let mut compiled = CompiledRule {
+        program: Ok(None),
+        message: Ok(None),
+        uses_old_self: false,
+        rule,
+    };
+    if compiled.rule.rule.trim().is_empty() {
+        return compiled;
+    }
+    compiled.program = match compile(&compiled.rule.rule, env) {
+        Err(issues) => Err(format!("compilation failed: {issues}")),
+        Ok(program) if *program.checked.output() != Type::Bool => {
+            Err("cel expression must evaluate to a bool".to_owned())
+        }
+        Ok(program) => {
+            compiled.uses_old_self = (program.checked.references.values())
+                .any(|r| matches!(r, Reference::Variable(name) if name == "oldSelf"));
+            Ok(Some(program))
+        }
+    };
+    if !compiled.rule.message_expression.is_empty() {
+        compiled.message = match compile(&compiled.rule.message_expression, env) {
+            Err(issues) => Err(format!("messageExpression compilation failed: {issues}")),
+            Ok(program) if *program.checked.output() != Type::String => {
+                Err("messageExpression must evaluate to a string".to_owned())
+            }
+            Ok(program) => Ok(Some(program)),
+        };
+    }
+    compiled
+}
+
+/// How a rule's failure is reported (a rule's `reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// `FieldValueInvalid`.
+    Invalid,
+    /// `FieldValueForbidden`.
+    Forbidden,
+    /// `FieldValueRequired`.
+    Required,
+    /// `FieldValueDuplicate`.
+    Duplicate,
+    /// `InternalError`.
+    Internal,
+}
+
+/// An error of a rule, for the caller to turn into its field error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleError {
+    /// kube's field path (`spec.items[0]`), `<nil>` at the root.
+    pub path: String,
+    /// How it is reported.
+    pub kind: ErrorKind,
+    /// The value shown: the schema node's type (`"object"`).
+    pub value: String,
+    /// The message.
+    pub detail: String,
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let label = match self.kind {
+            ErrorKind::Invalid => "Invalid value",
+            ErrorKind::Forbidden => "Forbidden",
+            ErrorKind::Required => "Required value",
+            ErrorKind::Duplicate => "Duplicate value",
+            ErrorKind::Internal => "Internal error",
+        };
+        match self.kind {
+            ErrorKind::Invalid | ErrorKind::Duplicate => write!(
+                f,
+                "{}: {label}: {:?}: {}",
+                self.path, self.value, self.detail
+            ),
+            _ => write!(f, "{}: {label}: {}", self.path, self.detail),
+        }
+    }
+}
+
+/// A schema node with the rules of it and of its descendants.
+#[derive(Debug, Default)]
+pub struct Validator {
+    /// The node's type (`object`, `string`, ...; empty for int-or-string).
+    ty: String,
+    rules: Vec<CompiledRule>,
+    properties: BTreeMap<String, Validator>,
+    additional: Option<Box<Validator>>,
+    items: Option<Box<Validator>>,
+    /// The node's schema, to convert values at it.
+    schema: Arc<Json>,
+    /// Whether map entries correlate with the old object's (not `x-kubernetes-map-type: atomic`).
+    correlatable_map: bool,
+    /// `x-kubernetes-list-map-keys` of a list-map: items correlate by them.
+    map_keys: Option<Vec<String>>,
+}
+
+/// The outcome of validating an object.
+#[derive(Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// The errors.
+    pub errors: Vec<RuleError>,
+    /// Errors of unchanged values, ratcheted into warnings.
+    pub warnings: Vec<String>,
+    /// What is left of the budget; negative when it ran out.
+    pub remaining: i64,
+}
+
+impl Validator {
+    /// The validator of a resource's structural `schema`, or `None` when it has no rules.
+    /// Rules compile in the environment of `features` (kube's stored-expressions
+    /// environment, so that what was accepted once always compiles).
+    pub fn new(schema: &Json, features: &[Feature]) -> Option<Validator> {
+        let validator = Validator::node(schema, true, features);
+        validator.has_rules().then_some(validator)
+    }
+
+    fn node(schema: &Json, root: bool, features: &[Feature]) -> Validator {
+        let embedded = schema
+            .get("x-kubernetes-embedded-resource")
+            .and_then(Json::as_bool)
+            == Some(true);
+        let mut validator = Validator {
+            ty: schema
+                .get("type")
+                .and_then(Json::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            rules: compile_rules(schema, root || embedded, features),
+            schema: Arc::new(if root || embedded {
+                with_type_and_object_meta(schema)
+            } else {
+                schema.clone()
+            }),
+            correlatable_map: schema.get("x-kubernetes-map-type").and_then(Json::as_str)
+                != Some("atomic"),
+            map_keys: (schema.get("x-kubernetes-list-type").and_then(Json::as_str) == Some("map"))
+                .then(|| {
+                    (schema
+                        .get("x-kubernetes-list-map-keys")
+                        .and_then(Json::as_array))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Json::as_str)
+                    .map(str::to_owned)
+                    .collect()
+                }),
+            ..Validator::default()
+        };
+        for (name, property) in schema
+            .get("properties")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let child = Validator::node(property, false, features);
+            if child.has_rules() {
+                validator.properties.insert(name.clone(), child);
+            }
+        }
+        if let Some(additional) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+            let child = Validator::node(additional, false, features);
+            if child.has_rules() {
+                validator.additional = Some(Box::new(child));
+            }
+        }
+        if let Some(items) = schema.get("items").filter(|i| i.is_object()) {
+            let child = Validator::node(items, false, features);
+            if child.has_rules() {
+                validator.items = Some(Box::new(child));
+            }
+        }
+        validator
+    }
+
+    fn has_rules(&self) -> bool {
+        !self.rules.is_empty()
+            || !self.properties.is_empty()
+            || self.additional.is_some()
+            || self.items.is_some()
+    }
+
+    /// Applies the rules to `object` (and `old`, on update) within `budget`.
+    pub fn validate(&self, object: &Json, old: Option<&Json>, budget: u64) -> Outcome {
+        let mut outcome = Outcome {
+            remaining: budget as i64,
+            ..Outcome::default()
+        };
+        let mut path = String::new();
+        self.walk(object, old, &mut path, true, &mut outcome);
+        outcome
+    }
+
+    fn walk(
+        &self,
+        value: &Json,
+        old: Option<&Json>,
+        path: &mut String,
+        ratchet: bool,
+        outcome: &mut Outcome,
+    ) {
+        if value.is_null() || outcome.remaining < 0 {
+            return;
+        }
+        let old = old.filter(|o| !o.is_null());
+        let unchanged = ratchet && old.is_some_and(|o| o == value);
+        if !self.rules.is_empty() {
+            self.apply(value, old, path, unchanged, outcome);
+            if outcome.remaining < 0 {
+                return;
+            }
+        }
+        match value {
+            Json::Object(fields) => {
+                for (key, field) in fields {
+                    let child = match self.properties.get(key) {
+                        Some(child) => child,
+                        None => match &self.additional {
+                            Some(child) if !self.properties.contains_key(key) => child,
+                            _ => continue,
+                        },
+                    };
+                    let old_field = old
+                        .filter(|_| self.correlatable_map)
+                        .and_then(|o| o.get(key));
+                    let len = path.len();
+                    if self.properties.contains_key(key) {
+                        if !path.is_empty() {
+                            path.push('.');
+                        }
+                        path.push_str(key);
+                    } else {
+                        path.push_str(&format!("[{key}]"));
+                    }
+                    child.walk(
+                        field,
+                        old_field,
+                        path,
+                        ratchet && (old_field.is_some() || unchanged),
+                        outcome,
+                    );
+                    path.truncate(len);
+                    if outcome.remaining < 0 {
+                        return;
+                    }
+                }
+            }
+            Json::Array(items) => {
+                let Some(child) = &self.items else { return };
+                for (i, item) in items.iter().enumerate() {
+                    let old_item = match (&self.map_keys, old) {
+                        (Some(keys), Some(Json::Array(old_items))) => old_items
+                            .iter()
+                            .find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
+                        _ => None,
+                    };
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    child.walk(
+                        item,
+                        old_item,
+                        path,
+                        ratchet && (old_item.is_some() || unchanged),
+                        outcome,
+                    );
+                    path.truncate(len);
+                    if outcome.remaining < 0 {
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// This node's rules on `value`.
+    fn apply(
+        &self,
+        value: &Json,
+        old: Option<&Json>,
+        path: &str,
+        unchanged: bool,
+        outcome: &mut Outcome,
+    ) {
+        let shown_path = if path.is_empty() { "<nil>" } else { path };
+        let invalid = |detail: String| RuleError {
+            path: shown_path.to_owned(),
+            kind: ErrorKind::Invalid,
+            value: self.ty.clone(),
+            detail,
+        };
+        if outcome.remaining <= 0 {
+            outcome.errors.push(invalid(
+                "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+            ));
+            outcome.remaining = -1;
+            return;
+        }
+        let this = to_value(value, &self.schema);
+        let old_value = old.map(|o| to_value(o, &self.schema));
+        for compiled in &self.rules {
+            let rule = &compiled.rule;
+            let program = match &compiled.program {
+                Err(error) => {
+                    outcome
+                        .errors
+                        .push(invalid(format!("rule compile error: {error}")));
+                    continue;
+                }
+                Ok(None) => continue,
+                Ok(Some(program)) => program,
+            };
+            if compiled.uses_old_self && old_value.is_none() && !rule.optional_old_self {
+                continue;
+            }
+            let old_self = match (rule.optional_old_self, &old_value) {
+                (true, Some(v)) => Value::Optional(Some(Arc::new(v.clone()))),
+                (true, None) => Value::Optional(None),
+                (false, Some(v)) => v.clone(),
+                (false, None) => Value::Null,
+            };
+            let variables = [("self", this.clone()), ("oldSelf", old_self)];
+            let (result, cost) = program.program.eval(&variables, PER_CALL_LIMIT);
+            if cost as i64 > outcome.remaining {
+                outcome.errors.push(invalid(
+                    "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+                ));
+                outcome.remaining = -1;
+                return;
+            }
+            outcome.remaining -= cost as i64;
+            let passed = match result {
+                Ok(Value::Bool(true)) => true,
+                Ok(_) => false,
+                Err(Failure::CostLimitExceeded) => {
+                    outcome.errors.push(invalid(format!(
+                        "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                        rule.name()
+                    )));
+                    outcome.remaining = -1;
+                    return;
+                }
+                Err(Failure::Error(e)) if e.0.starts_with("no such overload") => {
+                    outcome.errors.push(invalid(format!(
+                        "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                        rule.name()
+                    )));
+                    continue;
+                }
+                Err(Failure::Error(e)) => {
+                    outcome
+                        .errors
+                        .push(invalid(format!("{e} evaluating rule: {}", rule.name())));
+                    continue;
+                }
+            };
+            if passed {
+                continue;
+            }
+            let field_path = match rule.field_path.trim_start_matches('.') {
+                "" => shown_path.to_owned(),
+                extra if path.is_empty() => extra.to_owned(),
+                extra => format!("{path}.{extra}"),
+            };
+            let mut detail = match rule.message.trim() {
+                "" => format!("failed rule: {}", rule.name()),
+                message => message.to_owned(),
+            };
+            if let Ok(Some(message)) = &compiled.message {
+                let limit = PER_CALL_LIMIT;
+                let (result, cost) = message.program.eval(&variables, limit);
+                if cost as i64 > outcome.remaining {
+                    outcome.errors.push(invalid(
+                        "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
+                    ));
+                    outcome.remaining = -1;
+                    return;
+                }
+                outcome.remaining -= cost as i64;
+                match result {
+                    Ok(Value::String(s)) => {
+                        let s = s.trim();
+                        if !s.is_empty() && s.len() <= MAX_MESSAGE_BYTES && !s.contains('\n') {
+                            detail = s.to_owned();
+                        }
+                    }
+                    Err(Failure::CostLimitExceeded) => {
+                        outcome.errors.push(invalid(format!(
+                            "no further validation rules will be run due to call cost exceeds limit for messageExpression: {:?}",
+                            rule.message_expression
+                        )));
+                        outcome.remaining = -1;
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+            let kind = match rule.reason.as_deref() {
+                Some("FieldValueForbidden") => ErrorKind::Forbidden,
+                Some("FieldValueRequired") => ErrorKind::Required,
+                Some("FieldValueDuplicate") => ErrorKind::Duplicate,
+                _ => ErrorKind::Invalid,
+            };
+            let error = RuleError {
+                path: field_path,
+                kind,
+                value: self.ty.clone(),
+                detail,
+            };
+            if unchanged && !compiled.uses_old_self {
+                outcome.warnings.push(error.to_string());
+            } else {
+                outcome.errors.push(error);
+            }
+        }
+    }
+}
+
+/// A JSON value as the CEL value rules see at `schema` (kube's `UnstructuredToVal`):
+/// formats become timestamps, durations and bytes, lists carry their list type, objects
+/// show their declared properties by escaped name.
+pub fn to_value(json: &Json, schema: &Json) -> Value {
+    let flag = |name: &str| schema.get(name).and_then(Json::as_bool) == Some(true);
+    if flag("x-kubernetes-int-or-string") {
+        return plain(json);
+    }
+    match json {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match schema.get("type").and_then(Json::as_str) {
+            Some("number") => Value::Double(n.as_f64().unwrap_or(0.0)),
+            _ => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Double(n.as_f64().unwrap_or(0.0)),
+            },
+        },
+        Json::String(s) => match schema.get("format").and_then(Json::as_str) {
+            Some("date-time") => Timestamp::parse(s)
+                .map(Value::Timestamp)
+                .unwrap_or_else(|_| Value::string(s.as_str())),
+            Some("date") => Timestamp::parse(&format!("{s}T00:00:00Z"))
+                .map(Value::Timestamp)
+                .unwrap_or_else(|_| Value::string(s.as_str())),
+            Some("duration") => Duration::parse(s)
+                .map(Value::Duration)
+                .unwrap_or_else(|_| Value::string(s.as_str())),
+            Some("byte") => {
+                use base64::Engine;
+                match base64::engine::general_purpose::STANDARD.decode(s) {
+                    Ok(bytes) => Value::Bytes(bytes.into()),
+                    Err(_) => Value::string(s.as_str()),
+                }
+            }
+            _ => Value::string(s.as_str()),
+        },
+        Json::Array(items) => {
+            let item_schema = schema.get("items").cloned().unwrap_or(Json::Null);
+            let kind = match schema.get("x-kubernetes-list-type").and_then(Json::as_str) {
+                Some("set") => ListKind::Set,
+                Some("map") => ListKind::Map(
+                    (schema
+                        .get("x-kubernetes-list-map-keys")
+                        .and_then(Json::as_array))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Json::as_str)
+                    .map(|k| escape(k).unwrap_or_else(|| k.to_owned()))
+                    .collect(),
+                ),
+                _ => ListKind::Atomic,
+            };
+            Value::List(Arc::new(List {
+                items: items.iter().map(|i| to_value(i, &item_schema)).collect(),
+                kind,
+            }))
+        }
+        Json::Object(fields) => {
+            let embedded = flag("x-kubernetes-embedded-resource");
+            let owned;
+            let schema = if embedded {
+                owned = with_type_and_object_meta(schema);
+                &owned
+            } else {
+                schema
+            };
+            let properties = schema.get("properties").and_then(Json::as_object);
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            let mut map = Map::default();
+            for (name, field) in fields {
+                let field_schema = match (properties.and_then(|p| p.get(name)), additional) {
+                    (Some(s), _) => s,
+                    (None, Some(s)) if properties.is_none() => s,
+                    _ => continue,
+                };
+                let key = match additional.filter(|_| properties.is_none()) {
+                    Some(_) => name.clone(),
+                    None => match escape(name) {
+                        Some(escaped) => escaped,
+                        None => continue,
+                    },
+                };
+                map.entries
+                    .insert(Key::String(key.into()), to_value(field, field_schema));
+            }
+            Value::Map(Arc::new(map))
+        }
+    }
+}
+
+/// A JSON value without a schema.
+fn plain(json: &Json) -> Value {
+    match json {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => n
+            .as_i64()
+            .map(Value::Int)
+            .unwrap_or_else(|| Value::Double(n.as_f64().unwrap_or(0.0))),
+        Json::String(s) => Value::string(s.as_str()),
+        Json::Array(items) => Value::list(items.iter().map(plain).collect()),
+        Json::Object(fields) => Value::Map(Arc::new(Map {
+            entries: fields
+                .iter()
+                .map(|(k, v)| (Key::String(k.as_str().into()), plain(v)))
+                .collect(),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::environment::{KUBERNETES, stored_expressions};
+    use serde_json::json;
+
+    fn validator(schema: Json) -> Validator {
+        Validator::new(&schema, &stored_expressions(KUBERNETES)).expect("rules")
+    }
+
+    #[test]
+    fn rules_apply_at_their_nodes_with_kube_messages() {
+        let v = validator(json!({
+            "type": "object",
+            "properties": {"spec": {
+                "type": "object",
+                "x-kubernetes-validations": [
+                    {"rule": "self.min <= self.max", "message": "min must not exceed max"},
+                    {"rule": "self.name == oldSelf.name", "message": "name is immutable", "reason": "FieldValueForbidden"}
+                ],
+                "properties": {
+                    "min": {"type": "integer"}, "max": {"type": "integer"}, "name": {"type": "string"},
+                    "items": {"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self.startsWith('a')"}]}}
+                }
+            }}
+        }));
+        let good = json!({"spec": {"min": 1, "max": 2, "name": "x", "items": ["ab"]}});
+        assert_eq!(v.validate(&good, None, RUNTIME_BUDGET).errors, vec![]);
+        let bad = json!({"spec": {"min": 3, "max": 2, "name": "y", "items": ["ab", "b"]}});
+        let outcome = v.validate(&bad, Some(&good), RUNTIME_BUDGET);
+        let errors: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            vec![
+                "spec: Invalid value: \"object\": min must not exceed max".to_owned(),
+                "spec: Forbidden: name is immutable".to_owned(),
+                "spec.items[1]: Invalid value: \"string\": failed rule: self.startsWith('a')"
+                    .to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn unchanged_values_ratchet() {
+        let v = validator(
+            json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"a": {"type": "string", "x-kubernetes-validations": [{"rule": "self.size() < 3"}]}, "b": {"type": "string"}}}}}),
+        );
+        let old = json!({"spec": {"a": "long", "b": "1"}});
+        let new = json!({"spec": {"a": "long", "b": "2"}});
+        let outcome = v.validate(&new, Some(&old), RUNTIME_BUDGET);
+        assert_eq!(outcome.errors, vec![]);
+        assert_eq!(outcome.warnings.len(), 1);
+        assert_eq!(v.validate(&new, None, RUNTIME_BUDGET).errors.len(), 1);
+    }
+}
