@@ -85,6 +85,7 @@ pub fn check(ast: Ast, env: &Env) -> Result<Checked, Issues> {
         subs: HashMap::new(),
         fresh: 0,
         issues: Vec::new(),
+        mixed_ok: false,
     };
     checker.check(&ast.expr);
     if !checker.issues.is_empty() {
@@ -113,6 +114,9 @@ struct Checker<'a> {
     subs: HashMap<Arc<str>, Type>,
     fresh: usize,
     issues: Vec<Issue>,
+    /// Inside the list argument of `format()`, which may mix types (cel-go exempts it
+    /// from homogeneous literals).
+    mixed_ok: bool,
 }
 
 impl Checker<'_> {
@@ -272,7 +276,7 @@ impl Checker<'_> {
             self.subs = subs;
             return so_far;
         }
-        if self.env.has(Feature::HomogeneousAggregateLiterals) {
+        if self.env.has(Feature::HomogeneousAggregateLiterals) && !self.mixed_ok {
             let (so_far, t) = (self.resolved(&so_far), self.resolved(&t));
             self.error(id, format!("expected type '{so_far}' but found '{t}'"));
             return so_far;
@@ -397,7 +401,10 @@ impl Checker<'_> {
             arg_types.push(self.check(target));
         }
         for arg in args {
+            let mixed_ok = function == "format" && matches!(arg.kind, ExprKind::List { .. });
+            let outer = std::mem::replace(&mut self.mixed_ok, mixed_ok);
             arg_types.push(self.check(arg));
+            self.mixed_ok = outer;
         }
         let Some(overloads) = self.env.function(function).cloned() else {
             return self.error(

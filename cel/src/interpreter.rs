@@ -458,7 +458,10 @@ impl State {
                 }
                 if *test {
                     return match &value {
-                        Value::Map(m) => Ok(Value::Bool(m.get(field).is_some())),
+                        // A field set to null is not set (kube's unstructured maps).
+                        Value::Map(m) => Ok(Value::Bool(
+                            m.get(field).is_some_and(|v| !matches!(v, Value::Null)),
+                        )),
                         Value::Null => Ok(Value::Bool(false)),
                         Value::Optional(Some(v)) => match &**v {
                             Value::Map(m) => Ok(Value::Bool(m.get(field).is_some())),
@@ -556,8 +559,8 @@ impl State {
                 }
             }
             Node::Conditional(c, a, b) => match self.eval(c)? {
-                Value::Bool(true) => self.eval(a),
-                Value::Bool(false) => self.eval(b),
+                Value::Bool(true) => self.eval_branch(a),
+                Value::Bool(false) => self.eval_branch(b),
                 _ => Err(Error::new("no such overload").into()),
             },
             Node::NotStrictlyFalse(a) => {
@@ -581,7 +584,6 @@ impl State {
                     Value::Optional(None) => self.eval(alternative),
                     _ => Err(Error::new("no such overload").into()),
                 };
-                self.charge(1)?;
                 result
             }
             Node::SetMembership(element, set) => {
@@ -635,6 +637,35 @@ impl State {
                 Ok(Value::Map(Arc::new(map)))
             }
             Node::Fold(fold) => self.fold(fold),
+        }
+    }
+
+    /// A branch of `?:`: cel-go resolves an attribute there without observing its root
+    /// (its qualifiers still cost).
+    fn eval_branch(&mut self, node: &Node) -> Result<Value, Failure> {
+        match node {
+            Node::Var(name) => {
+                let value = self
+                    .locals
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone());
+                value.ok_or_else(|| {
+                    Failure::Error(Error::new(format!("no such attribute(s): {name}")))
+                })
+            }
+            Node::Select {
+                operand,
+                field,
+                test: false,
+                relative: false,
+            } => {
+                let value = self.eval_branch(operand)?;
+                self.charge(1)?;
+                select(&value, field).map_err(Failure::Error)
+            }
+            _ => self.eval(node),
         }
     }
 

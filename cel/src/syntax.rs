@@ -288,6 +288,16 @@ fn convert(
         CelExpr::Struct(s) => ExprKind::Struct {
             name: s.type_name.clone(),
         },
+        // The `cel` crate binds `optMap`'s and `optFlatMap`'s target to `@target` and
+        // reads it twice; cel-go v0.22 (kube 1.32's) writes the target out twice instead,
+        // and evaluates (and costs) it twice: the tree is cel-go's.
+        CelExpr::Comprehension(c)
+            if c.accu_var == "@target"
+                && c.iter_var == "#unused"
+                && matches!(&c.iter_range.expr, CelExpr::List(l) if l.elements.is_empty()) =>
+        {
+            return go(&inline(&c.result, "@target", &c.accu_init));
+        }
         CelExpr::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
             range: go(&c.iter_range),
             var: c.iter_var.clone(),
@@ -300,6 +310,40 @@ fn convert(
         })),
     };
     Expr { id: e.id, kind }
+}
+
+/// `e` with every reference to `name` replaced by `with`.
+fn inline(e: &IdedExpr, name: &str, with: &IdedExpr) -> IdedExpr {
+    let go = |e: &IdedExpr| inline(e, name, with);
+    let expr = match &e.expr {
+        CelExpr::Ident(n) if n == name => return with.clone(),
+        CelExpr::Select(s) => CelExpr::Select(cel::common::ast::SelectExpr {
+            operand: Box::new(go(&s.operand)),
+            ..s.clone()
+        }),
+        CelExpr::Call(c) => CelExpr::Call(cel::common::ast::CallExpr {
+            func_name: c.func_name.clone(),
+            target: c.target.as_ref().map(|t| Box::new(go(t))),
+            args: c.args.iter().map(go).collect(),
+        }),
+        CelExpr::List(l) => CelExpr::List(cel::common::ast::ListExpr {
+            elements: l.elements.iter().map(go).collect(),
+            optional_indices: l.optional_indices.clone(),
+        }),
+        CelExpr::Comprehension(c) => {
+            let mut c = (**c).clone();
+            c.iter_range = go(&c.iter_range);
+            c.accu_init = go(&c.accu_init);
+            if c.accu_var != name && c.iter_var != name {
+                c.loop_cond = go(&c.loop_cond);
+                c.loop_step = go(&c.loop_step);
+                c.result = go(&c.result);
+            }
+            CelExpr::Comprehension(Box::new(c))
+        }
+        other => other.clone(),
+    };
+    IdedExpr { id: e.id, expr }
 }
 
 impl Expr {

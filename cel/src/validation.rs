@@ -614,11 +614,18 @@ pub fn to_value(json: &Json, schema: &Json) -> Value {
             };
             let properties = schema.get("properties").and_then(Json::as_object);
             let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            let unknown = flag("x-kubernetes-preserve-unknown-fields");
             let mut map = Map::default();
             for (name, field) in fields {
                 let field_schema = match (properties.and_then(|p| p.get(name)), additional) {
                     (Some(s), _) => s,
                     (None, Some(s)) if properties.is_none() => s,
+                    // Unknown fields kept: rules cannot name them, but equality sees them.
+                    _ if unknown => {
+                        map.entries
+                            .insert(Key::String(name.as_str().into()), plain(field));
+                        continue;
+                    }
                     _ => continue,
                 };
                 let key = match additional.filter(|_| properties.is_none()) {
