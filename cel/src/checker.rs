@@ -23,6 +23,9 @@ pub enum Reference {
     Variable(String),
     /// A type used as a value (`int`).
     Type(Arc<str>),
+    /// A field selected by a name other than its key: a CEL keyword (`namespace`) whose
+    /// property is escaped (`__namespace__`), which kube lets rules name plainly.
+    Field(String),
     /// A function: its full name, whether called without its target (a namespaced
     /// function), and the overloads that may apply.
     Function {
@@ -88,6 +91,9 @@ pub fn check(ast: Ast, env: &Env) -> Result<Checked, Issues> {
         mixed_ok: false,
     };
     checker.check(&ast.expr);
+    if env.has(Feature::LiteralValidators) {
+        validate_literals(&ast.expr, &ast, &mut checker.issues);
+    }
     if !checker.issues.is_empty() {
         return Err(Issues(checker.issues));
     }
@@ -309,8 +315,12 @@ impl Checker<'_> {
             return None;
         }
         if let Some(t) = self.env.variables.get(name) {
-            self.references
-                .insert(id, Reference::Variable(name.to_owned()));
+            // A library's type declared by name (`net.IP`) is that type as a value.
+            let reference = match t {
+                Type::Type(inner) => Reference::Type(inner.to_string().into()),
+                _ => Reference::Variable(name.to_owned()),
+            };
+            self.references.insert(id, reference);
             return Some(t.clone());
         }
         let t = type_ident(name)?;
@@ -324,7 +334,14 @@ impl Checker<'_> {
             Type::Map(_, value) => (*value).clone(),
             Type::Object(object) => match object.fields.get(field) {
                 Some(t) => t.clone(),
-                None => self.error(id, format!("undefined field '{field}'")),
+                None => match object.fields.get(&format!("__{field}__")) {
+                    Some(t) if crate::escape::is_reserved(field) => {
+                        self.references
+                            .insert(id, Reference::Field(format!("__{field}__")));
+                        t.clone()
+                    }
+                    _ => self.error(id, format!("undefined field '{field}'")),
+                },
             },
             Type::Dyn | Type::Error | Type::Param(_) => Type::Dyn,
             Type::Opaque(name, params) if &*name == OPTIONAL => {
@@ -467,6 +484,68 @@ impl Checker<'_> {
                 )
             }
         }
+    }
+}
+
+/// cel-go's literal validators (kube from 1.29): `duration()`, `timestamp()` and
+/// `matches()` of constants must succeed when the rule is compiled, not when it runs.
+fn validate_literals(e: &Expr, ast: &Ast, issues: &mut Vec<Issue>) {
+    use crate::time::{Duration, Timestamp};
+    match &e.kind {
+        ExprKind::Call {
+            function,
+            target,
+            args,
+        } => {
+            let literal = |i: usize| args.get(i).map(|a| (&a.kind, a.id));
+            let bad = match (function.as_str(), target.is_some(), literal(0), literal(1)) {
+                ("duration", false, Some((ExprKind::Literal(Literal::String(s)), id)), None) => {
+                    (Duration::parse(s)
+                        .ok()
+                        .and_then(|d| Duration::checked(d.0))
+                        .is_none())
+                    .then_some((id, "invalid duration argument"))
+                }
+                ("timestamp", false, Some((ExprKind::Literal(Literal::String(s)), id)), None) => {
+                    Timestamp::parse(s)
+                        .is_err()
+                        .then_some((id, "invalid timestamp"))
+                }
+                ("timestamp", false, Some((ExprKind::Literal(Literal::Int(i)), id)), None) => {
+                    Timestamp::checked(*i as i128 * 1_000_000_000)
+                        .is_none()
+                        .then_some((id, "invalid timestamp"))
+                }
+                ("matches", true, Some((ExprKind::Literal(Literal::String(p)), id)), None)
+                | ("matches", false, _, Some((ExprKind::Literal(Literal::String(p)), id))) => {
+                    crate::library::regex::compile(p)
+                        .is_err()
+                        .then_some((id, "invalid matches argument"))
+                }
+                _ => None,
+            };
+            if let Some((id, message)) = bad {
+                issues.push(ast.issue(id, message));
+            }
+            target
+                .iter()
+                .for_each(|t| validate_literals(t, ast, issues));
+            args.iter().for_each(|a| validate_literals(a, ast, issues));
+        }
+        ExprKind::Select { operand, .. } => validate_literals(operand, ast, issues),
+        ExprKind::List { elements, .. } => elements
+            .iter()
+            .for_each(|x| validate_literals(x, ast, issues)),
+        ExprKind::Map { entries } => entries.iter().for_each(|(k, v, _)| {
+            validate_literals(k, ast, issues);
+            validate_literals(v, ast, issues);
+        }),
+        ExprKind::Comprehension(c) => {
+            for x in [&c.range, &c.init, &c.cond, &c.step, &c.result] {
+                validate_literals(x, ast, issues);
+            }
+        }
+        _ => {}
     }
 }
 

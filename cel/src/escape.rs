@@ -46,6 +46,11 @@ fn plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
+/// Whether `name` is one of CEL's reserved words, which escaping wraps in `__`.
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// The CEL identifier of the property `name`, or `None` when it has none (empty, a leading
 /// digit, or a character other than letters, digits, `_`, `.`, `-` and `/`).
 pub fn escape(name: &str) -> Option<String> {

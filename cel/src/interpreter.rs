@@ -177,10 +177,15 @@ impl Planner<'_> {
                 test,
             } => {
                 let operand = self.plan(operand);
+                // A keyword named plainly selects its escaped property.
+                let field = match self.checked.references.get(&e.id) {
+                    Some(Reference::Field(key)) => key.as_str(),
+                    _ => field.as_str(),
+                };
                 Node::Select {
                     relative: !is_attribute(&operand),
                     operand: Box::new(operand),
-                    field: Value::string(field.as_str()),
+                    field: Value::string(field),
                     test: *test,
                 }
             }
@@ -243,7 +248,7 @@ impl Planner<'_> {
         match self.checked.references.get(&e.id)? {
             Reference::Variable(name) => Some(Node::Var(name.as_str().into())),
             Reference::Type(name) => Some(Node::Const(Value::Type(type_value_name(name).into()))),
-            Reference::Function { .. } => None,
+            Reference::Function { .. } | Reference::Field(_) => None,
         }
     }
 
@@ -480,12 +485,19 @@ impl State {
                 relative,
             } => {
                 let value = self.eval(operand)?;
-                self.charge(1 + u64::from(*relative))?;
-                Ok(match value {
+                if *relative {
+                    self.charge(1)?;
+                }
+                let result = match value {
                     Value::Optional(None) => Value::Optional(None),
                     Value::Optional(Some(v)) => optional_field(&v, field),
                     v => optional_field(&v, field),
-                })
+                };
+                // cel-go observes an optional qualifier only when the field is there.
+                if matches!(result, Value::Optional(Some(_))) {
+                    self.charge(1)?;
+                }
+                Ok(result)
             }
             Node::Index {
                 operand,
@@ -512,11 +524,29 @@ impl State {
                 args,
                 overloads,
             } => {
+                // Every argument is evaluated, and the call costs, even when one is an
+                // error (cel-go's calls see their arguments' errors and return the first).
                 let mut values = Vec::with_capacity(args.len());
+                let mut error = None;
                 for arg in args {
-                    values.push(self.eval(arg)?);
+                    match self.eval(arg) {
+                        Ok(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
+                            let e = o.as_any().downcast_ref::<ErrorValue>().expect("checked");
+                            error.get_or_insert(e.0.clone());
+                            values.push(Value::Null);
+                        }
+                        Ok(v) => values.push(v),
+                        Err(Failure::CostLimitExceeded) => return Err(Failure::CostLimitExceeded),
+                        Err(Failure::Error(e)) => {
+                            error.get_or_insert(e);
+                            values.push(Value::Null);
+                        }
+                    }
                 }
-                let result = dispatch(overloads, &values);
+                let result = match error {
+                    Some(e) => Err(e),
+                    None => dispatch(overloads, &values),
+                };
                 let cost = self.call_cost(
                     function,
                     overloads,
@@ -578,13 +608,12 @@ impl State {
                 or_value,
             } => {
                 let value = self.eval(target)?;
-                let result = match value {
+                match value {
                     Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
                     Value::Optional(Some(_)) => Ok(value),
                     Value::Optional(None) => self.eval(alternative),
                     _ => Err(Error::new("no such overload").into()),
-                };
-                result
+                }
             }
             Node::SetMembership(element, set) => {
                 let value = self.eval(element)?;
@@ -752,6 +781,13 @@ impl State {
             o.params.len() == args.len() && o.params.iter().zip(args).all(|(t, v)| fits(v, t))
         });
         let id = overload.map_or("", |o| o.id);
+        // cel-go consults a library's own trackers first, then kube's estimator, then its
+        // defaults.
+        if let Some(o) = overload.filter(|o| o.tracker)
+            && let Some(cost) = o.cost
+        {
+            return cost(args, result);
+        }
         if let Some(cost) = call_cost(function, id, args, result) {
             return cost;
         }

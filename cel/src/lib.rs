@@ -12,6 +12,8 @@
 //!   version, for rules written now and for rules already stored.
 
 pub mod checker;
+pub mod comprehensions;
+pub mod cost;
 pub mod environment;
 pub mod escape;
 pub mod interpreter;

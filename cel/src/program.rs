@@ -1,9 +1,10 @@
 //! Compiling an expression: parse, check, plan; and the errors kube reports for each step.
 
 use crate::checker::{Checked, check};
+use crate::environment::Feature;
 use crate::interpreter::Program;
 use crate::library::Env;
-use crate::syntax::{Issues, parse};
+use crate::syntax::{Issues, parse_with};
 
 /// A compiled expression.
 #[derive(Debug)]
@@ -16,7 +17,10 @@ pub struct Compiled {
 
 /// Parses, checks and plans `source` in `env`.
 pub fn compile(source: &str, env: &Env) -> Result<Compiled, Issues> {
-    let checked = check(parse(source)?, env)?;
+    let checked = check(
+        parse_with(source, env.has(Feature::TwoVarComprehensions))?,
+        env,
+    )?;
     let program = Program::plan(&checked);
     Ok(Compiled { checked, program })
 }

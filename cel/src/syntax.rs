@@ -202,15 +202,32 @@ fn position(source: &str, offset: usize) -> (usize, usize) {
 }
 
 /// A parser with the standard macros and the optional library's (`optMap`, `optFlatMap`),
-/// which the `cel` crate's standard environment has.
-fn parser() -> cel::parser::Parser {
+/// which the `cel` crate's standard environment has; with `two_var`, also cel-go's
+/// two-variable comprehensions (`all(k, v, ...)`, `transformMap`, ...).
+fn parser(two_var: bool) -> cel::parser::Parser {
     static ENV: std::sync::LazyLock<cel::Env> = std::sync::LazyLock::new(cel::Env::stdlib);
-    ENV.parser()
+    static TWO_VAR: std::sync::LazyLock<cel::Env> = std::sync::LazyLock::new(|| {
+        let mut env = cel::Env::stdlib();
+        for m in crate::comprehensions::macros() {
+            env.add_macro(m).expect("new macros");
+        }
+        env
+    });
+    if two_var {
+        TWO_VAR.parser()
+    } else {
+        ENV.parser()
+    }
 }
 
 /// Parses `source` with optional syntax (`?.`, `[?..]`), as kube enables it.
 pub fn parse(source: &str) -> Result<Ast, Issues> {
-    let parsed = parser()
+    parse_with(source, false)
+}
+
+/// Parses `source`, with two-variable comprehensions when `two_var`.
+pub fn parse_with(source: &str, two_var: bool) -> Result<Ast, Issues> {
+    let parsed = parser(two_var)
         .enable_optional_syntax(true)
         .max_recursion_depth(MAX_RECURSION_DEPTH)
         .parse_with_source_info(source);

@@ -298,7 +298,8 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Dyn => f.write_str("dyn"),
-            Type::Null => f.write_str("null_type"),
+            // cel-go prints the null type as `null` in its errors.
+            Type::Null => f.write_str("null"),
             Type::Bool => f.write_str("bool"),
             Type::Int => f.write_str("int"),
             Type::Uint => f.write_str("uint"),

@@ -94,6 +94,12 @@ pub struct CompiledRule {
     pub message: Result<Option<Compiled>, String>,
     /// Whether it reads `oldSelf` (a transition rule).
     pub uses_old_self: bool,
+    /// The rule's estimated cost at most (kube's `MaxCost`, [`crate::cost::estimate`]);
+    /// 0 when it did not compile.
+    pub max_cost: u64,
+    /// The message expression's estimated cost at most (kube's
+    /// `MessageExpressionMaxCost`); 0 when there is none or it did not compile.
+    pub message_max_cost: u64,
 }
 
 /// Compiles the rules of one schema node (`root` at a resource's root) in the environment
@@ -121,16 +127,18 @@ pub fn compile_rules(schema: &Json, root: bool, features: &[Feature]) -> Vec<Com
             } else {
                 &env
             };
-            compile_rule(rule, env)
+            compile_rule(rule, env, decl.as_ref())
         })
         .collect()
 }
 
-fn compile_rule(rule: Rule, env: &Env) -> CompiledRule {
+fn compile_rule(rule: Rule, env: &Env, decl: Option<&DeclType>) -> CompiledRule {
     let mut compiled = CompiledRule {
         program: Ok(None),
         message: Ok(None),
         uses_old_self: false,
+        max_cost: 0,
+        message_max_cost: 0,
         rule,
     };
     if compiled.rule.rule.trim().is_empty() {
@@ -156,6 +164,12 @@ fn compile_rule(rule: Rule, env: &Env) -> CompiledRule {
             Ok(program) => Ok(Some(program)),
         };
     }
+    let max_cost = |c: &Result<Option<Compiled>, String>| match c {
+        Ok(Some(c)) => crate::cost::estimate(&c.checked, decl).max,
+        _ => 0,
+    };
+    (compiled.max_cost, compiled.message_max_cost) =
+        (max_cost(&compiled.program), max_cost(&compiled.message));
     compiled
 }
 

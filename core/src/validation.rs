@@ -135,6 +135,16 @@ pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
     }
 }
 
+/// `NameIsDNS1035Label`: names that must be DNS-1035 labels (a `generateName` prefix may
+/// end with `-`).
+pub fn name_is_dns1035_label(name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        dns1035_label(&mask_trailing_dash(name))
+    } else {
+        dns1035_label(name)
+    }
+}
+
 /// `path.IsValidPathSegmentName`: a name that can be a path segment (and a key segment).
 pub fn path_segment_name(name: &str) -> Vec<String> {
     if name == "." || name == ".." {

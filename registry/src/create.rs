@@ -74,7 +74,8 @@ impl Registry {
         }
 
         // Defaults and schema errors, in the request's version (kube: default on decode).
-        let mut schema_errors = self.apply_schema(target, &mut body, None)?;
+        let (mut schema_errors, mut schema_warnings) =
+            self.apply_schema(target, &mut body, None)?;
         let body_name = meta_str(&body, "name").unwrap_or_default().to_owned();
         let admission_options = Registry::options_json("CreateOptions", options);
         let attributes = Attributes {
@@ -97,9 +98,10 @@ impl Registry {
             warnings.extend(admission_warnings);
             if mutated != body {
                 body = mutated;
-                schema_errors = self.apply_schema(target, &mut body, None)?;
+                (schema_errors, schema_warnings) = self.apply_schema(target, &mut body, None)?;
             }
         }
+        warnings.extend(schema_warnings);
         let mut hub = match kind.to_hub(body, target.version) {
             Ok(hub) => hub,
             // The schema already says why it does not decode (a type, an enum).

@@ -57,7 +57,7 @@ impl Registry {
         };
         let warnings = body::check_new(target, &body, options, expected)?;
         body::ensure_namespace(&mut body, info, target.namespace)?;
-        let mut errors = self.apply_schema(target, &mut body, None)?;
+        let (mut errors, _) = self.apply_schema(target, &mut body, None)?;
         let name = meta_str(&body, "name").unwrap_or_default().to_owned();
         let invalid = |causes| ApiError::Invalid {
             group: info.group.into(),

@@ -18,17 +18,18 @@ pub(super) fn not_reported(errors: Vec<FieldError>, reported: &[FieldError]) -> 
 }
 
 impl Registry {
-    /// Defaults `object` (in `target.version`) from its schema and validates it; with
-    /// `old` (the stored object in the same version), also checks immutable fields. No
-    /// schemas configured: nothing to do.
+    /// Defaults `object` (in `target.version`) from its schema and validates it, its
+    /// validation rules included; with `old` (the stored object in the same version), also
+    /// checks immutable fields and transition rules. Returns the errors and the warnings
+    /// (rule failures on unchanged values, ratcheted). No schemas configured: nothing to do.
     pub(super) fn apply_schema(
         &self,
         target: Target<'_>,
         object: &mut Value,
         old: Option<&Value>,
-    ) -> Result<Vec<FieldError>, ApiError> {
+    ) -> Result<(Vec<FieldError>, Vec<String>), ApiError> {
         let Some(schemas) = self.schemas_for(target.kind) else {
-            return Ok(Vec::new());
+            return Ok(Default::default());
         };
         let info = target.kind.info;
         let schema = schemas
@@ -50,14 +51,16 @@ impl Registry {
         if let Some(old) = &old {
             errors.extend(schema.validate_update(object, old));
         }
+        let mut warnings = Vec::new();
         if schema.has_rules() {
             // Rules may cost up to kube's budget of CPU: off the async workers, so that an
             // expensive object never stalls other requests.
-            let (rule_errors, _warnings) =
+            let (rule_errors, ratcheted) =
                 blocking(|| schema.validate_rules(object, old.as_ref(), &errors));
             errors.extend(rule_errors);
+            warnings = ratcheted;
         }
-        Ok(errors)
+        Ok((errors, warnings))
     }
 
     /// Whether the schema of `target` marks any field immutable or has validation rules

@@ -328,10 +328,10 @@ impl Registry {
                 _ => None,
             };
             let schema_of = |view: &mut Value| match subresource {
-                Some(Subresource::Scale) => Ok(Vec::new()),
+                Some(Subresource::Scale) => Ok(Default::default()),
                 _ => self.apply_schema(target, view, immutable_old.as_ref()),
             };
-            let mut schema_errors = schema_of(&mut view)?;
+            let (mut schema_errors, mut schema_warnings) = schema_of(&mut view)?;
 
             // The mutating webhooks, on the view as decoded; what they make is defaulted
             // and validated again.
@@ -359,9 +359,10 @@ impl Registry {
                 warnings.extend(admission_warnings);
                 if mutated != view {
                     view = mutated;
-                    schema_errors = schema_of(&mut view)?;
+                    (schema_errors, schema_warnings) = schema_of(&mut view)?;
                 }
             }
+            warnings.append(&mut schema_warnings);
 
             // The new object, as hub JSON.
             let mut new = match subresource {

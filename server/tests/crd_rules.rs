@@ -179,6 +179,48 @@ fn rules_judge_objects(backend: Backend) {
     assert_eq!(stored["spec"]["maxReplicas"], 4);
     assert_eq!(stored["spec"]["mode"], "fast");
 
+    // Ratcheting: a rule added later that a stored value breaks holds the value only where
+    // it changes; unchanged, its failure is a warning.
+    let mut tightened = definition.clone();
+    tightened["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["name"]
+        ["x-kubernetes-validations"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"rule": "self.size() < 5", "message": "name must be short"}));
+    let file = kubectl.write_file("tightened.json", &tightened.to_string());
+    let mut attempt = 0;
+    kubectl.ok(&["apply", "-f", &file]);
+    support::wait_for(
+        std::time::Duration::from_secs(10),
+        "the tightened rule to apply",
+        || "still the old rules".to_owned(),
+        || {
+            // A new value each time: a patch that changes nothing may not be validated.
+            attempt += 1;
+            let patch = format!(r#"{{"spec":{{"minReplicas":{}}}}}"#, 1 + attempt % 2);
+            let run = kubectl.run(&[
+                "patch", "gadget", "good", "-n", "default", "--type", "merge", "-p", &patch,
+            ]);
+            run.stderr
+                .contains("Warning: spec.name: Invalid value: \"string\": name must be short")
+                .then_some(run)
+        },
+    )
+    .stdout_has("gadget.rules.example.com/good patched");
+    kubectl
+        .fails(&[
+            "patch",
+            "gadget",
+            "good",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"spec":{"name":"bravo"}}"#,
+        ])
+        .stderr_has("spec.name: Invalid value: \"string\": name must be short");
+
     // A rule whose evaluation passes kube's per-rule cost limit: refused, and the server
     // goes on serving.
     let tags: Vec<String> = (0..1000).map(|i| format!("t{i}")).collect();

@@ -66,6 +66,9 @@ pub struct Overload {
     pub implementation: Option<Implementation>,
     /// Its runtime cost.
     pub cost: Option<RuntimeCost>,
+    /// Whether its cost comes before kube's figures by function name (a cel-go library's
+    /// own tracker) rather than after (cel-go's defaults).
+    pub tracker: bool,
 }
 
 impl fmt::Debug for Overload {
@@ -106,12 +109,20 @@ impl Overload {
             result: Type::parse(result),
             implementation: None,
             cost: None,
+            tracker: false,
         }
     }
 
     /// With a runtime cost other than 1.
     pub fn cost(mut self, cost: RuntimeCost) -> Overload {
         self.cost = Some(cost);
+        self
+    }
+
+    /// With a runtime cost that comes before kube's (a cel-go library's tracker).
+    pub fn tracker(mut self, cost: RuntimeCost) -> Overload {
+        self.cost = Some(cost);
+        self.tracker = true;
         self
     }
 }
@@ -171,6 +182,9 @@ impl Env {
         }
         if has(Feature::Sets) {
             sets::install(&mut env);
+        }
+        if has(Feature::TwoVarComprehensions) {
+            crate::comprehensions::install(&mut env);
         }
         kube::install(&mut env, features);
         env

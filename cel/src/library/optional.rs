@@ -153,7 +153,8 @@ fn is_zero(v: &Value) -> bool {
         Value::String(s) => s.is_empty(),
         Value::Bytes(b) => b.is_empty(),
         Value::Duration(d) => d.0 == 0,
-        Value::Timestamp(t) => t.0 == 0,
+        // Go's zero time: 0001-01-01T00:00:00Z.
+        Value::Timestamp(t) => t.0 == -62_135_596_800 * 1_000_000_000,
         Value::List(l) => l.items.is_empty(),
         Value::Map(m) => m.entries.is_empty(),
         Value::Optional(o) => o.is_none(),

@@ -25,7 +25,12 @@ pub fn compile(pattern: &str) -> Result<Arc<Regex>> {
     let re = regex::RegexBuilder::new(pattern)
         .size_limit(SIZE_LIMIT)
         .build()
-        .map_err(|e| Error::new(format!("error parsing regexp: {}", describe(&e))))?;
+        .map_err(|e| {
+            Error::new(format!(
+                "error parsing regexp: {}: `{pattern}`",
+                describe(&e)
+            ))
+        })?;
     let re = Arc::new(re);
     let mut cache = cache.lock().expect("regex cache");
     if cache.len() >= CACHE_SIZE {
@@ -35,17 +40,43 @@ pub fn compile(pattern: &str) -> Result<Arc<Regex>> {
     Ok(re)
 }
 
-/// The one-line cause of a pattern's error.
+/// The cause of a pattern's error, in Go's `regexp/syntax` words where the two libraries
+/// agree on the cause.
 fn describe(error: &regex::Error) -> String {
-    match error {
+    let cause = match error {
         regex::Error::Syntax(text) => (text.lines())
             .rev()
             .find_map(|l| l.strip_prefix("error: "))
             .unwrap_or(text)
             .to_owned(),
-        regex::Error::CompiledTooBig(_) => "expression too large".to_owned(),
+        regex::Error::CompiledTooBig(_) => return "expression too large".to_owned(),
         other => other.to_string(),
-    }
+    };
+    let go = [
+        ("unopened group", "unexpected )"),
+        ("unclosed group", "missing closing )"),
+        ("unclosed character class", "missing closing ]"),
+        (
+            "repetition operator missing expression",
+            "missing argument to repetition operator",
+        ),
+        ("unrecognized escape sequence", "invalid escape sequence"),
+        (
+            "invalid character class range",
+            "invalid character class range",
+        ),
+        (
+            "incomplete escape sequence",
+            "trailing backslash at end of expression",
+        ),
+        (
+            "repetition quantifier expects a valid decimal",
+            "invalid repeat count",
+        ),
+    ];
+    (go.iter())
+        .find(|(rust, _)| cause.starts_with(rust))
+        .map_or(cause.clone(), |(_, go)| (*go).to_owned())
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! cel-go's sets extension (`ext.Sets`, kube from 1.29): `sets.contains`,
-//! `sets.equivalent`, `sets.intersects` on lists, by CEL equality.
+//! `sets.equivalent`, `sets.intersects` on lists, by CEL equality; each costs 1 plus the
+//! product of the lists' sizes (twice that for `equivalent`), as cel-go's trackers count.
 
 use super::{Env, Overload as O, list};
 use crate::value::Value;
@@ -16,7 +17,7 @@ pub fn install(env: &mut Env) {
                 Ok(Value::Bool(y.iter().all(|v| x.iter().any(|w| w.equals(v)))))
             },
         )
-        .cost(product_cost)],
+        .tracker(|a, _| 1 + a[0].size() * a[1].size())],
     );
     env.add(
         "sets.equivalent",
@@ -30,7 +31,7 @@ pub fn install(env: &mut Env) {
                 Ok(Value::Bool(within(x, y) && within(y, x)))
             },
         )
-        .cost(product_cost)],
+        .tracker(|a, _| 1 + 2 * a[0].size() * a[1].size())],
     );
     env.add(
         "sets.intersects",
@@ -42,11 +43,6 @@ pub fn install(env: &mut Env) {
                 Ok(Value::Bool(y.iter().any(|v| x.iter().any(|w| w.equals(v)))))
             },
         )
-        .cost(product_cost)],
+        .tracker(|a, _| 1 + a[0].size() * a[1].size())],
     );
-}
-
-/// cel-go's runtime cost of a set function: the product of the lists' sizes (at least 1).
-fn product_cost(a: &[Value], _: &Value) -> u64 {
-    (a[0].size() * a[1].size()).max(1)
 }

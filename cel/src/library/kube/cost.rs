@@ -1,6 +1,9 @@
 //! The runtime costs kube's cost estimator (`library.CostEstimator.CallCost`) gives calls,
 //! by function name, ahead of cel-go's own: a call it names costs what it says.
 
+use super::cidr::CidrValue;
+use super::format::NamedFormat;
+use super::ip::IpValue;
 use crate::value::Value;
 
 /// A tenth of a size, rounded up (cel-go's string traversal factor).
@@ -22,9 +25,21 @@ pub fn traversal(v: &Value) -> u64 {
     }
 }
 
+/// What kube's costs count of a value: an IP address's length in bytes, a CIDR's prefix
+/// length in bytes (rounded up), else [`Value::size`].
+fn actual_size(v: &Value) -> u64 {
+    if let Some(ip) = v.downcast::<IpValue>() {
+        ip.size()
+    } else if let Some(cidr) = v.downcast::<CidrValue>() {
+        cidr.size()
+    } else {
+        v.size()
+    }
+}
+
 /// The cost kube gives a call of `function` (overload `overload`), if it gives one.
 pub fn call_cost(function: &str, overload: &str, args: &[Value], result: &Value) -> Option<u64> {
-    let size = |i: usize| args.get(i).map_or(0, Value::size);
+    let size = |i: usize| args.get(i).map_or(0, actual_size);
     Some(match function {
         "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
             args.first().map_or(0, traversal)
@@ -68,6 +83,13 @@ pub fn call_cost(function: &str, overload: &str, args: &[Value], result: &Value)
             }
             cost
         }
+        "validate" if args.len() >= 2 => match args[0].downcast::<NamedFormat>() {
+            Some(format) => {
+                let string = ((1.0 + size(1) as f64) * 0.1).ceil() as u64;
+                string * (format.max_regex_size as f64 * 0.25).ceil() as u64
+            }
+            None => return None,
+        },
         "format.named" | "sign" | "asInteger" | "isInteger" | "asApproximateFloat"
         | "isGreaterThan" | "isLessThan" | "compareTo" | "add" | "sub" | "getScheme"
         | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => 1,

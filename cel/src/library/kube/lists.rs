@@ -21,47 +21,48 @@ const COMPARABLE: &[(&str, &str)] = &[
 /// Adds the list library to `env`.
 pub fn install(env: &mut Env) {
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-    let each = |name: &str,
-                id: fn(&str) -> String,
-                result: fn(&str) -> String,
-                imp: Implementation,
-                summable: bool| {
-        (COMPARABLE.iter())
-            .filter(|(n, _)| !summable || matches!(*n, "int" | "uint" | "double" | "duration"))
-            .map(|(n, t)| O::new(leak(id(n)), &format!("list({t}).() -> {}", result(t)), imp))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(move |o| (name.to_owned(), o))
-            .collect::<Vec<_>>()
-    };
+    let each =
+        |name: &str, id: fn(&str) -> String, result: fn(&str) -> String, imp: Implementation| {
+            (COMPARABLE.iter())
+                .map(|(n, t)| O::new(leak(id(n)), &format!("list({t}).() -> {}", result(t)), imp))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(move |o| (name.to_owned(), o))
+                .collect::<Vec<_>>()
+        };
     let mut all = Vec::new();
     all.extend(each(
         "isSorted",
         |n| format!("list_{n}_is_sorted_bool"),
         |_| "bool".into(),
         is_sorted,
-        false,
     ));
-    all.extend(each(
-        "sum",
-        |n| format!("list_{n}_sum_{n}"),
-        |t| t.into(),
-        sum,
-        true,
-    ));
+    let sums: [(&str, &str, Implementation); 4] = [
+        ("int", "int", |a| sum(a, Value::Int(0))),
+        ("uint", "uint", |a| sum(a, Value::Uint(0))),
+        ("double", "double", |a| sum(a, Value::Double(0.0))),
+        ("duration", "google.protobuf.Duration", |a| {
+            sum(a, Value::Duration(Duration(0)))
+        }),
+    ];
+    for (n, t, implementation) in sums {
+        let id = leak(format!("list_{n}_sum_{n}"));
+        all.push((
+            "sum".to_owned(),
+            O::new(id, &format!("list({t}).() -> {t}"), implementation),
+        ));
+    }
     all.extend(each(
         "max",
         |n| format!("list_{n}_max_{n}"),
         |t| t.into(),
         |a| extreme(a, "max", Ordering::Less),
-        false,
     ));
     all.extend(each(
         "min",
         |n| format!("list_{n}_min_{n}"),
         |t| t.into(),
         |a| extreme(a, "min", Ordering::Greater),
-        false,
     ));
     for (name, overload) in all {
         env.add(&name, [overload]);
@@ -108,8 +109,8 @@ fn is_sorted(a: &[Value]) -> Result {
     Ok(Value::Bool(true))
 }
 
-/// `sum()`: from the element type's zero.
-fn sum(a: &[Value]) -> Result {
+/// `sum()`: from the element type's `zero`.
+fn sum(a: &[Value], zero: Value) -> Result {
     let Value::List(l) = &a[0] else {
         return Err(no_such_overload());
     };
@@ -130,9 +131,7 @@ fn sum(a: &[Value]) -> Result {
             _ => return Err(no_such_overload()),
         });
     }
-    // An empty list sums to 0 of its type; without elements kube's declared type decides,
-    // which the checker knows and the value does not: int, as most lists summed are.
-    Ok(total.unwrap_or(Value::Int(0)))
+    Ok(total.unwrap_or(zero))
 }
 
 /// `min()` / `max()`: the element that `replace_when` the current one compares so.

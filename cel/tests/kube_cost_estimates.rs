@@ -1,0 +1,132 @@
+//! kube's tables of static cost estimates (`tests/data/kube/`, see its README), run against
+//! kapi's estimator: `TestCelEstimatedCostStability` (exact maximum costs of rules on
+//! schemas without bounds) and `TestCostEstimation` (maximum costs of rules on schemas
+//! without and with `maxItems`/`maxProperties`/`maxLength`). Cases kapi does not pass yet
+//! are listed, with what differs, in `tests/data/kube/known_failures.json`; a listed case
+//! that passes, or an unlisted one that fails, fails the test.
+
+use std::collections::BTreeSet;
+
+use kapi_cel::environment::{KUBERNETES, new_expressions};
+use kapi_cel::validation::compile_rules;
+use serde_json::{Value, json};
+
+fn load(name: &str) -> Value {
+    let path = format!("{}/tests/data/kube/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("a table")).expect("JSON")
+}
+
+/// The known failures of `table`: case (and rule), joined by ` :: `.
+fn known(table: &str) -> BTreeSet<String> {
+    let known = load("known_failures.json");
+    (known[table]["cases"].as_object().into_iter().flatten())
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// Checks the failures found against the known ones, both ways.
+fn compare(table: &str, failures: BTreeSet<String>, total: usize) {
+    let known = known(table);
+    let new: Vec<_> = failures.difference(&known).collect();
+    let fixed: Vec<_> = known.difference(&failures).collect();
+    eprintln!(
+        "{table}: {} of {total} pass, {} known failures",
+        total - failures.len(),
+        known.len()
+    );
+    assert!(
+        new.is_empty() && fixed.is_empty(),
+        "{table}: new failures {new:#?}\nfixed (remove from known_failures.json) {fixed:#?}"
+    );
+}
+
+/// With `KAPI_CEL_DUMP` set, prints a failure and what differs, one per line (to update
+/// `known_failures.json`).
+fn dump(key: &str, detail: &str) {
+    if std::env::var_os("KAPI_CEL_DUMP").is_some() {
+        println!("DUMP\t{key}\t{}", detail.replace(['\t', '\n'], " "));
+    }
+}
+
+/// The estimated maximum cost of the one rule of `schema` compiled as kube's tests compile
+/// it (not a resource's root, the new expressions' environment), or the compile error.
+fn max_cost(schema: &Value) -> Result<u64, String> {
+    let rules = compile_rules(schema, false, &new_expressions(KUBERNETES));
+    let [rule] = &rules[..] else {
+        return Err(format!("{} results", rules.len()));
+    };
+    match &rule.program {
+        Ok(Some(_)) => Ok(rule.max_cost),
+        Ok(None) => Err("no program".to_owned()),
+        Err(error) => Err(error.clone()),
+    }
+}
+
+#[test]
+fn estimated_cost_stability() {
+    let table = load("estimated_cost_stability.json");
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        for (rule, expected) in case["expectCost"].as_object().unwrap() {
+            total += 1;
+            let key = format!("{} :: {rule}", case["name"].as_str().unwrap());
+            let mut schema = case["schema"].clone();
+            schema["x-kubernetes-validations"] = json!([{"rule": rule}]);
+            let expected = expected.as_u64().unwrap();
+            match max_cost(&schema) {
+                Ok(cost) if cost == expected => {}
+                Ok(cost) => {
+                    dump(&key, &format!("estimate {cost}, kube's {expected}"));
+                    failures.insert(key);
+                }
+                Err(error) => {
+                    dump(&key, &format!("kube's {expected}; kapi: {error}"));
+                    failures.insert(key);
+                }
+            }
+        }
+    }
+    compare("estimated_cost_stability", failures, total);
+}
+
+#[test]
+fn cost_estimation() {
+    let table = load("cost_estimation.json");
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let variants = [
+            (
+                "calc",
+                "schemaCalc",
+                "expectedCalcCost",
+                "expectCalcCostExceedsLimit",
+            ),
+            (
+                "set",
+                "schemaSet",
+                "expectedSetCost",
+                "expectedSetCostExceedsLimit",
+            ),
+        ];
+        for (variant, schema, exact, at_least) in variants {
+            total += 1;
+            let key = format!("{name} :: {variant}");
+            let exact = case[exact].as_u64().unwrap_or(0);
+            let at_least = case[at_least].as_u64().unwrap_or(0);
+            let detail = match max_cost(&case[schema]) {
+                Ok(cost) if exact > 0 && cost != exact => {
+                    format!("estimate {cost}, kube's {exact}")
+                }
+                Ok(cost) if at_least > 0 && cost < at_least => {
+                    format!("estimate {cost}, kube's at least {at_least}")
+                }
+                Ok(_) => continue,
+                Err(error) => format!("kapi: {error}"),
+            };
+            dump(&key, &detail);
+            failures.insert(key);
+        }
+    }
+    compare("cost_estimation", failures, total);
+}
