@@ -105,13 +105,10 @@ impl DeclType {
     pub fn of_schema(schema: &Value, resource_root: bool) -> Option<DeclType> {
         let flag = |name: &str| schema.get(name).and_then(Value::as_bool) == Some(true);
         if flag("x-kubernetes-int-or-string") {
-            // The smallest such value is `0`; the longest a string of `maxLength`.
-            let max_elements = match max(schema, "maxLength") {
-                Some(length) => length * 4,
-                None => MAX_REQUEST_SIZE_BYTES - 2,
-            };
+            // The smallest such value is `0`; the longest, whatever fits in a request:
+            // kube ignores `maxLength` here.
             return Some(DeclType {
-                max_elements,
+                max_elements: MAX_REQUEST_SIZE_BYTES - 2,
                 ..DeclType::simple(Kind::Dyn, 1)
             });
         }

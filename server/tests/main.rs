@@ -25,6 +25,7 @@ mod etcd;
 mod events;
 mod finalizers;
 mod front_proxy;
+mod gateway_api;
 mod gc;
 mod kube_types;
 mod kubectl;

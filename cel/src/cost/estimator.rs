@@ -29,11 +29,6 @@ const PRESENCE_TEST: CostEstimate = CostEstimate::exactly(0);
 
 /// The names of a macro's accumulator: cel-go's, and the one kapi's parser gives.
 const ACCUMULATORS: [&str; 2] = ["__result__", "@result"];
-/// The variable kapi's parser binds the target of `optMap`/`optFlatMap` to when it is not
-/// a plain name (cel-go copies the target instead; the estimate costs it as cel-go does).
-const BOUND_TARGET: &str = "@target";
-/// The iteration variable of a comprehension that only binds a variable.
-const UNUSED: &str = "#unused";
 
 /// A node as the function estimates see it: its path, its type, the node itself (absent
 /// for the element of a list, which is no node), and the size the expression shows.
@@ -101,8 +96,6 @@ pub(super) struct Estimator<'a> {
     ranges: HashMap<String, Vec<u64>>,
     /// The sizes of calls' results and of loops.
     computed: HashMap<u64, Size>,
-    /// Targets of `optMap`/`optFlatMap` bound by the parser, innermost last.
-    bound: Vec<&'a Expr>,
 }
 
 impl<'a> Estimator<'a> {
@@ -114,7 +107,6 @@ impl<'a> Estimator<'a> {
             paths: HashMap::new(),
             ranges: HashMap::new(),
             computed: HashMap::new(),
-            bound: Vec::new(),
         }
     }
 
@@ -233,19 +225,6 @@ impl<'a> Estimator<'a> {
                 .add(MAP_CREATE),
             ExprKind::Struct { .. } => STRUCT_CREATE,
             ExprKind::Comprehension(c) => {
-                if c.accu == BOUND_TARGET && c.var == UNUSED {
-                    // `optMap` on a target that is not a name: cel-go evaluates a copy of
-                    // the target wherever the parser's expansion names `@target`.
-                    self.bound.push(&c.init);
-                    let cost = self.cost(&c.result);
-                    self.bound.pop();
-                    if let Some(size) = self.computed.get(&c.result.id).copied() {
-                        self.computed.insert(e.id, size);
-                    }
-                    let path = self.path(&c.result);
-                    self.paths.insert(e.id, path);
-                    return cost;
-                }
                 let mut sum = self.cost(&c.range).add(self.cost(&c.init));
                 self.ranges
                     .entry(c.var.clone())
@@ -274,21 +253,6 @@ impl<'a> Estimator<'a> {
     }
 
     fn ident(&mut self, e: &'a Expr, name: &str) -> CostEstimate {
-        if name == BOUND_TARGET
-            && let Some(target) = self.bound.last().copied()
-        {
-            // Costed as the copy of the target cel-go has here.
-            let saved = self.bound.pop();
-            let cost = self.cost(target);
-            self.bound.extend(saved);
-            if let Some(path) = self.paths.get(&target.id).cloned() {
-                self.paths.insert(e.id, path);
-            }
-            if let Some(size) = self.computed.get(&target.id).copied() {
-                self.computed.insert(e.id, size);
-            }
-            return cost;
-        }
         let range = (self.ranges.get(name)).and_then(|stack| stack.last().copied());
         match range {
             Some(range) => {

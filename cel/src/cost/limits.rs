@@ -163,15 +163,16 @@ impl CostLimits {
         error
     }
 
-    /// The cost error of the rule's `messageExpression`, when it compiled (its cost is not
-    /// multiplied by the cardinality); its cost counts towards the total. kube reports it
-    /// where it would report the message expression's compile error.
+    /// The cost error of the rule's `messageExpression`, when it and the rule compiled (its
+    /// cost is not multiplied by the cardinality); its cost counts towards the total. kube
+    /// reports it where it would report the message expression's compile error.
     pub fn message_expression(
         &mut self,
         rule: &CompiledRule,
         rule_path: &str,
     ) -> Option<CostError> {
-        if !matches!(rule.message, Ok(Some(_))) {
+        // kube compiles the message expression only once the rule compiled.
+        if !matches!((&rule.program, &rule.message), (Ok(Some(_)), Ok(Some(_)))) {
             return None;
         }
         let cost = rule.message_max_cost;
@@ -228,6 +229,61 @@ mod tests {
         assert!(message.contains("factor of 2.5x"), "{message}");
         let message = cost_error_message("x", u64::MAX, 10_000_000);
         assert!(message.contains("factor of more than 100x"), "{message}");
+    }
+
+    #[test]
+    fn totals_name_the_most_expensive_rules() {
+        let schema = json!({"type": "object", "x-kubernetes-validations": [
+            {"rule": "true"}, {"rule": "true"}, {"rule": "true", "messageExpression": "'m'"},
+        ]});
+        let features = crate::environment::new_expressions(crate::environment::KUBERNETES);
+        let mut rules = crate::validation::compile_rules(&schema, false, &features);
+        for (rule, cost) in rules.iter_mut().zip([30_000_000, 60_000_000, 5]) {
+            rule.max_cost = cost;
+        }
+        rules[2].message_max_cost = 20_000_000;
+        let mut limits = CostLimits::new(true);
+        let base = "spec.validation.openAPIV3Schema.x-kubernetes-validations";
+        let mut errors = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            let path = format!("{base}[{i}]");
+            errors.extend(limits.rule(rule, &path, Some(1), 2));
+            errors.extend(limits.message_expression(rule, &path));
+        }
+        let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                format!("{base}[0].rule"),
+                format!("{base}[1].rule"),
+                format!("{base}[2].messageExpression")
+            ]
+        );
+        assert!(
+            errors[1]
+                .to_string()
+                .contains(": Forbidden: estimated rule cost exceeds budget by factor of 6.0x"),
+            "{}",
+            errors[1]
+        );
+        assert_eq!(limits.total(), 110_000_005);
+        let totals = limits.total_errors("spec.validation.openAPIV3Schema");
+        let paths: Vec<&str> = totals.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                format!("{base}[1].rule").as_str(),
+                &format!("{base}[0].rule"),
+                &format!("{base}[2].messageExpression"),
+                "spec.validation.openAPIV3Schema"
+            ]
+        );
+        assert!(totals[3].detail.starts_with("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.100000x"), "{}", totals[3].detail);
+        assert!(
+            CostLimits::new(false)
+                .rule(&rules[1], base, None, 2)
+                .is_none()
+        );
     }
 
     #[test]

@@ -13,8 +13,9 @@
 //! path from `self` through fields, `@items`, `@keys` and `@values` exactly as kube looks
 //! them up. Sums and products saturate at `u64::MAX`, as cel-go's do.
 //!
-//! The estimate must agree with what [`crate::interpreter`] counts at run time: the
-//! runtime cost of any evaluation is at most the estimate's `max`.
+//! The estimate follows cel-go's static model, not [`crate::interpreter`]'s count: as in
+//! kube, they differ in places (a runtime select of a field costs more than the estimate
+//! says; constant lists cost nothing at run time), and what matters is kube's numbers.
 //!
 //! [`limits`] holds what kube does with the estimates when a definition is validated:
 //! each rule's cost times how many times its node can occur

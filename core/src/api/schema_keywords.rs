@@ -19,6 +19,8 @@ pub const SCHEMA_KEYWORDS: &[&str] = &[
     "allOf",
     "$ref",
     "nullable",
+    // Pruning keeps, and server-side apply owns, fields no property names.
+    "x-kubernetes-preserve-unknown-fields",
     // Defaulting.
     "default",
     // Constraints.

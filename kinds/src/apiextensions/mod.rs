@@ -178,12 +178,14 @@ pub struct CustomResourceDefinitionVersion {
     rename = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation"
 )]
 pub struct CustomResourceValidation {
-    /// The OpenAPI v3 schema of the objects, kept as written.
+    /// The OpenAPI v3 schema of the objects, kept as written: every field of it is
+    /// known (server-side apply merges and owns it, strict field validation accepts it).
     #[serde(
         default,
         rename = "openAPIV3Schema",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(extend("x-kubernetes-preserve-unknown-fields" = true))]
     pub open_api_v3_schema: Option<Value>,
 }
 

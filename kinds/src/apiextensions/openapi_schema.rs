@@ -38,6 +38,7 @@ struct Context {
 pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     check(schema, path, &Context::default(), true, &mut errors);
+    errors.extend(super::rules::errors(schema, path));
     errors
 }
 
@@ -113,8 +114,6 @@ fn check(schema: &Value, path: &str, context: &Context, root: bool, errors: &mut
         return;
     };
     keywords(node, path, context, errors);
-    let resource_root = root || flag(node, "x-kubernetes-embedded-resource");
-    errors.extend(super::rules::errors(schema, path, resource_root));
     if flag(node, "uniqueItems") {
         errors.push(E::forbidden(
             format!("{path}.uniqueItems"),

@@ -1,12 +1,17 @@
 //! A CustomResourceDefinition's validation rules (`x-kubernetes-validations`) checked as
-//! kube's `validateExtensions` checks them when the definition is written: each rule
-//! non-empty, its `message`, `messageExpression`, `reason` and `fieldPath` well formed,
-//! the rule and its message expression compiled in the environment new rules get (the
-//! previous Kubernetes version's), with kube's paths and messages.
+//! kube's `validateExtensions` and its cost checks do when the definition is written:
+//! each rule non-empty, its `message`, `messageExpression`, `reason` and `fieldPath` well
+//! formed; the rule and its message expression compiled in the environment new rules get
+//! (the previous Kubernetes version's); `oldSelf` only where old and new values can be
+//! matched; each rule's estimated cost, times how many times its node can occur in one
+//! object, within kube's limit per expression, and all of them within kube's limit for the
+//! schema; with kube's paths and messages.
 
 use serde_json::Value;
 
+use kapi_cel::cost::limits::{CostLimits, child_cardinality};
 use kapi_cel::environment::{KUBERNETES, new_expressions};
+use kapi_cel::types::DeclType;
 use kapi_cel::validation::{Rule, compile_rules};
 use kapi_core::error::FieldError as E;
 use kapi_core::error::FieldError;
@@ -19,94 +24,185 @@ const REASONS: &[&str] = &[
     "FieldValueRequired",
 ];
 
-/// The errors of the rules of the schema node `schema` at `path` (`resource_root` at a
-/// resource's root or an embedded resource).
-pub(super) fn errors(schema: &Value, path: &str, resource_root: bool) -> Vec<FieldError> {
+/// The errors of every rule of a version's `openAPIV3Schema` (reported at `path`), then
+/// those of their total cost.
+pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let mut limits = CostLimits::new(true);
+    let root = Place {
+        resource_root: true,
+        cardinality: Some(1),
+        uncorrelatable: None,
+    };
+    walk(schema, path, root, &mut limits, &mut errors);
+    let total = limits.total_errors(path).into_iter();
+    errors.extend(total.map(|e| E::forbidden(e.path, e.detail)));
+    errors
+}
+
+/// Where a schema node sits.
+#[derive(Clone)]
+struct Place {
+    /// At a resource's root (or an embedded resource's).
+    resource_root: bool,
+    /// How many times it may occur in one object (`None`: unbounded).
+    cardinality: Option<u64>,
+    /// The highest node above it whose children old and new objects cannot be matched in
+    /// (items of a list other than a list-map, properties of an atomic map): rules there
+    /// may not read `oldSelf`.
+    uncorrelatable: Option<String>,
+}
+
+/// The rules of `schema` (at `path`), then those of its subschemas.
+fn walk(
+    schema: &Value,
+    path: &str,
+    at: Place,
+    limits: &mut CostLimits,
+    errors: &mut Vec<FieldError>,
+) {
+    if !schema.is_object() {
+        return;
+    }
+    let text = |key: &str| schema.get(key).and_then(Value::as_str);
+    let embedded = schema
+        .get("x-kubernetes-embedded-resource")
+        .and_then(Value::as_bool)
+        == Some(true);
+    let here = Place {
+        resource_root: at.resource_root || embedded,
+        ..at.clone()
+    };
+    node(schema, path, &here, limits, errors);
+    let below = |forbid: bool| Place {
+        resource_root: false,
+        cardinality: child_cardinality(at.cardinality, schema),
+        uncorrelatable: (at.uncorrelatable.clone()).or_else(|| forbid.then(|| path.to_owned())),
+    };
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            let child = below(text("x-kubernetes-map-type") == Some("atomic"));
+            walk(
+                property,
+                &format!("{path}.properties[{name}]"),
+                child,
+                limits,
+                errors,
+            );
+        }
+    }
+    if let Some(additional) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+        walk(
+            additional,
+            &format!("{path}.additionalProperties"),
+            below(false),
+            limits,
+            errors,
+        );
+    }
+    if let Some(items) = schema.get("items").filter(|i| i.is_object()) {
+        let child = below(text("x-kubernetes-list-type") != Some("map"));
+        walk(items, &format!("{path}.items"), child, limits, errors);
+    }
+}
+
+/// The errors of one node's rules: their form first; when well formed, their compilation
+/// and costs.
+fn node(
+    schema: &Value,
+    path: &str,
+    at: &Place,
+    limits: &mut CostLimits,
+    errors: &mut Vec<FieldError>,
+) {
     let rules = Rule::of(schema);
     if rules.is_empty() {
-        return Vec::new();
+        return;
     }
-    let mut errors = Vec::new();
-    let at = |i: usize, field: &str| format!("{path}.x-kubernetes-validations[{i}].{field}");
+    let field = |i: usize, name: &str| format!("{path}.x-kubernetes-validations[{i}].{name}");
+    let before = errors.len();
     for (i, rule) in rules.iter().enumerate() {
         if rule.rule.trim().is_empty() {
-            errors.push(E::required(at(i, "rule"), "rule is not specified"));
+            errors.push(E::required(field(i, "rule"), "rule is not specified"));
         }
         let declared = &schema["x-kubernetes-validations"][i];
         if declared.get("message").is_some() && rule.message.trim().is_empty() {
+            let detail = "message must be non-empty if specified";
             errors.push(E::invalid(
-                at(i, "message"),
+                field(i, "message"),
                 rule.message.as_str(),
-                "message must be non-empty if specified",
+                detail,
             ));
         } else if rule.message.contains('\n') {
+            let detail = "message must not contain line breaks";
             errors.push(E::invalid(
-                at(i, "message"),
+                field(i, "message"),
                 rule.message.as_str(),
-                "message must not contain line breaks",
+                detail,
             ));
         } else if rule.rule.contains('\n') && rule.message.is_empty() {
-            errors.push(E::required(
-                at(i, "message"),
-                "message must be specified if rule contains line breaks",
-            ));
+            let detail = "message must be specified if rule contains line breaks";
+            errors.push(E::required(field(i, "message"), detail));
         }
         if declared.get("messageExpression").is_some() && rule.message_expression.trim().is_empty()
         {
-            errors.push(E::required(
-                at(i, "messageExpression"),
-                "messageExpression must be non-empty if specified",
-            ));
+            let detail = "messageExpression must be non-empty if specified";
+            errors.push(E::required(field(i, "messageExpression"), detail));
         }
         if let Some(reason) = &rule.reason
             && !REASONS.contains(&reason.as_str())
         {
-            errors.push(E::not_supported(at(i, "reason"), reason, REASONS));
+            errors.push(E::not_supported(field(i, "reason"), reason, REASONS));
         }
         if declared.get("fieldPath").is_some() {
-            if rule.field_path.trim().is_empty() {
-                errors.push(E::invalid(
-                    at(i, "fieldPath"),
-                    rule.field_path.as_str(),
-                    "fieldPath must be non-empty if specified",
-                ));
-            } else if rule.field_path.contains('\n') {
-                errors.push(E::invalid(
-                    at(i, "fieldPath"),
-                    rule.field_path.as_str(),
-                    "fieldPath must not contain line breaks",
-                ));
+            let path = rule.field_path.as_str();
+            if path.trim().is_empty() {
+                let detail = "fieldPath must be non-empty if specified";
+                errors.push(E::invalid(field(i, "fieldPath"), path, detail));
+            } else if path.contains('\n') {
+                let detail = "fieldPath must not contain line breaks";
+                errors.push(E::invalid(field(i, "fieldPath"), path, detail));
             }
         }
     }
-    if !errors.is_empty() {
-        return errors;
+    if errors.len() > before {
+        return;
     }
-    for (i, compiled) in compile_rules(schema, resource_root, &new_expressions(KUBERNETES))
-        .into_iter()
-        .enumerate()
-    {
+    let min_size =
+        DeclType::of_schema(schema, at.resource_root).map_or(0, |d| d.min_serialized_size);
+    let compiled = compile_rules(schema, at.resource_root, &new_expressions(KUBERNETES));
+    for (i, compiled) in compiled.into_iter().enumerate() {
+        let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
+        if let Some(cost) = limits.rule(&compiled, &rule_path, at.cardinality, min_size) {
+            errors.push(E::forbidden(cost.path, cost.detail));
+        }
+        let rule = compiled.rule.rule.as_str();
         if let Err(detail) = &compiled.program {
-            errors.push(E::invalid(
-                at(i, "rule"),
-                compiled.rule.rule.as_str(),
-                detail.as_str(),
-            ));
+            errors.push(E::invalid(field(i, "rule"), rule, detail.as_str()));
         }
         if let Err(detail) = &compiled.message {
+            let expression = compiled.rule.message_expression.as_str();
             errors.push(E::invalid(
-                at(i, "messageExpression"),
-                compiled.rule.message_expression.as_str(),
+                field(i, "messageExpression"),
+                expression,
                 detail.as_str(),
             ));
+        } else if let Some(cost) = limits.message_expression(&compiled, &rule_path) {
+            errors.push(E::forbidden(cost.path, cost.detail));
+        }
+        if let Some(within) = at
+            .uncorrelatable
+            .as_ref()
+            .filter(|_| compiled.uses_old_self)
+        {
+            let detail = format!(
+                "oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"
+            );
+            errors.push(E::invalid(field(i, "rule"), rule, detail));
         }
         if compiled.rule.optional_old_self && compiled.program.is_ok() && !compiled.uses_old_self {
-            errors.push(E::invalid(
-                at(i, "optionalOldSelf"),
-                true,
-                "may not be set if oldSelf is not used in rule",
-            ));
+            let detail = "may not be set if oldSelf is not used in rule";
+            errors.push(E::invalid(field(i, "optionalOldSelf"), true, detail));
         }
     }
-    errors
 }

@@ -13,6 +13,7 @@
 //!   1M objects: creates per band of growth, LIST p50/p99 (`resourceVersion=0` and
 //!   consistent), paginated LIST (`limit=500`) p99, the server's RSS growth against the
 //!   objects' JSON size, and the time to ready after a restart;
+//! - `rules`: HTTPRoute creates with Gateway API's validation rules and without them;
 //! - `peer`: kapi beside a running kube-apiserver of `shared/peer/` (`KAPI_PEER_DIR`), both
 //!   on HTTPS with tokens, RBAC and audit: creates, GETs, LISTs, RSS growth.
 //!
@@ -40,6 +41,7 @@ mod limits;
 mod peer;
 mod report;
 mod requests;
+mod rules;
 
 pub(crate) use common::Options;
 pub(crate) use report::Report;
@@ -60,6 +62,9 @@ pub(crate) fn run(options: Options) -> Report {
     // fan-out) are then taken minutes apart, at one pace, rather than across the run.
     if options.runs("fanout") {
         fanout::measure(&options, &mut report);
+    }
+    if options.runs("rules") {
+        rules::measure(&options, &mut report);
     }
     if options.runs("collections") {
         collections::measure(&runtime, &options, &limits, &mut report);
