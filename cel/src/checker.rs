@@ -511,6 +511,21 @@ fn validate_literals(e: &Expr, ast: &Ast, issues: &mut Vec<Issue>) {
                         .is_err()
                         .then_some((id, "invalid timestamp"))
                 }
+                ("timestamp", false, Some((ExprKind::Call { function, args, .. }, id)), None)
+                    if function == "-_"
+                        && matches!(
+                            args.first().map(|a| &a.kind),
+                            Some(ExprKind::Literal(Literal::Int(_)))
+                        ) =>
+                {
+                    let Some(ExprKind::Literal(Literal::Int(i))) = args.first().map(|a| &a.kind)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    Timestamp::checked(-(*i as i128) * 1_000_000_000)
+                        .is_none()
+                        .then_some((id, "invalid timestamp"))
+                }
                 ("timestamp", false, Some((ExprKind::Literal(Literal::Int(i)), id)), None) => {
                     Timestamp::checked(*i as i128 * 1_000_000_000)
                         .is_none()

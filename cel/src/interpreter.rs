@@ -798,9 +798,15 @@ impl State {
     }
 }
 
-/// An error held in a loop's accumulator.
+/// An error held as a value: in a loop's accumulator, or a field whose data does not
+/// convert (an unparsable `format: duration`), which fails the rules that read it.
 #[derive(Debug)]
 struct ErrorValue(Error);
+
+/// `error` as a value that fails whatever reads it.
+pub fn error_value(error: Error) -> Value {
+    Value::Opaque(Arc::new(ErrorValue(error)))
+}
 
 impl crate::value::Opaque for ErrorValue {
     fn type_name(&self) -> &'static str {

@@ -4,7 +4,7 @@ use crate::checker::{Checked, check};
 use crate::environment::Feature;
 use crate::interpreter::Program;
 use crate::library::Env;
-use crate::syntax::{Issues, parse_with};
+use crate::syntax::{Expr, ExprKind, Issues, Literal, parse_with};
 
 /// A compiled expression.
 #[derive(Debug)]
@@ -23,6 +23,41 @@ pub fn compile(source: &str, env: &Env) -> Result<Compiled, Issues> {
     )?;
     let program = Program::plan(&checked);
     Ok(Compiled { checked, program })
+}
+
+/// Why cel-go would fail to make a program of `checked` though it type-checks: a constant
+/// pattern of kube's `find()` or `findAll()` that does not compile (kube precompiles them
+/// when it makes the program; `matches()`'s are refused earlier, by the literal checks).
+pub fn instantiation_error(checked: &Checked) -> Option<crate::library::Error> {
+    fn walk(e: &Expr) -> Option<crate::library::Error> {
+        match &e.kind {
+            ExprKind::Call {
+                function,
+                target,
+                args,
+            } => {
+                if matches!(function.as_str(), "find" | "findAll")
+                    && target.is_some()
+                    && let Some(ExprKind::Literal(Literal::String(pattern))) =
+                        args.first().map(|a| &a.kind)
+                    && let Err(error) = crate::library::regex::compile(pattern)
+                {
+                    return Some(error);
+                }
+                (target.iter().map(|t| &**t)).chain(args).find_map(walk)
+            }
+            ExprKind::Select { operand, .. } => walk(operand),
+            ExprKind::List { elements, .. } => elements.iter().find_map(walk),
+            ExprKind::Map { entries } => entries
+                .iter()
+                .find_map(|(k, v, _)| walk(k).or_else(|| walk(v))),
+            ExprKind::Comprehension(c) => [&c.range, &c.init, &c.cond, &c.step, &c.result]
+                .into_iter()
+                .find_map(walk),
+            _ => None,
+        }
+    }
+    walk(&checked.ast.expr)
 }
 
 #[cfg(test)]

@@ -261,7 +261,13 @@ fn convert(
     offsets: &mut HashMap<u64, u32>,
     max_id: &mut u64,
 ) -> Expr {
-    if let Some((start, _)) = info.offset_for(e.id) {
+    if let Some((mut start, _)) = info.offset_for(e.id) {
+        // A negative number's literal starts at its minus sign, as cel-go places it.
+        let negative = matches!(&e.expr, CelExpr::Literal(LiteralValue::Int(i)) if *i.inner() < 0)
+            || matches!(&e.expr, CelExpr::Literal(LiteralValue::Double(d)) if *d.inner() < 0.0);
+        if negative && start > 0 && info.source.as_bytes().get(start as usize - 1) == Some(&b'-') {
+            start -= 1;
+        }
         offsets.insert(e.id, start);
     }
     *max_id = (*max_id).max(e.id);

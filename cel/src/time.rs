@@ -17,9 +17,31 @@ const MAX_DURATION_SECONDS: i128 = 315_576_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Duration(pub i128);
 
-/// A point in time, in nanoseconds since the Unix epoch, UTC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Timestamp(pub i128);
+/// A point in time, in nanoseconds since the Unix epoch, and the offset from UTC (in
+/// seconds) it was written with, which converting it to a string keeps (as Go's
+/// `time.Time` keeps its location). Equal and ordered by the point alone.
+#[derive(Clone, Copy, Debug)]
+pub struct Timestamp(pub i128, pub i32);
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Timestamp) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Timestamp) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Timestamp) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
 
 impl Duration {
     /// A duration, if within CEL's range.
@@ -108,7 +130,7 @@ impl Timestamp {
     /// A timestamp, if within CEL's range.
     pub fn checked(nanos: i128) -> Option<Timestamp> {
         (nanos.div_euclid(NANOS) >= MIN_SECONDS && nanos.div_euclid(NANOS) <= MAX_SECONDS)
-            .then_some(Timestamp(nanos))
+            .then_some(Timestamp(nanos, 0))
     }
 
     /// Parses an RFC 3339 timestamp (`2006-01-02T15:04:05.999Z`, `...+07:00`).
@@ -173,6 +195,7 @@ impl Timestamp {
         let seconds =
             days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
         Timestamp::checked(seconds * NANOS + nanos)
+            .map(|t| Timestamp(t.0, offset as i32))
             .ok_or_else(|| "timestamp out of range".to_owned())
     }
 
@@ -277,9 +300,10 @@ fn civil_from_days(days: i128) -> (i128, i128, i128) {
 }
 
 impl fmt::Display for Timestamp {
-    /// RFC 3339 in UTC with as many fraction digits as needed (Go's `RFC3339Nano`).
+    /// RFC 3339 at its offset with as many fraction digits as needed (Go's
+    /// `RFC3339Nano`): `Z` in UTC.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let t = self.fields(0);
+        let t = self.fields(self.1 as i128);
         write!(
             f,
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
@@ -289,7 +313,14 @@ impl fmt::Display for Timestamp {
             let fraction = format!("{:09}", t.nanos);
             write!(f, ".{}", fraction.trim_end_matches('0'))?;
         }
-        f.write_str("Z")
+        match self.1 {
+            0 => f.write_str("Z"),
+            offset => {
+                let sign = if offset < 0 { '-' } else { '+' };
+                let offset = offset.abs();
+                write!(f, "{sign}{:02}:{:02}", offset / 3600, offset % 3600 / 60)
+            }
+        }
     }
 }
 
@@ -318,7 +349,8 @@ mod tests {
             assert_eq!(Timestamp::parse(text).unwrap().to_string(), text);
         }
         let t = Timestamp::parse("2006-01-02T15:04:05-07:00").unwrap();
-        assert_eq!(t.to_string(), "2006-01-02T22:04:05Z");
+        assert_eq!(t.to_string(), "2006-01-02T15:04:05-07:00");
+        assert_eq!(t, Timestamp::parse("2006-01-02T22:04:05Z").unwrap());
         assert_eq!(t.fields(0).day_of_week, 1);
         assert!(Timestamp::parse("2023-02-29T00:00:00Z").is_err());
     }

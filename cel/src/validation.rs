@@ -149,11 +149,14 @@ fn compile_rule(rule: Rule, env: &Env, decl: Option<&DeclType>) -> CompiledRule 
         Ok(program) if *program.checked.output() != Type::Bool => {
             Err("cel expression must evaluate to a bool".to_owned())
         }
-        Ok(program) => {
-            compiled.uses_old_self = (program.checked.references.values())
-                .any(|r| matches!(r, Reference::Variable(name) if name == "oldSelf"));
-            Ok(Some(program))
-        }
+        Ok(program) => match crate::program::instantiation_error(&program.checked) {
+            Some(error) => Err(format!("program instantiation failed: {error}")),
+            None => {
+                compiled.uses_old_self = (program.checked.references.values())
+                    .any(|r| matches!(r, Reference::Variable(name) if name == "oldSelf"));
+                Ok(Some(program))
+            }
+        },
     };
     if !compiled.rule.message_expression.is_empty() {
         compiled.message = match compile(&compiled.rule.message_expression, env) {
@@ -578,20 +581,29 @@ pub fn to_value(json: &Json, schema: &Json) -> Value {
             },
         },
         Json::String(s) => match schema.get("format").and_then(Json::as_str) {
-            Some("date-time") => Timestamp::parse(s)
-                .map(Value::Timestamp)
-                .unwrap_or_else(|_| Value::string(s.as_str())),
-            Some("date") => Timestamp::parse(&format!("{s}T00:00:00Z"))
-                .map(Value::Timestamp)
-                .unwrap_or_else(|_| Value::string(s.as_str())),
-            Some("duration") => Duration::parse(s)
-                .map(Value::Duration)
-                .unwrap_or_else(|_| Value::string(s.as_str())),
+            Some("date-time") => match date_time(s) {
+                Some(t) => Value::Timestamp(t),
+                None => error(format!(
+                    "Invalid date-time formatted string {s}: parsing time {s:?} as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse"
+                )),
+            },
+            Some("date") => match Timestamp::parse(&format!("{s}T00:00:00Z")) {
+                Ok(t) => Value::Timestamp(t),
+                Err(_) => error(format!(
+                    "Invalid date formatted string {s}: parsing time {s:?} as \"2006-01-02\": cannot parse"
+                )),
+            },
+            Some("duration") => match strfmt_duration(s) {
+                Some(d) => Value::Duration(d),
+                None => error(format!(
+                    "Invalid duration {s}: unable to parse {s} as duration"
+                )),
+            },
             Some("byte") => {
                 use base64::Engine;
                 match base64::engine::general_purpose::STANDARD.decode(s) {
                     Ok(bytes) => Value::Bytes(bytes.into()),
-                    Err(_) => Value::string(s.as_str()),
+                    Err(e) => error(format!("Invalid byte formatted string {s}: {e}")),
                 }
             }
             _ => Value::string(s.as_str()),
@@ -655,6 +667,82 @@ pub fn to_value(json: &Json, schema: &Json) -> Value {
             Value::Map(Arc::new(map))
         }
     }
+}
+
+/// A value that fails the rules reading it.
+fn error(message: String) -> Value {
+    crate::interpreter::error_value(crate::library::Error::new(message))
+}
+
+/// kube-openapi's `strfmt.ParseDuration`: Go's syntax, else numbers with units in words
+/// (`1d`, `5 minutes`, `2 weeks`), summed.
+fn strfmt_duration(text: &str) -> Option<Duration> {
+    if let Ok(d) = Duration::parse(text) {
+        return Some(d);
+    }
+    const UNITS: &[(&[&str], i128)] = &[
+        (&["ns", "nano"], 1),
+        (&["us", "µs", "micro"], 1_000),
+        (&["ms", "milli"], 1_000_000),
+        (&["s", "sec"], 1_000_000_000),
+        (&["m", "min"], 60_000_000_000),
+        (&["h", "hr", "hour"], 3_600_000_000_000),
+        (&["d", "day"], 86_400_000_000_000),
+        (&["w", "wk", "week"], 604_800_000_000_000),
+    ];
+    let (mut total, mut found) = (0i128, false);
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let factor: i128 = chars[start..i].iter().collect::<String>().parse().ok()?;
+        let mut j = i;
+        while j < chars.len() && chars[j].is_whitespace() {
+            j += 1;
+        }
+        let unit_start = j;
+        while j < chars.len() && (chars[j].is_ascii_alphabetic() || chars[j] == 'µ') {
+            j += 1;
+        }
+        if j == unit_start {
+            continue;
+        }
+        let unit: String = chars[unit_start..j]
+            .iter()
+            .collect::<String>()
+            .to_lowercase();
+        i = j;
+        for (variants, multiplier) in UNITS {
+            for (k, variant) in variants.iter().enumerate() {
+                // The longest spelling of a unit also matches as a prefix (`minutes`).
+                if (k == variants.len() - 1 && unit.starts_with(variant)) || unit == *variant {
+                    found = true;
+                    total += factor * multiplier;
+                }
+            }
+        }
+    }
+    found.then_some(Duration(total))
+}
+
+/// kube-openapi's `strfmt.ParseDateTime`: RFC 3339 (any fraction), or a local time without
+/// a zone (read as UTC); the empty string is the Unix epoch.
+fn date_time(text: &str) -> Option<Timestamp> {
+    if text.is_empty() {
+        return Some(Timestamp(0, 0));
+    }
+    Timestamp::parse(text).ok().or_else(|| {
+        Timestamp::parse(&format!("{text}Z"))
+            .ok()
+            .filter(|_| text.len() == 19)
+    })
 }
 
 /// A JSON value without a schema.
@@ -732,4 +820,16 @@ mod tests {
         assert_eq!(outcome.warnings.len(), 1);
         assert_eq!(v.validate(&new, None, RUNTIME_BUDGET).errors.len(), 1);
     }
+
+    #[test]
+    fn formats_convert_as_kube_converts_them() {
+        let v = validator(json!({"type": "object", "properties": {"d": {"type": "string", "format": "duration",
+            "x-kubernetes-validations": [{"rule": "self >= duration('1h')"}]}}}));
+        for ok in ["1d", "5 minutes 3 hours", "2h"] {
+            assert_eq!(v.validate(&json!({"d": ok}), None, RUNTIME_BUDGET).errors, vec![], "{ok}");
+        }
+        let errors = v.validate(&json!({"d": "bogus"}), None, RUNTIME_BUDGET).errors;
+        assert_eq!(errors[0].detail, "Invalid duration bogus: unable to parse bogus as duration evaluating rule: self >= duration('1h')");
+    }
+
 }

@@ -22,6 +22,11 @@ pub fn compile(pattern: &str) -> Result<Arc<Regex>> {
     if let Some(re) = cache.lock().expect("regex cache").get(pattern) {
         return Ok(re.clone());
     }
+    if let Some(operators) = nested_repetition(pattern) {
+        return Err(Error::new(format!(
+            "error parsing regexp: invalid nested repetition operator: `{operators}`"
+        )));
+    }
     let re = regex::RegexBuilder::new(pattern)
         .size_limit(SIZE_LIMIT)
         .build()
@@ -38,6 +43,62 @@ pub fn compile(pattern: &str) -> Result<Arc<Regex>> {
     }
     cache.insert(pattern.to_owned(), re.clone());
     Ok(re)
+}
+
+/// A repetition of a repetition (`a**`, `a+*`, `a{2}+`), which RE2 refuses and the
+/// `regex` crate takes: the two operators. A `?` right after a repetition makes it lazy,
+/// and is not one.
+fn nested_repetition(pattern: &str) -> Option<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    let mut last_repetition: Option<usize> = None;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                i += 2;
+                last_repetition = None;
+                continue;
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            _ if in_class => {}
+            '*' | '+' | '?' | '{' => {
+                let start = i;
+                if c == '{' {
+                    match chars[i..].iter().position(|&c| c == '}') {
+                        Some(end)
+                            if chars[i + 1..i + end]
+                                .iter()
+                                .all(|c| c.is_ascii_digit() || *c == ',') =>
+                        {
+                            i += end
+                        }
+                        _ => {
+                            last_repetition = None;
+                            i += 1;
+                            continue;
+                        }
+                    }
+                }
+                if let Some(previous) = last_repetition {
+                    return Some(chars[previous..=i].iter().collect());
+                }
+                // A lazy marker belongs to the repetition.
+                if chars.get(i + 1) == Some(&'?') {
+                    i += 1;
+                }
+                last_repetition = Some(start);
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        last_repetition = None;
+        i += 1;
+    }
+    None
 }
 
 /// The cause of a pattern's error, in Go's `regexp/syntax` words where the two libraries

@@ -156,6 +156,11 @@ fn matches_cost(a: &[Value], _: &Value) -> u64 {
     string * pattern
 }
 
+/// cel-go's error for a value that does not convert.
+fn conversion(from: &str, to: &str) -> Error {
+    Error::new(format!("type conversion error from '{from}' to '{to}'"))
+}
+
 fn int_overflow() -> Error {
     Error::new("integer overflow")
 }
@@ -245,11 +250,11 @@ fn arithmetic(env: &mut Env) {
         .cost(|a, _| traversal(a[0].size() + a[1].size())),
         O::new("add_list", "(list(A), list(A)) -> list(A)", add_lists),
         O::new("add_timestamp_duration", "(google.protobuf.Timestamp, google.protobuf.Duration) -> google.protobuf.Timestamp", |a| match (&a[0], &a[1]) {
-            (Value::Timestamp(t), Value::Duration(d)) => timestamp(t.0 + d.0),
+            (Value::Timestamp(t), Value::Duration(d)) => timestamp_at(t.0 + d.0, t.1),
             _ => Err(no_such_overload()),
         }),
         O::new("add_duration_timestamp", "(google.protobuf.Duration, google.protobuf.Timestamp) -> google.protobuf.Timestamp", |a| match (&a[0], &a[1]) {
-            (Value::Duration(d), Value::Timestamp(t)) => timestamp(t.0 + d.0),
+            (Value::Duration(d), Value::Timestamp(t)) => timestamp_at(t.0 + d.0, t.1),
             _ => Err(no_such_overload()),
         }),
         O::new("add_duration_duration", "(google.protobuf.Duration, google.protobuf.Duration) -> google.protobuf.Duration", |a| match (&a[0], &a[1]) {
@@ -266,7 +271,7 @@ fn arithmetic(env: &mut Env) {
             _ => Err(no_such_overload()),
         }),
         O::new("subtract_timestamp_duration", "(google.protobuf.Timestamp, google.protobuf.Duration) -> google.protobuf.Timestamp", |a| match (&a[0], &a[1]) {
-            (Value::Timestamp(t), Value::Duration(d)) => timestamp(t.0 - d.0),
+            (Value::Timestamp(t), Value::Duration(d)) => timestamp_at(t.0 - d.0, t.1),
             _ => Err(no_such_overload()),
         }),
         O::new("subtract_duration_duration", "(google.protobuf.Duration, google.protobuf.Duration) -> google.protobuf.Duration", |a| match (&a[0], &a[1]) {
@@ -339,6 +344,14 @@ fn double_op(a: &[Value], op: fn(f64, f64) -> f64) -> Result {
     match (&a[0], &a[1]) {
         (Value::Double(x), Value::Double(y)) => Ok(Value::Double(op(*x, *y))),
         _ => Err(no_such_overload()),
+    }
+}
+
+/// A timestamp keeping the offset of the one it was computed from.
+fn timestamp_at(nanos: i128, offset: i32) -> Result {
+    match timestamp(nanos)? {
+        Value::Timestamp(t) => Ok(Value::Timestamp(crate::time::Timestamp(t.0, offset))),
+        other => Ok(other),
     }
 }
 
@@ -442,9 +455,9 @@ fn conversions(env: &mut Env) {
             }),
             O::new("string_to_int64", "(string) -> int", |a| {
                 let s = string(a, 0)?;
-                s.parse::<i64>().map(Value::Int).map_err(|_| {
-                    Error::new(format!("strconv.ParseInt: parsing {s:?}: invalid syntax"))
-                })
+                s.parse::<i64>()
+                    .map(Value::Int)
+                    .map_err(|_| conversion("string", "int"))
             }),
             O::new(
                 "timestamp_to_int64",
@@ -474,9 +487,9 @@ fn conversions(env: &mut Env) {
             }),
             O::new("string_to_uint64", "(string) -> uint", |a| {
                 let s = string(a, 0)?;
-                s.parse::<u64>().map(Value::Uint).map_err(|_| {
-                    Error::new(format!("strconv.ParseUint: parsing {s:?}: invalid syntax"))
-                })
+                s.parse::<u64>()
+                    .map(Value::Uint)
+                    .map_err(|_| conversion("string", "uint"))
             }),
         ],
     );
@@ -495,9 +508,9 @@ fn conversions(env: &mut Env) {
             }),
             O::new("string_to_double", "(string) -> double", |a| {
                 let s = string(a, 0)?;
-                s.parse::<f64>().map(Value::Double).map_err(|_| {
-                    Error::new(format!("strconv.ParseFloat: parsing {s:?}: invalid syntax"))
-                })
+                s.parse::<f64>()
+                    .map(Value::Double)
+                    .map_err(|_| conversion("string", "double"))
             }),
         ],
     );
@@ -557,9 +570,7 @@ fn conversions(env: &mut Env) {
                 match &**string(a, 0)? {
                     "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Value::Bool(true)),
                     "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Value::Bool(false)),
-                    s => Err(Error::new(format!(
-                        "type conversion error from 'string' to 'bool': {s}"
-                    ))),
+                    _ => Err(conversion("string", "bool")),
                 }
             }),
         ],
@@ -586,7 +597,8 @@ fn conversions(env: &mut Env) {
                 "string_to_duration",
                 "(string) -> google.protobuf.Duration",
                 |a| {
-                    let d = Duration::parse(string(a, 0)?).map_err(Error::new)?;
+                    let d = Duration::parse(string(a, 0)?)
+                        .map_err(|_| conversion("string", "google.protobuf.Duration"))?;
                     duration(d.0)
                 },
             ),
@@ -606,7 +618,7 @@ fn conversions(env: &mut Env) {
                 |a| {
                     Timestamp::parse(string(a, 0)?)
                         .map(Value::Timestamp)
-                        .map_err(Error::new)
+                        .map_err(|_| conversion("string", "google.protobuf.Timestamp"))
                 },
             ),
             O::new(
