@@ -463,10 +463,17 @@ impl State {
                 }
                 if *test {
                     return match &value {
-                        // A field set to null is not set (kube's unstructured maps).
-                        Value::Map(m) => Ok(Value::Bool(
-                            m.get(field).is_some_and(|v| !matches!(v, Value::Null)),
-                        )),
+                        // A field set to null is not set (kube's unstructured maps); a field
+                        // whose data is invalid fails the test.
+                        Value::Map(m) => match m.get(field) {
+                            Some(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
+                                let e = o.as_any().downcast_ref::<ErrorValue>().expect("checked");
+                                Err(Failure::Error(e.0.clone()))
+                            }
+                            found => Ok(Value::Bool(
+                                found.is_some_and(|v| !matches!(v, Value::Null)),
+                            )),
+                        },
                         Value::Null => Ok(Value::Bool(false)),
                         Value::Optional(Some(v)) => match &**v {
                             Value::Map(m) => Ok(Value::Bool(m.get(field).is_some())),

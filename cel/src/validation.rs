@@ -233,12 +233,31 @@ pub struct Validator {
     properties: BTreeMap<String, Validator>,
     additional: Option<Box<Validator>>,
     items: Option<Box<Validator>>,
+    /// The rules of the node's `allOf` branches, typed by the node's own schema (as kube
+    /// types them), applied to the same value.
+    all_of: Vec<Validator>,
     /// The node's schema, to convert values at it.
     schema: Arc<Json>,
     /// Whether map entries correlate with the old object's (not `x-kubernetes-map-type: atomic`).
     correlatable_map: bool,
     /// `x-kubernetes-list-map-keys` of a list-map: items correlate by them.
     map_keys: Option<Vec<String>>,
+}
+
+/// How a node's value relates to the old object's (kube's `CorrelatedObject`): what
+/// `oldSelf` is, and whether an error there ratchets.
+#[derive(Clone, Copy)]
+enum Correlation<'a> {
+    /// No old object (a create), or type meta: nothing ratchets.
+    None,
+    /// The node's old value, if the old object has one there.
+    Correlated(Option<&'a Json>),
+    /// Under a list or map whose items cannot be matched with the old ones: no `oldSelf`,
+    /// and errors ratchet when the nearest matched node above is unchanged.
+    Uncorrelated {
+        /// Whether that node is unchanged.
+        parent_unchanged: bool,
+    },
 }
 
 /// The outcome of validating an object.
@@ -248,6 +267,11 @@ pub struct Outcome {
     pub errors: Vec<RuleError>,
     /// Errors of unchanged values, ratcheted into warnings.
     pub warnings: Vec<String>,
+    /// Message expressions that failed, and why (kube logs them and falls back to the
+    /// rule's message).
+    pub logs: Vec<String>,
+    /// The limit of each evaluation.
+    per_call_limit: u64,
     /// What is left of the budget; negative when it ran out.
     pub remaining: i64,
 }
@@ -257,7 +281,12 @@ impl Validator {
     /// Rules compile in the environment of `features` (kube's stored-expressions
     /// environment, so that what was accepted once always compiles).
     pub fn new(schema: &Json, features: &[Feature]) -> Option<Validator> {
-        let validator = Validator::node(schema, true, features);
+        Validator::new_at(schema, true, features)
+    }
+
+    /// [`Validator::new`] of a schema that is a resource's root only when `resource_root`.
+    pub fn new_at(schema: &Json, resource_root: bool, features: &[Feature]) -> Option<Validator> {
+        let validator = Validator::node(schema, resource_root, features);
         validator.has_rules().then_some(validator)
     }
 
@@ -316,11 +345,24 @@ impl Validator {
                 validator.items = Some(Box::new(child));
             }
         }
+        for branch in schema
+            .get("allOf")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let shadow = overlay(&strip(schema), branch);
+            let child = Validator::node(&shadow, root, features);
+            if child.has_rules() {
+                validator.all_of.push(child);
+            }
+        }
         validator
     }
 
     fn has_rules(&self) -> bool {
-        !self.rules.is_empty()
+        !self.all_of.is_empty()
+            || !self.rules.is_empty()
             || !self.properties.is_empty()
             || self.additional.is_some()
             || self.items.is_some()
@@ -328,47 +370,87 @@ impl Validator {
 
     /// Applies the rules to `object` (and `old`, on update) within `budget`.
     pub fn validate(&self, object: &Json, old: Option<&Json>, budget: u64) -> Outcome {
+        self.validate_limited(object, old, budget, PER_CALL_LIMIT)
+    }
+
+    /// [`Validator::validate`] with each evaluation limited to `per_call_limit`.
+    pub fn validate_limited(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        budget: u64,
+        per_call_limit: u64,
+    ) -> Outcome {
         let mut outcome = Outcome {
-            remaining: budget as i64,
+            remaining: budget.min(i64::MAX as u64) as i64,
+            per_call_limit,
             ..Outcome::default()
         };
         let mut path = String::new();
-        self.walk(object, old, &mut path, true, &mut outcome);
+        let correlation = match old {
+            Some(old) => Correlation::Correlated(Some(old)),
+            None => Correlation::None,
+        };
+        self.walk(object, correlation, &mut path, &mut outcome);
         outcome
     }
 
-    fn walk(
+    fn walk<'a>(
         &self,
         value: &Json,
-        old: Option<&Json>,
+        correlation: Correlation<'a>,
         path: &mut String,
-        ratchet: bool,
         outcome: &mut Outcome,
     ) {
         if value.is_null() || outcome.remaining < 0 {
             return;
         }
-        let old = old.filter(|o| !o.is_null());
-        let unchanged = ratchet && old.is_some_and(|o| o == value);
+        let old = match correlation {
+            Correlation::Correlated(old) => old.filter(|o| !o.is_null()),
+            _ => None,
+        };
+        let unchanged = match correlation {
+            Correlation::Correlated(old) => old.is_some_and(|o| o == value),
+            Correlation::Uncorrelated { parent_unchanged } => parent_unchanged,
+            Correlation::None => false,
+        };
         if !self.rules.is_empty() {
             self.apply(value, old, path, unchanged, outcome);
             if outcome.remaining < 0 {
                 return;
             }
         }
+        for branch in &self.all_of {
+            branch.walk(value, correlation, path, outcome);
+            if outcome.remaining < 0 {
+                return;
+            }
+        }
+        // What a child's old value is, when it has one: kube's `CorrelatedObject`.
+        let child = |old_child: Option<&'a Json>, correlatable: bool| match correlation {
+            Correlation::Correlated(_) if correlatable => Correlation::Correlated(old_child),
+            Correlation::Correlated(_) => Correlation::Uncorrelated {
+                parent_unchanged: unchanged,
+            },
+            other => other,
+        };
         match value {
             Json::Object(fields) => {
                 for (key, field) in fields {
-                    let child = match self.properties.get(key) {
+                    let validator = match self.properties.get(key) {
                         Some(child) => child,
                         None => match &self.additional {
                             Some(child) if !self.properties.contains_key(key) => child,
                             _ => continue,
                         },
                     };
-                    let old_field = old
-                        .filter(|_| self.correlatable_map)
-                        .and_then(|o| o.get(key));
+                    let old_field = old.and_then(|o| o.get(key));
+                    // A resource's type meta never ratchets.
+                    let correlation =
+                        match path.is_empty() && matches!(key.as_str(), "apiVersion" | "kind") {
+                            true => Correlation::None,
+                            false => child(old_field, self.correlatable_map),
+                        };
                     let len = path.len();
                     if self.properties.contains_key(key) {
                         if !path.is_empty() {
@@ -378,13 +460,7 @@ impl Validator {
                     } else {
                         path.push_str(&format!("[{key}]"));
                     }
-                    child.walk(
-                        field,
-                        old_field,
-                        path,
-                        ratchet && (old_field.is_some() || unchanged),
-                        outcome,
-                    );
+                    validator.walk(field, correlation, path, outcome);
                     path.truncate(len);
                     if outcome.remaining < 0 {
                         return;
@@ -392,7 +468,7 @@ impl Validator {
                 }
             }
             Json::Array(items) => {
-                let Some(child) = &self.items else { return };
+                let Some(validator) = &self.items else { return };
                 for (i, item) in items.iter().enumerate() {
                     let old_item = match (&self.map_keys, old) {
                         (Some(keys), Some(Json::Array(old_items))) => old_items
@@ -402,11 +478,10 @@ impl Validator {
                     };
                     let len = path.len();
                     path.push_str(&format!("[{i}]"));
-                    child.walk(
+                    validator.walk(
                         item,
-                        old_item,
+                        child(old_item, self.map_keys.is_some()),
                         path,
-                        ratchet && (old_item.is_some() || unchanged),
                         outcome,
                     );
                     path.truncate(len);
@@ -466,7 +541,7 @@ impl Validator {
                 (false, None) => Value::Null,
             };
             let variables = [("self", this.clone()), ("oldSelf", old_self)];
-            let (result, cost) = program.program.eval(&variables, PER_CALL_LIMIT);
+            let (result, cost) = program.program.eval(&variables, outcome.per_call_limit);
             if cost as i64 > outcome.remaining {
                 outcome.errors.push(invalid(
                     "validation failed due to running out of cost budget, no further validation rules will be run".into(),
@@ -513,7 +588,7 @@ impl Validator {
                 message => message.to_owned(),
             };
             if let Ok(Some(message)) = &compiled.message {
-                let limit = PER_CALL_LIMIT;
+                let limit = outcome.per_call_limit;
                 let (result, cost) = message.program.eval(&variables, limit);
                 if cost as i64 > outcome.remaining {
                     outcome.errors.push(invalid(
@@ -526,10 +601,25 @@ impl Validator {
                 match result {
                     Ok(Value::String(s)) => {
                         let s = s.trim();
-                        if !s.is_empty() && s.len() <= MAX_MESSAGE_BYTES && !s.contains('\n') {
-                            detail = s.to_owned();
+                        match () {
+                            _ if s.len() > MAX_MESSAGE_BYTES => outcome.logs.push(format!(
+                                "messageExpression beyond allowable length of {MAX_MESSAGE_BYTES}"
+                            )),
+                            _ if s.contains('\n') => outcome
+                                .logs
+                                .push("messageExpression should not contain line breaks".into()),
+                            _ if s.is_empty() => outcome.logs.push(
+                                "messageExpression should evaluate to a non-empty string".into(),
+                            ),
+                            _ => detail = s.to_owned(),
                         }
                     }
+                    Ok(_) => outcome
+                        .logs
+                        .push("messageExpression failed to convert to string".into()),
+                    Err(Failure::Error(e)) => outcome
+                        .logs
+                        .push(format!("messageExpression evaluation failed due to: {e}")),
                     Err(Failure::CostLimitExceeded) => {
                         outcome.errors.push(invalid(format!(
                             "no further validation rules will be run due to call cost exceeds limit for messageExpression: {:?}",
@@ -538,7 +628,6 @@ impl Validator {
                         outcome.remaining = -1;
                         return;
                     }
-                    _ => {}
                 }
             }
             let kind = match rule.reason.as_deref() {
@@ -567,8 +656,35 @@ impl Validator {
 /// show their declared properties by escaped name.
 pub fn to_value(json: &Json, schema: &Json) -> Value {
     let flag = |name: &str| schema.get(name).and_then(Json::as_bool) == Some(true);
-    if flag("x-kubernetes-int-or-string") {
-        return plain(json);
+    // Data the schema does not describe, which the schema's own validation refuses first,
+    // fails the rules that read it, with kube's messages.
+    let ty = schema.get("type").and_then(Json::as_str);
+    match json {
+        Json::Null if !flag("nullable") => {
+            return error("invalid data, got null for schema with nullable=false".into());
+        }
+        Json::Null => return Value::Null,
+        _ if flag("x-kubernetes-int-or-string") => {
+            return match json {
+                Json::String(_) => plain(json),
+                Json::Number(n) if n.is_i64() || n.is_u64() => plain(json),
+                _ => error(
+                    "invalid data, expected XIntOrString value to be either a string or integer"
+                        .into(),
+                ),
+            };
+        }
+        _ if ty == Some("object") && !json.is_object() => {
+            return error(
+                "invalid data, expected a map for the provided schema with type=object".into(),
+            );
+        }
+        _ if ty == Some("array") && !json.is_array() => {
+            return error(
+                "invalid data, expected an array for the provided schema with type=array".into(),
+            );
+        }
+        _ => {}
     }
     match json {
         Json::Null => Value::Null,
@@ -667,6 +783,75 @@ pub fn to_value(json: &Json, schema: &Json) -> Value {
             Value::Map(Arc::new(map))
         }
     }
+}
+
+/// The `allOf` branches of `schema` as schemas of their own with `schema`'s types and the
+/// branch's rules (kube checks and applies a branch's rules against the node's type).
+pub fn all_of_branches(schema: &Json) -> Vec<Json> {
+    let stripped = strip(schema);
+    (schema
+        .get("allOf")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten())
+    .map(|branch| overlay(&stripped, branch))
+    .collect()
+}
+
+/// `schema` without its rules and `allOf` branches, at every level: the types an `allOf`
+/// branch's rules are checked against.
+fn strip(schema: &Json) -> Json {
+    match schema {
+        Json::Object(fields) => Json::Object(
+            (fields.iter())
+                .filter(|(k, _)| !matches!(k.as_str(), "x-kubernetes-validations" | "allOf"))
+                .map(|(k, v)| match k.as_str() {
+                    "properties" => (
+                        k.clone(),
+                        Json::Object(
+                            v.as_object()
+                                .into_iter()
+                                .flatten()
+                                .map(|(n, p)| (n.clone(), strip(p)))
+                                .collect(),
+                        ),
+                    ),
+                    "items" | "additionalProperties" => (k.clone(), strip(v)),
+                    _ => (k.clone(), v.clone()),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `base` (stripped) with the rules and `allOf` branches of `branch` where `branch` has
+/// them, down its properties, items and map values.
+fn overlay(base: &Json, branch: &Json) -> Json {
+    let mut out = base.clone();
+    let Some(fields) = out.as_object_mut() else {
+        return out;
+    };
+    for key in ["x-kubernetes-validations", "allOf"] {
+        if let Some(v) = branch.get(key) {
+            fields.insert(key.to_owned(), v.clone());
+        }
+    }
+    if let Some(properties) = branch.get("properties").and_then(Json::as_object) {
+        for (name, sub) in properties {
+            if let Some(target) = fields.get_mut("properties").and_then(|p| p.get_mut(name)) {
+                *target = overlay(target, sub);
+            }
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let (Some(sub), Some(target)) = (branch.get(key), fields.get_mut(key))
+            && target.is_object()
+        {
+            *target = overlay(target, sub);
+        }
+    }
+    out
 }
 
 /// A value that fails the rules reading it.
@@ -823,13 +1008,23 @@ mod tests {
 
     #[test]
     fn formats_convert_as_kube_converts_them() {
-        let v = validator(json!({"type": "object", "properties": {"d": {"type": "string", "format": "duration",
-            "x-kubernetes-validations": [{"rule": "self >= duration('1h')"}]}}}));
+        let v = validator(
+            json!({"type": "object", "properties": {"d": {"type": "string", "format": "duration",
+            "x-kubernetes-validations": [{"rule": "self >= duration('1h')"}]}}}),
+        );
         for ok in ["1d", "5 minutes 3 hours", "2h"] {
-            assert_eq!(v.validate(&json!({"d": ok}), None, RUNTIME_BUDGET).errors, vec![], "{ok}");
+            assert_eq!(
+                v.validate(&json!({"d": ok}), None, RUNTIME_BUDGET).errors,
+                vec![],
+                "{ok}"
+            );
         }
-        let errors = v.validate(&json!({"d": "bogus"}), None, RUNTIME_BUDGET).errors;
-        assert_eq!(errors[0].detail, "Invalid duration bogus: unable to parse bogus as duration evaluating rule: self >= duration('1h')");
+        let errors = v
+            .validate(&json!({"d": "bogus"}), None, RUNTIME_BUDGET)
+            .errors;
+        assert_eq!(
+            errors[0].detail,
+            "Invalid duration bogus: unable to parse bogus as duration evaluating rule: self >= duration('1h')"
+        );
     }
-
 }

@@ -123,3 +123,277 @@ fn validation_expressions() {
     }
     compare("validation_expressions", failures, total);
 }
+
+/// Our error as kube's validator prints it under the root path `root`.
+fn rooted(error: &kapi_cel::validation::RuleError) -> String {
+    root_path(&error.to_string())
+}
+
+/// A message whose path is kapi's (`<nil>` at the root) with kube's root `root` before it.
+fn root_path(text: &str) -> String {
+    match text.strip_prefix("<nil>") {
+        Some(rest) => format!("root{rest}"),
+        None if text.starts_with('[') => format!("root{text}"),
+        None => format!("root.{text}"),
+    }
+}
+
+#[test]
+fn validation_at_schema_levels() {
+    let table = load("validation_at_schema_levels.json");
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        total += 1;
+        let name = case["name"].as_str().unwrap().to_owned();
+        let old = case.get("oldObject").filter(|o| !o.is_null());
+        let errors: Vec<String> = Validator::new(&case["schema"], &features)
+            .map(|v| v.validate(&case["object"], old, u64::MAX >> 1).errors)
+            .unwrap_or_default()
+            .iter()
+            .map(rooted)
+            .collect();
+        let mut expected: Vec<&str> = (case["errors"].as_array().unwrap().iter())
+            .map(|e| e.as_str().unwrap())
+            .collect();
+        let mut matched = errors.len() == expected.len();
+        for error in &errors {
+            match expected.iter().position(|e| error.contains(e)) {
+                Some(at) => {
+                    expected.remove(at);
+                }
+                None => matched = false,
+            }
+        }
+        if !matched {
+            dump(
+                &name,
+                &format!("kube: {:?}; kapi: {errors:?}", case["errors"]),
+            );
+            failures.insert(name);
+        }
+    }
+    compare("validation_at_schema_levels", failures, total);
+}
+
+#[test]
+fn message_expression() {
+    let table = load("message_expression.json");
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        total += 1;
+        let name = case["name"].as_str().unwrap().to_owned();
+        let budget = case["costBudget"].as_u64().unwrap_or(RUNTIME_BUDGET);
+        let limit = case
+            .get("perCallLimit")
+            .and_then(Value::as_u64)
+            .unwrap_or(1_000_000);
+        let outcome = Validator::new_at(&case["schema"], false, &features)
+            .map(|v| v.validate_limited(&case["object"], None, budget, limit));
+        let Some(outcome) = outcome else {
+            failures.insert(name);
+            continue;
+        };
+        let errors: Vec<String> = outcome.errors.iter().map(rooted).collect();
+        let want = case["expectedValidationErr"].as_str().unwrap_or_default();
+        let mut ok = errors.len() == 1 && errors[0].contains(want);
+        if let Some(remaining) = case.get("expectedRemainingBudget").and_then(Value::as_i64)
+            && remaining != 0
+        {
+            ok &= outcome.remaining == remaining;
+        }
+        match case.get("expectedLogErr").and_then(Value::as_str) {
+            Some(log) => ok &= outcome.logs.iter().any(|l| l.contains(log)),
+            None => ok &= outcome.logs.is_empty(),
+        }
+        if !ok {
+            let detail = format!(
+                "kube: {want:?}; kapi: {errors:?}, remaining {}, logs {:?}",
+                outcome.remaining, outcome.logs
+            );
+            dump(&name, &detail);
+            failures.insert(name);
+        }
+    }
+    compare("message_expression", failures, total);
+}
+
+#[test]
+fn reason_and_field_path() {
+    let table = load("reason_and_field_path.json");
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        total += 1;
+        let name = case["name"].as_str().unwrap().to_owned();
+        let errors = Validator::new(&case["schema"], &features)
+            .map(|v| v.validate(&case["object"], None, RUNTIME_BUDGET).errors)
+            .unwrap_or_default();
+        let mut got: Vec<(String, String)> = (errors.iter())
+            .map(|e| {
+                use kapi_cel::validation::ErrorKind;
+                let kind = match e.kind {
+                    ErrorKind::Invalid => "FieldValueInvalid",
+                    ErrorKind::Forbidden => "FieldValueForbidden",
+                    ErrorKind::Required => "FieldValueRequired",
+                    ErrorKind::Duplicate => "FieldValueDuplicate",
+                    ErrorKind::Internal => "InternalError",
+                };
+                let field = match e.path.as_str() {
+                    "<nil>" => "root".to_owned(),
+                    path => format!("root.{path}"),
+                };
+                (kind.to_owned(), field)
+            })
+            .collect();
+        let mut want: Vec<(String, String)> = (case["errors"].as_array().unwrap().iter())
+            .map(|e| {
+                (
+                    e["type"].as_str().unwrap().to_owned(),
+                    e["field"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        got.sort();
+        want.sort();
+        if got != want {
+            dump(&name, &format!("kube: {want:?}; kapi: {got:?}"));
+            failures.insert(name);
+        }
+    }
+    compare("reason_and_field_path", failures, total);
+}
+
+/// Whether `errors` match `expected` one to one by substring (each consumed once).
+fn one_to_one(errors: &[String], expected: &[Value]) -> bool {
+    let mut expected: Vec<&str> = expected.iter().filter_map(Value::as_str).collect();
+    if errors.len() != expected.len() {
+        return false;
+    }
+    errors.iter().all(
+        |error| match expected.iter().position(|e| error.contains(e)) {
+            Some(at) => {
+                expected.remove(at);
+                true
+            }
+            None => false,
+        },
+    )
+}
+
+#[test]
+fn ratcheting() {
+    let table = load("ratcheting.json");
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        total += 1;
+        let name = case["name"].as_str().unwrap().to_owned();
+        let budget = case
+            .get("runtimeCostBudget")
+            .and_then(Value::as_u64)
+            .unwrap_or(RUNTIME_BUDGET);
+        let old = case.get("oldObject").filter(|o| !o.is_null());
+        let outcome = Validator::new_at(&case["schema"], false, &features)
+            .map(|v| v.validate(&case["object"], old, budget))
+            .unwrap_or_default();
+        let errors: Vec<String> = outcome.errors.iter().map(rooted).collect();
+        let warnings: Vec<String> = (outcome.warnings.iter()).map(|w| root_path(w)).collect();
+        let expected = case["errors"].as_array().cloned().unwrap_or_default();
+        let wanted: Vec<&str> = (case["warnings"].as_array().into_iter().flatten())
+            .filter_map(Value::as_str)
+            .collect();
+        let ok = errors.len() == expected.len()
+            && expected
+                .iter()
+                .filter_map(Value::as_str)
+                .all(|e| errors.iter().any(|x| x.contains(e)))
+            && warnings.len() == wanted.len()
+            && wanted.iter().all(|w| warnings.iter().any(|x| x == w));
+        if !ok {
+            dump(
+                &name,
+                &format!(
+                    "kube: errors {expected:?} warnings {wanted:?}; kapi: errors {errors:?} warnings {warnings:?}"
+                ),
+            );
+            failures.insert(name);
+        }
+    }
+    compare("ratcheting", failures, total);
+}
+
+#[test]
+fn optional_old_self() {
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in load("optional_old_self.json")["cases"].as_array().unwrap() {
+        total += 1;
+        let name = format!("optional_old_self :: {}", case["name"].as_str().unwrap());
+        let old = case.get("oldObject").filter(|o| !o.is_null());
+        let errors: Vec<String> = Validator::new(&case["schema"], &features)
+            .map(|v| v.validate(&case["object"], old, u64::MAX >> 1).errors)
+            .unwrap_or_default()
+            .iter()
+            .map(rooted)
+            .collect();
+        if !one_to_one(&errors, case["errors"].as_array().unwrap()) {
+            dump(
+                &name,
+                &format!("kube: {:?}; kapi: {errors:?}", case["errors"]),
+            );
+            failures.insert(name);
+        }
+    }
+    for case in load("optional_old_self_check_for_null.json")["cases"]
+        .as_array()
+        .unwrap()
+    {
+        total += 1;
+        let name = format!("check_for_null :: {}", case["name"].as_str().unwrap());
+        let validator = Validator::new_at(&case["schema"], false, &features);
+        let errors: Vec<String> = [None, Some(&case["oldObject"])]
+            .into_iter()
+            .flat_map(|old| {
+                let outcome = validator
+                    .as_ref()
+                    .map(|v| v.validate(&case["object"], old, u64::MAX >> 1));
+                outcome
+                    .unwrap_or_default()
+                    .errors
+                    .iter()
+                    .map(rooted)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if validator.is_none() || !errors.is_empty() {
+            dump(&name, &format!("kube: no errors; kapi: {errors:?}"));
+            failures.insert(name);
+        }
+    }
+    for case in load("optional_old_self_is_optional_type.json")["cases"]
+        .as_array()
+        .unwrap()
+    {
+        total += 1;
+        let name = format!("is_optional_type :: {}", case["name"].as_str().unwrap());
+        let errors: Vec<String> = Validator::new_at(&case["schema"], false, &features)
+            .map(|v| {
+                v.validate(&case["object"], Some(&case["object"]), u64::MAX >> 1)
+                    .errors
+            })
+            .unwrap_or_default()
+            .iter()
+            .map(rooted)
+            .collect();
+        if !one_to_one(&errors, case["errors"].as_array().unwrap()) {
+            dump(
+                &name,
+                &format!("kube: {:?}; kapi: {errors:?}", case["errors"]),
+            );
+            failures.insert(name);
+        }
+    }
+    compare("optional_old_self", failures, total);
+}

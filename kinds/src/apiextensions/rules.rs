@@ -104,6 +104,19 @@ fn walk(
         let child = below(text("x-kubernetes-list-type") != Some("map"));
         walk(items, &format!("{path}.items"), child, limits, errors);
     }
+    // An `allOf` branch's rules, typed by this node's schema.
+    for (i, branch) in kapi_cel::validation::all_of_branches(schema)
+        .iter()
+        .enumerate()
+    {
+        walk(
+            branch,
+            &format!("{path}.allOf[{i}]"),
+            at.clone(),
+            limits,
+            errors,
+        );
+    }
 }
 
 /// The errors of one node's rules: their form first; when well formed, their compilation
