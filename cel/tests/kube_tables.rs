@@ -397,3 +397,61 @@ fn optional_old_self() {
     }
     compare("optional_old_self", failures, total);
 }
+
+/// Whether `compiled` meets one of the compilation table's matchers.
+fn meets(compiled: &kapi_cel::validation::CompiledRule, matcher: &Value) -> bool {
+    let contains = |result: &Result<Option<kapi_cel::program::Compiled>, String>| match result {
+        Err(detail) => detail.contains(matcher["contains"].as_str().unwrap_or_default()),
+        Ok(_) => false,
+    };
+    match matcher["kind"].as_str().unwrap_or_default() {
+        "noError" => compiled.program.is_ok(),
+        "error" => contains(&compiled.program),
+        "messageExpressionError" => contains(&compiled.message),
+        "usesOldSelf" => compiled.uses_old_self == matcher["value"].as_bool().unwrap_or_default(),
+        "programIsNil" => matches!(compiled.program, Ok(None)),
+        "all" => matcher["of"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| meets(compiled, m)),
+        _ => false,
+    }
+}
+
+#[test]
+fn compilation() {
+    use kapi_cel::environment::new_expressions;
+    let table = load("compilation.json");
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        if case.get("skip").is_some() {
+            continue;
+        }
+        total += 1;
+        let name = case["name"].as_str().unwrap().to_owned();
+        let features = match case["unmodified"].as_bool() == Some(true) {
+            true => stored_expressions(KUBERNETES),
+            false => new_expressions(KUBERNETES),
+        };
+        let compiled = kapi_cel::validation::compile_rules(&case["schema"], false, &features);
+        let expected = case["expectedResults"].as_array().unwrap();
+        let ok = compiled.len() == expected.len()
+            && compiled.iter().zip(expected).all(|(c, m)| meets(c, m));
+        if !ok {
+            let got: Vec<String> = (compiled.iter())
+                .map(|c| {
+                    format!(
+                        "{:?} / {:?} / oldSelf {}",
+                        c.program.as_ref().err(),
+                        c.message.as_ref().err(),
+                        c.uses_old_self
+                    )
+                })
+                .collect();
+            dump(&name, &format!("kube: {expected:?}; kapi: {got:?}"));
+            failures.insert(name);
+        }
+    }
+    compare("compilation", failures, total);
+}
