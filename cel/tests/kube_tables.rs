@@ -455,3 +455,42 @@ fn compilation() {
     }
     compare("compilation", failures, total);
 }
+
+#[test]
+fn validate_field_path() {
+    let table = load("validate_field_path.json");
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        total += 1;
+        let name = format!(
+            "{} :: {}",
+            case["name"].as_str().unwrap(),
+            case["fieldPath"].as_str().unwrap()
+        );
+        let got = kapi_cel::validation::valid_field_path(
+            case["fieldPath"].as_str().unwrap(),
+            &case["schema"],
+        );
+        let ok = match (
+            &got,
+            case["errDetail"].as_str(),
+            case["validFieldPath"].as_str(),
+        ) {
+            (Err(e), Some(want), _) => e.contains(want),
+            (Ok(path), None, Some(want)) => path == want,
+            (Ok(_), None, None) => true,
+            _ => false,
+        };
+        if !ok {
+            dump(
+                &name,
+                &format!(
+                    "kube: {:?} {:?}; kapi: {got:?}",
+                    case["errDetail"], case["validFieldPath"]
+                ),
+            );
+            failures.insert(name);
+        }
+    }
+    compare("validate_field_path", failures, total);
+}

@@ -175,6 +175,9 @@ fn node(
             } else if path.contains('\n') {
                 let detail = "fieldPath must not contain line breaks";
                 errors.push(E::invalid(field(i, "fieldPath"), path, detail));
+            } else if kapi_cel::validation::valid_field_path(path, schema).is_err() {
+                let detail = "fieldPath must be a valid path";
+                errors.push(E::invalid(field(i, "fieldPath"), path, detail));
             }
         }
     }
