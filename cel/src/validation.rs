@@ -280,6 +280,8 @@ pub struct Outcome {
     pub logs: Vec<String>,
     /// The limit of each evaluation.
     per_call_limit: u64,
+    /// Whether the object's budget (not a rule's limit) ran out.
+    pub budget_exhausted: bool,
     /// What is left of the budget; negative when it ran out.
     pub remaining: i64,
 }
@@ -379,6 +381,20 @@ impl Validator {
     /// Applies the rules to `object` (and `old`, on update) within `budget`.
     pub fn validate(&self, object: &Json, old: Option<&Json>, budget: u64) -> Outcome {
         self.validate_limited(object, old, budget, PER_CALL_LIMIT)
+    }
+
+    /// [`Validator::validate`] if it costs at most `slice`: `None` when it would cost more
+    /// (run it again with [`Validator::validate`], somewhere an expensive object may take
+    /// its time). The rules of most objects cost little; those of some can cost kube's
+    /// whole budget.
+    pub fn validate_within(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        slice: u64,
+    ) -> Option<Outcome> {
+        let outcome = self.validate_limited(object, old, slice, PER_CALL_LIMIT);
+        (!outcome.budget_exhausted).then_some(outcome)
     }
 
     /// [`Validator::validate`] with each evaluation limited to `per_call_limit`.
@@ -522,6 +538,7 @@ impl Validator {
             outcome.errors.push(invalid(
                 "validation failed due to running out of cost budget, no further validation rules will be run".into(),
             ));
+            outcome.budget_exhausted = true;
             outcome.remaining = -1;
             return;
         }
@@ -549,8 +566,14 @@ impl Validator {
                 (false, None) => Value::Null,
             };
             let variables = [("self", this.clone()), ("oldSelf", old_self)];
-            let (result, cost) = program.program.eval(&variables, outcome.per_call_limit);
+            // Stopped as soon as it would pass the object's budget too: kube finds that
+            // after the rule, with the same verdict.
+            let limit = outcome
+                .per_call_limit
+                .min(outcome.remaining.max(0) as u64 + 1);
+            let (result, cost) = program.program.eval(&variables, limit);
             if cost as i64 > outcome.remaining {
+                outcome.budget_exhausted = true;
                 outcome.errors.push(invalid(
                     "validation failed due to running out of cost budget, no further validation rules will be run".into(),
                 ));
@@ -599,6 +622,7 @@ impl Validator {
                 let limit = outcome.per_call_limit;
                 let (result, cost) = message.program.eval(&variables, limit);
                 if cost as i64 > outcome.remaining {
+                    outcome.budget_exhausted = true;
                     outcome.errors.push(invalid(
                         "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
                     ));
@@ -733,7 +757,7 @@ pub fn to_value(json: &Json, schema: &Json) -> Value {
             _ => Value::string(s.as_str()),
         },
         Json::Array(items) => {
-            let item_schema = schema.get("items").cloned().unwrap_or(Json::Null);
+            let item_schema = schema.get("items").unwrap_or(&Json::Null);
             let kind = match schema.get("x-kubernetes-list-type").and_then(Json::as_str) {
                 Some("set") => ListKind::Set,
                 Some("map") => ListKind::Map(
@@ -749,7 +773,7 @@ pub fn to_value(json: &Json, schema: &Json) -> Value {
                 _ => ListKind::Atomic,
             };
             Value::List(Arc::new(List {
-                items: items.iter().map(|i| to_value(i, &item_schema)).collect(),
+                items: items.iter().map(|i| to_value(i, item_schema)).collect(),
                 kind,
             }))
         }

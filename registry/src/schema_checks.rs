@@ -53,10 +53,11 @@ impl Registry {
         }
         let mut warnings = Vec::new();
         if schema.has_rules() {
-            // Rules may cost up to kube's budget of CPU: off the async workers, so that an
-            // expensive object never stalls other requests.
+            // Rules may cost up to kube's budget of CPU: an object whose rules cost more
+            // than a little is evaluated off the async workers, so that it never stalls
+            // other requests.
             let (rule_errors, ratcheted) =
-                blocking(|| schema.validate_rules(object, old.as_ref(), &errors));
+                schema.validate_rules(object, old.as_ref(), &errors, |run| blocking(run));
             errors.extend(rule_errors);
             warnings = ratcheted;
         }

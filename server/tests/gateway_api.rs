@@ -166,11 +166,17 @@ fn gateway_api_rule_tests_judge_as_kube() {
 const KNOWN: &[(&str, &str)] = &[
     (
         "ip address and hostname in addresses are invalid",
-        "refused, but without kube's `format: ipv4` error: kapi does not check schema formats yet",
+        "refused with kube's `format: ipv4` error, which kapi words without its `<path> in body` \
+         prefix by design: `spec.addresses[0].value: Invalid value: \"1.2.3.4:8080\": must be of \
+         type ipv4: \"1.2.3.4:8080\"`, where the test wants `spec.addresses[0].value in body must \
+         be of type ipv4`",
     ),
     (
         "ip address and hostname in status addresses are invalid",
-        "refused, but without kube's `format: ipv4` error: kapi does not check schema formats yet",
+        "refused with kube's `format: ipv4` error, which kapi words without its `<path> in body` \
+         prefix by design: `status.addresses[0].value: Invalid value: \"1.2.3.4:8080\": must be \
+         of type ipv4: \"1.2.3.4:8080\"`, where the test wants `status.addresses[0].value in body \
+         must be of type ipv4`",
     ),
 ];
 

@@ -61,8 +61,8 @@ pub(crate) fn go_quote(bytes: &[u8]) -> String {
     out
 }
 
-/// [`go_quote`] of a string.
-pub(crate) fn go_quote_str(s: &str) -> String {
+/// [`go_quote`] of a string: Go's `%q`, as kube's messages quote values.
+pub fn go_quote_str(s: &str) -> String {
     go_quote(s.as_bytes())
 }
 

@@ -33,7 +33,10 @@ impl Schemas {
                 "no {object_meta} schema to build {kind}.{group}'s on"
             )));
         }
-        let mut schemas = Schemas::default();
+        let mut schemas = Schemas {
+            formats: true,
+            ..Schemas::default()
+        };
         for (version, schema) in versions {
             let name = format!("{group}.{version}.{kind}");
             let mut schema = (*schema).clone();

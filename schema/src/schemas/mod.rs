@@ -36,12 +36,18 @@ use serde_json::{Map, Number, Value};
 use smallvec::SmallVec;
 
 mod definition;
+mod formats;
+mod matches;
 
 use kapi_core::error::{FieldError, FieldErrorType, go_unstructured};
 use kapi_core::scheme::Scheme;
 
 /// The extension marking a field immutable once set.
 pub const IMMUTABLE_EXTENSION: &str = "x-kapi-immutable";
+
+/// The most an object's validation rules may cost (in CEL cost units, about 10 ns each)
+/// to be evaluated right where the request is handled.
+pub(crate) const QUICK_RULES_COST: u64 = 100_000;
 
 /// kube's `FieldImmutableErrorMsg`.
 const FIELD_IMMUTABLE: &str = "field is immutable";
@@ -65,6 +71,9 @@ pub struct Schemas {
     /// The `meta.k8s.io/v1` components of the documents (`ObjectMeta` and what it uses),
     /// which the schemas of kinds installed later refer to ([`Schemas::definition`]).
     meta: Map<String, Value>,
+    /// Whether values are checked against their node's `format`, as kube checks custom
+    /// resources (and CustomResourceDefinitions' defaults) but not built-in kinds.
+    formats: bool,
 }
 
 /// The prefix of the `meta.k8s.io/v1` schema names.
@@ -307,7 +316,10 @@ impl Schemas {
         schema: &Value,
         components: &Map<String, Value>,
     ) -> Result<(Schemas, usize), SchemaError> {
-        let mut schemas = Schemas::default();
+        let mut schemas = Schemas {
+            formats: true,
+            ..Schemas::default()
+        };
         let mut compiler = Compiler {
             document: "standalone",
             components,
@@ -549,6 +561,7 @@ impl KindSchema<'_> {
     pub fn validate(&self, object: &Value) -> Vec<FieldError> {
         let mut errors = Vec::new();
         self.validate_node(self.root, object, &mut String::new(), &mut errors, true);
+        dedup(&mut errors);
         // kube checks sets and list-maps (`listtype`) after the schema: their duplicates
         // come last.
         let (duplicates, mut errors): (Vec<_>, Vec<_>) =
@@ -563,7 +576,66 @@ impl KindSchema<'_> {
     pub fn validate_value(&self, value: &Value, path: &str) -> Vec<FieldError> {
         let mut errors = Vec::new();
         self.validate_node(self.root, value, &mut path.to_owned(), &mut errors, false);
+        dedup(&mut errors);
         errors
+    }
+
+    /// The normalized `format` of `node` when kube checks it here.
+    fn format_of<'n>(&self, node: &'n Node) -> Option<(&'n str, &'static str)> {
+        let format = node.format.as_deref().filter(|_| self.schemas.formats)?;
+        formats::supported(format).map(|normalized| (format, normalized))
+    }
+
+    /// kube-openapi's type validator on one node: the error of `value` not being of the
+    /// node's type, if any. With a checked `format`, strings and lists pass whatever the
+    /// type (go-openapi takes them for formatted data), and other values of another type
+    /// are reported as not of the format, with Go's name of their kind.
+    fn type_error(
+        &self,
+        node: &Node,
+        value: &Value,
+        path: &str,
+        nullable: bool,
+    ) -> Option<FieldError> {
+        let invalid = |value: &str, detail: String| {
+            let value = Some(Value::String(value.into()));
+            FieldError::new(FieldErrorType::Invalid, path, value, detail)
+        };
+        if let Some((format, _)) = self.format_of(node)
+            && !value.is_null()
+        {
+            let typed = node.ty.as_deref().is_some_and(|ty| has_type(value, ty))
+                || (node.int_or_string && (value.is_string() || has_type(value, "integer")));
+            let numeric =
+                matches!(node.ty.as_deref(), Some("number" | "integer")) || node.int_or_string;
+            match value {
+                Value::String(_) | Value::Array(_) if !numeric => return None,
+                Value::Number(_) | Value::Bool(_) | Value::Object(_) if !typed => {
+                    let kind = match value {
+                        Value::Number(n) if n.is_i64() => "int64",
+                        Value::Number(_) => "float64",
+                        _ => "",
+                    };
+                    return Some(invalid(kind, format!("must be of type {format}: {kind:?}")));
+                }
+                _ => {}
+            }
+        }
+        if let Some(ty) = &node.ty
+            && !has_type(value, ty)
+            && !(value.is_null() && nullable)
+        {
+            let name = type_name(value);
+            return Some(invalid(name, format!("must be of type {ty}: {name:?}")));
+        }
+        if node.int_or_string && !(value.is_string() || has_type(value, "integer")) {
+            let name = type_name(value);
+            return Some(invalid(
+                name,
+                format!("must be of type integer or string: {name:?}"),
+            ));
+        }
+        None
     }
 
     fn validate_node(
@@ -576,31 +648,24 @@ impl KindSchema<'_> {
     ) {
         let view = self.view(id);
         // kube-openapi's type errors carry the value's type name as their value.
-        let invalid = |path: &str, detail: String| {
-            let value = Value::String(type_name(value).into());
-            FieldError::new(FieldErrorType::Invalid, path, Some(value), detail)
-        };
         for node in &view.nodes {
-            if let Some(ty) = &node.ty
-                && !has_type(value, ty)
-                && !(value.is_null() && view.nullable())
-            {
-                errors.push(invalid(
-                    path,
-                    format!("must be of type {ty}: {:?}", type_name(value)),
-                ));
-                return;
-            }
-            if node.int_or_string && !(value.is_string() || has_type(value, "integer")) {
-                errors.push(invalid(
-                    path,
-                    format!("must be of type integer or string: {:?}", type_name(value)),
-                ));
+            if let Some(error) = self.type_error(node, value, path, view.nullable()) {
+                errors.push(error);
                 return;
             }
         }
         for node in &view.nodes {
             check_scalar(node, value, path, errors);
+            if let (Some((format, normalized)), Value::String(s)) = (self.format_of(node), value)
+                && !formats::is_valid(normalized, s)
+            {
+                errors.push(FieldError::new(
+                    FieldErrorType::Invalid,
+                    path.as_str(),
+                    Some(value.clone()),
+                    formats::message(format, s),
+                ));
+            }
             self.check_branches(node, value, path, errors);
         }
         match value {
@@ -671,18 +736,54 @@ impl KindSchema<'_> {
             ),
             _ => FieldError::new(FieldErrorType::Invalid, path, Some(value.clone()), detail),
         };
-        let passes = |branch: usize| {
+        let run = |branch: usize| {
             let mut found = Vec::new();
             self.validate_node(branch, value, &mut path.to_owned(), &mut found, false);
-            found.is_empty()
+            found
         };
-        if !node.any_of.is_empty() && !node.any_of.iter().any(|b| passes(*b)) {
-            errors.push(invalid("must validate at least one schema (anyOf)".into()));
+        let passes = |branch: usize| run(branch).is_empty();
+        // kube-openapi adds the errors of the failed branch that matched most (the first
+        // among equals: `MatchCount`, `matches.rs`) after the `anyOf` or `oneOf` error.
+        let keep = |best: &mut Option<(usize, Vec<FieldError>)>, branch: usize, found| {
+            let count = self.match_count(branch, value);
+            if best.as_ref().is_none_or(|(most, _)| count > *most) {
+                *best = Some((count, found));
+            }
+        };
+        if !node.any_of.is_empty() {
+            let mut best = None;
+            let mut valid = false;
+            for branch in &node.any_of {
+                let found = run(*branch);
+                if found.is_empty() {
+                    valid = true;
+                    break;
+                }
+                keep(&mut best, *branch, found);
+            }
+            if !valid {
+                errors.push(invalid("must validate at least one schema (anyOf)".into()));
+                errors.extend(best.map(|(_, found)| found).unwrap_or_default());
+            }
         }
-        if !node.one_of.is_empty() && node.one_of.iter().filter(|b| passes(**b)).count() != 1 {
-            errors.push(invalid(
-                "must validate one and only one schema (oneOf)".into(),
-            ));
+        if !node.one_of.is_empty() {
+            let mut best = None;
+            let mut valid = 0;
+            for branch in &node.one_of {
+                let found = run(*branch);
+                if found.is_empty() {
+                    valid += 1;
+                    best = None;
+                } else if valid == 0 {
+                    keep(&mut best, *branch, found);
+                }
+            }
+            if valid != 1 {
+                errors.push(invalid(
+                    "must validate one and only one schema (oneOf)".into(),
+                ));
+                errors.extend(best.map(|(_, found)| found).unwrap_or_default());
+            }
         }
         if let Some(not) = node.not
             && passes(not)
@@ -724,11 +825,18 @@ impl KindSchema<'_> {
     /// schema's own validation found `schema_errors`: when any of those blocks (a value of
     /// the wrong type, missing, too long or too many), the rules are not run and kube's
     /// note says so. Also the warnings of errors ratcheted on unchanged values.
+    ///
+    /// The rules run at once when they cost little (at most [`QUICK_RULES_COST`]); an
+    /// object whose rules cost more is handed to `long`, which runs the evaluation given
+    /// to it where it may take its time (off an async worker).
     pub fn validate_rules(
         &self,
         new: &Value,
         old: Option<&Value>,
         schema_errors: &[FieldError],
+        long: impl FnOnce(
+            &mut dyn FnMut() -> kapi_cel::validation::Outcome,
+        ) -> kapi_cel::validation::Outcome,
     ) -> (Vec<FieldError>, Vec<String>) {
         let Some(rules) = self.schemas.rules.get(&self.root) else {
             return (Vec::new(), Vec::new());
@@ -750,7 +858,10 @@ impl KindSchema<'_> {
                         correct the existing errors to complete validation";
             return (vec![FieldError::invalid("<nil>", "null", note)], Vec::new());
         }
-        let outcome = rules.validate(new, old, kapi_cel::validation::RUNTIME_BUDGET);
+        let outcome = match rules.validate_within(new, old, QUICK_RULES_COST) {
+            Some(outcome) => outcome,
+            None => long(&mut || rules.validate(new, old, kapi_cel::validation::RUNTIME_BUDGET)),
+        };
         let errors = (outcome.errors.into_iter())
             .map(|e| {
                 use kapi_cel::validation::ErrorKind;
@@ -881,6 +992,19 @@ impl KindSchema<'_> {
             self.immutable_node(id, new, old, path, errors, false);
         }
     }
+}
+
+/// Removes repeated errors, keeping the first: kube-openapi's results drop an error whose
+/// message one already holds (`Result.AddErrors`), as branches repeat the value's own.
+fn dedup(errors: &mut Vec<FieldError>) {
+    let mut seen: Vec<FieldError> = Vec::with_capacity(errors.len());
+    errors.retain(|e| {
+        let new = !seen.contains(e);
+        if new {
+            seen.push(e.clone());
+        }
+        new
+    });
 }
 
 fn push_property(path: &mut String, name: &str) {
