@@ -35,10 +35,14 @@ struct Context {
 }
 
 /// Every generic error of `schema`, a version's `openAPIV3Schema` reported at `path`.
-pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+pub(super) fn errors(
+    schema: &Value,
+    path: &str,
+    previous: Option<&super::rules::Previous>,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     check(schema, path, &Context::default(), true, &mut errors);
-    errors.extend(super::rules::errors(schema, path));
+    errors.extend(super::rules::errors(schema, path, previous));
     errors
 }
 
@@ -414,7 +418,7 @@ mod tests {
     use super::*;
 
     fn messages(schema: Value) -> Vec<String> {
-        errors(&schema, "s")
+        errors(&schema, "s", None)
             .iter()
             .map(ToString::to_string)
             .collect()

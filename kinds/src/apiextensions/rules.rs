@@ -7,10 +7,14 @@
 //! object, within kube's limit per expression, and all of them within kube's limit for the
 //! schema; with kube's paths and messages.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
+use super::CustomResourceDefinition;
+
 use kapi_cel::cost::limits::{CostLimits, child_cardinality};
-use kapi_cel::environment::{KUBERNETES, new_expressions};
+use kapi_cel::environment::{KUBERNETES, new_expressions, stored_expressions};
 use kapi_cel::types::DeclType;
 use kapi_cel::validation::{Rule, compile_rules};
 use kapi_core::error::FieldError as E;
@@ -24,17 +28,60 @@ const REASONS: &[&str] = &[
     "FieldValueRequired",
 ];
 
+/// What an updated definition had before: its rules and message expressions (which
+/// compile in the stored-expressions environment, so that an update never refuses what
+/// was accepted once) and its versions' schemas (whose rules are not held to the
+/// per-expression cost limit again).
+pub(super) struct Previous {
+    expressions: HashSet<String>,
+    schemas: Vec<Value>,
+}
+
+impl Previous {
+    /// What `old` had.
+    pub(super) fn of(old: &CustomResourceDefinition) -> Previous {
+        fn collect(v: &Value, into: &mut HashSet<String>) {
+            match v {
+                Value::Object(fields) => {
+                    if let Some(Value::Array(rules)) = fields.get("x-kubernetes-validations") {
+                        for rule in rules {
+                            for key in ["rule", "messageExpression"] {
+                                if let Some(text) = rule.get(key).and_then(Value::as_str) {
+                                    into.insert(text.to_owned());
+                                }
+                            }
+                        }
+                    }
+                    fields.values().for_each(|v| collect(v, into));
+                }
+                Value::Array(items) => items.iter().for_each(|v| collect(v, into)),
+                _ => {}
+            }
+        }
+        let schemas: Vec<Value> = (old.spec.versions.iter())
+            .filter_map(|v| v.schema.as_ref()?.open_api_v3_schema.clone())
+            .collect();
+        let mut expressions = HashSet::new();
+        schemas.iter().for_each(|s| collect(s, &mut expressions));
+        Previous {
+            expressions,
+            schemas,
+        }
+    }
+}
+
 /// The errors of every rule of a version's `openAPIV3Schema` (reported at `path`), then
-/// those of their total cost.
-pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+/// those of their total cost; `previous` on update.
+pub(super) fn errors(schema: &Value, path: &str, previous: Option<&Previous>) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let mut limits = CostLimits::new(true);
+    let unchanged = previous.is_some_and(|p| p.schemas.contains(schema));
+    let mut limits = CostLimits::new(!unchanged);
     let root = Place {
         resource_root: true,
         cardinality: Some(1),
         uncorrelatable: None,
     };
-    walk(schema, path, root, &mut limits, &mut errors);
+    walk(schema, path, root, previous, &mut limits, &mut errors);
     let total = limits.total_errors(path).into_iter();
     errors.extend(total.map(|e| E::forbidden(e.path, e.detail)));
     errors
@@ -58,6 +105,7 @@ fn walk(
     schema: &Value,
     path: &str,
     at: Place,
+    previous: Option<&Previous>,
     limits: &mut CostLimits,
     errors: &mut Vec<FieldError>,
 ) {
@@ -73,7 +121,7 @@ fn walk(
         resource_root: at.resource_root || embedded,
         ..at.clone()
     };
-    node(schema, path, &here, limits, errors);
+    node(schema, path, &here, previous, limits, errors);
     let below = |forbid: bool| Place {
         resource_root: false,
         cardinality: child_cardinality(at.cardinality, schema),
@@ -86,6 +134,7 @@ fn walk(
                 property,
                 &format!("{path}.properties[{name}]"),
                 child,
+                previous,
                 limits,
                 errors,
             );
@@ -96,13 +145,21 @@ fn walk(
             additional,
             &format!("{path}.additionalProperties"),
             below(false),
+            previous,
             limits,
             errors,
         );
     }
     if let Some(items) = schema.get("items").filter(|i| i.is_object()) {
         let child = below(text("x-kubernetes-list-type") != Some("map"));
-        walk(items, &format!("{path}.items"), child, limits, errors);
+        walk(
+            items,
+            &format!("{path}.items"),
+            child,
+            previous,
+            limits,
+            errors,
+        );
     }
     // An `allOf` branch's rules, typed by this node's schema.
     for (i, branch) in kapi_cel::validation::all_of_branches(schema)
@@ -113,6 +170,7 @@ fn walk(
             branch,
             &format!("{path}.allOf[{i}]"),
             at.clone(),
+            previous,
             limits,
             errors,
         );
@@ -125,6 +183,7 @@ fn node(
     schema: &Value,
     path: &str,
     at: &Place,
+    previous: Option<&Previous>,
     limits: &mut CostLimits,
     errors: &mut Vec<FieldError>,
 ) {
@@ -186,8 +245,28 @@ fn node(
     }
     let min_size =
         DeclType::of_schema(schema, at.resource_root).map_or(0, |d| d.min_serialized_size);
-    let compiled = compile_rules(schema, at.resource_root, &new_expressions(KUBERNETES));
-    for (i, compiled) in compiled.into_iter().enumerate() {
+    // A rule (or message expression) the definition had already compiles in the
+    // stored-expressions environment; a new one in the previous version's.
+    let new = compile_rules(schema, at.resource_root, &new_expressions(KUBERNETES));
+    let preexisting = |r: &Rule| {
+        previous.is_some_and(|p| {
+            p.expressions.contains(&r.rule) || p.expressions.contains(&r.message_expression)
+        })
+    };
+    let stored = (rules.iter().any(preexisting))
+        .then(|| compile_rules(schema, at.resource_root, &stored_expressions(KUBERNETES)));
+    let mut stored = stored.map(|s| s.into_iter().map(Some).collect::<Vec<_>>());
+    let compiled = new.into_iter().enumerate().map(|(i, c)| {
+        match stored
+            .as_mut()
+            .and_then(|s| s.get_mut(i))
+            .filter(|_| preexisting(&rules[i]))
+        {
+            Some(slot) => slot.take().unwrap_or(c),
+            None => c,
+        }
+    });
+    for (i, compiled) in compiled.enumerate() {
         let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
         if let Some(cost) = limits.rule(&compiled, &rule_path, at.cardinality, min_size) {
             errors.push(E::forbidden(cost.path, cost.detail));
@@ -220,5 +299,32 @@ fn node(
             let detail = "may not be set if oldSelf is not used in rule";
             errors.push(E::invalid(field(i, "optionalOldSelf"), true, detail));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A rule with a two-variable comprehension: kube 1.32 has it only for stored rules.
+    fn schema() -> Value {
+        json!({"type": "object", "properties": {"m": {
+            "type": "object", "maxProperties": 10,
+            "additionalProperties": {"type": "integer"},
+            "x-kubernetes-validations": [{"rule": "self.all(k, v, v > 0)"}]
+        }}})
+    }
+
+    #[test]
+    fn rules_a_definition_had_compile_as_stored_rules() {
+        let new = errors(&schema(), "s", None);
+        assert_eq!(new.len(), 1, "{new:?}");
+        assert!(new[0].detail.contains("compilation failed"), "{new:?}");
+        let previous = Previous {
+            expressions: ["self.all(k, v, v > 0)".to_owned()].into(),
+            schemas: vec![schema()],
+        };
+        assert_eq!(errors(&schema(), "s", Some(&previous)), vec![]);
     }
 }

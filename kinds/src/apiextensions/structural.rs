@@ -26,8 +26,13 @@ enum Level {
 }
 
 /// Every error of `schema`, a version's `openAPIV3Schema` reported at `path`.
-pub(super) fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
-    let errors = super::openapi_schema::errors(schema, path);
+/// `previous` (on update) says which rules the definition had already.
+pub(super) fn errors(
+    schema: &Value,
+    path: &str,
+    previous: Option<&super::rules::Previous>,
+) -> Vec<FieldError> {
+    let errors = super::openapi_schema::errors(schema, path, previous);
     // kube reports the structural rules of a schema that passed the generic checks (it
     // cannot read the others as structural).
     if !errors.is_empty() {

@@ -10,6 +10,7 @@
 
 use serde_json::json;
 
+use super::rules;
 use super::structural;
 use super::{
     CLUSTER, CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition,
@@ -59,7 +60,7 @@ pub(super) fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             r#"must be spec.names.plural+"."+spec.group"#,
         ));
     }
-    errors.extend(spec_errors(crd));
+    errors.extend(spec_errors(crd, None));
     errors.extend(status_errors(crd));
     errors.extend(stored_versions(crd));
     if spec.preserve_unknown_fields == Some(true) {
@@ -79,7 +80,8 @@ pub(super) fn update(
     crd: &CustomResourceDefinition,
     old: &CustomResourceDefinition,
 ) -> Vec<FieldError> {
-    let mut errors = spec_errors(crd);
+    let previous = rules::Previous::of(old);
+    let mut errors = spec_errors(crd, Some(&previous));
     let immutable = |field: &str, new: &str, old: &str| {
         (new != old).then(|| E::invalid(field, new, "field is immutable"))
     };
@@ -119,7 +121,10 @@ fn established(crd: &CustomResourceDefinition) -> bool {
 }
 
 /// `validateCustomResourceDefinitionSpec`.
-fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
+fn spec_errors(
+    crd: &CustomResourceDefinition,
+    previous: Option<&rules::Previous>,
+) -> Vec<FieldError> {
     let spec = &crd.spec;
     let mut errors = Vec::new();
     if spec.group.is_empty() {
@@ -161,6 +166,7 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             errors.extend(structural::errors(
                 schema,
                 "spec.validation.openAPIV3Schema",
+                previous,
             ));
         }
         if hoisted.subresources
@@ -203,6 +209,7 @@ fn spec_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             Some(schema) if !hoisted.schema => errors.extend(structural::errors(
                 schema,
                 &format!("{path}.schema.openAPIV3Schema"),
+                previous,
             )),
             Some(_) => {}
         }
