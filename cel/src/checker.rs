@@ -142,9 +142,11 @@ impl Checker<'_> {
     }
 
     fn check(&mut self, e: &Expr) -> Type {
-        let t = self.check_kind(e);
-        self.types.insert(e.id, t.clone());
-        t
+        crate::stack::guard(|| {
+            let t = self.check_kind(e);
+            self.types.insert(e.id, t.clone());
+            t
+        })
     }
 
     fn check_kind(&mut self, e: &Expr) -> Type {
@@ -490,78 +492,91 @@ impl Checker<'_> {
 /// cel-go's literal validators (kube from 1.29): `duration()`, `timestamp()` and
 /// `matches()` of constants must succeed when the rule is compiled, not when it runs.
 fn validate_literals(e: &Expr, ast: &Ast, issues: &mut Vec<Issue>) {
-    use crate::time::{Duration, Timestamp};
-    match &e.kind {
-        ExprKind::Call {
-            function,
-            target,
-            args,
-        } => {
-            let literal = |i: usize| args.get(i).map(|a| (&a.kind, a.id));
-            let bad = match (function.as_str(), target.is_some(), literal(0), literal(1)) {
-                ("duration", false, Some((ExprKind::Literal(Literal::String(s)), id)), None) => {
-                    (Duration::parse(s)
+    crate::stack::guard(|| {
+        use crate::time::{Duration, Timestamp};
+        match &e.kind {
+            ExprKind::Call {
+                function,
+                target,
+                args,
+            } => {
+                let literal = |i: usize| args.get(i).map(|a| (&a.kind, a.id));
+                let bad = match (function.as_str(), target.is_some(), literal(0), literal(1)) {
+                    (
+                        "duration",
+                        false,
+                        Some((ExprKind::Literal(Literal::String(s)), id)),
+                        None,
+                    ) => (Duration::parse(s)
                         .ok()
                         .and_then(|d| Duration::checked(d.0))
                         .is_none())
-                    .then_some((id, "invalid duration argument"))
-                }
-                ("timestamp", false, Some((ExprKind::Literal(Literal::String(s)), id)), None) => {
-                    Timestamp::parse(s)
+                    .then_some((id, "invalid duration argument")),
+                    (
+                        "timestamp",
+                        false,
+                        Some((ExprKind::Literal(Literal::String(s)), id)),
+                        None,
+                    ) => Timestamp::parse(s)
                         .is_err()
-                        .then_some((id, "invalid timestamp"))
-                }
-                ("timestamp", false, Some((ExprKind::Call { function, args, .. }, id)), None)
-                    if function == "-_"
+                        .then_some((id, "invalid timestamp")),
+                    (
+                        "timestamp",
+                        false,
+                        Some((ExprKind::Call { function, args, .. }, id)),
+                        None,
+                    ) if function == "-_"
                         && matches!(
                             args.first().map(|a| &a.kind),
                             Some(ExprKind::Literal(Literal::Int(_)))
                         ) =>
-                {
-                    let Some(ExprKind::Literal(Literal::Int(i))) = args.first().map(|a| &a.kind)
-                    else {
-                        unreachable!("matched above")
-                    };
-                    Timestamp::checked(-(*i as i128) * 1_000_000_000)
-                        .is_none()
-                        .then_some((id, "invalid timestamp"))
+                    {
+                        let Some(ExprKind::Literal(Literal::Int(i))) =
+                            args.first().map(|a| &a.kind)
+                        else {
+                            unreachable!("matched above")
+                        };
+                        Timestamp::checked(-(*i as i128) * 1_000_000_000)
+                            .is_none()
+                            .then_some((id, "invalid timestamp"))
+                    }
+                    ("timestamp", false, Some((ExprKind::Literal(Literal::Int(i)), id)), None) => {
+                        Timestamp::checked(*i as i128 * 1_000_000_000)
+                            .is_none()
+                            .then_some((id, "invalid timestamp"))
+                    }
+                    ("matches", true, Some((ExprKind::Literal(Literal::String(p)), id)), None)
+                    | ("matches", false, _, Some((ExprKind::Literal(Literal::String(p)), id))) => {
+                        crate::library::regex::compile(p)
+                            .is_err()
+                            .then_some((id, "invalid matches argument"))
+                    }
+                    _ => None,
+                };
+                if let Some((id, message)) = bad {
+                    issues.push(ast.issue(id, message));
                 }
-                ("timestamp", false, Some((ExprKind::Literal(Literal::Int(i)), id)), None) => {
-                    Timestamp::checked(*i as i128 * 1_000_000_000)
-                        .is_none()
-                        .then_some((id, "invalid timestamp"))
-                }
-                ("matches", true, Some((ExprKind::Literal(Literal::String(p)), id)), None)
-                | ("matches", false, _, Some((ExprKind::Literal(Literal::String(p)), id))) => {
-                    crate::library::regex::compile(p)
-                        .is_err()
-                        .then_some((id, "invalid matches argument"))
-                }
-                _ => None,
-            };
-            if let Some((id, message)) = bad {
-                issues.push(ast.issue(id, message));
+                target
+                    .iter()
+                    .for_each(|t| validate_literals(t, ast, issues));
+                args.iter().for_each(|a| validate_literals(a, ast, issues));
             }
-            target
+            ExprKind::Select { operand, .. } => validate_literals(operand, ast, issues),
+            ExprKind::List { elements, .. } => elements
                 .iter()
-                .for_each(|t| validate_literals(t, ast, issues));
-            args.iter().for_each(|a| validate_literals(a, ast, issues));
-        }
-        ExprKind::Select { operand, .. } => validate_literals(operand, ast, issues),
-        ExprKind::List { elements, .. } => elements
-            .iter()
-            .for_each(|x| validate_literals(x, ast, issues)),
-        ExprKind::Map { entries } => entries.iter().for_each(|(k, v, _)| {
-            validate_literals(k, ast, issues);
-            validate_literals(v, ast, issues);
-        }),
-        ExprKind::Comprehension(c) => {
-            for x in [&c.range, &c.init, &c.cond, &c.step, &c.result] {
-                validate_literals(x, ast, issues);
+                .for_each(|x| validate_literals(x, ast, issues)),
+            ExprKind::Map { entries } => entries.iter().for_each(|(k, v, _)| {
+                validate_literals(k, ast, issues);
+                validate_literals(v, ast, issues);
+            }),
+            ExprKind::Comprehension(c) => {
+                for x in [&c.range, &c.init, &c.cond, &c.step, &c.result] {
+                    validate_literals(x, ast, issues);
+                }
             }
+            _ => {}
         }
-        _ => {}
-    }
+    })
 }
 
 /// A result type's unbound overload parameters, renamed to fresh checker variables (an

@@ -157,90 +157,92 @@ impl Planner<'_> {
     }
 
     fn plan(&self, e: &Expr) -> Node {
-        match &e.kind {
-            ExprKind::Literal(literal) => Node::Const(match literal {
-                Literal::Null => Value::Null,
-                Literal::Bool(b) => Value::Bool(*b),
-                Literal::Int(i) => Value::Int(*i),
-                Literal::Uint(u) => Value::Uint(*u),
-                Literal::Double(d) => Value::Double(*d),
-                Literal::String(s) => Value::String(s.clone()),
-                Literal::Bytes(b) => Value::Bytes(b.clone()),
-            }),
-            ExprKind::Ident(_) | ExprKind::Select { .. } if self.named(e).is_some() => {
-                self.named(e).expect("checked above")
-            }
-            ExprKind::Ident(name) => Node::Var(name.as_str().into()),
-            ExprKind::Select {
-                operand,
-                field,
-                test,
-            } => {
-                let operand = self.plan(operand);
-                // A keyword named plainly selects its escaped property.
-                let field = match self.checked.references.get(&e.id) {
-                    Some(Reference::Field(key)) => key.as_str(),
-                    _ => field.as_str(),
-                };
-                Node::Select {
-                    relative: !is_attribute(&operand),
-                    operand: Box::new(operand),
-                    field: Value::string(field),
-                    test: *test,
+        crate::stack::guard(|| {
+            match &e.kind {
+                ExprKind::Literal(literal) => Node::Const(match literal {
+                    Literal::Null => Value::Null,
+                    Literal::Bool(b) => Value::Bool(*b),
+                    Literal::Int(i) => Value::Int(*i),
+                    Literal::Uint(u) => Value::Uint(*u),
+                    Literal::Double(d) => Value::Double(*d),
+                    Literal::String(s) => Value::String(s.clone()),
+                    Literal::Bytes(b) => Value::Bytes(b.clone()),
+                }),
+                ExprKind::Ident(_) | ExprKind::Select { .. } if self.named(e).is_some() => {
+                    self.named(e).expect("checked above")
                 }
-            }
-            ExprKind::Call {
-                function,
-                target,
-                args,
-            } => self.call(e, function, target.as_deref(), args),
-            ExprKind::List { elements, optional } => {
-                let elements: Vec<Node> = elements.iter().map(|x| self.plan(x)).collect();
-                if optional.is_empty() && elements.iter().all(|x| matches!(x, Node::Const(_))) {
-                    let items = elements.into_iter().map(|x| match x {
-                        Node::Const(v) => v,
-                        _ => unreachable!("all constants"),
-                    });
-                    return Node::Const(Value::list(items.collect()));
-                }
-                Node::List {
-                    elements,
-                    optional: optional.clone(),
-                }
-            }
-            ExprKind::Map { entries } => {
-                let entries: Vec<(Node, Node, bool)> = entries
-                    .iter()
-                    .map(|(k, v, o)| (self.plan(k), self.plan(v), *o))
-                    .collect();
-                if entries
-                    .iter()
-                    .all(|(k, v, o)| !o && matches!((k, v), (Node::Const(_), Node::Const(_))))
-                {
-                    let mut map = Map::default();
-                    for (k, v, _) in entries {
-                        if let (Node::Const(k), Node::Const(v)) = (k, v)
-                            && let Some(key) = Key::of(&k)
-                        {
-                            map.entries.insert(key, v);
-                        }
+                ExprKind::Ident(name) => Node::Var(name.as_str().into()),
+                ExprKind::Select {
+                    operand,
+                    field,
+                    test,
+                } => {
+                    let operand = self.plan(operand);
+                    // A keyword named plainly selects its escaped property.
+                    let field = match self.checked.references.get(&e.id) {
+                        Some(Reference::Field(key)) => key.as_str(),
+                        _ => field.as_str(),
+                    };
+                    Node::Select {
+                        relative: !is_attribute(&operand),
+                        operand: Box::new(operand),
+                        field: Value::string(field),
+                        test: *test,
                     }
-                    return Node::Const(Value::Map(Arc::new(map)));
                 }
-                Node::Map { entries }
+                ExprKind::Call {
+                    function,
+                    target,
+                    args,
+                } => self.call(e, function, target.as_deref(), args),
+                ExprKind::List { elements, optional } => {
+                    let elements: Vec<Node> = elements.iter().map(|x| self.plan(x)).collect();
+                    if optional.is_empty() && elements.iter().all(|x| matches!(x, Node::Const(_))) {
+                        let items = elements.into_iter().map(|x| match x {
+                            Node::Const(v) => v,
+                            _ => unreachable!("all constants"),
+                        });
+                        return Node::Const(Value::list(items.collect()));
+                    }
+                    Node::List {
+                        elements,
+                        optional: optional.clone(),
+                    }
+                }
+                ExprKind::Map { entries } => {
+                    let entries: Vec<(Node, Node, bool)> = entries
+                        .iter()
+                        .map(|(k, v, o)| (self.plan(k), self.plan(v), *o))
+                        .collect();
+                    if entries
+                        .iter()
+                        .all(|(k, v, o)| !o && matches!((k, v), (Node::Const(_), Node::Const(_))))
+                    {
+                        let mut map = Map::default();
+                        for (k, v, _) in entries {
+                            if let (Node::Const(k), Node::Const(v)) = (k, v)
+                                && let Some(key) = Key::of(&k)
+                            {
+                                map.entries.insert(key, v);
+                            }
+                        }
+                        return Node::Const(Value::Map(Arc::new(map)));
+                    }
+                    Node::Map { entries }
+                }
+                ExprKind::Struct { .. } => Node::Const(Value::Null),
+                ExprKind::Comprehension(c) => Node::Fold(Box::new(Fold {
+                    range: self.plan(&c.range),
+                    var: c.var.as_str().into(),
+                    var2: c.var2.as_deref().map(Into::into),
+                    accu: c.accu.as_str().into(),
+                    init: self.plan(&c.init),
+                    cond: self.plan(&c.cond),
+                    step: self.plan(&c.step),
+                    result: self.plan(&c.result),
+                })),
             }
-            ExprKind::Struct { .. } => Node::Const(Value::Null),
-            ExprKind::Comprehension(c) => Node::Fold(Box::new(Fold {
-                range: self.plan(&c.range),
-                var: c.var.as_str().into(),
-                var2: c.var2.as_deref().map(Into::into),
-                accu: c.accu.as_str().into(),
-                init: self.plan(&c.init),
-                cond: self.plan(&c.cond),
-                step: self.plan(&c.step),
-                result: self.plan(&c.result),
-            })),
-        }
+        })
     }
 
     /// A name the checker resolved to a variable or a type (`a.b` included).
@@ -437,243 +439,248 @@ impl State {
     }
 
     fn eval(&mut self, node: &Node) -> Result<Value, Failure> {
-        match node {
-            Node::Const(v) => Ok(v.clone()),
-            Node::Var(name) => {
-                self.charge(1)?;
-                let value = self
-                    .locals
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone());
-                value.ok_or_else(|| {
-                    Failure::Error(Error::new(format!("no such attribute(s): {name}")))
-                })
-            }
-            Node::Select {
-                operand,
-                field,
-                test,
-                relative,
-            } => {
-                let value = self.eval(operand)?;
-                if *relative {
+        crate::stack::guard(|| {
+            match node {
+                Node::Const(v) => Ok(v.clone()),
+                Node::Var(name) => {
                     self.charge(1)?;
+                    let value = self
+                        .locals
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, v)| v.clone());
+                    value.ok_or_else(|| {
+                        Failure::Error(Error::new(format!("no such attribute(s): {name}")))
+                    })
                 }
-                if *test {
-                    return match &value {
-                        // A field set to null is not set (kube's unstructured maps); a field
-                        // whose data is invalid fails the test.
-                        Value::Map(m) => match m.get(field) {
-                            Some(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
-                                let e = o.as_any().downcast_ref::<ErrorValue>().expect("checked");
-                                Err(Failure::Error(e.0.clone()))
-                            }
-                            found => Ok(Value::Bool(
-                                found.is_some_and(|v| !matches!(v, Value::Null)),
-                            )),
-                        },
-                        Value::Null => Ok(Value::Bool(false)),
-                        Value::Optional(Some(v)) => match &**v {
-                            Value::Map(m) => Ok(Value::Bool(m.get(field).is_some())),
+                Node::Select {
+                    operand,
+                    field,
+                    test,
+                    relative,
+                } => {
+                    let value = self.eval(operand)?;
+                    if *relative {
+                        self.charge(1)?;
+                    }
+                    if *test {
+                        return match &value {
+                            // A field set to null is not set (kube's unstructured maps); a field
+                            // whose data is invalid fails the test.
+                            Value::Map(m) => match m.get(field) {
+                                Some(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
+                                    let e =
+                                        o.as_any().downcast_ref::<ErrorValue>().expect("checked");
+                                    Err(Failure::Error(e.0.clone()))
+                                }
+                                found => Ok(Value::Bool(
+                                    found.is_some_and(|v| !matches!(v, Value::Null)),
+                                )),
+                            },
+                            Value::Null => Ok(Value::Bool(false)),
+                            Value::Optional(Some(v)) => match &**v {
+                                Value::Map(m) => Ok(Value::Bool(m.get(field).is_some())),
+                                _ => Err(Error::new("no such overload").into()),
+                            },
+                            Value::Optional(None) => Ok(Value::Bool(false)),
                             _ => Err(Error::new("no such overload").into()),
-                        },
-                        Value::Optional(None) => Ok(Value::Bool(false)),
-                        _ => Err(Error::new("no such overload").into()),
+                        };
+                    }
+                    self.charge(1)?;
+                    select(&value, field).map_err(Failure::Error)
+                }
+                Node::OptionalSelect {
+                    operand,
+                    field,
+                    relative,
+                } => {
+                    let value = self.eval(operand)?;
+                    if *relative {
+                        self.charge(1)?;
+                    }
+                    let result = match value {
+                        Value::Optional(None) => Value::Optional(None),
+                        Value::Optional(Some(v)) => optional_field(&v, field),
+                        v => optional_field(&v, field),
                     };
-                }
-                self.charge(1)?;
-                select(&value, field).map_err(Failure::Error)
-            }
-            Node::OptionalSelect {
-                operand,
-                field,
-                relative,
-            } => {
-                let value = self.eval(operand)?;
-                if *relative {
-                    self.charge(1)?;
-                }
-                let result = match value {
-                    Value::Optional(None) => Value::Optional(None),
-                    Value::Optional(Some(v)) => optional_field(&v, field),
-                    v => optional_field(&v, field),
-                };
-                // cel-go observes an optional qualifier only when the field is there.
-                if matches!(result, Value::Optional(Some(_))) {
-                    self.charge(1)?;
-                }
-                Ok(result)
-            }
-            Node::Index {
-                operand,
-                index,
-                index_cost,
-                relative,
-                overloads,
-            } => {
-                let value = self.eval(operand)?;
-                if *relative {
-                    self.charge(1)?;
-                }
-                let key = self.eval(index)?;
-                self.charge(*index_cost)?;
-                match &value {
-                    Value::Optional(_) => {
-                        dispatch(overloads, &[value.clone(), key]).map_err(Failure::Error)
+                    // cel-go observes an optional qualifier only when the field is there.
+                    if matches!(result, Value::Optional(Some(_))) {
+                        self.charge(1)?;
                     }
-                    _ => standard::index(&[value, key]).map_err(Failure::Error),
+                    Ok(result)
                 }
-            }
-            Node::Call {
-                function,
-                args,
-                overloads,
-            } => {
-                // Every argument is evaluated, and the call costs, even when one is an
-                // error (cel-go's calls see their arguments' errors and return the first).
-                let mut values = Vec::with_capacity(args.len());
-                let mut error = None;
-                for arg in args {
-                    match self.eval(arg) {
-                        Ok(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
-                            let e = o.as_any().downcast_ref::<ErrorValue>().expect("checked");
-                            error.get_or_insert(e.0.clone());
-                            values.push(Value::Null);
-                        }
-                        Ok(v) => values.push(v),
-                        Err(Failure::CostLimitExceeded) => return Err(Failure::CostLimitExceeded),
-                        Err(Failure::Error(e)) => {
-                            error.get_or_insert(e);
-                            values.push(Value::Null);
-                        }
-                    }
-                }
-                let result = match error {
-                    Some(e) => Err(e),
-                    None => dispatch(overloads, &values),
-                };
-                let cost = self.call_cost(
-                    function,
+                Node::Index {
+                    operand,
+                    index,
+                    index_cost,
+                    relative,
                     overloads,
-                    &values,
-                    result.as_ref().unwrap_or(&Value::Null),
-                );
-                self.charge(cost)?;
-                result.map_err(Failure::Error)
-            }
-            Node::And(a, b) => {
-                let left = self.eval(a).and_then(boolean);
-                if matches!(left, Ok(Value::Bool(false)))
-                    || matches!(left, Err(Failure::CostLimitExceeded))
-                {
-                    return left;
+                } => {
+                    let value = self.eval(operand)?;
+                    if *relative {
+                        self.charge(1)?;
+                    }
+                    let key = self.eval(index)?;
+                    self.charge(*index_cost)?;
+                    match &value {
+                        Value::Optional(_) => {
+                            dispatch(overloads, &[value.clone(), key]).map_err(Failure::Error)
+                        }
+                        _ => standard::index(&[value, key]).map_err(Failure::Error),
+                    }
                 }
-                let right = self.eval(b);
-                match (left, right) {
-                    (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
-                    (_, Ok(Value::Bool(false))) => Ok(Value::Bool(false)),
-                    (Ok(Value::Bool(true)), right) => right.and_then(boolean),
-                    (Err(e), _) => Err(e),
-                    (Ok(_), _) => Err(Error::new("no such overload").into()),
+                Node::Call {
+                    function,
+                    args,
+                    overloads,
+                } => {
+                    // Every argument is evaluated, and the call costs, even when one is an
+                    // error (cel-go's calls see their arguments' errors and return the first).
+                    let mut values = Vec::with_capacity(args.len());
+                    let mut error = None;
+                    for arg in args {
+                        match self.eval(arg) {
+                            Ok(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
+                                let e = o.as_any().downcast_ref::<ErrorValue>().expect("checked");
+                                error.get_or_insert(e.0.clone());
+                                values.push(Value::Null);
+                            }
+                            Ok(v) => values.push(v),
+                            Err(Failure::CostLimitExceeded) => {
+                                return Err(Failure::CostLimitExceeded);
+                            }
+                            Err(Failure::Error(e)) => {
+                                error.get_or_insert(e);
+                                values.push(Value::Null);
+                            }
+                        }
+                    }
+                    let result = match error {
+                        Some(e) => Err(e),
+                        None => dispatch(overloads, &values),
+                    };
+                    let cost = self.call_cost(
+                        function,
+                        overloads,
+                        &values,
+                        result.as_ref().unwrap_or(&Value::Null),
+                    );
+                    self.charge(cost)?;
+                    result.map_err(Failure::Error)
                 }
-            }
-            Node::Or(a, b) => {
-                let left = self.eval(a).and_then(boolean);
-                if matches!(left, Ok(Value::Bool(true)))
-                    || matches!(left, Err(Failure::CostLimitExceeded))
-                {
-                    return left;
+                Node::And(a, b) => {
+                    let left = self.eval(a).and_then(boolean);
+                    if matches!(left, Ok(Value::Bool(false)))
+                        || matches!(left, Err(Failure::CostLimitExceeded))
+                    {
+                        return left;
+                    }
+                    let right = self.eval(b);
+                    match (left, right) {
+                        (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
+                        (_, Ok(Value::Bool(false))) => Ok(Value::Bool(false)),
+                        (Ok(Value::Bool(true)), right) => right.and_then(boolean),
+                        (Err(e), _) => Err(e),
+                        (Ok(_), _) => Err(Error::new("no such overload").into()),
+                    }
                 }
-                let right = self.eval(b);
-                match (left, right) {
-                    (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
-                    (_, Ok(Value::Bool(true))) => Ok(Value::Bool(true)),
-                    (Ok(Value::Bool(false)), right) => right.and_then(boolean),
-                    (Err(e), _) => Err(e),
-                    (Ok(_), _) => Err(Error::new("no such overload").into()),
+                Node::Or(a, b) => {
+                    let left = self.eval(a).and_then(boolean);
+                    if matches!(left, Ok(Value::Bool(true)))
+                        || matches!(left, Err(Failure::CostLimitExceeded))
+                    {
+                        return left;
+                    }
+                    let right = self.eval(b);
+                    match (left, right) {
+                        (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
+                        (_, Ok(Value::Bool(true))) => Ok(Value::Bool(true)),
+                        (Ok(Value::Bool(false)), right) => right.and_then(boolean),
+                        (Err(e), _) => Err(e),
+                        (Ok(_), _) => Err(Error::new("no such overload").into()),
+                    }
                 }
-            }
-            Node::Conditional(c, a, b) => match self.eval(c)? {
-                Value::Bool(true) => self.eval_branch(a),
-                Value::Bool(false) => self.eval_branch(b),
-                _ => Err(Error::new("no such overload").into()),
-            },
-            Node::NotStrictlyFalse(a) => {
-                let value = self.eval(a);
-                self.charge(1)?;
-                match value {
-                    Ok(Value::Bool(b)) => Ok(Value::Bool(b)),
-                    Err(Failure::CostLimitExceeded) => Err(Failure::CostLimitExceeded),
-                    _ => Ok(Value::Bool(true)),
-                }
-            }
-            Node::OptionalOr {
-                target,
-                alternative,
-                or_value,
-            } => {
-                let value = self.eval(target)?;
-                match value {
-                    Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
-                    Value::Optional(Some(_)) => Ok(value),
-                    Value::Optional(None) => self.eval(alternative),
+                Node::Conditional(c, a, b) => match self.eval(c)? {
+                    Value::Bool(true) => self.eval_branch(a),
+                    Value::Bool(false) => self.eval_branch(b),
                     _ => Err(Error::new("no such overload").into()),
+                },
+                Node::NotStrictlyFalse(a) => {
+                    let value = self.eval(a);
+                    self.charge(1)?;
+                    match value {
+                        Ok(Value::Bool(b)) => Ok(Value::Bool(b)),
+                        Err(Failure::CostLimitExceeded) => Err(Failure::CostLimitExceeded),
+                        _ => Ok(Value::Bool(true)),
+                    }
                 }
-            }
-            Node::SetMembership(element, set) => {
-                let value = self.eval(element)?;
-                Ok(Value::Bool(set.iter().any(|v| v.equals(&value))))
-            }
-            Node::List { elements, optional } => {
-                let mut items = Vec::with_capacity(elements.len());
-                for (i, element) in elements.iter().enumerate() {
+                Node::OptionalOr {
+                    target,
+                    alternative,
+                    or_value,
+                } => {
+                    let value = self.eval(target)?;
+                    match value {
+                        Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
+                        Value::Optional(Some(_)) => Ok(value),
+                        Value::Optional(None) => self.eval(alternative),
+                        _ => Err(Error::new("no such overload").into()),
+                    }
+                }
+                Node::SetMembership(element, set) => {
                     let value = self.eval(element)?;
-                    if optional.contains(&i) {
-                        match value {
-                            Value::Optional(Some(v)) => items.push((*v).clone()),
-                            Value::Optional(None) => {}
-                            _ => return Err(Error::new("no such overload").into()),
-                        }
-                    } else {
-                        items.push(value);
-                    }
+                    Ok(Value::Bool(set.iter().any(|v| v.equals(&value))))
                 }
-                self.charge(10)?;
-                Ok(Value::List(Arc::new(List {
-                    items,
-                    kind: ListKind::Atomic,
-                })))
-            }
-            Node::Map { entries } => {
-                let mut map = Map::default();
-                for (k, v, optional) in entries {
-                    let key = self.eval(k)?;
-                    let mut value = self.eval(v)?;
-                    if *optional {
-                        match value {
-                            Value::Optional(Some(v)) => value = (*v).clone(),
-                            Value::Optional(None) => continue,
-                            _ => return Err(Error::new("no such overload").into()),
+                Node::List { elements, optional } => {
+                    let mut items = Vec::with_capacity(elements.len());
+                    for (i, element) in elements.iter().enumerate() {
+                        let value = self.eval(element)?;
+                        if optional.contains(&i) {
+                            match value {
+                                Value::Optional(Some(v)) => items.push((*v).clone()),
+                                Value::Optional(None) => {}
+                                _ => return Err(Error::new("no such overload").into()),
+                            }
+                        } else {
+                            items.push(value);
                         }
                     }
-                    let key = Key::of(&key).ok_or_else(|| {
-                        Error::new(format!("unsupported key type: {}", key.type_name()))
-                    })?;
-                    if map.entries.insert(key.clone(), value).is_some() {
-                        return Err(Error::new(format!(
-                            "Failed with repeated key: {}",
-                            key.to_value()
-                        ))
-                        .into());
-                    }
+                    self.charge(10)?;
+                    Ok(Value::List(Arc::new(List {
+                        items,
+                        kind: ListKind::Atomic,
+                    })))
                 }
-                self.charge(30)?;
-                Ok(Value::Map(Arc::new(map)))
+                Node::Map { entries } => {
+                    let mut map = Map::default();
+                    for (k, v, optional) in entries {
+                        let key = self.eval(k)?;
+                        let mut value = self.eval(v)?;
+                        if *optional {
+                            match value {
+                                Value::Optional(Some(v)) => value = (*v).clone(),
+                                Value::Optional(None) => continue,
+                                _ => return Err(Error::new("no such overload").into()),
+                            }
+                        }
+                        let key = Key::of(&key).ok_or_else(|| {
+                            Error::new(format!("unsupported key type: {}", key.type_name()))
+                        })?;
+                        if map.entries.insert(key.clone(), value).is_some() {
+                            return Err(Error::new(format!(
+                                "Failed with repeated key: {}",
+                                key.to_value()
+                            ))
+                            .into());
+                        }
+                    }
+                    self.charge(30)?;
+                    Ok(Value::Map(Arc::new(map)))
+                }
+                Node::Fold(fold) => self.fold(fold),
             }
-            Node::Fold(fold) => self.fold(fold),
-        }
+        })
     }
 
     /// A branch of `?:`: cel-go resolves an attribute there without observing its root

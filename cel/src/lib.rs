@@ -19,6 +19,7 @@ pub mod escape;
 pub mod interpreter;
 pub mod library;
 pub mod program;
+mod stack;
 pub mod syntax;
 pub mod time;
 pub mod ty;

@@ -220,6 +220,33 @@ fn parser(two_var: bool) -> cel::parser::Parser {
     }
 }
 
+/// The deepest tree the parser's limit lets through, as cel-go counts it.
+const MAX_AST_DEPTH: usize = MAX_RECURSION_DEPTH as usize + 1;
+
+/// How deep `e`'s tree is.
+fn depth(e: &Expr) -> usize {
+    crate::stack::guard(|| {
+        1 + match &e.kind {
+            ExprKind::Literal(_) | ExprKind::Ident(_) | ExprKind::Struct { .. } => 0,
+            ExprKind::Select { operand, .. } => depth(operand),
+            ExprKind::Call { target, args, .. } => (target.iter().map(|t| depth(t)))
+                .chain(args.iter().map(depth))
+                .max()
+                .unwrap_or(0),
+            ExprKind::List { elements, .. } => elements.iter().map(depth).max().unwrap_or(0),
+            ExprKind::Map { entries } => (entries.iter())
+                .map(|(k, v, _)| depth(k).max(depth(v)))
+                .max()
+                .unwrap_or(0),
+            ExprKind::Comprehension(c) => [&c.range, &c.init, &c.cond, &c.step, &c.result]
+                .into_iter()
+                .map(depth)
+                .max()
+                .unwrap_or(0),
+        }
+    })
+}
+
 /// Parses `source` with optional syntax (`?.`, `[?..]`), as kube enables it.
 pub fn parse(source: &str) -> Result<Ast, Issues> {
     parse_with(source, false)
@@ -246,6 +273,16 @@ pub fn parse_with(source: &str, two_var: bool) -> Result<Ast, Issues> {
     let mut offsets = HashMap::new();
     let mut max_id = 0;
     let expr = convert(&root, &info, &mut offsets, &mut max_id);
+    // The `cel` crate counts only parenthesised nesting; cel-go counts every level, and
+    // refuses a chain of 251 comparisons as kube's tests expect.
+    if depth(&expr) > MAX_AST_DEPTH {
+        return Err(Issues(vec![Issue {
+            line: 1,
+            column: 0,
+            message: "max recursion depth exceeded".into(),
+            snippet: None,
+        }]));
+    }
     Ok(Ast {
         expr,
         source: source.into(),
@@ -261,112 +298,119 @@ fn convert(
     offsets: &mut HashMap<u64, u32>,
     max_id: &mut u64,
 ) -> Expr {
-    if let Some((mut start, _)) = info.offset_for(e.id) {
-        // A negative number's literal starts at its minus sign, as cel-go places it.
-        let negative = matches!(&e.expr, CelExpr::Literal(LiteralValue::Int(i)) if *i.inner() < 0)
-            || matches!(&e.expr, CelExpr::Literal(LiteralValue::Double(d)) if *d.inner() < 0.0);
-        if negative && start > 0 && info.source.as_bytes().get(start as usize - 1) == Some(&b'-') {
-            start -= 1;
+    crate::stack::guard(|| {
+        if let Some((mut start, _)) = info.offset_for(e.id) {
+            // A negative number's literal starts at its minus sign, as cel-go places it.
+            let negative = matches!(&e.expr, CelExpr::Literal(LiteralValue::Int(i)) if *i.inner() < 0)
+                || matches!(&e.expr, CelExpr::Literal(LiteralValue::Double(d)) if *d.inner() < 0.0);
+            if negative
+                && start > 0
+                && info.source.as_bytes().get(start as usize - 1) == Some(&b'-')
+            {
+                start -= 1;
+            }
+            offsets.insert(e.id, start);
         }
-        offsets.insert(e.id, start);
-    }
-    *max_id = (*max_id).max(e.id);
-    let mut go = |e: &IdedExpr| convert(e, info, offsets, max_id);
-    let kind = match &e.expr {
-        CelExpr::Unspecified => ExprKind::Literal(Literal::Null),
-        CelExpr::Literal(literal) => ExprKind::Literal(match literal {
-            LiteralValue::Null => Literal::Null,
-            LiteralValue::Boolean(b) => Literal::Bool(*b.inner()),
-            LiteralValue::Int(i) => Literal::Int(*i.inner()),
-            LiteralValue::UInt(u) => Literal::Uint(*u.inner()),
-            LiteralValue::Double(d) => Literal::Double(*d.inner()),
-            LiteralValue::String(s) => Literal::String(s.inner().into()),
-            LiteralValue::Bytes(b) => Literal::Bytes(b.inner().into()),
-        }),
-        CelExpr::Ident(name) => ExprKind::Ident(name.clone()),
-        CelExpr::Select(select) => ExprKind::Select {
-            operand: Box::new(go(&select.operand)),
-            field: select.field.clone(),
-            test: select.test,
-        },
-        CelExpr::Call(call) => ExprKind::Call {
-            function: call.func_name.clone(),
-            target: call.target.as_ref().map(|t| Box::new(go(t))),
-            args: call.args.iter().map(&mut go).collect(),
-        },
-        CelExpr::List(list) => ExprKind::List {
-            elements: list.elements.iter().map(&mut go).collect(),
-            optional: list.optional_indices.clone(),
-        },
-        CelExpr::Map(map) => ExprKind::Map {
-            entries: (map.entries.iter())
-                .filter_map(|entry| match &entry.expr {
-                    EntryExpr::MapEntry(entry) => {
-                        Some((go(&entry.key), go(&entry.value), entry.optional))
-                    }
-                    EntryExpr::StructField(_) => None,
-                })
-                .collect(),
-        },
-        CelExpr::Struct(s) => ExprKind::Struct {
-            name: s.type_name.clone(),
-        },
-        // The `cel` crate binds `optMap`'s and `optFlatMap`'s target to `@target` and
-        // reads it twice; cel-go v0.22 (kube 1.32's) writes the target out twice instead,
-        // and evaluates (and costs) it twice: the tree is cel-go's.
-        CelExpr::Comprehension(c)
-            if c.accu_var == "@target"
-                && c.iter_var == "#unused"
-                && matches!(&c.iter_range.expr, CelExpr::List(l) if l.elements.is_empty()) =>
-        {
-            return go(&inline(&c.result, "@target", &c.accu_init));
-        }
-        CelExpr::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
-            range: go(&c.iter_range),
-            var: c.iter_var.clone(),
-            var2: c.iter_var2.clone(),
-            accu: c.accu_var.clone(),
-            init: go(&c.accu_init),
-            cond: go(&c.loop_cond),
-            step: go(&c.loop_step),
-            result: go(&c.result),
-        })),
-    };
-    Expr { id: e.id, kind }
+        *max_id = (*max_id).max(e.id);
+        let mut go = |e: &IdedExpr| convert(e, info, offsets, max_id);
+        let kind = match &e.expr {
+            CelExpr::Unspecified => ExprKind::Literal(Literal::Null),
+            CelExpr::Literal(literal) => ExprKind::Literal(match literal {
+                LiteralValue::Null => Literal::Null,
+                LiteralValue::Boolean(b) => Literal::Bool(*b.inner()),
+                LiteralValue::Int(i) => Literal::Int(*i.inner()),
+                LiteralValue::UInt(u) => Literal::Uint(*u.inner()),
+                LiteralValue::Double(d) => Literal::Double(*d.inner()),
+                LiteralValue::String(s) => Literal::String(s.inner().into()),
+                LiteralValue::Bytes(b) => Literal::Bytes(b.inner().into()),
+            }),
+            CelExpr::Ident(name) => ExprKind::Ident(name.clone()),
+            CelExpr::Select(select) => ExprKind::Select {
+                operand: Box::new(go(&select.operand)),
+                field: select.field.clone(),
+                test: select.test,
+            },
+            CelExpr::Call(call) => ExprKind::Call {
+                function: call.func_name.clone(),
+                target: call.target.as_ref().map(|t| Box::new(go(t))),
+                args: call.args.iter().map(&mut go).collect(),
+            },
+            CelExpr::List(list) => ExprKind::List {
+                elements: list.elements.iter().map(&mut go).collect(),
+                optional: list.optional_indices.clone(),
+            },
+            CelExpr::Map(map) => ExprKind::Map {
+                entries: (map.entries.iter())
+                    .filter_map(|entry| match &entry.expr {
+                        EntryExpr::MapEntry(entry) => {
+                            Some((go(&entry.key), go(&entry.value), entry.optional))
+                        }
+                        EntryExpr::StructField(_) => None,
+                    })
+                    .collect(),
+            },
+            CelExpr::Struct(s) => ExprKind::Struct {
+                name: s.type_name.clone(),
+            },
+            // The `cel` crate binds `optMap`'s and `optFlatMap`'s target to `@target` and
+            // reads it twice; cel-go v0.22 (kube 1.32's) writes the target out twice instead,
+            // and evaluates (and costs) it twice: the tree is cel-go's.
+            CelExpr::Comprehension(c)
+                if c.accu_var == "@target"
+                    && c.iter_var == "#unused"
+                    && matches!(&c.iter_range.expr, CelExpr::List(l) if l.elements.is_empty()) =>
+            {
+                return go(&inline(&c.result, "@target", &c.accu_init));
+            }
+            CelExpr::Comprehension(c) => ExprKind::Comprehension(Box::new(Comprehension {
+                range: go(&c.iter_range),
+                var: c.iter_var.clone(),
+                var2: c.iter_var2.clone(),
+                accu: c.accu_var.clone(),
+                init: go(&c.accu_init),
+                cond: go(&c.loop_cond),
+                step: go(&c.loop_step),
+                result: go(&c.result),
+            })),
+        };
+        Expr { id: e.id, kind }
+    })
 }
 
 /// `e` with every reference to `name` replaced by `with`.
 fn inline(e: &IdedExpr, name: &str, with: &IdedExpr) -> IdedExpr {
-    let go = |e: &IdedExpr| inline(e, name, with);
-    let expr = match &e.expr {
-        CelExpr::Ident(n) if n == name => return with.clone(),
-        CelExpr::Select(s) => CelExpr::Select(cel::common::ast::SelectExpr {
-            operand: Box::new(go(&s.operand)),
-            ..s.clone()
-        }),
-        CelExpr::Call(c) => CelExpr::Call(cel::common::ast::CallExpr {
-            func_name: c.func_name.clone(),
-            target: c.target.as_ref().map(|t| Box::new(go(t))),
-            args: c.args.iter().map(go).collect(),
-        }),
-        CelExpr::List(l) => CelExpr::List(cel::common::ast::ListExpr {
-            elements: l.elements.iter().map(go).collect(),
-            optional_indices: l.optional_indices.clone(),
-        }),
-        CelExpr::Comprehension(c) => {
-            let mut c = (**c).clone();
-            c.iter_range = go(&c.iter_range);
-            c.accu_init = go(&c.accu_init);
-            if c.accu_var != name && c.iter_var != name {
-                c.loop_cond = go(&c.loop_cond);
-                c.loop_step = go(&c.loop_step);
-                c.result = go(&c.result);
+    crate::stack::guard(|| {
+        let go = |e: &IdedExpr| inline(e, name, with);
+        let expr = match &e.expr {
+            CelExpr::Ident(n) if n == name => return with.clone(),
+            CelExpr::Select(s) => CelExpr::Select(cel::common::ast::SelectExpr {
+                operand: Box::new(go(&s.operand)),
+                ..s.clone()
+            }),
+            CelExpr::Call(c) => CelExpr::Call(cel::common::ast::CallExpr {
+                func_name: c.func_name.clone(),
+                target: c.target.as_ref().map(|t| Box::new(go(t))),
+                args: c.args.iter().map(go).collect(),
+            }),
+            CelExpr::List(l) => CelExpr::List(cel::common::ast::ListExpr {
+                elements: l.elements.iter().map(go).collect(),
+                optional_indices: l.optional_indices.clone(),
+            }),
+            CelExpr::Comprehension(c) => {
+                let mut c = (**c).clone();
+                c.iter_range = go(&c.iter_range);
+                c.accu_init = go(&c.accu_init);
+                if c.accu_var != name && c.iter_var != name {
+                    c.loop_cond = go(&c.loop_cond);
+                    c.loop_step = go(&c.loop_step);
+                    c.result = go(&c.result);
+                }
+                CelExpr::Comprehension(Box::new(c))
             }
-            CelExpr::Comprehension(Box::new(c))
-        }
-        other => other.clone(),
-    };
-    IdedExpr { id: e.id, expr }
+            other => other.clone(),
+        };
+        IdedExpr { id: e.id, expr }
+    })
 }
 
 impl Expr {

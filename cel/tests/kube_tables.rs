@@ -494,3 +494,81 @@ fn validate_field_path() {
     }
     compare("validate_field_path", failures, total);
 }
+
+#[test]
+fn validation_limit() {
+    let table = load("validation_limit.json");
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        for rule in case["valid"].as_array().unwrap() {
+            total += 1;
+            let rule = rule.as_str().unwrap();
+            let name = format!("{} :: {rule}", case["name"].as_str().unwrap());
+            let schema = with_rule(&case["schema"], rule);
+            let out_of_budget = Validator::new_at(&schema, false, &features)
+                .map(|v| v.validate(&case["object"], None, 0).errors)
+                .unwrap_or_default();
+            let out_of_limit = Validator::new(&schema, &features)
+                .map(|v| {
+                    v.validate_limited(&case["object"], None, RUNTIME_BUDGET, 0)
+                        .errors
+                })
+                .unwrap_or_default();
+            let budget = "validation failed due to running out of cost budget, no further validation rules will be run";
+            let limit =
+                "no further validation rules will be run due to call cost exceeds limit for rule";
+            let ok = out_of_budget.len() == 1
+                && out_of_budget[0].to_string().contains(budget)
+                && out_of_limit.iter().any(|e| e.to_string().contains(limit));
+            if !ok {
+                dump(
+                    &name,
+                    &format!("kapi: {out_of_budget:?} / {out_of_limit:?}"),
+                );
+                failures.insert(name);
+            }
+        }
+    }
+    compare("validation_limit", failures, total);
+}
+
+#[test]
+fn max_recursion_depth() {
+    let table = load("max_recursion_depth.json");
+    let features = stored_expressions(KUBERNETES);
+    let (mut failures, mut total) = (BTreeSet::new(), 0);
+    for case in table["cases"].as_array().unwrap() {
+        let as_list = |v: &Value| match v {
+            Value::Array(items) => items.clone(),
+            Value::String(_) => vec![v.clone()],
+            _ => Vec::new(),
+        };
+        for rule in as_list(&case["valid"]) {
+            total += 1;
+            let rule = rule.as_str().unwrap();
+            let errors = Validator::new_at(&with_rule(&case["schema"], rule), false, &features)
+                .map(|v| v.validate(&case["object"], None, RUNTIME_BUDGET).errors);
+            if errors.as_ref().is_none_or(|e| !e.is_empty()) {
+                dump("valid", &format!("{errors:?}"));
+                failures.insert("valid".to_owned());
+            }
+        }
+        for (rule, expected) in case["errors"].as_object().into_iter().flatten() {
+            total += 1;
+            let expected = expected.as_str().unwrap_or_default();
+            let errors = Validator::new(&with_rule(&case["schema"], rule), &features)
+                .map(|v| v.validate(&case["object"], None, RUNTIME_BUDGET).errors)
+                .unwrap_or_default();
+            if !errors.iter().any(|e| e.to_string().contains(expected)) {
+                let errors: Vec<String> = errors
+                    .iter()
+                    .map(|e| e.to_string().chars().take(300).collect())
+                    .collect();
+                dump("error", &format!("kube: {expected:?}; kapi: {errors:?}"));
+                failures.insert("error".to_owned());
+            }
+        }
+    }
+    compare("max_recursion_depth", failures, total);
+}

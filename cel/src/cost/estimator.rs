@@ -182,65 +182,67 @@ impl<'a> Estimator<'a> {
     }
 
     fn cost(&mut self, e: &'a Expr) -> CostEstimate {
-        match &e.kind {
-            ExprKind::Literal(_) => CONSTANT,
-            ExprKind::Ident(name) => self.ident(e, name),
-            ExprKind::Select {
-                operand,
-                field,
-                test,
-            } => {
-                if let Some(name) = self.resolved_name(e) {
-                    // A qualified name the checker resolved: one identifier to cel-go.
-                    return self.ident(e, &name);
+        crate::stack::guard(|| {
+            match &e.kind {
+                ExprKind::Literal(_) => CONSTANT,
+                ExprKind::Ident(name) => self.ident(e, name),
+                ExprKind::Select {
+                    operand,
+                    field,
+                    test,
+                } => {
+                    if let Some(name) = self.resolved_name(e) {
+                        // A qualified name the checker resolved: one identifier to cel-go.
+                        return self.ident(e, &name);
+                    }
+                    if *test {
+                        return PRESENCE_TEST.add(self.cost(operand));
+                    }
+                    let mut sum = self.cost(operand);
+                    if matches!(
+                        self.ty(operand),
+                        Type::Map(..) | Type::Object(_) | Type::Param(_)
+                    ) {
+                        sum = sum.add(SELECT_AND_IDENT);
+                    }
+                    let path = self.extended(operand, field);
+                    self.paths.insert(e.id, path);
+                    sum
                 }
-                if *test {
-                    return PRESENCE_TEST.add(self.cost(operand));
+                ExprKind::Call {
+                    function,
+                    target,
+                    args,
+                } => self.call(e, function, target.as_deref(), args),
+                ExprKind::List { elements, .. } => (elements.iter())
+                    .fold(CostEstimate::default(), |sum, element| {
+                        sum.add(self.cost(element))
+                    })
+                    .add(LIST_CREATE),
+                ExprKind::Map { entries } => (entries.iter())
+                    .fold(CostEstimate::default(), |sum, (key, value, _)| {
+                        sum.add(self.cost(key)).add(self.cost(value))
+                    })
+                    .add(MAP_CREATE),
+                ExprKind::Struct { .. } => STRUCT_CREATE,
+                ExprKind::Comprehension(c) => {
+                    let mut sum = self.cost(&c.range).add(self.cost(&c.init));
+                    self.ranges
+                        .entry(c.var.clone())
+                        .or_default()
+                        .push(c.range.id);
+                    let iteration = self.cost(&c.cond);
+                    let iteration = self.cost(&c.step).add(iteration);
+                    if let Some(stack) = self.ranges.get_mut(&c.var) {
+                        stack.pop();
+                    }
+                    sum = sum.add(self.cost(&c.result));
+                    let count = self.size(&self.node(&c.range));
+                    self.computed.insert(e.id, count);
+                    sum.add(count.multiply(iteration))
                 }
-                let mut sum = self.cost(operand);
-                if matches!(
-                    self.ty(operand),
-                    Type::Map(..) | Type::Object(_) | Type::Param(_)
-                ) {
-                    sum = sum.add(SELECT_AND_IDENT);
-                }
-                let path = self.extended(operand, field);
-                self.paths.insert(e.id, path);
-                sum
             }
-            ExprKind::Call {
-                function,
-                target,
-                args,
-            } => self.call(e, function, target.as_deref(), args),
-            ExprKind::List { elements, .. } => (elements.iter())
-                .fold(CostEstimate::default(), |sum, element| {
-                    sum.add(self.cost(element))
-                })
-                .add(LIST_CREATE),
-            ExprKind::Map { entries } => (entries.iter())
-                .fold(CostEstimate::default(), |sum, (key, value, _)| {
-                    sum.add(self.cost(key)).add(self.cost(value))
-                })
-                .add(MAP_CREATE),
-            ExprKind::Struct { .. } => STRUCT_CREATE,
-            ExprKind::Comprehension(c) => {
-                let mut sum = self.cost(&c.range).add(self.cost(&c.init));
-                self.ranges
-                    .entry(c.var.clone())
-                    .or_default()
-                    .push(c.range.id);
-                let iteration = self.cost(&c.cond);
-                let iteration = self.cost(&c.step).add(iteration);
-                if let Some(stack) = self.ranges.get_mut(&c.var) {
-                    stack.pop();
-                }
-                sum = sum.add(self.cost(&c.result));
-                let count = self.size(&self.node(&c.range));
-                self.computed.insert(e.id, count);
-                sum.add(count.multiply(iteration))
-            }
-        }
+        })
     }
 
     /// The variable or type a qualified name (`a.b.c`) at `e` resolved to.
