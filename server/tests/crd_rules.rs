@@ -97,6 +97,14 @@ fn rules_judge_objects(backend: Backend) {
          field 'nope'",
     );
 
+    // A rule nested deeper than CEL allows: refused, and the server goes on.
+    let deep = vec!["self.minReplicas"; 400].join(" == ");
+    let too_deep = gadget_definition(json!([{"rule": deep}]));
+    let file = kubectl.write_file("deep.json", &too_deep.to_string());
+    kubectl
+        .fails(&["apply", "-f", &file])
+        .stderr_has("compilation failed: ERROR: <input>:1:0: max recursion depth exceeded");
+
     // A rule whose estimated cost, on a list without a bound, passes kube's limit.
     let mut unbounded = gadget_definition(json!([]));
     let tags = &mut unbounded["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
