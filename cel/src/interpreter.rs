@@ -569,38 +569,8 @@ impl State {
                     self.charge(cost)?;
                     result.map_err(Failure::Error)
                 }
-                Node::And(a, b) => {
-                    let left = self.eval(a).and_then(boolean);
-                    if matches!(left, Ok(Value::Bool(false)))
-                        || matches!(left, Err(Failure::CostLimitExceeded))
-                    {
-                        return left;
-                    }
-                    let right = self.eval(b);
-                    match (left, right) {
-                        (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
-                        (_, Ok(Value::Bool(false))) => Ok(Value::Bool(false)),
-                        (Ok(Value::Bool(true)), right) => right.and_then(boolean),
-                        (Err(e), _) => Err(e),
-                        (Ok(_), _) => Err(Error::new("no such overload").into()),
-                    }
-                }
-                Node::Or(a, b) => {
-                    let left = self.eval(a).and_then(boolean);
-                    if matches!(left, Ok(Value::Bool(true)))
-                        || matches!(left, Err(Failure::CostLimitExceeded))
-                    {
-                        return left;
-                    }
-                    let right = self.eval(b);
-                    match (left, right) {
-                        (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
-                        (_, Ok(Value::Bool(true))) => Ok(Value::Bool(true)),
-                        (Ok(Value::Bool(false)), right) => right.and_then(boolean),
-                        (Err(e), _) => Err(e),
-                        (Ok(_), _) => Err(Error::new("no such overload").into()),
-                    }
-                }
+                Node::And(a, b) => self.logical(a, b, false),
+                Node::Or(a, b) => self.logical(a, b, true),
                 Node::Conditional(c, a, b) => match self.eval(c)? {
                     Value::Bool(true) => self.eval_branch(a),
                     Value::Bool(false) => self.eval_branch(b),
@@ -681,6 +651,26 @@ impl State {
                 Node::Fold(fold) => self.fold(fold),
             }
         })
+    }
+
+    /// `a && b` (`decisive` false) or `a || b` (`decisive` true): `b` is evaluated only
+    /// when `a` does not decide; a side that decides wins over an error on the other, as
+    /// CEL's logic is commutative over errors.
+    fn logical(&mut self, a: &Node, b: &Node, decisive: bool) -> Result<Value, Failure> {
+        let left = self.eval(a).and_then(boolean);
+        if matches!(left, Ok(Value::Bool(v)) if v == decisive)
+            || matches!(left, Err(Failure::CostLimitExceeded))
+        {
+            return left;
+        }
+        let right = self.eval(b);
+        match (left, right) {
+            (_, Err(Failure::CostLimitExceeded)) => Err(Failure::CostLimitExceeded),
+            (_, Ok(Value::Bool(v))) if v == decisive => Ok(Value::Bool(v)),
+            (Ok(Value::Bool(_)), right) => right.and_then(boolean),
+            (Err(e), _) => Err(e),
+            (Ok(_), _) => Err(Error::new("no such overload").into()),
+        }
     }
 
     /// A branch of `?:`: cel-go resolves an attribute there without observing its root

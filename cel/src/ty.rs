@@ -274,7 +274,7 @@ fn bind_params_to_dyn(t: &Type, subs: &mut HashMap<Arc<str>, Type>) {
 }
 
 /// `a, map(b, c), d` split at its top-level commas.
-fn split_top_level(text: &str) -> Vec<&str> {
+pub(crate) fn split_top_level(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0, 0);
     for (i, c) in text.char_indices() {
@@ -288,7 +288,7 @@ fn split_top_level(text: &str) -> Vec<&str> {
             _ => {}
         }
     }
-    if !text.trim().is_empty() {
+    if !text[start..].trim().is_empty() {
         parts.push(text[start..].trim());
     }
     parts

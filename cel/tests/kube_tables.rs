@@ -10,48 +10,15 @@ use kapi_cel::environment::{KUBERNETES, stored_expressions};
 use kapi_cel::validation::{RUNTIME_BUDGET, Validator};
 use serde_json::{Value, json};
 
-fn load(name: &str) -> Value {
-    let path = format!("{}/tests/data/kube/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).expect("a table")).expect("JSON")
-}
+mod common;
+
+use common::{compare, dump, load};
 
 /// `schema` with its root's rules replaced by `rule`.
 fn with_rule(schema: &Value, rule: &str) -> Value {
     let mut schema = schema.clone();
     schema["x-kubernetes-validations"] = json!([{"rule": rule}]);
     schema
-}
-
-/// The known failures of `table`: case and rule, joined by ` :: `.
-fn known(table: &str) -> BTreeSet<String> {
-    let known = load("known_failures.json");
-    (known[table]["cases"].as_object().into_iter().flatten())
-        .map(|(k, _)| k.clone())
-        .collect()
-}
-
-/// Checks the failures found against the known ones, both ways.
-fn compare(table: &str, failures: BTreeSet<String>, total: usize) {
-    let known = known(table);
-    let new: Vec<_> = failures.difference(&known).collect();
-    let fixed: Vec<_> = known.difference(&failures).collect();
-    eprintln!(
-        "{table}: {} of {total} pass, {} known failures",
-        total - failures.len(),
-        known.len()
-    );
-    assert!(
-        new.is_empty() && fixed.is_empty(),
-        "{table}: new failures {new:#?}\nfixed (remove from known_failures.json) {fixed:#?}"
-    );
-}
-
-/// With `KAPI_CEL_DUMP` set, prints a failure and what differs, one per line (to update
-/// `known_failures.json`).
-fn dump(key: &str, detail: &str) {
-    if std::env::var_os("KAPI_CEL_DUMP").is_some() {
-        println!("DUMP\t{key}\t{}", detail.replace(['\t', '\n'], " "));
-    }
 }
 
 #[test]

@@ -101,7 +101,10 @@ impl Overload {
                 strip_suffix(params.strip_prefix('(').unwrap_or(params), ")").to_owned(),
             ),
         };
-        let params: Vec<Type> = split_params(&params).into_iter().map(Type::parse).collect();
+        let params: Vec<Type> = crate::ty::split_top_level(&params)
+            .into_iter()
+            .map(Type::parse)
+            .collect();
         Overload {
             id,
             receiver,
@@ -130,27 +133,6 @@ impl Overload {
 /// `text` without one `suffix`.
 fn strip_suffix<'a>(text: &'a str, suffix: &str) -> &'a str {
     text.strip_suffix(suffix).unwrap_or(text)
-}
-
-/// Parameters split at top-level commas (`map(K, V), K`).
-fn split_params(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !text[start..].trim().is_empty() {
-        parts.push(text[start..].trim());
-    }
-    parts
 }
 
 /// The functions, variables and options a rule is compiled with.
