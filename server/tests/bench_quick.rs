@@ -24,6 +24,8 @@ fn every_measurement_of_the_benchmark_runs() {
         "kapi on the embedded store, RBAC + token: ConfigMap GETs",
         "kapi on etcd: ConfigMap GETs as protobuf",
         "kapi on the embedded store: LIST as protobuf / as JSON, bytes",
+        "HTTPRoute creates: with rules / without",
+        "ConfigMap GET p99, while 2 clients send objects whose rules cost kube's limit",
         "collection 1k: LIST (resourceVersion=0) p50",
         "collection 1k: LIST (as a Table, resourceVersion=0) p50",
         "collection 1k: paginated LIST (limit=500) page p99",

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::common::{CLIENTS, Options, ServerProcess, agent, rate, run_threads_on, status_of};
+use super::common::{
+    CLIENTS, Options, ServerProcess, agent, percentile_ms, rate, run_threads_on, status_of,
+    timed_gets,
+};
 use super::report::Report;
 
 /// The group the rule-less copy is served in.
@@ -42,6 +45,100 @@ pub(crate) fn measure(options: &Options, report: &mut Report) {
         "ops/s",
     );
     report.share("HTTPRoute creates: with rules / without", with, without);
+    latency_beside_costly_rules(options, &server, report);
+}
+
+/// A rule that costs about kube's whole per-rule limit on a list of 800 strings.
+fn costly_definition() -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "tagsets.bench.rules.example"},
+        "spec": {
+            "group": "bench.rules.example",
+            "scope": "Namespaced",
+            "names": {"plural": "tagsets", "kind": "TagSet"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"type": "object", "properties": {"tags": {
+                    "type": "array", "maxItems": 800,
+                    "items": {"type": "string", "maxLength": 8},
+                    "x-kubernetes-validations": [{"rule": "self.all(a, self.all(b, a != b || a == b))"}]
+                }}}}
+            }}}]
+        }
+    })
+}
+
+/// GET p99 of a small object alone, and again while other clients send objects whose
+/// rules run up to kube's per-rule limit (each refused): what an expensive rule costs
+/// other requests.
+fn latency_beside_costly_rules(options: &Options, server: &ServerProcess, report: &mut Report) {
+    let agent = agent();
+    let crd = costly_definition();
+    let url = server.url("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
+    assert_eq!(
+        status_of(agent.post(&url).send_json(&crd).expect("a create")),
+        201
+    );
+    let collection = server.url("/apis/bench.rules.example/v1/namespaces/default/tagsets");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while status_of(agent.get(&collection).call().expect("a list")) != 200 {
+        assert!(std::time::Instant::now() < deadline, "tagsets never served");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let probe = server.url("/api/v1/namespaces/default/configmaps/probe");
+    let configmaps = server.url("/api/v1/namespaces/default/configmaps");
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "probe"}});
+    assert_eq!(
+        status_of(agent.post(&configmaps).send_json(&body).expect("a create")),
+        201
+    );
+    let rounds = if options.quick { 20 } else { 2000 };
+    let (mut alone, _) = timed_gets(&agent, &probe, "application/json", rounds);
+    let tags: Vec<String> = (0..800).map(|i| format!("t{i}")).collect();
+    let costly = json!({"apiVersion": "bench.rules.example/v1", "kind": "TagSet", "metadata": {"name": "x"}, "spec": {"tags": tags}});
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (mut beside, refused) = std::thread::scope(|scope| {
+        let senders: Vec<_> = (0..2)
+            .map(|_| {
+                let (stop, costly, collection) = (&stop, &costly, &collection);
+                scope.spawn(move || {
+                    let agent = super::common::agent();
+                    let mut refused = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let status =
+                            status_of(agent.post(collection).send_json(costly).expect("a create"));
+                        assert_eq!(status, 422, "a costly object is refused");
+                        refused += 1;
+                    }
+                    refused
+                })
+            })
+            .collect();
+        let (samples, _) = timed_gets(&agent, &probe, "application/json", rounds);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let refused: u64 = senders
+            .into_iter()
+            .map(|s| s.join().expect("a sender"))
+            .sum();
+        (samples, refused)
+    });
+    report.add(
+        "ConfigMap GET p99, alone",
+        percentile_ms(&mut alone, 99.0),
+        "ms",
+    );
+    report.add(
+        "ConfigMap GET p99, while 2 clients send objects whose rules cost kube's limit",
+        percentile_ms(&mut beside, 99.0),
+        "ms",
+    );
+    report.add(
+        "objects refused for their rules' cost meanwhile",
+        refused as f64,
+        "objects",
+    );
 }
 
 /// The HTTPRoute CustomResourceDefinition of Gateway API v1.3.0, standard channel.
