@@ -347,6 +347,33 @@ pub fn label_selector(
     errors
 }
 
+/// Go's `time.Parse("2006-01-02", s)` succeeds: four-digit year, two-digit month 01-12
+/// and day within the month.
+pub fn is_full_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let digits = |range: std::ops::Range<usize>| {
+        b[range.clone()]
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| s[range].parse::<u32>().unwrap_or(0))
+    };
+    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

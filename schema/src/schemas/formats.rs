@@ -104,7 +104,7 @@ pub(crate) fn is_valid(normalized: &str, s: &str) -> bool {
         "hexcolor" => matches(&HEX_COLOR, s),
         "rgbcolor" => matches(&RGB_COLOR, s),
         "byte" => matches(&BASE64, s),
-        "date" => is_date(s),
+        "date" => kapi_core::validation::is_full_date(s),
         "duration" => is_duration(s),
         "datetime" => is_date_time(s),
         _ => true,
@@ -317,33 +317,6 @@ fn is_credit_card(s: &str) -> bool {
     sum.is_multiple_of(10)
 }
 
-/// Go's `time.Parse("2006-01-02", s)` succeeds: four-digit year, two-digit month 01-12
-/// and day within the month.
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let digits = |range: std::ops::Range<usize>| {
-        b[range.clone()]
-            .iter()
-            .all(u8::is_ascii_digit)
-            .then(|| s[range].parse::<u32>().unwrap_or(0))
-    };
-    let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return false;
-    };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
-}
-
 /// kube-openapi's `IsDateTime`: at least 4 bytes; lower-cased and split at `t`, the first
 /// part a date and the second (any further parts ignored) matching `DateTimePattern`
 /// with hours at most 23, minutes and seconds at most 59.
@@ -359,7 +332,7 @@ fn is_date_time(s: &str) -> bool {
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;
     };
-    if !is_date(date) {
+    if !kapi_core::validation::is_full_date(date) {
         return false;
     }
     let Some(m) = TIME.captures(time) else {

@@ -148,7 +148,7 @@ pub const FORMATS: [(&str, NamedFormat); 13] = [
         "date",
         NamedFormat {
             name: "date",
-            validate: |s| complaint(is_date(s), "invalid date"),
+            validate: |s| complaint(kapi_core::validation::is_full_date(s), "invalid date"),
             // strfmt's date-time expression.
             max_regex_size: 71,
         },
@@ -285,42 +285,13 @@ fn is_base64(s: &str) -> bool {
     last_ok && body.iter().all(alphabet)
 }
 
-/// strfmt's `date`: Go's `time.Parse("2006-01-02", s)`: a four-digit year, a two-digit
-/// month and day, the day existing in that month.
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let number = |range: std::ops::Range<usize>| -> Option<u32> {
-        let digits = &s[range];
-        digits
-            .bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| digits.parse().ok())
-            .flatten()
-    };
-    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
-        return false;
-    };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
-}
-
 /// strfmt's time of day after a date-time's `T`.
 static TIME: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$")
         .expect("a valid expression")
 });
 
-/// strfmt's `datetime`: lower-cased and split at each `t`, a [date](is_date) before the
+/// strfmt's `datetime`: lower-cased and split at each `t`, a date before the
 /// first and, after it, a time of day (hour to 23, minutes and seconds to 59, a fraction
 /// after any one character) and a zone (`z` or `±hh:mm`); anything after a second `t` is
 /// not looked at.
@@ -336,7 +307,7 @@ fn is_date_time(s: &str) -> bool {
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;
     };
-    if !is_date(date) {
+    if !kapi_core::validation::is_full_date(date) {
         return false;
     }
     TIME.captures(time)
@@ -366,10 +337,10 @@ mod tests {
         assert!(!is_base64("aGVsbG8"));
         assert!(!is_base64(""));
         assert!(!is_base64("a==="));
-        assert!(is_date("2020-02-29"));
-        assert!(!is_date("2019-02-29"));
-        assert!(!is_date("2020-01-32"));
-        assert!(!is_date("2020-13-01"));
+        assert!(kapi_core::validation::is_full_date("2020-02-29"));
+        assert!(!kapi_core::validation::is_full_date("2019-02-29"));
+        assert!(!kapi_core::validation::is_full_date("2020-01-32"));
+        assert!(!kapi_core::validation::is_full_date("2020-13-01"));
         assert!(is_date_time("2020-01-01T00:00:00Z"));
         assert!(is_date_time("2020-01-01t23:59:59.123+01:00"));
         assert!(!is_date_time("2020-01-32T00:00:00Z"));
