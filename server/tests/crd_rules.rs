@@ -93,8 +93,10 @@ fn rules_judge_objects(backend: Backend) {
     let file = kubectl.write_file("broken.json", &broken.to_string());
     kubectl.fails(&["apply", "-f", &file]).stderr_has(
         "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: \
-         Invalid value: \"self.nope > 1\": compilation failed: ERROR: <input>:1:5: undefined \
-         field 'nope'",
+         Invalid value: apiextensions.ValidationRule{Rule:\"self.nope > 1\", Message:\"\", \
+         MessageExpression:\"\", Reason:(*apiextensions.FieldValueErrorReason)(nil), \
+         FieldPath:\"\", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: \
+         undefined field 'nope'",
     );
 
     // A rule nested deeper than CEL allows: refused, and the server goes on.

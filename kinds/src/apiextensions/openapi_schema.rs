@@ -475,8 +475,10 @@ mod tests {
         assert_eq!(
             messages(schema),
             [
-                "s.properties[c].x-kubernetes-validations[0].rule: Invalid value: \"self.foo\": \
-                 compilation failed: ERROR: <input>:1:5: type 'string' does not support field \
+                "s.properties[c].x-kubernetes-validations[0].rule: Invalid value: \
+                 apiextensions.ValidationRule{Rule:\"self.foo\", Message:\"\", \
+                 MessageExpression:\"\", Reason:(*apiextensions.FieldValueErrorReason)(nil), \
+                 FieldPath:\"\", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: type 'string' does not support field \
                  selection\n | self.foo\n | ....^"
             ]
         );

@@ -18,7 +18,7 @@ use kapi_cel::environment::{KUBERNETES, new_expressions, stored_expressions};
 use kapi_cel::types::DeclType;
 use kapi_cel::validation::{Rule, compile_rules};
 use kapi_core::error::FieldError as E;
-use kapi_core::error::FieldError;
+use kapi_core::error::{FieldError, FieldErrorType};
 
 /// The `reason`s a rule may give.
 const REASONS: &[&str] = &[
@@ -272,16 +272,21 @@ fn node(
             errors.push(E::forbidden(cost.path, cost.detail));
         }
         let rule = compiled.rule.rule.as_str();
+        // kube shows the whole rule as the invalid value (Go's `%#v` of its struct).
+        let invalid_rule = |path: String, detail: &str| match go_rule(&compiled.rule) {
+            Some(shown) => E::new(
+                FieldErrorType::Invalid,
+                path,
+                None,
+                format!("{shown}: {detail}"),
+            ),
+            None => E::invalid(path, rule, detail),
+        };
         if let Err(detail) = &compiled.program {
-            errors.push(E::invalid(field(i, "rule"), rule, detail.as_str()));
+            errors.push(invalid_rule(field(i, "rule"), detail));
         }
         if let Err(detail) = &compiled.message {
-            let expression = compiled.rule.message_expression.as_str();
-            errors.push(E::invalid(
-                field(i, "messageExpression"),
-                expression,
-                detail.as_str(),
-            ));
+            errors.push(invalid_rule(field(i, "messageExpression"), detail));
         } else if let Some(cost) = limits.message_expression(&compiled, &rule_path) {
             errors.push(E::forbidden(cost.path, cost.detail));
         }
@@ -300,6 +305,25 @@ fn node(
             errors.push(E::invalid(field(i, "optionalOldSelf"), true, detail));
         }
     }
+}
+
+/// Go's `%#v` of kube's `apiextensions.ValidationRule`, as kube prints a rule it refuses;
+/// `None` when it has a `reason` or `optionalOldSelf`, which Go prints as pointer
+/// addresses.
+fn go_rule(rule: &Rule) -> Option<String> {
+    if rule.reason.is_some() || rule.optional_old_self {
+        return None;
+    }
+    let quote = kapi_core::net::go_quote_str;
+    Some(format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, \
+         Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:{}, \
+         OptionalOldSelf:(*bool)(nil)}}",
+        quote(&rule.rule),
+        quote(&rule.message),
+        quote(&rule.message_expression),
+        quote(&rule.field_path),
+    ))
 }
 
 #[cfg(test)]
