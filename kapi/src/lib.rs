@@ -62,7 +62,7 @@
 //!
 //! # Test
 //!
-//! The generated crate's round-trip tests use [`testing`] (feature `testing`); a storage
+//! The generated crate's round-trip tests use `kapi::testing` (feature `testing`); a storage
 //! backend of your own runs kapi's conformance suite with `storage_conformance_tests!`.
 //!
 //! # The crates
