@@ -13,3 +13,14 @@ const SEGMENT: usize = 2 * 1024 * 1024;
 pub(crate) fn guard<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, SEGMENT, f)
 }
+
+/// The stack the parser runs on: its recursive descent takes tens of kilobytes per level
+/// of parentheses (in a debug build), far more than a worker thread's stack for the 250
+/// levels CEL allows.
+const PARSER_STACK: usize = 256 * 1024 * 1024;
+
+/// Runs the parser (`f`) on a stack of its own, reserved for the call (mapped lazily, so
+/// only what it touches costs memory).
+pub(crate) fn for_parser<R>(f: impl FnOnce() -> R) -> R {
+    stacker::grow(PARSER_STACK, f)
+}

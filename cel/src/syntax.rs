@@ -254,10 +254,12 @@ pub fn parse(source: &str) -> Result<Ast, Issues> {
 
 /// Parses `source`, with two-variable comprehensions when `two_var`.
 pub fn parse_with(source: &str, two_var: bool) -> Result<Ast, Issues> {
-    let parsed = parser(two_var)
-        .enable_optional_syntax(true)
-        .max_recursion_depth(MAX_RECURSION_DEPTH)
-        .parse_with_source_info(source);
+    let parsed = crate::stack::for_parser(|| {
+        parser(two_var)
+            .enable_optional_syntax(true)
+            .max_recursion_depth(MAX_RECURSION_DEPTH)
+            .parse_with_source_info(source)
+    });
     let (root, info) = parsed.map_err(|errors| {
         let issues = errors.errors.into_iter().map(|error| {
             let (line, column) = (error.pos.0.max(1) as usize, error.pos.1.max(0) as usize);
@@ -449,5 +451,19 @@ mod tests {
         let ast = parse("self.all(x, x > 1)").unwrap();
         assert!(matches!(ast.expr.kind, ExprKind::Comprehension(_)));
         assert_eq!(ast.position(ast.expr.id).0, 1);
+    }
+}
+#[cfg(test)]
+mod deep {
+    /// Parentheses nested as deep as CEL allows parse on a worker thread's stack.
+    #[test]
+    fn deep_nesting_parses_on_a_small_stack() {
+        let rule = format!("{}1{}", "(".repeat(240), ")".repeat(240));
+        let parsed = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || super::parse(&rule).is_ok())
+            .unwrap()
+            .join();
+        assert_eq!(parsed.ok(), Some(true));
     }
 }

@@ -338,6 +338,10 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Uint(u) => write!(f, "{u}"),
+            Value::Double(d) if d.is_nan() => f.write_str("NaN"),
+            Value::Double(d) if d.is_infinite() => {
+                f.write_str(if *d > 0.0 { "Infinity" } else { "-Infinity" })
+            }
             Value::Double(d) => write!(f, "{d}"),
             Value::String(s) => f.write_str(s),
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
@@ -355,12 +359,17 @@ impl fmt::Display for Value {
                 f.write_str("]")
             }
             Value::Map(m) => {
+                // Entries in the order of their keys as text, as cel-go's `format()` prints.
+                let mut entries: Vec<(String, &Value)> = (m.entries.iter())
+                    .map(|(k, v)| (k.to_value().to_string(), v))
+                    .collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
                 f.write_str("{")?;
-                for (i, (k, v)) in m.entries.iter().enumerate() {
+                for (i, (k, v)) in entries.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{}: {v}", k.to_value())?;
+                    write!(f, "{k}: {v}")?;
                 }
                 f.write_str("}")
             }

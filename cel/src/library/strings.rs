@@ -298,16 +298,23 @@ fn format(a: &[Value]) -> Result {
         let text = match (verb, arg) {
             ('s', v) => v.to_string(),
             ('d', Value::Int(_) | Value::Uint(_)) => arg.to_string(),
+            ('f' | 'e', v) if !number(v)?.is_finite() => non_finite(number(v)?),
             ('f', v) => format!("{:.*}", precision.unwrap_or(6), number(v)?),
             ('e', v) => {
                 let s = format!("{:.*e}", precision.unwrap_or(6), number(v)?);
-                let (m, e) = s.split_once('e').expect("an exponent");
-                let e: i32 = e.parse().expect("an integer exponent");
-                format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+                match s.split_once('e').map(|(m, e)| (m, e.parse::<i32>())) {
+                    Some((m, Ok(e))) => {
+                        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+                    }
+                    _ => s,
+                }
             }
             ('x', Value::Int(i)) => format!("{i:x}"),
             ('x', Value::Uint(u)) => format!("{u:x}"),
             ('x', Value::String(s)) => s.bytes().map(|b| format!("{b:02x}")).collect(),
+            ('x', Value::Bytes(s)) => s.iter().map(|b| format!("{b:02x}")).collect(),
+            ('X', Value::Bytes(s)) => s.iter().map(|b| format!("{b:02X}")).collect(),
+            ('d', Value::Double(d)) if !d.is_finite() => non_finite(*d),
             ('X', Value::Int(i)) => format!("{i:X}"),
             ('X', Value::Uint(u)) => format!("{u:X}"),
             ('X', Value::String(s)) => s.bytes().map(|b| format!("{b:02X}")).collect(),
@@ -315,7 +322,7 @@ fn format(a: &[Value]) -> Result {
             ('o', Value::Uint(u)) => format!("{u:o}"),
             ('b', Value::Int(i)) => format!("{i:b}"),
             ('b', Value::Uint(u)) => format!("{u:b}"),
-            ('b', Value::Bool(b)) => b.to_string(),
+            ('b', Value::Bool(b)) => u8::from(*b).to_string(),
             (verb, v) => {
                 return Err(Error::new(format!(
                     "error during formatting: unrecognized formatting clause \"{verb}\" for {}",
@@ -326,6 +333,15 @@ fn format(a: &[Value]) -> Result {
         out.push_str(&text);
     }
     Ok(Value::string(out))
+}
+
+/// NaN and the infinities as cel-go's `format()` writes them.
+fn non_finite(d: f64) -> String {
+    match d {
+        d if d.is_nan() => "NaN".into(),
+        d if d > 0.0 => "Infinity".into(),
+        _ => "-Infinity".into(),
+    }
 }
 
 fn number(v: &Value) -> Result<f64> {
