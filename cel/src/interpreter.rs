@@ -410,17 +410,55 @@ fn fits(value: &Value, ty: &Type) -> bool {
     }
 }
 
+/// The first overload whose parameters fit the arguments.
+fn overload_for<'a>(overloads: &'a [Overload], args: &[Value]) -> Option<&'a Overload> {
+    overloads.iter().find(|o| {
+        o.params.len() == args.len() && o.params.iter().zip(args).all(|(t, v)| fits(v, t))
+    })
+}
+
+/// Calls `overload` (the one the arguments fit, if any).
+fn call(overload: Option<&Overload>, args: &[Value]) -> Result<Value, Error> {
+    match overload.and_then(|o| o.implementation) {
+        Some(implementation) => implementation(args),
+        None => Err(Error::new("no such overload")),
+    }
+}
+
 /// Calls the first overload whose parameters fit the arguments.
 fn dispatch(overloads: &[Overload], args: &[Value]) -> Result<Value, Error> {
-    let overload = (overloads.iter())
-        .find(|o| {
-            o.params.len() == args.len() && o.params.iter().zip(args).all(|(t, v)| fits(v, t))
-        })
-        .ok_or_else(|| Error::new("no such overload"))?;
-    let implementation = overload
-        .implementation
-        .ok_or_else(|| Error::new("no such overload"))?;
-    implementation(args)
+    call(overload_for(overloads, args), args)
+}
+
+/// The runtime cost of a call of `function` by `overload`: a cel-go library's own tracker
+/// first, then kube's figure by function name, then cel-go's default.
+fn call_cost_of(
+    function: &str,
+    overload: Option<&Overload>,
+    args: &[Value],
+    result: &Value,
+) -> u64 {
+    let id = overload.map_or("", |o| o.id);
+    if let Some(o) = overload.filter(|o| o.tracker)
+        && let Some(cost) = o.cost
+    {
+        return cost(args, result);
+    }
+    if let Some(cost) = call_cost(function, id, args, result) {
+        return cost;
+    }
+    match overload.and_then(|o| o.cost) {
+        Some(cost) => cost(args, result),
+        None => 1,
+    }
+}
+
+/// The error a value holds, when it is one held as a value.
+fn held_error(value: &Value) -> Option<Error> {
+    match value {
+        Value::Opaque(o) => o.as_any().downcast_ref::<ErrorValue>().map(|e| e.0.clone()),
+        _ => None,
+    }
 }
 
 struct State {
@@ -444,15 +482,7 @@ impl State {
                 Node::Const(v) => Ok(v.clone()),
                 Node::Var(name) => {
                     self.charge(1)?;
-                    let value = self
-                        .locals
-                        .iter()
-                        .rev()
-                        .find(|(n, _)| n == name)
-                        .map(|(_, v)| v.clone());
-                    value.ok_or_else(|| {
-                        Failure::Error(Error::new(format!("no such attribute(s): {name}")))
-                    })
+                    self.lookup(name)
                 }
                 Node::Select {
                     operand,
@@ -469,10 +499,8 @@ impl State {
                             // A field set to null is not set (kube's unstructured maps); a field
                             // whose data is invalid fails the test.
                             Value::Map(m) => match m.get(field) {
-                                Some(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
-                                    let e =
-                                        o.as_any().downcast_ref::<ErrorValue>().expect("checked");
-                                    Err(Failure::Error(e.0.clone()))
+                                Some(v) if held_error(v).is_some() => {
+                                    Err(Failure::Error(held_error(v).expect("checked")))
                                 }
                                 found => Ok(Value::Bool(
                                     found.is_some_and(|v| !matches!(v, Value::Null)),
@@ -541,12 +569,13 @@ impl State {
                     let mut error = None;
                     for arg in args {
                         match self.eval(arg) {
-                            Ok(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
-                                let e = o.as_any().downcast_ref::<ErrorValue>().expect("checked");
-                                error.get_or_insert(e.0.clone());
-                                values.push(Value::Null);
-                            }
-                            Ok(v) => values.push(v),
+                            Ok(v) => match held_error(&v) {
+                                Some(e) => {
+                                    error.get_or_insert(e);
+                                    values.push(Value::Null);
+                                }
+                                None => values.push(v),
+                            },
                             Err(Failure::CostLimitExceeded) => {
                                 return Err(Failure::CostLimitExceeded);
                             }
@@ -556,13 +585,14 @@ impl State {
                             }
                         }
                     }
+                    let overload = overload_for(overloads, &values);
                     let result = match error {
                         Some(e) => Err(e),
-                        None => dispatch(overloads, &values),
+                        None => call(overload, &values),
                     };
-                    let cost = self.call_cost(
+                    let cost = call_cost_of(
                         function,
-                        overloads,
+                        overload,
                         &values,
                         result.as_ref().unwrap_or(&Value::Null),
                     );
@@ -673,21 +703,19 @@ impl State {
         }
     }
 
+    /// The innermost variable named `name`.
+    fn lookup(&self, name: &str) -> Result<Value, Failure> {
+        let value = self.locals.iter().rev().find(|(n, _)| &**n == name);
+        value
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| Failure::Error(Error::new(format!("no such attribute(s): {name}"))))
+    }
+
     /// A branch of `?:`: cel-go resolves an attribute there without observing its root
     /// (its qualifiers still cost).
     fn eval_branch(&mut self, node: &Node) -> Result<Value, Failure> {
         match node {
-            Node::Var(name) => {
-                let value = self
-                    .locals
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone());
-                value.ok_or_else(|| {
-                    Failure::Error(Error::new(format!("no such attribute(s): {name}")))
-                })
-            }
+            Node::Var(name) => self.lookup(name),
             Node::Select {
                 operand,
                 field,
@@ -761,43 +789,11 @@ impl State {
         let result = self.eval(&fold.result);
         self.locals.truncate(base);
         match result {
-            Ok(Value::Opaque(o)) if o.as_any().is::<ErrorValue>() => {
-                let e = o
-                    .as_any()
-                    .downcast_ref::<ErrorValue>()
-                    .expect("checked")
-                    .0
-                    .clone();
-                Err(Failure::Error(e))
-            }
+            Ok(v) => match held_error(&v) {
+                Some(e) => Err(Failure::Error(e)),
+                None => Ok(v),
+            },
             other => other,
-        }
-    }
-
-    fn call_cost(
-        &self,
-        function: &str,
-        overloads: &[Overload],
-        args: &[Value],
-        result: &Value,
-    ) -> u64 {
-        let overload = overloads.iter().find(|o| {
-            o.params.len() == args.len() && o.params.iter().zip(args).all(|(t, v)| fits(v, t))
-        });
-        let id = overload.map_or("", |o| o.id);
-        // cel-go consults a library's own trackers first, then kube's estimator, then its
-        // defaults.
-        if let Some(o) = overload.filter(|o| o.tracker)
-            && let Some(cost) = o.cost
-        {
-            return cost(args, result);
-        }
-        if let Some(cost) = call_cost(function, id, args, result) {
-            return cost;
-        }
-        match overload.and_then(|o| o.cost) {
-            Some(cost) => cost(args, result),
-            None => 1,
         }
     }
 }
@@ -828,14 +824,9 @@ impl crate::value::Opaque for ErrorValue {
 fn boolean(v: Value) -> Result<Value, Failure> {
     match v {
         Value::Bool(_) => Ok(v),
-        Value::Opaque(o) if o.as_any().is::<ErrorValue>() => Err(Failure::Error(
-            o.as_any()
-                .downcast_ref::<ErrorValue>()
-                .expect("checked")
-                .0
-                .clone(),
-        )),
-        _ => Err(Error::new("no such overload").into()),
+        _ => Err(held_error(&v)
+            .unwrap_or_else(|| Error::new("no such overload"))
+            .into()),
     }
 }
 
@@ -848,13 +839,7 @@ fn select(value: &Value, field: &Value) -> Result<Value, Error> {
             .ok_or_else(|| standard::no_such_key(field)),
         Value::Optional(Some(v)) => Ok(optional_field(v, field)),
         Value::Optional(None) => Ok(Value::Optional(None)),
-        Value::Opaque(o) if o.as_any().is::<ErrorValue>() => Err(o
-            .as_any()
-            .downcast_ref::<ErrorValue>()
-            .expect("checked")
-            .0
-            .clone()),
-        _ => Err(Error::new("no such overload")),
+        _ => Err(held_error(value).unwrap_or_else(|| Error::new("no such overload"))),
     }
 }
 

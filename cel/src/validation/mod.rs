@@ -13,6 +13,9 @@
 //! The schema is JSON (the CustomResourceDefinition's `openAPIV3Schema`); this module
 //! knows no resource types and reports errors as [`RuleError`]s for the caller to map.
 
+mod convert;
+mod field_path;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -20,14 +23,15 @@ use serde_json::Value as Json;
 
 use crate::checker::Reference;
 use crate::environment::Feature;
-use crate::escape::escape;
 use crate::interpreter::Failure;
 use crate::library::Env;
 use crate::program::{Compiled, compile};
-use crate::time::{Duration, Timestamp};
 use crate::ty::Type;
 use crate::types::{DeclType, with_type_and_object_meta};
-use crate::value::{Key, List, ListKind, Map, Value};
+use crate::value::Value;
+
+pub use convert::to_value;
+pub use field_path::valid_field_path;
 
 /// The runtime cost budget of one object's rules (kube's `RuntimeCELCostBudget`).
 pub const RUNTIME_BUDGET: u64 = 10_000_000;
@@ -284,6 +288,20 @@ pub struct Outcome {
     pub budget_exhausted: bool,
     /// What is left of the budget; negative when it ran out.
     pub remaining: i64,
+}
+
+impl Outcome {
+    /// Takes `cost` from what is left of the budget; `false` (the budget spent, for good)
+    /// when it does not fit.
+    fn spend(&mut self, cost: u64) -> bool {
+        if cost as i64 > self.remaining {
+            self.budget_exhausted = true;
+            self.remaining = -1;
+            return false;
+        }
+        self.remaining -= cost as i64;
+        true
+    }
 }
 
 impl Validator {
@@ -572,15 +590,12 @@ impl Validator {
                 .per_call_limit
                 .min(outcome.remaining.max(0) as u64 + 1);
             let (result, cost) = program.program.eval(&variables, limit);
-            if cost as i64 > outcome.remaining {
-                outcome.budget_exhausted = true;
+            if !outcome.spend(cost) {
                 outcome.errors.push(invalid(
                     "validation failed due to running out of cost budget, no further validation rules will be run".into(),
                 ));
-                outcome.remaining = -1;
                 return;
             }
-            outcome.remaining -= cost as i64;
             let passed = match result {
                 Ok(Value::Bool(true)) => true,
                 Ok(_) => false,
@@ -621,15 +636,12 @@ impl Validator {
             if let Ok(Some(message)) = &compiled.message {
                 let limit = outcome.per_call_limit;
                 let (result, cost) = message.program.eval(&variables, limit);
-                if cost as i64 > outcome.remaining {
-                    outcome.budget_exhausted = true;
+                if !outcome.spend(cost) {
                     outcome.errors.push(invalid(
                         "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
                     ));
-                    outcome.remaining = -1;
                     return;
                 }
-                outcome.remaining -= cost as i64;
                 match result {
                     Ok(Value::String(s)) => {
                         let s = s.trim();
@@ -679,140 +691,6 @@ impl Validator {
             } else {
                 outcome.errors.push(error);
             }
-        }
-    }
-}
-
-/// A JSON value as the CEL value rules see at `schema` (kube's `UnstructuredToVal`):
-/// formats become timestamps, durations and bytes, lists carry their list type, objects
-/// show their declared properties by escaped name.
-pub fn to_value(json: &Json, schema: &Json) -> Value {
-    let flag = |name: &str| schema.get(name).and_then(Json::as_bool) == Some(true);
-    // Data the schema does not describe, which the schema's own validation refuses first,
-    // fails the rules that read it, with kube's messages.
-    let ty = schema.get("type").and_then(Json::as_str);
-    match json {
-        Json::Null if !flag("nullable") => {
-            return error("invalid data, got null for schema with nullable=false".into());
-        }
-        Json::Null => return Value::Null,
-        _ if flag("x-kubernetes-int-or-string") => {
-            return match json {
-                Json::String(_) => plain(json),
-                Json::Number(n) if n.is_i64() || n.is_u64() => plain(json),
-                _ => error(
-                    "invalid data, expected XIntOrString value to be either a string or integer"
-                        .into(),
-                ),
-            };
-        }
-        _ if ty == Some("object") && !json.is_object() => {
-            return error(
-                "invalid data, expected a map for the provided schema with type=object".into(),
-            );
-        }
-        _ if ty == Some("array") && !json.is_array() => {
-            return error(
-                "invalid data, expected an array for the provided schema with type=array".into(),
-            );
-        }
-        _ => {}
-    }
-    match json {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => match schema.get("type").and_then(Json::as_str) {
-            Some("number") => Value::Double(n.as_f64().unwrap_or(0.0)),
-            _ => match n.as_i64() {
-                Some(i) => Value::Int(i),
-                None => Value::Double(n.as_f64().unwrap_or(0.0)),
-            },
-        },
-        Json::String(s) => match schema.get("format").and_then(Json::as_str) {
-            Some("date-time") => match date_time(s) {
-                Some(t) => Value::Timestamp(t),
-                None => error(format!(
-                    "Invalid date-time formatted string {s}: parsing time {s:?} as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse"
-                )),
-            },
-            Some("date") => match Timestamp::parse(&format!("{s}T00:00:00Z")) {
-                Ok(t) => Value::Timestamp(t),
-                Err(_) => error(format!(
-                    "Invalid date formatted string {s}: parsing time {s:?} as \"2006-01-02\": cannot parse"
-                )),
-            },
-            Some("duration") => match strfmt_duration(s) {
-                Some(d) => Value::Duration(d),
-                None => error(format!(
-                    "Invalid duration {s}: unable to parse {s} as duration"
-                )),
-            },
-            Some("byte") => {
-                use base64::Engine;
-                match base64::engine::general_purpose::STANDARD.decode(s) {
-                    Ok(bytes) => Value::Bytes(bytes.into()),
-                    Err(e) => error(format!("Invalid byte formatted string {s}: {e}")),
-                }
-            }
-            _ => Value::string(s.as_str()),
-        },
-        Json::Array(items) => {
-            let item_schema = schema.get("items").unwrap_or(&Json::Null);
-            let kind = match schema.get("x-kubernetes-list-type").and_then(Json::as_str) {
-                Some("set") => ListKind::Set,
-                Some("map") => ListKind::Map(
-                    (schema
-                        .get("x-kubernetes-list-map-keys")
-                        .and_then(Json::as_array))
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Json::as_str)
-                    .map(|k| escape(k).unwrap_or_else(|| k.to_owned()))
-                    .collect(),
-                ),
-                _ => ListKind::Atomic,
-            };
-            Value::List(Arc::new(List {
-                items: items.iter().map(|i| to_value(i, item_schema)).collect(),
-                kind,
-            }))
-        }
-        Json::Object(fields) => {
-            let embedded = flag("x-kubernetes-embedded-resource");
-            let owned;
-            let schema = if embedded {
-                owned = with_type_and_object_meta(schema);
-                &owned
-            } else {
-                schema
-            };
-            let properties = schema.get("properties").and_then(Json::as_object);
-            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
-            let unknown = flag("x-kubernetes-preserve-unknown-fields");
-            let mut map = Map::default();
-            for (name, field) in fields {
-                let field_schema = match (properties.and_then(|p| p.get(name)), additional) {
-                    (Some(s), _) => s,
-                    (None, Some(s)) if properties.is_none() => s,
-                    // Unknown fields kept: rules cannot name them, but equality sees them.
-                    _ if unknown => {
-                        map.entries
-                            .insert(Key::String(name.as_str().into()), plain(field));
-                        continue;
-                    }
-                    _ => continue,
-                };
-                let key = match additional.filter(|_| properties.is_none()) {
-                    Some(_) => name.clone(),
-                    None => match escape(name) {
-                        Some(escaped) => escaped,
-                        None => continue,
-                    },
-                };
-                map.entries
-                    .insert(Key::String(key.into()), to_value(field, field_schema));
-            }
-            Value::Map(Arc::new(map))
         }
     }
 }
@@ -884,215 +762,6 @@ fn overlay(base: &Json, branch: &Json) -> Json {
         }
     }
     out
-}
-
-/// kube's `ValidFieldPath`: a rule's `fieldPath` (`.a.b`, `.a['b.c']`, `.map.key`) checked
-/// against the schema it is declared on, and printed as kube prints field paths
-/// (`a.b`, `map[key]`).
-pub fn valid_field_path(json_path: &str, schema: &Json) -> Result<String, String> {
-    let tokens = field_path_tokens(json_path);
-    let mut tokens = tokens.iter().map(String::as_str);
-    let mut schema = schema;
-    let mut printed = String::new();
-    let mut step = |name: &str, schema: &mut &Json| -> Result<(), String> {
-        match (
-            schema.get("properties").and_then(Json::as_object),
-            schema.get("additionalProperties"),
-        ) {
-            (Some(properties), _) => {
-                *schema = properties
-                    .get(name)
-                    .ok_or("does not refer to a valid field")?;
-                if !printed.is_empty() {
-                    printed.push('.');
-                }
-                printed.push_str(name);
-            }
-            (None, Some(values)) if values.is_object() => {
-                *schema = values;
-                printed.push_str(&format!("[{name}]"));
-            }
-            _ => return Err("does not refer to a valid field".into()),
-        }
-        Ok(())
-    };
-    while let Some(token) = tokens.next() {
-        match token {
-            "[" => {
-                let quoted = tokens.next().ok_or("unexpected end of JSON path")?;
-                if quoted.len() < 2 || !quoted.starts_with('\'') || !quoted.ends_with('\'') {
-                    return Err(format!("expected single quoted string but got {quoted}"));
-                }
-                let name = unescape_single_quote(&quoted[1..quoted.len() - 1])
-                    .map_err(|e| format!("invalid string literal: {e}"))?;
-                step(&name, &mut schema)?;
-                match tokens.next() {
-                    None => return Err("unexpected end of JSON path".into()),
-                    Some("]") => {}
-                    Some(other) => return Err(format!("expected ] but got {other}")),
-                }
-            }
-            "." => {
-                let name = tokens.next().ok_or("unexpected end of JSON path")?;
-                step(name, &mut schema)?;
-            }
-            other => return Err(format!("expected [ or . but got: {other}")),
-        }
-    }
-    Ok(printed)
-}
-
-/// The tokens of a field path: `.`, `[` and `]` alone, single-quoted strings whole, the
-/// rest between them (kube's scanner).
-fn field_path_tokens(path: &str) -> Vec<String> {
-    let bytes = path.as_bytes();
-    let mut tokens = Vec::new();
-    let mut start = 0;
-    while start < bytes.len() {
-        let data = &bytes[start..];
-        let mut end = data.len();
-        for i in 0..data.len() {
-            if data[0] == b'\'' {
-                if i > 0 && data[i] == b'\'' && data[i - 1] != b'\\' {
-                    end = i + 1;
-                    break;
-                }
-                continue;
-            }
-            if matches!(data[i], b'.' | b'[' | b']') {
-                end = if i == 0 { 1 } else { i };
-                break;
-            }
-        }
-        tokens.push(String::from_utf8_lossy(&data[..end]).into_owned());
-        start += end;
-    }
-    tokens
-}
-
-/// kube's `unescapeSingleQuote`: `\a \b \f \n \r \t \v \' \\`.
-fn unescape_single_quote(s: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(d) = chars.next() else {
-            out.push(c);
-            break;
-        };
-        out.push(match d {
-            'a' => '\u{7}',
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'v' => '\u{b}',
-            '\'' => '\'',
-            '\\' => '\\',
-            other => return Err(format!("invalid escape char \\{other}")),
-        });
-    }
-    Ok(out)
-}
-
-/// A value that fails the rules reading it.
-fn error(message: String) -> Value {
-    crate::interpreter::error_value(crate::library::Error::new(message))
-}
-
-/// kube-openapi's `strfmt.ParseDuration`: Go's syntax, else numbers with units in words
-/// (`1d`, `5 minutes`, `2 weeks`), summed.
-fn strfmt_duration(text: &str) -> Option<Duration> {
-    if let Ok(d) = Duration::parse(text) {
-        return Some(d);
-    }
-    const UNITS: &[(&[&str], i128)] = &[
-        (&["ns", "nano"], 1),
-        (&["us", "µs", "micro"], 1_000),
-        (&["ms", "milli"], 1_000_000),
-        (&["s", "sec"], 1_000_000_000),
-        (&["m", "min"], 60_000_000_000),
-        (&["h", "hr", "hour"], 3_600_000_000_000),
-        (&["d", "day"], 86_400_000_000_000),
-        (&["w", "wk", "week"], 604_800_000_000_000),
-    ];
-    let (mut total, mut found) = (0i128, false);
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < chars.len() && chars[i].is_ascii_digit() {
-            i += 1;
-        }
-        let factor: i128 = chars[start..i].iter().collect::<String>().parse().ok()?;
-        let mut j = i;
-        while j < chars.len() && chars[j].is_whitespace() {
-            j += 1;
-        }
-        let unit_start = j;
-        while j < chars.len() && (chars[j].is_ascii_alphabetic() || chars[j] == 'µ') {
-            j += 1;
-        }
-        if j == unit_start {
-            continue;
-        }
-        let unit: String = chars[unit_start..j]
-            .iter()
-            .collect::<String>()
-            .to_lowercase();
-        i = j;
-        for (variants, multiplier) in UNITS {
-            for (k, variant) in variants.iter().enumerate() {
-                // The longest spelling of a unit also matches as a prefix (`minutes`).
-                if (k == variants.len() - 1 && unit.starts_with(variant)) || unit == *variant {
-                    found = true;
-                    total += factor * multiplier;
-                }
-            }
-        }
-    }
-    found.then_some(Duration(total))
-}
-
-/// kube-openapi's `strfmt.ParseDateTime`: RFC 3339 (any fraction), or a local time without
-/// a zone (read as UTC); the empty string is the Unix epoch.
-fn date_time(text: &str) -> Option<Timestamp> {
-    if text.is_empty() {
-        return Some(Timestamp(0, 0));
-    }
-    Timestamp::parse(text).ok().or_else(|| {
-        Timestamp::parse(&format!("{text}Z"))
-            .ok()
-            .filter(|_| text.len() == 19)
-    })
-}
-
-/// A JSON value without a schema.
-fn plain(json: &Json) -> Value {
-    match json {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => n
-            .as_i64()
-            .map(Value::Int)
-            .unwrap_or_else(|| Value::Double(n.as_f64().unwrap_or(0.0))),
-        Json::String(s) => Value::string(s.as_str()),
-        Json::Array(items) => Value::list(items.iter().map(plain).collect()),
-        Json::Object(fields) => Value::Map(Arc::new(Map {
-            entries: fields
-                .iter()
-                .map(|(k, v)| (Key::String(k.as_str().into()), plain(v)))
-                .collect(),
-        })),
-    }
 }
 
 #[cfg(test)]
