@@ -1,7 +1,7 @@
 //! CustomResourceDefinitions with validation rules (`x-kubernetes-validations`, CEL),
 //! against the real `kapi-server` with kubectl 1.32, on the embedded store and on etcd:
 //! cross-field rules, a transition rule keeping a field immutable, list rules, regular
-//! expressions, `messageExpression` and `reason`, through create, merge patch and
+//! expressions, quantities and IP addresses, `messageExpression` and `reason`, through create, merge patch and
 //! server-side apply; a rule that does not compile refused with cel-go's error; an object
 //! whose rule runs past kube's per-rule cost limit refused with kube's message.
 
@@ -45,6 +45,20 @@ fn gadget_definition(spec_rules: Value) -> Value {
 fn spec_properties() -> Value {
     json!({
         "mode": {"type": "string"},
+        "cpu": {
+            "type": "string", "maxLength": 16,
+            "x-kubernetes-validations": [{
+                "rule": "isQuantity(self) && quantity(self).isLessThan(quantity('4'))",
+                "message": "cpu must be a quantity under 4"
+            }]
+        },
+        "address": {
+            "type": "string", "maxLength": 45,
+            "x-kubernetes-validations": [{
+                "rule": "isIP(self) && ip(self).family() == 4",
+                "message": "address must be an IPv4 address"
+            }]
+        },
         "minReplicas": {"type": "integer"},
         "maxReplicas": {"type": "integer"},
         "name": {
@@ -128,7 +142,7 @@ fn rules_judge_objects(backend: Backend) {
     wait_established(&client, "gadgets.rules.example.com");
 
     let spec = json!({"mode": "fast", "minReplicas": 1, "maxReplicas": 3, "name": "alpha",
-        "ports": [{"name": "http", "port": 80}]});
+        "cpu": "500m", "address": "10.0.0.1", "ports": [{"name": "http", "port": 80}]});
     let file = kubectl.write_file("good.json", &gadget("good", spec));
     kubectl
         .ok(&["create", "-f", &file, "-n", "default"])
@@ -147,6 +161,14 @@ fn rules_judge_objects(backend: Backend) {
         (
             json!({"mode": "m", "minReplicas": 1, "maxReplicas": 3, "ports": [{"name": "x", "port": 70000}]}),
             "spec.ports: Invalid value: \"array\": every port must be between 1 and 65535",
+        ),
+        (
+            json!({"mode": "m", "minReplicas": 1, "maxReplicas": 3, "cpu": "8"}),
+            "spec.cpu: Invalid value: \"string\": cpu must be a quantity under 4",
+        ),
+        (
+            json!({"mode": "m", "minReplicas": 1, "maxReplicas": 3, "address": "::1"}),
+            "spec.address: Invalid value: \"string\": address must be an IPv4 address",
         ),
     ];
     for (i, (spec, message)) in refusals.into_iter().enumerate() {
