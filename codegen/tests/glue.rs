@@ -484,6 +484,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    storage_key: None,
 };
 
 fn render_error(kind: KindInfo) -> RenderError {

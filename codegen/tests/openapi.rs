@@ -1338,6 +1338,7 @@ mod fixture {
             protobuf: None,
             stored_with: None,
             create_only: false,
+            storage_key: None,
         }
     }
 

@@ -26,6 +26,12 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     FieldsV1, ManagedFieldsEntry, MicroTime, ObjectMeta, OwnerReference, Time,
 };
 
+/// apimachinery's other value types kinds carry, k8s-openapi's as the metadata is:
+/// `resource.Quantity`, `intstr.IntOrString`, `runtime.RawExtension`.
+pub use k8s_openapi::apimachinery::pkg::{
+    api::resource::Quantity, runtime::RawExtension, util::intstr::IntOrString,
+};
+
 /// `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta` on the wire. Numbers not here (15,
 /// the removed `clusterName`, and 16) are skipped.
 pub static OBJECT_META_PROTO: ProtoMessage = ProtoMessage {
@@ -338,6 +344,10 @@ pub struct DeleteOptions {
     /// `All` processes the request without persisting it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Vec<String>>,
+    /// Deletes an object storage cannot read (kube 1.32, alpha): not honoured by kapi,
+    /// kept so that the options read back as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
 }
 
 /// `k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions` on the wire: typed clients may
@@ -351,6 +361,12 @@ pub static DELETE_OPTIONS_PROTO: ProtoMessage = ProtoMessage {
         ProtoField::new(3, "orphanDependents", ProtoKind::Bool).keep_zero(),
         ProtoField::new(4, "propagationPolicy", ProtoKind::String).keep_zero(),
         ProtoField::repeated(5, "dryRun", ProtoKind::String),
+        ProtoField::new(
+            6,
+            "ignoreStoreReadErrorWithClusterBreakingPotential",
+            ProtoKind::Bool,
+        )
+        .keep_zero(),
     ],
 };
 

@@ -87,7 +87,7 @@ pub use kapi_kinds as kinds;
 
 /// The derives, with the `derive` feature.
 #[cfg(feature = "derive")]
-pub use kapi_macros::{Convert, Resource};
+pub use kapi_macros::{Convert, Protobuf, Resource};
 
 #[cfg(feature = "server")]
 pub use kapi_apiserver as server;

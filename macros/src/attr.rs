@@ -67,8 +67,36 @@ pub(crate) struct ResourceAttrs {
     /// `system:basic-user`).
     pub names: Option<NameRuleAttr>,
     /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi::api::ProtoMessage`
-    /// (a `static` or `const`), for protobuf request bodies. None by default.
-    pub protobuf: Option<syn::Path>,
+    /// (a `static` or `const`), for protobuf request bodies; `protobuf` alone: the hub's
+    /// derived message (`#[derive(Protobuf)]`). None by default.
+    pub protobuf: Option<ProtobufAttr>,
+    /// `storage_key = "services/specs"`: where objects are stored under the prefix, for
+    /// kube's own kinds (whose keys have no group); kube's layout for custom kinds by
+    /// default.
+    pub storage_key: Option<LitStr>,
+}
+
+/// The values of `protobuf`.
+#[derive(Debug)]
+pub(crate) enum ProtobufAttr {
+    /// `protobuf`: the hub's `Protobuf::MESSAGE`.
+    Derived,
+    /// `protobuf = PATH`.
+    Path(syn::Path),
+}
+
+impl FromMeta for ProtobufAttr {
+    fn from_word() -> darling::Result<Self> {
+        Ok(ProtobufAttr::Derived)
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        syn::Path::from_expr(expr).map(ProtobufAttr::Path)
+    }
+
+    fn from_string(value: &str) -> darling::Result<Self> {
+        syn::Path::from_string(value).map(ProtobufAttr::Path)
+    }
 }
 
 /// The values of `names = "..."`.

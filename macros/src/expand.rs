@@ -190,6 +190,11 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
     // `INFO`'s `protobuf: Some(&PATH)` checks the descriptor's type when it is emitted.
     let protobuf = (kind.protobuf.as_ref())
         .filter(|_| schemas == Schemas::Here)
+        .and_then(|protobuf| match protobuf {
+            crate::attr::ProtobufAttr::Path(path) => Some(path),
+            // The derived message's type is checked where `INFO` names it.
+            crate::attr::ProtobufAttr::Derived => None,
+        })
         .map(|path| {
             quote_spanned! {path.span()=>
                 let _: &'static __kapi::api::ProtoMessage = &#path;
@@ -358,6 +363,10 @@ fn kind_info(kind: &Kind) -> TokenStream {
         },
     };
     let versions = kind.versions.iter().map(|v| version_info(kind, &group, v));
+    let storage_key = match &kind.storage_key {
+        None => quote!(::core::option::Option::None),
+        Some(key) => quote!(::core::option::Option::Some(#key)),
+    };
     let rust_type = hub_rust_type(kind);
     let create_only = kind.create_only.is_present();
     let names = match kind.names {
@@ -368,7 +377,13 @@ fn kind_info(kind: &Kind) -> TokenStream {
     // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
     let protobuf = match &kind.protobuf {
         None => quote!(::core::option::Option::None),
-        Some(path) => quote_spanned! {path.span()=>
+        Some(crate::attr::ProtobufAttr::Derived) => {
+            let hub = kind.hub_type();
+            quote!(::core::option::Option::Some(
+                <#hub as __kapi::api::protobuf::Protobuf>::MESSAGE
+            ))
+        }
+        Some(crate::attr::ProtobufAttr::Path(path)) => quote_spanned! {path.span()=>
             ::core::option::Option::Some({
                 let protobuf: &'static __kapi::api::ProtoMessage = &#path;
                 protobuf
@@ -396,6 +411,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             protobuf: #protobuf,
             stored_with: #stored_with,
             create_only: #create_only,
+            storage_key: #storage_key,
         }
     }
 }

@@ -23,6 +23,7 @@ mod expand;
 mod json_path;
 mod model;
 mod names;
+mod protobuf;
 
 use darling::FromDeriveInput;
 use proc_macro::TokenStream;
@@ -72,7 +73,7 @@ use syn::DeriveInput;
 /// | `selectable_field = ".spec.x"` or `selectable_field(label = "regarding.kind", path = ".involvedObject.kind")` | repeatable; a field selector names it by `label` (by default the path without its dot), which is unique and not `metadata.name`/`metadata.namespace` (every kind has those) |
 /// | `stored_with = crate::core::Event` | on a unit struct: the kind is another view of that kind's objects (its hub type, storage keys and storage version; kube's cohabiting resources, as `events.k8s.io` Events are core Events); no version is `storage` |
 /// | `version(name = "v1", ty = v1::WebApp, storage, served = false, deprecated = "warning")` | repeatable, at least one, exactly one `storage` (none with `stored_with`), names unique; `ty` (a path or a string) defaults to `Self`, `served` to true; `deprecated` is a flag or the warning text |
-/// | `protobuf = CONFIG_MAP_PROTO` | optional; a path (or a string) to the kind's `kapi::api::ProtoMessage` (a `static` or `const`): its `application/vnd.kubernetes.protobuf` request bodies are decoded to JSON, as kubectl sends them for kinds built into it; without it they get 415 |
+/// | `protobuf = CONFIG_MAP_PROTO` or `protobuf` | optional; a path (or a string) to the kind's `kapi::api::ProtoMessage` (a `static` or `const`), or, alone, the message `#[derive(Protobuf)]` made for the hub: its `application/vnd.kubernetes.protobuf` request bodies are decoded to JSON, as kubectl sends them for kinds built into it; without it they get 415 |
 ///
 /// # What the expansion checks with rustc
 ///
@@ -156,6 +157,36 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 pub fn derive_convert(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
     convert::derive(&input).into()
+}
+
+/// A struct's protobuf message (kube's `generated.proto`), from its fields: implements
+/// `kapi::api::protobuf::Protobuf` (the descriptor) and `ProtoValue` (a field of this type
+/// is that message).
+///
+/// ```ignore
+/// #[derive(Serialize, Deserialize, Protobuf)]
+/// #[serde(rename_all = "camelCase")]
+/// #[protobuf(name = "k8s.io.api.core.v1.ContainerPort")]
+/// pub struct ContainerPort {
+///     #[protobuf(tag = 1)]
+///     pub name: String,
+///     #[protobuf(tag = 3)]
+///     pub container_port: i32,
+///     #[protobuf(skip)]
+///     pub note: String,
+/// }
+/// ```
+///
+/// Each field's JSON name is serde's (`rename`, or `rename_all = "camelCase"` of the Rust
+/// name); `#[serde(flatten)]` inlines a field's message into the parent's JSON, as Go's
+/// `json:",inline"`. Its kind comes from its type (`kapi::api::protobuf::ProtoValue`):
+/// `Option<T>` is a pointer (its zero kept), `Vec<T>` repeated, `BTreeMap<String, V>` a
+/// map, a struct with this derive a message. A kind with `#[resource(protobuf)]` takes
+/// protobuf bodies with this message.
+#[proc_macro_derive(Protobuf, attributes(protobuf))]
+pub fn derive_protobuf(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    protobuf::derive(&input).into()
 }
 
 fn derive(input: &DeriveInput) -> proc_macro2::TokenStream {

@@ -58,7 +58,9 @@ pub(crate) struct Kind {
     /// Versions, in declaration order.
     pub versions: Vec<Version>,
     /// The path of the kind's protobuf descriptor, when it accepts protobuf bodies.
-    pub protobuf: Option<syn::Path>,
+    pub protobuf: Option<crate::attr::ProtobufAttr>,
+    /// `storage_key`.
+    pub storage_key: Option<LitStr>,
     /// The hub of the kind whose objects (and storage) this kind shares; `None`: the
     /// struct the derive is on is the hub.
     pub stored_with: Option<syn::Path>,
@@ -294,6 +296,7 @@ impl Kind {
                 .map(|v| Version::new(v.span(), v.into_inner()))
                 .collect(),
             protobuf: attrs.protobuf,
+            storage_key: attrs.storage_key,
             stored_with: attrs.stored_with,
         }
     }

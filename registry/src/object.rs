@@ -109,7 +109,8 @@ pub(crate) fn clean_prefix(prefix: &str) -> String {
     segments.iter().map(|s| format!("/{s}")).collect()
 }
 
-/// kube's key layout: `<prefix>/<group>/<plural>/<namespace>/<name>`, the group segment
+/// kube's key layout: `<prefix>/<group>/<plural>/<namespace>/<name>` (or the kind's own
+/// `storage_key` for `<group>/<plural>`), the group segment
 /// omitted for the core group and the namespace segment for cluster-scoped kinds.
 #[derive(Clone, Debug)]
 pub(crate) struct Keys<'a> {
@@ -131,6 +132,11 @@ impl<'a> Keys<'a> {
         let mut key = String::with_capacity(length + 64);
         key.push_str(self.prefix);
         key.push('/');
+        if let Some(storage_key) = info.storage_key {
+            key.push_str(storage_key);
+            key.push('/');
+            return key;
+        }
         if !info.group.is_empty() {
             key.push_str(info.group);
             key.push('/');

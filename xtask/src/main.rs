@@ -32,6 +32,17 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },
+    /// Reduce k8s.io/api (a git directory, as `fetch` brings github.com/kubernetes/api) at
+    /// TAG to the facts `apigen/inputs/` keeps, and copy the served kinds' round-trip
+    /// fixtures; `cargo xtask generate` then renders the built-in kinds from them.
+    BuiltinInputs {
+        /// The git directory of github.com/kubernetes/api.
+        #[arg(long)]
+        from: PathBuf,
+        /// The tag kube's release ships with.
+        #[arg(long, default_value = kapi_apigen::generate::TAG)]
+        tag: String,
+    },
     /// Start a new API server project in DIR (outside this repository), depending on this
     /// checkout of kapi (or on --git URL), with one example kind and its generated/.
     New {
@@ -51,7 +62,28 @@ enum Command {
 
 fn main() -> Result<ExitCode> {
     match Cli::parse().command {
-        Command::Task(task) => task.run(&xtask::project()),
+        Command::Task(task) => {
+            // kapi's own generated files first: the built-in kinds, from apigen's inputs.
+            if let kapi_tasks::Task::Generate { check } = &task {
+                let problems = kapi_apigen::generate::run(&xtask::project_root(), *check)?;
+                for problem in &problems {
+                    eprintln!("{problem}");
+                }
+                if *check && !problems.is_empty() {
+                    eprintln!("the built-in kinds are stale: run `cargo xtask generate`");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            task.run(&xtask::project())
+        }
+        Command::BuiltinInputs { from, tag } => {
+            let root = xtask::project_root();
+            let disagreements = kapi_apigen::generate::extract_inputs(&root, &from, &tag)?;
+            for disagreement in disagreements {
+                eprintln!("types.go and generated.proto disagree: {disagreement}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Bench { quick, json, only } => {
             let status = xtask::bench::run(&xtask::project_root(), quick, json, &only)?;
             Ok(match status.success() {

@@ -500,6 +500,7 @@ mod tests {
             protobuf: None,
             stored_with: None,
             create_only: false,
+            storage_key: None,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {
             assert_eq!(rust_path(ok, &KIND).unwrap(), ok);

@@ -141,6 +141,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    storage_key: None,
 };
 
 const fn web_app_routes(
@@ -289,6 +290,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    storage_key: None,
 };
 
 pub(crate) static TENANT: KindInfo = KindInfo {
@@ -350,6 +352,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    storage_key: None,
 };
 
 /// Every fixture kind.

@@ -69,6 +69,7 @@ static EMPTY: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    storage_key: None,
 };
 
 /// An API's kinds as one `&'static [&KindInfo]`, from sets of them and single kinds'

@@ -13,6 +13,7 @@ pub mod protobuf;
 mod route;
 mod schema_keywords;
 mod strategy;
+pub mod wire;
 
 pub use binding::{Handler, RouteBinding};
 #[doc(hidden)]
@@ -106,6 +107,11 @@ pub struct KindInfo {
     /// Only created, never stored (kube's reviews, `#[resource(create_only)]`): served by
     /// one `POST` route, answered by the review the server registers for the kind.
     pub create_only: bool,
+    /// Where its objects are stored under the storage prefix, when not kube's layout for
+    /// custom kinds (`<group>/<plural>`, `<plural>` in the core group): kube's own kinds
+    /// keep theirs (`deployments`, `services/specs`, `minions`; `#[resource(storage_key =
+    /// "...")]`).
+    pub storage_key: Option<&'static str>,
 }
 
 /// A field usable in field selectors.

@@ -228,6 +228,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         protobuf: None,
         stored_with: None,
         create_only: false,
+        storage_key: None,
     }
 }
 

@@ -22,8 +22,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use super::{
-    ENVELOPE_MAGIC, ProtoError, ProtoField, ProtoKind, ProtoMessage, STRINGS, WIRE_LEN,
-    WIRE_VARINT, error,
+    ENVELOPE_MAGIC, INT_OR_STRING, ProtoError, ProtoField, ProtoKind, ProtoMessage, QUANTITY,
+    STRINGS, WIRE_LEN, WIRE_VARINT, error,
 };
 use crate::meta::LIST_META_PROTO;
 
@@ -219,6 +219,14 @@ fn write_message(
     let mut fields: Vec<&ProtoField> = message.fields.iter().collect();
     fields.sort_by_key(|f| f.number);
     for field in fields {
+        if let (true, ProtoKind::Message(nested)) = (field.inline, field.kind) {
+            // An inlined message's fields are the object's own.
+            let mut bytes = Vec::new();
+            let path = format!("{path}.{}", field.json_name);
+            write_message(nested, object, &mut bytes, &path, depth + 1)?;
+            length_delimited(out, field.number, &bytes);
+            continue;
+        }
         let Some(value) = object.get(field.json_name).filter(|v| !v.is_null()) else {
             continue;
         };
@@ -300,6 +308,8 @@ fn write_value(
             key(out, number, WIRE_VARINT);
             varint(out, number_value as u64);
         }
+        // Go's zero time (JSON's `null`, in a map) is an empty message.
+        ProtoKind::Time if value.is_null() => length_delimited(out, number, &[]),
         ProtoKind::Time => {
             let text = value.as_str().ok_or_else(|| wrong("an RFC 3339 time"))?;
             let seconds = seconds_since_epoch(text).ok_or_else(|| wrong("an RFC 3339 time"))?;
@@ -322,6 +332,33 @@ fn write_value(
             items.insert("items".into(), value.clone());
             let mut bytes = Vec::new();
             write_message(&STRINGS, &items, &mut bytes, path, depth + 1)?;
+            length_delimited(out, number, &bytes);
+        }
+        ProtoKind::Quantity => {
+            let text = value.as_str().ok_or_else(|| wrong("a quantity string"))?;
+            let mut wrapped = Map::new();
+            wrapped.insert("string".into(), Value::String(text.to_owned()));
+            let mut bytes = Vec::new();
+            write_message(&QUANTITY, &wrapped, &mut bytes, path, depth + 1)?;
+            length_delimited(out, number, &bytes);
+        }
+        ProtoKind::IntOrString => {
+            // Go writes all three fields of the value, zeros included.
+            let mut wrapped = Map::new();
+            let (kind, int, string) = match value {
+                Value::String(text) => (1, 0, text.clone()),
+                Value::Number(n) => (
+                    0,
+                    n.as_i64().ok_or_else(|| wrong("an int32 or a string"))?,
+                    String::new(),
+                ),
+                _ => return Err(wrong("an int32 or a string")),
+            };
+            wrapped.insert("type".into(), Value::from(kind));
+            wrapped.insert("intVal".into(), Value::from(int));
+            wrapped.insert("strVal".into(), Value::String(string));
+            let mut bytes = Vec::new();
+            write_message(&INT_OR_STRING, &wrapped, &mut bytes, path, depth + 1)?;
             length_delimited(out, number, &bytes);
         }
         ProtoKind::Message(message) => {

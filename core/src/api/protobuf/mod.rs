@@ -36,6 +36,9 @@
 use std::fmt;
 
 pub mod encode;
+mod values;
+
+pub use values::{ProtoValue, Protobuf};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -93,6 +96,10 @@ pub struct ProtoField {
     /// (`gracePeriodSeconds: 0` means "now", not "the default") and fields whose JSON tag
     /// has no `omitempty` (`OwnerReference.uid`).
     pub keep_zero: bool,
+    /// The field's message is inlined into the JSON object that holds it (Go's
+    /// `json:",inline"`: `Volume`'s `VolumeSource` is field 2 on the wire, its fields are
+    /// `Volume`'s own in JSON).
+    pub inline: bool,
 }
 
 impl ProtoField {
@@ -104,6 +111,28 @@ impl ProtoField {
             kind,
             repeated: false,
             keep_zero: false,
+            inline: false,
+        }
+    }
+
+    /// The field of a Rust field of type `T`, its kind and repetition from `T`
+    /// ([`ProtoValue`]): what `#[derive(Protobuf)]` writes for each field.
+    pub const fn of<T: ProtoValue + ?Sized>(number: u32, json_name: &'static str) -> ProtoField {
+        ProtoField {
+            number,
+            json_name,
+            kind: T::KIND,
+            repeated: T::REPEATED,
+            keep_zero: T::POINTER,
+            inline: false,
+        }
+    }
+
+    /// This field inlined into its parent's JSON (see [`ProtoField::inline`]).
+    pub const fn inline(self) -> ProtoField {
+        ProtoField {
+            inline: true,
+            ..self
         }
     }
 
@@ -160,12 +189,33 @@ pub enum ProtoKind {
     /// A message whose field 1 is a repeated string (`ExtraValue {items = 1}`, Go's named
     /// `[]string`): that JSON list.
     Strings,
+    /// `resource.Quantity {string string = 1}`: a JSON string.
+    Quantity,
+    /// `intstr.IntOrString {int64 type = 1; int32 intVal = 2; string strVal = 3}`: a JSON
+    /// number (type 0) or string (type 1).
+    IntOrString,
 }
 
 /// The message [`ProtoKind::Strings`] reads.
 static STRINGS: ProtoMessage = ProtoMessage {
     name: "ExtraValue",
     fields: &[ProtoField::repeated(1, "items", ProtoKind::String)],
+};
+
+/// The message [`ProtoKind::Quantity`] reads.
+static QUANTITY: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.api.resource.Quantity",
+    fields: &[ProtoField::new(1, "string", ProtoKind::String)],
+};
+
+/// The message [`ProtoKind::IntOrString`] reads.
+static INT_OR_STRING: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.util.intstr.IntOrString",
+    fields: &[
+        ProtoField::new(1, "type", ProtoKind::Int64),
+        ProtoField::new(2, "intVal", ProtoKind::Int32),
+        ProtoField::new(3, "strVal", ProtoKind::String),
+    ],
 };
 
 /// A body that is not the protobuf it claims to be.
@@ -351,6 +401,10 @@ fn decode_into(
                     other => *other = Value::Array(items),
                 }
             }
+            ProtoKind::Message(nested) if field.inline => {
+                let bytes = reader.length_delimited(wire, &path)?;
+                decode_into(nested, bytes, object, &path, depth + 1)?;
+            }
             ProtoKind::Message(nested) => {
                 let bytes = reader.length_delimited(wire, &path)?;
                 let slot = object
@@ -405,6 +459,25 @@ fn value(
             let mut object = Map::new();
             decode_into(message, bytes, &mut object, path, depth + 1)?;
             Value::Object(object)
+        }
+        ProtoKind::Quantity => {
+            let bytes = reader.length_delimited(wire, path)?;
+            let mut object = Map::new();
+            decode_into(&QUANTITY, bytes, &mut object, path, depth + 1)?;
+            object
+                .remove("string")
+                .unwrap_or(Value::String(String::new()))
+        }
+        ProtoKind::IntOrString => {
+            let bytes = reader.length_delimited(wire, path)?;
+            let mut object = Map::new();
+            decode_into(&INT_OR_STRING, bytes, &mut object, path, depth + 1)?;
+            match object.get("type").and_then(Value::as_i64) {
+                Some(1) => object
+                    .remove("strVal")
+                    .unwrap_or(Value::String(String::new())),
+                _ => object.remove("intVal").unwrap_or(Value::from(0)),
+            }
         }
         ProtoKind::Map(..) => {
             return Err(error(
@@ -462,7 +535,8 @@ fn map_entry(
 /// The JSON of a value of `kind` absent from a map entry.
 fn zero(kind: &ProtoKind) -> Value {
     match kind {
-        ProtoKind::String | ProtoKind::Bytes => Value::String(String::new()),
+        ProtoKind::String | ProtoKind::Bytes | ProtoKind::Quantity => Value::String(String::new()),
+        ProtoKind::IntOrString => Value::from(0),
         ProtoKind::Bool => Value::Bool(false),
         ProtoKind::Int32 | ProtoKind::Int64 => Value::from(0),
         ProtoKind::Message(_) | ProtoKind::Map(..) => Value::Object(Map::new()),

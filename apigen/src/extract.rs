@@ -1,0 +1,397 @@
+//! k8s.io/api reduced to [`Api`] facts: each package's `types.go` read with [`crate::go`],
+//! its `generated.proto` with [`crate::proto`], the two compared, and only the types the
+//! served kinds reach kept, without kube's descriptions.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::facts::{Api, Field, Package, Resources, Source, Type};
+use crate::go::{self, GoType, TypeBody};
+use crate::proto;
+
+/// The markers the facts keep: those that change the wire, the schema or the kind.
+pub const KEPT_MARKERS: &[&str] = &[
+    "optional",
+    "required",
+    "listType",
+    "listMapKey",
+    "mapType",
+    "structType",
+    "enum",
+    "default",
+    "genclient",
+    "genclient:nonNamespaced",
+    "protobuf.nullable",
+    "protobuf.as",
+    "union",
+    "unionDiscriminator",
+    "oneOf",
+];
+
+/// Packages of other modules the API's types use, by import path, and the canonical names
+/// the facts give them.
+const FOREIGN: &[(&str, &str)] = &[
+    ("k8s.io/apimachinery/pkg/apis/meta/v1", "meta/v1"),
+    ("k8s.io/apimachinery/pkg/api/resource", "resource"),
+    ("k8s.io/apimachinery/pkg/util/intstr", "intstr"),
+    ("k8s.io/apimachinery/pkg/runtime", "runtime"),
+    ("k8s.io/apimachinery/pkg/types", "types"),
+];
+
+/// Go's predeclared types the API uses.
+const PREDECLARED: &[&str] = &[
+    "string", "bool", "int32", "int64", "int", "float64", "byte", "uint32", "uint64",
+];
+
+/// A package read whole: its types (every one, before reduction) and constants.
+struct Read {
+    proto_package: String,
+    types: BTreeMap<String, Type>,
+    messages: BTreeMap<String, proto::Message>,
+}
+
+/// Reads the packages the resources' kinds need from a k8s.io/api git directory at `tag`,
+/// and keeps what they reach.
+pub fn extract(git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> {
+    let commit = git(git_dir, &["rev-parse", &format!("{tag}^{{commit}}")])?
+        .trim()
+        .to_string();
+    let mut read = BTreeMap::new();
+    let mut pending: Vec<String> = roots(resources)
+        .iter()
+        .map(|(package, _)| package.clone())
+        .collect();
+    while let Some(package) = pending.pop() {
+        if read.contains_key(&package) {
+            continue;
+        }
+        let types_go = git(git_dir, &["show", &format!("{tag}:{package}/types.go")])?;
+        let proto = git(
+            git_dir,
+            &["show", &format!("{tag}:{package}/generated.proto")],
+        )?;
+        let package_read = read_package(&package, &types_go, &proto)
+            .with_context(|| format!("reading {package}"))?;
+        for ty in package_read.types.values() {
+            for name in referenced(ty) {
+                if let Some((other, _)) = name.rsplit_once('.')
+                    && !is_foreign(other)
+                    && !read.contains_key(other)
+                {
+                    pending.push(other.to_string());
+                }
+            }
+        }
+        read.insert(package, package_read);
+    }
+    let mut api = Api {
+        source: Source {
+            repository: "github.com/kubernetes/api".into(),
+            tag: tag.into(),
+            commit,
+        },
+        disagreements: Vec::new(),
+        packages: BTreeMap::new(),
+    };
+    reduce(&read, &roots(resources), &mut api)?;
+    for (package, package_read) in &read {
+        if let Some(kept) = api.packages.get(package) {
+            compare(
+                package,
+                kept,
+                &package_read.messages,
+                &mut api.disagreements,
+            );
+        }
+    }
+    Ok(api)
+}
+
+/// The kinds the resources serve (their packages and names), and the kinds their
+/// subresources take.
+pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
+    let mut roots = BTreeSet::new();
+    for resource in resources.resources.iter().filter(|r| !r.declared_by_hand) {
+        roots.insert((package_of(&resource.group_version), resource.kind.clone()));
+    }
+    // Subresources whose bodies are kinds of their own.
+    for (package, kind) in [
+        ("autoscaling/v1", "Scale"),
+        ("core/v1", "Binding"),
+        ("policy/v1", "Eviction"),
+    ] {
+        roots.insert((package.into(), kind.into()));
+    }
+    roots.into_iter().collect()
+}
+
+/// `apps/v1` → `apps/v1`; `v1` → `core/v1`; `networking.k8s.io/v1` → `networking/v1`;
+/// `flowcontrol.apiserver.k8s.io/v1` → `flowcontrol/v1`.
+pub fn package_of(group_version: &str) -> String {
+    match group_version.split_once('/') {
+        None => format!("core/{group_version}"),
+        Some((group, version)) => {
+            let short = group.split('.').next().unwrap_or(group);
+            format!("{short}/{version}")
+        }
+    }
+}
+
+fn is_foreign(package: &str) -> bool {
+    FOREIGN.iter().any(|(_, name)| *name == package)
+}
+
+fn git(git_dir: &Path, args: &[&str]) -> Result<String> {
+    Ok(String::from_utf8(git_bytes(git_dir, args)?)?)
+}
+
+/// What `git --git-dir <git_dir> <args>` prints.
+pub fn git_bytes(git_dir: &Path, args: &[&str]) -> Result<Vec<u8>> {
+    let output = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(args)
+        .output()
+        .context("running git")?;
+    if !output.status.success() {
+        bail!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(output.stdout)
+}
+
+fn read_package(package: &str, types_go: &str, proto_text: &str) -> Result<Read> {
+    let file = go::parse(types_go)?;
+    let (proto_package, messages) = proto::parse(proto_text)?;
+    let aliases: BTreeMap<&str, String> = file
+        .imports
+        .iter()
+        .map(|(alias, path)| (alias.as_str(), canonical_package(path)))
+        .collect();
+    let mut types = BTreeMap::new();
+    for decl in &file.types {
+        let markers = kept(&decl.markers);
+        let ty = match &decl.body {
+            TypeBody::Struct(fields) => {
+                let mut out = Vec::new();
+                for field in fields {
+                    let json = field.tags.get("json").map(String::as_str).unwrap_or("");
+                    let mut parts = json.split(',');
+                    let name = parts.next().unwrap_or("");
+                    let options: Vec<&str> = parts.collect();
+                    if name == "-" {
+                        continue;
+                    }
+                    let ty = type_string(&field.ty, package, &aliases)?;
+                    if ty == "meta/v1.TypeMeta" {
+                        continue;
+                    }
+                    let inline = options.contains(&"inline") || (name.is_empty() && field.embedded);
+                    if name.is_empty() && !inline {
+                        bail!("{}.{}: no JSON name", decl.name, field.name);
+                    }
+                    out.push(Field {
+                        go: field.name.clone(),
+                        json: (!inline).then(|| name.to_string()),
+                        ty,
+                        omitempty: options.contains(&"omitempty"),
+                        proto: proto_number(field.tags.get("protobuf"))?,
+                        patch_strategy: field.tags.get("patchStrategy").cloned(),
+                        patch_merge_key: field.tags.get("patchMergeKey").cloned(),
+                        markers: kept(&field.markers),
+                    });
+                }
+                Type {
+                    markers,
+                    fields: Some(out),
+                    underlying: None,
+                    values: Vec::new(),
+                }
+            }
+            TypeBody::Named(underlying) => Type {
+                markers,
+                fields: None,
+                underlying: Some(type_string(underlying, package, &aliases)?),
+                values: file
+                    .consts
+                    .iter()
+                    .filter(|c| c.ty == decl.name)
+                    .map(|c| c.value.clone())
+                    .collect(),
+            },
+        };
+        types.insert(decl.name.clone(), ty);
+    }
+    Ok(Read {
+        proto_package,
+        types,
+        messages: messages.into_iter().map(|m| (m.name.clone(), m)).collect(),
+    })
+}
+
+fn kept(markers: &go::Markers) -> BTreeMap<String, Vec<String>> {
+    markers
+        .iter()
+        .filter(|(key, _)| KEPT_MARKERS.contains(&key.as_str()))
+        .map(|(key, values)| (key.clone(), values.clone()))
+        .collect()
+}
+
+/// `bytes,2,rep,name=volumes` → 2.
+fn proto_number(tag: Option<&String>) -> Result<Option<u32>> {
+    let Some(tag) = tag else {
+        return Ok(None);
+    };
+    let number = tag
+        .split(',')
+        .nth(1)
+        .context("protobuf tag without a number")?;
+    Ok(Some(number.parse()?))
+}
+
+fn canonical_package(path: &str) -> String {
+    if let Some((_, name)) = FOREIGN.iter().find(|(p, _)| *p == path) {
+        return (*name).to_string();
+    }
+    path.strip_prefix("k8s.io/api/")
+        .map_or_else(|| path.to_string(), str::to_string)
+}
+
+/// A Go type as the facts write it.
+fn type_string(ty: &GoType, package: &str, aliases: &BTreeMap<&str, String>) -> Result<String> {
+    Ok(match ty {
+        GoType::Name(alias, name) if alias.is_empty() => {
+            if PREDECLARED.contains(&name.as_str()) {
+                name.clone()
+            } else {
+                format!("{package}.{name}")
+            }
+        }
+        GoType::Name(alias, name) => match aliases.get(alias.as_str()) {
+            Some(path) => format!("{path}.{name}"),
+            None => bail!("unknown package `{alias}`"),
+        },
+        GoType::Pointer(inner) => format!("*{}", type_string(inner, package, aliases)?),
+        GoType::Slice(inner) => format!("[]{}", type_string(inner, package, aliases)?),
+        GoType::Map(key, value) => format!(
+            "map[{}]{}",
+            type_string(key, package, aliases)?,
+            type_string(value, package, aliases)?
+        ),
+    })
+}
+
+/// The named types (`package.Name`) a type's declaration mentions.
+fn referenced(ty: &Type) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut add = |text: &str| {
+        for part in text.split(['*', '[', ']']) {
+            let part = part.trim_start_matches("map");
+            if part.contains('.') {
+                names.push(part.to_string());
+            }
+        }
+    };
+    if let Some(fields) = &ty.fields {
+        for field in fields {
+            add(&field.ty);
+        }
+    }
+    if let Some(underlying) = &ty.underlying {
+        add(underlying);
+    }
+    names
+}
+
+/// Keeps the types the roots reach.
+fn reduce(read: &BTreeMap<String, Read>, roots: &[(String, String)], api: &mut Api) -> Result<()> {
+    let mut pending: Vec<(String, String)> = roots.to_vec();
+    while let Some((package, name)) = pending.pop() {
+        let Some(package_read) = read.get(&package) else {
+            bail!("package {package} was not read");
+        };
+        let Some(ty) = package_read.types.get(&name) else {
+            bail!("{package} has no type {name}");
+        };
+        let entry = api
+            .packages
+            .entry(package.clone())
+            .or_insert_with(|| Package {
+                proto_package: package_read.proto_package.clone(),
+                types: BTreeMap::new(),
+            });
+        if entry.types.insert(name.clone(), ty.clone()).is_some() {
+            continue;
+        }
+        for reference in referenced(ty) {
+            let (other, other_name) = reference.rsplit_once('.').expect("qualified");
+            if !is_foreign(other) {
+                pending.push((other.to_string(), other_name.to_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where `generated.proto` says otherwise than `types.go`'s tags.
+fn compare(
+    package: &str,
+    kept: &Package,
+    messages: &BTreeMap<String, proto::Message>,
+    out: &mut Vec<String>,
+) {
+    for (name, ty) in &kept.types {
+        let Some(fields) = &ty.fields else {
+            continue;
+        };
+        let Some(message) = messages.get(name) else {
+            out.push(format!("{package}.{name}: no message in generated.proto"));
+            continue;
+        };
+        for field in fields {
+            let Some(number) = field.proto else {
+                out.push(format!("{package}.{name}.{}: no protobuf tag", field.go));
+                continue;
+            };
+            match message.fields.iter().find(|f| f.number == number) {
+                None => out.push(format!(
+                    "{package}.{name}.{}: field {number} is not in the message",
+                    field.go
+                )),
+                Some(proto_field) => {
+                    // An inlined field's message field has a name of its own
+                    // (`ProbeHandler` is `handler`): only the number matters on the wire.
+                    if let Some(json) = &field.json
+                        && proto_field.name != *json
+                    {
+                        out.push(format!(
+                            "{package}.{name}.{}: field {number} is `{}` in the message",
+                            field.go, proto_field.name
+                        ));
+                    }
+                    let repeated = field.ty.starts_with("[]") && field.ty != "[]byte";
+                    if repeated != (proto_field.label == "repeated") {
+                        out.push(format!(
+                            "{package}.{name}.{}: `{}` in Go, `{} {}` in the message",
+                            field.go, field.ty, proto_field.label, proto_field.ty
+                        ));
+                    }
+                }
+            }
+        }
+        for proto_field in &message.fields {
+            if !fields.iter().any(|f| f.proto == Some(proto_field.number)) {
+                out.push(format!(
+                    "{package}.{name}: message field {} `{}` has no Go field",
+                    proto_field.number, proto_field.name
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The facts the generator needs about kube's API, as checked in: what `extract` reduces
+//! k8s.io/api to (names, types, protobuf numbers, list and patch extensions, enums; never
+//! kube's descriptions), and the resources kube-apiserver serves them as.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// k8s.io/api reduced: the packages the served kinds reach, with their source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Api {
+    /// Where the facts come from.
+    pub source: Source,
+    /// Where `types.go` and `generated.proto` disagree, said in words (kept, not fatal:
+    /// the generator follows `types.go`, whose tags kube's own codecs are generated from).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disagreements: Vec<String>,
+    /// `core/v1` → its types.
+    pub packages: BTreeMap<String, Package>,
+}
+
+/// The repository, tag and commit facts were read from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// `github.com/kubernetes/api`.
+    pub repository: String,
+    /// `v0.32.1`.
+    pub tag: String,
+    /// The tag's commit.
+    pub commit: String,
+}
+
+/// One Go package of k8s.io/api (one group-version).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Package {
+    /// Its protobuf package (`k8s.io.api.core.v1`).
+    pub proto_package: String,
+    /// Its types the kinds reach, by name.
+    pub types: BTreeMap<String, Type>,
+}
+
+/// A type: a struct, or a named type (`type Protocol string`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Type {
+    /// The markers kept (see `extract::KEPT_MARKERS`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub markers: BTreeMap<String, Vec<String>>,
+    /// A struct's fields, in declaration order (JSON and protobuf order follow it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<Field>>,
+    /// A named type's underlying type (`string`, `map[string]resource.Quantity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub underlying: Option<String>,
+    /// A named string type's constants' values, in declaration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+/// A struct field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Field {
+    /// The Go name (`RestartPolicy`).
+    pub go: String,
+    /// The JSON name; `None` for a field inlined into its parent (`json:",inline"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<String>,
+    /// The type, written as Go writes it with packages named canonically (`[]core/v1.
+    /// Container`, `*int32`, `map[string]resource.Quantity`, `meta/v1.Time`).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Whether the JSON tag says `omitempty`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub omitempty: bool,
+    /// The protobuf field number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proto: Option<u32>,
+    /// `patchStrategy` (`merge`, `merge,retainKeys`, `retainKeys`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_strategy: Option<String>,
+    /// `patchMergeKey`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_merge_key: Option<String>,
+    /// The markers kept.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub markers: BTreeMap<String, Vec<String>>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// The resources kube-apiserver 1.32 serves by default in its GA groups, as its
+/// discovery lists them, with what discovery does not say (field selectors, storage keys).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Resources {
+    /// Where these facts come from.
+    pub source: Vec<String>,
+    /// The resources.
+    pub resources: Vec<Resource>,
+}
+
+/// One resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// `apps/v1`, `v1` for the core group.
+    pub group_version: String,
+    /// `Deployment`.
+    pub kind: String,
+    /// `deployments`.
+    pub plural: String,
+    /// Whether objects live in namespaces.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub namespaced: bool,
+    /// `deploy`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
+    /// `all`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// `status`, `scale`, `binding`, ...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subresources: Vec<String>,
+    /// Field selector labels beyond `metadata.name` and `metadata.namespace`: the path
+    /// without its dot, or `label=.path` where kube's label is another name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selectable_fields: Vec<String>,
+    /// The storage key's resource part when it is not the plural (`services/specs`,
+    /// `minions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_key: Option<String>,
+    /// The feature set serving it (`workloads`, `networking`, ...).
+    pub set: String,
+    /// Declared by hand in `kapi-kinds` (the kinds kapi served before the generator),
+    /// until they move to it: their types are not generated.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub declared_by_hand: bool,
+}

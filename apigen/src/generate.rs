@@ -1,0 +1,137 @@
+//! The file system side: the checked-in inputs read, the declarations written (through
+//! `rustfmt`, so the committed files are exactly what a check renders) or checked.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::facts::{Api, Resources};
+
+/// The tag of k8s.io/api kube 1.32 ships with, whose facts are checked in.
+pub const TAG: &str = "v0.32.1";
+
+/// The checked-in inputs, relative to the workspace root.
+pub const INPUTS: &str = "apigen/inputs";
+
+/// The directory the generator owns, relative to the workspace root: every file in it is
+/// rendered, and one it no longer renders is extra.
+pub const OWNED_DIR: &str = "builtin/src/api";
+
+/// The test's list of kinds and fixtures, rendered too.
+pub const TEST_KINDS: &str = "builtin/tests/roundtrip/kinds.rs";
+
+/// Where k8s.io/api's round-trip fixtures of the served kinds are checked in.
+pub const FIXTURES: &str = "builtin/tests/roundtrip/data";
+
+/// The facts file of `tag`.
+pub fn api_facts(root: &Path, tag: &str) -> PathBuf {
+    root.join(INPUTS).join(format!("k8s.io-api-{tag}.json"))
+}
+
+/// The resources file.
+pub fn resources_facts(root: &Path) -> PathBuf {
+    root.join(INPUTS).join("kube-1.32-resources.json")
+}
+
+/// Reads the checked-in inputs.
+pub fn inputs(root: &Path) -> Result<(Api, Resources)> {
+    let read = |path: PathBuf| -> Result<String> {
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
+    };
+    let api = serde_json::from_str(&read(api_facts(root, TAG))?)?;
+    let resources = serde_json::from_str(&read(resources_facts(root))?)?;
+    Ok((api, resources))
+}
+
+/// Every rendered file, by path relative to the workspace root, formatted.
+pub fn files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
+    let (api, resources) = inputs(root)?;
+    let mut files = BTreeMap::new();
+    for (path, text) in crate::render::render(&api, &resources)? {
+        let path = match path.as_str() {
+            crate::render::TEST_KINDS_FILE => TEST_KINDS.to_string(),
+            _ => format!("{OWNED_DIR}/{path}"),
+        };
+        let formatted = kapi_tasks::generate::rustfmt(root, text.as_bytes())
+            .with_context(|| format!("formatting {path}"))?;
+        files.insert(path, formatted);
+    }
+    Ok(files)
+}
+
+/// Writes the rendered files (removing files of the owned directory it no longer renders),
+/// or with `check` writes nothing; either way returns what was stale, missing or extra.
+pub fn run(root: &Path, check: bool) -> Result<Vec<String>> {
+    let files = files(root)?;
+    let mut problems = Vec::new();
+    for (path, contents) in &files {
+        let full = root.join(path);
+        match std::fs::read(&full) {
+            Ok(existing) if existing == *contents => continue,
+            Ok(_) => problems.push(format!("  stale: {path}")),
+            Err(_) => problems.push(format!("missing: {path}")),
+        }
+        if !check {
+            if let Some(parent) = full.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&full, contents)?;
+        }
+    }
+    let rendered: BTreeSet<&str> = files.keys().map(String::as_str).collect();
+    for path in owned_files(&root.join(OWNED_DIR))? {
+        let relative = format!("{OWNED_DIR}/{path}");
+        if !rendered.contains(relative.as_str()) {
+            problems.push(format!("  extra: {relative}"));
+            if !check {
+                std::fs::remove_file(root.join(&relative))?;
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// The files under `dir`, as `/`-separated paths relative to it.
+fn owned_files(dir: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                out.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `cargo xtask builtin-inputs`: reduces k8s.io/api at `tag` (a git directory, as `fetch`
+/// brings it) to the facts file, and copies the served kinds' round-trip fixtures.
+pub fn extract_inputs(root: &Path, git_dir: &Path, tag: &str) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(resources_facts(root))?;
+    let resources: Resources = serde_json::from_str(&text)?;
+    let api = crate::extract::extract(git_dir, tag, &resources)?;
+    let mut text = serde_json::to_string_pretty(&api)?;
+    text.push('\n');
+    std::fs::write(api_facts(root, tag), text)?;
+    let fixtures = root.join(FIXTURES);
+    std::fs::create_dir_all(&fixtures)?;
+    for name in crate::render::fixture_names(&api, &resources) {
+        for extension in ["json", "yaml", "pb"] {
+            let file = format!("{name}.{extension}");
+            let bytes = crate::extract::git_bytes(
+                git_dir,
+                &["show", &format!("{tag}:testdata/HEAD/{file}")],
+            )?;
+            std::fs::write(fixtures.join(&file), bytes)?;
+        }
+    }
+    Ok(api.disagreements)
+}

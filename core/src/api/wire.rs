@@ -1,0 +1,20 @@
+//! Go's JSON rules for serde fields, which the built-in kinds' declarations name: a value
+//! field is omitted when zero only under `omitempty` ([`is_zero`]), and `null` decodes to
+//! a value field's zero ([`null_as_default`]), as Go's `encoding/json` reads it.
+
+use serde::{Deserialize, Deserializer};
+
+/// Whether a value is its type's zero (`""`, `0`, `false`): what `omitempty` omits.
+pub fn is_zero<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// A value, or its zero when the JSON has `null` (Go leaves a value field untouched by
+/// `null`; kubectl and YAML manifests send it for empty fields).
+pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
