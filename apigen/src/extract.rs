@@ -114,7 +114,7 @@ pub fn extract(git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> 
 /// subresources take.
 pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
     let mut roots = BTreeSet::new();
-    for resource in resources.resources.iter().filter(|r| !r.declared_by_hand) {
+    for resource in resources.resources.iter().filter(|r| r.generated()) {
         roots.insert((package_of(&resource.group_version), resource.kind.clone()));
     }
     // Subresources whose bodies are kinds of their own.

@@ -137,4 +137,14 @@ pub struct Resource {
     /// until they move to it: their types are not generated.
     #[serde(default, skip_serializing_if = "is_false")]
     pub declared_by_hand: bool,
+    /// Why kapi does not serve it yet, when it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<String>,
+}
+
+impl Resource {
+    /// Whether the generator declares it as a kind.
+    pub fn generated(&self) -> bool {
+        !self.declared_by_hand && self.pending.is_none()
+    }
 }

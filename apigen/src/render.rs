@@ -28,7 +28,7 @@ pub fn render(api: &Api, resources: &Resources) -> Result<BTreeMap<String, Strin
     let kinds: BTreeMap<(String, String), &Resource> = resources
         .resources
         .iter()
-        .filter(|r| !r.declared_by_hand)
+        .filter(|r| r.generated())
         .map(|r| ((package_of(&r.group_version), r.kind.clone()), r))
         .collect();
     let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -142,6 +142,12 @@ fn module(
     }
     let mut served = Vec::new();
     for (name, ty) in &facts.types {
+        if PROVIDED
+            .iter()
+            .any(|(go, _)| *go == format!("{package}.{name}"))
+        {
+            continue;
+        }
         if let Some(fields) = &ty.fields {
             let kind = kinds.get(&(package.to_string(), name.clone())).copied();
             if kind.is_some() {
@@ -198,6 +204,7 @@ fn render_struct(
     }
     out.push_str("#[serde(rename_all = \"camelCase\")]\n");
     let _ = writeln!(out, "#[schemars(rename = \"{schema_name}.{name}\")]");
+    out.push_str("#[schemars(transform = kapi::api::wire::drop_defaults)]\n");
     if ty
         .markers
         .get("structType")
@@ -410,6 +417,10 @@ fn rust_type(api: &Api, package: &str, go: &str) -> Result<Shape> {
         "resource.Quantity" => Shape::Scalar("kapi::meta::Quantity".into()),
         "intstr.IntOrString" => Shape::Scalar("kapi::meta::IntOrString".into()),
         "runtime.RawExtension" => Shape::Struct("kapi::meta::RawExtension".into()),
+        named if PROVIDED.iter().any(|(go, _)| *go == named) => {
+            let (_, rust) = PROVIDED.iter().find(|(go, _)| *go == named).expect("found");
+            Shape::Struct((*rust).into())
+        }
         named => {
             let (other, name) = named.rsplit_once('.').context("a named type")?;
             let ty = api
@@ -431,6 +442,10 @@ fn rust_type(api: &Api, package: &str, go: &str) -> Result<Shape> {
         }
     })
 }
+
+/// k8s.io/api types kapi-core declares, because kinds declared by hand use them too (the
+/// API has one definition of each): not rendered, named where used.
+const PROVIDED: &[(&str, &str)] = &[("core/v1.ObjectReference", "kapi::meta::ObjectReference")];
 
 const KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if",
@@ -488,7 +503,7 @@ fn camel(name: &str) -> String {
 /// `sets.rs`: each feature set's kinds.
 fn sets(resources: &Resources) -> String {
     let mut sets: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for resource in resources.resources.iter().filter(|r| !r.declared_by_hand) {
+    for resource in resources.resources.iter().filter(|r| r.generated()) {
         let package = package_of(&resource.group_version);
         let (group, version) = package.split_once('/').expect("package");
         sets.entry(resource.set.as_str()).or_default().push(format!(

@@ -603,3 +603,49 @@ pub fn kube_extensions(definitions: &mut serde_json::Map<String, Value>) {
         }
     }
 }
+
+/// `core/v1` ObjectReference: a reference to an object (an event's subject, a binding's
+/// target, an endpoint's pod). Shared by the Events `kapi-kinds` declares and the built-in
+/// kinds generated from k8s.io/api, so the API has one definition of it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.core.v1.ObjectReference")]
+#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+pub struct ObjectReference {
+    /// Kind of the referent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Namespace of the referent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Name of the referent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// UID of the referent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// API version of the referent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// The referent's resourceVersion the event is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// A part of the referent (`spec.containers{web}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_path: Option<String>,
+}
+
+/// `k8s.io.api.core.v1.ObjectReference` on the wire: Go's fields are values, so an empty
+/// one on the wire is an absent one here.
+pub static OBJECT_REFERENCE_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.api.core.v1.ObjectReference",
+    fields: &[
+        ProtoField::new(1, "kind", ProtoKind::String),
+        ProtoField::new(2, "namespace", ProtoKind::String),
+        ProtoField::new(3, "name", ProtoKind::String),
+        ProtoField::new(4, "uid", ProtoKind::String),
+        ProtoField::new(5, "apiVersion", ProtoKind::String),
+        ProtoField::new(6, "resourceVersion", ProtoKind::String),
+        ProtoField::new(7, "fieldPath", ProtoKind::String),
+    ],
+};

@@ -17,6 +17,10 @@
 //! - [`AGGREGATION`] (feature `aggregation`): `apiregistration.k8s.io/v1` APIServices, the
 //!   group-versions the aggregator serves itself or proxies to other servers.
 //!
+//! - `builtin` (feature `builtin`): every other GA kind kube 1.32 serves (Pods, Services,
+//!   Deployments, Jobs, ...), generated from k8s.io/api (`kapi-builtin`), in the sets of
+//!   `builtin::sets`.
+//!
 //! An API lists the sets it serves with its own kinds
 //! (`kinds![kapi::kinds::CORE, kapi::kinds::RBAC, &[MyKind::INFO]]`); a set whose feature is
 //! off is neither compiled nor served.
@@ -33,6 +37,11 @@ extern crate kapi_core as kapi;
 pub mod admissionregistration;
 #[cfg(feature = "crds")]
 pub mod apiextensions;
+/// Kubernetes' built-in API (feature `builtin`): kube 1.32's GA kinds generated from
+/// k8s.io/api, by group and version (`builtin::apps::v1::Deployment`), and the sets an
+/// API lists (`builtin::sets::WORKLOADS`).
+#[cfg(feature = "builtin")]
+pub use kapi_builtin::api as builtin;
 #[cfg(feature = "aggregation")]
 pub mod apiregistration;
 #[cfg(feature = "rbac")]

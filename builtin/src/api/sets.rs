@@ -66,7 +66,6 @@ pub const WORKLOADS: &[&KindInfo] = &[
     crate::api::apps::v1::ReplicaSet::INFO,
     crate::api::apps::v1::StatefulSet::INFO,
     crate::api::autoscaling::v2::HorizontalPodAutoscaler::INFO,
-    crate::api::autoscaling::v1::HorizontalPodAutoscaler::INFO,
     crate::api::batch::v1::CronJob::INFO,
     crate::api::batch::v1::Job::INFO,
     crate::api::policy::v1::PodDisruptionBudget::INFO,

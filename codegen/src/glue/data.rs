@@ -468,8 +468,12 @@ fn rust_path(path: &str, kind: &KindInfo) -> Result<String, GlueError> {
 /// `path` as the generated crate reaches it: Kubernetes' kinds are declared in
 /// `kapi-kinds`, which a user's crates reach through the facade, as `kapi::kinds`.
 fn reachable(path: &str) -> String {
-    match path.strip_prefix("kapi_kinds::") {
-        Some(rest) => format!("kapi::kinds::{rest}"),
+    if let Some(rest) = path.strip_prefix("kapi_kinds::") {
+        return format!("kapi::kinds::{rest}");
+    }
+    // The built-in API's, as `kapi-kinds` re-exports it.
+    match path.strip_prefix("kapi_builtin::api::") {
+        Some(rest) => format!("kapi::kinds::builtin::{rest}"),
         None => path.to_owned(),
     }
 }

@@ -8,6 +8,11 @@
 //! | `x-kubernetes-list-type: map`, one `x-kubernetes-list-map-keys` `k` | `x-kubernetes-patch-merge-key: k`, `x-kubernetes-patch-strategy: merge` |
 //! | `x-kubernetes-list-type: set`                     | `x-kubernetes-patch-strategy: merge` |
 //! | `map` with several keys, `atomic`                 | nothing: kubectl and the server replace the list |
+//!
+//! A declared `merge` strategy may add to the implied one (`merge,retainKeys`); a map list
+//! keyed by several fields may be merged by one of them, and an atomic list by a key of its
+//! items, as kube's own are: strategic merge patches follow the patch extensions, apply
+//! the list type.
 
 use serde_json::{Map, Value, json};
 
@@ -86,15 +91,29 @@ fn list_patch_strategy(
     };
     let declared_strategy = map.get(PATCH_STRATEGY).cloned();
     let declared_key = map.get(PATCH_MERGE_KEY).cloned();
+    // A map list keyed by several fields may say how kubectl merges it by one of them, as
+    // kube's own do (`containers[].ports`: keys `containerPort` and `protocol`, merged by
+    // `containerPort`).
+    let keyed_by_several = list_type == "map"
+        && keys.len() > 1
+        && (declared_key.as_ref().and_then(Value::as_str)).is_some_and(|d| keys.contains(&d));
+    let parts = |d: &Value| -> Vec<String> {
+        (d.as_str().unwrap_or_default().split(','))
+            .map(|s| s.trim().to_owned())
+            .collect()
+    };
     let strategy_contradicts = declared_strategy.as_ref().is_some_and(|d| match strategy {
-        Some(strategy) => d != strategy,
-        // Replacing is what happens to these lists anyway.
-        None => d
-            .as_str()
-            .is_none_or(|d| d.split(',').any(|s| s.trim() == "merge")),
+        // `merge,retainKeys` merges too (kube's `volumes`).
+        Some(strategy) => !d.is_string() || !parts(d).iter().any(|p| p == strategy),
+        None if keyed_by_several => !parts(d).iter().any(|p| p == "merge"),
+        // An atomic list that strategic merge patches merge anyway, as kube's own
+        // (`hostIPs`: atomic to apply, merged by `ip` in a strategic merge patch, which
+        // follows the patch extensions); any strategy is the list's own to declare.
+        None => false,
     });
-    let key_contradicts =
-        (declared_key.as_ref()).is_some_and(|d| merge_key.as_deref().is_none_or(|key| d != key));
+    let key_contradicts = !keyed_by_several
+        && list_type != "atomic"
+        && (declared_key.as_ref()).is_some_and(|d| merge_key.as_deref().is_none_or(|key| d != key));
     if strategy_contradicts || key_contradicts {
         let declared: Vec<String> = [
             (PATCH_STRATEGY, &declared_strategy),
@@ -280,27 +299,20 @@ mod tests {
              no x-kubernetes-patch-merge-key; drop the declared extension (the list type implies \
              it) or change the list type"
         );
-        assert_eq!(
-            patch_error(
-                json!({"type": "array", "items": {"type": "array", "items": items,
-                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a", "b"],
-                "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "a"}})
-            ),
-            "schema dev.example.v1.Spec: x-kubernetes-patch-strategy: merge, \
-             x-kubernetes-patch-merge-key: a at items contradicts x-kubernetes-list-type: map \
-             with x-kubernetes-list-map-keys: [a, b], which implies that patches replace the \
-             list: no merge strategy, no merge key; drop the declared extension (the list type \
-             implies it) or change the list type"
-        );
-        assert_eq!(
-            patch_error(
-                json!({"type": "array", "items": items, "x-kubernetes-list-type": "atomic",
-                "x-kubernetes-patch-strategy": "merge,retainKeys"})
-            ),
-            "schema dev.example.v1.Spec: x-kubernetes-patch-strategy: merge,retainKeys at the \
-             top contradicts x-kubernetes-list-type: atomic, which implies that patches replace \
-             the list: no merge strategy, no merge key; drop the declared extension (the list \
-             type implies it) or change the list type"
-        );
+        // kube's own combinations are what they declare: merged by one of several keys,
+        // and an atomic list merged by a key in strategic merge patches.
+        for declared in [
+            json!({"type": "array", "items": items, "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["a", "b"], "x-kubernetes-patch-strategy": "merge",
+                "x-kubernetes-patch-merge-key": "a"}),
+            json!({"type": "array", "items": items, "x-kubernetes-list-type": "atomic",
+                "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "ip"}),
+            json!({"type": "array", "items": items, "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["name"],
+                "x-kubernetes-patch-strategy": "merge,retainKeys",
+                "x-kubernetes-patch-merge-key": "name"}),
+        ] {
+            check_patch(declared.clone(), declared);
+        }
     }
 }

@@ -18,3 +18,19 @@ where
 {
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
+
+/// A schemars transform for kube's own types: their properties' `default`s are dropped.
+/// serde's `default` on a field (Go's zero for a missing field) is not kube's published
+/// default (`+default` markers, none on these types), and the registry would apply it.
+pub fn drop_defaults(schema: &mut schemars::Schema) {
+    if let Some(properties) = schema
+        .get_mut("properties")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        for property in properties.values_mut() {
+            if let Some(property) = property.as_object_mut() {
+                property.remove("default");
+            }
+        }
+    }
+}

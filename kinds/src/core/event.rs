@@ -92,33 +92,8 @@ pub struct Event {
     pub reporting_instance: Option<String>,
 }
 
-/// A reference to an object, in events.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.core.v1.ObjectReference")]
-pub struct ObjectReference {
-    /// Kind of the referent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Namespace of the referent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    /// Name of the referent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// UID of the referent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
-    /// API version of the referent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<String>,
-    /// The referent's resourceVersion the event is about.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-    /// A part of the referent (`spec.containers{web}`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field_path: Option<String>,
-}
+/// A reference to an object: kapi-core's, shared with the built-in kinds.
+pub use kapi_core::meta::ObjectReference;
 
 /// The component that reported an event (older reporters).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

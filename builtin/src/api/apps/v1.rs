@@ -24,6 +24,7 @@ use kapi_macros::Resource;
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ControllerRevision")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.ControllerRevision")]
 pub struct ControllerRevision {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -56,6 +57,7 @@ pub struct ControllerRevision {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DaemonSet")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSet")]
 pub struct DaemonSet {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -72,6 +74,7 @@ pub struct DaemonSet {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DaemonSetCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSetCondition")]
 pub struct DaemonSetCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -104,6 +107,7 @@ pub struct DaemonSetCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DaemonSetSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSetSpec")]
 pub struct DaemonSetSpec {
     #[serde(default)]
@@ -131,6 +135,7 @@ pub struct DaemonSetSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DaemonSetStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSetStatus")]
 pub struct DaemonSetStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -193,6 +198,7 @@ pub struct DaemonSetStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DaemonSetUpdateStrategy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSetUpdateStrategy")]
 pub struct DaemonSetUpdateStrategy {
     #[serde(
@@ -229,6 +235,7 @@ pub struct DaemonSetUpdateStrategy {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.Deployment")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.Deployment")]
 pub struct Deployment {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -245,6 +252,7 @@ pub struct Deployment {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DeploymentCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DeploymentCondition")]
 pub struct DeploymentCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -280,6 +288,7 @@ pub struct DeploymentCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DeploymentSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DeploymentSpec")]
 pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -321,6 +330,7 @@ pub struct DeploymentSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DeploymentStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DeploymentStatus")]
 pub struct DeploymentStatus {
     #[serde(
@@ -381,6 +391,7 @@ pub struct DeploymentStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DeploymentStrategy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.DeploymentStrategy")]
 pub struct DeploymentStrategy {
     #[serde(
@@ -418,6 +429,7 @@ pub struct DeploymentStrategy {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ReplicaSet")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.ReplicaSet")]
 pub struct ReplicaSet {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -434,6 +446,7 @@ pub struct ReplicaSet {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ReplicaSetCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.ReplicaSetCondition")]
 pub struct ReplicaSetCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -466,6 +479,7 @@ pub struct ReplicaSetCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ReplicaSetSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.ReplicaSetSpec")]
 pub struct ReplicaSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -489,6 +503,7 @@ pub struct ReplicaSetSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ReplicaSetStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.ReplicaSetStatus")]
 pub struct ReplicaSetStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -536,6 +551,7 @@ pub struct ReplicaSetStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.RollingUpdateDaemonSet")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.RollingUpdateDaemonSet")]
 pub struct RollingUpdateDaemonSet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -549,6 +565,7 @@ pub struct RollingUpdateDaemonSet {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.RollingUpdateDeployment")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.RollingUpdateDeployment")]
 pub struct RollingUpdateDeployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -562,6 +579,7 @@ pub struct RollingUpdateDeployment {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy")]
 pub struct RollingUpdateStatefulSetStrategy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -594,6 +612,7 @@ pub struct RollingUpdateStatefulSetStrategy {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSet")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSet")]
 pub struct StatefulSet {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -610,6 +629,7 @@ pub struct StatefulSet {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSetCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetCondition")]
 pub struct StatefulSetCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -642,6 +662,7 @@ pub struct StatefulSetCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSetOrdinals")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetOrdinals")]
 pub struct StatefulSetOrdinals {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -652,6 +673,7 @@ pub struct StatefulSetOrdinals {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy")]
 pub struct StatefulSetPersistentVolumeClaimRetentionPolicy {
     #[serde(
@@ -673,6 +695,7 @@ pub struct StatefulSetPersistentVolumeClaimRetentionPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSetSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetSpec")]
 pub struct StatefulSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -729,6 +752,7 @@ pub struct StatefulSetSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSetStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetStatus")]
 pub struct StatefulSetStatus {
     #[serde(
@@ -796,6 +820,7 @@ pub struct StatefulSetStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSetUpdateStrategy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetUpdateStrategy")]
 pub struct StatefulSetUpdateStrategy {
     #[serde(

@@ -7,118 +7,10 @@ use kapi_macros::Protobuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use kapi_macros::Resource;
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.autoscaling.v1.CrossVersionObjectReference")]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
-#[protobuf(name = "k8s.io.api.autoscaling.v1.CrossVersionObjectReference")]
-pub struct CrossVersionObjectReference {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
-    #[protobuf(tag = 1)]
-    pub kind: String,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
-    #[protobuf(tag = 2)]
-    pub name: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 3)]
-    pub api_version: String,
-}
-
-/// HorizontalPodAutoscaler: `horizontalpodautoscalers` objects.
-#[derive(
-    Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
-)]
-#[resource(
-    group = "autoscaling",
-    kind = "HorizontalPodAutoscaler",
-    plural = "horizontalpodautoscalers",
-    namespaced,
-    short_name = "hpa",
-    category = "all",
-    status,
-    storage_key = "horizontalpodautoscalers",
-    version(name = "v1", storage),
-    protobuf
-)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler")]
-#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler")]
-pub struct HorizontalPodAutoscaler {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[protobuf(tag = 1)]
-    pub metadata: kapi::meta::ObjectMeta,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[protobuf(tag = 2)]
-    pub spec: HorizontalPodAutoscalerSpec,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[protobuf(tag = 3)]
-    pub status: HorizontalPodAutoscalerStatus,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec")]
-#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec")]
-pub struct HorizontalPodAutoscalerSpec {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
-    #[protobuf(tag = 1)]
-    pub scale_target_ref: CrossVersionObjectReference,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[protobuf(tag = 2)]
-    pub min_replicas: Option<i32>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
-    #[protobuf(tag = 3)]
-    pub max_replicas: i32,
-    #[serde(
-        rename = "targetCPUUtilizationPercentage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[protobuf(tag = 4)]
-    pub target_cpu_utilization_percentage: Option<i32>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus")]
-#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus")]
-pub struct HorizontalPodAutoscalerStatus {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[protobuf(tag = 1)]
-    pub observed_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[protobuf(tag = 2)]
-    pub last_scale_time: Option<Option<kapi::meta::Time>>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
-    #[protobuf(tag = 3)]
-    pub current_replicas: i32,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
-    #[protobuf(tag = 4)]
-    pub desired_replicas: i32,
-    #[serde(
-        rename = "currentCPUUtilizationPercentage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[protobuf(tag = 5)]
-    pub current_cpu_utilization_percentage: Option<i32>,
-}
-
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.Scale")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v1.Scale")]
 pub struct Scale {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -135,6 +27,7 @@ pub struct Scale {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.ScaleSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ScaleSpec")]
 pub struct ScaleSpec {
     #[serde(
@@ -149,6 +42,7 @@ pub struct ScaleSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.ScaleStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ScaleStatus")]
 pub struct ScaleStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -163,5 +57,3 @@ pub struct ScaleStatus {
     #[protobuf(tag = 2)]
     pub selector: String,
 }
-
-crate::strategies::kube_defaults!(HorizontalPodAutoscaler);

@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ContainerResourceMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ContainerResourceMetricSource")]
 pub struct ContainerResourceMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -31,6 +32,7 @@ pub struct ContainerResourceMetricSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus")]
 pub struct ContainerResourceMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -50,6 +52,7 @@ pub struct ContainerResourceMetricStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.CrossVersionObjectReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.CrossVersionObjectReference")]
 pub struct CrossVersionObjectReference {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -72,6 +75,7 @@ pub struct CrossVersionObjectReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ExternalMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ExternalMetricSource")]
 pub struct ExternalMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -87,6 +91,7 @@ pub struct ExternalMetricSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ExternalMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ExternalMetricStatus")]
 pub struct ExternalMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -102,6 +107,7 @@ pub struct ExternalMetricStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HPAScalingPolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HPAScalingPolicy")]
 pub struct HPAScalingPolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -121,6 +127,7 @@ pub struct HPAScalingPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HPAScalingRules")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HPAScalingRules")]
 pub struct HPAScalingRules {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,6 +164,7 @@ pub struct HPAScalingRules {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler")]
 pub struct HorizontalPodAutoscaler {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -173,6 +181,7 @@ pub struct HorizontalPodAutoscaler {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior")]
 pub struct HorizontalPodAutoscalerBehavior {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +195,7 @@ pub struct HorizontalPodAutoscalerBehavior {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition")]
 pub struct HorizontalPodAutoscalerCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -218,6 +228,7 @@ pub struct HorizontalPodAutoscalerCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec")]
 pub struct HorizontalPodAutoscalerSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -247,6 +258,7 @@ pub struct HorizontalPodAutoscalerSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus")]
 pub struct HorizontalPodAutoscalerStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -283,6 +295,7 @@ pub struct HorizontalPodAutoscalerStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.MetricIdentifier")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricIdentifier")]
 pub struct MetricIdentifier {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -297,6 +310,7 @@ pub struct MetricIdentifier {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.MetricSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricSpec")]
 pub struct MetricSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -323,6 +337,7 @@ pub struct MetricSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.MetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricStatus")]
 pub struct MetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -349,6 +364,7 @@ pub struct MetricStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.MetricTarget")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricTarget")]
 pub struct MetricTarget {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -369,6 +385,7 @@ pub struct MetricTarget {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.MetricValueStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricValueStatus")]
 pub struct MetricValueStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -385,6 +402,7 @@ pub struct MetricValueStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ObjectMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ObjectMetricSource")]
 pub struct ObjectMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -404,6 +422,7 @@ pub struct ObjectMetricSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ObjectMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ObjectMetricStatus")]
 pub struct ObjectMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -423,6 +442,7 @@ pub struct ObjectMetricStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.PodsMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.PodsMetricSource")]
 pub struct PodsMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -438,6 +458,7 @@ pub struct PodsMetricSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.PodsMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.PodsMetricStatus")]
 pub struct PodsMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -453,6 +474,7 @@ pub struct PodsMetricStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ResourceMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ResourceMetricSource")]
 pub struct ResourceMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -468,6 +490,7 @@ pub struct ResourceMetricSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.ResourceMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ResourceMetricStatus")]
 pub struct ResourceMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]

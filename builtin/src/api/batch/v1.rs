@@ -27,6 +27,7 @@ use kapi_macros::Resource;
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.CronJob")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.CronJob")]
 pub struct CronJob {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -43,6 +44,7 @@ pub struct CronJob {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.CronJobSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.CronJobSpec")]
 pub struct CronJobSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -80,6 +82,7 @@ pub struct CronJobSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.CronJobStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.CronJobStatus")]
 pub struct CronJobStatus {
     #[serde(
@@ -89,7 +92,7 @@ pub struct CronJobStatus {
     )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
-    pub active: Vec<crate::api::core::v1::ObjectReference>,
+    pub active: Vec<kapi::meta::ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
     pub last_schedule_time: Option<Option<kapi::meta::Time>>,
@@ -116,6 +119,7 @@ pub struct CronJobStatus {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.Job")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.Job")]
 pub struct Job {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -132,6 +136,7 @@ pub struct Job {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.JobCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.JobCondition")]
 pub struct JobCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -167,6 +172,7 @@ pub struct JobCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.JobSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.JobSpec")]
 pub struct JobSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,6 +229,7 @@ pub struct JobSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.JobStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.JobStatus")]
 pub struct JobStatus {
     #[serde(
@@ -284,6 +291,7 @@ pub struct JobStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.JobTemplateSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.JobTemplateSpec")]
 pub struct JobTemplateSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -297,6 +305,7 @@ pub struct JobTemplateSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.PodFailurePolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicy")]
 pub struct PodFailurePolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -309,6 +318,7 @@ pub struct PodFailurePolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement")]
 pub struct PodFailurePolicyOnExitCodesRequirement {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,6 +338,7 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern")]
 pub struct PodFailurePolicyOnPodConditionsPattern {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -343,6 +354,7 @@ pub struct PodFailurePolicyOnPodConditionsPattern {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.PodFailurePolicyRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicyRule")]
 pub struct PodFailurePolicyRule {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -365,6 +377,7 @@ pub struct PodFailurePolicyRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.SuccessPolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.SuccessPolicy")]
 pub struct SuccessPolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -377,6 +390,7 @@ pub struct SuccessPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.SuccessPolicyRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.SuccessPolicyRule")]
 pub struct SuccessPolicyRule {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -390,6 +404,7 @@ pub struct SuccessPolicyRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.UncountedTerminatedPods")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.UncountedTerminatedPods")]
 pub struct UncountedTerminatedPods {
     #[serde(

@@ -26,6 +26,7 @@ use kapi_macros::Resource;
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.certificates.v1.CertificateSigningRequest")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.certificates.v1.CertificateSigningRequest")]
 pub struct CertificateSigningRequest {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -43,6 +44,7 @@ pub struct CertificateSigningRequest {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.certificates.v1.CertificateSigningRequestCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.certificates.v1.CertificateSigningRequestCondition")]
 pub struct CertificateSigningRequestCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -78,6 +80,7 @@ pub struct CertificateSigningRequestCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.certificates.v1.CertificateSigningRequestSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.certificates.v1.CertificateSigningRequestSpec")]
 pub struct CertificateSigningRequestSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -134,6 +137,7 @@ pub struct CertificateSigningRequestSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.certificates.v1.CertificateSigningRequestStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.certificates.v1.CertificateSigningRequestStatus")]
 pub struct CertificateSigningRequestStatus {
     #[serde(

@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource")]
 pub struct AWSElasticBlockStoreVolumeSource {
     #[serde(
@@ -48,6 +49,7 @@ pub struct AWSElasticBlockStoreVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Affinity")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Affinity")]
 pub struct Affinity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,6 +66,7 @@ pub struct Affinity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AppArmorProfile")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.AppArmorProfile")]
 pub struct AppArmorProfile {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -78,6 +81,7 @@ pub struct AppArmorProfile {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AttachedVolume")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.AttachedVolume")]
 pub struct AttachedVolume {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -93,6 +97,7 @@ pub struct AttachedVolume {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AzureDiskVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.AzureDiskVolumeSource")]
 pub struct AzureDiskVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -124,6 +129,7 @@ pub struct AzureDiskVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AzureFilePersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.AzureFilePersistentVolumeSource")]
 pub struct AzureFilePersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -149,6 +155,7 @@ pub struct AzureFilePersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AzureFileVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.AzureFileVolumeSource")]
 pub struct AzureFileVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -183,6 +190,7 @@ pub struct AzureFileVolumeSource {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Binding")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Binding")]
 pub struct Binding {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -191,12 +199,13 @@ pub struct Binding {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(required)]
     #[protobuf(tag = 2)]
-    pub target: ObjectReference,
+    pub target: kapi::meta::ObjectReference,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.CSIPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CSIPersistentVolumeSource")]
 pub struct CSIPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -248,6 +257,7 @@ pub struct CSIPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.CSIVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CSIVolumeSource")]
 pub struct CSIVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -275,6 +285,7 @@ pub struct CSIVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Capabilities")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Capabilities")]
 pub struct Capabilities {
     #[serde(
@@ -298,6 +309,7 @@ pub struct Capabilities {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.CephFSPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CephFSPersistentVolumeSource")]
 pub struct CephFSPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -341,6 +353,7 @@ pub struct CephFSPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.CephFSVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CephFSVolumeSource")]
 pub struct CephFSVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -384,6 +397,7 @@ pub struct CephFSVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.CinderPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CinderPersistentVolumeSource")]
 pub struct CinderPersistentVolumeSource {
     #[serde(
@@ -416,6 +430,7 @@ pub struct CinderPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.CinderVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CinderVolumeSource")]
 pub struct CinderVolumeSource {
     #[serde(
@@ -448,6 +463,7 @@ pub struct CinderVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ClientIPConfig")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ClientIPConfig")]
 pub struct ClientIPConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -458,6 +474,7 @@ pub struct ClientIPConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ClusterTrustBundleProjection")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ClusterTrustBundleProjection")]
 pub struct ClusterTrustBundleProjection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -481,6 +498,7 @@ pub struct ClusterTrustBundleProjection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ComponentCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ComponentCondition")]
 pub struct ComponentCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -522,6 +540,7 @@ pub struct ComponentCondition {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ComponentStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ComponentStatus")]
 pub struct ComponentStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -540,6 +559,7 @@ pub struct ComponentStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMapEnvSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapEnvSource")]
 pub struct ConfigMapEnvSource {
     #[serde(flatten)]
@@ -553,6 +573,7 @@ pub struct ConfigMapEnvSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMapKeySelector")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapKeySelector")]
 pub struct ConfigMapKeySelector {
@@ -571,6 +592,7 @@ pub struct ConfigMapKeySelector {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMapNodeConfigSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapNodeConfigSource")]
 pub struct ConfigMapNodeConfigSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -604,6 +626,7 @@ pub struct ConfigMapNodeConfigSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMapProjection")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapProjection")]
 pub struct ConfigMapProjection {
     #[serde(flatten)]
@@ -625,6 +648,7 @@ pub struct ConfigMapProjection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMapVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapVolumeSource")]
 pub struct ConfigMapVolumeSource {
     #[serde(flatten)]
@@ -649,6 +673,7 @@ pub struct ConfigMapVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Container")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Container")]
 pub struct Container {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -801,6 +826,7 @@ pub struct Container {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerImage")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerImage")]
 pub struct ContainerImage {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -819,6 +845,7 @@ pub struct ContainerImage {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerPort")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerPort")]
 pub struct ContainerPort {
     #[serde(
@@ -859,6 +886,7 @@ pub struct ContainerPort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerResizePolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerResizePolicy")]
 pub struct ContainerResizePolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -874,6 +902,7 @@ pub struct ContainerResizePolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerState")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerState")]
 pub struct ContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -890,6 +919,7 @@ pub struct ContainerState {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerStateRunning")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerStateRunning")]
 pub struct ContainerStateRunning {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -900,6 +930,7 @@ pub struct ContainerStateRunning {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerStateTerminated")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerStateTerminated")]
 pub struct ContainerStateTerminated {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -946,6 +977,7 @@ pub struct ContainerStateTerminated {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerStateWaiting")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerStateWaiting")]
 pub struct ContainerStateWaiting {
     #[serde(
@@ -967,6 +999,7 @@ pub struct ContainerStateWaiting {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerStatus")]
 pub struct ContainerStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1044,6 +1077,7 @@ pub struct ContainerStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerUser")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerUser")]
 pub struct ContainerUser {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1054,6 +1088,7 @@ pub struct ContainerUser {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.DaemonEndpoint")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.DaemonEndpoint")]
 pub struct DaemonEndpoint {
     #[serde(
@@ -1069,6 +1104,7 @@ pub struct DaemonEndpoint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.DownwardAPIProjection")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.DownwardAPIProjection")]
 pub struct DownwardAPIProjection {
     #[serde(
@@ -1084,6 +1120,7 @@ pub struct DownwardAPIProjection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.DownwardAPIVolumeFile")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.DownwardAPIVolumeFile")]
 pub struct DownwardAPIVolumeFile {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1104,6 +1141,7 @@ pub struct DownwardAPIVolumeFile {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.DownwardAPIVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.DownwardAPIVolumeSource")]
 pub struct DownwardAPIVolumeSource {
     #[serde(
@@ -1122,6 +1160,7 @@ pub struct DownwardAPIVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EmptyDirVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EmptyDirVolumeSource")]
 pub struct EmptyDirVolumeSource {
     #[serde(
@@ -1139,6 +1178,7 @@ pub struct EmptyDirVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EndpointAddress")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.EndpointAddress")]
 pub struct EndpointAddress {
@@ -1158,12 +1198,13 @@ pub struct EndpointAddress {
     pub node_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
-    pub target_ref: Option<ObjectReference>,
+    pub target_ref: Option<kapi::meta::ObjectReference>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EndpointPort")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.EndpointPort")]
 pub struct EndpointPort {
@@ -1193,6 +1234,7 @@ pub struct EndpointPort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EndpointSubset")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EndpointSubset")]
 pub struct EndpointSubset {
     #[serde(
@@ -1237,6 +1279,7 @@ pub struct EndpointSubset {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Endpoints")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Endpoints")]
 pub struct Endpoints {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1255,6 +1298,7 @@ pub struct Endpoints {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EnvFromSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EnvFromSource")]
 pub struct EnvFromSource {
     #[serde(
@@ -1275,6 +1319,7 @@ pub struct EnvFromSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EnvVar")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EnvVar")]
 pub struct EnvVar {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1296,6 +1341,7 @@ pub struct EnvVar {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EnvVarSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EnvVarSource")]
 pub struct EnvVarSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1315,6 +1361,7 @@ pub struct EnvVarSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EphemeralContainer")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EphemeralContainer")]
 pub struct EphemeralContainer {
     #[serde(flatten)]
@@ -1332,6 +1379,7 @@ pub struct EphemeralContainer {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EphemeralContainerCommon")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EphemeralContainerCommon")]
 pub struct EphemeralContainerCommon {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1484,6 +1532,7 @@ pub struct EphemeralContainerCommon {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EphemeralVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.EphemeralVolumeSource")]
 pub struct EphemeralVolumeSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1494,6 +1543,7 @@ pub struct EphemeralVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ExecAction")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ExecAction")]
 pub struct ExecAction {
     #[serde(
@@ -1509,6 +1559,7 @@ pub struct ExecAction {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.FCVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.FCVolumeSource")]
 pub struct FCVolumeSource {
     #[serde(
@@ -1550,6 +1601,7 @@ pub struct FCVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.FlexPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.FlexPersistentVolumeSource")]
 pub struct FlexPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1585,6 +1637,7 @@ pub struct FlexPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.FlexVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.FlexVolumeSource")]
 pub struct FlexVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1620,6 +1673,7 @@ pub struct FlexVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.FlockerVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.FlockerVolumeSource")]
 pub struct FlockerVolumeSource {
     #[serde(
@@ -1642,6 +1696,7 @@ pub struct FlockerVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.GCEPersistentDiskVolumeSource")]
 pub struct GCEPersistentDiskVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1674,6 +1729,7 @@ pub struct GCEPersistentDiskVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.GRPCAction")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.GRPCAction")]
 pub struct GRPCAction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1688,6 +1744,7 @@ pub struct GRPCAction {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.GitRepoVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.GitRepoVolumeSource")]
 pub struct GitRepoVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1713,6 +1770,7 @@ pub struct GitRepoVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.GlusterfsPersistentVolumeSource")]
 pub struct GlusterfsPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1738,6 +1796,7 @@ pub struct GlusterfsPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.GlusterfsVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.GlusterfsVolumeSource")]
 pub struct GlusterfsVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1760,6 +1819,7 @@ pub struct GlusterfsVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.HTTPGetAction")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.HTTPGetAction")]
 pub struct HTTPGetAction {
     #[serde(
@@ -1800,6 +1860,7 @@ pub struct HTTPGetAction {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.HTTPHeader")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.HTTPHeader")]
 pub struct HTTPHeader {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1815,6 +1876,7 @@ pub struct HTTPHeader {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.HostAlias")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.HostAlias")]
 pub struct HostAlias {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1834,6 +1896,7 @@ pub struct HostAlias {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.HostIP")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.HostIP")]
 pub struct HostIP {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1845,6 +1908,7 @@ pub struct HostIP {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.HostPathVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.HostPathVolumeSource")]
 pub struct HostPathVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1859,6 +1923,7 @@ pub struct HostPathVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ISCSIPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ISCSIPersistentVolumeSource")]
 pub struct ISCSIPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1927,6 +1992,7 @@ pub struct ISCSIPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ISCSIVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ISCSIVolumeSource")]
 pub struct ISCSIVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1995,6 +2061,7 @@ pub struct ISCSIVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ImageVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ImageVolumeSource")]
 pub struct ImageVolumeSource {
     #[serde(
@@ -2016,6 +2083,7 @@ pub struct ImageVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.KeyToPath")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.KeyToPath")]
 pub struct KeyToPath {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2034,6 +2102,7 @@ pub struct KeyToPath {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Lifecycle")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Lifecycle")]
 pub struct Lifecycle {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2047,6 +2116,7 @@ pub struct Lifecycle {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LifecycleHandler")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LifecycleHandler")]
 pub struct LifecycleHandler {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2079,6 +2149,7 @@ pub struct LifecycleHandler {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LimitRange")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LimitRange")]
 pub struct LimitRange {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2092,6 +2163,7 @@ pub struct LimitRange {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LimitRangeItem")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LimitRangeItem")]
 pub struct LimitRangeItem {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2138,6 +2210,7 @@ pub struct LimitRangeItem {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LimitRangeSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LimitRangeSpec")]
 pub struct LimitRangeSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2150,6 +2223,7 @@ pub struct LimitRangeSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LinuxContainerUser")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LinuxContainerUser")]
 pub struct LinuxContainerUser {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2173,6 +2247,7 @@ pub struct LinuxContainerUser {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LoadBalancerIngress")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LoadBalancerIngress")]
 pub struct LoadBalancerIngress {
     #[serde(
@@ -2205,6 +2280,7 @@ pub struct LoadBalancerIngress {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LoadBalancerStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LoadBalancerStatus")]
 pub struct LoadBalancerStatus {
     #[serde(
@@ -2220,6 +2296,7 @@ pub struct LoadBalancerStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LocalObjectReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.LocalObjectReference")]
 pub struct LocalObjectReference {
@@ -2235,6 +2312,7 @@ pub struct LocalObjectReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LocalVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LocalVolumeSource")]
 pub struct LocalVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2249,6 +2327,7 @@ pub struct LocalVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ModifyVolumeStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ModifyVolumeStatus")]
 pub struct ModifyVolumeStatus {
     #[serde(
@@ -2267,6 +2346,7 @@ pub struct ModifyVolumeStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NFSVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NFSVolumeSource")]
 pub struct NFSVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2303,6 +2383,7 @@ pub struct NFSVolumeSource {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Node")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Node")]
 pub struct Node {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2319,6 +2400,7 @@ pub struct Node {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeAddress")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeAddress")]
 pub struct NodeAddress {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2334,6 +2416,7 @@ pub struct NodeAddress {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeAffinity")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeAffinity")]
 pub struct NodeAffinity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2352,6 +2435,7 @@ pub struct NodeAffinity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeCondition")]
 pub struct NodeCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2387,6 +2471,7 @@ pub struct NodeCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeConfigSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeConfigSource")]
 pub struct NodeConfigSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2397,6 +2482,7 @@ pub struct NodeConfigSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeConfigStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeConfigStatus")]
 pub struct NodeConfigStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2420,6 +2506,7 @@ pub struct NodeConfigStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeDaemonEndpoints")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeDaemonEndpoints")]
 pub struct NodeDaemonEndpoints {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2430,6 +2517,7 @@ pub struct NodeDaemonEndpoints {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeFeatures")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeFeatures")]
 pub struct NodeFeatures {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2440,6 +2528,7 @@ pub struct NodeFeatures {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeRuntimeHandler")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeRuntimeHandler")]
 pub struct NodeRuntimeHandler {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2453,6 +2542,7 @@ pub struct NodeRuntimeHandler {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeRuntimeHandlerFeatures")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeRuntimeHandlerFeatures")]
 pub struct NodeRuntimeHandlerFeatures {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2466,6 +2556,7 @@ pub struct NodeRuntimeHandlerFeatures {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSelector")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelector")]
 pub struct NodeSelector {
@@ -2479,6 +2570,7 @@ pub struct NodeSelector {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSelectorRequirement")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelectorRequirement")]
 pub struct NodeSelectorRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2502,6 +2594,7 @@ pub struct NodeSelectorRequirement {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSelectorTerm")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelectorTerm")]
 pub struct NodeSelectorTerm {
@@ -2526,6 +2619,7 @@ pub struct NodeSelectorTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSpec")]
 pub struct NodeSpec {
     #[serde(
@@ -2584,6 +2678,7 @@ pub struct NodeSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeStatus")]
 pub struct NodeStatus {
     #[serde(
@@ -2672,6 +2767,7 @@ pub struct NodeStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSystemInfo")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSystemInfo")]
 pub struct NodeSystemInfo {
     #[serde(
@@ -2731,6 +2827,7 @@ pub struct NodeSystemInfo {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ObjectFieldSelector")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.ObjectFieldSelector")]
 pub struct ObjectFieldSelector {
@@ -2744,63 +2841,6 @@ pub struct ObjectFieldSelector {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(required)]
     #[protobuf(tag = 2)]
-    pub field_path: String,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.core.v1.ObjectReference")]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
-#[protobuf(name = "k8s.io.api.core.v1.ObjectReference")]
-pub struct ObjectReference {
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 1)]
-    pub kind: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 2)]
-    pub namespace: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 3)]
-    pub name: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 4)]
-    pub uid: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 5)]
-    pub api_version: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 6)]
-    pub resource_version: String,
-    #[serde(
-        default,
-        skip_serializing_if = "kapi::api::wire::is_zero",
-        deserialize_with = "kapi::api::wire::null_as_default"
-    )]
-    #[protobuf(tag = 7)]
     pub field_path: String,
 }
 
@@ -2820,6 +2860,7 @@ pub struct ObjectReference {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolume")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolume")]
 pub struct PersistentVolume {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2850,6 +2891,7 @@ pub struct PersistentVolume {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaim")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaim")]
 pub struct PersistentVolumeClaim {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2866,6 +2908,7 @@ pub struct PersistentVolumeClaim {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimCondition")]
 pub struct PersistentVolumeClaimCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -2901,6 +2944,7 @@ pub struct PersistentVolumeClaimCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimSpec")]
 pub struct PersistentVolumeClaimSpec {
     #[serde(
@@ -2944,6 +2988,7 @@ pub struct PersistentVolumeClaimSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimStatus")]
 pub struct PersistentVolumeClaimStatus {
     #[serde(
@@ -3002,6 +3047,7 @@ pub struct PersistentVolumeClaimStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimTemplate")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimTemplate")]
 pub struct PersistentVolumeClaimTemplate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3016,6 +3062,7 @@ pub struct PersistentVolumeClaimTemplate {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource")]
 pub struct PersistentVolumeClaimVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3034,6 +3081,7 @@ pub struct PersistentVolumeClaimVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeSource")]
 pub struct PersistentVolumeSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3107,6 +3155,7 @@ pub struct PersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeSpec")]
 pub struct PersistentVolumeSpec {
     #[serde(
@@ -3129,7 +3178,7 @@ pub struct PersistentVolumeSpec {
     pub access_modes: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
-    pub claim_ref: Option<ObjectReference>,
+    pub claim_ref: Option<kapi::meta::ObjectReference>,
     #[serde(
         default,
         skip_serializing_if = "kapi::api::wire::is_zero",
@@ -3166,6 +3215,7 @@ pub struct PersistentVolumeSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeStatus")]
 pub struct PersistentVolumeStatus {
     #[serde(
@@ -3197,6 +3247,7 @@ pub struct PersistentVolumeStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource")]
 pub struct PhotonPersistentDiskVolumeSource {
     #[serde(
@@ -3242,6 +3293,7 @@ pub struct PhotonPersistentDiskVolumeSource {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Pod")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Pod")]
 pub struct Pod {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3258,6 +3310,7 @@ pub struct Pod {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodAffinity")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodAffinity")]
 pub struct PodAffinity {
     #[serde(
@@ -3281,6 +3334,7 @@ pub struct PodAffinity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodAffinityTerm")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodAffinityTerm")]
 pub struct PodAffinityTerm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3322,6 +3376,7 @@ pub struct PodAffinityTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodAntiAffinity")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodAntiAffinity")]
 pub struct PodAntiAffinity {
     #[serde(
@@ -3345,6 +3400,7 @@ pub struct PodAntiAffinity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodCondition")]
 pub struct PodCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3380,6 +3436,7 @@ pub struct PodCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodDNSConfig")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodDNSConfig")]
 pub struct PodDNSConfig {
     #[serde(
@@ -3411,6 +3468,7 @@ pub struct PodDNSConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodDNSConfigOption")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodDNSConfigOption")]
 pub struct PodDNSConfigOption {
     #[serde(
@@ -3428,6 +3486,7 @@ pub struct PodDNSConfigOption {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodIP")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodIP")]
 pub struct PodIP {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3439,6 +3498,7 @@ pub struct PodIP {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodOS")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodOS")]
 pub struct PodOS {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3450,6 +3510,7 @@ pub struct PodOS {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodReadinessGate")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodReadinessGate")]
 pub struct PodReadinessGate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3461,6 +3522,7 @@ pub struct PodReadinessGate {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodResourceClaim")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodResourceClaim")]
 pub struct PodResourceClaim {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3478,6 +3540,7 @@ pub struct PodResourceClaim {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodResourceClaimStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodResourceClaimStatus")]
 pub struct PodResourceClaimStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3492,6 +3555,7 @@ pub struct PodResourceClaimStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodSchedulingGate")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodSchedulingGate")]
 pub struct PodSchedulingGate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3503,6 +3567,7 @@ pub struct PodSchedulingGate {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodSecurityContext")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodSecurityContext")]
 pub struct PodSecurityContext {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3559,6 +3624,7 @@ pub struct PodSecurityContext {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodSpec")]
 pub struct PodSpec {
     #[serde(
@@ -3801,6 +3867,7 @@ pub struct PodSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodStatus")]
 pub struct PodStatus {
     #[serde(
@@ -3939,6 +4006,7 @@ pub struct PodStatus {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodTemplate")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodTemplate")]
 pub struct PodTemplate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3952,6 +4020,7 @@ pub struct PodTemplate {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodTemplateSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PodTemplateSpec")]
 pub struct PodTemplateSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3965,6 +4034,7 @@ pub struct PodTemplateSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PortStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PortStatus")]
 pub struct PortStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -3983,6 +4053,7 @@ pub struct PortStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PortworxVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PortworxVolumeSource")]
 pub struct PortworxVolumeSource {
     #[serde(
@@ -4012,6 +4083,7 @@ pub struct PortworxVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PreferredSchedulingTerm")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.PreferredSchedulingTerm")]
 pub struct PreferredSchedulingTerm {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4027,6 +4099,7 @@ pub struct PreferredSchedulingTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Probe")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Probe")]
 pub struct Probe {
     #[serde(flatten)]
@@ -4075,6 +4148,7 @@ pub struct Probe {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ProbeHandler")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ProbeHandler")]
 pub struct ProbeHandler {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -4094,6 +4168,7 @@ pub struct ProbeHandler {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ProjectedVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ProjectedVolumeSource")]
 pub struct ProjectedVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4108,6 +4183,7 @@ pub struct ProjectedVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.QuobyteVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.QuobyteVolumeSource")]
 pub struct QuobyteVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4151,6 +4227,7 @@ pub struct QuobyteVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.RBDPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.RBDPersistentVolumeSource")]
 pub struct RBDPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4205,6 +4282,7 @@ pub struct RBDPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.RBDVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.RBDVolumeSource")]
 pub struct RBDVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4279,6 +4357,7 @@ pub struct RBDVolumeSource {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ReplicationController")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ReplicationController")]
 pub struct ReplicationController {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4295,6 +4374,7 @@ pub struct ReplicationController {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ReplicationControllerCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ReplicationControllerCondition")]
 pub struct ReplicationControllerCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4327,6 +4407,7 @@ pub struct ReplicationControllerCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ReplicationControllerSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ReplicationControllerSpec")]
 pub struct ReplicationControllerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -4355,6 +4436,7 @@ pub struct ReplicationControllerSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ReplicationControllerStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ReplicationControllerStatus")]
 pub struct ReplicationControllerStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4402,6 +4484,7 @@ pub struct ReplicationControllerStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceClaim")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceClaim")]
 pub struct ResourceClaim {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4420,6 +4503,7 @@ pub struct ResourceClaim {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceFieldSelector")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceFieldSelector")]
 pub struct ResourceFieldSelector {
@@ -4446,6 +4530,7 @@ pub struct ResourceFieldSelector {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceHealth")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceHealth")]
 pub struct ResourceHealth {
     #[serde(
@@ -4482,6 +4567,7 @@ pub struct ResourceHealth {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceQuota")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceQuota")]
 pub struct ResourceQuota {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4498,6 +4584,7 @@ pub struct ResourceQuota {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceQuotaSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceQuotaSpec")]
 pub struct ResourceQuotaSpec {
     #[serde(
@@ -4523,6 +4610,7 @@ pub struct ResourceQuotaSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceQuotaStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceQuotaStatus")]
 pub struct ResourceQuotaStatus {
     #[serde(
@@ -4544,6 +4632,7 @@ pub struct ResourceQuotaStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceRequirements")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceRequirements")]
 pub struct ResourceRequirements {
     #[serde(
@@ -4573,6 +4662,7 @@ pub struct ResourceRequirements {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceStatus")]
 pub struct ResourceStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4592,6 +4682,7 @@ pub struct ResourceStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SELinuxOptions")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SELinuxOptions")]
 pub struct SELinuxOptions {
     #[serde(
@@ -4627,6 +4718,7 @@ pub struct SELinuxOptions {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ScaleIOPersistentVolumeSource")]
 pub struct ScaleIOPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4694,6 +4786,7 @@ pub struct ScaleIOPersistentVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ScaleIOVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ScaleIOVolumeSource")]
 pub struct ScaleIOVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4761,6 +4854,7 @@ pub struct ScaleIOVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ScopeSelector")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.ScopeSelector")]
 pub struct ScopeSelector {
@@ -4777,6 +4871,7 @@ pub struct ScopeSelector {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ScopedResourceSelectorRequirement")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ScopedResourceSelectorRequirement")]
 pub struct ScopedResourceSelectorRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4800,6 +4895,7 @@ pub struct ScopedResourceSelectorRequirement {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SeccompProfile")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SeccompProfile")]
 pub struct SeccompProfile {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4827,6 +4923,7 @@ pub struct SeccompProfile {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Secret")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Secret")]
 pub struct Secret {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -4861,6 +4958,7 @@ pub struct Secret {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretEnvSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SecretEnvSource")]
 pub struct SecretEnvSource {
     #[serde(flatten)]
@@ -4874,6 +4972,7 @@ pub struct SecretEnvSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretKeySelector")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.SecretKeySelector")]
 pub struct SecretKeySelector {
@@ -4892,6 +4991,7 @@ pub struct SecretKeySelector {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretProjection")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SecretProjection")]
 pub struct SecretProjection {
     #[serde(flatten)]
@@ -4913,6 +5013,7 @@ pub struct SecretProjection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.SecretReference")]
 pub struct SecretReference {
@@ -4935,6 +5036,7 @@ pub struct SecretReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SecretVolumeSource")]
 pub struct SecretVolumeSource {
     #[serde(
@@ -4963,6 +5065,7 @@ pub struct SecretVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecurityContext")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SecurityContext")]
 pub struct SecurityContext {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5021,6 +5124,7 @@ pub struct SecurityContext {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Service")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Service")]
 pub struct Service {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5050,6 +5154,7 @@ pub struct Service {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServiceAccount")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ServiceAccount")]
 pub struct ServiceAccount {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5062,7 +5167,7 @@ pub struct ServiceAccount {
     )]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
     #[protobuf(tag = 2)]
-    pub secrets: Vec<ObjectReference>,
+    pub secrets: Vec<kapi::meta::ObjectReference>,
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
@@ -5079,6 +5184,7 @@ pub struct ServiceAccount {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServiceAccountTokenProjection")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ServiceAccountTokenProjection")]
 pub struct ServiceAccountTokenProjection {
     #[serde(
@@ -5100,6 +5206,7 @@ pub struct ServiceAccountTokenProjection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServicePort")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ServicePort")]
 pub struct ServicePort {
     #[serde(
@@ -5142,6 +5249,7 @@ pub struct ServicePort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServiceSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ServiceSpec")]
 pub struct ServiceSpec {
     #[serde(
@@ -5275,6 +5383,7 @@ pub struct ServiceSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServiceStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ServiceStatus")]
 pub struct ServiceStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5293,6 +5402,7 @@ pub struct ServiceStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SessionAffinityConfig")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SessionAffinityConfig")]
 pub struct SessionAffinityConfig {
     #[serde(rename = "clientIP", default, skip_serializing_if = "Option::is_none")]
@@ -5303,6 +5413,7 @@ pub struct SessionAffinityConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SleepAction")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.SleepAction")]
 pub struct SleepAction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5314,6 +5425,7 @@ pub struct SleepAction {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.StorageOSPersistentVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.StorageOSPersistentVolumeSource")]
 pub struct StorageOSPersistentVolumeSource {
     #[serde(
@@ -5346,12 +5458,13 @@ pub struct StorageOSPersistentVolumeSource {
     pub read_only: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 5)]
-    pub secret_ref: Option<ObjectReference>,
+    pub secret_ref: Option<kapi::meta::ObjectReference>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.StorageOSVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.StorageOSVolumeSource")]
 pub struct StorageOSVolumeSource {
     #[serde(
@@ -5390,6 +5503,7 @@ pub struct StorageOSVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Sysctl")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Sysctl")]
 pub struct Sysctl {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5405,6 +5519,7 @@ pub struct Sysctl {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TCPSocketAction")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.TCPSocketAction")]
 pub struct TCPSocketAction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5423,6 +5538,7 @@ pub struct TCPSocketAction {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Taint")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Taint")]
 pub struct Taint {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5448,6 +5564,7 @@ pub struct Taint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Toleration")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Toleration")]
 pub struct Toleration {
     #[serde(
@@ -5486,6 +5603,7 @@ pub struct Toleration {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TopologySelectorLabelRequirement")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.TopologySelectorLabelRequirement")]
 pub struct TopologySelectorLabelRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5502,6 +5620,7 @@ pub struct TopologySelectorLabelRequirement {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TopologySelectorTerm")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.TopologySelectorTerm")]
 pub struct TopologySelectorTerm {
@@ -5518,6 +5637,7 @@ pub struct TopologySelectorTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TopologySpreadConstraint")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.TopologySpreadConstraint")]
 pub struct TopologySpreadConstraint {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5557,6 +5677,7 @@ pub struct TopologySpreadConstraint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TypedLocalObjectReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.TypedLocalObjectReference")]
 pub struct TypedLocalObjectReference {
@@ -5576,6 +5697,7 @@ pub struct TypedLocalObjectReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TypedObjectReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.TypedObjectReference")]
 pub struct TypedObjectReference {
     #[serde(default)]
@@ -5597,6 +5719,7 @@ pub struct TypedObjectReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Volume")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.Volume")]
 pub struct Volume {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5611,6 +5734,7 @@ pub struct Volume {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeDevice")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeDevice")]
 pub struct VolumeDevice {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5626,6 +5750,7 @@ pub struct VolumeDevice {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeMount")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeMount")]
 pub struct VolumeMount {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5668,6 +5793,7 @@ pub struct VolumeMount {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeMountStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeMountStatus")]
 pub struct VolumeMountStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5693,6 +5819,7 @@ pub struct VolumeMountStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeNodeAffinity")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeNodeAffinity")]
 pub struct VolumeNodeAffinity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5703,6 +5830,7 @@ pub struct VolumeNodeAffinity {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeProjection")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeProjection")]
 pub struct VolumeProjection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5729,6 +5857,7 @@ pub struct VolumeProjection {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeResourceRequirements")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeResourceRequirements")]
 pub struct VolumeResourceRequirements {
     #[serde(
@@ -5750,6 +5879,7 @@ pub struct VolumeResourceRequirements {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VolumeSource")]
 pub struct VolumeSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5851,6 +5981,7 @@ pub struct VolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource")]
 pub struct VsphereVirtualDiskVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5884,6 +6015,7 @@ pub struct VsphereVirtualDiskVolumeSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.WeightedPodAffinityTerm")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.WeightedPodAffinityTerm")]
 pub struct WeightedPodAffinityTerm {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -5899,6 +6031,7 @@ pub struct WeightedPodAffinityTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.WindowsSecurityContextOptions")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.WindowsSecurityContextOptions")]
 pub struct WindowsSecurityContextOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.Endpoint")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.discovery.v1.Endpoint")]
 pub struct Endpoint {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -27,7 +28,7 @@ pub struct Endpoint {
     pub hostname: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
-    pub target_ref: Option<crate::api::core::v1::ObjectReference>,
+    pub target_ref: Option<kapi::meta::ObjectReference>,
     #[serde(
         default,
         skip_serializing_if = "std::collections::BTreeMap::is_empty",
@@ -49,6 +50,7 @@ pub struct Endpoint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.EndpointConditions")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.discovery.v1.EndpointConditions")]
 pub struct EndpointConditions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -65,6 +67,7 @@ pub struct EndpointConditions {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.EndpointHints")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.discovery.v1.EndpointHints")]
 pub struct EndpointHints {
     #[serde(
@@ -80,6 +83,7 @@ pub struct EndpointHints {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.EndpointPort")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.discovery.v1.EndpointPort")]
 pub struct EndpointPort {
@@ -112,6 +116,7 @@ pub struct EndpointPort {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.EndpointSlice")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.discovery.v1.EndpointSlice")]
 pub struct EndpointSlice {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -135,6 +140,7 @@ pub struct EndpointSlice {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.ForZone")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.discovery.v1.ForZone")]
 pub struct ForZone {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]

@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.ExemptPriorityLevelConfiguration")]
 pub struct ExemptPriorityLevelConfiguration {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -25,6 +26,7 @@ pub struct ExemptPriorityLevelConfiguration {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowDistinguisherMethod")]
 pub struct FlowDistinguisherMethod {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -48,6 +50,7 @@ pub struct FlowDistinguisherMethod {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowSchema")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowSchema")]
 pub struct FlowSchema {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -64,6 +67,7 @@ pub struct FlowSchema {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowSchemaCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowSchemaCondition")]
 pub struct FlowSchemaCondition {
     #[serde(
@@ -102,6 +106,7 @@ pub struct FlowSchemaCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowSchemaSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowSchemaSpec")]
 pub struct FlowSchemaSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -127,6 +132,7 @@ pub struct FlowSchemaSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowSchemaStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowSchemaStatus")]
 pub struct FlowSchemaStatus {
     #[serde(
@@ -142,6 +148,7 @@ pub struct FlowSchemaStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.GroupSubject")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.GroupSubject")]
 pub struct GroupSubject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -153,6 +160,7 @@ pub struct GroupSubject {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.LimitResponse")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.LimitResponse")]
 pub struct LimitResponse {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -167,6 +175,7 @@ pub struct LimitResponse {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.LimitedPriorityLevelConfiguration")]
 pub struct LimitedPriorityLevelConfiguration {
     #[serde(default)]
@@ -186,6 +195,7 @@ pub struct LimitedPriorityLevelConfiguration {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.NonResourcePolicyRule")]
 pub struct NonResourcePolicyRule {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -207,6 +217,7 @@ pub struct NonResourcePolicyRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PolicyRulesWithSubjects")]
 pub struct PolicyRulesWithSubjects {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -247,6 +258,7 @@ pub struct PolicyRulesWithSubjects {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfiguration")]
 pub struct PriorityLevelConfiguration {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -263,6 +275,7 @@ pub struct PriorityLevelConfiguration {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationCondition")]
 pub struct PriorityLevelConfigurationCondition {
     #[serde(
@@ -301,6 +314,7 @@ pub struct PriorityLevelConfigurationCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationReference")]
 pub struct PriorityLevelConfigurationReference {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -312,6 +326,7 @@ pub struct PriorityLevelConfigurationReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationSpec")]
 pub struct PriorityLevelConfigurationSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -329,6 +344,7 @@ pub struct PriorityLevelConfigurationSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationStatus")]
 pub struct PriorityLevelConfigurationStatus {
     #[serde(
@@ -344,6 +360,7 @@ pub struct PriorityLevelConfigurationStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.QueuingConfiguration")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.QueuingConfiguration")]
 pub struct QueuingConfiguration {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -360,6 +377,7 @@ pub struct QueuingConfiguration {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.ResourcePolicyRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.ResourcePolicyRule")]
 pub struct ResourcePolicyRule {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -393,6 +411,7 @@ pub struct ResourcePolicyRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.ServiceAccountSubject")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.ServiceAccountSubject")]
 pub struct ServiceAccountSubject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -408,6 +427,7 @@ pub struct ServiceAccountSubject {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.Subject")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.Subject")]
 pub struct Subject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -428,6 +448,7 @@ pub struct Subject {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.UserSubject")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.UserSubject")]
 pub struct UserSubject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]

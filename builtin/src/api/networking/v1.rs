@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.HTTPIngressPath")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.HTTPIngressPath")]
 pub struct HTTPIngressPath {
     #[serde(
@@ -33,6 +34,7 @@ pub struct HTTPIngressPath {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.HTTPIngressRuleValue")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.HTTPIngressRuleValue")]
 pub struct HTTPIngressRuleValue {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -45,6 +47,7 @@ pub struct HTTPIngressRuleValue {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IPBlock")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IPBlock")]
 pub struct IPBlock {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -78,6 +81,7 @@ pub struct IPBlock {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.Ingress")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.Ingress")]
 pub struct Ingress {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -94,6 +98,7 @@ pub struct Ingress {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressBackend")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressBackend")]
 pub struct IngressBackend {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,6 +123,7 @@ pub struct IngressBackend {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressClass")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressClass")]
 pub struct IngressClass {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -131,6 +137,7 @@ pub struct IngressClass {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressClassParametersReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressClassParametersReference")]
 pub struct IngressClassParametersReference {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,6 +162,7 @@ pub struct IngressClassParametersReference {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressClassSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressClassSpec")]
 pub struct IngressClassSpec {
     #[serde(
@@ -172,6 +180,7 @@ pub struct IngressClassSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressLoadBalancerIngress")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressLoadBalancerIngress")]
 pub struct IngressLoadBalancerIngress {
     #[serde(
@@ -201,6 +210,7 @@ pub struct IngressLoadBalancerIngress {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressLoadBalancerStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressLoadBalancerStatus")]
 pub struct IngressLoadBalancerStatus {
     #[serde(
@@ -216,6 +226,7 @@ pub struct IngressLoadBalancerStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressPortStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressPortStatus")]
 pub struct IngressPortStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -234,6 +245,7 @@ pub struct IngressPortStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressRule")]
 pub struct IngressRule {
     #[serde(
@@ -251,6 +263,7 @@ pub struct IngressRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressRuleValue")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressRuleValue")]
 pub struct IngressRuleValue {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,6 +274,7 @@ pub struct IngressRuleValue {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressServiceBackend")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressServiceBackend")]
 pub struct IngressServiceBackend {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -275,6 +289,7 @@ pub struct IngressServiceBackend {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressSpec")]
 pub struct IngressSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,6 +319,7 @@ pub struct IngressSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressStatus")]
 pub struct IngressStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -314,6 +330,7 @@ pub struct IngressStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressTLS")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.IngressTLS")]
 pub struct IngressTLS {
     #[serde(
@@ -349,6 +366,7 @@ pub struct IngressTLS {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicy")]
 pub struct NetworkPolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -362,6 +380,7 @@ pub struct NetworkPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicyEgressRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicyEgressRule")]
 pub struct NetworkPolicyEgressRule {
     #[serde(
@@ -385,6 +404,7 @@ pub struct NetworkPolicyEgressRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicyIngressRule")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicyIngressRule")]
 pub struct NetworkPolicyIngressRule {
     #[serde(
@@ -408,6 +428,7 @@ pub struct NetworkPolicyIngressRule {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicyPeer")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicyPeer")]
 pub struct NetworkPolicyPeer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -424,6 +445,7 @@ pub struct NetworkPolicyPeer {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicyPort")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicyPort")]
 pub struct NetworkPolicyPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -440,6 +462,7 @@ pub struct NetworkPolicyPort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicySpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicySpec")]
 pub struct NetworkPolicySpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -475,6 +498,7 @@ pub struct NetworkPolicySpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.ServiceBackendPort")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.networking.v1.ServiceBackendPort")]
 pub struct ServiceBackendPort {

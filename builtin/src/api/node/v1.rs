@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.node.v1.Overhead")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.node.v1.Overhead")]
 pub struct Overhead {
     #[serde(
@@ -37,6 +38,7 @@ pub struct Overhead {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.node.v1.RuntimeClass")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.node.v1.RuntimeClass")]
 pub struct RuntimeClass {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -57,6 +59,7 @@ pub struct RuntimeClass {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.node.v1.Scheduling")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.node.v1.Scheduling")]
 pub struct Scheduling {
     #[serde(

@@ -12,6 +12,7 @@ use kapi_macros::Resource;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.policy.v1.Eviction")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.policy.v1.Eviction")]
 pub struct Eviction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -39,6 +40,7 @@ pub struct Eviction {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.policy.v1.PodDisruptionBudget")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.policy.v1.PodDisruptionBudget")]
 pub struct PodDisruptionBudget {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -55,6 +57,7 @@ pub struct PodDisruptionBudget {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.policy.v1.PodDisruptionBudgetSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.policy.v1.PodDisruptionBudgetSpec")]
 pub struct PodDisruptionBudgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,6 +78,7 @@ pub struct PodDisruptionBudgetSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.policy.v1.PodDisruptionBudgetStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.policy.v1.PodDisruptionBudgetStatus")]
 pub struct PodDisruptionBudgetStatus {
     #[serde(

@@ -24,6 +24,7 @@ use kapi_macros::Resource;
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.scheduling.v1.PriorityClass")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.scheduling.v1.PriorityClass")]
 pub struct PriorityClass {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]

@@ -23,6 +23,7 @@ use kapi_macros::Resource;
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSIDriver")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSIDriver")]
 pub struct CSIDriver {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -37,6 +38,7 @@ pub struct CSIDriver {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSIDriverSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSIDriverSpec")]
 pub struct CSIDriverSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +91,7 @@ pub struct CSIDriverSpec {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSINode")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSINode")]
 pub struct CSINode {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -103,6 +106,7 @@ pub struct CSINode {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSINodeDriver")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSINodeDriver")]
 pub struct CSINodeDriver {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -129,6 +133,7 @@ pub struct CSINodeDriver {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSINodeSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSINodeSpec")]
 pub struct CSINodeSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -153,6 +158,7 @@ pub struct CSINodeSpec {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSIStorageCapacity")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSIStorageCapacity")]
 pub struct CSIStorageCapacity {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -188,6 +194,7 @@ pub struct CSIStorageCapacity {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.StorageClass")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.StorageClass")]
 pub struct StorageClass {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -234,6 +241,7 @@ pub struct StorageClass {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.TokenRequest")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.TokenRequest")]
 pub struct TokenRequest {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -260,6 +268,7 @@ pub struct TokenRequest {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeAttachment")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeAttachment")]
 pub struct VolumeAttachment {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -277,6 +286,7 @@ pub struct VolumeAttachment {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeAttachmentSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeAttachmentSource")]
 pub struct VolumeAttachmentSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,6 +300,7 @@ pub struct VolumeAttachmentSource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeAttachmentSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeAttachmentSpec")]
 pub struct VolumeAttachmentSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -309,6 +320,7 @@ pub struct VolumeAttachmentSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeAttachmentStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeAttachmentStatus")]
 pub struct VolumeAttachmentStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -333,6 +345,7 @@ pub struct VolumeAttachmentStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeError")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeError")]
 pub struct VolumeError {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -350,6 +363,7 @@ pub struct VolumeError {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeNodeResources")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeNodeResources")]
 pub struct VolumeNodeResources {
     #[serde(default, skip_serializing_if = "Option::is_none")]

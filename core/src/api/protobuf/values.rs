@@ -14,7 +14,7 @@ use super::{ProtoField, ProtoKind, ProtoMessage};
 use crate::ByteString;
 use crate::meta::{
     Condition, DELETE_OPTIONS_PROTO, DeleteOptions, LABEL_SELECTOR_PROTO, LabelSelector,
-    OBJECT_META_PROTO,
+    OBJECT_META_PROTO, OBJECT_REFERENCE_PROTO, ObjectReference,
 };
 
 /// A struct's protobuf message.
@@ -56,6 +56,7 @@ scalar! {
     DeleteOptions => ProtoKind::Message(&DELETE_OPTIONS_PROTO),
     Condition => ProtoKind::Message(&CONDITION_PROTO),
     MicroTime => ProtoKind::Time,
+    ObjectReference => ProtoKind::Message(&OBJECT_REFERENCE_PROTO),
 }
 
 impl<T: ProtoValue> ProtoValue for Option<T> {
