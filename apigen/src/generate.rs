@@ -123,7 +123,7 @@ pub fn extract_inputs(root: &Path, git_dir: &Path, tag: &str) -> Result<Vec<Stri
     std::fs::write(api_facts(root, tag), text)?;
     let fixtures = root.join(FIXTURES);
     std::fs::create_dir_all(&fixtures)?;
-    for name in crate::render::fixture_names(&api, &resources) {
+    for name in crate::render::fixture_names(&resources) {
         for extension in ["json", "yaml", "pb"] {
             let file = format!("{name}.{extension}");
             let bytes = crate::extract::git_bytes(

@@ -56,7 +56,7 @@ pub fn render(api: &Api, resources: &Resources) -> Result<BTreeMap<String, Strin
     root.push_str("pub mod sets;\n");
     files.insert("mod.rs".into(), root);
     files.insert("sets.rs".into(), sets(resources));
-    files.insert(TEST_KINDS_FILE.into(), test_kinds(api, resources));
+    files.insert(TEST_KINDS_FILE.into(), test_kinds(resources));
     Ok(files)
 }
 
@@ -65,8 +65,7 @@ pub const TEST_KINDS_FILE: &str = "test-kinds";
 
 /// The round-trip fixtures of the kinds the facts reach from (`core.v1.Pod`), as
 /// k8s.io/api's `testdata/HEAD` names them, with the Rust paths of their types.
-pub fn fixture_kinds(api: &Api, resources: &Resources) -> Vec<(String, String)> {
-    let _ = api;
+pub fn fixture_kinds(resources: &Resources) -> Vec<(String, String)> {
     crate::extract::roots(resources)
         .into_iter()
         .map(|(package, kind)| {
@@ -92,17 +91,17 @@ pub fn fixture_kinds(api: &Api, resources: &Resources) -> Vec<(String, String)> 
 }
 
 /// The fixtures' names.
-pub fn fixture_names(api: &Api, resources: &Resources) -> Vec<String> {
-    fixture_kinds(api, resources)
+pub fn fixture_names(resources: &Resources) -> Vec<String> {
+    fixture_kinds(resources)
         .into_iter()
         .map(|(name, _)| name)
         .collect()
 }
 
-fn test_kinds(api: &Api, resources: &Resources) -> String {
+fn test_kinds(resources: &Resources) -> String {
     let mut out = String::from(HEADER);
     out.push_str("// The round-trip test's kinds: each fixture's name and the type it decodes to.\n\nkinds! {\n");
-    for (name, path) in fixture_kinds(api, resources) {
+    for (name, path) in fixture_kinds(resources) {
         let _ = writeln!(out, "    \"{name}\" => {path},");
     }
     out.push_str("}\n");

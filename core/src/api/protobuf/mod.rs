@@ -117,7 +117,7 @@ impl ProtoField {
 
     /// The field of a Rust field of type `T`, its kind and repetition from `T`
     /// ([`ProtoValue`]): what `#[derive(Protobuf)]` writes for each field.
-    pub const fn of<T: ProtoValue + ?Sized>(number: u32, json_name: &'static str) -> ProtoField {
+    pub const fn of<T: ProtoValue>(number: u32, json_name: &'static str) -> ProtoField {
         ProtoField {
             number,
             json_name,

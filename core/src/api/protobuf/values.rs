@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -55,7 +55,6 @@ scalar! {
     LabelSelector => ProtoKind::Message(&LABEL_SELECTOR_PROTO),
     DeleteOptions => ProtoKind::Message(&DELETE_OPTIONS_PROTO),
     Condition => ProtoKind::Message(&CONDITION_PROTO),
-    MicroTime => ProtoKind::Time,
     ObjectReference => ProtoKind::Message(&OBJECT_REFERENCE_PROTO),
 }
 
@@ -63,12 +62,6 @@ impl<T: ProtoValue> ProtoValue for Option<T> {
     const KIND: ProtoKind = T::KIND;
     const REPEATED: bool = T::REPEATED;
     const POINTER: bool = true;
-}
-
-impl<T: ProtoValue> ProtoValue for Box<T> {
-    const KIND: ProtoKind = T::KIND;
-    const REPEATED: bool = T::REPEATED;
-    const POINTER: bool = T::POINTER;
 }
 
 impl<T: ProtoValue> ProtoValue for Vec<T> {
