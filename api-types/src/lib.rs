@@ -40,4 +40,14 @@ pub const KINDS: &[&KindInfo] = kapi::kinds![
     kapi::kinds::ADMISSION_WEBHOOKS,
     // APIServices: the group-versions this server serves, and those it proxies.
     kapi::kinds::AGGREGATION,
+    // Kubernetes' built-in API: Pods, Services, Deployments, Jobs and the rest of kube
+    // 1.32's GA kinds.
+    kapi::kinds::builtin::sets::WORKLOADS,
+    kapi::kinds::builtin::sets::NETWORKING,
+    kapi::kinds::builtin::sets::STORAGE,
+    kapi::kinds::builtin::sets::CONFIG,
+    kapi::kinds::builtin::sets::POLICY,
+    kapi::kinds::builtin::sets::CLUSTER,
+    kapi::kinds::builtin::sets::CERTIFICATES,
+    kapi::kinds::builtin::sets::FLOWCONTROL,
 ];

@@ -11,6 +11,7 @@ mod apply;
 mod apply_clients;
 mod audit;
 mod auth;
+mod builtin_kinds;
 mod configmap;
 mod controller;
 mod conversion;

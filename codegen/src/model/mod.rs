@@ -183,34 +183,7 @@ impl ApiModel {
                 versions,
             });
         }
-        let mut model = ApiModel { groups };
-        model.share_kind_schemas();
-        Ok(model)
-    }
-
-    /// A kind's schema that another group-version nests (`StatefulSet`'s
-    /// `volumeClaimTemplates` are `PersistentVolumeClaim`s) is the kind's there too, with
-    /// its `apiVersion`, `kind` and group-version-kind, as kube publishes one definition.
-    fn share_kind_schemas(&mut self) {
-        let mut roots: BTreeMap<String, Value> = BTreeMap::new();
-        for gv in self.group_versions() {
-            for resource in &gv.resources {
-                if let Some(schema) = gv.schemas.get(&resource.schema_name) {
-                    roots.insert(resource.schema_name.clone(), schema.clone());
-                }
-            }
-        }
-        for group in &mut self.groups {
-            for gv in &mut group.versions {
-                for (name, schema) in gv.schemas.iter_mut() {
-                    if let Some(root) = roots.get(name)
-                        && !gv.resources.iter().any(|r| r.schema_name == *name)
-                    {
-                        *schema = root.clone();
-                    }
-                }
-            }
-        }
+        Ok(ApiModel { groups })
     }
 
     /// The core group, when the API has one.

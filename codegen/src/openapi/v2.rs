@@ -28,9 +28,20 @@ pub fn render(model: &ApiModel) -> Result<Value, Error> {
     let mut paths: IndexMap<String, Value> = IndexMap::new();
     // Operation id -> `METHOD path`, to keep ids unique across the document.
     let mut ids: HashMap<String, String> = HashMap::new();
+    // A kind's schema that another group-version nests (`StatefulSet`'s
+    // `volumeClaimTemplates` are `PersistentVolumeClaim`s) is the kind's in the one
+    // document, with its `apiVersion`, `kind` and group-version-kind, as kube's is.
+    let kinds: std::collections::HashSet<&str> = model
+        .group_versions()
+        .flat_map(|gv| gv.resources.iter().map(|r| r.schema_name.as_str()))
+        .collect();
     for gv in model.group_versions() {
         let api_version = gv.api_version();
         for (name, schema) in document_schemas(gv) {
+            if kinds.contains(name.as_str()) && !gv.resources.iter().any(|r| r.schema_name == name)
+            {
+                continue;
+            }
             let schema = match gv.given.contains(&name) {
                 true => to_swagger2(&super::schema::definition_v2(&schema)),
                 false => to_swagger2(&schema),

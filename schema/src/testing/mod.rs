@@ -305,16 +305,19 @@ fn is_empty(value: &Value) -> bool {
 
 /// `Ok` when `expected == actual`; else `what`, the first difference and both values.
 fn same(expected: &Value, actual: &Value, what: &str) -> Result<(), String> {
-    if expected == actual {
+    let Some(at) = difference(expected, actual, &mut String::new()) else {
         return Ok(());
-    }
-    let at = difference(expected, actual, &mut String::new()).unwrap_or_default();
+    };
     Err(format!(
         "{what}\n  first difference at {at}\n  expected: {expected}\n  actual:   {actual}"
     ))
 }
 
-/// The JSON path of the first difference between `a` and `b`, with both values there.
+/// The JSON path of the first difference between `a` and `b`, with both values there. A
+/// field that is a zero (`""`, `0`, `false`, an object of zeros) on one side may be absent
+/// on the other: a type
+/// may leave a zero out or write it, as Go's `omitempty` leaves it out and a field without
+/// it writes it (kube's own kinds).
 fn difference(a: &Value, b: &Value, path: &mut String) -> Option<String> {
     match (a, b) {
         (Value::Object(a_fields), Value::Object(b_fields)) => {
@@ -328,6 +331,7 @@ fn difference(a: &Value, b: &Value, path: &mut String) -> Option<String> {
                 let (x, y) = (a_fields.get(key), b_fields.get(key));
                 let found = match (x, y) {
                     (Some(x), Some(y)) => difference(x, y, path),
+                    (Some(zero), None) | (None, Some(zero)) if is_zero(zero) => None,
                     _ if x == y => None,
                     _ => Some(format!("{path}: {} vs {}", shown(x), shown(y))),
                 };
@@ -352,6 +356,18 @@ fn difference(a: &Value, b: &Value, path: &mut String) -> Option<String> {
         }
         _ if a == b => None,
         _ => Some(format!("{path}: {a} vs {b}")),
+    }
+}
+
+/// Go's zero: of a scalar, or a struct of zeros (Go writes a value struct always).
+fn is_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(flag) => !flag,
+        Value::String(text) => text.is_empty(),
+        Value::Number(number) => number.as_f64() == Some(0.0),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(fields) => fields.values().all(is_zero),
     }
 }
 
