@@ -684,13 +684,24 @@ async fn discovery_follows_accept() {
             "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
             "apiregistration.k8s.io",
+            "apps",
             "apps.example.dev",
             "authentication.k8s.io",
             "authorization.k8s.io",
+            "autoscaling",
+            "batch",
+            "certificates.k8s.io",
             "coordination.k8s.io",
+            "discovery.k8s.io",
             "events.k8s.io",
+            "flowcontrol.apiserver.k8s.io",
+            "networking.k8s.io",
+            "node.k8s.io",
             "platform.example.dev",
-            "rbac.authorization.k8s.io"
+            "policy",
+            "rbac.authorization.k8s.io",
+            "scheduling.k8s.io",
+            "storage.k8s.io",
         ]
     );
     api.check(

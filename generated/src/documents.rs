@@ -19,7 +19,7 @@ pub const OPENAPI_V3_INDEX: &str = include_str!("../openapi/v3/index.json");
 pub static OPENAPI_V3: &[OpenApiV3Document] = &[
     OpenApiV3Document {
         path: "api/v1",
-        hash: "78E364D41C518D602472500BACC6FFAAA48F41C06485A278256ECE6BED206516BC9FF172693E1003AE10C18C024C8F9F815D1C7807232418EBF66BC4BB229668",
+        hash: "4E475BB8A4061346DA331B57E88BF2FF5262B7E829C044011D493DAF69D514F74B82B54473E1B73F3B777E1095FCE650B9117183FDDD09BC7B788518E827245C",
         json: include_str!("../openapi/v3/api/v1.json"),
     },
     OpenApiV3Document {
@@ -36,6 +36,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         path: "apis/apiregistration.k8s.io/v1",
         hash: "B7915F87EFC83A211EFAE6CCECDD0C1DFF51C2D0FE14C255C516E3DF4AE732325C62166E2F5B664CA566715722A352F3322831E8EB3F2E364A8D46F69F64D758",
         json: include_str!("../openapi/v3/apis/apiregistration.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/apps/v1",
+        hash: "8447E40BC8A947BD8B674592140729FBDEA46D7FF1344220823E4BFCD22601EA1EA756DEE4FEE44CE71A427C02FA60D657A66BF7762943F75DDC6DBA5416E804",
+        json: include_str!("../openapi/v3/apis/apps/v1.json"),
     },
     OpenApiV3Document {
         path: "apis/apps.example.dev/v1",
@@ -58,9 +63,29 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/apis/authorization.k8s.io/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/autoscaling/v2",
+        hash: "C2D7EAFD24E10D3B8529B725B75D2ACC1F8E4981DB167FDD9652B45FB51A23C2621B39B3DE46FA6C33EC867958E12A33251A42F9E64BF99E29C5E3057744D113",
+        json: include_str!("../openapi/v3/apis/autoscaling/v2.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/batch/v1",
+        hash: "95B863A197EE9191F4BBEB0A30A6A6BAA03847C86F81171AD59A8B56A02A75C37ECF62DA78F2423574D62C6CF9FAAF78763886D90BCC948C359D31947FEB4058",
+        json: include_str!("../openapi/v3/apis/batch/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/certificates.k8s.io/v1",
+        hash: "40E75515926DDD1FD5C310EFDD0E7C69CC161BAC8EC6A7BC1034B52535D910804679A7CBAAAB25670C8C87A6E5EE17A05E40C0C3EF5CCAE0AFD08F7C0D3842C4",
+        json: include_str!("../openapi/v3/apis/certificates.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/coordination.k8s.io/v1",
         hash: "33C9BAA310847FF45BC66B287F4EBE57C1BCC7E362A48B8791DCFAE3151C8D5E90E1FB57B950E268A6EB65ECBF16F0B421BCA5ABE9064EE4E411DD3FB93CC7CD",
         json: include_str!("../openapi/v3/apis/coordination.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/discovery.k8s.io/v1",
+        hash: "B2D4E7CCB8AAF6682F95B4FFD9C0933608B3AC55806F1D9E69A4322E37D5E2A218B869695852E08B7EE95D9DE6AEDDF3B83CD5E139EB55E889795D94F7FBFB93",
+        json: include_str!("../openapi/v3/apis/discovery.k8s.io/v1.json"),
     },
     OpenApiV3Document {
         path: "apis/events.k8s.io/v1",
@@ -68,14 +93,44 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: include_str!("../openapi/v3/apis/events.k8s.io/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/flowcontrol.apiserver.k8s.io/v1",
+        hash: "650F59869EB58AE4CC77EEC5CE81A9E8276B271673CD4FE92783E940CD602AA6402897F58D888425309BB55A27DACF3914167BD8B9783522397514B530DC097E",
+        json: include_str!("../openapi/v3/apis/flowcontrol.apiserver.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/networking.k8s.io/v1",
+        hash: "A7B47283777185BB7D32B34BF9C1FE8FF506B4FB8E77E38F7E375C13AA5CEC920836337843B9F102A3465A3BC06252E25B957998062D0F1F6F91C179849C6D5E",
+        json: include_str!("../openapi/v3/apis/networking.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/node.k8s.io/v1",
+        hash: "58564ABC79751FFA07DC8C3584E9C5C33594600BE441A26E40A0724B0383C1C8AFCEAD62D66E5A3507E41BF5A1B872DA53F04013071552C53BB51AF80B733B4E",
+        json: include_str!("../openapi/v3/apis/node.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/platform.example.dev/v1",
         hash: "62FB0F37D2B811D8510477887F85BA28DE00EC406A350457F8807FE7D3D40815D738C44652D647FFD55CCBA3CBDBD3D3593390249CAC04402349AA515FF2D3D7",
         json: include_str!("../openapi/v3/apis/platform.example.dev/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/policy/v1",
+        hash: "970366E82F3627E74896DB0D88C3EEC0668BB0EE605B825BD3BD77C34C2F64D590C663217477C1A90768207E4A4F36FCBFC104B07A22DF8DA41D604AB6DE17FF",
+        json: include_str!("../openapi/v3/apis/policy/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/rbac.authorization.k8s.io/v1",
         hash: "AACF13568E549CA1B2B202203914EB0546D1269F5BB44BDE5BC5FA5A9C6EDD345222C6D49BDB3ED26D4BC606FBA76EEEF5C1275062DAAFBD71CB93F01585E35A",
         json: include_str!("../openapi/v3/apis/rbac.authorization.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/scheduling.k8s.io/v1",
+        hash: "2850425AF382D35EDB36FA6DA79B72ADA8A17DA565DB4640A2A13DA00E171E058ECB174C29A89C5C42AAE17E1081DEBA342C6723910C884DE65DFBCC721F5013",
+        json: include_str!("../openapi/v3/apis/scheduling.k8s.io/v1.json"),
+    },
+    OpenApiV3Document {
+        path: "apis/storage.k8s.io/v1",
+        hash: "92106BF0A363FE3C833E53873D49D987623439932D17F8024B9730C2AD4B85360413BCD03C30F004E4657A8E2C1699E26CD6DD69DFC59A2A67D577E10CF34033",
+        json: include_str!("../openapi/v3/apis/storage.k8s.io/v1.json"),
     },
 ];
 
@@ -109,6 +164,8 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         "/apis/apiregistration.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/apiregistration.k8s.io/v1.json"
         )),
+        "/apis/apps" => Some(include_str!("../discovery/apis/apps.json")),
+        "/apis/apps/v1" => Some(include_str!("../discovery/apis/apps/v1.json")),
         "/apis/apps.example.dev" => Some(include_str!("../discovery/apis/apps.example.dev.json")),
         "/apis/apps.example.dev/v1" => {
             Some(include_str!("../discovery/apis/apps.example.dev/v1.json"))
@@ -128,26 +185,60 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         "/apis/authorization.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/authorization.k8s.io/v1.json"
         )),
+        "/apis/autoscaling" => Some(include_str!("../discovery/apis/autoscaling.json")),
+        "/apis/autoscaling/v2" => Some(include_str!("../discovery/apis/autoscaling/v2.json")),
+        "/apis/batch" => Some(include_str!("../discovery/apis/batch.json")),
+        "/apis/batch/v1" => Some(include_str!("../discovery/apis/batch/v1.json")),
+        "/apis/certificates.k8s.io" => {
+            Some(include_str!("../discovery/apis/certificates.k8s.io.json"))
+        }
+        "/apis/certificates.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/certificates.k8s.io/v1.json"
+        )),
         "/apis/coordination.k8s.io" => {
             Some(include_str!("../discovery/apis/coordination.k8s.io.json"))
         }
         "/apis/coordination.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/coordination.k8s.io/v1.json"
         )),
+        "/apis/discovery.k8s.io" => Some(include_str!("../discovery/apis/discovery.k8s.io.json")),
+        "/apis/discovery.k8s.io/v1" => {
+            Some(include_str!("../discovery/apis/discovery.k8s.io/v1.json"))
+        }
         "/apis/events.k8s.io" => Some(include_str!("../discovery/apis/events.k8s.io.json")),
         "/apis/events.k8s.io/v1" => Some(include_str!("../discovery/apis/events.k8s.io/v1.json")),
+        "/apis/flowcontrol.apiserver.k8s.io" => Some(include_str!(
+            "../discovery/apis/flowcontrol.apiserver.k8s.io.json"
+        )),
+        "/apis/flowcontrol.apiserver.k8s.io/v1" => Some(include_str!(
+            "../discovery/apis/flowcontrol.apiserver.k8s.io/v1.json"
+        )),
+        "/apis/networking.k8s.io" => Some(include_str!("../discovery/apis/networking.k8s.io.json")),
+        "/apis/networking.k8s.io/v1" => {
+            Some(include_str!("../discovery/apis/networking.k8s.io/v1.json"))
+        }
+        "/apis/node.k8s.io" => Some(include_str!("../discovery/apis/node.k8s.io.json")),
+        "/apis/node.k8s.io/v1" => Some(include_str!("../discovery/apis/node.k8s.io/v1.json")),
         "/apis/platform.example.dev" => {
             Some(include_str!("../discovery/apis/platform.example.dev.json"))
         }
         "/apis/platform.example.dev/v1" => Some(include_str!(
             "../discovery/apis/platform.example.dev/v1.json"
         )),
+        "/apis/policy" => Some(include_str!("../discovery/apis/policy.json")),
+        "/apis/policy/v1" => Some(include_str!("../discovery/apis/policy/v1.json")),
         "/apis/rbac.authorization.k8s.io" => Some(include_str!(
             "../discovery/apis/rbac.authorization.k8s.io.json"
         )),
         "/apis/rbac.authorization.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/rbac.authorization.k8s.io/v1.json"
         )),
+        "/apis/scheduling.k8s.io" => Some(include_str!("../discovery/apis/scheduling.k8s.io.json")),
+        "/apis/scheduling.k8s.io/v1" => {
+            Some(include_str!("../discovery/apis/scheduling.k8s.io/v1.json"))
+        }
+        "/apis/storage.k8s.io" => Some(include_str!("../discovery/apis/storage.k8s.io.json")),
+        "/apis/storage.k8s.io/v1" => Some(include_str!("../discovery/apis/storage.k8s.io/v1.json")),
         _ => None,
     }
 }

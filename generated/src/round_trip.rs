@@ -34,6 +34,90 @@ mod core_group {
     fn event_v1() {
         ROUND_TRIP.check("", "Event", "v1");
     }
+
+    /// `v1` `Binding`.
+    #[test]
+    fn binding_v1() {
+        ROUND_TRIP.check("", "Binding", "v1");
+    }
+
+    /// `v1` `Pod`.
+    #[test]
+    fn pod_v1() {
+        ROUND_TRIP.check("", "Pod", "v1");
+    }
+
+    /// `v1` `PodTemplate`.
+    #[test]
+    fn pod_template_v1() {
+        ROUND_TRIP.check("", "PodTemplate", "v1");
+    }
+
+    /// `v1` `ReplicationController`.
+    #[test]
+    fn replication_controller_v1() {
+        ROUND_TRIP.check("", "ReplicationController", "v1");
+    }
+
+    /// `v1` `Endpoints`.
+    #[test]
+    fn endpoints_v1() {
+        ROUND_TRIP.check("", "Endpoints", "v1");
+    }
+
+    /// `v1` `Service`.
+    #[test]
+    fn service_v1() {
+        ROUND_TRIP.check("", "Service", "v1");
+    }
+
+    /// `v1` `PersistentVolumeClaim`.
+    #[test]
+    fn persistent_volume_claim_v1() {
+        ROUND_TRIP.check("", "PersistentVolumeClaim", "v1");
+    }
+
+    /// `v1` `PersistentVolume`.
+    #[test]
+    fn persistent_volume_v1() {
+        ROUND_TRIP.check("", "PersistentVolume", "v1");
+    }
+
+    /// `v1` `Secret`.
+    #[test]
+    fn secret_v1() {
+        ROUND_TRIP.check("", "Secret", "v1");
+    }
+
+    /// `v1` `ServiceAccount`.
+    #[test]
+    fn service_account_v1() {
+        ROUND_TRIP.check("", "ServiceAccount", "v1");
+    }
+
+    /// `v1` `LimitRange`.
+    #[test]
+    fn limit_range_v1() {
+        ROUND_TRIP.check("", "LimitRange", "v1");
+    }
+
+    /// `v1` `ResourceQuota`.
+    #[test]
+    fn resource_quota_v1() {
+        ROUND_TRIP.check("", "ResourceQuota", "v1");
+    }
+
+    /// `v1` `ComponentStatus`.
+    #[test]
+    fn component_status_v1() {
+        ROUND_TRIP.check("", "ComponentStatus", "v1");
+    }
+
+    /// `v1` `Node`.
+    #[test]
+    fn node_v1() {
+        ROUND_TRIP.check("", "Node", "v1");
+    }
 }
 
 /// `admissionregistration.k8s.io`.
@@ -80,6 +164,41 @@ mod apiregistration_k8s_io {
     #[test]
     fn api_service_v1() {
         ROUND_TRIP.check("apiregistration.k8s.io", "APIService", "v1");
+    }
+}
+
+/// `apps`.
+mod apps {
+    use super::ROUND_TRIP;
+
+    /// `apps/v1` `ControllerRevision`.
+    #[test]
+    fn controller_revision_v1() {
+        ROUND_TRIP.check("apps", "ControllerRevision", "v1");
+    }
+
+    /// `apps/v1` `DaemonSet`.
+    #[test]
+    fn daemon_set_v1() {
+        ROUND_TRIP.check("apps", "DaemonSet", "v1");
+    }
+
+    /// `apps/v1` `Deployment`.
+    #[test]
+    fn deployment_v1() {
+        ROUND_TRIP.check("apps", "Deployment", "v1");
+    }
+
+    /// `apps/v1` `ReplicaSet`.
+    #[test]
+    fn replica_set_v1() {
+        ROUND_TRIP.check("apps", "ReplicaSet", "v1");
+    }
+
+    /// `apps/v1` `StatefulSet`.
+    #[test]
+    fn stateful_set_v1() {
+        ROUND_TRIP.check("apps", "StatefulSet", "v1");
     }
 }
 
@@ -146,6 +265,45 @@ mod authorization_k8s_io {
     }
 }
 
+/// `autoscaling`.
+mod autoscaling {
+    use super::ROUND_TRIP;
+
+    /// `autoscaling/v2` `HorizontalPodAutoscaler`.
+    #[test]
+    fn horizontal_pod_autoscaler_v2() {
+        ROUND_TRIP.check("autoscaling", "HorizontalPodAutoscaler", "v2");
+    }
+}
+
+/// `batch`.
+mod batch {
+    use super::ROUND_TRIP;
+
+    /// `batch/v1` `CronJob`.
+    #[test]
+    fn cron_job_v1() {
+        ROUND_TRIP.check("batch", "CronJob", "v1");
+    }
+
+    /// `batch/v1` `Job`.
+    #[test]
+    fn job_v1() {
+        ROUND_TRIP.check("batch", "Job", "v1");
+    }
+}
+
+/// `certificates.k8s.io`.
+mod certificates_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `certificates.k8s.io/v1` `CertificateSigningRequest`.
+    #[test]
+    fn certificate_signing_request_v1() {
+        ROUND_TRIP.check("certificates.k8s.io", "CertificateSigningRequest", "v1");
+    }
+}
+
 /// `coordination.k8s.io`.
 mod coordination_k8s_io {
     use super::ROUND_TRIP;
@@ -154,6 +312,17 @@ mod coordination_k8s_io {
     #[test]
     fn lease_v1() {
         ROUND_TRIP.check("coordination.k8s.io", "Lease", "v1");
+    }
+}
+
+/// `discovery.k8s.io`.
+mod discovery_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `discovery.k8s.io/v1` `EndpointSlice`.
+    #[test]
+    fn endpoint_slice_v1() {
+        ROUND_TRIP.check("discovery.k8s.io", "EndpointSlice", "v1");
     }
 }
 
@@ -168,6 +337,61 @@ mod events_k8s_io {
     }
 }
 
+/// `flowcontrol.apiserver.k8s.io`.
+mod flowcontrol_apiserver_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `flowcontrol.apiserver.k8s.io/v1` `FlowSchema`.
+    #[test]
+    fn flow_schema_v1() {
+        ROUND_TRIP.check("flowcontrol.apiserver.k8s.io", "FlowSchema", "v1");
+    }
+
+    /// `flowcontrol.apiserver.k8s.io/v1` `PriorityLevelConfiguration`.
+    #[test]
+    fn priority_level_configuration_v1() {
+        ROUND_TRIP.check(
+            "flowcontrol.apiserver.k8s.io",
+            "PriorityLevelConfiguration",
+            "v1",
+        );
+    }
+}
+
+/// `networking.k8s.io`.
+mod networking_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `networking.k8s.io/v1` `IngressClass`.
+    #[test]
+    fn ingress_class_v1() {
+        ROUND_TRIP.check("networking.k8s.io", "IngressClass", "v1");
+    }
+
+    /// `networking.k8s.io/v1` `Ingress`.
+    #[test]
+    fn ingress_v1() {
+        ROUND_TRIP.check("networking.k8s.io", "Ingress", "v1");
+    }
+
+    /// `networking.k8s.io/v1` `NetworkPolicy`.
+    #[test]
+    fn network_policy_v1() {
+        ROUND_TRIP.check("networking.k8s.io", "NetworkPolicy", "v1");
+    }
+}
+
+/// `node.k8s.io`.
+mod node_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `node.k8s.io/v1` `RuntimeClass`.
+    #[test]
+    fn runtime_class_v1() {
+        ROUND_TRIP.check("node.k8s.io", "RuntimeClass", "v1");
+    }
+}
+
 /// `platform.example.dev`.
 mod platform_example_dev {
     use super::ROUND_TRIP;
@@ -176,6 +400,17 @@ mod platform_example_dev {
     #[test]
     fn tenant_v1() {
         ROUND_TRIP.check("platform.example.dev", "Tenant", "v1");
+    }
+}
+
+/// `policy`.
+mod policy {
+    use super::ROUND_TRIP;
+
+    /// `policy/v1` `PodDisruptionBudget`.
+    #[test]
+    fn pod_disruption_budget_v1() {
+        ROUND_TRIP.check("policy", "PodDisruptionBudget", "v1");
     }
 }
 
@@ -205,5 +440,51 @@ mod rbac_authorization_k8s_io {
     #[test]
     fn cluster_role_binding_v1() {
         ROUND_TRIP.check("rbac.authorization.k8s.io", "ClusterRoleBinding", "v1");
+    }
+}
+
+/// `scheduling.k8s.io`.
+mod scheduling_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `scheduling.k8s.io/v1` `PriorityClass`.
+    #[test]
+    fn priority_class_v1() {
+        ROUND_TRIP.check("scheduling.k8s.io", "PriorityClass", "v1");
+    }
+}
+
+/// `storage.k8s.io`.
+mod storage_k8s_io {
+    use super::ROUND_TRIP;
+
+    /// `storage.k8s.io/v1` `CSIDriver`.
+    #[test]
+    fn csi_driver_v1() {
+        ROUND_TRIP.check("storage.k8s.io", "CSIDriver", "v1");
+    }
+
+    /// `storage.k8s.io/v1` `CSINode`.
+    #[test]
+    fn csi_node_v1() {
+        ROUND_TRIP.check("storage.k8s.io", "CSINode", "v1");
+    }
+
+    /// `storage.k8s.io/v1` `CSIStorageCapacity`.
+    #[test]
+    fn csi_storage_capacity_v1() {
+        ROUND_TRIP.check("storage.k8s.io", "CSIStorageCapacity", "v1");
+    }
+
+    /// `storage.k8s.io/v1` `StorageClass`.
+    #[test]
+    fn storage_class_v1() {
+        ROUND_TRIP.check("storage.k8s.io", "StorageClass", "v1");
+    }
+
+    /// `storage.k8s.io/v1` `VolumeAttachment`.
+    #[test]
+    fn volume_attachment_v1() {
+        ROUND_TRIP.check("storage.k8s.io", "VolumeAttachment", "v1");
     }
 }

@@ -15,6 +15,39 @@ const NAMESPACE: &KindInfo = <kapi::kinds::core::Namespace as Resource>::INFO;
 const CONFIG_MAP: &KindInfo = <kapi::kinds::core::ConfigMap as Resource>::INFO;
 /// `Event`, the core group.
 const CORE_EVENT: &KindInfo = <kapi::kinds::core::event::Event as Resource>::INFO;
+/// `Binding`, the core group.
+const BINDING: &KindInfo = <kapi::kinds::builtin::core::v1::Binding as Resource>::INFO;
+/// `Pod`, the core group.
+const POD: &KindInfo = <kapi::kinds::builtin::core::v1::Pod as Resource>::INFO;
+/// `PodTemplate`, the core group.
+const POD_TEMPLATE: &KindInfo = <kapi::kinds::builtin::core::v1::PodTemplate as Resource>::INFO;
+/// `ReplicationController`, the core group.
+const REPLICATION_CONTROLLER: &KindInfo =
+    <kapi::kinds::builtin::core::v1::ReplicationController as Resource>::INFO;
+/// `Endpoints`, the core group.
+const ENDPOINTS: &KindInfo = <kapi::kinds::builtin::core::v1::Endpoints as Resource>::INFO;
+/// `Service`, the core group.
+const SERVICE: &KindInfo = <kapi::kinds::builtin::core::v1::Service as Resource>::INFO;
+/// `PersistentVolumeClaim`, the core group.
+const PERSISTENT_VOLUME_CLAIM: &KindInfo =
+    <kapi::kinds::builtin::core::v1::PersistentVolumeClaim as Resource>::INFO;
+/// `PersistentVolume`, the core group.
+const PERSISTENT_VOLUME: &KindInfo =
+    <kapi::kinds::builtin::core::v1::PersistentVolume as Resource>::INFO;
+/// `Secret`, the core group.
+const SECRET: &KindInfo = <kapi::kinds::builtin::core::v1::Secret as Resource>::INFO;
+/// `ServiceAccount`, the core group.
+const SERVICE_ACCOUNT: &KindInfo =
+    <kapi::kinds::builtin::core::v1::ServiceAccount as Resource>::INFO;
+/// `LimitRange`, the core group.
+const LIMIT_RANGE: &KindInfo = <kapi::kinds::builtin::core::v1::LimitRange as Resource>::INFO;
+/// `ResourceQuota`, the core group.
+const RESOURCE_QUOTA: &KindInfo = <kapi::kinds::builtin::core::v1::ResourceQuota as Resource>::INFO;
+/// `ComponentStatus`, the core group.
+const COMPONENT_STATUS: &KindInfo =
+    <kapi::kinds::builtin::core::v1::ComponentStatus as Resource>::INFO;
+/// `Node`, the core group.
+const NODE: &KindInfo = <kapi::kinds::builtin::core::v1::Node as Resource>::INFO;
 /// `MutatingWebhookConfiguration`, `admissionregistration.k8s.io`.
 const MUTATING_WEBHOOK_CONFIGURATION: &KindInfo =
     <kapi::kinds::admissionregistration::MutatingWebhookConfiguration as Resource>::INFO;
@@ -26,6 +59,17 @@ const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
     <kapi::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
 /// `APIService`, `apiregistration.k8s.io`.
 const API_SERVICE: &KindInfo = <kapi::kinds::apiregistration::APIService as Resource>::INFO;
+/// `ControllerRevision`, `apps`.
+const CONTROLLER_REVISION: &KindInfo =
+    <kapi::kinds::builtin::apps::v1::ControllerRevision as Resource>::INFO;
+/// `DaemonSet`, `apps`.
+const DAEMON_SET: &KindInfo = <kapi::kinds::builtin::apps::v1::DaemonSet as Resource>::INFO;
+/// `Deployment`, `apps`.
+const DEPLOYMENT: &KindInfo = <kapi::kinds::builtin::apps::v1::Deployment as Resource>::INFO;
+/// `ReplicaSet`, `apps`.
+const REPLICA_SET: &KindInfo = <kapi::kinds::builtin::apps::v1::ReplicaSet as Resource>::INFO;
+/// `StatefulSet`, `apps`.
+const STATEFUL_SET: &KindInfo = <kapi::kinds::builtin::apps::v1::StatefulSet as Resource>::INFO;
 /// `WebApp`, `apps.example.dev`.
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
 /// `SelfSubjectReview`, `authentication.k8s.io`.
@@ -45,12 +89,44 @@ const LOCAL_SUBJECT_ACCESS_REVIEW: &KindInfo =
 /// `SelfSubjectRulesReview`, `authorization.k8s.io`.
 const SELF_SUBJECT_RULES_REVIEW: &KindInfo =
     <kapi::kinds::authorization::SelfSubjectRulesReview as Resource>::INFO;
+/// `HorizontalPodAutoscaler`, `autoscaling`.
+const HORIZONTAL_POD_AUTOSCALER: &KindInfo =
+    <kapi::kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler as Resource>::INFO;
+/// `CronJob`, `batch`.
+const CRON_JOB: &KindInfo = <kapi::kinds::builtin::batch::v1::CronJob as Resource>::INFO;
+/// `Job`, `batch`.
+const JOB: &KindInfo = <kapi::kinds::builtin::batch::v1::Job as Resource>::INFO;
+/// `CertificateSigningRequest`, `certificates.k8s.io`.
+const CERTIFICATE_SIGNING_REQUEST: &KindInfo =
+    <kapi::kinds::builtin::certificates::v1::CertificateSigningRequest as Resource>::INFO;
 /// `Lease`, `coordination.k8s.io`.
 const LEASE: &KindInfo = <kapi::kinds::coordination::Lease as Resource>::INFO;
+/// `EndpointSlice`, `discovery.k8s.io`.
+const ENDPOINT_SLICE: &KindInfo =
+    <kapi::kinds::builtin::discovery::v1::EndpointSlice as Resource>::INFO;
 /// `Event`, `events.k8s.io`.
 const EVENTS_K8S_IO_EVENT: &KindInfo = <kapi::kinds::events::Event as Resource>::INFO;
+/// `FlowSchema`, `flowcontrol.apiserver.k8s.io`.
+const FLOW_SCHEMA: &KindInfo =
+    <kapi::kinds::builtin::flowcontrol::v1::FlowSchema as Resource>::INFO;
+/// `PriorityLevelConfiguration`, `flowcontrol.apiserver.k8s.io`.
+const PRIORITY_LEVEL_CONFIGURATION: &KindInfo =
+    <kapi::kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration as Resource>::INFO;
+/// `IngressClass`, `networking.k8s.io`.
+const INGRESS_CLASS: &KindInfo =
+    <kapi::kinds::builtin::networking::v1::IngressClass as Resource>::INFO;
+/// `Ingress`, `networking.k8s.io`.
+const INGRESS: &KindInfo = <kapi::kinds::builtin::networking::v1::Ingress as Resource>::INFO;
+/// `NetworkPolicy`, `networking.k8s.io`.
+const NETWORK_POLICY: &KindInfo =
+    <kapi::kinds::builtin::networking::v1::NetworkPolicy as Resource>::INFO;
+/// `RuntimeClass`, `node.k8s.io`.
+const RUNTIME_CLASS: &KindInfo = <kapi::kinds::builtin::node::v1::RuntimeClass as Resource>::INFO;
 /// `Tenant`, `platform.example.dev`.
 const TENANT: &KindInfo = <api_types::platform::Tenant as Resource>::INFO;
+/// `PodDisruptionBudget`, `policy`.
+const POD_DISRUPTION_BUDGET: &KindInfo =
+    <kapi::kinds::builtin::policy::v1::PodDisruptionBudget as Resource>::INFO;
 /// `Role`, `rbac.authorization.k8s.io`.
 const ROLE: &KindInfo = <kapi::kinds::rbac::Role as Resource>::INFO;
 /// `ClusterRole`, `rbac.authorization.k8s.io`.
@@ -59,6 +135,22 @@ const CLUSTER_ROLE: &KindInfo = <kapi::kinds::rbac::ClusterRole as Resource>::IN
 const ROLE_BINDING: &KindInfo = <kapi::kinds::rbac::RoleBinding as Resource>::INFO;
 /// `ClusterRoleBinding`, `rbac.authorization.k8s.io`.
 const CLUSTER_ROLE_BINDING: &KindInfo = <kapi::kinds::rbac::ClusterRoleBinding as Resource>::INFO;
+/// `PriorityClass`, `scheduling.k8s.io`.
+const PRIORITY_CLASS: &KindInfo =
+    <kapi::kinds::builtin::scheduling::v1::PriorityClass as Resource>::INFO;
+/// `CSIDriver`, `storage.k8s.io`.
+const CSI_DRIVER: &KindInfo = <kapi::kinds::builtin::storage::v1::CSIDriver as Resource>::INFO;
+/// `CSINode`, `storage.k8s.io`.
+const CSI_NODE: &KindInfo = <kapi::kinds::builtin::storage::v1::CSINode as Resource>::INFO;
+/// `CSIStorageCapacity`, `storage.k8s.io`.
+const CSI_STORAGE_CAPACITY: &KindInfo =
+    <kapi::kinds::builtin::storage::v1::CSIStorageCapacity as Resource>::INFO;
+/// `StorageClass`, `storage.k8s.io`.
+const STORAGE_CLASS: &KindInfo =
+    <kapi::kinds::builtin::storage::v1::StorageClass as Resource>::INFO;
+/// `VolumeAttachment`, `storage.k8s.io`.
+const VOLUME_ATTACHMENT: &KindInfo =
+    <kapi::kinds::builtin::storage::v1::VolumeAttachment as Resource>::INFO;
 
 /// Every route of every served version, bound to its handler: what the HTTP layer mounts.
 pub static ROUTES: &[RouteBinding] = &[
@@ -135,6 +227,364 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CORE_EVENT, 0, 9, Handler::Watch),
     // GET /api/v1/watch/events
     bind(CORE_EVENT, 0, 10, Handler::WatchList),
+    // Binding (v1):
+    // GET /api/v1/namespaces/{namespace}/bindings
+    bind(BINDING, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/bindings
+    bind(BINDING, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/bindings
+    bind(BINDING, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/bindings/{name}
+    bind(BINDING, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/bindings/{name}
+    bind(BINDING, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/bindings/{name}
+    bind(BINDING, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/bindings/{name}
+    bind(BINDING, 0, 6, Handler::Delete),
+    // GET /api/v1/bindings
+    bind(BINDING, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/bindings
+    bind(BINDING, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/bindings/{name}
+    bind(BINDING, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/bindings
+    bind(BINDING, 0, 10, Handler::WatchList),
+    // Pod (v1):
+    // GET /api/v1/namespaces/{namespace}/pods
+    bind(POD, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/pods
+    bind(POD, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/pods
+    bind(POD, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}
+    bind(POD, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/pods/{name}
+    bind(POD, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/pods/{name}
+    bind(POD, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/pods/{name}
+    bind(POD, 0, 6, Handler::Delete),
+    // GET /api/v1/pods
+    bind(POD, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/pods
+    bind(POD, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/pods/{name}
+    bind(POD, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/pods
+    bind(POD, 0, 10, Handler::WatchList),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/status
+    bind(POD, 0, 11, Handler::GetStatus),
+    // PUT /api/v1/namespaces/{namespace}/pods/{name}/status
+    bind(POD, 0, 12, Handler::UpdateStatus),
+    // PATCH /api/v1/namespaces/{namespace}/pods/{name}/status
+    bind(POD, 0, 13, Handler::PatchStatus),
+    // PodTemplate (v1):
+    // GET /api/v1/namespaces/{namespace}/podtemplates
+    bind(POD_TEMPLATE, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/podtemplates
+    bind(POD_TEMPLATE, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/podtemplates
+    bind(POD_TEMPLATE, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/podtemplates/{name}
+    bind(POD_TEMPLATE, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/podtemplates/{name}
+    bind(POD_TEMPLATE, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/podtemplates/{name}
+    bind(POD_TEMPLATE, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/podtemplates/{name}
+    bind(POD_TEMPLATE, 0, 6, Handler::Delete),
+    // GET /api/v1/podtemplates
+    bind(POD_TEMPLATE, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/podtemplates
+    bind(POD_TEMPLATE, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/podtemplates/{name}
+    bind(POD_TEMPLATE, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/podtemplates
+    bind(POD_TEMPLATE, 0, 10, Handler::WatchList),
+    // ReplicationController (v1):
+    // GET /api/v1/namespaces/{namespace}/replicationcontrollers
+    bind(REPLICATION_CONTROLLER, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/replicationcontrollers
+    bind(REPLICATION_CONTROLLER, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/replicationcontrollers
+    bind(REPLICATION_CONTROLLER, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/replicationcontrollers/{name}
+    bind(REPLICATION_CONTROLLER, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/replicationcontrollers/{name}
+    bind(REPLICATION_CONTROLLER, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/replicationcontrollers/{name}
+    bind(REPLICATION_CONTROLLER, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/replicationcontrollers/{name}
+    bind(REPLICATION_CONTROLLER, 0, 6, Handler::Delete),
+    // GET /api/v1/replicationcontrollers
+    bind(REPLICATION_CONTROLLER, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/replicationcontrollers
+    bind(REPLICATION_CONTROLLER, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/replicationcontrollers/{name}
+    bind(REPLICATION_CONTROLLER, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/replicationcontrollers
+    bind(REPLICATION_CONTROLLER, 0, 10, Handler::WatchList),
+    // GET /api/v1/namespaces/{namespace}/replicationcontrollers/{name}/status
+    bind(REPLICATION_CONTROLLER, 0, 11, Handler::GetStatus),
+    // PUT /api/v1/namespaces/{namespace}/replicationcontrollers/{name}/status
+    bind(REPLICATION_CONTROLLER, 0, 12, Handler::UpdateStatus),
+    // PATCH /api/v1/namespaces/{namespace}/replicationcontrollers/{name}/status
+    bind(REPLICATION_CONTROLLER, 0, 13, Handler::PatchStatus),
+    // GET /api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale
+    bind(REPLICATION_CONTROLLER, 0, 14, Handler::GetScale),
+    // PUT /api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale
+    bind(REPLICATION_CONTROLLER, 0, 15, Handler::UpdateScale),
+    // PATCH /api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale
+    bind(REPLICATION_CONTROLLER, 0, 16, Handler::PatchScale),
+    // Endpoints (v1):
+    // GET /api/v1/namespaces/{namespace}/endpoints
+    bind(ENDPOINTS, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/endpoints
+    bind(ENDPOINTS, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/endpoints
+    bind(ENDPOINTS, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/endpoints/{name}
+    bind(ENDPOINTS, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/endpoints/{name}
+    bind(ENDPOINTS, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/endpoints/{name}
+    bind(ENDPOINTS, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/endpoints/{name}
+    bind(ENDPOINTS, 0, 6, Handler::Delete),
+    // GET /api/v1/endpoints
+    bind(ENDPOINTS, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/endpoints
+    bind(ENDPOINTS, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/endpoints/{name}
+    bind(ENDPOINTS, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/endpoints
+    bind(ENDPOINTS, 0, 10, Handler::WatchList),
+    // Service (v1):
+    // GET /api/v1/namespaces/{namespace}/services
+    bind(SERVICE, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/services
+    bind(SERVICE, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/services
+    bind(SERVICE, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/services/{name}
+    bind(SERVICE, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/services/{name}
+    bind(SERVICE, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/services/{name}
+    bind(SERVICE, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/services/{name}
+    bind(SERVICE, 0, 6, Handler::Delete),
+    // GET /api/v1/services
+    bind(SERVICE, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/services
+    bind(SERVICE, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/services/{name}
+    bind(SERVICE, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/services
+    bind(SERVICE, 0, 10, Handler::WatchList),
+    // GET /api/v1/namespaces/{namespace}/services/{name}/status
+    bind(SERVICE, 0, 11, Handler::GetStatus),
+    // PUT /api/v1/namespaces/{namespace}/services/{name}/status
+    bind(SERVICE, 0, 12, Handler::UpdateStatus),
+    // PATCH /api/v1/namespaces/{namespace}/services/{name}/status
+    bind(SERVICE, 0, 13, Handler::PatchStatus),
+    // PersistentVolumeClaim (v1):
+    // GET /api/v1/namespaces/{namespace}/persistentvolumeclaims
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/persistentvolumeclaims
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/persistentvolumeclaims
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 6, Handler::Delete),
+    // GET /api/v1/persistentvolumeclaims
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/persistentvolumeclaims
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/persistentvolumeclaims/{name}
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/persistentvolumeclaims
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 10, Handler::WatchList),
+    // GET /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}/status
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 11, Handler::GetStatus),
+    // PUT /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}/status
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 12, Handler::UpdateStatus),
+    // PATCH /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}/status
+    bind(PERSISTENT_VOLUME_CLAIM, 0, 13, Handler::PatchStatus),
+    // PersistentVolume (v1):
+    // GET /api/v1/persistentvolumes
+    bind(PERSISTENT_VOLUME, 0, 0, Handler::List),
+    // POST /api/v1/persistentvolumes
+    bind(PERSISTENT_VOLUME, 0, 1, Handler::Create),
+    // DELETE /api/v1/persistentvolumes
+    bind(PERSISTENT_VOLUME, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/persistentvolumes/{name}
+    bind(PERSISTENT_VOLUME, 0, 3, Handler::Get),
+    // PUT /api/v1/persistentvolumes/{name}
+    bind(PERSISTENT_VOLUME, 0, 4, Handler::Update),
+    // PATCH /api/v1/persistentvolumes/{name}
+    bind(PERSISTENT_VOLUME, 0, 5, Handler::Patch),
+    // DELETE /api/v1/persistentvolumes/{name}
+    bind(PERSISTENT_VOLUME, 0, 6, Handler::Delete),
+    // GET /api/v1/watch/persistentvolumes
+    bind(PERSISTENT_VOLUME, 0, 7, Handler::WatchList),
+    // GET /api/v1/watch/persistentvolumes/{name}
+    bind(PERSISTENT_VOLUME, 0, 8, Handler::Watch),
+    // GET /api/v1/persistentvolumes/{name}/status
+    bind(PERSISTENT_VOLUME, 0, 9, Handler::GetStatus),
+    // PUT /api/v1/persistentvolumes/{name}/status
+    bind(PERSISTENT_VOLUME, 0, 10, Handler::UpdateStatus),
+    // PATCH /api/v1/persistentvolumes/{name}/status
+    bind(PERSISTENT_VOLUME, 0, 11, Handler::PatchStatus),
+    // Secret (v1):
+    // GET /api/v1/namespaces/{namespace}/secrets
+    bind(SECRET, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/secrets
+    bind(SECRET, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/secrets
+    bind(SECRET, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/secrets/{name}
+    bind(SECRET, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/secrets/{name}
+    bind(SECRET, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/secrets/{name}
+    bind(SECRET, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/secrets/{name}
+    bind(SECRET, 0, 6, Handler::Delete),
+    // GET /api/v1/secrets
+    bind(SECRET, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/secrets
+    bind(SECRET, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/secrets/{name}
+    bind(SECRET, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/secrets
+    bind(SECRET, 0, 10, Handler::WatchList),
+    // ServiceAccount (v1):
+    // GET /api/v1/namespaces/{namespace}/serviceaccounts
+    bind(SERVICE_ACCOUNT, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/serviceaccounts
+    bind(SERVICE_ACCOUNT, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/serviceaccounts
+    bind(SERVICE_ACCOUNT, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/serviceaccounts/{name}
+    bind(SERVICE_ACCOUNT, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/serviceaccounts/{name}
+    bind(SERVICE_ACCOUNT, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/serviceaccounts/{name}
+    bind(SERVICE_ACCOUNT, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/serviceaccounts/{name}
+    bind(SERVICE_ACCOUNT, 0, 6, Handler::Delete),
+    // GET /api/v1/serviceaccounts
+    bind(SERVICE_ACCOUNT, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/serviceaccounts
+    bind(SERVICE_ACCOUNT, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/serviceaccounts/{name}
+    bind(SERVICE_ACCOUNT, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/serviceaccounts
+    bind(SERVICE_ACCOUNT, 0, 10, Handler::WatchList),
+    // LimitRange (v1):
+    // GET /api/v1/namespaces/{namespace}/limitranges
+    bind(LIMIT_RANGE, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/limitranges
+    bind(LIMIT_RANGE, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/limitranges
+    bind(LIMIT_RANGE, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/limitranges/{name}
+    bind(LIMIT_RANGE, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/limitranges/{name}
+    bind(LIMIT_RANGE, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/limitranges/{name}
+    bind(LIMIT_RANGE, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/limitranges/{name}
+    bind(LIMIT_RANGE, 0, 6, Handler::Delete),
+    // GET /api/v1/limitranges
+    bind(LIMIT_RANGE, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/limitranges
+    bind(LIMIT_RANGE, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/limitranges/{name}
+    bind(LIMIT_RANGE, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/limitranges
+    bind(LIMIT_RANGE, 0, 10, Handler::WatchList),
+    // ResourceQuota (v1):
+    // GET /api/v1/namespaces/{namespace}/resourcequotas
+    bind(RESOURCE_QUOTA, 0, 0, Handler::List),
+    // POST /api/v1/namespaces/{namespace}/resourcequotas
+    bind(RESOURCE_QUOTA, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces/{namespace}/resourcequotas
+    bind(RESOURCE_QUOTA, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{namespace}/resourcequotas/{name}
+    bind(RESOURCE_QUOTA, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{namespace}/resourcequotas/{name}
+    bind(RESOURCE_QUOTA, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{namespace}/resourcequotas/{name}
+    bind(RESOURCE_QUOTA, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{namespace}/resourcequotas/{name}
+    bind(RESOURCE_QUOTA, 0, 6, Handler::Delete),
+    // GET /api/v1/resourcequotas
+    bind(RESOURCE_QUOTA, 0, 7, Handler::List),
+    // GET /api/v1/watch/namespaces/{namespace}/resourcequotas
+    bind(RESOURCE_QUOTA, 0, 8, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{namespace}/resourcequotas/{name}
+    bind(RESOURCE_QUOTA, 0, 9, Handler::Watch),
+    // GET /api/v1/watch/resourcequotas
+    bind(RESOURCE_QUOTA, 0, 10, Handler::WatchList),
+    // GET /api/v1/namespaces/{namespace}/resourcequotas/{name}/status
+    bind(RESOURCE_QUOTA, 0, 11, Handler::GetStatus),
+    // PUT /api/v1/namespaces/{namespace}/resourcequotas/{name}/status
+    bind(RESOURCE_QUOTA, 0, 12, Handler::UpdateStatus),
+    // PATCH /api/v1/namespaces/{namespace}/resourcequotas/{name}/status
+    bind(RESOURCE_QUOTA, 0, 13, Handler::PatchStatus),
+    // ComponentStatus (v1):
+    // GET /api/v1/componentstatuses
+    bind(COMPONENT_STATUS, 0, 0, Handler::List),
+    // POST /api/v1/componentstatuses
+    bind(COMPONENT_STATUS, 0, 1, Handler::Create),
+    // DELETE /api/v1/componentstatuses
+    bind(COMPONENT_STATUS, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/componentstatuses/{name}
+    bind(COMPONENT_STATUS, 0, 3, Handler::Get),
+    // PUT /api/v1/componentstatuses/{name}
+    bind(COMPONENT_STATUS, 0, 4, Handler::Update),
+    // PATCH /api/v1/componentstatuses/{name}
+    bind(COMPONENT_STATUS, 0, 5, Handler::Patch),
+    // DELETE /api/v1/componentstatuses/{name}
+    bind(COMPONENT_STATUS, 0, 6, Handler::Delete),
+    // GET /api/v1/watch/componentstatuses
+    bind(COMPONENT_STATUS, 0, 7, Handler::WatchList),
+    // GET /api/v1/watch/componentstatuses/{name}
+    bind(COMPONENT_STATUS, 0, 8, Handler::Watch),
+    // Node (v1):
+    // GET /api/v1/nodes
+    bind(NODE, 0, 0, Handler::List),
+    // POST /api/v1/nodes
+    bind(NODE, 0, 1, Handler::Create),
+    // DELETE /api/v1/nodes
+    bind(NODE, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/nodes/{name}
+    bind(NODE, 0, 3, Handler::Get),
+    // PUT /api/v1/nodes/{name}
+    bind(NODE, 0, 4, Handler::Update),
+    // PATCH /api/v1/nodes/{name}
+    bind(NODE, 0, 5, Handler::Patch),
+    // DELETE /api/v1/nodes/{name}
+    bind(NODE, 0, 6, Handler::Delete),
+    // GET /api/v1/watch/nodes
+    bind(NODE, 0, 7, Handler::WatchList),
+    // GET /api/v1/watch/nodes/{name}
+    bind(NODE, 0, 8, Handler::Watch),
+    // GET /api/v1/nodes/{name}/status
+    bind(NODE, 0, 9, Handler::GetStatus),
+    // PUT /api/v1/nodes/{name}/status
+    bind(NODE, 0, 10, Handler::UpdateStatus),
+    // PATCH /api/v1/nodes/{name}/status
+    bind(NODE, 0, 11, Handler::PatchStatus),
     // MutatingWebhookConfiguration (admissionregistration.k8s.io/v1):
     // GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations
     bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 0, Handler::List),
@@ -233,6 +683,163 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(API_SERVICE, 0, 10, Handler::UpdateStatus),
     // PATCH /apis/apiregistration.k8s.io/v1/apiservices/{name}/status
     bind(API_SERVICE, 0, 11, Handler::PatchStatus),
+    // ControllerRevision (apps/v1):
+    // GET /apis/apps/v1/namespaces/{namespace}/controllerrevisions
+    bind(CONTROLLER_REVISION, 0, 0, Handler::List),
+    // POST /apis/apps/v1/namespaces/{namespace}/controllerrevisions
+    bind(CONTROLLER_REVISION, 0, 1, Handler::Create),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/controllerrevisions
+    bind(CONTROLLER_REVISION, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apps/v1/namespaces/{namespace}/controllerrevisions/{name}
+    bind(CONTROLLER_REVISION, 0, 3, Handler::Get),
+    // PUT /apis/apps/v1/namespaces/{namespace}/controllerrevisions/{name}
+    bind(CONTROLLER_REVISION, 0, 4, Handler::Update),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/controllerrevisions/{name}
+    bind(CONTROLLER_REVISION, 0, 5, Handler::Patch),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/controllerrevisions/{name}
+    bind(CONTROLLER_REVISION, 0, 6, Handler::Delete),
+    // GET /apis/apps/v1/controllerrevisions
+    bind(CONTROLLER_REVISION, 0, 7, Handler::List),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/controllerrevisions
+    bind(CONTROLLER_REVISION, 0, 8, Handler::WatchList),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/controllerrevisions/{name}
+    bind(CONTROLLER_REVISION, 0, 9, Handler::Watch),
+    // GET /apis/apps/v1/watch/controllerrevisions
+    bind(CONTROLLER_REVISION, 0, 10, Handler::WatchList),
+    // DaemonSet (apps/v1):
+    // GET /apis/apps/v1/namespaces/{namespace}/daemonsets
+    bind(DAEMON_SET, 0, 0, Handler::List),
+    // POST /apis/apps/v1/namespaces/{namespace}/daemonsets
+    bind(DAEMON_SET, 0, 1, Handler::Create),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/daemonsets
+    bind(DAEMON_SET, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}
+    bind(DAEMON_SET, 0, 3, Handler::Get),
+    // PUT /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}
+    bind(DAEMON_SET, 0, 4, Handler::Update),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}
+    bind(DAEMON_SET, 0, 5, Handler::Patch),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}
+    bind(DAEMON_SET, 0, 6, Handler::Delete),
+    // GET /apis/apps/v1/daemonsets
+    bind(DAEMON_SET, 0, 7, Handler::List),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/daemonsets
+    bind(DAEMON_SET, 0, 8, Handler::WatchList),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/daemonsets/{name}
+    bind(DAEMON_SET, 0, 9, Handler::Watch),
+    // GET /apis/apps/v1/watch/daemonsets
+    bind(DAEMON_SET, 0, 10, Handler::WatchList),
+    // GET /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}/status
+    bind(DAEMON_SET, 0, 11, Handler::GetStatus),
+    // PUT /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}/status
+    bind(DAEMON_SET, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/daemonsets/{name}/status
+    bind(DAEMON_SET, 0, 13, Handler::PatchStatus),
+    // Deployment (apps/v1):
+    // GET /apis/apps/v1/namespaces/{namespace}/deployments
+    bind(DEPLOYMENT, 0, 0, Handler::List),
+    // POST /apis/apps/v1/namespaces/{namespace}/deployments
+    bind(DEPLOYMENT, 0, 1, Handler::Create),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/deployments
+    bind(DEPLOYMENT, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apps/v1/namespaces/{namespace}/deployments/{name}
+    bind(DEPLOYMENT, 0, 3, Handler::Get),
+    // PUT /apis/apps/v1/namespaces/{namespace}/deployments/{name}
+    bind(DEPLOYMENT, 0, 4, Handler::Update),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/deployments/{name}
+    bind(DEPLOYMENT, 0, 5, Handler::Patch),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/deployments/{name}
+    bind(DEPLOYMENT, 0, 6, Handler::Delete),
+    // GET /apis/apps/v1/deployments
+    bind(DEPLOYMENT, 0, 7, Handler::List),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/deployments
+    bind(DEPLOYMENT, 0, 8, Handler::WatchList),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}
+    bind(DEPLOYMENT, 0, 9, Handler::Watch),
+    // GET /apis/apps/v1/watch/deployments
+    bind(DEPLOYMENT, 0, 10, Handler::WatchList),
+    // GET /apis/apps/v1/namespaces/{namespace}/deployments/{name}/status
+    bind(DEPLOYMENT, 0, 11, Handler::GetStatus),
+    // PUT /apis/apps/v1/namespaces/{namespace}/deployments/{name}/status
+    bind(DEPLOYMENT, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/deployments/{name}/status
+    bind(DEPLOYMENT, 0, 13, Handler::PatchStatus),
+    // GET /apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale
+    bind(DEPLOYMENT, 0, 14, Handler::GetScale),
+    // PUT /apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale
+    bind(DEPLOYMENT, 0, 15, Handler::UpdateScale),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale
+    bind(DEPLOYMENT, 0, 16, Handler::PatchScale),
+    // ReplicaSet (apps/v1):
+    // GET /apis/apps/v1/namespaces/{namespace}/replicasets
+    bind(REPLICA_SET, 0, 0, Handler::List),
+    // POST /apis/apps/v1/namespaces/{namespace}/replicasets
+    bind(REPLICA_SET, 0, 1, Handler::Create),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/replicasets
+    bind(REPLICA_SET, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apps/v1/namespaces/{namespace}/replicasets/{name}
+    bind(REPLICA_SET, 0, 3, Handler::Get),
+    // PUT /apis/apps/v1/namespaces/{namespace}/replicasets/{name}
+    bind(REPLICA_SET, 0, 4, Handler::Update),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/replicasets/{name}
+    bind(REPLICA_SET, 0, 5, Handler::Patch),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/replicasets/{name}
+    bind(REPLICA_SET, 0, 6, Handler::Delete),
+    // GET /apis/apps/v1/replicasets
+    bind(REPLICA_SET, 0, 7, Handler::List),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/replicasets
+    bind(REPLICA_SET, 0, 8, Handler::WatchList),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/replicasets/{name}
+    bind(REPLICA_SET, 0, 9, Handler::Watch),
+    // GET /apis/apps/v1/watch/replicasets
+    bind(REPLICA_SET, 0, 10, Handler::WatchList),
+    // GET /apis/apps/v1/namespaces/{namespace}/replicasets/{name}/status
+    bind(REPLICA_SET, 0, 11, Handler::GetStatus),
+    // PUT /apis/apps/v1/namespaces/{namespace}/replicasets/{name}/status
+    bind(REPLICA_SET, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/replicasets/{name}/status
+    bind(REPLICA_SET, 0, 13, Handler::PatchStatus),
+    // GET /apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale
+    bind(REPLICA_SET, 0, 14, Handler::GetScale),
+    // PUT /apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale
+    bind(REPLICA_SET, 0, 15, Handler::UpdateScale),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale
+    bind(REPLICA_SET, 0, 16, Handler::PatchScale),
+    // StatefulSet (apps/v1):
+    // GET /apis/apps/v1/namespaces/{namespace}/statefulsets
+    bind(STATEFUL_SET, 0, 0, Handler::List),
+    // POST /apis/apps/v1/namespaces/{namespace}/statefulsets
+    bind(STATEFUL_SET, 0, 1, Handler::Create),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/statefulsets
+    bind(STATEFUL_SET, 0, 2, Handler::DeleteCollection),
+    // GET /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}
+    bind(STATEFUL_SET, 0, 3, Handler::Get),
+    // PUT /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}
+    bind(STATEFUL_SET, 0, 4, Handler::Update),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}
+    bind(STATEFUL_SET, 0, 5, Handler::Patch),
+    // DELETE /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}
+    bind(STATEFUL_SET, 0, 6, Handler::Delete),
+    // GET /apis/apps/v1/statefulsets
+    bind(STATEFUL_SET, 0, 7, Handler::List),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/statefulsets
+    bind(STATEFUL_SET, 0, 8, Handler::WatchList),
+    // GET /apis/apps/v1/watch/namespaces/{namespace}/statefulsets/{name}
+    bind(STATEFUL_SET, 0, 9, Handler::Watch),
+    // GET /apis/apps/v1/watch/statefulsets
+    bind(STATEFUL_SET, 0, 10, Handler::WatchList),
+    // GET /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/status
+    bind(STATEFUL_SET, 0, 11, Handler::GetStatus),
+    // PUT /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/status
+    bind(STATEFUL_SET, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/status
+    bind(STATEFUL_SET, 0, 13, Handler::PatchStatus),
+    // GET /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale
+    bind(STATEFUL_SET, 0, 14, Handler::GetScale),
+    // PUT /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale
+    bind(STATEFUL_SET, 0, 15, Handler::UpdateScale),
+    // PATCH /apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale
+    bind(STATEFUL_SET, 0, 16, Handler::PatchScale),
     // WebApp (apps.example.dev/v1):
     // GET /apis/apps.example.dev/v1/namespaces/{namespace}/webapps
     bind(WEB_APP, 0, 0, Handler::List),
@@ -321,6 +928,118 @@ pub static ROUTES: &[RouteBinding] = &[
     // SelfSubjectRulesReview (authorization.k8s.io/v1):
     // POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews
     bind(SELF_SUBJECT_RULES_REVIEW, 0, 0, Handler::Create),
+    // HorizontalPodAutoscaler (autoscaling/v2):
+    // GET /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 0, Handler::List),
+    // POST /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 1, Handler::Create),
+    // DELETE /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 2, Handler::DeleteCollection),
+    // GET /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 3, Handler::Get),
+    // PUT /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 4, Handler::Update),
+    // PATCH /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 5, Handler::Patch),
+    // DELETE /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 6, Handler::Delete),
+    // GET /apis/autoscaling/v2/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 7, Handler::List),
+    // GET /apis/autoscaling/v2/watch/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 8, Handler::WatchList),
+    // GET /apis/autoscaling/v2/watch/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 9, Handler::Watch),
+    // GET /apis/autoscaling/v2/watch/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 10, Handler::WatchList),
+    // GET /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 11, Handler::GetStatus),
+    // PUT /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
+    bind(HORIZONTAL_POD_AUTOSCALER, 0, 13, Handler::PatchStatus),
+    // CronJob (batch/v1):
+    // GET /apis/batch/v1/namespaces/{namespace}/cronjobs
+    bind(CRON_JOB, 0, 0, Handler::List),
+    // POST /apis/batch/v1/namespaces/{namespace}/cronjobs
+    bind(CRON_JOB, 0, 1, Handler::Create),
+    // DELETE /apis/batch/v1/namespaces/{namespace}/cronjobs
+    bind(CRON_JOB, 0, 2, Handler::DeleteCollection),
+    // GET /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}
+    bind(CRON_JOB, 0, 3, Handler::Get),
+    // PUT /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}
+    bind(CRON_JOB, 0, 4, Handler::Update),
+    // PATCH /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}
+    bind(CRON_JOB, 0, 5, Handler::Patch),
+    // DELETE /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}
+    bind(CRON_JOB, 0, 6, Handler::Delete),
+    // GET /apis/batch/v1/cronjobs
+    bind(CRON_JOB, 0, 7, Handler::List),
+    // GET /apis/batch/v1/watch/namespaces/{namespace}/cronjobs
+    bind(CRON_JOB, 0, 8, Handler::WatchList),
+    // GET /apis/batch/v1/watch/namespaces/{namespace}/cronjobs/{name}
+    bind(CRON_JOB, 0, 9, Handler::Watch),
+    // GET /apis/batch/v1/watch/cronjobs
+    bind(CRON_JOB, 0, 10, Handler::WatchList),
+    // GET /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status
+    bind(CRON_JOB, 0, 11, Handler::GetStatus),
+    // PUT /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status
+    bind(CRON_JOB, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status
+    bind(CRON_JOB, 0, 13, Handler::PatchStatus),
+    // Job (batch/v1):
+    // GET /apis/batch/v1/namespaces/{namespace}/jobs
+    bind(JOB, 0, 0, Handler::List),
+    // POST /apis/batch/v1/namespaces/{namespace}/jobs
+    bind(JOB, 0, 1, Handler::Create),
+    // DELETE /apis/batch/v1/namespaces/{namespace}/jobs
+    bind(JOB, 0, 2, Handler::DeleteCollection),
+    // GET /apis/batch/v1/namespaces/{namespace}/jobs/{name}
+    bind(JOB, 0, 3, Handler::Get),
+    // PUT /apis/batch/v1/namespaces/{namespace}/jobs/{name}
+    bind(JOB, 0, 4, Handler::Update),
+    // PATCH /apis/batch/v1/namespaces/{namespace}/jobs/{name}
+    bind(JOB, 0, 5, Handler::Patch),
+    // DELETE /apis/batch/v1/namespaces/{namespace}/jobs/{name}
+    bind(JOB, 0, 6, Handler::Delete),
+    // GET /apis/batch/v1/jobs
+    bind(JOB, 0, 7, Handler::List),
+    // GET /apis/batch/v1/watch/namespaces/{namespace}/jobs
+    bind(JOB, 0, 8, Handler::WatchList),
+    // GET /apis/batch/v1/watch/namespaces/{namespace}/jobs/{name}
+    bind(JOB, 0, 9, Handler::Watch),
+    // GET /apis/batch/v1/watch/jobs
+    bind(JOB, 0, 10, Handler::WatchList),
+    // GET /apis/batch/v1/namespaces/{namespace}/jobs/{name}/status
+    bind(JOB, 0, 11, Handler::GetStatus),
+    // PUT /apis/batch/v1/namespaces/{namespace}/jobs/{name}/status
+    bind(JOB, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/batch/v1/namespaces/{namespace}/jobs/{name}/status
+    bind(JOB, 0, 13, Handler::PatchStatus),
+    // CertificateSigningRequest (certificates.k8s.io/v1):
+    // GET /apis/certificates.k8s.io/v1/certificatesigningrequests
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 0, Handler::List),
+    // POST /apis/certificates.k8s.io/v1/certificatesigningrequests
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 1, Handler::Create),
+    // DELETE /apis/certificates.k8s.io/v1/certificatesigningrequests
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 2, Handler::DeleteCollection),
+    // GET /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 3, Handler::Get),
+    // PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 4, Handler::Update),
+    // PATCH /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 5, Handler::Patch),
+    // DELETE /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 6, Handler::Delete),
+    // GET /apis/certificates.k8s.io/v1/watch/certificatesigningrequests
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 7, Handler::WatchList),
+    // GET /apis/certificates.k8s.io/v1/watch/certificatesigningrequests/{name}
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 8, Handler::Watch),
+    // GET /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/status
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 9, Handler::GetStatus),
+    // PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/status
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/status
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 11, Handler::PatchStatus),
     // Lease (coordination.k8s.io/v1):
     // GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases
     bind(LEASE, 0, 0, Handler::List),
@@ -344,6 +1063,29 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(LEASE, 0, 9, Handler::Watch),
     // GET /apis/coordination.k8s.io/v1/watch/leases
     bind(LEASE, 0, 10, Handler::WatchList),
+    // EndpointSlice (discovery.k8s.io/v1):
+    // GET /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices
+    bind(ENDPOINT_SLICE, 0, 0, Handler::List),
+    // POST /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices
+    bind(ENDPOINT_SLICE, 0, 1, Handler::Create),
+    // DELETE /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices
+    bind(ENDPOINT_SLICE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices/{name}
+    bind(ENDPOINT_SLICE, 0, 3, Handler::Get),
+    // PUT /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices/{name}
+    bind(ENDPOINT_SLICE, 0, 4, Handler::Update),
+    // PATCH /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices/{name}
+    bind(ENDPOINT_SLICE, 0, 5, Handler::Patch),
+    // DELETE /apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices/{name}
+    bind(ENDPOINT_SLICE, 0, 6, Handler::Delete),
+    // GET /apis/discovery.k8s.io/v1/endpointslices
+    bind(ENDPOINT_SLICE, 0, 7, Handler::List),
+    // GET /apis/discovery.k8s.io/v1/watch/namespaces/{namespace}/endpointslices
+    bind(ENDPOINT_SLICE, 0, 8, Handler::WatchList),
+    // GET /apis/discovery.k8s.io/v1/watch/namespaces/{namespace}/endpointslices/{name}
+    bind(ENDPOINT_SLICE, 0, 9, Handler::Watch),
+    // GET /apis/discovery.k8s.io/v1/watch/endpointslices
+    bind(ENDPOINT_SLICE, 0, 10, Handler::WatchList),
     // Event (events.k8s.io/v1):
     // GET /apis/events.k8s.io/v1/namespaces/{namespace}/events
     bind(EVENTS_K8S_IO_EVENT, 0, 0, Handler::List),
@@ -367,6 +1109,151 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(EVENTS_K8S_IO_EVENT, 0, 9, Handler::Watch),
     // GET /apis/events.k8s.io/v1/watch/events
     bind(EVENTS_K8S_IO_EVENT, 0, 10, Handler::WatchList),
+    // FlowSchema (flowcontrol.apiserver.k8s.io/v1):
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas
+    bind(FLOW_SCHEMA, 0, 0, Handler::List),
+    // POST /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas
+    bind(FLOW_SCHEMA, 0, 1, Handler::Create),
+    // DELETE /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas
+    bind(FLOW_SCHEMA, 0, 2, Handler::DeleteCollection),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}
+    bind(FLOW_SCHEMA, 0, 3, Handler::Get),
+    // PUT /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}
+    bind(FLOW_SCHEMA, 0, 4, Handler::Update),
+    // PATCH /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}
+    bind(FLOW_SCHEMA, 0, 5, Handler::Patch),
+    // DELETE /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}
+    bind(FLOW_SCHEMA, 0, 6, Handler::Delete),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/watch/flowschemas
+    bind(FLOW_SCHEMA, 0, 7, Handler::WatchList),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/watch/flowschemas/{name}
+    bind(FLOW_SCHEMA, 0, 8, Handler::Watch),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}/status
+    bind(FLOW_SCHEMA, 0, 9, Handler::GetStatus),
+    // PUT /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}/status
+    bind(FLOW_SCHEMA, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/{name}/status
+    bind(FLOW_SCHEMA, 0, 11, Handler::PatchStatus),
+    // PriorityLevelConfiguration (flowcontrol.apiserver.k8s.io/v1):
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 0, Handler::List),
+    // POST /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 1, Handler::Create),
+    // DELETE /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations
+    bind(
+        PRIORITY_LEVEL_CONFIGURATION,
+        0,
+        2,
+        Handler::DeleteCollection,
+    ),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 3, Handler::Get),
+    // PUT /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 4, Handler::Update),
+    // PATCH /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 5, Handler::Patch),
+    // DELETE /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 6, Handler::Delete),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/watch/prioritylevelconfigurations
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 7, Handler::WatchList),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/watch/prioritylevelconfigurations/{name}
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 8, Handler::Watch),
+    // GET /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}/status
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 9, Handler::GetStatus),
+    // PUT /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}/status
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/{name}/status
+    bind(PRIORITY_LEVEL_CONFIGURATION, 0, 11, Handler::PatchStatus),
+    // IngressClass (networking.k8s.io/v1):
+    // GET /apis/networking.k8s.io/v1/ingressclasses
+    bind(INGRESS_CLASS, 0, 0, Handler::List),
+    // POST /apis/networking.k8s.io/v1/ingressclasses
+    bind(INGRESS_CLASS, 0, 1, Handler::Create),
+    // DELETE /apis/networking.k8s.io/v1/ingressclasses
+    bind(INGRESS_CLASS, 0, 2, Handler::DeleteCollection),
+    // GET /apis/networking.k8s.io/v1/ingressclasses/{name}
+    bind(INGRESS_CLASS, 0, 3, Handler::Get),
+    // PUT /apis/networking.k8s.io/v1/ingressclasses/{name}
+    bind(INGRESS_CLASS, 0, 4, Handler::Update),
+    // PATCH /apis/networking.k8s.io/v1/ingressclasses/{name}
+    bind(INGRESS_CLASS, 0, 5, Handler::Patch),
+    // DELETE /apis/networking.k8s.io/v1/ingressclasses/{name}
+    bind(INGRESS_CLASS, 0, 6, Handler::Delete),
+    // GET /apis/networking.k8s.io/v1/watch/ingressclasses
+    bind(INGRESS_CLASS, 0, 7, Handler::WatchList),
+    // GET /apis/networking.k8s.io/v1/watch/ingressclasses/{name}
+    bind(INGRESS_CLASS, 0, 8, Handler::Watch),
+    // Ingress (networking.k8s.io/v1):
+    // GET /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses
+    bind(INGRESS, 0, 0, Handler::List),
+    // POST /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses
+    bind(INGRESS, 0, 1, Handler::Create),
+    // DELETE /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses
+    bind(INGRESS, 0, 2, Handler::DeleteCollection),
+    // GET /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}
+    bind(INGRESS, 0, 3, Handler::Get),
+    // PUT /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}
+    bind(INGRESS, 0, 4, Handler::Update),
+    // PATCH /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}
+    bind(INGRESS, 0, 5, Handler::Patch),
+    // DELETE /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}
+    bind(INGRESS, 0, 6, Handler::Delete),
+    // GET /apis/networking.k8s.io/v1/ingresses
+    bind(INGRESS, 0, 7, Handler::List),
+    // GET /apis/networking.k8s.io/v1/watch/namespaces/{namespace}/ingresses
+    bind(INGRESS, 0, 8, Handler::WatchList),
+    // GET /apis/networking.k8s.io/v1/watch/namespaces/{namespace}/ingresses/{name}
+    bind(INGRESS, 0, 9, Handler::Watch),
+    // GET /apis/networking.k8s.io/v1/watch/ingresses
+    bind(INGRESS, 0, 10, Handler::WatchList),
+    // GET /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}/status
+    bind(INGRESS, 0, 11, Handler::GetStatus),
+    // PUT /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}/status
+    bind(INGRESS, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}/status
+    bind(INGRESS, 0, 13, Handler::PatchStatus),
+    // NetworkPolicy (networking.k8s.io/v1):
+    // GET /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies
+    bind(NETWORK_POLICY, 0, 0, Handler::List),
+    // POST /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies
+    bind(NETWORK_POLICY, 0, 1, Handler::Create),
+    // DELETE /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies
+    bind(NETWORK_POLICY, 0, 2, Handler::DeleteCollection),
+    // GET /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/{name}
+    bind(NETWORK_POLICY, 0, 3, Handler::Get),
+    // PUT /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/{name}
+    bind(NETWORK_POLICY, 0, 4, Handler::Update),
+    // PATCH /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/{name}
+    bind(NETWORK_POLICY, 0, 5, Handler::Patch),
+    // DELETE /apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/{name}
+    bind(NETWORK_POLICY, 0, 6, Handler::Delete),
+    // GET /apis/networking.k8s.io/v1/networkpolicies
+    bind(NETWORK_POLICY, 0, 7, Handler::List),
+    // GET /apis/networking.k8s.io/v1/watch/namespaces/{namespace}/networkpolicies
+    bind(NETWORK_POLICY, 0, 8, Handler::WatchList),
+    // GET /apis/networking.k8s.io/v1/watch/namespaces/{namespace}/networkpolicies/{name}
+    bind(NETWORK_POLICY, 0, 9, Handler::Watch),
+    // GET /apis/networking.k8s.io/v1/watch/networkpolicies
+    bind(NETWORK_POLICY, 0, 10, Handler::WatchList),
+    // RuntimeClass (node.k8s.io/v1):
+    // GET /apis/node.k8s.io/v1/runtimeclasses
+    bind(RUNTIME_CLASS, 0, 0, Handler::List),
+    // POST /apis/node.k8s.io/v1/runtimeclasses
+    bind(RUNTIME_CLASS, 0, 1, Handler::Create),
+    // DELETE /apis/node.k8s.io/v1/runtimeclasses
+    bind(RUNTIME_CLASS, 0, 2, Handler::DeleteCollection),
+    // GET /apis/node.k8s.io/v1/runtimeclasses/{name}
+    bind(RUNTIME_CLASS, 0, 3, Handler::Get),
+    // PUT /apis/node.k8s.io/v1/runtimeclasses/{name}
+    bind(RUNTIME_CLASS, 0, 4, Handler::Update),
+    // PATCH /apis/node.k8s.io/v1/runtimeclasses/{name}
+    bind(RUNTIME_CLASS, 0, 5, Handler::Patch),
+    // DELETE /apis/node.k8s.io/v1/runtimeclasses/{name}
+    bind(RUNTIME_CLASS, 0, 6, Handler::Delete),
+    // GET /apis/node.k8s.io/v1/watch/runtimeclasses
+    bind(RUNTIME_CLASS, 0, 7, Handler::WatchList),
+    // GET /apis/node.k8s.io/v1/watch/runtimeclasses/{name}
+    bind(RUNTIME_CLASS, 0, 8, Handler::Watch),
     // Tenant (platform.example.dev/v1):
     // GET /apis/platform.example.dev/v1/tenants
     bind(TENANT, 0, 0, Handler::List),
@@ -392,6 +1279,35 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(TENANT, 0, 10, Handler::UpdateStatus),
     // PATCH /apis/platform.example.dev/v1/tenants/{name}/status
     bind(TENANT, 0, 11, Handler::PatchStatus),
+    // PodDisruptionBudget (policy/v1):
+    // GET /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets
+    bind(POD_DISRUPTION_BUDGET, 0, 0, Handler::List),
+    // POST /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets
+    bind(POD_DISRUPTION_BUDGET, 0, 1, Handler::Create),
+    // DELETE /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets
+    bind(POD_DISRUPTION_BUDGET, 0, 2, Handler::DeleteCollection),
+    // GET /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}
+    bind(POD_DISRUPTION_BUDGET, 0, 3, Handler::Get),
+    // PUT /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}
+    bind(POD_DISRUPTION_BUDGET, 0, 4, Handler::Update),
+    // PATCH /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}
+    bind(POD_DISRUPTION_BUDGET, 0, 5, Handler::Patch),
+    // DELETE /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}
+    bind(POD_DISRUPTION_BUDGET, 0, 6, Handler::Delete),
+    // GET /apis/policy/v1/poddisruptionbudgets
+    bind(POD_DISRUPTION_BUDGET, 0, 7, Handler::List),
+    // GET /apis/policy/v1/watch/namespaces/{namespace}/poddisruptionbudgets
+    bind(POD_DISRUPTION_BUDGET, 0, 8, Handler::WatchList),
+    // GET /apis/policy/v1/watch/namespaces/{namespace}/poddisruptionbudgets/{name}
+    bind(POD_DISRUPTION_BUDGET, 0, 9, Handler::Watch),
+    // GET /apis/policy/v1/watch/poddisruptionbudgets
+    bind(POD_DISRUPTION_BUDGET, 0, 10, Handler::WatchList),
+    // GET /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status
+    bind(POD_DISRUPTION_BUDGET, 0, 11, Handler::GetStatus),
+    // PUT /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status
+    bind(POD_DISRUPTION_BUDGET, 0, 12, Handler::UpdateStatus),
+    // PATCH /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status
+    bind(POD_DISRUPTION_BUDGET, 0, 13, Handler::PatchStatus),
     // Role (rbac.authorization.k8s.io/v1):
     // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
     bind(ROLE, 0, 0, Handler::List),
@@ -476,6 +1392,130 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CLUSTER_ROLE_BINDING, 0, 7, Handler::WatchList),
     // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings/{name}
     bind(CLUSTER_ROLE_BINDING, 0, 8, Handler::Watch),
+    // PriorityClass (scheduling.k8s.io/v1):
+    // GET /apis/scheduling.k8s.io/v1/priorityclasses
+    bind(PRIORITY_CLASS, 0, 0, Handler::List),
+    // POST /apis/scheduling.k8s.io/v1/priorityclasses
+    bind(PRIORITY_CLASS, 0, 1, Handler::Create),
+    // DELETE /apis/scheduling.k8s.io/v1/priorityclasses
+    bind(PRIORITY_CLASS, 0, 2, Handler::DeleteCollection),
+    // GET /apis/scheduling.k8s.io/v1/priorityclasses/{name}
+    bind(PRIORITY_CLASS, 0, 3, Handler::Get),
+    // PUT /apis/scheduling.k8s.io/v1/priorityclasses/{name}
+    bind(PRIORITY_CLASS, 0, 4, Handler::Update),
+    // PATCH /apis/scheduling.k8s.io/v1/priorityclasses/{name}
+    bind(PRIORITY_CLASS, 0, 5, Handler::Patch),
+    // DELETE /apis/scheduling.k8s.io/v1/priorityclasses/{name}
+    bind(PRIORITY_CLASS, 0, 6, Handler::Delete),
+    // GET /apis/scheduling.k8s.io/v1/watch/priorityclasses
+    bind(PRIORITY_CLASS, 0, 7, Handler::WatchList),
+    // GET /apis/scheduling.k8s.io/v1/watch/priorityclasses/{name}
+    bind(PRIORITY_CLASS, 0, 8, Handler::Watch),
+    // CSIDriver (storage.k8s.io/v1):
+    // GET /apis/storage.k8s.io/v1/csidrivers
+    bind(CSI_DRIVER, 0, 0, Handler::List),
+    // POST /apis/storage.k8s.io/v1/csidrivers
+    bind(CSI_DRIVER, 0, 1, Handler::Create),
+    // DELETE /apis/storage.k8s.io/v1/csidrivers
+    bind(CSI_DRIVER, 0, 2, Handler::DeleteCollection),
+    // GET /apis/storage.k8s.io/v1/csidrivers/{name}
+    bind(CSI_DRIVER, 0, 3, Handler::Get),
+    // PUT /apis/storage.k8s.io/v1/csidrivers/{name}
+    bind(CSI_DRIVER, 0, 4, Handler::Update),
+    // PATCH /apis/storage.k8s.io/v1/csidrivers/{name}
+    bind(CSI_DRIVER, 0, 5, Handler::Patch),
+    // DELETE /apis/storage.k8s.io/v1/csidrivers/{name}
+    bind(CSI_DRIVER, 0, 6, Handler::Delete),
+    // GET /apis/storage.k8s.io/v1/watch/csidrivers
+    bind(CSI_DRIVER, 0, 7, Handler::WatchList),
+    // GET /apis/storage.k8s.io/v1/watch/csidrivers/{name}
+    bind(CSI_DRIVER, 0, 8, Handler::Watch),
+    // CSINode (storage.k8s.io/v1):
+    // GET /apis/storage.k8s.io/v1/csinodes
+    bind(CSI_NODE, 0, 0, Handler::List),
+    // POST /apis/storage.k8s.io/v1/csinodes
+    bind(CSI_NODE, 0, 1, Handler::Create),
+    // DELETE /apis/storage.k8s.io/v1/csinodes
+    bind(CSI_NODE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/storage.k8s.io/v1/csinodes/{name}
+    bind(CSI_NODE, 0, 3, Handler::Get),
+    // PUT /apis/storage.k8s.io/v1/csinodes/{name}
+    bind(CSI_NODE, 0, 4, Handler::Update),
+    // PATCH /apis/storage.k8s.io/v1/csinodes/{name}
+    bind(CSI_NODE, 0, 5, Handler::Patch),
+    // DELETE /apis/storage.k8s.io/v1/csinodes/{name}
+    bind(CSI_NODE, 0, 6, Handler::Delete),
+    // GET /apis/storage.k8s.io/v1/watch/csinodes
+    bind(CSI_NODE, 0, 7, Handler::WatchList),
+    // GET /apis/storage.k8s.io/v1/watch/csinodes/{name}
+    bind(CSI_NODE, 0, 8, Handler::Watch),
+    // CSIStorageCapacity (storage.k8s.io/v1):
+    // GET /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities
+    bind(CSI_STORAGE_CAPACITY, 0, 0, Handler::List),
+    // POST /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities
+    bind(CSI_STORAGE_CAPACITY, 0, 1, Handler::Create),
+    // DELETE /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities
+    bind(CSI_STORAGE_CAPACITY, 0, 2, Handler::DeleteCollection),
+    // GET /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities/{name}
+    bind(CSI_STORAGE_CAPACITY, 0, 3, Handler::Get),
+    // PUT /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities/{name}
+    bind(CSI_STORAGE_CAPACITY, 0, 4, Handler::Update),
+    // PATCH /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities/{name}
+    bind(CSI_STORAGE_CAPACITY, 0, 5, Handler::Patch),
+    // DELETE /apis/storage.k8s.io/v1/namespaces/{namespace}/csistoragecapacities/{name}
+    bind(CSI_STORAGE_CAPACITY, 0, 6, Handler::Delete),
+    // GET /apis/storage.k8s.io/v1/csistoragecapacities
+    bind(CSI_STORAGE_CAPACITY, 0, 7, Handler::List),
+    // GET /apis/storage.k8s.io/v1/watch/namespaces/{namespace}/csistoragecapacities
+    bind(CSI_STORAGE_CAPACITY, 0, 8, Handler::WatchList),
+    // GET /apis/storage.k8s.io/v1/watch/namespaces/{namespace}/csistoragecapacities/{name}
+    bind(CSI_STORAGE_CAPACITY, 0, 9, Handler::Watch),
+    // GET /apis/storage.k8s.io/v1/watch/csistoragecapacities
+    bind(CSI_STORAGE_CAPACITY, 0, 10, Handler::WatchList),
+    // StorageClass (storage.k8s.io/v1):
+    // GET /apis/storage.k8s.io/v1/storageclasses
+    bind(STORAGE_CLASS, 0, 0, Handler::List),
+    // POST /apis/storage.k8s.io/v1/storageclasses
+    bind(STORAGE_CLASS, 0, 1, Handler::Create),
+    // DELETE /apis/storage.k8s.io/v1/storageclasses
+    bind(STORAGE_CLASS, 0, 2, Handler::DeleteCollection),
+    // GET /apis/storage.k8s.io/v1/storageclasses/{name}
+    bind(STORAGE_CLASS, 0, 3, Handler::Get),
+    // PUT /apis/storage.k8s.io/v1/storageclasses/{name}
+    bind(STORAGE_CLASS, 0, 4, Handler::Update),
+    // PATCH /apis/storage.k8s.io/v1/storageclasses/{name}
+    bind(STORAGE_CLASS, 0, 5, Handler::Patch),
+    // DELETE /apis/storage.k8s.io/v1/storageclasses/{name}
+    bind(STORAGE_CLASS, 0, 6, Handler::Delete),
+    // GET /apis/storage.k8s.io/v1/watch/storageclasses
+    bind(STORAGE_CLASS, 0, 7, Handler::WatchList),
+    // GET /apis/storage.k8s.io/v1/watch/storageclasses/{name}
+    bind(STORAGE_CLASS, 0, 8, Handler::Watch),
+    // VolumeAttachment (storage.k8s.io/v1):
+    // GET /apis/storage.k8s.io/v1/volumeattachments
+    bind(VOLUME_ATTACHMENT, 0, 0, Handler::List),
+    // POST /apis/storage.k8s.io/v1/volumeattachments
+    bind(VOLUME_ATTACHMENT, 0, 1, Handler::Create),
+    // DELETE /apis/storage.k8s.io/v1/volumeattachments
+    bind(VOLUME_ATTACHMENT, 0, 2, Handler::DeleteCollection),
+    // GET /apis/storage.k8s.io/v1/volumeattachments/{name}
+    bind(VOLUME_ATTACHMENT, 0, 3, Handler::Get),
+    // PUT /apis/storage.k8s.io/v1/volumeattachments/{name}
+    bind(VOLUME_ATTACHMENT, 0, 4, Handler::Update),
+    // PATCH /apis/storage.k8s.io/v1/volumeattachments/{name}
+    bind(VOLUME_ATTACHMENT, 0, 5, Handler::Patch),
+    // DELETE /apis/storage.k8s.io/v1/volumeattachments/{name}
+    bind(VOLUME_ATTACHMENT, 0, 6, Handler::Delete),
+    // GET /apis/storage.k8s.io/v1/watch/volumeattachments
+    bind(VOLUME_ATTACHMENT, 0, 7, Handler::WatchList),
+    // GET /apis/storage.k8s.io/v1/watch/volumeattachments/{name}
+    bind(VOLUME_ATTACHMENT, 0, 8, Handler::Watch),
+    // GET /apis/storage.k8s.io/v1/volumeattachments/{name}/status
+    bind(VOLUME_ATTACHMENT, 0, 9, Handler::GetStatus),
+    // PUT /apis/storage.k8s.io/v1/volumeattachments/{name}/status
+    bind(VOLUME_ATTACHMENT, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/storage.k8s.io/v1/volumeattachments/{name}/status
+    bind(VOLUME_ATTACHMENT, 0, 11, Handler::PatchStatus),
 ];
 
 /// Binds route `route` of version `version` (indexes into `kind.versions` and its `routes`)

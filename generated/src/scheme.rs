@@ -26,6 +26,62 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::core::event::Event, kinds::core::event::Event>("v1")
         )
         .add(
+            KindEntry::new::<kinds::builtin::core::v1::Binding>()
+                .version::<kinds::builtin::core::v1::Binding, kinds::builtin::core::v1::Binding>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::Pod>()
+                .version::<kinds::builtin::core::v1::Pod, kinds::builtin::core::v1::Pod>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::PodTemplate>()
+                .version::<kinds::builtin::core::v1::PodTemplate, kinds::builtin::core::v1::PodTemplate>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::ReplicationController>()
+                .version::<kinds::builtin::core::v1::ReplicationController, kinds::builtin::core::v1::ReplicationController>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::Endpoints>()
+                .version::<kinds::builtin::core::v1::Endpoints, kinds::builtin::core::v1::Endpoints>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::Service>()
+                .version::<kinds::builtin::core::v1::Service, kinds::builtin::core::v1::Service>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::PersistentVolumeClaim>()
+                .version::<kinds::builtin::core::v1::PersistentVolumeClaim, kinds::builtin::core::v1::PersistentVolumeClaim>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::PersistentVolume>()
+                .version::<kinds::builtin::core::v1::PersistentVolume, kinds::builtin::core::v1::PersistentVolume>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::Secret>()
+                .version::<kinds::builtin::core::v1::Secret, kinds::builtin::core::v1::Secret>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::ServiceAccount>()
+                .version::<kinds::builtin::core::v1::ServiceAccount, kinds::builtin::core::v1::ServiceAccount>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::LimitRange>()
+                .version::<kinds::builtin::core::v1::LimitRange, kinds::builtin::core::v1::LimitRange>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::ResourceQuota>()
+                .version::<kinds::builtin::core::v1::ResourceQuota, kinds::builtin::core::v1::ResourceQuota>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::ComponentStatus>()
+                .version::<kinds::builtin::core::v1::ComponentStatus, kinds::builtin::core::v1::ComponentStatus>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::core::v1::Node>()
+                .version::<kinds::builtin::core::v1::Node, kinds::builtin::core::v1::Node>("v1")
+        )
+        .add(
             KindEntry::new::<kinds::admissionregistration::MutatingWebhookConfiguration>()
                 .version::<kinds::admissionregistration::MutatingWebhookConfiguration, kinds::admissionregistration::MutatingWebhookConfiguration>("v1")
         )
@@ -40,6 +96,26 @@ pub fn scheme() -> Scheme {
         .add(
             KindEntry::new::<kinds::apiregistration::APIService>()
                 .version::<kinds::apiregistration::APIService, kinds::apiregistration::APIService>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::apps::v1::ControllerRevision>()
+                .version::<kinds::builtin::apps::v1::ControllerRevision, kinds::builtin::apps::v1::ControllerRevision>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::apps::v1::DaemonSet>()
+                .version::<kinds::builtin::apps::v1::DaemonSet, kinds::builtin::apps::v1::DaemonSet>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::apps::v1::Deployment>()
+                .version::<kinds::builtin::apps::v1::Deployment, kinds::builtin::apps::v1::Deployment>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::apps::v1::ReplicaSet>()
+                .version::<kinds::builtin::apps::v1::ReplicaSet, kinds::builtin::apps::v1::ReplicaSet>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::apps::v1::StatefulSet>()
+                .version::<kinds::builtin::apps::v1::StatefulSet, kinds::builtin::apps::v1::StatefulSet>("v1")
         )
         .add(
             KindEntry::new::<apps::WebApp>()
@@ -71,12 +147,60 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::authorization::SelfSubjectRulesReview, kinds::authorization::SelfSubjectRulesReview>("v1")
         )
         .add(
+            KindEntry::new::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>()
+                .version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>("v2")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::batch::v1::CronJob>()
+                .version::<kinds::builtin::batch::v1::CronJob, kinds::builtin::batch::v1::CronJob>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::batch::v1::Job>()
+                .version::<kinds::builtin::batch::v1::Job, kinds::builtin::batch::v1::Job>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::certificates::v1::CertificateSigningRequest>()
+                .version::<kinds::builtin::certificates::v1::CertificateSigningRequest, kinds::builtin::certificates::v1::CertificateSigningRequest>("v1")
+        )
+        .add(
             KindEntry::new::<kinds::coordination::Lease>()
                 .version::<kinds::coordination::Lease, kinds::coordination::Lease>("v1")
         )
         .add(
+            KindEntry::new::<kinds::builtin::discovery::v1::EndpointSlice>()
+                .version::<kinds::builtin::discovery::v1::EndpointSlice, kinds::builtin::discovery::v1::EndpointSlice>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::flowcontrol::v1::FlowSchema>()
+                .version::<kinds::builtin::flowcontrol::v1::FlowSchema, kinds::builtin::flowcontrol::v1::FlowSchema>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration>()
+                .version::<kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration, kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::networking::v1::IngressClass>()
+                .version::<kinds::builtin::networking::v1::IngressClass, kinds::builtin::networking::v1::IngressClass>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::networking::v1::Ingress>()
+                .version::<kinds::builtin::networking::v1::Ingress, kinds::builtin::networking::v1::Ingress>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::networking::v1::NetworkPolicy>()
+                .version::<kinds::builtin::networking::v1::NetworkPolicy, kinds::builtin::networking::v1::NetworkPolicy>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::node::v1::RuntimeClass>()
+                .version::<kinds::builtin::node::v1::RuntimeClass, kinds::builtin::node::v1::RuntimeClass>("v1")
+        )
+        .add(
             KindEntry::new::<platform::Tenant>()
                 .version::<platform::Tenant, platform::Tenant>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::policy::v1::PodDisruptionBudget>()
+                .version::<kinds::builtin::policy::v1::PodDisruptionBudget, kinds::builtin::policy::v1::PodDisruptionBudget>("v1")
         )
         .add(
             KindEntry::new::<kinds::rbac::Role>()
@@ -93,6 +217,30 @@ pub fn scheme() -> Scheme {
         .add(
             KindEntry::new::<kinds::rbac::ClusterRoleBinding>()
                 .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::scheduling::v1::PriorityClass>()
+                .version::<kinds::builtin::scheduling::v1::PriorityClass, kinds::builtin::scheduling::v1::PriorityClass>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::storage::v1::CSIDriver>()
+                .version::<kinds::builtin::storage::v1::CSIDriver, kinds::builtin::storage::v1::CSIDriver>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::storage::v1::CSINode>()
+                .version::<kinds::builtin::storage::v1::CSINode, kinds::builtin::storage::v1::CSINode>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::storage::v1::CSIStorageCapacity>()
+                .version::<kinds::builtin::storage::v1::CSIStorageCapacity, kinds::builtin::storage::v1::CSIStorageCapacity>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::storage::v1::StorageClass>()
+                .version::<kinds::builtin::storage::v1::StorageClass, kinds::builtin::storage::v1::StorageClass>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::builtin::storage::v1::VolumeAttachment>()
+                .version::<kinds::builtin::storage::v1::VolumeAttachment, kinds::builtin::storage::v1::VolumeAttachment>("v1")
         )
         .add(
             KindEntry::stored_with::<kinds::core::event::Event>(<kinds::events::Event as kapi::Resource>::INFO)

@@ -138,7 +138,7 @@ fn collects_dependents(version: Version) {
     let file = kubectl.write_file(
         "foreign-dep.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: foreign-dep\n  ownerReferences:\n  \
-         - {apiVersion: v1, kind: Pod, name: p, uid: 00000000-0000-4000-8000-00000000000b}\n",
+         - {apiVersion: gadgets.example.com/v1, kind: Gadget, name: p, uid: 00000000-0000-4000-8000-00000000000b}\n",
     );
     kubectl.ok(&["create", "-f", &file]);
     dependent(
