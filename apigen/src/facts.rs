@@ -97,8 +97,39 @@ fn is_false(value: &bool) -> bool {
 pub struct Resources {
     /// Where these facts come from.
     pub source: Vec<String>,
+    /// What each subresource beside `status` and `scale` is, by name.
+    #[serde(default, rename = "subresourceShapes")]
+    pub subresource_shapes: BTreeMap<String, SubresourceShape>,
     /// The resources.
     pub resources: Vec<Resource>,
+}
+
+/// What a subresource is (kapi's `#[resource(subresource(...))]`): one of its fields says.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubresourceShape {
+    /// The object's paths its updates take (`approval`: `.status.conditions`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<String>,
+    /// The `group/version/Kind` its creates take (`policy/v1/Eviction`; `v1/Binding`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub create: Option<String>,
+    /// Only read (`log`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub read: bool,
+    /// The methods it connects with (`exec`: `GET`, `POST`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connect: Vec<String>,
+    /// The kind of a connect's options; `{kind}` stands for the resource's kind
+    /// (`{kind}ProxyOptions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<String>,
+    /// A connect takes the rest of the path too (`proxy/{path}`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub path: bool,
+    /// Why kapi does not serve it yet, when it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<String>,
 }
 
 /// One resource.
@@ -114,6 +145,10 @@ pub struct Resource {
     /// Whether objects live in namespaces.
     #[serde(default, skip_serializing_if = "is_false")]
     pub namespaced: bool,
+    /// Only created, never stored or read (kube's `bindings`: discovery's verbs are
+    /// `create` alone).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub create_only: bool,
     /// `deploy`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,

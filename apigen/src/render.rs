@@ -20,17 +20,19 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result, bail};
 
 use crate::extract::package_of;
-use crate::facts::{Api, Field, Resource, Resources, Type};
+use crate::facts::{Api, Field, Resource, Resources, SubresourceShape, Type};
 
 /// The rendered files, by path relative to the generated module's directory.
 pub fn render(api: &Api, resources: &Resources) -> Result<BTreeMap<String, String>> {
     let mut files = BTreeMap::new();
-    let kinds: BTreeMap<(String, String), &Resource> = resources
-        .resources
-        .iter()
-        .filter(|r| r.generated())
-        .map(|r| ((package_of(&r.group_version), r.kind.clone()), r))
-        .collect();
+    let mut kinds: Kinds = BTreeMap::new();
+    for r in resources.resources.iter().filter(|r| r.generated()) {
+        let attribute = resource_attribute(r, &resources.subresource_shapes)?;
+        kinds.insert(
+            (package_of(&r.group_version), r.kind.clone()),
+            (r, attribute),
+        );
+    }
     let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (package, facts) in &api.packages {
         let (group, version) = package.split_once('/').context("package path")?;
@@ -117,12 +119,15 @@ fn module_name(group: &str) -> String {
     }
 }
 
+/// The generated kinds by package and kind, with their `#[resource(...)]` attributes.
+type Kinds<'a> = BTreeMap<(String, String), (&'a Resource, String)>;
+
 fn module(
     out: &mut String,
     api: &Api,
     package: &str,
     facts: &crate::facts::Package,
-    kinds: &BTreeMap<(String, String), &Resource>,
+    kinds: &Kinds<'_>,
 ) -> Result<()> {
     out.push_str(HEADER);
     let _ = writeln!(
@@ -148,7 +153,8 @@ fn module(
             continue;
         }
         if let Some(fields) = &ty.fields {
-            let kind = kinds.get(&(package.to_string(), name.clone())).copied();
+            let kind = (kinds.get(&(package.to_string(), name.clone())))
+                .map(|(resource, attribute)| (*resource, attribute.as_str()));
             if kind.is_some() {
                 served.push(name.as_str());
             }
@@ -185,7 +191,7 @@ fn render_struct(
     name: &str,
     ty: &Type,
     fields: &[Field],
-    kind: Option<&Resource>,
+    kind: Option<(&Resource, &str)>,
 ) -> Result<()> {
     let schema_name = format!("io.k8s.api.{}", package.replace('/', "."));
     let derives = match kind {
@@ -194,12 +200,12 @@ fn render_struct(
         }
         None => "Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf",
     };
-    if let Some(kind) = kind {
+    if let Some((kind, _)) = kind {
         let _ = writeln!(out, "/// {}: `{}` objects.", kind.kind, kind.plural);
     }
     let _ = writeln!(out, "#[derive({derives})]");
-    if let Some(kind) = kind {
-        resource_attribute(out, kind);
+    if let Some((_, attribute)) = kind {
+        out.push_str(attribute);
     }
     out.push_str("#[serde(rename_all = \"camelCase\")]\n");
     let _ = writeln!(out, "#[schemars(rename = \"{schema_name}.{name}\")]");
@@ -242,7 +248,12 @@ fn render_nullable(out: &mut String, package: &str, name: &str, ty: &Type) -> Re
     Ok(())
 }
 
-fn resource_attribute(out: &mut String, kind: &Resource) {
+/// The `#[resource(...)]` of a generated kind.
+fn resource_attribute(
+    kind: &Resource,
+    shapes: &BTreeMap<String, SubresourceShape>,
+) -> Result<String> {
+    let mut out = String::new();
     let (group, version) = match kind.group_version.split_once('/') {
         Some((group, version)) => (group, version),
         None => ("", kind.group_version.as_str()),
@@ -255,6 +266,9 @@ fn resource_attribute(out: &mut String, kind: &Resource) {
     if kind.namespaced {
         items.push("namespaced".into());
     }
+    if kind.create_only {
+        items.push("create_only".into());
+    }
     for short in &kind.short_names {
         items.push(format!("short_name = \"{short}\""));
     }
@@ -266,7 +280,8 @@ fn resource_attribute(out: &mut String, kind: &Resource) {
     }
     if kind.subresources.iter().any(|s| s == "scale") {
         items.push(
-            "scale(spec_replicas_path = \".spec.replicas\", status_replicas_path = \".status.replicas\")"
+            // kube's scales of its kinds give their `spec.selector` in string form.
+            "scale(spec_replicas_path = \".spec.replicas\", status_replicas_path = \".status.replicas\", label_selector_path = \".spec.selector\")"
                 .into(),
         );
     }
@@ -277,6 +292,17 @@ fn resource_attribute(out: &mut String, kind: &Resource) {
                 "selectable_field(label = \"{label}\", path = \"{path}\")"
             )),
             None => items.push(format!("selectable_field = \".{field}\"")),
+        }
+    }
+    for name in kind
+        .subresources
+        .iter()
+        .filter(|s| !["status", "scale"].contains(&s.as_str()))
+    {
+        let shape = (shapes.get(name))
+            .with_context(|| format!("{} subresource {name}: no shape in the facts", kind.kind))?;
+        if shape.pending.is_none() {
+            items.push(subresource(name, shape, kind)?);
         }
     }
     if let Some(key) = &kind.storage_key {
@@ -291,6 +317,38 @@ fn resource_attribute(out: &mut String, kind: &Resource) {
         let _ = writeln!(out, "    {item},");
     }
     out.push_str(")]\n");
+    Ok(out)
+}
+
+/// A subresource's `subresource(...)`, from what the facts say it is.
+fn subresource(name: &str, shape: &SubresourceShape, kind: &Resource) -> Result<String> {
+    let mut parts = vec![format!("name = \"{name}\"")];
+    for field in &shape.fields {
+        parts.push(format!("field = \"{field}\""));
+    }
+    if let Some(create) = &shape.create {
+        let (group_version, body) = create.rsplit_once('/').context("a create's kind")?;
+        let (group, version) = group_version.split_once('/').unwrap_or(("", group_version));
+        let module = module_name(if group.is_empty() { "core" } else { group });
+        parts.push(format!(
+            "create(group = \"{group}\", version = \"{version}\", kind = \"{body}\", body = crate::api::{module}::{version}::{body}, protobuf)"
+        ));
+    }
+    if shape.read {
+        parts.push("read".into());
+    }
+    if !shape.connect.is_empty() {
+        let options = (shape.options.as_deref())
+            .context("a connect's options kind")?
+            .replace("{kind}", &kind.kind);
+        let mut connect = vec![format!("options = \"{options}\"")];
+        connect.extend(shape.connect.iter().map(|m| format!("method = \"{m}\"")));
+        if shape.path {
+            connect.push("path".into());
+        }
+        parts.push(format!("connect({})", connect.join(", ")));
+    }
+    Ok(format!("subresource({})", parts.join(", ")))
 }
 
 fn render_field(out: &mut String, api: &Api, package: &str, field: &Field) -> Result<()> {

@@ -31,6 +31,8 @@ pub mod app;
 pub mod audit;
 pub mod authn;
 pub mod authz;
+#[cfg(feature = "builtin")]
+pub mod builtin;
 pub mod controllers;
 pub mod endpoints;
 pub mod filters;

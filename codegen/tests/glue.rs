@@ -476,6 +476,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     subresources: Subresources {
         status: false,
         scale: None,
+        others: &[],
     },
     printer_columns: &[],
     selectable_fields: &[],

@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use kapi_codegen::openapi::v2_proto::messages::{self, additional_properties_item};
 use kapi_codegen::openapi::{self, Error, v2, v2_proto, v3};
-use kapi_codegen::{ApiModel, GroupVersionModel, ModelError};
-use kapi_core::api::{Action, KindInfo, Method, Route};
+use kapi_codegen::{ApiModel, GroupVersionModel, ModelError, ResourceModel};
+use kapi_core::api::{Action, KindInfo, Method, Route, SubresourceShape};
 use serde_json::{Value, json};
 
 fn kinds() -> Vec<&'static KindInfo> {
@@ -66,7 +66,7 @@ fn expected_query_params(action: Action) -> BTreeSet<&'static str> {
     let write = ["dryRun", "fieldManager", "fieldValidation"];
     let delete = ["dryRun", "gracePeriodSeconds", "propagationPolicy"];
     let names: Vec<&str> = match action {
-        Action::Get => vec![],
+        Action::Get | Action::Connect => vec![],
         Action::List | Action::Watch | Action::WatchList => list.to_vec(),
         Action::Create | Action::Update => write.to_vec(),
         Action::Patch => [&write[..], &["force"]].concat(),
@@ -88,14 +88,64 @@ fn method_key(method: Method) -> &'static str {
         Method::Put => "put",
         Method::Patch => "patch",
         Method::Delete => "delete",
+        Method::Head => "head",
+        Method::Options => "options",
     }
 }
 
 fn expected_gvk(gv: &GroupVersionModel, kind: &KindInfo, route: &Route) -> Value {
-    if route.subresource == Some("scale") {
-        json!({"group": "autoscaling", "kind": "Scale", "version": "v1"})
-    } else {
-        json!({"group": gv.group, "kind": kind.kind, "version": gv.version})
+    let other = (route.subresource).and_then(|name| kind.subresources.other(name));
+    match other.map(|o| &o.shape) {
+        _ if route.subresource == Some("scale") => {
+            json!({"group": "autoscaling", "kind": "Scale", "version": "v1"})
+        }
+        Some(SubresourceShape::Create(body)) => {
+            json!({"group": body.group, "kind": body.kind, "version": body.version})
+        }
+        Some(SubresourceShape::Connect { options, .. }) => {
+            json!({"group": gv.group, "kind": options, "version": gv.version})
+        }
+        _ => json!({"group": gv.group, "kind": kind.kind, "version": gv.version}),
+    }
+}
+
+/// A subresource that answers with another kind (`eviction`) or with text (`log`, `exec`),
+/// as kube documents it: the body kind's schema and kind, or a string; a proxy's `path`.
+fn check_other_subresource(
+    shape: &SubresourceShape,
+    resource: &ResourceModel,
+    route: &Route,
+    path_item: &Value,
+    operation: &Value,
+    at: &str,
+) {
+    match shape {
+        SubresourceShape::Create(body) => {
+            let name = route.subresource.unwrap();
+            let schema = &resource.bodies.iter().find(|(s, _)| *s == name).unwrap().1;
+            let reference = format!("#/components/schemas/{schema}");
+            let content = &operation["requestBody"]["content"]["application/json"];
+            assert_eq!(content["schema"]["$ref"], reference, "{at}");
+            assert_eq!(
+                operation["x-kubernetes-group-version-kind"],
+                json!({"group": body.group, "kind": body.kind, "version": body.version}),
+                "{at}"
+            );
+            let answer = &operation["responses"]["201"]["content"]["application/json"];
+            assert_eq!(answer["schema"]["$ref"], reference, "{at}");
+        }
+        SubresourceShape::Read | SubresourceShape::Connect { .. } => {
+            let answer = operation["responses"]["200"]["content"]
+                .as_object()
+                .unwrap();
+            assert!(!answer.is_empty(), "{at}");
+            for media in answer.values() {
+                assert_eq!(media["schema"]["type"], "string", "{at}");
+            }
+            let path_param = parameter_names(path_item, operation, "path").contains(&"path");
+            assert_eq!(path_param, route.path.ends_with("{path}"), "{at}");
+        }
+        SubresourceShape::Fields(_) => unreachable!("checked as the object"),
     }
 }
 
@@ -136,6 +186,20 @@ fn v3_documents_have_every_route_as_kube_documents_it() {
                     route.action.as_str(),
                     "{at}"
                 );
+                let other = (route.subresource)
+                    .and_then(|name| resource.kind.subresources.other(name))
+                    .filter(|o| !matches!(o.shape, SubresourceShape::Fields(_)));
+                if let Some(other) = other {
+                    check_other_subresource(
+                        &other.shape,
+                        resource,
+                        route,
+                        path_item,
+                        operation,
+                        &at,
+                    );
+                    continue;
+                }
                 assert_eq!(
                     operation["x-kubernetes-group-version-kind"],
                     expected_gvk(gv, resource.kind, route),
@@ -275,6 +339,7 @@ fn v3_documents_have_every_route_as_kube_documents_it() {
                     Action::DeleteCollection => {
                         (&["200"], "io.k8s.apimachinery.pkg.apis.meta.v1.Status")
                     }
+                    Action::Connect => unreachable!("connects are checked above"),
                 };
                 let responses = operation["responses"].as_object().unwrap();
                 let actual: Vec<&str> = responses.keys().map(String::as_str).collect();
@@ -311,7 +376,7 @@ fn v3_documents_have_every_route_as_kube_documents_it() {
         // Nothing but the routes.
         let operations: usize = (document["paths"].as_object().unwrap().values())
             .map(|item| {
-                ["get", "put", "post", "patch", "delete"]
+                ["get", "put", "post", "patch", "delete", "head", "options"]
                     .iter()
                     .filter(|m| item.get(**m).is_some())
                     .count()
@@ -788,10 +853,12 @@ fn v2_document_covers_every_route_with_unique_ids() {
                     .into_iter()
                     .flatten()
                     .any(|p| p["in"] == "body");
-                let expects_body = matches!(
-                    route.method,
-                    Method::Post | Method::Put | Method::Patch | Method::Delete
-                );
+                // A connect's body is the far end's, which no schema describes.
+                let expects_body = route.action != Action::Connect
+                    && matches!(
+                        route.method,
+                        Method::Post | Method::Put | Method::Patch | Method::Delete
+                    );
                 assert_eq!(has_body, expects_body, "{at}");
                 if route.action == Action::Patch {
                     assert_eq!(operation["consumes"], json!(PATCH_TYPES), "{at}");
@@ -1330,6 +1397,7 @@ mod fixture {
             subresources: Subresources {
                 status: false,
                 scale: None,
+                others: &[],
             },
             printer_columns: &[],
             selectable_fields: &[],

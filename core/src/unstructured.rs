@@ -74,6 +74,18 @@ pub fn get_path<'v>(object: &'v Value, path: &str) -> Option<&'v Value> {
         .filter(|v| !v.is_null())
 }
 
+/// Removes the value at a dotted path, if there is one.
+pub fn remove_path(object: &mut Value, path: &str) {
+    let names: Vec<&str> = segments(path).collect();
+    let Some((last, parents)) = names.split_last() else {
+        return;
+    };
+    let parent = (parents.iter()).try_fold(object, |value, segment| value.get_mut(*segment));
+    if let Some(Value::Object(map)) = parent {
+        map.remove(*last);
+    }
+}
+
 /// Sets the value at a dotted path, creating the objects on the way.
 pub fn set_path(object: &mut Value, path: &str, value: Value) {
     let mut current = object;

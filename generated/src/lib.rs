@@ -71,7 +71,7 @@ mod tests {
                 route.path
             );
             assert_eq!(
-                Handler::for_route(route),
+                Handler::for_route(binding.kind, route),
                 Some(binding.handler),
                 "{}",
                 route.path

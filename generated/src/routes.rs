@@ -228,28 +228,8 @@ pub static ROUTES: &[RouteBinding] = &[
     // GET /api/v1/watch/events
     bind(CORE_EVENT, 0, 10, Handler::WatchList),
     // Binding (v1):
-    // GET /api/v1/namespaces/{namespace}/bindings
-    bind(BINDING, 0, 0, Handler::List),
     // POST /api/v1/namespaces/{namespace}/bindings
-    bind(BINDING, 0, 1, Handler::Create),
-    // DELETE /api/v1/namespaces/{namespace}/bindings
-    bind(BINDING, 0, 2, Handler::DeleteCollection),
-    // GET /api/v1/namespaces/{namespace}/bindings/{name}
-    bind(BINDING, 0, 3, Handler::Get),
-    // PUT /api/v1/namespaces/{namespace}/bindings/{name}
-    bind(BINDING, 0, 4, Handler::Update),
-    // PATCH /api/v1/namespaces/{namespace}/bindings/{name}
-    bind(BINDING, 0, 5, Handler::Patch),
-    // DELETE /api/v1/namespaces/{namespace}/bindings/{name}
-    bind(BINDING, 0, 6, Handler::Delete),
-    // GET /api/v1/bindings
-    bind(BINDING, 0, 7, Handler::List),
-    // GET /api/v1/watch/namespaces/{namespace}/bindings
-    bind(BINDING, 0, 8, Handler::WatchList),
-    // GET /api/v1/watch/namespaces/{namespace}/bindings/{name}
-    bind(BINDING, 0, 9, Handler::Watch),
-    // GET /api/v1/watch/bindings
-    bind(BINDING, 0, 10, Handler::WatchList),
+    bind(BINDING, 0, 0, Handler::Create),
     // Pod (v1):
     // GET /api/v1/namespaces/{namespace}/pods
     bind(POD, 0, 0, Handler::List),
@@ -279,6 +259,58 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(POD, 0, 12, Handler::UpdateStatus),
     // PATCH /api/v1/namespaces/{namespace}/pods/{name}/status
     bind(POD, 0, 13, Handler::PatchStatus),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/attach
+    bind(POD, 0, 14, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/attach
+    bind(POD, 0, 15, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/binding
+    bind(POD, 0, 16, Handler::CreateOther),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers
+    bind(POD, 0, 17, Handler::GetOther),
+    // PUT /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers
+    bind(POD, 0, 18, Handler::UpdateOther),
+    // PATCH /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers
+    bind(POD, 0, 19, Handler::PatchOther),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/eviction
+    bind(POD, 0, 20, Handler::CreateOther),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/exec
+    bind(POD, 0, 21, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/exec
+    bind(POD, 0, 22, Handler::Connect),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/log
+    bind(POD, 0, 23, Handler::GetOther),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/portforward
+    bind(POD, 0, 24, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/portforward
+    bind(POD, 0, 25, Handler::Connect),
+    // DELETE /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 26, Handler::Connect),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 27, Handler::Connect),
+    // HEAD /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 28, Handler::Connect),
+    // OPTIONS /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 29, Handler::Connect),
+    // PATCH /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 30, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 31, Handler::Connect),
+    // PUT /api/v1/namespaces/{namespace}/pods/{name}/proxy
+    bind(POD, 0, 32, Handler::Connect),
+    // DELETE /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 33, Handler::Connect),
+    // GET /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 34, Handler::Connect),
+    // HEAD /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 35, Handler::Connect),
+    // OPTIONS /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 36, Handler::Connect),
+    // PATCH /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 37, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 38, Handler::Connect),
+    // PUT /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}
+    bind(POD, 0, 39, Handler::Connect),
     // PodTemplate (v1):
     // GET /api/v1/namespaces/{namespace}/podtemplates
     bind(POD_TEMPLATE, 0, 0, Handler::List),
@@ -389,6 +421,34 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(SERVICE, 0, 12, Handler::UpdateStatus),
     // PATCH /api/v1/namespaces/{namespace}/services/{name}/status
     bind(SERVICE, 0, 13, Handler::PatchStatus),
+    // DELETE /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 14, Handler::Connect),
+    // GET /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 15, Handler::Connect),
+    // HEAD /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 16, Handler::Connect),
+    // OPTIONS /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 17, Handler::Connect),
+    // PATCH /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 18, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 19, Handler::Connect),
+    // PUT /api/v1/namespaces/{namespace}/services/{name}/proxy
+    bind(SERVICE, 0, 20, Handler::Connect),
+    // DELETE /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 21, Handler::Connect),
+    // GET /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 22, Handler::Connect),
+    // HEAD /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 23, Handler::Connect),
+    // OPTIONS /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 24, Handler::Connect),
+    // PATCH /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 25, Handler::Connect),
+    // POST /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 26, Handler::Connect),
+    // PUT /api/v1/namespaces/{namespace}/services/{name}/proxy/{path}
+    bind(SERVICE, 0, 27, Handler::Connect),
     // PersistentVolumeClaim (v1):
     // GET /api/v1/namespaces/{namespace}/persistentvolumeclaims
     bind(PERSISTENT_VOLUME_CLAIM, 0, 0, Handler::List),
@@ -585,6 +645,34 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(NODE, 0, 10, Handler::UpdateStatus),
     // PATCH /api/v1/nodes/{name}/status
     bind(NODE, 0, 11, Handler::PatchStatus),
+    // DELETE /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 12, Handler::Connect),
+    // GET /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 13, Handler::Connect),
+    // HEAD /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 14, Handler::Connect),
+    // OPTIONS /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 15, Handler::Connect),
+    // PATCH /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 16, Handler::Connect),
+    // POST /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 17, Handler::Connect),
+    // PUT /api/v1/nodes/{name}/proxy
+    bind(NODE, 0, 18, Handler::Connect),
+    // DELETE /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 19, Handler::Connect),
+    // GET /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 20, Handler::Connect),
+    // HEAD /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 21, Handler::Connect),
+    // OPTIONS /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 22, Handler::Connect),
+    // PATCH /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 23, Handler::Connect),
+    // POST /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 24, Handler::Connect),
+    // PUT /api/v1/nodes/{name}/proxy/{path}
+    bind(NODE, 0, 25, Handler::Connect),
     // MutatingWebhookConfiguration (admissionregistration.k8s.io/v1):
     // GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations
     bind(MUTATING_WEBHOOK_CONFIGURATION, 0, 0, Handler::List),
@@ -1040,6 +1128,12 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CERTIFICATE_SIGNING_REQUEST, 0, 10, Handler::UpdateStatus),
     // PATCH /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/status
     bind(CERTIFICATE_SIGNING_REQUEST, 0, 11, Handler::PatchStatus),
+    // GET /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/approval
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 12, Handler::GetOther),
+    // PUT /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/approval
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 13, Handler::UpdateOther),
+    // PATCH /apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/approval
+    bind(CERTIFICATE_SIGNING_REQUEST, 0, 14, Handler::PatchOther),
     // Lease (coordination.k8s.io/v1):
     // GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases
     bind(LEASE, 0, 0, Handler::List),

@@ -47,6 +47,10 @@ pub(crate) struct ResourceAttrs {
     /// `SelfSubjectAccessReview`): one `POST` route, answered by the review the server
     /// registers for the kind.
     pub create_only: Word,
+    /// `subresource(...)`, repeatable: the kind's other subresources (kube's `approval`,
+    /// `binding`, `eviction`, `log`, `exec`, `proxy`).
+    #[darling(multiple, rename = "subresource")]
+    pub subresources: Vec<SpannedValue<SubresourceAttrs>>,
     /// `printer_column(...)`, repeatable: the columns of `kubectl get`.
     #[darling(multiple, rename = "printer_column")]
     pub printer_columns: Vec<PrinterColumnAttrs>,
@@ -122,6 +126,52 @@ pub(crate) struct ScaleAttrs {
     pub status_replicas_path: LitStr,
     /// `.status.selector`: the label selector in string form, under `.spec` or `.status`.
     pub label_selector_path: Option<LitStr>,
+}
+
+/// `subresource(name = "approval", field = ".status.conditions")`: one of `field`
+/// (repeatable), `create(...)`, `read` or `connect(...)` says what it is.
+#[derive(Debug, FromMeta)]
+pub(crate) struct SubresourceAttrs {
+    /// `approval`: its path segment.
+    pub name: LitStr,
+    /// `field = ".status.conditions"`, repeatable: the object, read, replaced and patched,
+    /// of which a write changes only these fields.
+    #[darling(multiple, rename = "field")]
+    pub fields: Vec<LitStr>,
+    /// `create(...)`: a `POST` of another kind's object about the object.
+    pub create: Option<CreateAttrs>,
+    /// `read`: read with options, answered by the server's connector (`log`).
+    pub read: Word,
+    /// `connect(...)`: connected to, answered by the server's connector (`exec`).
+    pub connect: Option<ConnectAttrs>,
+}
+
+/// `create(group = "policy", version = "v1", kind = "Eviction", body = path::Eviction,
+/// protobuf)`.
+#[derive(Debug, FromMeta)]
+pub(crate) struct CreateAttrs {
+    /// The body kind's group; `""` for the core group.
+    pub group: LitStr,
+    /// Its version.
+    pub version: LitStr,
+    /// Its kind.
+    pub kind: LitStr,
+    /// Its Rust type (with a JSON schema).
+    pub body: syn::Path,
+    /// `protobuf`: the type derives `Protobuf`, so protobuf bodies are accepted.
+    pub protobuf: Word,
+}
+
+/// `connect(options = "PodExecOptions", method = "GET", method = "POST", path)`.
+#[derive(Debug, FromMeta)]
+pub(crate) struct ConnectAttrs {
+    /// The kind of the options, which discovery names.
+    pub options: LitStr,
+    /// `method = "GET"`, repeatable, at least one.
+    #[darling(multiple, rename = "method")]
+    pub methods: Vec<LitStr>,
+    /// `path`: `.../<name>/{path}` is connected to as well (kube's `proxy`).
+    pub path: Word,
 }
 
 /// `printer_column(name = "Image", type = "string", json_path = ".spec.container.image")`.

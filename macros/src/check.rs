@@ -29,6 +29,7 @@ pub(crate) fn check(kind: &Kind, errors: &mut Accumulator) {
     check_metadata_field(kind, errors);
     check_status_field(kind, errors);
     check_scale(kind, errors);
+    check_subresources(kind, errors);
     check_printer_columns(kind, errors);
     check_selectable_fields(kind, errors);
     check_versions(kind, errors);
@@ -233,6 +234,102 @@ fn check_scale(kind: &Kind, errors: &mut Accumulator) {
                 format!("`{key}` must be a path under {under}, such as `{example}`"),
             ));
         }
+    }
+}
+
+/// The methods a connect subresource may take: kube's proxies connect all of them.
+const CONNECT_METHODS: &[&str] = &["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"];
+
+/// Each other subresource: a lower-case name no other subresource has, exactly one shape,
+/// fields that are simple paths, a body kind that can be named, methods HTTP has.
+fn check_subresources(kind: &Kind, errors: &mut Accumulator) {
+    let reserved = ["status", "scale", "finalize"];
+    for sub in &kind.subresources {
+        let name = sub.name.value();
+        if !names::is_dns_label(&name) {
+            errors.push(error(
+                sub.name.span(),
+                format!("`{name}` is not a subresource name: use lower-case letters and digits, such as `approval`"),
+            ));
+        } else if reserved.contains(&name.as_str()) {
+            errors.push(error(
+                sub.name.span(),
+                format!("`{name}` has its own key: write `{name}` in `#[resource(...)]`, not `subresource(name = \"{name}\")`"),
+            ));
+        }
+        let shapes = [
+            !sub.fields.is_empty(),
+            sub.create.is_some(),
+            sub.read.is_present(),
+            sub.connect.is_some(),
+        ];
+        if shapes.iter().filter(|s| **s).count() != 1 {
+            errors.push(error(
+                sub.span,
+                format!(
+                    "subresource `{name}` needs exactly one of `field = \".spec.x\"` (repeatable), \
+                     `create(...)`, `read` or `connect(...)`"
+                ),
+            ));
+        }
+        for path in &sub.fields {
+            check_json_path(path, false, errors);
+        }
+        if let Some(create) = &sub.create {
+            let group = create.group.value();
+            if !group.is_empty() && !names::is_dns_subdomain(&group) {
+                errors.push(error(
+                    create.group.span(),
+                    format!("`{group}` is not a valid API group"),
+                ));
+            }
+            if !names::is_dns_label(&create.version.value()) {
+                errors.push(error(
+                    create.version.span(),
+                    "expected a version such as `v1`",
+                ));
+            }
+            if !names::is_upper_camel_case(&create.kind.value()) {
+                errors.push(error(
+                    create.kind.span(),
+                    "expected a kind in UpperCamelCase, such as `Eviction`",
+                ));
+            }
+        }
+        if let Some(connect) = &sub.connect {
+            if !names::is_upper_camel_case(&connect.options.value()) {
+                errors.push(error(
+                    connect.options.span(),
+                    "expected a kind in UpperCamelCase, such as `PodExecOptions`",
+                ));
+            }
+            if connect.methods.is_empty() {
+                errors.push(error(
+                    sub.span,
+                    format!("subresource `{name}` connects with no method: add `method = \"GET\"`"),
+                ));
+            }
+            for method in &connect.methods {
+                if !CONNECT_METHODS.contains(&method.value().as_str()) {
+                    errors.push(error(
+                        method.span(),
+                        format!(
+                            "`{}` is not a method to connect with: use one of {}",
+                            method.value(),
+                            CONNECT_METHODS.join(", ")
+                        ),
+                    ));
+                }
+            }
+            let methods = connect.methods.iter().map(|m| (m.value(), m.span()));
+            for (method, span) in duplicates(methods) {
+                errors.push(error(span, format!("duplicate method `{method}`")));
+            }
+        }
+    }
+    let subresources = (kind.subresources.iter()).map(|s| (s.name.value(), s.name.span()));
+    for (name, span) in duplicates(subresources) {
+        errors.push(error(span, format!("duplicate subresource `{name}`")));
     }
 }
 

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::attr::NameRuleAttr;
 use crate::json_path::{self, Segment};
-use crate::model::{JsonPath, Kind, PrinterColumn, Version, VersionType};
+use crate::model::{JsonPath, Kind, PrinterColumn, Subresource, Version, VersionType};
 use kapi_routes::{self as routes, Action, Method};
 
 /// The whole expansion of a kind that passed every check.
@@ -344,6 +344,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             }
         }
     };
+    let others = kind.subresources.iter().map(subresource_info);
     let printer_columns = kind.printer_columns.iter().map(printer_column);
     let selectable_fields = kind.selectable_fields.iter().map(|f| {
         let (label, path) = (&f.label, f.path.lit.value());
@@ -403,6 +404,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             subresources: __kapi::api::Subresources {
                 status: #status,
                 scale: #scale,
+                others: &[#(#others),*],
             },
             printer_columns: &[#(#printer_columns),*],
             selectable_fields: &[#(#selectable_fields),*],
@@ -413,6 +415,76 @@ fn kind_info(kind: &Kind) -> TokenStream {
             create_only: #create_only,
             storage_key: #storage_key,
         }
+    }
+}
+
+fn subresource_info(sub: &Subresource) -> TokenStream {
+    let name = sub.name.value();
+    let shape = if let Some(create) = &sub.create {
+        let (group, version, kind) = (&create.group, &create.version, &create.kind);
+        let body = &create.body;
+        // Spanned on the path, so that a type without a schema or a message is reported there.
+        let schema = quote_spanned! {body.span()=>
+            __kapi::__private::schemars::SchemaGenerator::subschema_for::<#body>
+        };
+        let protobuf = match create.protobuf.is_present() {
+            true => quote_spanned! {body.span()=>
+                ::core::option::Option::Some(<#body as __kapi::api::protobuf::Protobuf>::MESSAGE)
+            },
+            false => quote!(::core::option::Option::None),
+        };
+        quote! {
+            __kapi::api::SubresourceShape::Create(&__kapi::api::BodyKind {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                schema: #schema,
+                protobuf: #protobuf,
+            })
+        }
+    } else if sub.read.is_present() {
+        quote!(__kapi::api::SubresourceShape::Read)
+    } else if let Some(connect) = &sub.connect {
+        let options = &connect.options;
+        let methods = connect.methods.iter().map(|m| method_tokens(&m.value()));
+        let path = connect.path.is_present();
+        quote! {
+            __kapi::api::SubresourceShape::Connect {
+                methods: &[#(__kapi::api::Method::#methods),*],
+                path: #path,
+                options: #options,
+            }
+        }
+    } else {
+        let fields = sub.fields.iter().map(|f| f.lit.value());
+        quote!(__kapi::api::SubresourceShape::Fields(&[#(#fields),*]))
+    };
+    quote!(__kapi::api::SubresourceInfo { name: #name, shape: #shape })
+}
+
+/// The variant of `Method` for a checked method name.
+fn method_tokens(method: &str) -> TokenStream {
+    match method {
+        "GET" => quote!(Get),
+        "POST" => quote!(Post),
+        "PUT" => quote!(Put),
+        "PATCH" => quote!(Patch),
+        "DELETE" => quote!(Delete),
+        "HEAD" => quote!(Head),
+        _ => quote!(Options),
+    }
+}
+
+/// The routes' method of a checked method name.
+fn route_method(method: &str) -> Method {
+    match method {
+        "GET" => Method::Get,
+        "POST" => Method::Post,
+        "PUT" => Method::Put,
+        "PATCH" => Method::Patch,
+        "DELETE" => Method::Delete,
+        "HEAD" => Method::Head,
+        _ => Method::Options,
     }
 }
 
@@ -465,6 +537,32 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
         (VersionType::Hub, None) => hub_rust_type(kind),
         (VersionType::Path(path), _) => path_rust_type(path),
     };
+    let names: Vec<String> = kind.subresources.iter().map(|s| s.name.value()).collect();
+    let methods: Vec<Vec<Method>> = (kind.subresources.iter())
+        .map(|s| {
+            let methods = s.connect.iter().flat_map(|c| &c.methods);
+            methods.map(|m| route_method(&m.value())).collect()
+        })
+        .collect();
+    let others: Vec<routes::Other> = (kind.subresources.iter())
+        .zip(&names)
+        .zip(&methods)
+        .map(|((sub, name), methods)| routes::Other {
+            name,
+            shape: if sub.create.is_some() {
+                routes::Shape::Create
+            } else if sub.read.is_present() {
+                routes::Shape::Read
+            } else if let Some(connect) = &sub.connect {
+                routes::Shape::Connect {
+                    methods,
+                    path: connect.path.is_present(),
+                }
+            } else {
+                routes::Shape::View
+            },
+        })
+        .collect();
     let routes = routes::routes(&routes::Input {
         group,
         version: &name,
@@ -475,6 +573,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
         scale: kind.scale.is_some(),
         finalize: kind.finalize.is_present(),
         create_only: kind.create_only.is_present(),
+        others: &others,
     });
     let routes = routes.iter().map(route);
     quote! {
@@ -501,6 +600,8 @@ fn route(route: &routes::Route) -> TokenStream {
         Method::Put => quote!(Put),
         Method::Patch => quote!(Patch),
         Method::Delete => quote!(Delete),
+        Method::Head => quote!(Head),
+        Method::Options => quote!(Options),
     };
     let action = match route.action {
         Action::Get => quote!(Get),
@@ -512,9 +613,10 @@ fn route(route: &routes::Route) -> TokenStream {
         Action::DeleteCollection => quote!(DeleteCollection),
         Action::Watch => quote!(Watch),
         Action::WatchList => quote!(WatchList),
+        Action::Connect => quote!(Connect),
     };
     let path = &route.path;
-    let subresource = option_str(route.subresource.map(str::to_owned));
+    let subresource = option_str(route.subresource.clone());
     let operation_id = &route.operation_id;
     quote! {
         __kapi::api::Route {

@@ -69,6 +69,7 @@ use syn::DeriveInput;
 /// | `status` | a `status` subresource; the struct needs a `status` field |
 /// | `finalize` | a `finalize` subresource (kube's namespaces): `PUT .../finalize` alone writes `spec.finalizers`, and a terminating object goes when they are empty |
 /// | `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector")` | a `scale` subresource; the selector is optional; paths under `.spec`, `.status`, `.spec` or `.status` |
+/// | `subresource(name = "approval", field = ".status.conditions")` | repeatable; another subresource, a lower-case name no other has (not `status`, `scale`, `finalize`), of exactly one shape: `field = ...` (repeatable): the object, read, replaced and patched, of which a write changes only these fields (kube's CSR `approval`); `create(group = "policy", version = "v1", kind = "Eviction", body = path::Eviction, protobuf)`: a `POST` of another kind's object, answered by the action the server registers (kube's Pod `eviction`); `read`: a `GET` answered by the server's connector (`log`); `connect(options = "PodExecOptions", method = "GET", method = "POST", path)`: connected to with those methods (and under `.../{path}` with `path`), answered by the server's connector |
 /// | `printer_column(name = "Image", type = "string", json_path = ".spec.x", priority = 1, format = "int32", description = "...")` | repeatable; `type` is `integer`, `number`, `string`, `boolean` or `date`; `priority` defaults to 0, `format` and `description` to empty |
 /// | `selectable_field = ".spec.x"` or `selectable_field(label = "regarding.kind", path = ".involvedObject.kind")` | repeatable; a field selector names it by `label` (by default the path without its dot), which is unique and not `metadata.name`/`metadata.namespace` (every kind has those) |
 /// | `stored_with = crate::core::Event` | on a unit struct: the kind is another view of that kind's objects (its hub type, storage keys and storage version; kube's cohabiting resources, as `events.k8s.io` Events are core Events); no version is `storage` |
@@ -77,7 +78,7 @@ use syn::DeriveInput;
 ///
 /// # What the expansion checks with rustc
 ///
-/// - Every JSON path (printer columns, scale, selectable fields) names a field of the hub:
+/// - Every JSON path (printer columns, scale, selectable fields, subresource fields) names a field of the hub:
 ///   each JSON field name is mapped to the snake_case Rust field (`readyReplicas` ->
 ///   `ready_replicas`, `type` -> `r#type`) and `[N]` to indexing, and an access is
 ///   type-checked, so a typo fails with rustc's "no field" error on the string literal.

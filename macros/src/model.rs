@@ -12,8 +12,8 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, LitStr, Type};
 
 use crate::attr::{
-    Deprecation, NameRuleAttr, PrinterColumnAttrs, ResourceAttrs, ScaleAttrs, SelectableFieldAttrs,
-    VersionAttrs, Word,
+    ConnectAttrs, CreateAttrs, Deprecation, NameRuleAttr, PrinterColumnAttrs, ResourceAttrs,
+    ScaleAttrs, SelectableFieldAttrs, SubresourceAttrs, VersionAttrs, Word,
 };
 use crate::json_path::{self, Segment};
 use crate::names;
@@ -51,6 +51,8 @@ pub(crate) struct Kind {
     pub finalize: Word,
     /// Only created, never stored.
     pub create_only: Word,
+    /// The other subresources, in declaration order.
+    pub subresources: Vec<Subresource>,
     /// Columns of `kubectl get`.
     pub printer_columns: Vec<PrinterColumn>,
     /// Fields usable in field selectors.
@@ -124,6 +126,35 @@ pub(crate) struct Scale {
     pub status_replicas_path: JsonPath,
     /// `.status.selector`.
     pub label_selector_path: Option<JsonPath>,
+}
+
+/// A subresource beside `status`, `scale` and `finalize`.
+pub(crate) struct Subresource {
+    /// `approval`.
+    pub name: LitStr,
+    /// The `subresource(...)` attribute: where errors about its shape point.
+    pub span: Span,
+    /// The paths a write changes, for the object's own view.
+    pub fields: Vec<JsonPath>,
+    /// `create(...)`.
+    pub create: Option<CreateAttrs>,
+    /// `read`.
+    pub read: Word,
+    /// `connect(...)`.
+    pub connect: Option<ConnectAttrs>,
+}
+
+impl Subresource {
+    fn new(span: Span, attrs: SubresourceAttrs) -> Subresource {
+        Subresource {
+            name: attrs.name,
+            span,
+            fields: attrs.fields.into_iter().map(JsonPath::new).collect(),
+            create: attrs.create,
+            read: attrs.read,
+            connect: attrs.connect,
+        }
+    }
 }
 
 /// One column of `kubectl get`.
@@ -282,6 +313,9 @@ impl Kind {
             scale: attrs.scale.map(Scale::new),
             finalize: attrs.finalize,
             create_only: attrs.create_only,
+            subresources: (attrs.subresources.into_iter())
+                .map(|s| Subresource::new(s.span(), s.into_inner()))
+                .collect(),
             printer_columns: attrs
                 .printer_columns
                 .into_iter()
@@ -323,7 +357,8 @@ impl Kind {
         let columns = self.printer_columns.iter().map(|c| &c.json_path);
         let selectable = (self.selectable_fields.iter())
             .flat_map(|f| std::iter::once(&f.path).chain(f.or.as_ref()));
-        scale.chain(columns).chain(selectable)
+        let subresources = self.subresources.iter().flat_map(|s| &s.fields);
+        scale.chain(columns).chain(selectable).chain(subresources)
     }
 }
 

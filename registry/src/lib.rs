@@ -32,12 +32,15 @@
 //! same in every served version, and the kind's [`Strategy`](kapi_core::api::Strategy) hooks
 //! run on the typed hub in kube's order: prepare, validate, canonicalize.
 
+mod actions;
 pub mod admission;
 mod admitting;
 mod body;
+mod connect;
 mod create;
 mod delete;
 mod field_paths;
+mod hooks;
 mod inventory;
 mod namespaces;
 mod new_metadata;
@@ -53,6 +56,8 @@ mod update_rules;
 mod watch;
 mod written_json;
 
+pub use actions::{Action, ActionRequest, Answer};
+pub use connect::{ConnectRequest, Connecting, Connection, Connector};
 pub use watch::{DEFAULT_BOOKMARK_INTERVAL, EventStream, INITIAL_EVENTS_END};
 
 use std::collections::HashMap;
@@ -290,6 +295,21 @@ pub enum Subresource {
     /// `/finalize` (kube's namespaces): a replacement in which `spec.finalizers` change
     /// and the status does not.
     Finalize,
+    /// Another subresource of the object's own fields (`SubresourceShape::Fields`: kube's
+    /// `approval`, `ephemeralcontainers`): only those fields change.
+    Fields(&'static str),
+}
+
+impl Subresource {
+    /// Its name, as `managedFields` and messages say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+            Subresource::Finalize => "finalize",
+            Subresource::Fields(name) => name,
+        }
+    }
 }
 
 /// The outcome of a write: the object (in the request's version) and whether it was created.
@@ -309,7 +329,7 @@ pub struct Written {
 
 impl Written {
     /// A write answered with `object`.
-    pub(crate) fn new(object: Value, created: bool, warnings: Vec<String>) -> Written {
+    pub fn new(object: Value, created: bool, warnings: Vec<String>) -> Written {
         Written {
             object: Some(object),
             json: None,
@@ -361,6 +381,10 @@ pub struct Registry {
     admission: Option<Arc<dyn admission::Admission>>,
     /// The answers of the `create_only` kinds, by group and kind.
     reviews: std::sync::RwLock<HashMap<(String, String), Arc<dyn review::Review>>>,
+    /// What answers `Create` subresources, by group, resource and subresource.
+    actions: actions::Actions,
+    /// What answers `Read` and `Connect` subresources, by group, resource and subresource.
+    connectors: connect::Connectors,
 }
 
 impl Registry {
@@ -398,6 +422,8 @@ impl Registry {
             installed_schemas: Default::default(),
             caches,
             reviews: Default::default(),
+            actions: Default::default(),
+            connectors: Default::default(),
             checks: Default::default(),
             admission: None,
         };
@@ -664,6 +690,9 @@ impl Registry {
         options: &WriteOptions,
     ) -> Result<Written, ApiError> {
         if target.kind.info.create_only {
+            if self.has_own_action(target) {
+                return self.act_on_kind(target, body, options).await;
+            }
             return self.review_object(target, body, options);
         }
         self.create_object(target, body, options, Fields::Update)

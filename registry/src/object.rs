@@ -180,6 +180,15 @@ impl<'a> Keys<'a> {
 }
 
 /// A namespace from a request must be a valid path segment.
+/// The fields a write through `info`'s `Fields` subresource `name` changes; a route to
+/// anything else is not served.
+pub(crate) fn fields_of(info: &KindInfo, name: &str) -> Result<&'static [&'static str], ApiError> {
+    match info.subresources.other(name).map(|s| &s.shape) {
+        Some(kapi_core::api::SubresourceShape::Fields(paths)) => Ok(paths),
+        _ => Err(ApiError::NoRoute),
+    }
+}
+
 pub(crate) fn check_namespace(namespace: &str) -> Result<(), ApiError> {
     check_segment("Namespace", namespace)
 }

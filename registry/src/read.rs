@@ -64,6 +64,10 @@ impl Registry {
             Some(Subresource::Scale) => {
                 Some(info.subresources.scale.as_ref().ok_or(ApiError::NoRoute)?)
             }
+            Some(Subresource::Fields(name)) => {
+                object::fields_of(info, name)?;
+                None
+            }
             _ => None,
         };
         let not_found = || ApiError::NotFound {

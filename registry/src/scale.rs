@@ -36,7 +36,7 @@ pub(crate) fn view(scale: &ScaleInfo, hub: &Value, revision: Revision) -> Value 
     let mut status = json!({"replicas": replicas(scale.status_replicas_path)});
     if let Some(selector) = (scale.label_selector_path)
         .and_then(|p| get_path(hub, p))
-        .and_then(Value::as_str)
+        .and_then(selector_string)
         .filter(|s| !s.is_empty())
     {
         status["selector"] = selector.into();
@@ -50,9 +50,89 @@ pub(crate) fn view(scale: &ScaleInfo, hub: &Value, revision: Revision) -> Value 
     })
 }
 
+/// The selector at a scale's selector path in string form: a string as it is (custom
+/// resources keep one in their status); a `LabelSelector` as kube's apps kinds' scales say
+/// theirs (`LabelSelectorAsSelector(...).String()`: requirements sorted by key, `a=b`,
+/// `a in (x,y)`, `a notin (x)`, `a`, `!a`); a map of labels as a replication
+/// controller's (`SelectorFromSet(...).String()`).
+fn selector_string(value: &Value) -> Option<String> {
+    let object = match value {
+        Value::String(selector) => return Some(selector.clone()),
+        Value::Object(object) => object,
+        _ => return None,
+    };
+    let structured = (object.iter()).all(|(key, value)| {
+        matches!(
+            (key.as_str(), value),
+            ("matchLabels", Value::Object(_)) | ("matchExpressions", Value::Array(_))
+        )
+    });
+    let mut requirements: Vec<(String, String)> = Vec::new();
+    let labels = match structured {
+        true => object.get("matchLabels").and_then(Value::as_object),
+        false => Some(object),
+    };
+    for (key, value) in labels.into_iter().flatten() {
+        requirements.push((key.clone(), format!("{key}={}", value.as_str()?)));
+    }
+    let expressions =
+        (object.get("matchExpressions").and_then(Value::as_array)).filter(|_| structured);
+    for expression in expressions.into_iter().flatten() {
+        let key = expression.get("key").and_then(Value::as_str)?;
+        let mut values: Vec<&str> = (expression.get("values").and_then(Value::as_array))
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        let text = match expression.get("operator").and_then(Value::as_str)? {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_owned(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => return None,
+        };
+        requirements.push((key.to_owned(), text));
+    }
+    requirements.sort_by(|a, b| a.0.cmp(&b.0));
+    let texts: Vec<String> = requirements.into_iter().map(|(_, text)| text).collect();
+    Some(texts.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// kube's scales of its apps kinds and replication controllers.
+    #[test]
+    fn selectors_read_as_kubes_scales_say_them() {
+        let cases = [
+            (json!("app=web"), "app=web"),
+            (
+                json!({"matchLabels": {"tier": "a", "app": "web"}}),
+                "app=web,tier=a",
+            ),
+            (
+                json!({"matchLabels": {"z": "1"}, "matchExpressions": [
+                    {"key": "env", "operator": "In", "values": ["prod", "dev"]},
+                    {"key": "b", "operator": "DoesNotExist"},
+                    {"key": "a", "operator": "Exists"},
+                    {"key": "c", "operator": "NotIn", "values": ["x"]},
+                ]}),
+                "a,!b,c notin (x),env in (dev,prod),z=1",
+            ),
+            (json!({}), ""),
+            (json!({"b": "2", "a": "1"}), "a=1,b=2"),
+        ];
+        for (selector, expected) in cases {
+            assert_eq!(
+                selector_string(&selector).as_deref(),
+                Some(expected),
+                "{selector}"
+            );
+        }
+    }
 
     #[test]
     fn paths_read_and_write_nested_fields() {

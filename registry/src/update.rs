@@ -224,6 +224,9 @@ impl Registry {
             Some(Subresource::Scale) => {
                 request.scale_info()?;
             }
+            Some(Subresource::Fields(name)) => {
+                object::fields_of(info, name)?;
+            }
             _ => {}
         }
         let api_version = kind.api_version(target.version);
@@ -656,12 +659,7 @@ impl Registry {
 
 /// The name of a subresource in `managedFields` (empty for the object itself).
 fn subresource_name(subresource: Option<Subresource>) -> &'static str {
-    match subresource {
-        None => "",
-        Some(Subresource::Status) => "status",
-        Some(Subresource::Scale) => "scale",
-        Some(Subresource::Finalize) => "finalize",
-    }
+    subresource.map_or("", Subresource::name)
 }
 
 impl Registry {

@@ -43,6 +43,22 @@ pub(super) fn apply_update_rules(
         }
         // The Scale already wrote its path into a copy of the stored object.
         Some(Subresource::Scale) => {}
+        // Another subresource changes its fields only (and managedFields, per request).
+        Some(Subresource::Fields(name)) => {
+            let paths = super::object::fields_of(info, name).unwrap_or_default();
+            let taken: Vec<_> = (paths.iter())
+                .map(|path| (*path, kapi_core::unstructured::get_path(new, path).cloned()))
+                .collect();
+            let managed = meta(new).and_then(|m| m.get("managedFields")).cloned();
+            *new = old.clone();
+            for (path, value) in taken {
+                match value {
+                    Some(value) => kapi_core::unstructured::set_path(new, path, value),
+                    None => kapi_core::unstructured::remove_path(new, path),
+                }
+            }
+            set_meta(new, "managedFields", managed);
+        }
         // `/finalize` replaces all but the status (kube's finalize strategy).
         Some(Subresource::Finalize) => set_top(new, "status", old.get("status").cloned()),
         None if info.subresources.status => set_top(new, "status", old.get("status").cloned()),

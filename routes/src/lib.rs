@@ -9,7 +9,9 @@
 //! group-version, which OpenAPI needs.
 //!
 //! Order is fixed so the expansion is deterministic: collection, object, all-namespaces,
-//! the deprecated `/watch/` routes, then the `status` and `scale` subresources.
+//! the deprecated `/watch/` routes, the `status` and `scale` subresources, `finalize`, then
+//! the kind's other subresources in declaration order ([`Other`]: kube's `approval`,
+//! `binding`, `eviction`, `log`, `exec`, `proxy`, ...).
 
 pub mod version_order;
 
@@ -26,9 +28,27 @@ pub enum Method {
     Patch,
     /// DELETE
     Delete,
+    /// HEAD (only proxies connect it)
+    Head,
+    /// OPTIONS (only proxies connect it)
+    Options,
 }
 
 impl Method {
+    /// The method of an upper-case HTTP method name (`GET`), if routes take it.
+    pub fn from_http(name: &str) -> Option<Method> {
+        Some(match name {
+            "GET" => Method::Get,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "PATCH" => Method::Patch,
+            "DELETE" => Method::Delete,
+            "HEAD" => Method::Head,
+            "OPTIONS" => Method::Options,
+            _ => return None,
+        })
+    }
+
     /// Upper-case name, as on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -37,6 +57,8 @@ impl Method {
             Method::Put => "PUT",
             Method::Patch => "PATCH",
             Method::Delete => "DELETE",
+            Method::Head => "HEAD",
+            Method::Options => "OPTIONS",
         }
     }
 }
@@ -62,6 +84,9 @@ pub enum Action {
     Watch,
     /// Watch a collection: the deprecated `/watch/...` path.
     WatchList,
+    /// Connect to what serves the object (a node's kubelet, a Service's endpoints):
+    /// kube's `exec`, `attach`, `portforward` and `proxy` subresources.
+    Connect,
 }
 
 impl Action {
@@ -77,10 +102,12 @@ impl Action {
             Action::DeleteCollection => "deletecollection",
             Action::Watch => "watch",
             Action::WatchList => "watchlist",
+            Action::Connect => "connect",
         }
     }
 
-    /// The authorization / discovery verb the action belongs to.
+    /// The authorization / discovery verb the action belongs to (a connect's depends on
+    /// its method: [`Route::verb`]).
     pub fn verb(self) -> &'static str {
         match self {
             Action::Get => "get",
@@ -91,6 +118,7 @@ impl Action {
             Action::Delete => "delete",
             Action::DeleteCollection => "deletecollection",
             Action::Watch | Action::WatchList => "watch",
+            Action::Connect => "get",
         }
     }
 }
@@ -116,6 +144,37 @@ pub struct Input<'a> {
     pub finalize: bool,
     /// The kind is only created (kube's reviews): one `POST` on the collection.
     pub create_only: bool,
+    /// The kind's other subresources, in declaration order.
+    pub others: &'a [Other<'a>],
+}
+
+/// A subresource beside `status`, `scale` and `finalize`, by the routes it has.
+#[derive(Clone, Copy, Debug)]
+pub struct Other<'a> {
+    /// `approval`, `binding`, `exec`: a path segment.
+    pub name: &'a str,
+    /// Its routes.
+    pub shape: Shape<'a>,
+}
+
+/// The routes of a subresource, as kube's installer makes them from what its storage does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape<'a> {
+    /// Read, replaced and patched, as `status` (kube's `approval`, `ephemeralcontainers`).
+    View,
+    /// Only created: a `POST` of another kind's object about the object (kube's
+    /// `binding`, `eviction`, `token`).
+    Create,
+    /// Only read (kube's `log`).
+    Read,
+    /// Connected to with these methods (kube's `exec`: `GET` and `POST`), also under a
+    /// trailing `/{path}` when `path` is set (kube's `proxy`).
+    Connect {
+        /// The methods, in kube's order.
+        methods: &'a [Method],
+        /// Whether a second route takes the rest of the path (`.../proxy/{path}`).
+        path: bool,
+    },
 }
 
 /// One route, owned: the derive writes it into a `kapi::api::Route`, the runtime
@@ -128,8 +187,8 @@ pub struct Route {
     pub path: String,
     /// What the route does.
     pub action: Action,
-    /// `status`, `scale` or `finalize`, for subresource routes.
-    pub subresource: Option<&'static str>,
+    /// `status`, `scale`, `finalize` or another subresource's name, for subresource routes.
+    pub subresource: Option<String>,
     /// The installer's operation id (`listNamespacedWebApp`).
     pub operation_id: String,
 }
@@ -159,13 +218,14 @@ pub fn routes(input: &Input) -> Vec<Route> {
     let object = format!("{collection}/{{name}}");
     let watch_collection = format!("{prefix}/watch{scope_path}/{plural}");
 
-    let route = |method, path: &str, action, subresource, operation_id: String| Route {
-        method,
-        path: path.to_owned(),
-        action,
-        subresource,
-        operation_id,
-    };
+    let route =
+        |method, path: &str, action, subresource: Option<&str>, operation_id: String| Route {
+            method,
+            path: path.to_owned(),
+            action,
+            subresource: subresource.map(str::to_owned),
+            operation_id,
+        };
     if input.create_only {
         let create = format!("create{ns}{kind}");
         return vec![route(
@@ -289,7 +349,80 @@ pub fn routes(input: &Input) -> Vec<Route> {
             format!("replace{ns}{kind}Finalize"),
         ));
     }
+    for other in input.others {
+        let name = other.name;
+        let path = format!("{object}/{name}");
+        let titled = title(name);
+        match other.shape {
+            Shape::View => {
+                for (method, action, verb) in [
+                    (Method::Get, Action::Get, "read"),
+                    (Method::Put, Action::Update, "replace"),
+                    (Method::Patch, Action::Patch, "patch"),
+                ] {
+                    let id = format!("{verb}{ns}{kind}{titled}");
+                    routes.push(route(method, &path, action, Some(name), id));
+                }
+            }
+            Shape::Create => {
+                let id = format!("create{ns}{kind}{titled}");
+                routes.push(route(Method::Post, &path, Action::Create, Some(name), id));
+            }
+            Shape::Read => {
+                let id = format!("read{ns}{kind}{titled}");
+                routes.push(route(Method::Get, &path, Action::Get, Some(name), id));
+            }
+            Shape::Connect {
+                methods,
+                path: rest,
+            } => {
+                let with_path = format!("{path}/{{path}}");
+                let paths = [(&path, ""), (&with_path, "WithPath")];
+                for (path, suffix) in paths.into_iter().take(if rest { 2 } else { 1 }) {
+                    for &method in methods {
+                        let verb = title(&method.as_str().to_lowercase());
+                        let id = format!("connect{verb}{ns}{kind}{titled}{suffix}");
+                        routes.push(route(method, path, Action::Connect, Some(name), id));
+                    }
+                }
+            }
+        }
+    }
     routes
+}
+
+/// `Ephemeralcontainers` for `ephemeralcontainers`: the installer's operation-id casing.
+fn title(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+impl Route {
+    /// The authorization and discovery verb of the route: its action's, but a connect's
+    /// comes from its method (kube's request info: `POST` creates, `PUT` updates), and a
+    /// connect by `HEAD` or `OPTIONS` has none in discovery.
+    pub fn verb(&self) -> Option<&'static str> {
+        if self.action != Action::Connect {
+            return Some(self.action.verb());
+        }
+        connect_verb(self.method)
+    }
+}
+
+/// The verb of a connect by `method` (kube's request info; none for `HEAD` and `OPTIONS`,
+/// which discovery does not list).
+pub fn connect_verb(method: Method) -> Option<&'static str> {
+    match method {
+        Method::Get => Some("get"),
+        Method::Post => Some("create"),
+        Method::Put => Some("update"),
+        Method::Patch => Some("patch"),
+        Method::Delete => Some("delete"),
+        Method::Head | Method::Options => None,
+    }
 }
 
 #[cfg(test)]
@@ -301,7 +434,9 @@ mod tests {
         routes
             .iter()
             .map(|r| {
-                let sub = r.subresource.map(|s| format!("[{s}] ")).unwrap_or_default();
+                let sub = (r.subresource.as_ref())
+                    .map(|s| format!("[{s}] "))
+                    .unwrap_or_default();
                 let method = format!("{:?}", r.method).to_uppercase();
                 format!(
                     "{method} {} {:?} {sub}{}\n",
@@ -331,6 +466,7 @@ mod tests {
         scale: true,
         finalize: false,
         create_only: false,
+        others: &[],
     };
 
     #[test]
@@ -445,6 +581,94 @@ mod tests {
             PUT /api/v1/namespaces/{name}/finalize Update [finalize] replaceNamespaceFinalize
             ",
         );
+    }
+
+    /// kube 1.32's pod routes besides the collection's, object's and status's, with the
+    /// operation ids of its OpenAPI document.
+    #[test]
+    fn other_subresources_route_as_kubes_pods() {
+        const PROXY: &[Method] = &[
+            Method::Delete,
+            Method::Get,
+            Method::Head,
+            Method::Options,
+            Method::Patch,
+            Method::Post,
+            Method::Put,
+        ];
+        let connect = Shape::Connect {
+            methods: &[Method::Get, Method::Post],
+            path: false,
+        };
+        let others = [
+            Other {
+                name: "binding",
+                shape: Shape::Create,
+            },
+            Other {
+                name: "ephemeralcontainers",
+                shape: Shape::View,
+            },
+            Other {
+                name: "log",
+                shape: Shape::Read,
+            },
+            Other {
+                name: "exec",
+                shape: connect,
+            },
+            Other {
+                name: "proxy",
+                shape: Shape::Connect {
+                    methods: PROXY,
+                    path: true,
+                },
+            },
+        ];
+        let pods = Input {
+            group: "",
+            kind: "Pod",
+            plural: "pods",
+            status: false,
+            scale: false,
+            others: &others,
+            ..WEBAPP
+        };
+        let routes = routes(&pods);
+        let lines = render(&routes[11..]);
+        let expected = "
+            POST /api/v1/namespaces/{namespace}/pods/{name}/binding Create [binding] createNamespacedPodBinding
+            GET /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers Get [ephemeralcontainers] readNamespacedPodEphemeralcontainers
+            PUT /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers Update [ephemeralcontainers] replaceNamespacedPodEphemeralcontainers
+            PATCH /api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers Patch [ephemeralcontainers] patchNamespacedPodEphemeralcontainers
+            GET /api/v1/namespaces/{namespace}/pods/{name}/log Get [log] readNamespacedPodLog
+            GET /api/v1/namespaces/{namespace}/pods/{name}/exec Connect [exec] connectGetNamespacedPodExec
+            POST /api/v1/namespaces/{namespace}/pods/{name}/exec Connect [exec] connectPostNamespacedPodExec
+            DELETE /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectDeleteNamespacedPodProxy
+            GET /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectGetNamespacedPodProxy
+            HEAD /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectHeadNamespacedPodProxy
+            OPTIONS /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectOptionsNamespacedPodProxy
+            PATCH /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectPatchNamespacedPodProxy
+            POST /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectPostNamespacedPodProxy
+            PUT /api/v1/namespaces/{namespace}/pods/{name}/proxy Connect [proxy] connectPutNamespacedPodProxy
+            DELETE /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectDeleteNamespacedPodProxyWithPath
+            GET /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectGetNamespacedPodProxyWithPath
+            HEAD /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectHeadNamespacedPodProxyWithPath
+            OPTIONS /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectOptionsNamespacedPodProxyWithPath
+            PATCH /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectPatchNamespacedPodProxyWithPath
+            POST /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectPostNamespacedPodProxyWithPath
+            PUT /api/v1/namespaces/{namespace}/pods/{name}/proxy/{path} Connect [proxy] connectPutNamespacedPodProxyWithPath
+        ";
+        let expected: String = (expected.lines())
+            .map(|l| format!("{}\n", l.trim()))
+            .filter(|l| l != "\n")
+            .collect();
+        assert_eq!(lines, expected, "\nactual:\n{lines}");
+        let verbs: Vec<_> = (routes.iter())
+            .filter(|r| r.subresource.as_deref() == Some("proxy") && !r.path.ends_with("{path}"))
+            .filter_map(Route::verb)
+            .collect();
+        assert_eq!(verbs, ["delete", "get", "patch", "create", "update"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod apply_clients;
 mod audit;
 mod auth;
 mod builtin_kinds;
+mod builtin_subresources;
 mod configmap;
 mod controller;
 mod conversion;

@@ -119,6 +119,9 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let registry = registry.with_admission(Arc::new(crate::webhooks::Webhooks::default()));
     let registry = registry.with_watch_cache(flags.storage.cache());
     let registry = Arc::new(registry);
+    // What kube does with its built-in kinds beyond storing them (Pod binding, eviction).
+    #[cfg(feature = "builtin")]
+    crate::builtin::register(&registry);
     // Health checks (`/healthz`, `/livez`, `/readyz`) under kube's names, each part's
     // registered as it starts. The registry made the `default` namespace (kube's
     // bootstrap controller) and set up admission.

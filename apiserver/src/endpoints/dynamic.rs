@@ -88,7 +88,7 @@ fn resolve(shared: &Shared, method: &Method, path: &str) -> Result<Call<'static>
     let (route, values) = (shaped.into_iter())
         .find(|(route, _)| route.method.as_str() == method.as_str())
         .ok_or(ApiError::MethodNotAllowed)?;
-    let handler = Handler::for_route(route).ok_or(ApiError::MethodNotAllowed)?;
+    let handler = Handler::for_route(info, route).ok_or(ApiError::MethodNotAllowed)?;
     let value = |param: &str| {
         (values.iter())
             .find(|(name, _)| *name == param)
@@ -97,9 +97,11 @@ fn resolve(shared: &Shared, method: &Method, path: &str) -> Result<Call<'static>
     Ok(Call {
         version: version.name,
         handler,
+        subresource: route.subresource,
         names: Names {
             namespace: value("namespace"),
             name: value("name"),
+            path: value("path"),
         },
         deprecation: deprecation(info, version),
         kind: Some(kind),

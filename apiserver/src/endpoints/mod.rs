@@ -17,6 +17,7 @@
 //! both as `Status`es. The router sits behind the handler chain (`crate::filters`:
 //! request log, panic recovery, authentication, authorization).
 
+mod connect;
 mod discovery;
 mod dynamic;
 mod health;

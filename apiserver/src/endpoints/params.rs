@@ -40,6 +40,11 @@ impl Query {
             .collect()
     }
 
+    /// Every pair, in order.
+    pub(super) fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+
     /// `key` is present, with or without a value (`?verbose`).
     pub(super) fn has(&self, key: &str) -> bool {
         self.pairs.iter().any(|(k, _)| k == key)

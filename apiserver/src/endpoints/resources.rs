@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::http::header::USER_AGENT;
 use axum::http::request::Parts;
 use axum::response::Response;
-use axum::routing::{MethodRouter, delete, get, patch, post, put};
+use axum::routing::{MethodRouter, delete, get, head, options, patch, post, put};
 use serde_json::Value;
 
 use super::media::{self, Format, Output};
@@ -26,7 +26,9 @@ use crate::authn::UserInfo;
 use crate::http::ErrorResponse as _;
 use crate::http::add_warning;
 use kapi_core::api::protobuf::ProtoMessage;
-use kapi_core::api::{Handler, KindInfo, Method, RouteBinding, VersionInfo};
+use kapi_core::api::{
+    BodyKind, Handler, KindInfo, Method, RouteBinding, SubresourceShape, VersionInfo,
+};
 use kapi_core::error::ApiError;
 use kapi_core::meta::{DELETE_OPTIONS_PROTO, DeleteOptions};
 use kapi_core::scheme::KindEntry;
@@ -41,18 +43,36 @@ struct Endpoint {
     params: Vec<&'static str>,
     /// `Warning` text for every response of a deprecated version.
     deprecation: Option<String>,
+    /// Mounted at a proxy's root with a trailing slash (`.../proxy/`): the rest of the
+    /// path is there and empty.
+    empty_path: bool,
 }
 
 /// The routes of `bindings`, grouped by path: one method router per path.
 pub(super) fn router(bindings: &'static [RouteBinding], shared: &Arc<Shared>) -> Router {
-    let mut paths: BTreeMap<&'static str, Vec<&'static RouteBinding>> = BTreeMap::new();
+    // Each path, and whether it is a proxy's root with a trailing slash (`.../proxy/`),
+    // which the router's wildcard (`{*path}`) does not match: kube proxies it to `/`.
+    let mut paths: BTreeMap<(&'static str, bool), Vec<&'static RouteBinding>> = BTreeMap::new();
     for binding in bindings {
-        paths.entry(binding.route.path).or_default().push(binding);
+        paths
+            .entry((binding.route.path, false))
+            .or_default()
+            .push(binding);
+        if binding.route.path.ends_with("/{path}") {
+            paths
+                .entry((binding.route.path, true))
+                .or_default()
+                .push(binding);
+        }
     }
     let scheme = shared.registry.scheme();
     let mut router = Router::new();
-    for (path, bindings) in paths {
-        let (template, params) = axum_path(path);
+    for ((path, empty_path), bindings) in paths {
+        let (mut template, params) = axum_path(path);
+        if empty_path {
+            let root = template.rfind('/').map_or(0, |slash| slash + 1);
+            template.truncate(root);
+        }
         let mut methods = MethodRouter::new();
         let mut seen = Vec::new();
         for binding in bindings {
@@ -79,6 +99,7 @@ pub(super) fn router(bindings: &'static [RouteBinding], shared: &Arc<Shared>) ->
                 deprecation: info
                     .version(binding.version)
                     .and_then(|v| deprecation(info, v)),
+                empty_path,
             });
             let shared = Arc::clone(shared);
             let handler = move |request: Request| serve(shared, endpoint, request);
@@ -88,6 +109,8 @@ pub(super) fn router(bindings: &'static [RouteBinding], shared: &Arc<Shared>) ->
                 Method::Put => methods.merge(put(handler)),
                 Method::Patch => methods.merge(patch(handler)),
                 Method::Delete => methods.merge(delete(handler)),
+                Method::Head => methods.merge(head(handler)),
+                Method::Options => methods.merge(options(handler)),
             };
         }
         router = router.route(&template, methods.fallback(super::method_not_allowed));
@@ -97,7 +120,8 @@ pub(super) fn router(bindings: &'static [RouteBinding], shared: &Arc<Shared>) ->
 
 /// The axum path of a template, its parameters renamed by position (`{p0}`, `{p1}`) so that
 /// `/api/v1/namespaces/{name}` and `/api/v1/namespaces/{namespace}/configmaps` share a
-/// node, as the router requires; and the template's names, in order.
+/// node, as the router requires; and the template's names, in order. A `{path}` (a proxy's
+/// `.../proxy/{path}`) takes the rest of the path, slashes included.
 fn axum_path(template: &'static str) -> (String, Vec<&'static str>) {
     let mut path = String::with_capacity(template.len());
     let mut params = Vec::new();
@@ -107,7 +131,12 @@ fn axum_path(template: &'static str) -> (String, Vec<&'static str>) {
             break;
         };
         path.push_str(&rest[..start]);
-        path.push_str(&format!("{{p{}}}", params.len()));
+        let wildcard = if &rest[start + 1..start + len] == "path" {
+            "*"
+        } else {
+            ""
+        };
+        path.push_str(&format!("{{{wildcard}p{}}}", params.len()));
         params.push(&rest[start + 1..start + len]);
         rest = &rest[start + len + 1..];
     }
@@ -149,6 +178,7 @@ async fn serve(shared: Arc<Shared>, endpoint: Arc<Endpoint>, request: Request) -
             kind: shared.registry.scheme().kind(endpoint.kind),
             version: endpoint.binding.version,
             handler: endpoint.binding.handler,
+            subresource: endpoint.binding.route.subresource,
             names,
             deprecation: endpoint.deprecation.clone(),
         },
@@ -157,10 +187,11 @@ async fn serve(shared: Arc<Shared>, endpoint: Arc<Endpoint>, request: Request) -
     call.serve(&shared, parts, body).await
 }
 
-/// The path's `namespace` and `name`.
+/// The path's `namespace`, `name` and (a proxy's) rest of the `path`.
 pub(super) struct Names {
     pub namespace: Option<String>,
     pub name: Option<String>,
+    pub path: Option<String>,
 }
 
 /// A resource request resolved to what serves it: from a route of the table, or from the
@@ -172,6 +203,8 @@ pub(super) struct Call<'a> {
     pub version: &'a str,
     /// What the request does.
     pub handler: Handler,
+    /// The route's subresource (`status`, `exec`).
+    pub subresource: Option<&'static str>,
     /// Namespace and name from the path.
     pub names: Names,
     /// `Warning` text for a deprecated version.
@@ -207,11 +240,13 @@ async fn path_names(endpoint: &Endpoint, parts: &mut Parts) -> Result<Names, Api
     let mut names = Names {
         namespace: None,
         name: None,
+        path: endpoint.empty_path.then(String::new),
     };
     for (param, value) in endpoint.params.iter().zip(values) {
         match *param {
             "namespace" => names.namespace = Some(value),
             "name" => names.name = Some(value),
+            "path" => names.path = Some(value),
             _ => {}
         }
     }
@@ -239,9 +274,18 @@ async fn handle(
     let headers = &parts.headers;
     let user_agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
     let handler = call.handler;
+    // A read answered by a connector (`log`), not with the object.
+    if handler == Handler::GetOther && !call.fields_subresource(kind) {
+        return Box::pin(super::connect::serve(registry, call, target, &parts)).await;
+    }
     let tables = matches!(
         handler,
-        Handler::Get | Handler::GetStatus | Handler::List | Handler::Watch | Handler::WatchList
+        Handler::Get
+            | Handler::GetStatus
+            | Handler::GetOther
+            | Handler::List
+            | Handler::Watch
+            | Handler::WatchList
     );
     let output = media::negotiate(headers, query.pretty()?, tables, protobuf_of(kind, handler))?;
     let include_object = match output.format {
@@ -253,8 +297,8 @@ async fn handle(
     // size this future, and every request's future is moved through the handler chain a
     // few times (a GET's copies were a tenth of its instructions).
     match handler {
-        Handler::Get | Handler::GetStatus | Handler::GetScale => {
-            let subresource = subresource(handler);
+        Handler::Get | Handler::GetStatus | Handler::GetScale | Handler::GetOther => {
+            let subresource = subresource(handler, call.subresource);
             let options = GetOptions {
                 resource_version: query.string("resourceVersion"),
             };
@@ -324,7 +368,8 @@ async fn handle(
         Handler::Update
         | Handler::UpdateStatus
         | Handler::UpdateScale
-        | Handler::UpdateFinalize => {
+        | Handler::UpdateFinalize
+        | Handler::UpdateOther => {
             let body = read_body(body).await?;
             let mut options = query.write_options("UpdateOptions", user_agent)?;
             options.user = user;
@@ -333,18 +378,19 @@ async fn handle(
             let protobuf = kind.info.protobuf.filter(|_| !scale);
             let (object, duplicates) = media::decode_object(headers, &body, protobuf)?;
             options.duplicate_fields = duplicates;
-            let update = registry.update(target, name, object, subresource(handler), &options);
+            let subresource = subresource(handler, call.subresource);
+            let update = registry.update(target, name, object, subresource, &options);
             let written = Box::pin(update).await?;
             Ok(render_written(written, output, warnings))
         }
-        Handler::Patch | Handler::PatchStatus | Handler::PatchScale => {
+        Handler::Patch | Handler::PatchStatus | Handler::PatchScale | Handler::PatchOther => {
             let body = read_body(body).await?;
             let patch_type = media::patch_type(headers)?;
             let mut options = query.patch_options(patch_type, user_agent)?;
             options.user = user;
             let (patch, duplicates) = media::decode_patch(patch_type, &body)?;
             options.duplicate_fields = duplicates;
-            let subresource = subresource(handler);
+            let subresource = subresource(handler, call.subresource);
             let patch = registry.patch(target, name, patch_type, patch, subresource, &options);
             let written = Box::pin(patch).await?;
             Ok(render_written(written, output, warnings))
@@ -355,6 +401,19 @@ async fn handle(
             let object =
                 Box::pin(registry.delete_as(target, name, &options, user.as_ref())).await?;
             Ok(media::respond(StatusCode::OK, &object, output))
+        }
+        Handler::Connect => Box::pin(super::connect::serve(registry, call, target, &parts)).await,
+        Handler::CreateOther => {
+            let body = read_body(body).await?;
+            let mut options = query.write_options("CreateOptions", user_agent)?;
+            let body_kind = call.body_kind(kind).ok_or(ApiError::NoRoute)?;
+            let (object, duplicates) = media::decode_object(headers, &body, body_kind.protobuf)?;
+            options.duplicate_fields = duplicates;
+            options.user = user;
+            let subresource = call.subresource.unwrap_or_default();
+            let create = registry.create_on(target, name, subresource, object, &options);
+            let written = Box::pin(create).await?;
+            Ok(render_written(written, output, warnings))
         }
         Handler::DeleteCollection => {
             let body = read_body(body).await?;
@@ -372,18 +431,40 @@ async fn handle(
 fn protobuf_of(kind: &KindEntry, handler: Handler) -> Option<&'static ProtoMessage> {
     match handler {
         Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => None,
+        Handler::CreateOther | Handler::Connect => None,
         _ => kind.info.protobuf,
     }
 }
 
-fn subresource(handler: Handler) -> Option<Subresource> {
+/// The registry's subresource of a handler, on a route of subresource `name`.
+fn subresource(handler: Handler, name: Option<&'static str>) -> Option<Subresource> {
     match handler {
         Handler::GetStatus | Handler::UpdateStatus | Handler::PatchStatus => {
             Some(Subresource::Status)
         }
         Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => Some(Subresource::Scale),
         Handler::UpdateFinalize => Some(Subresource::Finalize),
+        Handler::GetOther | Handler::UpdateOther | Handler::PatchOther => {
+            name.map(Subresource::Fields)
+        }
         _ => None,
+    }
+}
+
+impl Call<'_> {
+    /// The route's subresource is one of the object's fields (`approval`).
+    fn fields_subresource(&self, kind: &KindEntry) -> bool {
+        let other = (self.subresource).and_then(|name| kind.info.subresources.other(name));
+        matches!(other.map(|o| &o.shape), Some(SubresourceShape::Fields(_)))
+    }
+
+    /// The kind the route's `Create` subresource takes (`Eviction`).
+    fn body_kind(&self, kind: &KindEntry) -> Option<&'static BodyKind> {
+        let other = (self.subresource).and_then(|name| kind.info.subresources.other(name));
+        match other.map(|o| &o.shape) {
+            Some(SubresourceShape::Create(body)) => Some(body),
+            _ => None,
+        }
     }
 }
 

@@ -13,7 +13,7 @@
 mod aggregated;
 mod legacy;
 
-use kapi_core::api::Scope;
+use kapi_core::api::{Scope, SubresourceShape};
 use serde_json::{Value, json};
 
 use crate::model::{ApiModel, ResourceModel};
@@ -78,16 +78,28 @@ fn group_version_kind(group: &str, version: &str, kind: &str) -> Value {
     json!({"group": group, "version": version, "kind": kind})
 }
 
-/// The `(group, version, kind)` a subresource of `resource` (served in `version`) answers
-/// with: `autoscaling/v1` `Scale` for `scale`, the resource's own kind otherwise.
+/// The `(group, version, kind)` discovery names for a subresource of `resource` (served in
+/// `version`): `autoscaling/v1` `Scale` for `scale`, a `Create` subresource's body kind
+/// (`policy/v1` `Eviction`), a connect's options kind (`PodExecOptions`), the resource's
+/// own kind otherwise.
 fn subresource_kind<'a>(
     resource: &'a ResourceModel,
     version: &'a str,
     subresource: &str,
 ) -> (&'a str, &'a str, &'a str) {
-    match subresource {
-        "scale" => ("autoscaling", "v1", "Scale"),
-        _ => (resource.kind.group, version, resource.kind.kind),
+    let own = (resource.kind.group, version, resource.kind.kind);
+    if subresource == "scale" {
+        return ("autoscaling", "v1", "Scale");
+    }
+    match resource
+        .kind
+        .subresources
+        .other(subresource)
+        .map(|s| &s.shape)
+    {
+        Some(SubresourceShape::Create(body)) => (body.group, body.version, body.kind),
+        Some(SubresourceShape::Connect { options, .. }) => (own.0, own.1, options),
+        _ => own,
     }
 }
 

@@ -303,12 +303,13 @@ pub(super) fn routes(model: &ApiModel) -> Result<Routes, GlueError> {
             .unwrap_or_default();
         let routes = (resource.routes().iter().enumerate())
             .map(|(index, route)| {
-                let handler = Handler::for_route(route).ok_or_else(|| GlueError::NoHandler {
-                    kind: kind.kind.into(),
-                    version: resource.version.name.into(),
-                    method: route.method.as_str().into(),
-                    path: route.path.into(),
-                })?;
+                let handler =
+                    Handler::for_route(kind, route).ok_or_else(|| GlueError::NoHandler {
+                        kind: kind.kind.into(),
+                        version: resource.version.name.into(),
+                        method: route.method.as_str().into(),
+                        path: route.path.into(),
+                    })?;
                 Ok(RouteLine {
                     index,
                     handler: format!("{handler:?}"),
@@ -496,6 +497,7 @@ mod tests {
             subresources: kapi_core::api::Subresources {
                 status: false,
                 scale: None,
+                others: &[],
             },
             printer_columns: &[],
             selectable_fields: &[],

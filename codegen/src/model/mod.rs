@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use kapi_core::api::{KindInfo, Route, SCHEMA_KEYWORDS, VersionInfo, VersionSchema};
+use kapi_core::api::{
+    KindInfo, Route, SCHEMA_KEYWORDS, SubresourceShape, VersionInfo, VersionSchema,
+};
 use kapi_core::meta;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::AddNullable;
@@ -67,6 +69,9 @@ pub struct ResourceModel {
     pub schema_name: String,
     /// Qualified schema name of its list (`dev.example.apps.v1.WebAppList`).
     pub list_schema_name: String,
+    /// The qualified schema names of what its `Create` subresources take, by subresource
+    /// (`eviction`: `io.k8s.api.policy.v1.Eviction`).
+    pub bodies: Vec<(&'static str, String)>,
 }
 
 /// Why a set of kinds does not make a consistent API.
@@ -226,6 +231,17 @@ impl GroupVersionModel {
         let mut names = Vec::new();
         // The schemas definitions give (kinds installed while the server runs), by name.
         let mut given = Vec::new();
+        // What each kind's `Create` subresources take: (kind, subresource, body, name).
+        let mut bodies = Vec::new();
+        for (kind, _) in kinds {
+            for other in kind.subresources.others {
+                if let SubresourceShape::Create(body) = other.shape {
+                    let reference = (body.schema)(&mut generator);
+                    let name = ref_name(reference.as_value()).unwrap_or_default();
+                    bodies.push((kind.kind, other.name, body, name.to_owned()));
+                }
+            }
+        }
         for (kind, v) in kinds {
             match v.schema {
                 VersionSchema::Type(schema) => {
@@ -286,6 +302,17 @@ impl GroupVersionModel {
                 set_gvk(schema, gvk);
             }
         }
+        // A body is an object of its kind, which names itself.
+        for (_, _, body, name) in &bodies {
+            if let Some(schema) = schemas.get_mut(&qualify(name)) {
+                let (group, version) = (body.group, body.version);
+                add_type_meta(schema, &api_version(group, version), body.kind);
+                set_gvk(
+                    schema,
+                    json!({"group": group, "kind": body.kind, "version": version}),
+                );
+            }
+        }
 
         let mut resources = Vec::new();
         for ((kind, v), name) in kinds.iter().zip(names) {
@@ -303,11 +330,16 @@ impl GroupVersionModel {
                     group_version: api_version(group, version),
                 });
             }
+            let bodies = (bodies.iter())
+                .filter(|(of, ..)| *of == kind.kind)
+                .map(|(_, subresource, _, name)| (*subresource, qualify(name)))
+                .collect();
             resources.push(ResourceModel {
                 kind,
                 version: v,
                 schema_name,
                 list_schema_name,
+                bodies,
             });
         }
         schemas.sort_keys();
@@ -350,7 +382,7 @@ impl ResourceModel {
     pub fn verbs(&self, subresource: Option<&str>) -> Vec<&'static str> {
         let mut verbs: Vec<_> = (self.routes().iter())
             .filter(|r| r.subresource == subresource)
-            .map(|r| r.action.verb())
+            .filter_map(Route::verb)
             .collect();
         verbs.sort_unstable();
         verbs.dedup();

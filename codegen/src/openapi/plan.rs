@@ -2,7 +2,7 @@
 //! the OpenAPI version: parameters, body, responses, content types, as kube-apiserver
 //! documents them (`/openapi/v3/apis/apps/v1` was the reference).
 
-use kapi_core::api::{Action, Method, Route};
+use kapi_core::api::{Action, Method, Route, SubresourceShape};
 use serde_json::{Value, json};
 
 use super::Error;
@@ -23,6 +23,17 @@ pub(crate) const PATCH_TYPES: &[&str] = &[
     "application/merge-patch+json",
     "application/strategic-merge-patch+json",
     "application/apply-patch+yaml",
+];
+
+/// What a connect consumes and produces: whatever the node or endpoint speaks.
+const ANY: &[&str] = &["*/*"];
+
+/// What a pod's `log` produces (kube's `LogREST`).
+const LOG: &[&str] = &[
+    "text/plain",
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
 ];
 
 /// What list and watch operations respond with: a watch (`?watch=true`) streams events.
@@ -125,6 +136,8 @@ pub(crate) struct Response {
     pub description: &'static str,
     /// Qualified schema name of the body, if it has one.
     pub schema: Option<String>,
+    /// The body is text (`{"type": "string"}`: a log, what a connect answers).
+    pub text: bool,
 }
 
 /// The paths of a group-version, sorted by path.
@@ -187,14 +200,34 @@ fn operation(
 ) -> OperationPlan {
     let kind = resource.kind.kind;
     let scale = route.subresource == Some("scale");
-    let (object_schema, gvk) = if scale {
-        (
+    let other = (route.subresource)
+        .and_then(|name| resource.kind.subresources.other(name))
+        .map(|other| &other.shape);
+    // What the route's `name` names, and the kind of its operation.
+    let (object_schema, gvk, named) = match other {
+        _ if scale => (
             SCALE.to_owned(),
             json!({"group": "autoscaling", "kind": "Scale", "version": "v1"}),
-        )
-    } else {
-        let gvk = json!({"group": gv.group, "kind": kind, "version": gv.version});
-        (resource.schema_name.clone(), gvk)
+            "Scale",
+        ),
+        Some(SubresourceShape::Create(body)) => {
+            let name = route.subresource.unwrap_or_default();
+            let schema = (resource.bodies.iter()).find(|(sub, _)| *sub == name);
+            let gvk = json!({"group": body.group, "kind": body.kind, "version": body.version});
+            (
+                schema.map(|(_, s)| s.clone()).unwrap_or_default(),
+                gvk,
+                body.kind,
+            )
+        }
+        Some(SubresourceShape::Connect { options, .. }) => {
+            let gvk = json!({"group": gv.group, "kind": options, "version": gv.version});
+            (String::new(), gvk, *options)
+        }
+        _ => {
+            let gvk = json!({"group": gv.group, "kind": kind, "version": gv.version});
+            (resource.schema_name.clone(), gvk, kind)
+        }
     };
 
     let mut parameters = Vec::new();
@@ -205,8 +238,10 @@ fn operation(
         ));
     }
     if route.is_object() {
-        let named = if scale { "Scale" } else { kind };
         parameters.push(path_param("name", format!("name of the {named}")));
+    }
+    if route.path.ends_with("{path}") {
+        parameters.push(path_param("path", "path to the resource".into()));
     }
     parameters.extend(
         query_params(route.action)
@@ -217,6 +252,8 @@ fn operation(
     parameters.sort_by_key(|p| p.name);
 
     let (body, responses, produces) = match route.action {
+        Action::Get if matches!(other, Some(SubresourceShape::Read)) => (None, text(), LOG),
+        Action::Connect => (None, text(), ANY),
         Action::Get => (None, ok(&[(200, "OK")], &object_schema), JSON_YAML),
         Action::List => (
             None,
@@ -281,13 +318,23 @@ fn ok(codes: &[(u16, &'static str)], schema: &str) -> Vec<Response> {
             code,
             description,
             schema: Some(schema.to_owned()),
+            text: false,
         })
         .collect();
     responses.push(Response {
         code: 401,
         description: "Unauthorized",
         schema: None,
+        text: false,
     });
+    responses
+}
+
+/// `200 OK` with text, and `401 Unauthorized`.
+fn text() -> Vec<Response> {
+    let mut responses = ok(&[(200, "OK")], "");
+    responses[0].schema = None;
+    responses[0].text = true;
     responses
 }
 
@@ -300,7 +347,9 @@ fn description(route: &Route, kind: &str) -> String {
     match route.action {
         Action::Get => format!("read {of}the specified {kind}"),
         Action::List => format!("list or watch objects of kind {kind}"),
+        Action::Create if route.subresource.is_some() => format!("create {of}a {kind}"),
         Action::Create => format!("create a {kind}"),
+        Action::Connect => format!("connect {} requests to {of}{kind}", route.method.as_str()),
         Action::Update => format!("replace {of}the specified {kind}"),
         Action::Patch => format!("partially update {of}the specified {kind}"),
         Action::Delete => format!("delete a {kind}"),
@@ -332,7 +381,7 @@ const LIST: &[&str] = &[
 /// `ignoreStoreReadErrorWithClusterBreakingPotential` (no corrupt-object deletion here).
 pub(crate) fn query_params(action: Action) -> &'static [&'static str] {
     match action {
-        Action::Get => &[],
+        Action::Get | Action::Connect => &[],
         Action::List | Action::Watch | Action::WatchList => LIST,
         Action::Create | Action::Update => &["dryRun", "fieldManager", "fieldValidation"],
         Action::Patch => &["dryRun", "fieldManager", "fieldValidation", "force"],

@@ -117,6 +117,8 @@ fn method_key(method: Method) -> &'static str {
         Method::Put => "put",
         Method::Patch => "patch",
         Method::Delete => "delete",
+        Method::Head => "head",
+        Method::Options => "options",
     }
 }
 
@@ -147,6 +149,9 @@ fn render_operation(plan: &OperationPlan, operation_id: String) -> Value {
             let mut response = json!({"description": r.description});
             if let Some(schema) = &r.schema {
                 response["schema"] = json!({"$ref": format!("{DEFINITION_REF_PREFIX}{schema}")});
+            }
+            if r.text {
+                response["schema"] = json!({"type": "string"});
             }
             (r.code.to_string(), response)
         })

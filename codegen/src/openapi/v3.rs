@@ -49,6 +49,8 @@ pub fn render(gv: &GroupVersionModel) -> Result<OpenAPI, Error> {
                 Method::Put => item.put = operation,
                 Method::Patch => item.patch = operation,
                 Method::Delete => item.delete = operation,
+                Method::Head => item.head = operation,
+                Method::Options => item.options = operation,
             }
         }
         paths
@@ -146,8 +148,11 @@ fn operation(plan: &OperationPlan) -> Operation {
         .map(|r| {
             let response = Response {
                 description: r.description.into(),
-                content: (r.schema.as_deref())
-                    .map_or_else(IndexMap::new, |s| content(plan.produces, s)),
+                content: match (r.schema.as_deref(), r.text) {
+                    (_, true) => text_content(plan.produces),
+                    (Some(schema), false) => content(plan.produces, schema),
+                    (None, false) => IndexMap::new(),
+                },
                 ..Response::default()
             };
             (StatusCode::Code(r.code), ReferenceOr::Item(response))
@@ -184,6 +189,23 @@ fn content(content_types: &[&str], schema: &str) -> IndexMap<String, MediaType> 
         .map(|content_type| {
             let media = MediaType {
                 schema: Some(ReferenceOr::ref_(&format!("{SCHEMA_REF_PREFIX}{schema}"))),
+                ..MediaType::default()
+            };
+            ((*content_type).to_owned(), media)
+        })
+        .collect()
+}
+
+/// Each content type with a string schema: a log, what a connect answers.
+fn text_content(content_types: &[&str]) -> IndexMap<String, MediaType> {
+    (content_types.iter())
+        .map(|content_type| {
+            let schema = Schema {
+                schema_data: SchemaData::default(),
+                schema_kind: SchemaKind::Type(Type::String(Default::default())),
+            };
+            let media = MediaType {
+                schema: Some(ReferenceOr::Item(schema)),
                 ..MediaType::default()
             };
             ((*content_type).to_owned(), media)

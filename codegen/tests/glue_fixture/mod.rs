@@ -87,6 +87,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     subresources: Subresources {
         status: false,
         scale: None,
+        others: &[],
     },
     printer_columns: &[],
     selectable_fields: &[],
@@ -247,6 +248,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
             status_replicas_path: ".status.replicas",
             label_selector_path: None,
         }),
+        others: &[],
     },
     printer_columns: &[],
     selectable_fields: &[],
@@ -305,6 +307,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     subresources: Subresources {
         status: false,
         scale: None,
+        others: &[],
     },
     printer_columns: &[],
     selectable_fields: &[],

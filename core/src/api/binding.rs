@@ -40,12 +40,43 @@ pub enum Handler {
     PatchScale,
     /// Replace the finalize subresource (`spec.finalizers`).
     UpdateFinalize,
+    /// Read another subresource: the object (a `Fields` one's) or what its connector
+    /// answers (`log`).
+    GetOther,
+    /// Replace a `Fields` subresource.
+    UpdateOther,
+    /// Patch a `Fields` subresource.
+    PatchOther,
+    /// Create on a `Create` subresource (`binding`, `eviction`).
+    CreateOther,
+    /// Connect to a `Connect` subresource (`exec`, `proxy`).
+    Connect,
 }
 
 impl Handler {
-    /// The handler serving `route`, or `None` for a subresource no handler exists for.
-    pub fn for_route(route: &Route) -> Option<Handler> {
+    /// The handler serving `route` of `kind`, or `None` for a subresource no handler
+    /// exists for, or that the kind does not declare.
+    pub fn for_route(kind: &KindInfo, route: &Route) -> Option<Handler> {
         use Action::*;
+        let subresources = &kind.subresources;
+        let declared = match route.subresource {
+            None | Some("finalize") => true,
+            Some("status") => subresources.status,
+            Some("scale") => subresources.scale.is_some(),
+            Some(name) => subresources.other(name).is_some_and(|other| {
+                use super::SubresourceShape as Shape;
+                matches!(
+                    (&other.shape, route.action),
+                    (Shape::Fields(_), Get | Update | Patch)
+                        | (Shape::Create(_), Create)
+                        | (Shape::Read, Get)
+                        | (Shape::Connect { .. }, Connect)
+                )
+            }),
+        };
+        if !declared {
+            return None;
+        }
         Some(match (route.subresource, route.action) {
             (None, Get) => Handler::Get,
             (None, List) => Handler::List,
@@ -63,6 +94,11 @@ impl Handler {
             (Some("scale"), Update) => Handler::UpdateScale,
             (Some("scale"), Patch) => Handler::PatchScale,
             (Some("finalize"), Update) => Handler::UpdateFinalize,
+            (Some(_), Get) => Handler::GetOther,
+            (Some(_), Update) => Handler::UpdateOther,
+            (Some(_), Patch) => Handler::PatchOther,
+            (Some(_), Create) => Handler::CreateOther,
+            (Some(_), Connect) => Handler::Connect,
             _ => return None,
         })
     }

@@ -61,6 +61,7 @@ static EMPTY: KindInfo = KindInfo {
     subresources: super::Subresources {
         status: false,
         scale: None,
+        others: &[],
     },
     printer_columns: &[],
     selectable_fields: &[],

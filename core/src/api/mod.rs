@@ -207,6 +207,88 @@ pub struct Subresources {
     pub status: bool,
     /// `/scale`: an `autoscaling/v1` `Scale` view of the object.
     pub scale: Option<ScaleInfo>,
+    /// The others, in declaration order (kube's `approval`, `binding`, `eviction`, `log`,
+    /// `exec`, `proxy`, ...).
+    pub others: &'static [SubresourceInfo],
+}
+
+impl Subresources {
+    /// The other subresource called `name`.
+    pub fn other(&self, name: &str) -> Option<&'static SubresourceInfo> {
+        self.others.iter().find(|s| s.name == name)
+    }
+}
+
+/// A subresource beside `status`, `scale` and `finalize`.
+#[derive(Debug)]
+pub struct SubresourceInfo {
+    /// `approval`: its path segment.
+    pub name: &'static str,
+    /// What it is.
+    pub shape: SubresourceShape,
+}
+
+/// What a subresource is, which decides its routes and what serves them.
+#[derive(Debug)]
+pub enum SubresourceShape {
+    /// The object, read, replaced and patched, of which a write changes only the fields at
+    /// these paths of the hub (kube's CSR `approval`: `.status.conditions`; Pod
+    /// `ephemeralcontainers`: `.spec.ephemeralContainers`).
+    Fields(&'static [&'static str]),
+    /// A `POST` of another kind's object about the object (kube's Pod `binding` and
+    /// `eviction`), answered by the action the server registers for it.
+    Create(&'static BodyKind),
+    /// Read with options, answered by the connector the server registers (kube's `log`).
+    Read,
+    /// Connected to (kube's `exec`, `attach`, `portforward`, `proxy`), answered by the
+    /// connector the server registers.
+    Connect {
+        /// The methods, in kube's order.
+        methods: &'static [Method],
+        /// Whether `.../<name>/{path}` is connected to as well (`proxy`).
+        path: bool,
+        /// The kind of its options (`PodExecOptions`), which discovery names.
+        options: &'static str,
+    },
+}
+
+impl SubresourceShape {
+    /// The shape of its routes.
+    pub fn routes(&self) -> kapi_routes::Shape<'static> {
+        match *self {
+            SubresourceShape::Fields(_) => kapi_routes::Shape::View,
+            SubresourceShape::Create(_) => kapi_routes::Shape::Create,
+            SubresourceShape::Read => kapi_routes::Shape::Read,
+            SubresourceShape::Connect { methods, path, .. } => {
+                kapi_routes::Shape::Connect { methods, path }
+            }
+        }
+    }
+}
+
+/// The kind a `Create` subresource takes (kube's `policy/v1` `Eviction`).
+#[derive(Debug)]
+pub struct BodyKind {
+    /// `policy`; empty for the core group.
+    pub group: &'static str,
+    /// `v1`.
+    pub version: &'static str,
+    /// `Eviction`.
+    pub kind: &'static str,
+    /// Its OpenAPI schema (a `$ref`, registering the definitions it needs).
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Its protobuf message, for protobuf bodies; `None` refuses them with 415.
+    pub protobuf: Option<&'static ProtoMessage>,
+}
+
+impl BodyKind {
+    /// `policy/v1`, or `v1` for the core group: its objects' `apiVersion`.
+    pub fn api_version(&self) -> String {
+        match self.group {
+            "" => self.version.to_owned(),
+            group => format!("{group}/{}", self.version),
+        }
+    }
 }
 
 /// Where the `scale` subresource reads and writes replica counts (JSON paths on the hub).

@@ -12,7 +12,7 @@ pub struct Route {
     pub path: &'static str,
     /// What the route does.
     pub action: Action,
-    /// `status` or `scale`, for subresource routes.
+    /// `status`, `scale` or another subresource's name, for subresource routes.
     pub subresource: Option<&'static str>,
     /// kube-apiserver installer style, unique within a group-version:
     /// `listNamespacedWebApp`, `readNamespacedWebAppStatus`, `listWebAppForAllNamespaces`.
@@ -20,6 +20,14 @@ pub struct Route {
 }
 
 impl Route {
+    /// The authorization and discovery verb of the route ([`kapi_routes::Route::verb`]).
+    pub fn verb(&self) -> Option<&'static str> {
+        match self.action {
+            Action::Connect => kapi_routes::connect_verb(self.method),
+            action => Some(action.verb()),
+        }
+    }
+
     /// The route's path names a `{namespace}`.
     pub fn is_namespaced(&self) -> bool {
         self.path.contains("{namespace}")

@@ -155,6 +155,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
             scale: subresources.is_some_and(|s| s.scale.is_some()),
             finalize: false,
             create_only: false,
+            others: &[],
         });
         Vec::leak(
             (routes.into_iter())
@@ -162,7 +163,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                     method: route.method,
                     path: leak_str(&route.path),
                     action: route.action,
-                    subresource: route.subresource,
+                    subresource: route.subresource.as_deref().map(leak_str),
                     operation_id: leak_str(&route.operation_id),
                 })
                 .collect(),
@@ -188,6 +189,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                 status_replicas_path: leak_str(&scale.status_replicas_path),
                 label_selector_path: scale.label_selector_path.as_deref().map(leak_str),
             }),
+            others: &[],
         },
         printer_columns: printer_columns(
             storage.map_or(&[][..], |v| &v.additional_printer_columns),

@@ -227,7 +227,8 @@ pub struct DaemonSetUpdateStrategy {
     status,
     scale(
         spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas"
+        status_replicas_path = ".status.replicas",
+        label_selector_path = ".spec.selector"
     ),
     storage_key = "deployments",
     version(name = "v1", storage),
@@ -420,7 +421,8 @@ pub struct DeploymentStrategy {
     status,
     scale(
         spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas"
+        status_replicas_path = ".status.replicas",
+        label_selector_path = ".spec.selector"
     ),
     selectable_field = ".status.replicas",
     storage_key = "replicasets",
@@ -604,7 +606,8 @@ pub struct RollingUpdateStatefulSetStrategy {
     status,
     scale(
         spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas"
+        status_replicas_path = ".status.replicas",
+        label_selector_path = ".spec.selector"
     ),
     storage_key = "statefulsets",
     version(name = "v1", storage),

@@ -20,6 +20,7 @@ use kapi_macros::Resource;
     short_name = "csr",
     status,
     selectable_field = ".spec.signerName",
+    subresource(name = "approval", field = ".status.conditions"),
     storage_key = "certificatesigningrequests",
     version(name = "v1", storage),
     protobuf

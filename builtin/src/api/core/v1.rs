@@ -184,6 +184,7 @@ pub struct AzureFileVolumeSource {
     kind = "Binding",
     plural = "bindings",
     namespaced,
+    create_only,
     storage_key = "bindings",
     version(name = "v1", storage),
     protobuf
@@ -2377,6 +2378,20 @@ pub struct NFSVolumeSource {
     short_name = "no",
     status,
     selectable_field = ".spec.unschedulable",
+    subresource(
+        name = "proxy",
+        connect(
+            options = "NodeProxyOptions",
+            method = "DELETE",
+            method = "GET",
+            method = "HEAD",
+            method = "OPTIONS",
+            method = "PATCH",
+            method = "POST",
+            method = "PUT",
+            path
+        )
+    ),
     storage_key = "minions",
     version(name = "v1", storage),
     protobuf
@@ -3287,9 +3302,17 @@ pub struct PhotonPersistentDiskVolumeSource {
     selectable_field = ".status.phase",
     selectable_field = ".status.podIP",
     selectable_field = ".status.nominatedNodeName",
+    subresource(name = "attach", connect(options = "PodAttachOptions", method = "GET", method = "POST")),
+    subresource(name = "binding", create(group = "", version = "v1", kind = "Binding", body = crate::api::core::v1::Binding, protobuf)),
+    subresource(name = "ephemeralcontainers", field = ".spec.ephemeralContainers"),
+    subresource(name = "eviction", create(group = "policy", version = "v1", kind = "Eviction", body = crate::api::policy::v1::Eviction, protobuf)),
+    subresource(name = "exec", connect(options = "PodExecOptions", method = "GET", method = "POST")),
+    subresource(name = "log", read),
+    subresource(name = "portforward", connect(options = "PodPortForwardOptions", method = "GET", method = "POST")),
+    subresource(name = "proxy", connect(options = "PodProxyOptions", method = "DELETE", method = "GET", method = "HEAD", method = "OPTIONS", method = "PATCH", method = "POST", method = "PUT", path)),
     storage_key = "pods",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Pod")]
@@ -4348,7 +4371,8 @@ pub struct RBDVolumeSource {
     status,
     scale(
         spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas"
+        status_replicas_path = ".status.replicas",
+        label_selector_path = ".spec.selector"
     ),
     selectable_field = ".status.replicas",
     storage_key = "controllers",
@@ -5118,6 +5142,20 @@ pub struct SecurityContext {
     short_name = "svc",
     category = "all",
     status,
+    subresource(
+        name = "proxy",
+        connect(
+            options = "ServiceProxyOptions",
+            method = "DELETE",
+            method = "GET",
+            method = "HEAD",
+            method = "OPTIONS",
+            method = "PATCH",
+            method = "POST",
+            method = "PUT",
+            path
+        )
+    ),
     storage_key = "services/specs",
     version(name = "v1", storage),
     protobuf

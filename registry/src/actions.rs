@@ -1,0 +1,222 @@
+//! Subresources that take another kind's object (`SubresourceShape::Create`: kube's Pod
+//! `binding` and `eviction`), and `create_only` kinds stored nowhere whose creates act on
+//! other objects (kube's `bindings`): the registry checks what every such create shares
+//! (the body names the body kind, in the path's namespace), then hands it to the
+//! [`Action`] the server registered, which changes objects through the registry:
+//! [`Registry::change_stored`] (kube's `GuaranteedUpdate`, no strategy or admission, as
+//! kube's binding writes a pod) or the ordinary verbs.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str};
+use super::{Registry, Target, WriteOptions, Written};
+use kapi_core::api::SubresourceShape;
+use kapi_core::error::ApiError;
+use kapi_storage as storage;
+
+/// A boxed future of an action's answer.
+pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<Written, ApiError>> + Send + 'a>>;
+
+/// What one create does.
+pub trait Action: Send + Sync {
+    /// Answers `request`, changing objects through `registry`.
+    fn create<'a>(&'a self, registry: &'a Registry, request: ActionRequest<'a>) -> Answer<'a>;
+}
+
+/// One create on a subresource, or of a `create_only` kind.
+pub struct ActionRequest<'a> {
+    /// The kind of the path (`pods` for `pods/{name}/eviction`, `bindings` for the
+    /// collection) in its version, and the path's namespace.
+    pub target: Target<'a>,
+    /// The object the subresource belongs to (from the path), or for a `create_only` kind
+    /// the body's `metadata.name`.
+    pub name: &'a str,
+    /// The body (JSON), its `apiVersion` and `kind` checked.
+    pub body: Value,
+    /// `dryRun`, the field manager, the user.
+    pub options: &'a WriteOptions,
+}
+
+/// The registered actions, by group, resource and subresource (`""` for a kind's own
+/// creates).
+pub(crate) type Actions = super::hooks::ByResource<dyn Action>;
+
+impl Registry {
+    /// Answers creates on `group`/`plural`'s subresource `subresource` (`""`: the creates
+    /// of the `create_only` kind `group`/`plural`) with `action`.
+    pub fn set_action(
+        &self,
+        group: &str,
+        plural: &str,
+        subresource: &str,
+        action: Arc<dyn Action>,
+    ) {
+        self.actions.set(group, plural, subresource, action);
+    }
+
+    /// Whether creates of the `create_only` kind `target` are answered by an action.
+    pub(super) fn has_own_action(&self, target: Target<'_>) -> bool {
+        let info = target.kind.info;
+        self.actions.get(info.group, info.plural, "").is_some()
+    }
+
+    /// A create of the `create_only` kind `target` answered by its action.
+    pub(super) async fn act_on_kind(
+        &self,
+        target: Target<'_>,
+        body: Value,
+        options: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        let info = target.kind.info;
+        let api_version = target.kind.api_version(target.version);
+        check_body(&body, &api_version, info.kind, target.namespace)?;
+        let Some(action) = self.actions.get(info.group, info.plural, "") else {
+            return Err(not_supported(info, "create"));
+        };
+        let name = meta_str(&body, "name").unwrap_or_default().to_owned();
+        let request = ActionRequest {
+            target,
+            name: &name,
+            body,
+            options,
+        };
+        action.create(self, request).await
+    }
+
+    /// `POST .../{name}/<subresource>` of a `Create` subresource: the body checked against
+    /// the body kind, then answered by the subresource's action.
+    pub async fn create_on(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        subresource: &str,
+        body: Value,
+        options: &WriteOptions,
+    ) -> Result<Written, ApiError> {
+        let info = target.kind.info;
+        let Some(SubresourceShape::Create(kind)) =
+            info.subresources.other(subresource).map(|s| &s.shape)
+        else {
+            return Err(ApiError::NoRoute);
+        };
+        check_body(&body, &kind.api_version(), kind.kind, target.namespace)?;
+        let Some(action) = self.actions.get(info.group, info.plural, subresource) else {
+            return Err(not_supported(info, "create"));
+        };
+        let request = ActionRequest {
+            target,
+            name,
+            body,
+            options,
+        };
+        action.create(self, request).await
+    }
+
+    /// Applies `change` to the stored object `name` of `target` (its hub JSON, as stored,
+    /// and its resourceVersion) and stores the result (compare-and-swap, retried on conflicts), with no strategy,
+    /// admission or field management: kube's `GuaranteedUpdate`, as its Pod binding writes
+    /// a pod. `change` refuses with an error; an unchanged object is not written. A dry run
+    /// stores nothing. Returns the object after, in `target.version`.
+    pub async fn change_stored(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        dry_run: bool,
+        mut change: impl FnMut(&mut Value, u64) -> Result<(), ApiError> + Send,
+    ) -> Result<Value, ApiError> {
+        let kind = target.kind;
+        let resource = object::resource(kind.info);
+        let key = self.keys().object(kind.info, target.namespace, name)?;
+        let not_found = || ApiError::NotFound {
+            resource: resource.clone(),
+            name: name.to_owned(),
+        };
+        for _ in 0..MAX_RETRIES {
+            let kv = (self.storage.get(&key, 0).await)
+                .map_err(|e| object::storage_error(e, &resource, name))?
+                .ok_or_else(not_found)?;
+            let stored = object::decode(&kv)?;
+            let mut changed = stored.clone();
+            change(&mut changed, kv.mod_revision)?;
+            if changed == stored || dry_run {
+                let kv = storage::KeyValue {
+                    value: object::encode(changed)?,
+                    ..kv
+                };
+                return object::stored_in_version(kind, &kv, target.version, kv.mod_revision);
+            }
+            match (self.storage)
+                .update(&kv.key, object::encode(changed)?, kv.mod_revision)
+                .await
+            {
+                Ok(updated) => {
+                    let revision = updated.mod_revision;
+                    return object::stored_in_version(kind, &updated, target.version, revision);
+                }
+                Err(storage::Error::Conflict { .. }) => continue,
+                Err(storage::Error::NotFound { .. }) => return Err(not_found()),
+                Err(e) => return Err(object::storage_error(e, &resource, name)),
+            }
+        }
+        Err(ApiError::Conflict {
+            resource,
+            name: name.to_owned(),
+            message: OPTIMISTIC_LOCK.into(),
+        })
+    }
+}
+
+fn not_supported(info: &kapi_core::api::KindInfo, action: &str) -> ApiError {
+    ApiError::MethodNotSupported {
+        resource: object::resource(info),
+        action: action.into(),
+    }
+}
+
+/// What kube's create handler checks of any body: it is of the body kind's group (kube's
+/// evictions accept `policy/v1beta1` as well as `policy/v1`), of its kind, and in the
+/// path's namespace.
+fn check_body(
+    body: &Value,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+) -> Result<(), ApiError> {
+    let group = |v: &str| v.split_once('/').map(|(group, _)| group.to_owned());
+    if let Some(given) = body
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .filter(|v| !v.is_empty())
+        && given != api_version
+        && (group(given).is_none() || group(given) != group(api_version))
+    {
+        return Err(ApiError::BadRequest(format!(
+            "the API version in the data ({given}) does not match the expected API version ({api_version})"
+        )));
+    }
+    if let Some(given) = body
+        .get("kind")
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+        && given != kind
+    {
+        return Err(ApiError::BadRequest(format!(
+            "the kind in the data ({given}) does not match the expected kind ({kind})"
+        )));
+    }
+    if let (Some(given), Some(namespace)) = (
+        meta_str(body, "namespace").filter(|n| !n.is_empty()),
+        namespace,
+    ) && given != namespace
+    {
+        return Err(ApiError::BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request"
+                .into(),
+        ));
+    }
+    Ok(())
+}
