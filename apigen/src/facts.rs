@@ -149,6 +149,10 @@ pub struct Resource {
     /// `create` alone).
     #[serde(default, skip_serializing_if = "is_false")]
     pub create_only: bool,
+    /// A delete answers with the object as deleted (its store sets
+    /// `ReturnDeletedObject`), not with a `Success` Status.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub returns_deleted_object: bool,
     /// `deploy`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,

@@ -268,6 +268,8 @@ fn resource_attribute(
     }
     if kind.create_only {
         items.push("create_only".into());
+    } else if !kind.returns_deleted_object {
+        items.push("delete_status".into());
     }
     for short in &kind.short_names {
         items.push(format!("short_name = \"{short}\""));

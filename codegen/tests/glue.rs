@@ -485,6 +485,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    delete_status: false,
     storage_key: None,
 };
 

@@ -1406,6 +1406,7 @@ mod fixture {
             protobuf: None,
             stored_with: None,
             create_only: false,
+            delete_status: false,
             storage_key: None,
         }
     }

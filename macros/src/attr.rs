@@ -51,6 +51,9 @@ pub(crate) struct ResourceAttrs {
     /// `binding`, `eviction`, `log`, `exec`, `proxy`).
     #[darling(multiple, rename = "subresource")]
     pub subresources: Vec<SpannedValue<SubresourceAttrs>>,
+    /// `delete_status`: a delete answers with a `Success` Status, as kube's built-in kinds
+    /// do, rather than with the deleted object, as custom resources do.
+    pub delete_status: Word,
     /// `printer_column(...)`, repeatable: the columns of `kubectl get`.
     #[darling(multiple, rename = "printer_column")]
     pub printer_columns: Vec<PrinterColumnAttrs>,

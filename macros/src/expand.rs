@@ -370,6 +370,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
     };
     let rust_type = hub_rust_type(kind);
     let create_only = kind.create_only.is_present();
+    let delete_status = kind.delete_status.is_present();
     let names = match kind.names {
         NameRuleAttr::DnsSubdomain => quote!(__kapi::api::NameRule::DnsSubdomain),
         NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
@@ -413,6 +414,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             protobuf: #protobuf,
             stored_with: #stored_with,
             create_only: #create_only,
+            delete_status: #delete_status,
             storage_key: #storage_key,
         }
     }

@@ -53,6 +53,8 @@ pub(crate) struct Kind {
     pub create_only: Word,
     /// The other subresources, in declaration order.
     pub subresources: Vec<Subresource>,
+    /// A delete answers with a Status.
+    pub delete_status: Word,
     /// Columns of `kubectl get`.
     pub printer_columns: Vec<PrinterColumn>,
     /// Fields usable in field selectors.
@@ -316,6 +318,7 @@ impl Kind {
             subresources: (attrs.subresources.into_iter())
                 .map(|s| Subresource::new(s.span(), s.into_inner()))
                 .collect(),
+            delete_status: attrs.delete_status,
             printer_columns: attrs
                 .printer_columns
                 .into_iter()

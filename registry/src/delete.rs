@@ -142,13 +142,16 @@ fn with_deletion_marks(mut object: Value, held: &Value) -> Value {
 }
 
 /// What a delete of one object answers, given the object as deleted: the object itself,
-/// or for a built-in (core group) kind other than namespaces (whose answer is the
-/// `Terminating` namespace) a `Success` Status with the object's name, plural (as `kind`,
-/// as kube sets it) and uid.
+/// or for a kind declared `delete_status` (kube's built-in kinds, but those whose stores
+/// return the deleted object) a `Success` Status with the object's name, group, plural
+/// (as `kind`, as kube sets it) and uid.
 pub(super) fn answer(info: &KindInfo, deleted: Value) -> Value {
-    if !info.is_core() || is_namespaces(info) {
+    if !info.delete_status {
         return deleted;
     }
+    // A kind served from another's storage answers as that storage does (kube's
+    // `events.k8s.io` Events name the core `events`).
+    let info = info.stored_with.unwrap_or(info);
     let meta = |key| meta_str(&deleted, key).map(str::to_owned);
     let status = Status {
         kind: Some("Status".into()),
@@ -157,6 +160,7 @@ pub(super) fn answer(info: &KindInfo, deleted: Value) -> Value {
         details: Some(StatusDetails {
             name: meta("name"),
             // The core group has no name: kube leaves `group` out.
+            group: Some(info.group.to_owned()).filter(|g| !g.is_empty()),
             kind: Some(info.plural.to_owned()),
             uid: meta("uid"),
             ..StatusDetails::default()

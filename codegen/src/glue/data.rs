@@ -506,6 +506,7 @@ mod tests {
             protobuf: None,
             stored_with: None,
             create_only: false,
+            delete_status: false,
             storage_key: None,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {

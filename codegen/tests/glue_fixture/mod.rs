@@ -142,6 +142,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    delete_status: false,
     storage_key: None,
 };
 
@@ -292,6 +293,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    delete_status: false,
     storage_key: None,
 };
 
@@ -355,6 +357,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    delete_status: false,
     storage_key: None,
 };
 

@@ -70,6 +70,7 @@ static EMPTY: KindInfo = KindInfo {
     protobuf: None,
     stored_with: None,
     create_only: false,
+    delete_status: false,
     storage_key: None,
 };
 

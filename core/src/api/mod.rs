@@ -107,6 +107,11 @@ pub struct KindInfo {
     /// Only created, never stored (kube's reviews, `#[resource(create_only)]`): served by
     /// one `POST` route, answered by the review the server registers for the kind.
     pub create_only: bool,
+    /// A delete answers with a `Success` Status naming the object, as kube's built-in kinds
+    /// do (their stores' default), rather than with the object as deleted, as custom
+    /// resources and the built-in kinds whose stores set `ReturnDeletedObject` (Pods,
+    /// ServiceAccounts, StorageClasses, ...) do (`#[resource(delete_status)]`).
+    pub delete_status: bool,
     /// Where its objects are stored under the storage prefix, when not kube's layout for
     /// custom kinds (`<group>/<plural>`, `<plural>` in the core group): kube's own kinds
     /// keep theirs (`deployments`, `services/specs`, `minions`; `#[resource(storage_key =

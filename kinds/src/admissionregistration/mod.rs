@@ -56,6 +56,7 @@ pub const KINDS: &[&KindInfo] = &[
     group = "admissionregistration.k8s.io",
     kind = "MutatingWebhookConfiguration",
     plural = "mutatingwebhookconfigurations",
+    delete_status,
     category = "api-extensions",
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     version(name = "v1", storage)
@@ -82,6 +83,7 @@ pub struct MutatingWebhookConfiguration {
     group = "admissionregistration.k8s.io",
     kind = "ValidatingWebhookConfiguration",
     plural = "validatingwebhookconfigurations",
+    delete_status,
     category = "api-extensions",
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     version(name = "v1", storage)

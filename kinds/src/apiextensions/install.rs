@@ -230,6 +230,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         protobuf: None,
         stored_with: None,
         create_only: false,
+        delete_status: false,
         storage_key: None,
     }
 }

@@ -50,6 +50,7 @@ pub const CLUSTER: &str = "Cluster";
     group = "apiextensions.k8s.io",
     kind = "CustomResourceDefinition",
     plural = "customresourcedefinitions",
+    delete_status,
     short_name = "crd",
     short_name = "crds",
     category = "api-extensions",

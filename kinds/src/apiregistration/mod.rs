@@ -40,6 +40,7 @@ pub const AVAILABLE: &str = "Available";
     group = "apiregistration.k8s.io",
     kind = "APIService",
     plural = "apiservices",
+    delete_status,
     category = "api-extensions",
     names = "path_segment",
     status,

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
     group = "coordination.k8s.io",
     kind = "Lease",
     plural = "leases",
+    delete_status,
     namespaced,
     printer_column(name = "Holder", type = "string", json_path = ".spec.holderIdentity"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),

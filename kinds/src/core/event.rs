@@ -21,6 +21,7 @@ use serde_json::Value;
     group = "",
     kind = "Event",
     plural = "events",
+    delete_status,
     namespaced,
     short_name = "ev",
     printer_column(name = "Last Seen", type = "date", json_path = ".lastTimestamp"),

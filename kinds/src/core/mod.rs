@@ -151,6 +151,7 @@ pub enum NamespacePhase {
     group = "",
     kind = "ConfigMap",
     plural = "configmaps",
+    delete_status,
     namespaced,
     short_name = "cm",
     printer_column(

@@ -16,6 +16,7 @@ use kapi_macros::Resource;
     group = "events.k8s.io",
     kind = "Event",
     plural = "events",
+    delete_status,
     namespaced,
     short_name = "ev",
     stored_with = crate::core::Event,

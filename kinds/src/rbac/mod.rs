@@ -35,6 +35,7 @@ pub const KINDS: &[&KindInfo] = &[
     group = "rbac.authorization.k8s.io",
     kind = "Role",
     plural = "roles",
+    delete_status,
     namespaced,
     names = "path_segment",
     printer_column(
@@ -63,6 +64,7 @@ pub struct Role {
     group = "rbac.authorization.k8s.io",
     kind = "ClusterRole",
     plural = "clusterroles",
+    delete_status,
     names = "path_segment",
     printer_column(
         name = "Created At",
@@ -137,6 +139,7 @@ pub struct PolicyRule {
     group = "rbac.authorization.k8s.io",
     kind = "RoleBinding",
     plural = "rolebindings",
+    delete_status,
     namespaced,
     names = "path_segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name"),
@@ -164,6 +167,7 @@ pub struct RoleBinding {
     group = "rbac.authorization.k8s.io",
     kind = "ClusterRoleBinding",
     plural = "clusterrolebindings",
+    delete_status,
     names = "path_segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),

@@ -155,6 +155,7 @@ pub struct HPAScalingRules {
     kind = "HorizontalPodAutoscaler",
     plural = "horizontalpodautoscalers",
     namespaced,
+    delete_status,
     short_name = "hpa",
     category = "all",
     status,

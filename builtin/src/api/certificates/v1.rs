@@ -17,6 +17,7 @@ use kapi_macros::Resource;
     group = "certificates.k8s.io",
     kind = "CertificateSigningRequest",
     plural = "certificatesigningrequests",
+    delete_status,
     short_name = "csr",
     status,
     selectable_field = ".spec.signerName",

@@ -110,6 +110,7 @@ pub struct EndpointPort {
     kind = "EndpointSlice",
     plural = "endpointslices",
     namespaced,
+    delete_status,
     storage_key = "endpointslices",
     version(name = "v1", storage),
     protobuf

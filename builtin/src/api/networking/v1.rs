@@ -73,6 +73,7 @@ pub struct IPBlock {
     kind = "Ingress",
     plural = "ingresses",
     namespaced,
+    delete_status,
     short_name = "ing",
     status,
     storage_key = "ingress",
@@ -117,6 +118,7 @@ pub struct IngressBackend {
     group = "networking.k8s.io",
     kind = "IngressClass",
     plural = "ingressclasses",
+    delete_status,
     storage_key = "ingressclasses",
     version(name = "v1", storage),
     protobuf
@@ -359,6 +361,7 @@ pub struct IngressTLS {
     kind = "NetworkPolicy",
     plural = "networkpolicies",
     namespaced,
+    delete_status,
     short_name = "netpol",
     storage_key = "networkpolicies",
     version(name = "v1", storage),

@@ -32,6 +32,7 @@ pub struct Overhead {
     group = "node.k8s.io",
     kind = "RuntimeClass",
     plural = "runtimeclasses",
+    delete_status,
     storage_key = "runtimeclasses",
     version(name = "v1", storage),
     protobuf

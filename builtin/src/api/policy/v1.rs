@@ -32,6 +32,7 @@ pub struct Eviction {
     kind = "PodDisruptionBudget",
     plural = "poddisruptionbudgets",
     namespaced,
+    delete_status,
     short_name = "pdb",
     status,
     storage_key = "poddisruptionbudgets",

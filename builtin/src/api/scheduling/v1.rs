@@ -17,6 +17,7 @@ use kapi_macros::Resource;
     group = "scheduling.k8s.io",
     kind = "PriorityClass",
     plural = "priorityclasses",
+    delete_status,
     short_name = "pc",
     storage_key = "priorityclasses",
     version(name = "v1", storage),

@@ -152,6 +152,7 @@ pub struct CSINodeSpec {
     kind = "CSIStorageCapacity",
     plural = "csistoragecapacities",
     namespaced,
+    delete_status,
     storage_key = "csistoragecapacities",
     version(name = "v1", storage),
     protobuf
