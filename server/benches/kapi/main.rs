@@ -14,6 +14,9 @@
 //!   consistent), paginated LIST (`limit=500`) p99, the server's RSS growth against the
 //!   objects' JSON size, and the time to ready after a restart;
 //! - `rules`: HTTPRoute creates with Gateway API's validation rules and without them;
+//! - `kinds`: Kubernetes' built-in kinds beside the example's: Pod creates, GETs and a
+//!   LIST of 10k Pods against the same for WebApps, and the start-up to ready with every
+//!   set served;
 //! - `peer`: kapi beside a running kube-apiserver of `shared/peer/` (`KAPI_PEER_DIR`), both
 //!   on HTTPS with tokens, RBAC and audit: creates, GETs, LISTs, RSS growth.
 //!
@@ -37,6 +40,7 @@ mod collections;
 mod common;
 mod fanout;
 mod http1;
+mod kinds;
 mod limits;
 mod peer;
 mod report;
@@ -65,6 +69,9 @@ pub(crate) fn run(options: Options) -> Report {
     }
     if options.runs("rules") {
         rules::measure(&options, &mut report);
+    }
+    if options.runs("kinds") {
+        kinds::measure(&options, &mut report);
     }
     if options.runs("collections") {
         collections::measure(&runtime, &options, &limits, &mut report);

@@ -2,9 +2,11 @@
 //! HTTPS with token authentication, RBAC and a `Metadata` audit log, 16 clients, the same
 //! ~500-byte WebApps (kube-apiserver serves WebApp as a CustomResourceDefinition with the
 //! schema kapi publishes, on its etcd 3.4; kapi on its embedded store, then on the peer's
-//! own etcd under a prefix of its own). Rows: creates/s of 4,000 WebApps, GETs/s, LIST of
-//! the 4,000 (consistent and `resourceVersion=0`, p50), the server's RSS growth for them,
-//! and kapi's figures over kube-apiserver's.
+//! own etcd under a prefix of its own), then the same for Pods (kube's built-in kind on
+//! both, through kube-apiserver's default admission but `ServiceAccount`, which the peer
+//! turns off). Rows: creates/s of 4,000 objects, GETs/s, LIST of the 4,000 (consistent and
+//! `resourceVersion=0`, p50), the server's RSS growth for them, and kapi's figures over
+//! kube-apiserver's.
 //!
 //! Runs only when `KAPI_PEER_DIR` names a running peer of `shared/peer/` (its README:
 //! `build.sh`, `start-etcd.sh`, `start-apiserver.sh`); it binds fixed ports, so it is never
@@ -24,8 +26,42 @@ use super::common::{
 use super::report::Report;
 use super::{pki, webapp_crd};
 
-/// How many WebApps each server gets.
+/// How many objects of each kind each server gets.
 const OBJECTS: u64 = 4_000;
+
+/// A kind measured on both: its name, its plural under a namespace's path, an object.
+struct Kind {
+    name: &'static str,
+    path: &'static str,
+    object: fn(u64) -> Value,
+}
+
+/// The ~500-byte WebApps.
+fn webapp(n: u64) -> Value {
+    json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
+        "metadata": {"name": format!("w{n:07}"), "labels": {"app": "bench", "tier": format!("t{}", n % 10)}},
+        "spec": {"replicas": 1, "container": {"image": "nginx:1.27", "ports": [{"containerPort": 80, "name": "http"}]}}})
+}
+
+/// A Pod of one container with a port.
+fn pod(n: u64) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": format!("w{n:07}"), "labels": {"app": "bench", "tier": format!("t{}", n % 10)}},
+        "spec": {"containers": [{"name": "web", "image": "nginx:1.27", "ports": [{"containerPort": 80, "name": "http"}]}]}})
+}
+
+const KINDS: [Kind; 2] = [
+    Kind {
+        name: "WebApp",
+        path: "apis/apps.example.dev/v1",
+        object: webapp,
+    },
+    Kind {
+        name: "Pod",
+        path: "api/v1",
+        object: pod,
+    },
+];
 
 /// One server under test: where it is, how to reach it, its process.
 struct Target {
@@ -134,36 +170,47 @@ pub(crate) fn measure(options: &Options, report: &mut Report) {
         .map(|(label, args)| start_kapi(&pki, label, args));
 
     let objects = if options.quick { 50 } else { OBJECTS };
-    let kube = measure_one(&peer, objects, options, report);
+    let kube: Vec<_> = (KINDS.iter())
+        .map(|kind| measure_one(&peer, kind, objects, options, report))
+        .collect();
     for (mut kapi_process, kapi) in servers {
         let label = kapi.label.clone();
-        let (creates, gets, list) = measure_one(&kapi, objects, options, report);
+        for (kind, kube) in KINDS.iter().zip(&kube) {
+            let (creates, gets, list) = measure_one(&kapi, kind, objects, options, report);
+            let name = kind.name;
+            report.ratio(
+                format!("{label} / kube-apiserver: {name} creates/s"),
+                creates,
+                kube.0,
+            );
+            report.ratio(
+                format!("{label} / kube-apiserver: {name} GETs/s"),
+                gets,
+                kube.1,
+            );
+            report.ratio(
+                format!("kube-apiserver / {label}: {name} consistent LIST p50"),
+                kube.2,
+                list,
+            );
+        }
         let _ = kapi_process.kill();
         let _ = kapi_process.wait();
-        report.ratio(
-            format!("{label} / kube-apiserver: creates/s"),
-            creates,
-            kube.0,
-        );
-        report.ratio(format!("{label} / kube-apiserver: GETs/s"), gets, kube.1);
-        report.ratio(
-            format!("kube-apiserver / {label}: consistent LIST p50"),
-            kube.2,
-            list,
-        );
     }
 }
 
 /// Creates, GETs and LISTs on one server: its creates/s, GETs/s and consistent LIST p50.
 fn measure_one(
     target: &Target,
+    kind: &Kind,
     objects: u64,
     options: &Options,
     report: &mut Report,
 ) -> (f64, f64, f64) {
     let label = &target.label;
+    let name = kind.name;
     let agent = target.agent();
-    let namespace = format!("bench-{}", std::process::id());
+    let namespace = format!("bench-{}-{}", std::process::id(), name.to_lowercase());
     let (status, _) = target.send(
         &agent,
         "POST",
@@ -177,7 +224,8 @@ fn measure_one(
         status == 201 || status == 409,
         "{label}: creating the namespace: {status}"
     );
-    let collection = format!("/apis/apps.example.dev/v1/namespaces/{namespace}/webapps");
+    let plural = format!("{}s", name.to_lowercase());
+    let collection = format!("/{}/namespaces/{namespace}/{plural}", kind.path);
     let idle = rss_mib_of(&target.pid);
 
     let took = run_count_on(
@@ -185,15 +233,13 @@ fn measure_one(
         CLIENTS,
         objects,
         |agent, n| {
-            let body = json!({"apiVersion": "apps.example.dev/v1", "kind": "WebApp",
-            "metadata": {"name": format!("w{n:07}"), "labels": {"app": "bench", "tier": format!("t{}", n % 10)}},
-            "spec": {"replicas": 1, "container": {"image": "nginx:1.27", "ports": [{"containerPort": 80, "name": "http"}]}}});
+            let body = (kind.object)(n);
             let (status, answer) = target.send(agent, "POST", &collection, Some(&body.to_string()));
             assert_eq!(status, 201, "{label}: a create: {answer}");
         },
     );
     let creates = report.add(
-        format!("{label}: WebApp creates ({objects})"),
+        format!("{label}: {name} creates ({objects})"),
         rate(objects, took),
         "ops/s",
     );
@@ -208,7 +254,7 @@ fn measure_one(
             assert_eq!(status, 200, "{label}: a GET");
         },
     );
-    let gets = report.add(format!("{label}: WebApp GETs"), rate(done, took), "ops/s");
+    let gets = report.add(format!("{label}: {name} GETs"), rate(done, took), "ops/s");
 
     let rounds = if options.quick { 2 } else { 10 };
     let mut consistent = 0.0;
@@ -224,7 +270,7 @@ fn measure_one(
             })
             .collect();
         let p50 = report.add(
-            format!("{label}: LIST {objects} ({what}) p50"),
+            format!("{label}: {name} LIST {objects} ({what}) p50"),
             percentile_ms(&mut samples, 50.0),
             "ms",
         );
@@ -234,12 +280,12 @@ fn measure_one(
     }
     let json = target.get_discarding(&agent, &format!("{collection}?resourceVersion=0")) as f64;
     report.add(
-        format!("{label}: RSS growth for the {objects} WebApps"),
+        format!("{label}: RSS growth for the {objects} {name}s"),
         rss_mib_of(&target.pid) - idle,
         "MiB",
     );
     report.add(
-        format!("{label}: their LIST's size"),
+        format!("{label}: their ({name}s') LIST's size"),
         json / f64::from(1 << 20),
         "MiB",
     );
