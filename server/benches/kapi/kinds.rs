@@ -32,6 +32,9 @@ fn pod(name: &str) -> String {
     )
 }
 
+/// An object of a kind measured, named.
+type Body = fn(&str) -> String;
+
 /// The example's WebApp.
 fn webapp(name: &str) -> String {
     format!(
@@ -41,8 +44,7 @@ fn webapp(name: &str) -> String {
 
 /// Measures both kinds, then the start-up.
 pub(crate) fn measure(options: &Options, report: &mut Report) {
-    let kinds: [(&str, &str, fn(&str) -> String); 2] =
-        [("Pod", PODS, pod), ("WebApp", WEBAPPS, webapp)];
+    let kinds: [(&str, &str, Body); 2] = [("Pod", PODS, pod), ("WebApp", WEBAPPS, webapp)];
     let mut figures = Vec::new();
     for (kind, path, body) in kinds {
         figures.push(one_kind(options, report, kind, path, body));
@@ -86,7 +88,7 @@ fn one_kind(
     report: &mut Report,
     kind: &str,
     path: &str,
-    body: fn(&str) -> String,
+    body: Body,
 ) -> (f64, f64, f64) {
     let what = format!("built-in kinds: {kind}");
     let dir = tempfile::tempdir().expect("a data directory");
