@@ -479,15 +479,7 @@ fn method_tokens(method: &str) -> TokenStream {
 
 /// The routes' method of a checked method name.
 fn route_method(method: &str) -> Method {
-    match method {
-        "GET" => Method::Get,
-        "POST" => Method::Post,
-        "PUT" => Method::Put,
-        "PATCH" => Method::Patch,
-        "DELETE" => Method::Delete,
-        "HEAD" => Method::Head,
-        _ => Method::Options,
-    }
+    Method::from_http(method).unwrap_or(Method::Options)
 }
 
 fn printer_column(column: &PrinterColumn) -> TokenStream {

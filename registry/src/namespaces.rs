@@ -123,7 +123,15 @@ impl Registry {
         name: &str,
         conditions: Vec<Value>,
     ) -> Result<(), ApiError> {
-        self.change_namespace(name, |namespace| {
+        let Some(namespaces) = self.namespaces() else {
+            return Ok(());
+        };
+        let target = Target {
+            kind: &namespaces,
+            version: namespaces.info.storage_version().name,
+            namespace: None,
+        };
+        let change = self.change_stored(target, name, false, |namespace, _| {
             let previous = namespace.pointer("/status/conditions").cloned();
             // A condition keeps its transition time while its status stays.
             let conditions: Vec<Value> = (conditions.iter())
@@ -145,9 +153,13 @@ impl Registry {
                 })
                 .collect();
             set_path(namespace, ".status.conditions", Value::Array(conditions));
-        })
-        .await
-        .map(|_| ())
+            Ok(())
+        });
+        // A namespace gone meanwhile has no conditions to set.
+        match change.await {
+            Ok(_) | Err(ApiError::NotFound { .. }) => Ok(()),
+            Err(error) => Err(error),
+        }
     }
 
     /// What the namespace controller does when a namespace is empty: removes `finalizer`
@@ -240,43 +252,6 @@ impl Registry {
                 }
                 Err(storage::Error::Conflict { .. }) => continue,
                 Err(storage::Error::NotFound { .. }) => return Err(not_found()),
-                Err(e) => return Err(object::storage_error(e, &resource, name)),
-            }
-        }
-        Err(ApiError::Conflict {
-            resource,
-            name: name.to_owned(),
-            message: OPTIMISTIC_LOCK.into(),
-        })
-    }
-
-    /// Applies `change` to the stored namespace `name` (compare-and-swap, retried);
-    /// returns it as stored after, or `None` when it is gone.
-    async fn change_namespace(
-        &self,
-        name: &str,
-        change: impl Fn(&mut Value),
-    ) -> Result<Option<KeyValue>, ApiError> {
-        let Some(namespaces) = self.namespaces() else {
-            return Ok(None);
-        };
-        let resource = object::resource(namespaces.info);
-        for _ in 0..MAX_RETRIES {
-            let Some(kv) = self.stored_namespace(name).await? else {
-                return Ok(None);
-            };
-            let mut namespace = object::decode(&kv)?;
-            change(&mut namespace);
-            if namespace == object::decode(&kv)? {
-                return Ok(Some(kv));
-            }
-            match (self.storage)
-                .update(&kv.key, object::encode(namespace)?, kv.mod_revision)
-                .await
-            {
-                Ok(updated) => return Ok(Some(updated)),
-                Err(storage::Error::Conflict { .. }) => continue,
-                Err(storage::Error::NotFound { .. }) => return Ok(None),
                 Err(e) => return Err(object::storage_error(e, &resource, name)),
             }
         }
