@@ -278,7 +278,7 @@ pub static ROUTES: &[RouteBinding] = &[
     // POST /api/v1/namespaces/{namespace}/pods/{name}/exec
     bind(POD, 0, 22, Handler::Connect),
     // GET /api/v1/namespaces/{namespace}/pods/{name}/log
-    bind(POD, 0, 23, Handler::GetOther),
+    bind(POD, 0, 23, Handler::Read),
     // GET /api/v1/namespaces/{namespace}/pods/{name}/portforward
     bind(POD, 0, 24, Handler::Connect),
     // POST /api/v1/namespaces/{namespace}/pods/{name}/portforward

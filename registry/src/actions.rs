@@ -58,25 +58,23 @@ impl Registry {
         self.actions.set(group, plural, subresource, action);
     }
 
-    /// Whether creates of the `create_only` kind `target` are answered by an action.
-    pub(super) fn has_own_action(&self, target: Target<'_>) -> bool {
+    /// The action answering creates of the `create_only` kind `target`, if any.
+    pub(super) fn own_action(&self, target: Target<'_>) -> Option<Arc<dyn Action>> {
         let info = target.kind.info;
-        self.actions.get(info.group, info.plural, "").is_some()
+        self.actions.get(info.group, info.plural, "")
     }
 
-    /// A create of the `create_only` kind `target` answered by its action.
+    /// A create of the `create_only` kind `target` answered by its `action`.
     pub(super) async fn act_on_kind(
         &self,
         target: Target<'_>,
+        action: Arc<dyn Action>,
         body: Value,
         options: &WriteOptions,
     ) -> Result<Written, ApiError> {
         let info = target.kind.info;
         let api_version = target.kind.api_version(target.version);
         check_body(&body, &api_version, info.kind, target.namespace)?;
-        let Some(action) = self.actions.get(info.group, info.plural, "") else {
-            return Err(not_supported(info, "create"));
-        };
         let name = meta_str(&body, "name").unwrap_or_default().to_owned();
         let request = ActionRequest {
             target,

@@ -690,8 +690,8 @@ impl Registry {
         options: &WriteOptions,
     ) -> Result<Written, ApiError> {
         if target.kind.info.create_only {
-            if self.has_own_action(target) {
-                return self.act_on_kind(target, body, options).await;
+            if let Some(action) = self.own_action(target) {
+                return self.act_on_kind(target, action, body, options).await;
             }
             return self.review_object(target, body, options);
         }

@@ -274,8 +274,8 @@ async fn handle(
     let headers = &parts.headers;
     let user_agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
     let handler = call.handler;
-    // A read answered by a connector (`log`), not with the object.
-    if handler == Handler::GetOther && !call.fields_subresource(kind) {
+    // A read answered by a connector (`log`), whatever the client accepts.
+    if handler == Handler::Read {
         return Box::pin(super::connect::serve(registry, call, target, &parts)).await;
     }
     let tables = matches!(
@@ -402,7 +402,9 @@ async fn handle(
                 Box::pin(registry.delete_as(target, name, &options, user.as_ref())).await?;
             Ok(media::respond(StatusCode::OK, &object, output))
         }
-        Handler::Connect => Box::pin(super::connect::serve(registry, call, target, &parts)).await,
+        Handler::Read | Handler::Connect => {
+            Box::pin(super::connect::serve(registry, call, target, &parts)).await
+        }
         Handler::CreateOther => {
             let body = read_body(body).await?;
             let mut options = query.write_options("CreateOptions", user_agent)?;
@@ -431,7 +433,7 @@ async fn handle(
 fn protobuf_of(kind: &KindEntry, handler: Handler) -> Option<&'static ProtoMessage> {
     match handler {
         Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => None,
-        Handler::CreateOther | Handler::Connect => None,
+        Handler::CreateOther | Handler::Read | Handler::Connect => None,
         _ => kind.info.protobuf,
     }
 }
@@ -452,12 +454,6 @@ fn subresource(handler: Handler, name: Option<&'static str>) -> Option<Subresour
 }
 
 impl Call<'_> {
-    /// The route's subresource is one of the object's fields (`approval`).
-    fn fields_subresource(&self, kind: &KindEntry) -> bool {
-        let other = (self.subresource).and_then(|name| kind.info.subresources.other(name));
-        matches!(other.map(|o| &o.shape), Some(SubresourceShape::Fields(_)))
-    }
-
     /// The kind the route's `Create` subresource takes (`Eviction`).
     fn body_kind(&self, kind: &KindEntry) -> Option<&'static BodyKind> {
         let other = (self.subresource).and_then(|name| kind.info.subresources.other(name));

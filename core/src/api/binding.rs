@@ -40,8 +40,7 @@ pub enum Handler {
     PatchScale,
     /// Replace the finalize subresource (`spec.finalizers`).
     UpdateFinalize,
-    /// Read another subresource: the object (a `Fields` one's) or what its connector
-    /// answers (`log`).
+    /// Read a `Fields` subresource: the object.
     GetOther,
     /// Replace a `Fields` subresource.
     UpdateOther,
@@ -49,6 +48,8 @@ pub enum Handler {
     PatchOther,
     /// Create on a `Create` subresource (`binding`, `eviction`).
     CreateOther,
+    /// Read a `Read` subresource, answered by its connector (`log`).
+    Read,
     /// Connect to a `Connect` subresource (`exec`, `proxy`).
     Connect,
 }
@@ -57,26 +58,9 @@ impl Handler {
     /// The handler serving `route` of `kind`, or `None` for a subresource no handler
     /// exists for, or that the kind does not declare.
     pub fn for_route(kind: &KindInfo, route: &Route) -> Option<Handler> {
+        use super::SubresourceShape as Shape;
         use Action::*;
         let subresources = &kind.subresources;
-        let declared = match route.subresource {
-            None | Some("finalize") => true,
-            Some("status") => subresources.status,
-            Some("scale") => subresources.scale.is_some(),
-            Some(name) => subresources.other(name).is_some_and(|other| {
-                use super::SubresourceShape as Shape;
-                matches!(
-                    (&other.shape, route.action),
-                    (Shape::Fields(_), Get | Update | Patch)
-                        | (Shape::Create(_), Create)
-                        | (Shape::Read, Get)
-                        | (Shape::Connect { .. }, Connect)
-                )
-            }),
-        };
-        if !declared {
-            return None;
-        }
         Some(match (route.subresource, route.action) {
             (None, Get) => Handler::Get,
             (None, List) => Handler::List,
@@ -87,18 +71,24 @@ impl Handler {
             (None, DeleteCollection) => Handler::DeleteCollection,
             (None, Watch) => Handler::Watch,
             (None, WatchList) => Handler::WatchList,
+            (Some("status"), _) if !subresources.status => return None,
             (Some("status"), Get) => Handler::GetStatus,
             (Some("status"), Update) => Handler::UpdateStatus,
             (Some("status"), Patch) => Handler::PatchStatus,
+            (Some("scale"), _) if subresources.scale.is_none() => return None,
             (Some("scale"), Get) => Handler::GetScale,
             (Some("scale"), Update) => Handler::UpdateScale,
             (Some("scale"), Patch) => Handler::PatchScale,
             (Some("finalize"), Update) => Handler::UpdateFinalize,
-            (Some(_), Get) => Handler::GetOther,
-            (Some(_), Update) => Handler::UpdateOther,
-            (Some(_), Patch) => Handler::PatchOther,
-            (Some(_), Create) => Handler::CreateOther,
-            (Some(_), Connect) => Handler::Connect,
+            (Some(name), action) => match (&subresources.other(name)?.shape, action) {
+                (Shape::Fields(_), Get) => Handler::GetOther,
+                (Shape::Fields(_), Update) => Handler::UpdateOther,
+                (Shape::Fields(_), Patch) => Handler::PatchOther,
+                (Shape::Create(_), Create) => Handler::CreateOther,
+                (Shape::Read, Get) => Handler::Read,
+                (Shape::Connect { .. }, Connect) => Handler::Connect,
+                _ => return None,
+            },
             _ => return None,
         })
     }
