@@ -108,9 +108,14 @@ pub(crate) fn table_json(
     // `{...,"rows":[]}`: everything before `]}` opens the body.
     let mut open = serde_json::to_vec(&head).map_err(internal)?;
     open.truncate(open.len().saturating_sub(2));
+    // The key names the columns themselves, not only the kind: a definition whose columns
+    // change is served at once, while the cache may still hold rows made before.
     let cells_key = format!(
-        "table-cells:{}:{}:{}",
-        kind.info.group, kind.info.kind, target.version
+        "table-cells:{}:{}:{}:{:x}",
+        kind.info.group,
+        kind.info.kind,
+        target.version,
+        columns_fingerprint(columns)
     );
     let rows = (list.items.into_iter())
         .map(|item| {
@@ -246,6 +251,18 @@ fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiEr
         });
     }
     Ok(cells)
+}
+
+/// A digest of what makes a row's cells: each column's path, type and format. A kind's
+/// compiled columns never change; a definition's change with its definition.
+fn columns_fingerprint(columns: &[PrinterColumn]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for column in columns {
+        (column.json_path, column.column_type, column.format).hash(&mut hasher);
+        column.cell.map(|cell| cell as usize).hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// `cells` with their `date` columns rendered as ages at `now`.
