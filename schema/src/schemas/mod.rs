@@ -35,12 +35,12 @@ use std::collections::HashMap;
 use serde_json::{Map, Number, Value};
 use smallvec::SmallVec;
 
+mod compile;
 mod definition;
 mod formats;
 mod matches;
 
 use kapi_core::error::{FieldError, FieldErrorType, go_unstructured};
-use kapi_core::scheme::Scheme;
 
 /// The extension marking a field immutable once set.
 pub const IMMUTABLE_EXTENSION: &str = "x-kapi-immutable";
@@ -166,241 +166,7 @@ pub struct Node {
     pub component: Option<String>,
 }
 
-/// Compiles the schemas of one document into the arena.
-struct Compiler<'a> {
-    document: &'a str,
-    components: &'a Map<String, Value>,
-    nodes: &'a mut Vec<Node>,
-    refs: HashMap<String, usize>,
-}
-
-impl Compiler<'_> {
-    fn error(&self, message: impl std::fmt::Display) -> SchemaError {
-        SchemaError(format!("OpenAPI v3 document {}: {message}", self.document))
-    }
-
-    fn reference(&mut self, reference: &Value) -> Result<usize, SchemaError> {
-        let name = (reference.as_str())
-            .and_then(|r| r.strip_prefix("#/components/schemas/"))
-            .ok_or_else(|| self.error(format_args!("unsupported $ref {reference}")))?;
-        if let Some(&index) = self.refs.get(name) {
-            return Ok(index);
-        }
-        let target = (self.components.get(name))
-            .ok_or_else(|| self.error(format_args!("$ref {name:?} does not resolve")))?;
-        // Reserved before compiling the target, so recursive schemas terminate.
-        let index = self.nodes.len();
-        self.nodes.push(Node {
-            component: Some(name.to_owned()),
-            ..Node::default()
-        });
-        self.refs.insert(name.to_owned(), index);
-        let compiled = self.compile(target)?;
-        self.nodes[index].all_of.push(compiled);
-        Ok(index)
-    }
-
-    fn compile(&mut self, schema: &Value) -> Result<usize, SchemaError> {
-        let index = self.nodes.len();
-        self.nodes.push(Node::default());
-        let Some(schema) = schema.as_object() else {
-            return Ok(index);
-        };
-        let mut node = Node::default();
-        if let Some(reference) = schema.get("$ref") {
-            node.all_of.push(self.reference(reference)?);
-        }
-        for branch in (schema.get("allOf").and_then(Value::as_array))
-            .into_iter()
-            .flatten()
-        {
-            node.all_of.push(self.compile(branch)?);
-        }
-        node.ty = schema
-            .get("type")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        node.format = (schema.get("format").and_then(Value::as_str)).map(str::to_owned);
-        node.nullable = schema.get("nullable") == Some(&Value::Bool(true));
-        node.int_or_string = schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
-        node.immutable = schema.get(IMMUTABLE_EXTENSION) == Some(&Value::Bool(true));
-        node.preserve_unknown =
-            schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
-        node.embedded = schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
-        node.atomic_map =
-            schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
-        node.default = schema.get("default").cloned();
-        for (name, property) in (schema.get("properties").and_then(Value::as_object))
-            .into_iter()
-            .flatten()
-        {
-            let child = self.compile(property)?;
-            node.properties.push((name.clone(), child));
-        }
-        if let Some(additional) = schema.get("additionalProperties")
-            && additional.is_object()
-        {
-            node.additional = Some(self.compile(additional)?);
-        }
-        if let Some(items) = schema.get("items") {
-            node.items = Some(self.compile(items)?);
-        }
-        node.required = (schema.get("required").and_then(Value::as_array))
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str().map(str::to_owned))
-            .collect();
-        node.minimum = bound(schema, "minimum", "exclusiveMinimum");
-        node.maximum = bound(schema, "maximum", "exclusiveMaximum");
-        let count = |key: &str| schema.get(key).and_then(Value::as_u64);
-        node.min_length = count("minLength");
-        node.max_length = count("maxLength");
-        node.min_items = count("minItems");
-        node.max_items = count("maxItems");
-        node.min_properties = count("minProperties");
-        node.max_properties = count("maxProperties");
-        node.multiple_of = schema.get("multipleOf").and_then(Value::as_f64);
-        for (key, branches) in [("anyOf", &mut node.any_of), ("oneOf", &mut node.one_of)] {
-            for branch in (schema.get(key).and_then(Value::as_array))
-                .into_iter()
-                .flatten()
-            {
-                branches.push(self.compile(branch)?);
-            }
-        }
-        if let Some(not) = schema.get("not") {
-            node.not = Some(self.compile(not)?);
-        }
-        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-            let regex = regex_lite::Regex::new(pattern)
-                .map_err(|e| self.error(format_args!("pattern {pattern:?}: {e}")))?;
-            node.pattern = Some((pattern.to_owned(), regex));
-        }
-        node.enumeration = schema.get("enum").and_then(Value::as_array).cloned();
-        node.list_type = match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
-            Some("set") => ListType::Set,
-            Some("map") => ListType::Map(
-                (schema
-                    .get("x-kubernetes-list-map-keys")
-                    .and_then(Value::as_array))
-                .into_iter()
-                .flatten()
-                .filter_map(|k| k.as_str().map(str::to_owned))
-                .collect(),
-            ),
-            _ => ListType::Atomic,
-        };
-        let extension = |name: &str| schema.get(name).and_then(Value::as_str).map(str::to_owned);
-        node.patch_strategy = extension("x-kubernetes-patch-strategy");
-        node.patch_merge_key = extension("x-kubernetes-patch-merge-key");
-        self.nodes[index] = node;
-        Ok(index)
-    }
-}
-
-/// `minimum` (or `maximum`) and whether it is exclusive: OpenAPI 3.0's boolean
-/// `exclusiveMinimum`, or JSON Schema's numeric one.
-fn bound(schema: &Map<String, Value>, key: &str, exclusive: &str) -> Option<(Number, bool)> {
-    match (schema.get(key), schema.get(exclusive)) {
-        (_, Some(Value::Number(n))) => Some((n.clone(), true)),
-        (Some(Value::Number(n)), flag) => Some((n.clone(), flag == Some(&Value::Bool(true)))),
-        _ => None,
-    }
-}
-
 impl Schemas {
-    /// Compiles one free-standing OpenAPI v3 `schema` (its `$ref`s resolving in
-    /// `components`): a node of a CustomResourceDefinition's schema, whose default is
-    /// checked against it, and tests of what reads schemas, such as the field manager's.
-    pub fn standalone(
-        schema: &Value,
-        components: &Map<String, Value>,
-    ) -> Result<(Schemas, usize), SchemaError> {
-        let mut schemas = Schemas {
-            formats: true,
-            ..Schemas::default()
-        };
-        let mut compiler = Compiler {
-            document: "standalone",
-            components,
-            nodes: &mut schemas.nodes,
-            refs: HashMap::new(),
-        };
-        let root = compiler.compile(schema)?;
-        Ok((schemas, root))
-    }
-
-    /// Compiles the schema of every kind and served version of `scheme` from the OpenAPI v3
-    /// documents, given as (`path`, `json`): `api/v1`, `apis/<group>/<version>`.
-    pub fn new<'a>(
-        scheme: &Scheme,
-        documents: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Result<Schemas, SchemaError> {
-        let mut parsed = HashMap::new();
-        for (path, json) in documents {
-            let document: Value = serde_json::from_str(json)
-                .map_err(|e| SchemaError(format!("OpenAPI v3 document {path}: {e}")))?;
-            parsed.insert(path.to_owned(), document);
-        }
-        let mut schemas = Schemas::default();
-        for document in parsed.values() {
-            let components = document
-                .pointer("/components/schemas")
-                .and_then(Value::as_object);
-            for (name, schema) in components.into_iter().flatten() {
-                if name.starts_with(META_PREFIX) && !schemas.meta.contains_key(name) {
-                    schemas.meta.insert(name.clone(), schema.clone());
-                }
-            }
-        }
-        for kind in scheme.kinds().iter() {
-            let info = kind.info;
-            for version in kind.versions() {
-                let path = match info.group {
-                    "" => format!("api/{version}"),
-                    group => format!("apis/{group}/{version}"),
-                };
-                let missing = || {
-                    SchemaError(format!(
-                        "no OpenAPI v3 schema for {} {} (document {path})",
-                        kind.api_version(version),
-                        info.kind
-                    ))
-                };
-                let document = parsed.get(&path).ok_or_else(missing)?;
-                let components = (document.pointer("/components/schemas"))
-                    .and_then(Value::as_object)
-                    .ok_or_else(missing)?;
-                let name = (components.iter())
-                    .find(|(_, schema)| has_gvk(schema, info.group, version, info.kind))
-                    .map(|(name, _)| name.clone())
-                    .ok_or_else(missing)?;
-                let root = schemas.compile_component(&path, components, &name)?;
-                schemas
-                    .roots
-                    .insert((info.group.into(), version.into(), info.kind.into()), root);
-            }
-        }
-        Ok(schemas)
-    }
-
-    /// Compiles one component of `components` (`document` names it in errors), and
-    /// registers nothing: for [`Schemas::new`] and tests.
-    pub fn compile_component(
-        &mut self,
-        document: &str,
-        components: &Map<String, Value>,
-        name: &str,
-    ) -> Result<usize, SchemaError> {
-        let mut compiler = Compiler {
-            document,
-            components,
-            nodes: &mut self.nodes,
-            refs: HashMap::new(),
-        };
-        compiler.reference(&Value::String(format!("#/components/schemas/{name}")))
-    }
-
     /// The schema of `kind` in `group`/`version`.
     pub fn kind(&self, group: &str, version: &str, kind: &str) -> Option<KindSchema<'_>> {
         let key = (group.to_owned(), version.to_owned(), kind.to_owned());
@@ -426,20 +192,6 @@ impl Schemas {
         }
         nodes
     }
-}
-
-/// Whether a component has the `x-kubernetes-group-version-kind` of a kind.
-fn has_gvk(schema: &Value, group: &str, version: &str, kind: &str) -> bool {
-    (schema
-        .get("x-kubernetes-group-version-kind")
-        .and_then(Value::as_array))
-    .into_iter()
-    .flatten()
-    .any(|gvk| {
-        gvk.get("group").and_then(Value::as_str) == Some(group)
-            && gvk.get("version").and_then(Value::as_str) == Some(version)
-            && gvk.get("kind").and_then(Value::as_str) == Some(kind)
-    })
 }
 
 /// The schema of one kind in one version.
