@@ -17,7 +17,7 @@ use serde_json::Value;
 fn schemas() -> (Scheme, Schemas) {
     let scheme = kapi_generated::scheme();
     let documents = kapi_generated::documents::OPENAPI_V3;
-    let schemas = Schemas::new(&scheme, documents.iter().map(|d| (d.path, d.json))).unwrap();
+    let schemas = Schemas::compiled_in(&scheme, documents).unwrap();
     (scheme, schemas)
 }
 

@@ -85,9 +85,10 @@ pub use kapi_core::{
 };
 pub use kapi_kinds as kinds;
 
-/// The derives, with the `derive` feature.
+/// The derives, and `deflated!` for the generated crate's documents, with the `derive`
+/// feature.
 #[cfg(feature = "derive")]
-pub use kapi_macros::{Convert, Protobuf, Resource};
+pub use kapi_macros::{Convert, Protobuf, Resource, deflated};
 
 #[cfg(feature = "server")]
 pub use kapi_apiserver as server;

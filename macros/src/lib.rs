@@ -19,6 +19,7 @@
 mod attr;
 mod check;
 mod convert;
+mod deflated;
 mod expand;
 mod json_path;
 mod model;
@@ -189,6 +190,19 @@ pub fn derive_convert(input: TokenStream) -> TokenStream {
 pub fn derive_protobuf(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
     protobuf::derive(&input).into()
+}
+
+/// A file of the calling crate compiled in deflated: a `kapi::api::Deflated` that
+/// inflates to the file's bytes. The path is relative to the crate's directory (where its
+/// `Cargo.toml` is); the crate is built again when the file changes.
+///
+/// ```ignore
+/// pub const OPENAPI_V2_JSON: kapi::api::Deflated = kapi::deflated!("openapi/v2.json");
+/// ```
+#[proc_macro]
+pub fn deflated(input: TokenStream) -> TokenStream {
+    let path = syn::parse_macro_input!(input as syn::LitStr);
+    deflated::expand(&path).into()
 }
 
 fn derive(input: &DeriveInput) -> proc_macro2::TokenStream {

@@ -11,7 +11,6 @@ fn main() -> ExitCode {
         scheme: kapi_generated::scheme,
         routes: kapi_generated::ROUTES,
         documents: &kapi_generated::documents::DOCUMENTS,
-        openapi_v3: kapi_generated::documents::OPENAPI_V3,
         // `build.rs` records the commit and the compiler.
         version: kapi::server::build_version!(),
     })

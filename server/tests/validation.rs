@@ -586,8 +586,7 @@ fn schemas_compile_at_start_up() {
     use kapi_generated::documents::OPENAPI_V3;
 
     let scheme = kapi_generated::scheme();
-    let all = OPENAPI_V3.iter().map(|d| (d.path, d.json));
-    let schemas = Schemas::new(&scheme, all).expect("every version has a schema");
+    let schemas = Schemas::compiled_in(&scheme, OPENAPI_V3).expect("every version has a schema");
     for (group, version, kind) in [
         ("apps.example.dev", "v1", "WebApp"),
         ("apps.example.dev", "v1beta1", "WebApp"),
@@ -601,10 +600,11 @@ fn schemas_compile_at_start_up() {
         );
     }
 
-    let without_core = (OPENAPI_V3.iter())
+    let without_core: Vec<_> = (OPENAPI_V3.iter())
         .filter(|d| d.path != "api/v1")
-        .map(|d| (d.path, d.json));
-    let error = Schemas::new(&scheme, without_core).unwrap_err();
+        .copied()
+        .collect();
+    let error = Schemas::compiled_in(&scheme, &without_core).unwrap_err();
     assert!(
         error
             .to_string()

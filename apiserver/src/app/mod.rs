@@ -26,7 +26,7 @@ use crate::endpoints::{self, Config, Lifecycle, ServerVersion};
 use crate::health::Health;
 use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches};
-use kapi_core::api::{Documents, OpenApiV3Document, RouteBinding};
+use kapi_core::api::{Documents, RouteBinding};
 use kapi_core::scheme::Scheme;
 use kapi_registry::{Registry, Schemas};
 use kapi_storage::compactor;
@@ -43,8 +43,6 @@ pub struct Api {
     pub routes: &'static [RouteBinding],
     /// The generated `documents::DOCUMENTS`.
     pub documents: &'static Documents,
-    /// The generated `documents::OPENAPI_V3`.
-    pub openapi_v3: &'static [OpenApiV3Document],
     /// What `/version` says about the build.
     pub version: ServerVersion,
 }
@@ -103,17 +101,23 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let enabled = flags.api_enablement.apply(&scheme, api.routes)?;
     let trust = client_trust::ClientTrust::resolve(&flags.authentication)?;
     let tls = (flags.serving).tls(trust.handshake_cas()?.as_ref())?;
+    // Every served version's schema, for defaulting and validation: a missing one is a
+    // start-up error, never a failed request. Compiled on a thread of its own while the
+    // storage opens: the two are most of the start-up.
+    let compiling = {
+        let (scheme, documents) = (Arc::clone(&scheme), api.documents.openapi_v3);
+        std::thread::spawn(move || Schemas::compiled_in(&scheme, documents))
+    };
     let storage = flags.storage.open().await?;
     let closed = Arc::downgrade(&storage);
-    // Every served version's schema, for defaulting and validation: a missing one is a
-    // start-up error, never a failed request.
-    let schemas = Schemas::new(&scheme, (api.openapi_v3.iter()).map(|d| (d.path, d.json)))
-        .context("compiling the OpenAPI v3 schemas")?;
     let prefix = flags.storage.etcd_prefix.clone();
     let registry = Registry::new(scheme, Arc::clone(&storage), prefix)
         .await
-        .context("starting the registry")?
-        .with_schemas(Arc::new(schemas));
+        .context("starting the registry")?;
+    let schemas = (compiling.join())
+        .map_err(|_| anyhow::anyhow!("compiling the OpenAPI v3 schemas panicked"))?
+        .context("compiling the OpenAPI v3 schemas")?;
+    let registry = registry.with_schemas(Arc::new(schemas));
     // The admission webhooks, which the registry calls as its admission hook.
     #[cfg(feature = "admission-webhooks")]
     let registry = registry.with_admission(Arc::new(crate::webhooks::Webhooks::default()));

@@ -6,9 +6,12 @@
 //! - v3: the index, then one document per group-version. A request naming the current
 //!   `?hash=` is cacheable forever (`Cache-Control: public, immutable`); a stale hash is
 //!   redirected (301) to the current URL (`kube-openapi/pkg/handler3`).
+//!
+//! The generated documents are compiled in deflated: each is inflated when first asked
+//! for, and kept.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use axum::Router;
@@ -24,7 +27,7 @@ use super::media::{self, JSON};
 use super::params::Query;
 use crate::http::ErrorResponse as _;
 use crate::http::{Prepared, not_modified};
-use kapi_core::api::RenderedDocuments;
+use kapi_core::api::{Deflated, RenderedDocuments};
 use kapi_core::error::ApiError;
 
 const PROTOBUF_V2: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -33,19 +36,59 @@ const PROTOBUF_V2_SUBTYPES: [&str; 2] = [
     "com.github.proto-openapi.spec.v2.v1.0+protobuf",
 ];
 
-/// A v3 document ready to serve.
+/// A document's bytes: rendered already, or compiled in deflated and inflated once.
+enum Body {
+    Ready(axum::body::Bytes),
+    Deflated(Deflated, OnceLock<axum::body::Bytes>),
+}
+
+impl Body {
+    fn deflated(deflated: Deflated) -> Body {
+        Body::Deflated(deflated, OnceLock::new())
+    }
+
+    fn get(&self) -> &axum::body::Bytes {
+        match self {
+            Body::Ready(bytes) => bytes,
+            Body::Deflated(deflated, inflated) => {
+                inflated.get_or_init(|| deflated.inflate().into())
+            }
+        }
+    }
+}
+
+/// A document tagged by its own hash ([`Prepared`]), made when first served.
+struct Tagged {
+    body: Body,
+    prepared: OnceLock<Prepared>,
+}
+
+impl Tagged {
+    fn new(body: Body) -> Tagged {
+        Tagged {
+            body,
+            prepared: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &Prepared {
+        (self.prepared).get_or_init(|| Prepared::new(self.body.get().clone()))
+    }
+}
+
+/// A v3 document ready to serve, tagged by the hash its URL carries.
 struct V3Document {
-    body: axum::body::Bytes,
+    body: Body,
     hash: String,
     etag: HeaderValue,
 }
 
 impl V3Document {
-    fn new(body: Vec<u8>, hash: &str) -> V3Document {
+    fn new(body: Body, hash: &str) -> V3Document {
         let etag = HeaderValue::from_str(&format!("\"{hash}\""))
             .unwrap_or_else(|_| HeaderValue::from_static("\"\""));
         V3Document {
-            body: body.into(),
+            body,
             hash: hash.to_owned(),
             etag,
         }
@@ -55,8 +98,8 @@ impl V3Document {
 /// The OpenAPI documents of one scheme, ready to serve: the generated ones, or those
 /// rendered again once kinds were installed (`super::discovery::Live`).
 pub(super) struct OpenApi {
-    v2_json: Prepared,
-    v2_protobuf: Prepared,
+    v2_json: Tagged,
+    v2_protobuf: Tagged,
     v3_index: Prepared,
     v3: HashMap<String, V3Document>,
 }
@@ -64,27 +107,26 @@ pub(super) struct OpenApi {
 impl OpenApi {
     fn generated(documents: &Documents) -> OpenApi {
         OpenApi {
-            v2_json: Prepared::new(documents.openapi_v2_json.as_bytes()),
-            v2_protobuf: Prepared::new(documents.openapi_v2_protobuf),
+            v2_json: Tagged::new(Body::deflated(documents.openapi_v2_json)),
+            v2_protobuf: Tagged::new(Body::deflated(documents.openapi_v2_protobuf)),
             v3_index: Prepared::new(documents.openapi_v3_index.as_bytes()),
             v3: (documents.openapi_v3.iter())
                 .map(|d| {
-                    (
-                        d.path.to_owned(),
-                        V3Document::new(d.json.as_bytes().to_vec(), d.hash),
-                    )
+                    let body = Body::deflated(d.json);
+                    (d.path.to_owned(), V3Document::new(body, d.hash))
                 })
                 .collect(),
         }
     }
 
     pub(super) fn rendered(documents: &RenderedDocuments) -> OpenApi {
+        let ready = |bytes: &Vec<u8>| Body::Ready(bytes.clone().into());
         OpenApi {
-            v2_json: Prepared::new(documents.openapi_v2_json.clone()),
-            v2_protobuf: Prepared::new(documents.openapi_v2_protobuf.clone()),
+            v2_json: Tagged::new(ready(&documents.openapi_v2_json)),
+            v2_protobuf: Tagged::new(ready(&documents.openapi_v2_protobuf)),
             v3_index: Prepared::new(documents.openapi_v3_index.clone()),
             v3: (documents.openapi_v3.iter())
-                .map(|d| (d.path.clone(), V3Document::new(d.json.clone(), &d.hash)))
+                .map(|d| (d.path.clone(), V3Document::new(ready(&d.json), &d.hash)))
                 .collect(),
         }
     }
@@ -125,17 +167,17 @@ pub(super) fn router(documents: &Documents, live: &Arc<Live>) -> Router {
 }
 
 /// Accepts the JSON or the protobuf form; kube-openapi treats a missing `Accept` as `*/*`.
-fn serve_v2(headers: &HeaderMap, json: &Prepared, protobuf: &Prepared) -> Response {
+fn serve_v2(headers: &HeaderMap, json: &Tagged, protobuf: &Tagged) -> Response {
     let ranges = media::accept(headers);
     if !media::has_accept(headers) {
-        return json.respond(headers, JSON);
+        return json.get().respond(headers, JSON);
     }
     for range in &ranges {
         if range.matches("application", "json") {
-            return json.respond(headers, JSON);
+            return json.get().respond(headers, JSON);
         }
         if range.type_ == "application" && PROTOBUF_V2_SUBTYPES.contains(&&*range.subtype) {
-            return protobuf.respond(headers, PROTOBUF_V2);
+            return protobuf.get().respond(headers, PROTOBUF_V2);
         }
     }
     ApiError::NotAcceptable(format!("{JSON}, {PROTOBUF_V2}")).into_response()
@@ -168,7 +210,7 @@ fn serve_v3(
     let mut response = if not_modified(headers, &document.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut response = (StatusCode::OK, document.body.clone()).into_response();
+        let mut response = (StatusCode::OK, document.body.get().clone()).into_response();
         (response.headers_mut()).insert(
             axum::http::header::CONTENT_TYPE,
             HeaderValue::from_static(JSON),

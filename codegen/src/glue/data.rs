@@ -362,7 +362,8 @@ struct DiscoveryDocument {
     file: String,
 }
 
-/// File paths become relative to `src/`, as `include_str!` resolves them.
+/// File paths become relative to `src/`, as `include_str!` resolves them; those of the
+/// OpenAPI documents stay relative to the crate, as `kapi::deflated!` resolves them.
 pub(super) fn documents(index: &DocumentIndex) -> Documents {
     let from_src = |file: &str| format!("../{file}");
     let discovery = |aggregated: bool| {
@@ -377,15 +378,15 @@ pub(super) fn documents(index: &DocumentIndex) -> Documents {
     Documents {
         header: super::HEADER,
         openapi_v2: index.openapi_v2.as_ref().map(|v2| Files {
-            json: from_src(&v2.json),
-            proto: from_src(&v2.proto),
+            json: v2.json.clone(),
+            proto: v2.proto.clone(),
         }),
         openapi_v3_index: index.openapi_v3_index.as_deref().map(from_src),
         openapi_v3: (index.openapi_v3.iter())
             .map(|d| V3Document {
                 key: d.key.clone(),
                 hash: d.hash.clone(),
-                file: from_src(&d.file),
+                file: d.file.clone(),
             })
             .collect(),
         discovery: discovery(false),

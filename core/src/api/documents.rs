@@ -1,13 +1,18 @@
 //! The static OpenAPI and discovery documents of an API, as `cargo xtask generate` renders
 //! them: the generated crate builds one [`Documents`] value, the HTTP layer serves it.
+//!
+//! The OpenAPI documents are most of an API's description by size (several megabytes for
+//! Kubernetes' kinds, ten times what they compress to), and most servers serve them
+//! rarely: they are compiled in deflated ([`Deflated`], `kapi::deflated!`) and inflated
+//! when first needed.
 
 /// The static OpenAPI and discovery documents of the API, as generated.
 #[derive(Clone, Copy, Debug)]
 pub struct Documents {
     /// `/openapi/v2` as JSON.
-    pub openapi_v2_json: &'static str,
+    pub openapi_v2_json: Deflated,
     /// `/openapi/v2` as the gnostic `openapi_v2.Document` protobuf.
-    pub openapi_v2_protobuf: &'static [u8],
+    pub openapi_v2_protobuf: Deflated,
     /// `/openapi/v3`: the index of the group-version documents.
     pub openapi_v3_index: &'static str,
     /// `/openapi/v3/<path>`: one document per group-version.
@@ -26,8 +31,54 @@ pub struct OpenApiV3Document {
     pub path: &'static str,
     /// Upper-case hex SHA-512 of `json`: the `?hash=` of its URL in the index, and its `ETag`.
     pub hash: &'static str,
-    /// The document.
-    pub json: &'static str,
+    /// The document (JSON).
+    pub json: Deflated,
+}
+
+/// A file compiled into the program deflated (RFC 1951) by `kapi::deflated!`.
+#[derive(Clone, Copy, Debug)]
+pub struct Deflated {
+    deflated: &'static [u8],
+    len: usize,
+}
+
+impl Deflated {
+    /// `deflated`, which inflates to `len` bytes: what `kapi::deflated!` writes.
+    pub const fn new(deflated: &'static [u8], len: usize) -> Deflated {
+        Deflated { deflated, len }
+    }
+
+    /// The file's bytes.
+    ///
+    /// # Panics
+    ///
+    /// When the bytes compiled in are not what `kapi::deflated!` wrote (they are, unless
+    /// written by hand).
+    pub fn inflate(&self) -> Vec<u8> {
+        match miniz_oxide::inflate::decompress_to_vec_with_limit(self.deflated, self.len) {
+            Ok(bytes) if bytes.len() == self.len => bytes,
+            _ => panic!("a compiled-in document does not inflate to its length"),
+        }
+    }
+
+    /// The file's text.
+    ///
+    /// # Panics
+    ///
+    /// As [`Deflated::inflate`], or when the file was not UTF-8.
+    pub fn inflate_text(&self) -> String {
+        String::from_utf8(self.inflate()).expect("a compiled-in document is UTF-8")
+    }
+
+    /// How many bytes the file has.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// One document rendered while the server runs.

@@ -20,7 +20,8 @@ pub use binding::{Handler, RouteBinding};
 pub use convert::__private as __convert;
 pub use convert::Convert;
 pub use documents::{
-    Documents, OpenApiV3Document, RenderedDocument, RenderedDocuments, RenderedOpenApiV3, Renderer,
+    Deflated, Documents, OpenApiV3Document, RenderedDocument, RenderedDocuments, RenderedOpenApiV3,
+    Renderer,
 };
 pub use kapi_routes::version_order;
 pub use kind_sets::{concat_kinds, kinds_len};

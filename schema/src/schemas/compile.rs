@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use super::{IMMUTABLE_EXTENSION, ListType, META_PREFIX, Node, SchemaError, Schemas};
+use kapi_core::api::OpenApiV3Document;
 use kapi_core::scheme::Scheme;
 
 /// Where a `$ref` finds its component.
@@ -269,6 +270,21 @@ impl Schemas {
             }
         }
         Ok(schemas)
+    }
+
+    /// [`Schemas::new`] on the OpenAPI v3 documents compiled into the program (the
+    /// generated `documents::OPENAPI_V3`), inflated while their schemas compile.
+    pub fn compiled_in(
+        scheme: &Scheme,
+        documents: &[OpenApiV3Document],
+    ) -> Result<Schemas, SchemaError> {
+        let inflated: Vec<(&str, String)> = (documents.iter())
+            .map(|d| (d.path, d.json.inflate_text()))
+            .collect();
+        Schemas::new(
+            scheme,
+            inflated.iter().map(|(path, json)| (*path, json.as_str())),
+        )
     }
 
     /// Compiles one component of `components` (`document` names it in errors), and

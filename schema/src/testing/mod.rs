@@ -58,7 +58,7 @@ impl RoundTrip {
     /// # Panics
     /// When a schema does not compile: the same check fails the server at start-up.
     pub fn new(scheme: Scheme, documents: &[OpenApiV3Document]) -> RoundTrip {
-        let schemas = Schemas::new(&scheme, documents.iter().map(|d| (d.path, d.json)))
+        let schemas = Schemas::compiled_in(&scheme, documents)
             .unwrap_or_else(|e| panic!("the OpenAPI v3 schemas do not compile: {e}"));
         RoundTrip { scheme, schemas }
     }
