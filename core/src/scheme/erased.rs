@@ -2,6 +2,12 @@
 //! hub and version types, each erased to a function pointer (`KindEntry::version`,
 //! `KindEntry::stored_with`), so that the registry converts, encodes and edits objects of
 //! any kind without knowing its types.
+//!
+//! Objects are decoded into their types from two sources only: stored bytes, and a
+//! borrowed `Value`. Every decoder is a copy of the whole type tree's deserializer (for a
+//! Pod, hundreds of kilobytes of the program), so an owned `Value` is read through a
+//! reference too: it costs a copy of its strings, where a third copy of every kind's
+//! deserializers cost megabytes.
 
 use std::any::Any;
 
@@ -21,7 +27,7 @@ where
     Hub: Resource + Default + Send + 'static,
     V: Convert<Hub> + DeserializeOwned + 'static,
 {
-    onto_hub::<Hub, V>(serde_json::from_value(object)?, base)
+    onto_hub::<Hub, V>(V::deserialize(&object)?, base)
 }
 
 /// An object's bytes decoded as version `V` and converted to a new hub: [`to_hub`] without
@@ -152,6 +158,5 @@ pub(super) fn hub_from_json_ref<Hub: DeserializeOwned + Send + 'static>(
 pub(super) fn hub_from_json<Hub: DeserializeOwned + Send + 'static>(
     json: Value,
 ) -> Result<ErasedHub, ConversionError> {
-    let hub: Hub = serde_json::from_value(json)?;
-    Ok(Box::new(hub))
+    hub_from_json_ref::<Hub>(&json)
 }
