@@ -60,7 +60,7 @@ pub fn extract(git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> 
         .trim()
         .to_string();
     let mut read = BTreeMap::new();
-    let mut pending: Vec<String> = roots(resources)
+    let mut pending: Vec<String> = extracted(resources)
         .iter()
         .map(|(package, _)| package.clone())
         .collect();
@@ -96,7 +96,7 @@ pub fn extract(git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> 
         disagreements: Vec::new(),
         packages: BTreeMap::new(),
     };
-    reduce(&read, &roots(resources), &mut api)?;
+    reduce(&read, &extracted(resources), &mut api)?;
     for (package, package_read) in &read {
         if let Some(kept) = api.packages.get(package) {
             compare(
@@ -126,6 +126,17 @@ pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
         roots.insert((package.into(), kind.into()));
     }
     roots.into_iter().collect()
+}
+
+/// What the facts keep types from: the [`roots`], and the types conversions use.
+fn extracted(resources: &Resources) -> Vec<(String, String)> {
+    let mut types = roots(resources);
+    for qualified in &resources.conversion_types {
+        if let Some((package, name)) = qualified.rsplit_once('.') {
+            types.push((package.to_string(), name.to_string()));
+        }
+    }
+    types
 }
 
 /// `apps/v1` → `apps/v1`; `v1` → `core/v1`; `networking.k8s.io/v1` → `networking/v1`;

@@ -100,6 +100,11 @@ pub struct Resources {
     /// What each subresource beside `status` and `scale` is, by name.
     #[serde(default, rename = "subresourceShapes")]
     pub subresource_shapes: BTreeMap<String, SubresourceShape>,
+    /// Types no kind reaches that kapi-builtin's conversions read and write
+    /// (`autoscaling/v1.MetricSpec`: how kube keeps a v2 HorizontalPodAutoscaler's
+    /// metrics in a v1 one's annotations), generated beside the kinds' types.
+    #[serde(default, rename = "conversionTypes")]
+    pub conversion_types: Vec<String>,
     /// The resources.
     pub resources: Vec<Resource>,
 }
@@ -176,14 +181,24 @@ pub struct Resource {
     /// until they move to it: their types are not generated.
     #[serde(default, skip_serializing_if = "is_false")]
     pub declared_by_hand: bool,
+    /// Another version of the kind served in this group-version (`autoscaling/v2`): the
+    /// hub, which this version converts to and from by hand (kapi-builtin's
+    /// `conversions`); it is declared there as one more `version(...)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hub: Option<String>,
     /// Why kapi does not serve it yet, when it does not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<String>,
 }
 
 impl Resource {
-    /// Whether the generator declares it as a kind.
+    /// Whether the generator declares its type (as a kind, or as another version of one).
     pub fn generated(&self) -> bool {
         !self.declared_by_hand && self.pending.is_none()
+    }
+
+    /// Whether the generator declares it as a kind of its own (not another version of one).
+    pub fn is_hub(&self) -> bool {
+        self.generated() && self.hub.is_none()
     }
 }

@@ -12,4 +12,5 @@
 extern crate kapi_core as kapi;
 
 pub mod api;
+mod conversions;
 mod strategies;

@@ -1,6 +1,6 @@
 //! The kinds' own create and update rules. Until kube's strategies are ported (defaulting,
 //! validation, tables), every built-in kind follows kube's generic rules for its own kinds:
-//! a `PUT` needs no resourceVersion.
+//! a `PUT` needs no resourceVersion; the few below add what their conversions need.
 
 macro_rules! kube_defaults {
     ($($path:path),* $(,)?) => {
@@ -13,3 +13,21 @@ macro_rules! kube_defaults {
 }
 
 pub(crate) use kube_defaults;
+
+use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
+
+/// A v2 write drops the annotations that carry v2's fields through v1, as kube's v2
+/// conversion does: they are never stored (a v1 read makes them again).
+impl kapi::Strategy for HorizontalPodAutoscaler {
+    fn prepare_for_create(&mut self) {
+        crate::conversions::drop_round_trip_annotations(&mut self.metadata.annotations);
+    }
+
+    fn prepare_for_update(&mut self, _old: &Self) {
+        crate::conversions::drop_round_trip_annotations(&mut self.metadata.annotations);
+    }
+
+    fn allow_unconditional_update() -> bool {
+        true
+    }
+}

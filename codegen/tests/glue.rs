@@ -278,8 +278,8 @@ fn documents_index_every_discovery_file() {
 fn documents_index_the_openapi_files_with_the_hashes_of_the_v3_index() {
     let documents = text("src/documents.rs");
     for line in [
-        r#"pub const OPENAPI_V2_JSON: &str = include_str!("../openapi/v2.json");"#,
-        r#"pub const OPENAPI_V2_PROTO: &[u8] = include_bytes!("../openapi/v2.pb");"#,
+        r#"pub const OPENAPI_V2_JSON: Deflated = kapi::deflated!("openapi/v2.json");"#,
+        r#"pub const OPENAPI_V2_PROTO: Deflated = kapi::deflated!("openapi/v2.pb");"#,
         r#"pub const OPENAPI_V3_INDEX: &str = include_str!("../openapi/v3/index.json");"#,
     ] {
         assert!(documents.contains(line), "{line} in\n{documents}");
@@ -304,7 +304,7 @@ fn documents_index_the_openapi_files_with_the_hashes_of_the_v3_index() {
             format!("/openapi/v3/{key}?hash={hash}")
         );
         let document = format!(
-            "OpenApiV3Document {{\n        path: \"{key}\",\n        hash: \"{hash}\",\n        json: include_str!(\"../{file}\"),\n    }},"
+            "OpenApiV3Document {{\n        path: \"{key}\",\n        hash: \"{hash}\",\n        json: kapi::deflated!(\"{file}\"),\n    }},"
         );
         assert!(documents.contains(&document), "{document} in\n{documents}");
     }
@@ -455,9 +455,11 @@ fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {
             storage: true,
             deprecated: false,
             deprecation_warning: None,
+            lossy: false,
             rust_type,
             schema: kapi_core::api::VersionSchema::Type(|g| g.subschema_for::<String>()),
             printer_columns: None,
+            protobuf: None,
             routes,
         }]),
         ..TENANT_LIKE
@@ -482,7 +484,6 @@ const TENANT_LIKE: KindInfo = KindInfo {
     selectable_fields: &[],
     versions: &[],
     rust_type: "",
-    protobuf: None,
     stored_with: None,
     create_only: false,
     delete_status: false,

@@ -1403,7 +1403,6 @@ mod fixture {
             selectable_fields: &[],
             versions,
             rust_type: "fixture",
-            protobuf: None,
             stored_with: None,
             create_only: false,
             delete_status: false,
@@ -1421,9 +1420,11 @@ mod fixture {
             storage: true,
             deprecated: false,
             deprecation_warning: None,
+            lossy: false,
             rust_type: "fixture",
             schema: kapi_core::api::VersionSchema::Type(schema),
             printer_columns: None,
+            protobuf: None,
             routes: &[],
         }
     }

@@ -69,6 +69,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: kapi::deflated!("openapi/v3/apis/autoscaling/v2.json"),
     },
     OpenApiV3Document {
+        path: "apis/autoscaling/v1",
+        hash: "E8E704386DCFD558EB4531B6024B0DC9C200528CEA7AF5FE96543E1656ED8A73D82F1AEBDC593C730D5229CF6580690633BA2922B914DAAFDC053DDB934090F1",
+        json: kapi::deflated!("openapi/v3/apis/autoscaling/v1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/batch/v1",
         hash: "95B863A197EE9191F4BBEB0A30A6A6BAA03847C86F81171AD59A8B56A02A75C37ECF62DA78F2423574D62C6CF9FAAF78763886D90BCC948C359D31947FEB4058",
         json: kapi::deflated!("openapi/v3/apis/batch/v1.json"),
@@ -188,6 +193,7 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         )),
         "/apis/autoscaling" => Some(include_str!("../discovery/apis/autoscaling.json")),
         "/apis/autoscaling/v2" => Some(include_str!("../discovery/apis/autoscaling/v2.json")),
+        "/apis/autoscaling/v1" => Some(include_str!("../discovery/apis/autoscaling/v1.json")),
         "/apis/batch" => Some(include_str!("../discovery/apis/batch.json")),
         "/apis/batch/v1" => Some(include_str!("../discovery/apis/batch/v1.json")),
         "/apis/certificates.k8s.io" => {

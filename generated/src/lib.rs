@@ -17,7 +17,7 @@
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
 //! - `authentication.k8s.io` (`/apis/authentication.k8s.io`): versions `v1`; kinds `SelfSubjectReview`, `TokenReview`.
 //! - `authorization.k8s.io` (`/apis/authorization.k8s.io`): versions `v1`; kinds `SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview`, `SelfSubjectRulesReview`.
-//! - `autoscaling` (`/apis/autoscaling`): versions `v2`; kinds `HorizontalPodAutoscaler`.
+//! - `autoscaling` (`/apis/autoscaling`): versions `v2`, `v1`; kinds `HorizontalPodAutoscaler`.
 //! - `batch` (`/apis/batch`): versions `v1`; kinds `CronJob`, `Job`.
 //! - `certificates.k8s.io` (`/apis/certificates.k8s.io`): versions `v1`; kinds `CertificateSigningRequest`.
 //! - `coordination.k8s.io` (`/apis/coordination.k8s.io`): versions `v1`; kinds `Lease`.

@@ -274,6 +274,12 @@ mod autoscaling {
     fn horizontal_pod_autoscaler_v2() {
         ROUND_TRIP.check("autoscaling", "HorizontalPodAutoscaler", "v2");
     }
+
+    /// `autoscaling/v1` `HorizontalPodAutoscaler`.
+    #[test]
+    fn horizontal_pod_autoscaler_v1() {
+        ROUND_TRIP.check("autoscaling", "HorizontalPodAutoscaler", "v1");
+    }
 }
 
 /// `batch`.

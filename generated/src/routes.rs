@@ -1045,6 +1045,35 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(HORIZONTAL_POD_AUTOSCALER, 0, 12, Handler::UpdateStatus),
     // PATCH /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
     bind(HORIZONTAL_POD_AUTOSCALER, 0, 13, Handler::PatchStatus),
+    // HorizontalPodAutoscaler (autoscaling/v1):
+    // GET /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 0, Handler::List),
+    // POST /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 1, Handler::Create),
+    // DELETE /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 2, Handler::DeleteCollection),
+    // GET /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 3, Handler::Get),
+    // PUT /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 4, Handler::Update),
+    // PATCH /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 5, Handler::Patch),
+    // DELETE /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 6, Handler::Delete),
+    // GET /apis/autoscaling/v1/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 7, Handler::List),
+    // GET /apis/autoscaling/v1/watch/namespaces/{namespace}/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 8, Handler::WatchList),
+    // GET /apis/autoscaling/v1/watch/namespaces/{namespace}/horizontalpodautoscalers/{name}
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 9, Handler::Watch),
+    // GET /apis/autoscaling/v1/watch/horizontalpodautoscalers
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 10, Handler::WatchList),
+    // GET /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 11, Handler::GetStatus),
+    // PUT /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 12, Handler::UpdateStatus),
+    // PATCH /apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}/status
+    bind(HORIZONTAL_POD_AUTOSCALER, 1, 13, Handler::PatchStatus),
     // CronJob (batch/v1):
     // GET /apis/batch/v1/namespaces/{namespace}/cronjobs
     bind(CRON_JOB, 0, 0, Handler::List),

@@ -149,6 +149,7 @@ pub fn scheme() -> Scheme {
         .add(
             KindEntry::new::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>()
                 .version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>("v2")
+                .version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v1::HorizontalPodAutoscaler>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::batch::v1::CronJob>()

@@ -74,8 +74,8 @@ pub(crate) struct ResourceAttrs {
     /// `system:basic-user`).
     pub names: Option<NameRuleAttr>,
     /// `protobuf = NAMESPACE_PROTO`: a path to the kind's `kapi::api::ProtoMessage`
-    /// (a `static` or `const`), for protobuf request bodies; `protobuf` alone: the hub's
-    /// derived message (`#[derive(Protobuf)]`). None by default.
+    /// (a `static` or `const`), for protobuf request bodies; `protobuf` alone: each version
+    /// type's derived message (`#[derive(Protobuf)]`). None by default.
     pub protobuf: Option<ProtobufAttr>,
     /// `storage_key = "services/specs"`: where objects are stored under the prefix, for
     /// kube's own kinds (whose keys have no group); kube's layout for custom kinds by
@@ -86,7 +86,7 @@ pub(crate) struct ResourceAttrs {
 /// The values of `protobuf`.
 #[derive(Debug)]
 pub(crate) enum ProtobufAttr {
-    /// `protobuf`: the hub's `Protobuf::MESSAGE`.
+    /// `protobuf`: each version type's `Protobuf::MESSAGE` (the hub's for the hub).
     Derived,
     /// `protobuf = PATH`.
     Path(syn::Path),
@@ -263,6 +263,8 @@ pub(crate) struct VersionAttrs {
     pub served: Option<bool>,
     /// `deprecated` or `deprecated = "warning text"`.
     pub deprecated: Option<Deprecation>,
+    /// `lossy`: converting through this version loses what it cannot express.
+    pub lossy: Word,
 }
 
 /// The value of `deprecated`: a flag, or the warning clients get.

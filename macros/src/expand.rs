@@ -376,22 +376,6 @@ fn kind_info(kind: &Kind) -> TokenStream {
         NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
         NameRuleAttr::PathSegment => quote!(__kapi::api::NameRule::PathSegment),
     };
-    // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
-    let protobuf = match &kind.protobuf {
-        None => quote!(::core::option::Option::None),
-        Some(crate::attr::ProtobufAttr::Derived) => {
-            let hub = kind.hub_type();
-            quote!(::core::option::Option::Some(
-                <#hub as __kapi::api::protobuf::Protobuf>::MESSAGE
-            ))
-        }
-        Some(crate::attr::ProtobufAttr::Path(path)) => quote_spanned! {path.span()=>
-            ::core::option::Option::Some({
-                let protobuf: &'static __kapi::api::ProtoMessage = &#path;
-                protobuf
-            })
-        },
-    };
     quote! {
         __kapi::api::KindInfo {
             group: #group,
@@ -411,7 +395,6 @@ fn kind_info(kind: &Kind) -> TokenStream {
             selectable_fields: &[#(#selectable_fields),*],
             versions: &[#(#versions),*],
             rust_type: #rust_type,
-            protobuf: #protobuf,
             stored_with: #stored_with,
             create_only: #create_only,
             delete_status: #delete_status,
@@ -523,6 +506,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
     let storage = version.storage.is_present();
     let deprecated = version.deprecated;
     let warning = option_str(version.deprecation_warning.as_ref().map(|l| l.value()));
+    let lossy = version.lossy;
     let ty = version_type(kind, version);
     let rust_type = match (&version.ty, &kind.stored_with) {
         (VersionType::Hub, Some(path)) => {
@@ -570,6 +554,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
         others: &others,
     });
     let routes = routes.iter().map(route);
+    let protobuf = version_protobuf(kind, version);
     quote! {
         __kapi::api::VersionInfo {
             name: #name,
@@ -577,13 +562,41 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
             storage: #storage,
             deprecated: #deprecated,
             deprecation_warning: #warning,
+            lossy: #lossy,
             rust_type: #rust_type,
             schema: __kapi::api::VersionSchema::Type(
                 __kapi::__private::schemars::SchemaGenerator::subschema_for::<#ty>,
             ),
             printer_columns: ::core::option::Option::None,
             routes: &[#(#routes),*],
+            protobuf: #protobuf,
         }
+    }
+}
+
+/// A version's protobuf message: with `protobuf`, its own type's (the hub's for the
+/// version that is the hub); with `protobuf = PATH`, that message for every version.
+fn version_protobuf(kind: &Kind, version: &Version) -> TokenStream {
+    match (&kind.protobuf, &version.ty) {
+        (None, _) => quote!(::core::option::Option::None),
+        (Some(crate::attr::ProtobufAttr::Derived), VersionType::Hub) => {
+            let hub = kind.hub_type();
+            quote!(::core::option::Option::Some(
+                <#hub as __kapi::api::protobuf::Protobuf>::MESSAGE
+            ))
+        }
+        (Some(crate::attr::ProtobufAttr::Derived), VersionType::Path(path)) => {
+            quote_spanned! {path.span()=>
+                ::core::option::Option::Some(<#path as __kapi::api::protobuf::Protobuf>::MESSAGE)
+            }
+        }
+        // Typed and spanned on the path, so that rustc's "expected `&ProtoMessage`" points at it.
+        (Some(crate::attr::ProtobufAttr::Path(path)), _) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some({
+                let protobuf: &'static __kapi::api::ProtoMessage = &#path;
+                protobuf
+            })
+        },
     }
 }
 

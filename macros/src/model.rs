@@ -193,6 +193,8 @@ pub(crate) struct Version {
     pub deprecated: bool,
     /// The header's text, when given.
     pub deprecation_warning: Option<LitStr>,
+    /// Converting through the version loses what it cannot express.
+    pub lossy: bool,
 }
 
 /// The Rust type of a version.
@@ -443,6 +445,7 @@ impl Version {
             served: attrs.served.unwrap_or(true),
             deprecated,
             deprecation_warning,
+            lossy: attrs.lossy.is_present(),
         }
     }
 }

@@ -191,7 +191,10 @@ fn namespaced_kind() {
     assert!(info.stored_with.is_none());
     assert_eq!(info.rust_type, "expand::shop::Order");
     assert_eq!(info.qualified_resource(), "orders.shop.example.dev");
-    assert!(std::ptr::eq(info.protobuf.unwrap(), &shop::ORDER_PROTO));
+    assert!(std::ptr::eq(
+        info.versions[0].protobuf.unwrap(),
+        &shop::ORDER_PROTO
+    ));
 
     assert!(info.subresources.status);
     let scale = info.subresources.scale.as_ref().expect("scale subresource");
@@ -327,7 +330,7 @@ fn cluster_kind_with_defaults() {
     assert!(!info.subresources.status && info.subresources.scale.is_none());
     assert!(info.printer_columns.is_empty() && info.selectable_fields.is_empty());
     assert_eq!(info.rust_type, "expand::Policy");
-    assert!(info.protobuf.is_none());
+    assert!(info.versions.iter().all(|v| v.protobuf.is_none()));
 
     let [v1] = info.versions else {
         panic!("one version expected");

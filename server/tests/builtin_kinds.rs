@@ -1,7 +1,8 @@
 //! Kubernetes' built-in API (`kapi-builtin`, generated from k8s.io/api): kubectl lists
 //! every GA resource kube 1.32 serves, as kube's own discovery lists them (recorded in
-//! `apigen/inputs/kube-1.32-resources.json`), and creates, reads, lists, patches and
-//! deletes an object of each kind; its typed generators send protobuf bodies.
+//! `apigen/inputs/kube-1.32-resources.json`), and kubectl 1.32 and 1.20 apply, read, list,
+//! watch, patch (strategic, merge, JSON), apply server-side and delete an object of each
+//! kind; its typed generators send protobuf bodies.
 
 use crate::support;
 
@@ -55,67 +56,143 @@ fn kubectl_lists_every_ga_resource_of_kube_1_32() {
     assert!(all.contains("deployment.apps/web"), "{all}");
 }
 
-#[test]
-fn kubectl_writes_and_reads_an_object_of_each_built_in_kind() {
-    let server = Server::start();
-    let kubectl = Kubectl::new(Version::V1_32, &server);
-    let kinds: Vec<Value> = kube_resources()
-        .into_iter()
-        .filter(|r| r.get("pending").is_none() && r.get("declaredByHand").is_none())
-        // Bindings are only created against a pod (a later issue binds them).
-        .filter(|r| r["kind"] != "Binding")
-        .collect();
+support::for_both_versions! {
+    every_built_in_kind => kubectl_1_32_writes_and_reads_each_built_in_kind,
+        kubectl_1_20_writes_and_reads_each_built_in_kind;
+}
+
+/// The test object's name for a resource: one per version (`sample-v1`), so that a kind
+/// served in two versions (HorizontalPodAutoscalers) has an object written through each.
+fn sample(resource: &Value) -> String {
+    let group_version = resource["groupVersion"].as_str().expect("groupVersion");
+    let version = group_version.rsplit('/').next().unwrap_or(group_version);
+    format!("sample-{version}")
+}
+
+/// A manifest of one object of each kind, all carrying `labels`.
+fn manifest(kinds: &[Value], labels: &str) -> String {
     let mut manifest = String::new();
-    for kind in &kinds {
+    for kind in kinds {
         let namespace = match kind["namespaced"].as_bool() == Some(true) {
             true => "  namespace: default\n",
             false => "",
         };
         manifest.push_str(&format!(
-            "---\napiVersion: {}\nkind: {}\nmetadata:\n  name: sample\n{namespace}  labels:\n    \
-             made-by: builtin-kinds-test\n",
+            "---\napiVersion: {}\nkind: {}\nmetadata:\n  name: {}\n{namespace}  labels:\n{labels}",
             kind["groupVersion"].as_str().expect("groupVersion"),
             kind["kind"].as_str().expect("kind"),
+            sample(kind),
         ));
     }
-    let file = kubectl.write_file("all.yaml", &manifest);
-    kubectl.ok(&["create", "-f", &file]);
+    manifest
+}
+
+/// kubectl (both versions) creates an object of each built-in kind from YAML with a
+/// client-side apply, watches it while it is patched three ways (strategic, merge, JSON),
+/// reads and lists it, applies it again client- and server-side, and deletes it.
+fn every_built_in_kind(version: Version) {
+    let server = Server::start();
+    let kubectl = Kubectl::new(version, &server);
+    let kinds: Vec<Value> = kube_resources()
+        .into_iter()
+        .filter(|r| r.get("pending").is_none() && r.get("declaredByHand").is_none())
+        // Bindings are only created against a pod (`builtin_subresources`).
+        .filter(|r| r["kind"] != "Binding")
+        .collect();
+    let first = manifest(&kinds, "    made-by: builtin-kinds-test\n");
+    let file = kubectl.write_file("all.yaml", &first);
+    kubectl.ok(&["apply", "-f", &file]);
     for kind in &kinds {
         let resource = qualified(kind);
+        let name = sample(kind);
+        let name = name.as_str();
         let object = kubectl
-            .ok(&["get", &resource, "sample", "-n", "default", "-o", "json"])
+            .ok(&["get", &resource, name, "-n", "default", "-o", "json"])
             .json();
         assert_eq!(object["kind"], kind["kind"], "{resource}: {object}");
         assert_eq!(
-            object["metadata"]["labels"]["made-by"],
-            "builtin-kinds-test"
+            object["metadata"]["labels"]["made-by"], "builtin-kinds-test",
+            "{resource}: {object}"
         );
+        let applied =
+            &object["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"];
+        assert!(applied.is_string(), "{resource}: {object}");
         kubectl.ok(&["get", &resource, "-A", "-l", "made-by=builtin-kinds-test"]);
-        kubectl.ok(&[
-            "patch",
-            &resource,
-            "sample",
-            "-n",
-            "default",
-            "--type=merge",
-            "-p",
-            r#"{"metadata":{"annotations":{"patched":"yes"}}}"#,
-        ]);
-        kubectl
-            .ok(&[
-                "get",
-                &resource,
-                "sample",
-                "-n",
-                "default",
-                "-o",
-                "jsonpath={.metadata.annotations.patched}",
-            ])
-            .stdout_is("yes");
+
+        // A watch of the object sees each patch.
+        let marks = "jsonpath={.metadata.labels.strategic}/{.metadata.annotations.merged}/\
+                     {.metadata.annotations.json}{\"\\n\"}";
+        let mut watch =
+            kubectl.spawn(&["get", &resource, name, "-n", "default", "-w", "-o", marks]);
+        let waiting = std::time::Duration::from_secs(20);
+        watch.wait_line(waiting, "the object as listed", |l| l == "//");
+        let patch = |kind: &str, body: &str| {
+            kubectl.ok(&[
+                "patch", &resource, name, "-n", "default", "--type", kind, "-p", body,
+            ]);
+        };
+        patch(
+            "strategic",
+            r#"{"metadata":{"labels":{"strategic":"yes"}}}"#,
+        );
+        watch.wait_line(waiting, "the strategic patch", |l| l == "yes//");
+        patch("merge", r#"{"metadata":{"annotations":{"merged":"yes"}}}"#);
+        watch.wait_line(waiting, "the merge patch", |l| l == "yes/yes/");
+        patch(
+            "json",
+            r#"[{"op":"add","path":"/metadata/annotations/json","value":"yes"}]"#,
+        );
+        watch.wait_line(waiting, "the JSON patch", |l| l == "yes/yes/yes");
+        drop(watch);
+    }
+
+    // Applied again client-side: the label changes on each object.
+    let second = manifest(
+        &kinds,
+        "    made-by: builtin-kinds-test\n    applied: client\n",
+    );
+    let file = kubectl.write_file("all.yaml", &second);
+    kubectl.ok(&["apply", "-f", &file]);
+    // And server-side, by a field manager of its own taking the label over.
+    let third = manifest(
+        &kinds,
+        "    made-by: builtin-kinds-test\n    applied: server\n",
+    );
+    let file = kubectl.write_file("all.yaml", &third);
+    kubectl.ok(&[
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "--field-manager=builtin-kinds-test",
+        "-f",
+        &file,
+    ]);
+    for kind in &kinds {
+        let resource = qualified(kind);
+        let name = sample(kind);
+        let mut get = vec!["get", &resource, &name, "-n", "default", "-o", "json"];
+        // kubectl 1.32 leaves managedFields out of what it prints unless asked.
+        if version == Version::V1_32 {
+            get.push("--show-managed-fields");
+        }
+        let object = kubectl.ok(&get).json();
+        assert_eq!(
+            object["metadata"]["labels"]["applied"], "server",
+            "{resource}: {object}"
+        );
+        let managers: Vec<&str> = (object["metadata"]["managedFields"].as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["manager"].as_str())
+            .collect();
+        assert!(
+            managers.contains(&"builtin-kinds-test"),
+            "{resource}: {managers:?}"
+        );
     }
     kubectl.ok(&["delete", "-f", &file]);
     for kind in &kinds {
-        kubectl.fails(&["get", &qualified(kind), "sample", "-n", "default"]);
+        kubectl.fails(&["get", &qualified(kind), &sample(kind), "-n", "default"]);
     }
 }
 

@@ -15,6 +15,7 @@ mod builtin_clients;
 mod builtin_kinds;
 mod builtin_lifecycles;
 mod builtin_subresources;
+mod builtin_versions;
 mod configmap;
 mod controller;
 mod conversion;

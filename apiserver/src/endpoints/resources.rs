@@ -217,7 +217,7 @@ impl Call<'_> {
         let mut warnings = Vec::new();
         // Errors in protobuf for a request whose answer would be protobuf, as kube's.
         let protobuf = (self.kind.as_deref())
-            .and_then(|kind| protobuf_of(kind, self.handler))
+            .and_then(|kind| protobuf_of(kind, self.version, self.handler))
             .filter(|_| media::prefers_protobuf(&parts.headers));
         let mut response = handle(shared, &self, parts, body, &mut warnings)
             .await
@@ -287,7 +287,12 @@ async fn handle(
             | Handler::Watch
             | Handler::WatchList
     );
-    let output = media::negotiate(headers, query.pretty()?, tables, protobuf_of(kind, handler))?;
+    let output = media::negotiate(
+        headers,
+        query.pretty()?,
+        tables,
+        protobuf_of(kind, call.version, handler),
+    )?;
     let include_object = match output.format {
         Format::Table(_) => query.include_object()?,
         Format::Json | Format::Yaml | Format::Protobuf(_) => "",
@@ -359,7 +364,8 @@ async fn handle(
         Handler::Create => {
             let body = read_body(body).await?;
             let mut options = query.write_options("CreateOptions", user_agent)?;
-            let (object, duplicates) = media::decode_object(headers, &body, kind.info.protobuf)?;
+            let protobuf = kind.info.protobuf(target.version);
+            let (object, duplicates) = media::decode_object(headers, &body, protobuf)?;
             options.duplicate_fields = duplicates;
             options.user = user;
             let written = Box::pin(registry.create(target, object, &options)).await?;
@@ -375,7 +381,7 @@ async fn handle(
             options.user = user;
             let scale = handler == Handler::UpdateScale;
             // A `Scale` is not the kind: its protobuf is not the kind's.
-            let protobuf = kind.info.protobuf.filter(|_| !scale);
+            let protobuf = kind.info.protobuf(target.version).filter(|_| !scale);
             let (object, duplicates) = media::decode_object(headers, &body, protobuf)?;
             options.duplicate_fields = duplicates;
             let subresource = subresource(handler, call.subresource);
@@ -428,13 +434,13 @@ async fn handle(
     }
 }
 
-/// The protobuf message of what `handler` answers with for `kind`: the kind's own, but for
-/// the scale subresource (a `Scale`, which has none here).
-fn protobuf_of(kind: &KindEntry, handler: Handler) -> Option<&'static ProtoMessage> {
+/// The protobuf message of what `handler` answers with for `kind` in `version`: the
+/// version's own, but for the scale subresource (a `Scale`, which has none here).
+fn protobuf_of(kind: &KindEntry, version: &str, handler: Handler) -> Option<&'static ProtoMessage> {
     match handler {
         Handler::GetScale | Handler::UpdateScale | Handler::PatchScale => None,
         Handler::CreateOther | Handler::Read | Handler::Connect => None,
-        _ => kind.info.protobuf,
+        _ => kind.info.protobuf(version),
     }
 }
 

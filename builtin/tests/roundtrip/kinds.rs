@@ -7,6 +7,7 @@ kinds! {
     "apps.v1.Deployment" => kapi_builtin::api::apps::v1::Deployment,
     "apps.v1.ReplicaSet" => kapi_builtin::api::apps::v1::ReplicaSet,
     "apps.v1.StatefulSet" => kapi_builtin::api::apps::v1::StatefulSet,
+    "autoscaling.v1.HorizontalPodAutoscaler" => kapi_builtin::api::autoscaling::v1::HorizontalPodAutoscaler,
     "autoscaling.v1.Scale" => kapi_builtin::api::autoscaling::v1::Scale,
     "autoscaling.v2.HorizontalPodAutoscaler" => kapi_builtin::api::autoscaling::v2::HorizontalPodAutoscaler,
     "batch.v1.CronJob" => kapi_builtin::api::batch::v1::CronJob,

@@ -504,7 +504,6 @@ mod tests {
             selectable_fields: &[],
             versions: &[],
             rust_type: "my_api::Thing",
-            protobuf: None,
             stored_with: None,
             create_only: false,
             delete_status: false,

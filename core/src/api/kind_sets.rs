@@ -67,7 +67,6 @@ static EMPTY: KindInfo = KindInfo {
     selectable_fields: &[],
     versions: &[],
     rust_type: "",
-    protobuf: None,
     stored_with: None,
     create_only: false,
     delete_status: false,

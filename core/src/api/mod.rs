@@ -95,11 +95,6 @@ pub struct KindInfo {
     /// Rust path of the type the kind is declared on, for generated glue
     /// (`api_types::apps::WebApp`): the hub, unless the kind is `stored_with` another.
     pub rust_type: &'static str,
-    /// The kind's protobuf message, for `application/vnd.kubernetes.protobuf` request
-    /// bodies (kubectl sends them for kinds built into it); `None` refuses them with 415.
-    /// It describes the wire shape of the kind's served versions (`#[resource(protobuf =
-    /// ...)]`).
-    pub protobuf: Option<&'static ProtoMessage>,
     /// The kind whose objects these are (`#[resource(stored_with = ...)]`): this kind is
     /// another view of them, through its own group and versions, sharing that kind's hub
     /// type, storage keys and storage version, as kube serves `events.k8s.io` Events from
@@ -198,6 +193,11 @@ impl KindInfo {
     /// The columns of `kubectl get` in `version`: its own, else the kind's.
     pub fn columns(&self, version: &str) -> &'static [PrinterColumn] {
         (self.version(version).and_then(|v| v.printer_columns)).unwrap_or(self.printer_columns)
+    }
+
+    /// The protobuf message of `version`'s bodies, when it takes them.
+    pub fn protobuf(&self, version: &str) -> Option<&'static ProtoMessage> {
+        self.version(version).and_then(|v| v.protobuf)
     }
 
     /// A version by name.
@@ -344,6 +344,12 @@ pub struct VersionInfo {
     pub deprecated: bool,
     /// The warning text for a deprecated version (a default is built when empty).
     pub deprecation_warning: Option<&'static str>,
+    /// Converting through this version loses what it cannot express, as kube's own
+    /// conversion of it does (`autoscaling/v1` HorizontalPodAutoscaler keeps part of v2 in
+    /// annotations, and gives a v1 object without a target kube's CPU default): reading
+    /// an object through it and writing back what was read may change the object once,
+    /// never twice. The round-trip tests hold it to that.
+    pub lossy: bool,
     /// Rust path of the version's type (`api_types::apps::v1::WebApp`).
     pub rust_type: &'static str,
     /// The version's OpenAPI schema.
@@ -353,6 +359,11 @@ pub struct VersionInfo {
     pub printer_columns: Option<&'static [PrinterColumn]>,
     /// Every route kube-apiserver would install for this kind in this version.
     pub routes: &'static [Route],
+    /// The version's protobuf message, for `application/vnd.kubernetes.protobuf` bodies
+    /// (kubectl sends them for kinds built into it); `None` refuses them with 415. With
+    /// `#[resource(protobuf)]`, each version's type's own message (`autoscaling/v1`'s
+    /// HorizontalPodAutoscaler is not `v2`'s).
+    pub protobuf: Option<&'static ProtoMessage>,
 }
 
 /// Where a version's OpenAPI schema comes from.

@@ -212,6 +212,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                     storage: version.storage,
                     deprecated: version.deprecated.unwrap_or(false),
                     deprecation_warning: version.deprecation_warning.as_deref().map(leak_str),
+                    lossy: false,
                     rust_type: "",
                     schema: VersionSchema::Json(leak(published(
                         (version.schema.as_ref())
@@ -223,11 +224,11 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                         &version.additional_printer_columns,
                         compiled,
                     )),
+                    protobuf: None,
                 })
                 .collect(),
         ),
         rust_type: "",
-        protobuf: None,
         stored_with: None,
         create_only: false,
         delete_status: false,

@@ -281,6 +281,27 @@ impl Client {
         read(self.agent.run(request)?)
     }
 
+    /// `method path` with a binary `body` of `content_type` (protobuf), asking for
+    /// `accept`: the status and the body's bytes.
+    pub(crate) fn send_bytes(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: &[u8],
+        accept: &str,
+    ) -> Result<(u16, Vec<u8>), ureq::Error> {
+        let mut request = (self.builder(method, path))
+            .header("Content-Type", content_type)
+            .body(body.to_vec())
+            .expect("a valid request");
+        let accept = accept.parse().expect("a valid Accept header");
+        request.headers_mut().insert("Accept", accept);
+        let mut response = self.agent.run(request)?;
+        let status = response.status().as_u16();
+        Ok((status, response.body_mut().read_to_vec()?))
+    }
+
     /// `method path` (`POST`, `PUT`, `PATCH`) with `body` as it is (a JSON `Value` cannot
     /// repeat a field) and its `Content-Type`.
     pub(crate) fn send_raw(

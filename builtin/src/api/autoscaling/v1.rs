@@ -9,6 +9,404 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ContainerResourceMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ContainerResourceMetricSource")]
+pub struct ContainerResourceMetricSource {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub target_average_utilization: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub target_average_value: Option<kapi::meta::Quantity>,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 5)]
+    pub container: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ContainerResourceMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus")]
+pub struct ContainerResourceMetricStatus {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub current_average_utilization: Option<i32>,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub current_average_value: kapi::meta::Quantity,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 4)]
+    pub container: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.CrossVersionObjectReference")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.CrossVersionObjectReference")]
+pub struct CrossVersionObjectReference {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub kind: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 2)]
+    pub name: String,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 3)]
+    pub api_version: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ExternalMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ExternalMetricSource")]
+pub struct ExternalMetricSource {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub metric_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub metric_selector: Option<kapi::meta::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub target_value: Option<kapi::meta::Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub target_average_value: Option<kapi::meta::Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ExternalMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ExternalMetricStatus")]
+pub struct ExternalMetricStatus {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub metric_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub metric_selector: Option<kapi::meta::LabelSelector>,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub current_value: kapi::meta::Quantity,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub current_average_value: Option<kapi::meta::Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler")]
+pub struct HorizontalPodAutoscaler {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 1)]
+    pub metadata: kapi::meta::ObjectMeta,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 2)]
+    pub spec: HorizontalPodAutoscalerSpec,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 3)]
+    pub status: HorizontalPodAutoscalerStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerCondition")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition")]
+pub struct HorizontalPodAutoscalerCondition {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub r#type: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 2)]
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub last_transition_time: Option<kapi::meta::Time>,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 4)]
+    pub reason: String,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 5)]
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec")]
+pub struct HorizontalPodAutoscalerSpec {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub scale_target_ref: CrossVersionObjectReference,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub min_replicas: Option<i32>,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub max_replicas: i32,
+    #[serde(
+        rename = "targetCPUUtilizationPercentage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[protobuf(tag = 4)]
+    pub target_cpu_utilization_percentage: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus")]
+pub struct HorizontalPodAutoscalerStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 1)]
+    pub observed_generation: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub last_scale_time: Option<Option<kapi::meta::Time>>,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub current_replicas: i32,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 4)]
+    pub desired_replicas: i32,
+    #[serde(
+        rename = "currentCPUUtilizationPercentage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[protobuf(tag = 5)]
+    pub current_cpu_utilization_percentage: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.MetricSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.MetricSpec")]
+pub struct MetricSpec {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub r#type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub object: Option<ObjectMetricSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub pods: Option<PodsMetricSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub resource: Option<ResourceMetricSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 7)]
+    pub container_resource: Option<ContainerResourceMetricSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 5)]
+    pub external: Option<ExternalMetricSource>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.MetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.MetricStatus")]
+pub struct MetricStatus {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub r#type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub object: Option<ObjectMetricStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub pods: Option<PodsMetricStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub resource: Option<ResourceMetricStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 7)]
+    pub container_resource: Option<ContainerResourceMetricStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 5)]
+    pub external: Option<ExternalMetricStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ObjectMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ObjectMetricSource")]
+pub struct ObjectMetricSource {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub target: CrossVersionObjectReference,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 2)]
+    pub metric_name: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub target_value: kapi::meta::Quantity,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub selector: Option<kapi::meta::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 5)]
+    pub average_value: Option<kapi::meta::Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ObjectMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ObjectMetricStatus")]
+pub struct ObjectMetricStatus {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub target: CrossVersionObjectReference,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 2)]
+    pub metric_name: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub current_value: kapi::meta::Quantity,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub selector: Option<kapi::meta::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 5)]
+    pub average_value: Option<kapi::meta::Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.PodsMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.PodsMetricSource")]
+pub struct PodsMetricSource {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub metric_name: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 2)]
+    pub target_average_value: kapi::meta::Quantity,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub selector: Option<kapi::meta::LabelSelector>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.PodsMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.PodsMetricStatus")]
+pub struct PodsMetricStatus {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub metric_name: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 2)]
+    pub current_average_value: kapi::meta::Quantity,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub selector: Option<kapi::meta::LabelSelector>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ResourceMetricSource")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ResourceMetricSource")]
+pub struct ResourceMetricSource {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub target_average_utilization: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub target_average_value: Option<kapi::meta::Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.autoscaling.v1.ResourceMetricStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.autoscaling.v1.ResourceMetricStatus")]
+pub struct ResourceMetricStatus {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 1)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub current_average_utilization: Option<i32>,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[schemars(required)]
+    #[protobuf(tag = 3)]
+    pub current_average_value: kapi::meta::Quantity,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.Scale")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.autoscaling.v1.Scale")]

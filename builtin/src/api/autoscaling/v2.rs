@@ -161,7 +161,8 @@ pub struct HPAScalingRules {
     status,
     storage_key = "horizontalpodautoscalers",
     version(name = "v2", storage),
-    protobuf
+    version(name = "v1", ty = crate::api::autoscaling::v1::HorizontalPodAutoscaler, lossy),
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler")]
@@ -503,5 +504,3 @@ pub struct ResourceMetricStatus {
     #[protobuf(tag = 2)]
     pub current: MetricValueStatus,
 }
-
-crate::strategies::kube_defaults!(HorizontalPodAutoscaler);
