@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::{Kubectl, Server, Version};
 
 /// kube 1.32's GA resources, as recorded for the generator.
@@ -87,9 +87,22 @@ fn manifest(kinds: &[Value], labels: &str) -> String {
     manifest
 }
 
+/// The objects of the manifest `file` as kubectl reads them (a `List`, in the file's order).
+fn read_all(kubectl: &Kubectl, version: Version, file: &str) -> Vec<Value> {
+    let mut get = vec!["get", "-f", file, "-o", "json"];
+    // kubectl 1.32 leaves managedFields out of what it prints unless asked.
+    if version == Version::V1_32 {
+        get.push("--show-managed-fields");
+    }
+    let list = kubectl.ok(&get).json();
+    list["items"].as_array().expect("a List").clone()
+}
+
 /// kubectl (both versions) creates an object of each built-in kind from YAML with a
-/// client-side apply, watches it while it is patched three ways (strategic, merge, JSON),
-/// reads and lists it, applies it again client- and server-side, and deletes it.
+/// client-side apply, reads and lists them, watches each while it is patched (strategic),
+/// patches them all (merge, JSON), applies them again client- and server-side, and deletes
+/// them. What kubectl can do for many objects at once it does once (`-f`): every kubectl
+/// run costs a Go program's start.
 fn every_built_in_kind(version: Version) {
     let server = Server::start();
     let kubectl = Kubectl::new(version, &server);
@@ -102,48 +115,90 @@ fn every_built_in_kind(version: Version) {
     let first = manifest(&kinds, "    made-by: builtin-kinds-test\n");
     let file = kubectl.write_file("all.yaml", &first);
     kubectl.ok(&["apply", "-f", &file]);
-    for kind in &kinds {
-        let resource = qualified(kind);
-        let name = sample(kind);
-        let name = name.as_str();
-        let object = kubectl
-            .ok(&["get", &resource, name, "-n", "default", "-o", "json"])
-            .json();
-        assert_eq!(object["kind"], kind["kind"], "{resource}: {object}");
+    let objects = read_all(&kubectl, version, &file);
+    assert_eq!(objects.len(), kinds.len());
+    for (kind, object) in kinds.iter().zip(&objects) {
+        let what = format!("{} {}", kind["groupVersion"], kind["kind"]);
+        assert_eq!(object["kind"], kind["kind"], "{what}: {object}");
+        assert_eq!(
+            object["metadata"]["name"].as_str(),
+            Some(sample(kind).as_str())
+        );
         assert_eq!(
             object["metadata"]["labels"]["made-by"], "builtin-kinds-test",
-            "{resource}: {object}"
+            "{what}: {object}"
         );
         let applied =
             &object["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"];
-        assert!(applied.is_string(), "{resource}: {object}");
-        kubectl.ok(&["get", &resource, "-A", "-l", "made-by=builtin-kinds-test"]);
+        assert!(applied.is_string(), "{what}: {object}");
+    }
+    // Listed by label, every resource in one request each.
+    let resources: Vec<String> = kinds.iter().map(qualified).collect();
+    let mut unique = resources.clone();
+    unique.dedup();
+    let listed = kubectl
+        .ok(&[
+            "get",
+            &unique.join(","),
+            "-A",
+            "-l",
+            "made-by=builtin-kinds-test",
+            "-o",
+            "name",
+        ])
+        .stdout
+        .lines()
+        .count();
+    assert_eq!(listed, kinds.len(), "one listed per object");
 
-        // A watch of the object sees each patch.
-        let marks = "jsonpath={.metadata.labels.strategic}/{.metadata.annotations.merged}/\
-                     {.metadata.annotations.json}{\"\\n\"}";
-        let mut watch =
-            kubectl.spawn(&["get", &resource, name, "-n", "default", "-w", "-o", marks]);
-        let waiting = std::time::Duration::from_secs(20);
-        watch.wait_line(waiting, "the object as listed", |l| l == "//");
-        let patch = |kind: &str, body: &str| {
-            kubectl.ok(&[
-                "patch", &resource, name, "-n", "default", "--type", kind, "-p", body,
-            ]);
-        };
-        patch(
-            "strategic",
+    // A watch of each object sees its strategic merge patch.
+    let waiting = std::time::Duration::from_secs(20);
+    for (kind, resource) in kinds.iter().zip(&resources) {
+        let name = sample(kind);
+        let mark = "jsonpath={.metadata.labels.strategic}{\"\\n\"}";
+        let mut watch = kubectl.spawn(&["get", resource, &name, "-n", "default", "-w", "-o", mark]);
+        watch.wait_line(waiting, "the object as listed", str::is_empty);
+        kubectl.ok(&[
+            "patch",
+            resource,
+            &name,
+            "-n",
+            "default",
+            "--type=strategic",
+            "-p",
             r#"{"metadata":{"labels":{"strategic":"yes"}}}"#,
+        ]);
+        watch.wait_line(waiting, "the strategic patch", |l| l == "yes");
+    }
+    // Merge and JSON patches, of every object at once.
+    kubectl.ok(&[
+        "patch",
+        "-f",
+        &file,
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"annotations":{"merged":"yes"}}}"#,
+    ]);
+    kubectl.ok(&[
+        "patch",
+        "-f",
+        &file,
+        "--type=json",
+        "-p",
+        r#"[{"op":"add","path":"/metadata/annotations/json","value":"yes"}]"#,
+    ]);
+    for (kind, object) in kinds.iter().zip(read_all(&kubectl, version, &file)) {
+        let metadata = &object["metadata"];
+        let marks = (
+            &metadata["labels"]["strategic"],
+            &metadata["annotations"]["merged"],
+            &metadata["annotations"]["json"],
         );
-        watch.wait_line(waiting, "the strategic patch", |l| l == "yes//");
-        patch("merge", r#"{"metadata":{"annotations":{"merged":"yes"}}}"#);
-        watch.wait_line(waiting, "the merge patch", |l| l == "yes/yes/");
-        patch(
-            "json",
-            r#"[{"op":"add","path":"/metadata/annotations/json","value":"yes"}]"#,
+        assert_eq!(
+            marks,
+            (&json!("yes"), &json!("yes"), &json!("yes")),
+            "{kind}"
         );
-        watch.wait_line(waiting, "the JSON patch", |l| l == "yes/yes/yes");
-        drop(watch);
     }
 
     // Applied again client-side: the label changes on each object.
@@ -167,18 +222,10 @@ fn every_built_in_kind(version: Version) {
         "-f",
         &file,
     ]);
-    for kind in &kinds {
-        let resource = qualified(kind);
-        let name = sample(kind);
-        let mut get = vec!["get", &resource, &name, "-n", "default", "-o", "json"];
-        // kubectl 1.32 leaves managedFields out of what it prints unless asked.
-        if version == Version::V1_32 {
-            get.push("--show-managed-fields");
-        }
-        let object = kubectl.ok(&get).json();
+    for (kind, object) in kinds.iter().zip(read_all(&kubectl, version, &file)) {
         assert_eq!(
             object["metadata"]["labels"]["applied"], "server",
-            "{resource}: {object}"
+            "{kind}: {object}"
         );
         let managers: Vec<&str> = (object["metadata"]["managedFields"].as_array())
             .into_iter()
@@ -187,13 +234,12 @@ fn every_built_in_kind(version: Version) {
             .collect();
         assert!(
             managers.contains(&"builtin-kinds-test"),
-            "{resource}: {managers:?}"
+            "{kind}: {managers:?}"
         );
     }
     kubectl.ok(&["delete", "-f", &file]);
-    for kind in &kinds {
-        kubectl.fails(&["get", &qualified(kind), &sample(kind), "-n", "default"]);
-    }
+    let left = kubectl.ok(&["get", "-f", &file, "--ignore-not-found", "-o", "name"]);
+    assert_eq!(left.stdout.trim(), "", "nothing is left");
 }
 
 #[test]

@@ -96,6 +96,7 @@ fn discovery_and_explain(version: Version, backend: Backend) {
         "apps/v1",
         "authentication.k8s.io/v1",
         "authorization.k8s.io/v1",
+        "autoscaling/v1",
         "autoscaling/v2",
         "batch/v1",
         "certificates.k8s.io/v1",

@@ -110,6 +110,7 @@ fn discovery_finds_every_kind_and_the_preferred_version() {
             "apps/v1",
             "authentication.k8s.io/v1",
             "authorization.k8s.io/v1",
+            "autoscaling/v1",
             "autoscaling/v2",
             "batch/v1",
             "certificates.k8s.io/v1",
