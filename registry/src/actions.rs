@@ -4,7 +4,7 @@
 //! (the body names the body kind, in the path's namespace), then hands it to the
 //! [`Action`] the server registered, which changes objects through the registry:
 //! [`Registry::change_stored`] (kube's `GuaranteedUpdate`, no strategy or admission, as
-//! kube's binding writes a pod) or the ordinary verbs.
+//! kube's binding writes a pod; in `guaranteed`) or the ordinary verbs.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,11 +12,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str};
+use super::object::{self, meta_str};
 use super::{Registry, Target, WriteOptions, Written};
 use kapi_core::api::SubresourceShape;
 use kapi_core::error::ApiError;
-use kapi_storage as storage;
 
 /// A boxed future of an action's answer.
 pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<Written, ApiError>> + Send + 'a>>;
@@ -112,59 +111,6 @@ impl Registry {
             options,
         };
         action.create(self, request).await
-    }
-
-    /// Applies `change` to the stored object `name` of `target` (its hub JSON, as stored,
-    /// and its resourceVersion) and stores the result (compare-and-swap, retried on conflicts), with no strategy,
-    /// admission or field management: kube's `GuaranteedUpdate`, as its Pod binding writes
-    /// a pod. `change` refuses with an error; an unchanged object is not written. A dry run
-    /// stores nothing. Returns the object after, in `target.version`.
-    pub async fn change_stored(
-        &self,
-        target: Target<'_>,
-        name: &str,
-        dry_run: bool,
-        mut change: impl FnMut(&mut Value, u64) -> Result<(), ApiError> + Send,
-    ) -> Result<Value, ApiError> {
-        let kind = target.kind;
-        let resource = object::resource(kind.info);
-        let key = self.keys().object(kind.info, target.namespace, name)?;
-        let not_found = || ApiError::NotFound {
-            resource: resource.clone(),
-            name: name.to_owned(),
-        };
-        for _ in 0..MAX_RETRIES {
-            let kv = (self.storage.get(&key, 0).await)
-                .map_err(|e| object::storage_error(e, &resource, name))?
-                .ok_or_else(not_found)?;
-            let stored = object::decode(&kv)?;
-            let mut changed = stored.clone();
-            change(&mut changed, kv.mod_revision)?;
-            if changed == stored || dry_run {
-                let kv = storage::KeyValue {
-                    value: object::encode(changed)?,
-                    ..kv
-                };
-                return object::stored_in_version(kind, &kv, target.version, kv.mod_revision);
-            }
-            match (self.storage)
-                .update(&kv.key, object::encode(changed)?, kv.mod_revision)
-                .await
-            {
-                Ok(updated) => {
-                    let revision = updated.mod_revision;
-                    return object::stored_in_version(kind, &updated, target.version, revision);
-                }
-                Err(storage::Error::Conflict { .. }) => continue,
-                Err(storage::Error::NotFound { .. }) => return Err(not_found()),
-                Err(e) => return Err(object::storage_error(e, &resource, name)),
-            }
-        }
-        Err(ApiError::Conflict {
-            resource,
-            name: name.to_owned(),
-            message: OPTIMISTIC_LOCK.into(),
-        })
     }
 }
 

@@ -40,6 +40,7 @@ mod connect;
 mod create;
 mod delete;
 mod field_paths;
+mod guaranteed;
 mod hooks;
 mod inventory;
 mod namespaces;

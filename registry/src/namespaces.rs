@@ -17,6 +17,7 @@
 
 use serde_json::{Value, json};
 
+use super::guaranteed::Write;
 use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, meta_str, set_meta};
 use super::scale::set_path;
 use super::{Registry, Target};
@@ -193,72 +194,22 @@ impl Registry {
         &self,
         target: Target<'_>,
         name: &str,
-        change: impl Fn(Vec<String>) -> Vec<String>,
+        change: impl Fn(Vec<String>) -> Vec<String> + Send + Sync,
     ) -> Result<(Value, bool), ApiError> {
-        let kind = target.kind;
-        let resource = object::resource(kind.info);
-        let key = self.keys().object(kind.info, target.namespace, name)?;
-        let not_found = || ApiError::NotFound {
-            resource: resource.clone(),
-            name: name.to_owned(),
-        };
-        for _ in 0..MAX_RETRIES {
-            let kv = (self.storage.get(&key, 0).await)
-                .map_err(|e| object::storage_error(e, &resource, name))?
-                .ok_or_else(not_found)?;
-            let stored = object::decode(&kv)?;
-            let before: Vec<String> = spec_finalizers(&stored)
-                .into_iter()
+        let write = |namespace: &mut Value, _revision| {
+            let before: Vec<String> = (spec_finalizers(namespace).into_iter())
                 .map(str::to_owned)
                 .collect();
             let after = change(before.clone());
-            let mut new = stored.clone();
-            set_path(&mut new, ".spec.finalizers", json!(after));
-            let goes = meta_str(&new, "deletionTimestamp").is_some()
+            let goes = meta_str(namespace, "deletionTimestamp").is_some()
                 && after.is_empty()
-                && finalizer_list(&new).is_empty();
-            let view = |kv: &KeyValue, value: Value| -> Result<Value, ApiError> {
-                let updated = KeyValue {
-                    value: object::encode(value)?,
-                    ..kv.clone()
-                };
-                object::stored_in_version(kind, &updated, target.version, kv.mod_revision)
-            };
-            if before == after && !goes {
-                return Ok((view(&kv, new)?, false));
+                && finalizer_list(namespace).is_empty();
+            // Unchanged, the object is not written (nor given an empty list it lacked).
+            if after != before {
+                set_path(namespace, ".spec.finalizers", json!(after));
             }
-            let result = match goes {
-                true => self
-                    .storage
-                    .delete(&key, Some(kv.mod_revision))
-                    .await
-                    .map(|_| None),
-                false => (self
-                    .storage
-                    .update(&key, object::encode(new.clone())?, kv.mod_revision))
-                .await
-                .map(Some),
-            };
-            match result {
-                Ok(None) => return Ok((view(&kv, new)?, true)),
-                Ok(Some(updated)) => {
-                    let object = object::stored_in_version(
-                        kind,
-                        &updated,
-                        target.version,
-                        updated.mod_revision,
-                    )?;
-                    return Ok((object, false));
-                }
-                Err(storage::Error::Conflict { .. }) => continue,
-                Err(storage::Error::NotFound { .. }) => return Err(not_found()),
-                Err(e) => return Err(object::storage_error(e, &resource, name)),
-            }
-        }
-        Err(ApiError::Conflict {
-            resource,
-            name: name.to_owned(),
-            message: OPTIMISTIC_LOCK.into(),
-        })
+            Ok(if goes { Write::Delete } else { Write::Store })
+        };
+        self.guaranteed_update(target, name, false, write).await
     }
 }

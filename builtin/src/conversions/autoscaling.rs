@@ -270,31 +270,13 @@ fn metric_into_hub(metric: v1::MetricSpec) -> v2::MetricSpec {
         }),
         resource: metric.resource.map(|r| v2::ResourceMetricSource {
             name: r.name,
-            target: v2::MetricTarget {
-                r#type: by(
-                    r.target_average_utilization.is_some(),
-                    "Utilization",
-                    "AverageValue",
-                ),
-                value: None,
-                average_value: r.target_average_value,
-                average_utilization: r.target_average_utilization,
-            },
+            target: resource_target(r.target_average_utilization, r.target_average_value),
         }),
         container_resource: metric
             .container_resource
             .map(|r| v2::ContainerResourceMetricSource {
                 name: r.name,
-                target: v2::MetricTarget {
-                    r#type: by(
-                        r.target_average_utilization.is_some(),
-                        "Utilization",
-                        "AverageValue",
-                    ),
-                    value: None,
-                    average_value: r.target_average_value,
-                    average_utilization: r.target_average_utilization,
-                },
+                target: resource_target(r.target_average_utilization, r.target_average_value),
                 container: r.container,
             }),
         external: metric.external.map(|e| v2::ExternalMetricSource {
@@ -309,6 +291,21 @@ fn metric_into_hub(metric: v1::MetricSpec) -> v2::MetricSpec {
                 selector: e.metric_selector,
             },
         }),
+    }
+}
+
+/// A resource's target (of a pod's or of one container's): a utilization when v1 gives
+/// one, else an average value.
+fn resource_target(utilization: Option<i32>, average_value: Option<Quantity>) -> v2::MetricTarget {
+    v2::MetricTarget {
+        r#type: match utilization {
+            Some(_) => "Utilization",
+            None => "AverageValue",
+        }
+        .into(),
+        value: None,
+        average_value,
+        average_utilization: utilization,
     }
 }
 

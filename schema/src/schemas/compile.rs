@@ -298,7 +298,11 @@ impl Schemas {
             let other = scope.spawn(|| inflate(second));
             let mut inflated = inflate(first);
             // The other half's panic (`Deflated::inflate` on bytes it did not write) is ours.
-            inflated.extend(other.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            inflated.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
             inflated
         });
         Schemas::new(
