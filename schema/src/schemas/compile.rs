@@ -235,6 +235,10 @@ impl Schemas {
             parsed.insert(path, components);
         }
         let local = local_components(&parsed);
+        // Each document's kinds, read once from its components' `x-kubernetes-group-version-kind`.
+        let kinds: HashMap<&str, HashMap<(String, String, String), &str>> = (parsed.iter())
+            .map(|(path, components)| (*path, kinds_of(components)))
+            .collect();
         let mut refs = HashMap::new();
         for kind in scheme.kinds().iter() {
             let info = kind.info;
@@ -251,9 +255,13 @@ impl Schemas {
                     ))
                 };
                 let components = parsed.get(path.as_str()).ok_or_else(missing)?;
-                let name = (components.iter())
-                    .find(|(_, raw)| has_gvk(raw, info.group, version, info.kind))
-                    .map(|(name, _)| name.to_string())
+                let gvk = (
+                    info.group.to_owned(),
+                    version.to_owned(),
+                    info.kind.to_owned(),
+                );
+                let name = (kinds.get(path.as_str()))
+                    .and_then(|kinds| kinds.get(&gvk))
                     .ok_or_else(missing)?;
                 let mut compiler = Compiler {
                     document: &path,
@@ -407,13 +415,25 @@ struct GroupVersionKind<'a> {
     kind: Cow<'a, str>,
 }
 
-/// Whether a component has the `x-kubernetes-group-version-kind` of a kind (a component
-/// that does not parse has none: compiling it reports why).
-fn has_gvk(schema: &RawValue, group: &str, version: &str, kind: &str) -> bool {
-    let Ok(of) = serde_json::from_str::<KindsOf<'_>>(schema.get()) else {
-        return false;
-    };
-    (of.kinds.iter()).any(|gvk| (&*gvk.group, &*gvk.version, &*gvk.kind) == (group, version, kind))
+/// The component of each kind a document's components give the schema of (by their
+/// `x-kubernetes-group-version-kind`; the first by name when several do; a component that
+/// does not parse gives none: compiling it reports why).
+fn kinds_of<'a>(components: &'a RawComponents<'_>) -> HashMap<(String, String, String), &'a str> {
+    let mut kinds = HashMap::new();
+    for (name, raw) in components {
+        let Ok(of) = serde_json::from_str::<KindsOf<'_>>(raw.get()) else {
+            continue;
+        };
+        for gvk in of.kinds {
+            let key = (
+                gvk.group.into_owned(),
+                gvk.version.into_owned(),
+                gvk.kind.into_owned(),
+            );
+            kinds.entry(key).or_insert(name.as_ref());
+        }
+    }
+    kinds
 }
 
 #[cfg(test)]
