@@ -129,7 +129,7 @@ pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
 }
 
 /// What the facts keep types from: the [`roots`], and the types conversions use.
-fn extracted(resources: &Resources) -> Vec<(String, String)> {
+pub(crate) fn extracted(resources: &Resources) -> Vec<(String, String)> {
     let mut types = roots(resources);
     for qualified in &resources.conversion_types {
         if let Some((package, name)) = qualified.rsplit_once('.') {
@@ -151,7 +151,7 @@ pub fn package_of(group_version: &str) -> String {
     }
 }
 
-fn is_foreign(package: &str) -> bool {
+pub(crate) fn is_foreign(package: &str) -> bool {
     FOREIGN.iter().any(|(_, name)| *name == package)
 }
 
@@ -299,7 +299,7 @@ fn type_string(ty: &GoType, package: &str, aliases: &BTreeMap<&str, String>) -> 
 }
 
 /// The named types (`package.Name`) a type's declaration mentions.
-fn referenced(ty: &Type) -> Vec<String> {
+pub(crate) fn referenced(ty: &Type) -> Vec<String> {
     let mut names = Vec::new();
     let mut add = |text: &str| {
         for part in text.split(['*', '[', ']']) {

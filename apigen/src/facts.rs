@@ -137,6 +137,25 @@ pub struct SubresourceShape {
     pub pending: Option<String>,
 }
 
+/// A table column (kapi's `printer_column(...)`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrinterColumn {
+    /// `Last Seen`.
+    pub name: String,
+    /// `string`, `integer`, `date`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// `date-time`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// `.lastTimestamp`.
+    pub json_path: String,
+    /// kube's column description, where kapi's tables give one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
 /// One resource.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -158,6 +177,10 @@ pub struct Resource {
     /// `ReturnDeletedObject`), not with a `Success` Status.
     #[serde(default, skip_serializing_if = "is_false")]
     pub returns_deleted_object: bool,
+    /// What the kind is, in a sentence of kapi's own (kube's descriptions are not carried):
+    /// its type's documentation and its schema's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// `deploy`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,
@@ -177,10 +200,18 @@ pub struct Resource {
     pub storage_key: Option<String>,
     /// The feature set serving it (`workloads`, `networking`, ...).
     pub set: String,
-    /// Declared by hand in `kapi-kinds` (the kinds kapi served before the generator),
-    /// until they move to it: their types are not generated.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub declared_by_hand: bool,
+    /// kube's name rule when it is not a DNS subdomain (`dns_label` for namespaces,
+    /// `path_segment` for RBAC's kinds): the derive's `names`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names: Option<String>,
+    /// The columns of kube's table printer that a JSON path expresses, in its order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printer_columns: Vec<PrinterColumn>,
+    /// Another group's kind it is stored with, as kube keeps one internal type for both
+    /// (`events.k8s.io/v1` Event with `v1/Event`): it shares that kind's storage, hub and
+    /// storage version, and converts to and from it by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_with: Option<String>,
     /// Another version of the kind served in this group-version (`autoscaling/v2`): the
     /// hub, which this version converts to and from by hand (kapi-builtin's
     /// `conversions`); it is declared there as one more `version(...)`.
@@ -194,7 +225,7 @@ pub struct Resource {
 impl Resource {
     /// Whether the generator declares its type (as a kind, or as another version of one).
     pub fn generated(&self) -> bool {
-        !self.declared_by_hand && self.pending.is_none()
+        self.pending.is_none()
     }
 
     /// Whether the generator declares it as a kind of its own (not another version of one).

@@ -14,13 +14,6 @@ pub const TAG: &str = "v0.32.1";
 /// The checked-in inputs, relative to the workspace root.
 pub const INPUTS: &str = "apigen/inputs";
 
-/// The directory the generator owns, relative to the workspace root: every file in it is
-/// rendered, and one it no longer renders is extra.
-pub const OWNED_DIR: &str = "builtin/src/api";
-
-/// The test's list of kinds and fixtures, rendered too.
-pub const TEST_KINDS: &str = "builtin/tests/roundtrip/kinds.rs";
-
 /// Where k8s.io/api's round-trip fixtures of the served kinds are checked in.
 pub const FIXTURES: &str = "builtin/tests/roundtrip/data";
 
@@ -49,10 +42,6 @@ pub fn files(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     let (api, resources) = inputs(root)?;
     let mut files = BTreeMap::new();
     for (path, text) in crate::render::render(&api, &resources)? {
-        let path = match path.as_str() {
-            crate::render::TEST_KINDS_FILE => TEST_KINDS.to_string(),
-            _ => format!("{OWNED_DIR}/{path}"),
-        };
         let formatted = kapi_tasks::generate::rustfmt(root, text.as_bytes())
             .with_context(|| format!("formatting {path}"))?;
         files.insert(path, formatted);
@@ -80,12 +69,14 @@ pub fn run(root: &Path, check: bool) -> Result<Vec<String>> {
         }
     }
     let rendered: BTreeSet<&str> = files.keys().map(String::as_str).collect();
-    for path in owned_files(&root.join(OWNED_DIR))? {
-        let relative = format!("{OWNED_DIR}/{path}");
-        if !rendered.contains(relative.as_str()) {
-            problems.push(format!("  extra: {relative}"));
-            if !check {
-                std::fs::remove_file(root.join(&relative))?;
+    for dir in crate::render::OWNED_DIRS {
+        for path in owned_files(&root.join(dir))? {
+            let relative = format!("{dir}/{path}");
+            if !rendered.contains(relative.as_str()) {
+                problems.push(format!("  extra: {relative}"));
+                if !check {
+                    std::fs::remove_file(root.join(&relative))?;
+                }
             }
         }
     }

@@ -8,5 +8,6 @@ pub mod extract;
 pub mod facts;
 pub mod generate;
 pub mod go;
+pub mod place;
 pub mod proto;
 pub mod render;

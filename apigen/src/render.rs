@@ -10,7 +10,8 @@
 //!   is its zero, as Go's decoder reads it;
 //! - slices and maps are `Vec` and `BTreeMap`, omitted when empty under `omitempty`;
 //! - `json:",inline"` is `#[serde(flatten)]`, an inlined message on the wire;
-//! - a `metav1.Time` value is an `Option<Time>` (Go's zero time is `null` in JSON);
+//! - a `metav1.Time` value is an `Option<Time>` (Go's zero time is `null` in JSON), and
+//!   so is a pointer to one;
 //! - named string types (kube's enums) are `String`s: unknown values pass through, as
 //!   they do through Go's types, and kube's validation judges them.
 
@@ -20,12 +21,17 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result, bail};
 
 use crate::extract::package_of;
-use crate::facts::{Api, Field, Resource, Resources, SubresourceShape, Type};
+use crate::facts::{Api, Field, PrinterColumn, Resource, Resources, SubresourceShape, Type};
+use crate::place::{Crate, crate_of, feature_of, place};
 
-/// The rendered files, by path relative to the generated module's directory.
+/// The rendered files, by path relative to the workspace root.
 pub fn render(api: &Api, resources: &Resources) -> Result<BTreeMap<String, String>> {
+    let placement = place(api, resources)?;
     let mut files = BTreeMap::new();
     let mut kinds: Kinds = BTreeMap::new();
+    // Kinds stored with another (`events.k8s.io` Events), declared on a unit struct in
+    // their group's module, by crate and group.
+    let mut markers: BTreeMap<(Crate, String), String> = BTreeMap::new();
     for r in resources.resources.iter().filter(|r| r.is_hub()) {
         // The kind's other versions, converted through this one by hand.
         let others: Vec<&Resource> = (resources.resources.iter())
@@ -33,42 +39,105 @@ pub fn render(api: &Api, resources: &Resources) -> Result<BTreeMap<String, Strin
             .filter(|o| o.hub.as_deref() == Some(r.group_version.as_str()))
             .collect();
         let attribute = resource_attribute(r, &others, &resources.subresource_shapes)?;
-        kinds.insert(
-            (package_of(&r.group_version), r.kind.clone()),
-            (r, attribute),
-        );
-    }
-    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (package, facts) in &api.packages {
-        let (group, version) = package.split_once('/').context("package path")?;
-        groups.entry(group).or_default().push(version);
-        let mut out = String::new();
-        module(&mut out, api, package, facts, &kinds)?;
-        files.insert(format!("{package}.rs"), out);
-    }
-    let mut root = String::from(HEADER);
-    root.push_str(
-        "//! Kubernetes' built-in API groups, one module per group-version, generated from\n\
-         //! k8s.io/api (see `apigen/`). Do not edit: `cargo xtask generate` writes them.\n\n",
-    );
-    for (group, versions) in &groups {
-        let _ = writeln!(root, "pub mod {};", module_name(group));
-        let mut group_mod = String::from(HEADER);
-        let _ = writeln!(group_mod, "//! The `{group}` packages of k8s.io/api.\n");
-        for version in versions {
-            let _ = writeln!(group_mod, "pub mod {version};");
+        let package = package_of(&r.group_version);
+        if r.stored_with.is_some() {
+            let group = package.split_once('/').context("package path")?.0;
+            let marker = markers.entry((crate_of(r), group.to_string())).or_default();
+            let doc = match &r.description {
+                Some(description) => description.clone(),
+                None => format!("{}: `{}` objects.", r.kind, r.plural),
+            };
+            let _ = writeln!(
+                marker,
+                "/// {doc}\n#[derive(kapi_macros::Resource)]\n{attribute}pub struct {};\n",
+                r.kind
+            );
+        } else {
+            kinds.insert((package, r.kind.clone()), (r, attribute));
         }
-        files.insert(format!("{group}/mod.rs"), group_mod);
     }
-    root.push_str("pub mod sets;\n");
-    files.insert("mod.rs".into(), root);
-    files.insert("sets.rs".into(), sets(resources));
-    files.insert(TEST_KINDS_FILE.into(), test_kinds(resources));
+    for krate in [Crate::Kinds, Crate::Builtin] {
+        let dir = krate.dir();
+        let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (package, facts) in &api.packages {
+            let (group, version) = package.split_once('/').context("package path")?;
+            let types: BTreeMap<&String, &Type> = (facts.types.iter())
+                .filter(|(name, _)| {
+                    placement.get(&(package.clone(), (*name).clone())) == Some(&krate)
+                })
+                .collect();
+            if types.is_empty() {
+                continue;
+            }
+            groups.entry(group).or_default().push(version);
+            let mut out = String::new();
+            module(
+                &mut out,
+                resources,
+                api,
+                package,
+                &facts.proto_package,
+                &types,
+                &kinds,
+                krate,
+            )?;
+            files.insert(format!("{dir}/{package}.rs"), out);
+        }
+        let mut root = String::from(HEADER);
+        let _ = writeln!(
+            root,
+            "//! {}\n\
+             //! one module per group-version, generated from k8s.io/api (see `apigen/`). Do\n\
+             //! not edit: `cargo xtask generate` writes them.\n",
+            match krate {
+                Crate::Kinds => "The Kubernetes kinds every server has or its features serve,",
+                Crate::Builtin => "Kubernetes' built-in API groups,",
+            }
+        );
+        for (group, versions) in &groups {
+            if let Some(feature) = group_feature(resources, group)? {
+                let _ = writeln!(root, "#[cfg(feature = \"{feature}\")]");
+            }
+            let _ = writeln!(root, "pub mod {};", module_name(group));
+            let mut group_mod = String::from(HEADER);
+            let _ = writeln!(group_mod, "//! The `{group}` packages of k8s.io/api.\n");
+            for version in versions {
+                let _ = writeln!(group_mod, "pub mod {version};");
+            }
+            if let Some(marker) = markers.get(&(krate, group.to_string())) {
+                group_mod.push('\n');
+                group_mod.push_str(marker);
+            }
+            files.insert(format!("{dir}/{group}/mod.rs"), group_mod);
+        }
+        root.push_str("pub mod sets;\n");
+        files.insert(format!("{dir}/mod.rs"), root);
+        files.insert(format!("{dir}/sets.rs"), sets(resources, krate));
+    }
+    files.insert(TEST_KINDS.into(), test_kinds(resources));
     Ok(files)
 }
 
-/// The name [`render`] gives the round-trip test's list of kinds.
-pub const TEST_KINDS_FILE: &str = "test-kinds";
+/// The directories the generator owns, relative to the workspace root: every file in
+/// them is rendered, and one it no longer renders is extra.
+pub const OWNED_DIRS: &[&str] = &["builtin/src/api", "kinds/src/api"];
+
+/// The round-trip test's list of kinds and fixtures, rendered too.
+pub const TEST_KINDS: &str = "builtin/tests/roundtrip/kinds.rs";
+
+/// The cargo feature of kapi-kinds that compiles a group's module: that of its kinds'
+/// set, which must be one.
+fn group_feature(resources: &Resources, group: &str) -> Result<Option<&'static str>> {
+    let mut features = (resources.resources.iter())
+        .filter(|r| r.generated() && crate_of(r) == Crate::Kinds)
+        .filter(|r| package_of(&r.group_version).split_once('/').map(|(g, _)| g) == Some(group))
+        .map(|r| feature_of(&r.set));
+    let first = features.next().flatten();
+    if features.any(|other| other != first) {
+        bail!("the `{group}` kinds of kapi-kinds are in sets of different features");
+    }
+    Ok(first)
+}
 
 /// The round-trip fixtures of the kinds the facts reach from (`core.v1.Pod`), as
 /// k8s.io/api's `testdata/HEAD` names them, with the Rust paths of their types.
@@ -89,12 +158,21 @@ pub fn fixture_kinds(resources: &Resources) -> Vec<(String, String)> {
             (
                 format!("{fixture_group}.{version}.{kind}"),
                 format!(
-                    "kapi_builtin::api::{}::{version}::{kind}",
+                    "{}::api::{}::{version}::{kind}",
+                    home(resources, &package, &kind).name(),
                     module_name(group)
                 ),
             )
         })
         .collect()
+}
+
+/// The crate declaring a kind's type: kapi-kinds' kinds and the versions stored with
+/// them, kapi-builtin the rest (the kinds subresources take).
+fn home(resources: &Resources, package: &str, kind: &str) -> Crate {
+    (resources.resources.iter())
+        .find(|r| r.generated() && package_of(&r.group_version) == package && r.kind == kind)
+        .map_or(Crate::Builtin, crate_of)
 }
 
 /// The fixtures' names.
@@ -131,12 +209,16 @@ fn module_name(group: &str) -> String {
 /// The generated kinds by package and kind, with their `#[resource(...)]` attributes.
 type Kinds<'a> = BTreeMap<(String, String), (&'a Resource, String)>;
 
+#[allow(clippy::too_many_arguments)]
 fn module(
     out: &mut String,
+    resources: &Resources,
     api: &Api,
     package: &str,
-    facts: &crate::facts::Package,
+    proto_package: &str,
+    types: &BTreeMap<&String, &Type>,
     kinds: &Kinds<'_>,
+    krate: Crate,
 ) -> Result<()> {
     out.push_str(HEADER);
     let _ = writeln!(
@@ -150,11 +232,11 @@ fn module(
          use schemars::JsonSchema;\n\
          use serde::{Deserialize, Serialize};\n\n",
     );
-    if kinds.keys().any(|(p, _)| p == package) {
+    if (kinds.keys()).any(|(p, kind)| p == package && types.contains_key(kind)) {
         out.push_str("use kapi_macros::Resource;\n\n");
     }
     let mut served = Vec::new();
-    for (name, ty) in &facts.types {
+    for (&name, &ty) in types {
         if PROVIDED
             .iter()
             .any(|(go, _)| *go == format!("{package}.{name}"))
@@ -167,22 +249,33 @@ fn module(
             if kind.is_some() {
                 served.push(name.as_str());
             }
+            // A kind's type (or a version's stored with another kind) says what it is.
+            let doc = (resources.resources.iter())
+                .find(|r| {
+                    r.generated() && package_of(&r.group_version) == package && r.kind == *name
+                })
+                .map(|r| match &r.description {
+                    Some(description) => description.clone(),
+                    None => format!("{}: `{}` objects.", r.kind, r.plural),
+                });
             render_struct(
                 out,
                 api,
                 package,
-                &facts.proto_package,
+                proto_package,
                 name,
                 ty,
                 fields,
                 kind,
+                doc,
             )?;
         } else if ty.markers.contains_key("protobuf.nullable") {
             render_nullable(out, package, name, ty)?;
         }
     }
     served.retain(|kind| !OWN_STRATEGY.contains(&format!("{package}.{kind}").as_str()));
-    if !served.is_empty() {
+    // kapi-kinds' kinds have strategies of their own (hand-written, beside them).
+    if !served.is_empty() && krate == Crate::Builtin {
         let _ = writeln!(
             out,
             "crate::strategies::kube_defaults!({});",
@@ -202,6 +295,7 @@ fn render_struct(
     ty: &Type,
     fields: &[Field],
     kind: Option<(&Resource, &str)>,
+    doc: Option<String>,
 ) -> Result<()> {
     let schema_name = format!("io.k8s.api.{}", package.replace('/', "."));
     let derives = match kind {
@@ -210,8 +304,8 @@ fn render_struct(
         }
         None => "Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf",
     };
-    if let Some((kind, _)) = kind {
-        let _ = writeln!(out, "/// {}: `{}` objects.", kind.kind, kind.plural);
+    if let Some(doc) = doc {
+        let _ = writeln!(out, "/// {doc}");
     }
     let _ = writeln!(out, "#[derive({derives})]");
     if let Some((_, attribute)) = kind {
@@ -282,14 +376,25 @@ fn resource_attribute(
     } else if !kind.returns_deleted_object {
         items.push("delete_status".into());
     }
+    // kube checks its own kinds with their validation code, never against their OpenAPI.
+    items.push("strategy_validates".into());
     for short in &kind.short_names {
         items.push(format!("short_name = \"{short}\""));
     }
     for category in &kind.categories {
         items.push(format!("category = \"{category}\""));
     }
+    if let Some(names) = &kind.names {
+        items.push(format!("names = \"{names}\""));
+    }
     if kind.subresources.iter().any(|s| s == "status") {
         items.push("status".into());
+    }
+    if kind.subresources.iter().any(|s| s == "finalize") {
+        items.push("finalize".into());
+    }
+    for column in &kind.printer_columns {
+        items.push(printer_column(column));
     }
     if kind.subresources.iter().any(|s| s == "scale") {
         items.push(
@@ -300,17 +405,24 @@ fn resource_attribute(
     }
     for field in &kind.selectable_fields {
         // `label=.path` where kube's label is not the path (`status.successful`).
+        // `label=.path|.other`: the other path when the first is empty (kube's Event
+        // `source`).
         match field.split_once('=') {
-            Some((label, path)) => items.push(format!(
-                "selectable_field(label = \"{label}\", path = \"{path}\")"
-            )),
+            Some((label, paths)) => match paths.split_once('|') {
+                Some((path, or)) => items.push(format!(
+                    "selectable_field(label = \"{label}\", path = \"{path}\", or = \"{or}\")"
+                )),
+                None => items.push(format!(
+                    "selectable_field(label = \"{label}\", path = \"{paths}\")"
+                )),
+            },
             None => items.push(format!("selectable_field = \".{field}\"")),
         }
     }
     for name in kind
         .subresources
         .iter()
-        .filter(|s| !["status", "scale"].contains(&s.as_str()))
+        .filter(|s| !["status", "scale", "finalize"].contains(&s.as_str()))
     {
         let shape = (shapes.get(name))
             .with_context(|| format!("{} subresource {name}: no shape in the facts", kind.kind))?;
@@ -318,12 +430,30 @@ fn resource_attribute(
             items.push(subresource(name, shape, kind)?);
         }
     }
-    if let Some(key) = &kind.storage_key {
-        items.push(format!("storage_key = \"{key}\""));
+    if let Some(stored_with) = &kind.stored_with {
+        // The other kind's storage, hub and storage version; this version converts to and
+        // from its hub by hand.
+        let (package, other) = split_kind(stored_with)?;
+        let (other_group, other_version) = package.split_once('/').context("package path")?;
+        items.push(format!(
+            "stored_with = crate::api::{}::{other_version}::{other}",
+            module_name(other_group)
+        ));
+        let own = package_of(&kind.group_version);
+        let own_group = own.split_once('/').context("package path")?.0;
+        items.push(format!(
+            "version(name = \"{version}\", ty = crate::api::{}::{version}::{})",
+            module_name(own_group),
+            kind.kind
+        ));
     } else {
-        items.push(format!("storage_key = \"{}\"", kind.plural));
+        if let Some(key) = &kind.storage_key {
+            items.push(format!("storage_key = \"{key}\""));
+        } else {
+            items.push(format!("storage_key = \"{}\"", kind.plural));
+        }
+        items.push(format!("version(name = \"{version}\", storage)"));
     }
-    items.push(format!("version(name = \"{version}\", storage)"));
     for other in others {
         let package = package_of(&other.group_version);
         let (other_group, other_version) = package.split_once('/').context("package path")?;
@@ -349,6 +479,28 @@ fn resource_attribute(
     }
     out.push_str(")]\n");
     Ok(out)
+}
+
+/// `v1/Event` → (`core/v1`, `Event`).
+fn split_kind(qualified: &str) -> Result<(String, &str)> {
+    let (group_version, kind) = qualified.rsplit_once('/').context("a group/version/Kind")?;
+    Ok((package_of(group_version), kind))
+}
+
+/// A column's `printer_column(...)`.
+fn printer_column(column: &PrinterColumn) -> String {
+    let mut parts = vec![
+        format!("name = \"{}\"", column.name),
+        format!("type = \"{}\"", column.ty),
+        format!("json_path = \"{}\"", column.json_path),
+    ];
+    if let Some(format) = &column.format {
+        parts.push(format!("format = \"{format}\""));
+    }
+    if let Some(description) = &column.description {
+        parts.push(format!("description = \"{description}\""));
+    }
+    format!("printer_column({})", parts.join(", "))
 }
 
 /// A subresource's `subresource(...)`, from what the facts say it is.
@@ -431,19 +583,19 @@ fn render_field(out: &mut String, api: &Api, package: &str, field: &Field) -> Re
     if let Some(key) = &field.patch_merge_key {
         extend.push(format!("\"x-kubernetes-patch-merge-key\" = \"{key}\""));
     }
+    if let Some(values) = enum_values(api, package, &field.ty) {
+        let values: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
+        extend.push(format!("\"enum\" = [{}]", values.join(", ")));
+    }
     if let Some(strategy) = &field.patch_strategy {
         extend.push(format!("\"x-kubernetes-patch-strategy\" = \"{strategy}\""));
     }
     if !extend.is_empty() {
         let _ = writeln!(out, "    #[schemars(extend({}))]", extend.join(", "));
     }
-    let required = field.json.is_some()
-        && !field.omitempty
-        && !field.markers.contains_key("optional")
-        && !matches!(shape, Shape::Option(_));
-    if required {
-        out.push_str("    #[schemars(required)]\n");
-    }
+    // kube's `required` lists are not published yet: schemars' `required` would inline the
+    // field's schema (no `$ref`) and still leave it out of the list, the field having a
+    // serde default; the lists come with the kinds' validation.
     match field.proto {
         Some(tag) => {
             let _ = writeln!(out, "    #[protobuf(tag = {tag})]");
@@ -452,6 +604,22 @@ fn render_field(out: &mut String, api: &Api, package: &str, field: &Field) -> Re
     }
     let _ = writeln!(out, "    pub {rust_name}: {},", shape.text());
     Ok(())
+}
+
+/// The values of a field whose type is one of kube's enums (`+enum`: a named string with
+/// its constants), sorted as kube's OpenAPI lists them; a pointer to one too.
+fn enum_values(api: &Api, package: &str, go: &str) -> Option<Vec<String>> {
+    let named = go.strip_prefix('*').unwrap_or(go);
+    let (other, name) = named.rsplit_once('.')?;
+    let other = if other.is_empty() { package } else { other };
+    let ty = api.packages.get(other)?.types.get(name)?;
+    if !ty.markers.contains_key("enum") || ty.values.is_empty() {
+        return None;
+    }
+    let mut values = ty.values.clone();
+    values.sort();
+    values.dedup();
+    Some(values)
 }
 
 /// A field's Rust type, by the shape serde treats it as.
@@ -477,7 +645,12 @@ impl Shape {
 /// The Rust type of a Go type written as the facts write it.
 fn rust_type(api: &Api, package: &str, go: &str) -> Result<Shape> {
     if let Some(inner) = go.strip_prefix('*') {
-        return Ok(Shape::Option(rust_type(api, package, inner)?.text()));
+        // A pointer to a time is one `Option`, as a time is: nil and zero are both absent
+        // once read back from JSON (`null`).
+        return Ok(match rust_type(api, package, inner)? {
+            Shape::Option(text) => Shape::Option(text),
+            other => Shape::Option(other.text()),
+        });
     }
     if go == "[]byte" {
         return Ok(Shape::Scalar("kapi::ByteString".into()));
@@ -498,8 +671,15 @@ fn rust_type(api: &Api, package: &str, go: &str) -> Result<Shape> {
         "bool" => Shape::Scalar("bool".into()),
         "float64" => Shape::Scalar("f64".into()),
         "meta/v1.Time" => Shape::Option("kapi::meta::Time".into()),
+        "meta/v1.MicroTime" => Shape::Option("kapi::meta::MicroTime".into()),
         "meta/v1.ObjectMeta" => Shape::Struct("kapi::meta::ObjectMeta".into()),
         "meta/v1.LabelSelector" => Shape::Struct("kapi::meta::LabelSelector".into()),
+        "meta/v1.LabelSelectorRequirement" => {
+            Shape::Struct("kapi::meta::LabelSelectorRequirement".into())
+        }
+        "meta/v1.FieldSelectorRequirement" => {
+            Shape::Struct("kapi::meta::FieldSelectorRequirement".into())
+        }
         "meta/v1.Condition" => Shape::Struct("kapi::meta::Condition".into()),
         "meta/v1.DeleteOptions" => Shape::Struct("kapi::meta::DeleteOptions".into()),
         "resource.Quantity" => Shape::Scalar("kapi::meta::Quantity".into()),
@@ -533,7 +713,8 @@ fn rust_type(api: &Api, package: &str, go: &str) -> Result<Shape> {
 
 /// k8s.io/api types kapi-core declares, because kinds declared by hand use them too (the
 /// API has one definition of each): not rendered, named where used.
-const PROVIDED: &[(&str, &str)] = &[("core/v1.ObjectReference", "kapi::meta::ObjectReference")];
+pub(crate) const PROVIDED: &[(&str, &str)] =
+    &[("core/v1.ObjectReference", "kapi::meta::ObjectReference")];
 
 const KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if",
@@ -588,23 +769,33 @@ fn camel(name: &str) -> String {
     out
 }
 
-/// `sets.rs`: each feature set's kinds.
-fn sets(resources: &Resources) -> String {
+/// `sets.rs`: each feature set's kinds of a crate.
+fn sets(resources: &Resources, krate: Crate) -> String {
     let mut sets: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for resource in resources.resources.iter().filter(|r| r.is_hub()) {
+    for resource in (resources.resources.iter()).filter(|r| r.is_hub() && crate_of(r) == krate) {
         let package = package_of(&resource.group_version);
         let (group, version) = package.split_once('/').expect("package");
-        sets.entry(resource.set.as_str()).or_default().push(format!(
-            "crate::api::{}::{version}::{}::INFO",
-            module_name(group),
-            resource.kind
-        ));
+        // A kind stored with another is declared in its group's module.
+        let module = match resource.stored_with {
+            Some(_) => module_name(group),
+            None => format!("{}::{version}", module_name(group)),
+        };
+        sets.entry(resource.set.as_str())
+            .or_default()
+            .push(format!("crate::api::{module}::{}::INFO", resource.kind));
     }
     let mut out = String::from(HEADER);
     out.push_str("//! The feature sets of built-in kinds an API lists.\n\nuse kapi::Resource as _;\nuse kapi::api::KindInfo;\n\n");
     for (set, kinds) in sets {
         let _ = writeln!(out, "/// The `{set}` set.");
-        let _ = writeln!(out, "pub const {}: &[&KindInfo] = &[", set.to_uppercase());
+        if let Some(feature) = feature_of(set) {
+            let _ = writeln!(out, "#[cfg(feature = \"{feature}\")]");
+        }
+        let _ = writeln!(
+            out,
+            "pub const {}: &[&KindInfo] = &[",
+            set.to_uppercase().replace('-', "_")
+        );
         for kind in kinds {
             let _ = writeln!(out, "    {kind},");
         }

@@ -488,6 +488,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     create_only: false,
     delete_status: false,
     storage_key: None,
+    strategy_validates: false,
 };
 
 fn render_error(kind: KindInfo) -> RenderError {

@@ -603,7 +603,8 @@ fn check_example_schemas(
         let metadata = property(schemas, &resource.schema_name, "metadata", ref_prefix);
         assert_eq!(
             resolved(schemas, metadata, ref_prefix),
-            &schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]
+            &schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"],
+            "{at} {kind}"
         );
         let items = property(schemas, &resource.list_schema_name, "items[]", ref_prefix);
         assert_eq!(
@@ -727,9 +728,12 @@ fn check_example_schemas(
             ("", "v1", "Namespace") => {
                 let phase = resolved(schemas, p("status.phase"), ref_prefix);
                 assert_eq!(phase["enum"], json!(["Active", "Terminating"]));
+                // kube 1.32's finalizers of a namespace are an atomic list.
+                let finalizers = p("spec.finalizers");
+                assert_eq!(finalizers["x-kubernetes-list-type"], "atomic", "{at}");
                 assert_eq!(
-                    patch_strategy(p("spec.finalizers")),
-                    (&json!("merge"), &Value::Null),
+                    patch_strategy(finalizers),
+                    (&Value::Null, &Value::Null),
                     "{at}"
                 );
             }
@@ -1407,6 +1411,7 @@ mod fixture {
             create_only: false,
             delete_status: false,
             storage_key: None,
+            strategy_validates: false,
         }
     }
 

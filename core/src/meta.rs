@@ -179,6 +179,32 @@ pub static LABEL_SELECTOR_REQUIREMENT_PROTO: ProtoMessage = ProtoMessage {
     ],
 };
 
+/// One requirement of a field selector (`authorization.k8s.io`'s `fieldSelector`): a field,
+/// an operator and values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement")]
+pub struct FieldSelectorRequirement {
+    /// The field's path (`spec.nodeName`).
+    pub key: String,
+    /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
+    pub operator: String,
+    /// The values of `In` and `NotIn`; empty for `Exists` and `DoesNotExist`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    pub values: Vec<String>,
+}
+
+/// `k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement` on the wire.
+pub static FIELD_SELECTOR_REQUIREMENT_PROTO: ProtoMessage = ProtoMessage {
+    name: "k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement",
+    fields: &[
+        ProtoField::new(1, "key", ProtoKind::String),
+        ProtoField::new(2, "operator", ProtoKind::String),
+        ProtoField::repeated(3, "values", ProtoKind::String),
+    ],
+};
+
 impl LabelSelector {
     /// Whether `labels` satisfy every requirement (kube's `LabelSelectorAsSelector` then
     /// `Matches`); an operator kube does not know matches nothing.

@@ -120,6 +120,7 @@ impl Elector {
             acquire_time: Some(now.clone()),
             renew_time: Some(now),
             lease_transitions: lease.spec.lease_transitions,
+            ..LeaseSpec::default()
         };
         let released = Lease { spec, ..lease };
         match self
@@ -199,6 +200,7 @@ impl Elector {
                 (None, Some(_)) => transitions + 1,
                 (None, None) => 0,
             }),
+            ..LeaseSpec::default()
         }
     }
 

@@ -9,14 +9,14 @@
 //!
 //! The API:
 //!
-//! - the core group (`/api`): versions `v1`; kinds `Namespace`, `ConfigMap`, `Event`, `Binding`, `Pod`, `PodTemplate`, `ReplicationController`, `Endpoints`, `Service`, `PersistentVolumeClaim`, `PersistentVolume`, `Secret`, `ServiceAccount`, `LimitRange`, `ResourceQuota`, `ComponentStatus`, `Node`.
+//! - the core group (`/api`): versions `v1`; kinds `ConfigMap`, `Event`, `Namespace`, `Binding`, `Pod`, `PodTemplate`, `ReplicationController`, `Endpoints`, `Service`, `PersistentVolumeClaim`, `PersistentVolume`, `Secret`, `ServiceAccount`, `LimitRange`, `ResourceQuota`, `ComponentStatus`, `Node`.
 //! - `admissionregistration.k8s.io` (`/apis/admissionregistration.k8s.io`): versions `v1`; kinds `MutatingWebhookConfiguration`, `ValidatingWebhookConfiguration`.
 //! - `apiextensions.k8s.io` (`/apis/apiextensions.k8s.io`): versions `v1`; kinds `CustomResourceDefinition`.
 //! - `apiregistration.k8s.io` (`/apis/apiregistration.k8s.io`): versions `v1`; kinds `APIService`.
 //! - `apps` (`/apis/apps`): versions `v1`; kinds `ControllerRevision`, `DaemonSet`, `Deployment`, `ReplicaSet`, `StatefulSet`.
 //! - `apps.example.dev` (`/apis/apps.example.dev`): versions `v1`, `v1beta1`; kinds `WebApp`.
 //! - `authentication.k8s.io` (`/apis/authentication.k8s.io`): versions `v1`; kinds `SelfSubjectReview`, `TokenReview`.
-//! - `authorization.k8s.io` (`/apis/authorization.k8s.io`): versions `v1`; kinds `SelfSubjectAccessReview`, `SubjectAccessReview`, `LocalSubjectAccessReview`, `SelfSubjectRulesReview`.
+//! - `authorization.k8s.io` (`/apis/authorization.k8s.io`): versions `v1`; kinds `LocalSubjectAccessReview`, `SelfSubjectAccessReview`, `SelfSubjectRulesReview`, `SubjectAccessReview`.
 //! - `autoscaling` (`/apis/autoscaling`): versions `v2`, `v1`; kinds `HorizontalPodAutoscaler`.
 //! - `batch` (`/apis/batch`): versions `v1`; kinds `CronJob`, `Job`.
 //! - `certificates.k8s.io` (`/apis/certificates.k8s.io`): versions `v1`; kinds `CertificateSigningRequest`.
@@ -28,7 +28,7 @@
 //! - `node.k8s.io` (`/apis/node.k8s.io`): versions `v1`; kinds `RuntimeClass`.
 //! - `platform.example.dev` (`/apis/platform.example.dev`): versions `v1`; kinds `Tenant`.
 //! - `policy` (`/apis/policy`): versions `v1`; kinds `PodDisruptionBudget`.
-//! - `rbac.authorization.k8s.io` (`/apis/rbac.authorization.k8s.io`): versions `v1`; kinds `Role`, `ClusterRole`, `RoleBinding`, `ClusterRoleBinding`.
+//! - `rbac.authorization.k8s.io` (`/apis/rbac.authorization.k8s.io`): versions `v1`; kinds `ClusterRoleBinding`, `ClusterRole`, `RoleBinding`, `Role`.
 //! - `scheduling.k8s.io` (`/apis/scheduling.k8s.io`): versions `v1`; kinds `PriorityClass`.
 //! - `storage.k8s.io` (`/apis/storage.k8s.io`): versions `v1`; kinds `CSIDriver`, `CSINode`, `CSIStorageCapacity`, `StorageClass`, `VolumeAttachment`.
 

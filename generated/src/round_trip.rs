@@ -17,12 +17,6 @@ static ROUND_TRIP: LazyLock<RoundTrip> =
 mod core_group {
     use super::ROUND_TRIP;
 
-    /// `v1` `Namespace`.
-    #[test]
-    fn namespace_v1() {
-        ROUND_TRIP.check("", "Namespace", "v1");
-    }
-
     /// `v1` `ConfigMap`.
     #[test]
     fn config_map_v1() {
@@ -33,6 +27,12 @@ mod core_group {
     #[test]
     fn event_v1() {
         ROUND_TRIP.check("", "Event", "v1");
+    }
+
+    /// `v1` `Namespace`.
+    #[test]
+    fn namespace_v1() {
+        ROUND_TRIP.check("", "Namespace", "v1");
     }
 
     /// `v1` `Binding`.
@@ -240,28 +240,28 @@ mod authentication_k8s_io {
 mod authorization_k8s_io {
     use super::ROUND_TRIP;
 
-    /// `authorization.k8s.io/v1` `SelfSubjectAccessReview`.
-    #[test]
-    fn self_subject_access_review_v1() {
-        ROUND_TRIP.check("authorization.k8s.io", "SelfSubjectAccessReview", "v1");
-    }
-
-    /// `authorization.k8s.io/v1` `SubjectAccessReview`.
-    #[test]
-    fn subject_access_review_v1() {
-        ROUND_TRIP.check("authorization.k8s.io", "SubjectAccessReview", "v1");
-    }
-
     /// `authorization.k8s.io/v1` `LocalSubjectAccessReview`.
     #[test]
     fn local_subject_access_review_v1() {
         ROUND_TRIP.check("authorization.k8s.io", "LocalSubjectAccessReview", "v1");
     }
 
+    /// `authorization.k8s.io/v1` `SelfSubjectAccessReview`.
+    #[test]
+    fn self_subject_access_review_v1() {
+        ROUND_TRIP.check("authorization.k8s.io", "SelfSubjectAccessReview", "v1");
+    }
+
     /// `authorization.k8s.io/v1` `SelfSubjectRulesReview`.
     #[test]
     fn self_subject_rules_review_v1() {
         ROUND_TRIP.check("authorization.k8s.io", "SelfSubjectRulesReview", "v1");
+    }
+
+    /// `authorization.k8s.io/v1` `SubjectAccessReview`.
+    #[test]
+    fn subject_access_review_v1() {
+        ROUND_TRIP.check("authorization.k8s.io", "SubjectAccessReview", "v1");
     }
 }
 
@@ -424,10 +424,10 @@ mod policy {
 mod rbac_authorization_k8s_io {
     use super::ROUND_TRIP;
 
-    /// `rbac.authorization.k8s.io/v1` `Role`.
+    /// `rbac.authorization.k8s.io/v1` `ClusterRoleBinding`.
     #[test]
-    fn role_v1() {
-        ROUND_TRIP.check("rbac.authorization.k8s.io", "Role", "v1");
+    fn cluster_role_binding_v1() {
+        ROUND_TRIP.check("rbac.authorization.k8s.io", "ClusterRoleBinding", "v1");
     }
 
     /// `rbac.authorization.k8s.io/v1` `ClusterRole`.
@@ -442,10 +442,10 @@ mod rbac_authorization_k8s_io {
         ROUND_TRIP.check("rbac.authorization.k8s.io", "RoleBinding", "v1");
     }
 
-    /// `rbac.authorization.k8s.io/v1` `ClusterRoleBinding`.
+    /// `rbac.authorization.k8s.io/v1` `Role`.
     #[test]
-    fn cluster_role_binding_v1() {
-        ROUND_TRIP.check("rbac.authorization.k8s.io", "ClusterRoleBinding", "v1");
+    fn role_v1() {
+        ROUND_TRIP.check("rbac.authorization.k8s.io", "Role", "v1");
     }
 }
 

@@ -9,12 +9,12 @@
 use kapi::Resource;
 use kapi::api::{Handler, KindInfo, RouteBinding};
 
-/// `Namespace`, the core group.
-const NAMESPACE: &KindInfo = <kapi::kinds::core::Namespace as Resource>::INFO;
 /// `ConfigMap`, the core group.
-const CONFIG_MAP: &KindInfo = <kapi::kinds::core::ConfigMap as Resource>::INFO;
+const CONFIG_MAP: &KindInfo = <kapi::kinds::api::core::v1::ConfigMap as Resource>::INFO;
 /// `Event`, the core group.
-const CORE_EVENT: &KindInfo = <kapi::kinds::core::event::Event as Resource>::INFO;
+const CORE_EVENT: &KindInfo = <kapi::kinds::api::core::v1::Event as Resource>::INFO;
+/// `Namespace`, the core group.
+const NAMESPACE: &KindInfo = <kapi::kinds::api::core::v1::Namespace as Resource>::INFO;
 /// `Binding`, the core group.
 const BINDING: &KindInfo = <kapi::kinds::builtin::core::v1::Binding as Resource>::INFO;
 /// `Pod`, the core group.
@@ -50,10 +50,10 @@ const COMPONENT_STATUS: &KindInfo =
 const NODE: &KindInfo = <kapi::kinds::builtin::core::v1::Node as Resource>::INFO;
 /// `MutatingWebhookConfiguration`, `admissionregistration.k8s.io`.
 const MUTATING_WEBHOOK_CONFIGURATION: &KindInfo =
-    <kapi::kinds::admissionregistration::MutatingWebhookConfiguration as Resource>::INFO;
+    <kapi::kinds::api::admissionregistration::v1::MutatingWebhookConfiguration as Resource>::INFO;
 /// `ValidatingWebhookConfiguration`, `admissionregistration.k8s.io`.
 const VALIDATING_WEBHOOK_CONFIGURATION: &KindInfo =
-    <kapi::kinds::admissionregistration::ValidatingWebhookConfiguration as Resource>::INFO;
+    <kapi::kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration as Resource>::INFO;
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
     <kapi::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
@@ -74,21 +74,22 @@ const STATEFUL_SET: &KindInfo = <kapi::kinds::builtin::apps::v1::StatefulSet as 
 const WEB_APP: &KindInfo = <api_types::apps::WebApp as Resource>::INFO;
 /// `SelfSubjectReview`, `authentication.k8s.io`.
 const SELF_SUBJECT_REVIEW: &KindInfo =
-    <kapi::kinds::authentication::SelfSubjectReview as Resource>::INFO;
+    <kapi::kinds::api::authentication::v1::SelfSubjectReview as Resource>::INFO;
 /// `TokenReview`, `authentication.k8s.io`.
-const TOKEN_REVIEW: &KindInfo = <kapi::kinds::authentication::TokenReview as Resource>::INFO;
-/// `SelfSubjectAccessReview`, `authorization.k8s.io`.
-const SELF_SUBJECT_ACCESS_REVIEW: &KindInfo =
-    <kapi::kinds::authorization::SelfSubjectAccessReview as Resource>::INFO;
-/// `SubjectAccessReview`, `authorization.k8s.io`.
-const SUBJECT_ACCESS_REVIEW: &KindInfo =
-    <kapi::kinds::authorization::SubjectAccessReview as Resource>::INFO;
+const TOKEN_REVIEW: &KindInfo =
+    <kapi::kinds::api::authentication::v1::TokenReview as Resource>::INFO;
 /// `LocalSubjectAccessReview`, `authorization.k8s.io`.
 const LOCAL_SUBJECT_ACCESS_REVIEW: &KindInfo =
-    <kapi::kinds::authorization::LocalSubjectAccessReview as Resource>::INFO;
+    <kapi::kinds::api::authorization::v1::LocalSubjectAccessReview as Resource>::INFO;
+/// `SelfSubjectAccessReview`, `authorization.k8s.io`.
+const SELF_SUBJECT_ACCESS_REVIEW: &KindInfo =
+    <kapi::kinds::api::authorization::v1::SelfSubjectAccessReview as Resource>::INFO;
 /// `SelfSubjectRulesReview`, `authorization.k8s.io`.
 const SELF_SUBJECT_RULES_REVIEW: &KindInfo =
-    <kapi::kinds::authorization::SelfSubjectRulesReview as Resource>::INFO;
+    <kapi::kinds::api::authorization::v1::SelfSubjectRulesReview as Resource>::INFO;
+/// `SubjectAccessReview`, `authorization.k8s.io`.
+const SUBJECT_ACCESS_REVIEW: &KindInfo =
+    <kapi::kinds::api::authorization::v1::SubjectAccessReview as Resource>::INFO;
 /// `HorizontalPodAutoscaler`, `autoscaling`.
 const HORIZONTAL_POD_AUTOSCALER: &KindInfo =
     <kapi::kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler as Resource>::INFO;
@@ -100,12 +101,12 @@ const JOB: &KindInfo = <kapi::kinds::builtin::batch::v1::Job as Resource>::INFO;
 const CERTIFICATE_SIGNING_REQUEST: &KindInfo =
     <kapi::kinds::builtin::certificates::v1::CertificateSigningRequest as Resource>::INFO;
 /// `Lease`, `coordination.k8s.io`.
-const LEASE: &KindInfo = <kapi::kinds::coordination::Lease as Resource>::INFO;
+const LEASE: &KindInfo = <kapi::kinds::api::coordination::v1::Lease as Resource>::INFO;
 /// `EndpointSlice`, `discovery.k8s.io`.
 const ENDPOINT_SLICE: &KindInfo =
     <kapi::kinds::builtin::discovery::v1::EndpointSlice as Resource>::INFO;
 /// `Event`, `events.k8s.io`.
-const EVENTS_K8S_IO_EVENT: &KindInfo = <kapi::kinds::events::Event as Resource>::INFO;
+const EVENTS_K8S_IO_EVENT: &KindInfo = <kapi::kinds::api::events::Event as Resource>::INFO;
 /// `FlowSchema`, `flowcontrol.apiserver.k8s.io`.
 const FLOW_SCHEMA: &KindInfo =
     <kapi::kinds::builtin::flowcontrol::v1::FlowSchema as Resource>::INFO;
@@ -127,14 +128,15 @@ const TENANT: &KindInfo = <api_types::platform::Tenant as Resource>::INFO;
 /// `PodDisruptionBudget`, `policy`.
 const POD_DISRUPTION_BUDGET: &KindInfo =
     <kapi::kinds::builtin::policy::v1::PodDisruptionBudget as Resource>::INFO;
-/// `Role`, `rbac.authorization.k8s.io`.
-const ROLE: &KindInfo = <kapi::kinds::rbac::Role as Resource>::INFO;
-/// `ClusterRole`, `rbac.authorization.k8s.io`.
-const CLUSTER_ROLE: &KindInfo = <kapi::kinds::rbac::ClusterRole as Resource>::INFO;
-/// `RoleBinding`, `rbac.authorization.k8s.io`.
-const ROLE_BINDING: &KindInfo = <kapi::kinds::rbac::RoleBinding as Resource>::INFO;
 /// `ClusterRoleBinding`, `rbac.authorization.k8s.io`.
-const CLUSTER_ROLE_BINDING: &KindInfo = <kapi::kinds::rbac::ClusterRoleBinding as Resource>::INFO;
+const CLUSTER_ROLE_BINDING: &KindInfo =
+    <kapi::kinds::api::rbac::v1::ClusterRoleBinding as Resource>::INFO;
+/// `ClusterRole`, `rbac.authorization.k8s.io`.
+const CLUSTER_ROLE: &KindInfo = <kapi::kinds::api::rbac::v1::ClusterRole as Resource>::INFO;
+/// `RoleBinding`, `rbac.authorization.k8s.io`.
+const ROLE_BINDING: &KindInfo = <kapi::kinds::api::rbac::v1::RoleBinding as Resource>::INFO;
+/// `Role`, `rbac.authorization.k8s.io`.
+const ROLE: &KindInfo = <kapi::kinds::api::rbac::v1::Role as Resource>::INFO;
 /// `PriorityClass`, `scheduling.k8s.io`.
 const PRIORITY_CLASS: &KindInfo =
     <kapi::kinds::builtin::scheduling::v1::PriorityClass as Resource>::INFO;
@@ -154,33 +156,6 @@ const VOLUME_ATTACHMENT: &KindInfo =
 
 /// Every route of every served version, bound to its handler: what the HTTP layer mounts.
 pub static ROUTES: &[RouteBinding] = &[
-    // Namespace (v1):
-    // GET /api/v1/namespaces
-    bind(NAMESPACE, 0, 0, Handler::List),
-    // POST /api/v1/namespaces
-    bind(NAMESPACE, 0, 1, Handler::Create),
-    // DELETE /api/v1/namespaces
-    bind(NAMESPACE, 0, 2, Handler::DeleteCollection),
-    // GET /api/v1/namespaces/{name}
-    bind(NAMESPACE, 0, 3, Handler::Get),
-    // PUT /api/v1/namespaces/{name}
-    bind(NAMESPACE, 0, 4, Handler::Update),
-    // PATCH /api/v1/namespaces/{name}
-    bind(NAMESPACE, 0, 5, Handler::Patch),
-    // DELETE /api/v1/namespaces/{name}
-    bind(NAMESPACE, 0, 6, Handler::Delete),
-    // GET /api/v1/watch/namespaces
-    bind(NAMESPACE, 0, 7, Handler::WatchList),
-    // GET /api/v1/watch/namespaces/{name}
-    bind(NAMESPACE, 0, 8, Handler::Watch),
-    // GET /api/v1/namespaces/{name}/status
-    bind(NAMESPACE, 0, 9, Handler::GetStatus),
-    // PUT /api/v1/namespaces/{name}/status
-    bind(NAMESPACE, 0, 10, Handler::UpdateStatus),
-    // PATCH /api/v1/namespaces/{name}/status
-    bind(NAMESPACE, 0, 11, Handler::PatchStatus),
-    // PUT /api/v1/namespaces/{name}/finalize
-    bind(NAMESPACE, 0, 12, Handler::UpdateFinalize),
     // ConfigMap (v1):
     // GET /api/v1/namespaces/{namespace}/configmaps
     bind(CONFIG_MAP, 0, 0, Handler::List),
@@ -227,6 +202,33 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(CORE_EVENT, 0, 9, Handler::Watch),
     // GET /api/v1/watch/events
     bind(CORE_EVENT, 0, 10, Handler::WatchList),
+    // Namespace (v1):
+    // GET /api/v1/namespaces
+    bind(NAMESPACE, 0, 0, Handler::List),
+    // POST /api/v1/namespaces
+    bind(NAMESPACE, 0, 1, Handler::Create),
+    // DELETE /api/v1/namespaces
+    bind(NAMESPACE, 0, 2, Handler::DeleteCollection),
+    // GET /api/v1/namespaces/{name}
+    bind(NAMESPACE, 0, 3, Handler::Get),
+    // PUT /api/v1/namespaces/{name}
+    bind(NAMESPACE, 0, 4, Handler::Update),
+    // PATCH /api/v1/namespaces/{name}
+    bind(NAMESPACE, 0, 5, Handler::Patch),
+    // DELETE /api/v1/namespaces/{name}
+    bind(NAMESPACE, 0, 6, Handler::Delete),
+    // GET /api/v1/watch/namespaces
+    bind(NAMESPACE, 0, 7, Handler::WatchList),
+    // GET /api/v1/watch/namespaces/{name}
+    bind(NAMESPACE, 0, 8, Handler::Watch),
+    // GET /api/v1/namespaces/{name}/status
+    bind(NAMESPACE, 0, 9, Handler::GetStatus),
+    // PUT /api/v1/namespaces/{name}/status
+    bind(NAMESPACE, 0, 10, Handler::UpdateStatus),
+    // PATCH /api/v1/namespaces/{name}/status
+    bind(NAMESPACE, 0, 11, Handler::PatchStatus),
+    // PUT /api/v1/namespaces/{name}/finalize
+    bind(NAMESPACE, 0, 12, Handler::UpdateFinalize),
     // Binding (v1):
     // POST /api/v1/namespaces/{namespace}/bindings
     bind(BINDING, 0, 0, Handler::Create),
@@ -1004,18 +1006,18 @@ pub static ROUTES: &[RouteBinding] = &[
     // TokenReview (authentication.k8s.io/v1):
     // POST /apis/authentication.k8s.io/v1/tokenreviews
     bind(TOKEN_REVIEW, 0, 0, Handler::Create),
-    // SelfSubjectAccessReview (authorization.k8s.io/v1):
-    // POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews
-    bind(SELF_SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
-    // SubjectAccessReview (authorization.k8s.io/v1):
-    // POST /apis/authorization.k8s.io/v1/subjectaccessreviews
-    bind(SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
     // LocalSubjectAccessReview (authorization.k8s.io/v1):
     // POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews
     bind(LOCAL_SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
+    // SelfSubjectAccessReview (authorization.k8s.io/v1):
+    // POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews
+    bind(SELF_SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
     // SelfSubjectRulesReview (authorization.k8s.io/v1):
     // POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews
     bind(SELF_SUBJECT_RULES_REVIEW, 0, 0, Handler::Create),
+    // SubjectAccessReview (authorization.k8s.io/v1):
+    // POST /apis/authorization.k8s.io/v1/subjectaccessreviews
+    bind(SUBJECT_ACCESS_REVIEW, 0, 0, Handler::Create),
     // HorizontalPodAutoscaler (autoscaling/v2):
     // GET /apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers
     bind(HORIZONTAL_POD_AUTOSCALER, 0, 0, Handler::List),
@@ -1431,29 +1433,25 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(POD_DISRUPTION_BUDGET, 0, 12, Handler::UpdateStatus),
     // PATCH /apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status
     bind(POD_DISRUPTION_BUDGET, 0, 13, Handler::PatchStatus),
-    // Role (rbac.authorization.k8s.io/v1):
-    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
-    bind(ROLE, 0, 0, Handler::List),
-    // POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
-    bind(ROLE, 0, 1, Handler::Create),
-    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
-    bind(ROLE, 0, 2, Handler::DeleteCollection),
-    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
-    bind(ROLE, 0, 3, Handler::Get),
-    // PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
-    bind(ROLE, 0, 4, Handler::Update),
-    // PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
-    bind(ROLE, 0, 5, Handler::Patch),
-    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
-    bind(ROLE, 0, 6, Handler::Delete),
-    // GET /apis/rbac.authorization.k8s.io/v1/roles
-    bind(ROLE, 0, 7, Handler::List),
-    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/roles
-    bind(ROLE, 0, 8, Handler::WatchList),
-    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/roles/{name}
-    bind(ROLE, 0, 9, Handler::Watch),
-    // GET /apis/rbac.authorization.k8s.io/v1/watch/roles
-    bind(ROLE, 0, 10, Handler::WatchList),
+    // ClusterRoleBinding (rbac.authorization.k8s.io/v1):
+    // GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 0, Handler::List),
+    // POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 1, Handler::Create),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 2, Handler::DeleteCollection),
+    // GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 3, Handler::Get),
+    // PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 4, Handler::Update),
+    // PATCH /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 5, Handler::Patch),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 6, Handler::Delete),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings
+    bind(CLUSTER_ROLE_BINDING, 0, 7, Handler::WatchList),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings/{name}
+    bind(CLUSTER_ROLE_BINDING, 0, 8, Handler::Watch),
     // ClusterRole (rbac.authorization.k8s.io/v1):
     // GET /apis/rbac.authorization.k8s.io/v1/clusterroles
     bind(CLUSTER_ROLE, 0, 0, Handler::List),
@@ -1496,25 +1494,29 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(ROLE_BINDING, 0, 9, Handler::Watch),
     // GET /apis/rbac.authorization.k8s.io/v1/watch/rolebindings
     bind(ROLE_BINDING, 0, 10, Handler::WatchList),
-    // ClusterRoleBinding (rbac.authorization.k8s.io/v1):
-    // GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
-    bind(CLUSTER_ROLE_BINDING, 0, 0, Handler::List),
-    // POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
-    bind(CLUSTER_ROLE_BINDING, 0, 1, Handler::Create),
-    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
-    bind(CLUSTER_ROLE_BINDING, 0, 2, Handler::DeleteCollection),
-    // GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
-    bind(CLUSTER_ROLE_BINDING, 0, 3, Handler::Get),
-    // PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
-    bind(CLUSTER_ROLE_BINDING, 0, 4, Handler::Update),
-    // PATCH /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
-    bind(CLUSTER_ROLE_BINDING, 0, 5, Handler::Patch),
-    // DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}
-    bind(CLUSTER_ROLE_BINDING, 0, 6, Handler::Delete),
-    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings
-    bind(CLUSTER_ROLE_BINDING, 0, 7, Handler::WatchList),
-    // GET /apis/rbac.authorization.k8s.io/v1/watch/clusterrolebindings/{name}
-    bind(CLUSTER_ROLE_BINDING, 0, 8, Handler::Watch),
+    // Role (rbac.authorization.k8s.io/v1):
+    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
+    bind(ROLE, 0, 0, Handler::List),
+    // POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
+    bind(ROLE, 0, 1, Handler::Create),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles
+    bind(ROLE, 0, 2, Handler::DeleteCollection),
+    // GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 3, Handler::Get),
+    // PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 4, Handler::Update),
+    // PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 5, Handler::Patch),
+    // DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 6, Handler::Delete),
+    // GET /apis/rbac.authorization.k8s.io/v1/roles
+    bind(ROLE, 0, 7, Handler::List),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/roles
+    bind(ROLE, 0, 8, Handler::WatchList),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/namespaces/{namespace}/roles/{name}
+    bind(ROLE, 0, 9, Handler::Watch),
+    // GET /apis/rbac.authorization.k8s.io/v1/watch/roles
+    bind(ROLE, 0, 10, Handler::WatchList),
     // PriorityClass (scheduling.k8s.io/v1):
     // GET /apis/scheduling.k8s.io/v1/priorityclasses
     bind(PRIORITY_CLASS, 0, 0, Handler::List),

@@ -14,16 +14,16 @@ use kapi::scheme::{KindEntry, Scheme};
 pub fn scheme() -> Scheme {
     Scheme::new()
         .add(
-            KindEntry::new::<kinds::core::Namespace>()
-                .version::<kinds::core::Namespace, kinds::core::Namespace>("v1")
+            KindEntry::new::<kinds::api::core::v1::ConfigMap>()
+                .version::<kinds::api::core::v1::ConfigMap, kinds::api::core::v1::ConfigMap>("v1")
         )
         .add(
-            KindEntry::new::<kinds::core::ConfigMap>()
-                .version::<kinds::core::ConfigMap, kinds::core::ConfigMap>("v1")
+            KindEntry::new::<kinds::api::core::v1::Event>()
+                .version::<kinds::api::core::v1::Event, kinds::api::core::v1::Event>("v1")
         )
         .add(
-            KindEntry::new::<kinds::core::event::Event>()
-                .version::<kinds::core::event::Event, kinds::core::event::Event>("v1")
+            KindEntry::new::<kinds::api::core::v1::Namespace>()
+                .version::<kinds::api::core::v1::Namespace, kinds::api::core::v1::Namespace>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Binding>()
@@ -82,12 +82,12 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::builtin::core::v1::Node, kinds::builtin::core::v1::Node>("v1")
         )
         .add(
-            KindEntry::new::<kinds::admissionregistration::MutatingWebhookConfiguration>()
-                .version::<kinds::admissionregistration::MutatingWebhookConfiguration, kinds::admissionregistration::MutatingWebhookConfiguration>("v1")
+            KindEntry::new::<kinds::api::admissionregistration::v1::MutatingWebhookConfiguration>()
+                .version::<kinds::api::admissionregistration::v1::MutatingWebhookConfiguration, kinds::api::admissionregistration::v1::MutatingWebhookConfiguration>("v1")
         )
         .add(
-            KindEntry::new::<kinds::admissionregistration::ValidatingWebhookConfiguration>()
-                .version::<kinds::admissionregistration::ValidatingWebhookConfiguration, kinds::admissionregistration::ValidatingWebhookConfiguration>("v1")
+            KindEntry::new::<kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration>()
+                .version::<kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration, kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration>("v1")
         )
         .add(
             KindEntry::new::<kinds::apiextensions::CustomResourceDefinition>()
@@ -123,28 +123,28 @@ pub fn scheme() -> Scheme {
                 .version::<apps::WebApp, apps::v1beta1::WebApp>("v1beta1")
         )
         .add(
-            KindEntry::new::<kinds::authentication::SelfSubjectReview>()
-                .version::<kinds::authentication::SelfSubjectReview, kinds::authentication::SelfSubjectReview>("v1")
+            KindEntry::new::<kinds::api::authentication::v1::SelfSubjectReview>()
+                .version::<kinds::api::authentication::v1::SelfSubjectReview, kinds::api::authentication::v1::SelfSubjectReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authentication::TokenReview>()
-                .version::<kinds::authentication::TokenReview, kinds::authentication::TokenReview>("v1")
+            KindEntry::new::<kinds::api::authentication::v1::TokenReview>()
+                .version::<kinds::api::authentication::v1::TokenReview, kinds::api::authentication::v1::TokenReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::SelfSubjectAccessReview>()
-                .version::<kinds::authorization::SelfSubjectAccessReview, kinds::authorization::SelfSubjectAccessReview>("v1")
+            KindEntry::new::<kinds::api::authorization::v1::LocalSubjectAccessReview>()
+                .version::<kinds::api::authorization::v1::LocalSubjectAccessReview, kinds::api::authorization::v1::LocalSubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::SubjectAccessReview>()
-                .version::<kinds::authorization::SubjectAccessReview, kinds::authorization::SubjectAccessReview>("v1")
+            KindEntry::new::<kinds::api::authorization::v1::SelfSubjectAccessReview>()
+                .version::<kinds::api::authorization::v1::SelfSubjectAccessReview, kinds::api::authorization::v1::SelfSubjectAccessReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::LocalSubjectAccessReview>()
-                .version::<kinds::authorization::LocalSubjectAccessReview, kinds::authorization::LocalSubjectAccessReview>("v1")
+            KindEntry::new::<kinds::api::authorization::v1::SelfSubjectRulesReview>()
+                .version::<kinds::api::authorization::v1::SelfSubjectRulesReview, kinds::api::authorization::v1::SelfSubjectRulesReview>("v1")
         )
         .add(
-            KindEntry::new::<kinds::authorization::SelfSubjectRulesReview>()
-                .version::<kinds::authorization::SelfSubjectRulesReview, kinds::authorization::SelfSubjectRulesReview>("v1")
+            KindEntry::new::<kinds::api::authorization::v1::SubjectAccessReview>()
+                .version::<kinds::api::authorization::v1::SubjectAccessReview, kinds::api::authorization::v1::SubjectAccessReview>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>()
@@ -164,8 +164,8 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::builtin::certificates::v1::CertificateSigningRequest, kinds::builtin::certificates::v1::CertificateSigningRequest>("v1")
         )
         .add(
-            KindEntry::new::<kinds::coordination::Lease>()
-                .version::<kinds::coordination::Lease, kinds::coordination::Lease>("v1")
+            KindEntry::new::<kinds::api::coordination::v1::Lease>()
+                .version::<kinds::api::coordination::v1::Lease, kinds::api::coordination::v1::Lease>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::discovery::v1::EndpointSlice>()
@@ -204,20 +204,20 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::builtin::policy::v1::PodDisruptionBudget, kinds::builtin::policy::v1::PodDisruptionBudget>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::Role>()
-                .version::<kinds::rbac::Role, kinds::rbac::Role>("v1")
+            KindEntry::new::<kinds::api::rbac::v1::ClusterRoleBinding>()
+                .version::<kinds::api::rbac::v1::ClusterRoleBinding, kinds::api::rbac::v1::ClusterRoleBinding>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::ClusterRole>()
-                .version::<kinds::rbac::ClusterRole, kinds::rbac::ClusterRole>("v1")
+            KindEntry::new::<kinds::api::rbac::v1::ClusterRole>()
+                .version::<kinds::api::rbac::v1::ClusterRole, kinds::api::rbac::v1::ClusterRole>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::RoleBinding>()
-                .version::<kinds::rbac::RoleBinding, kinds::rbac::RoleBinding>("v1")
+            KindEntry::new::<kinds::api::rbac::v1::RoleBinding>()
+                .version::<kinds::api::rbac::v1::RoleBinding, kinds::api::rbac::v1::RoleBinding>("v1")
         )
         .add(
-            KindEntry::new::<kinds::rbac::ClusterRoleBinding>()
-                .version::<kinds::rbac::ClusterRoleBinding, kinds::rbac::ClusterRoleBinding>("v1")
+            KindEntry::new::<kinds::api::rbac::v1::Role>()
+                .version::<kinds::api::rbac::v1::Role, kinds::api::rbac::v1::Role>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::scheduling::v1::PriorityClass>()
@@ -244,7 +244,7 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::builtin::storage::v1::VolumeAttachment, kinds::builtin::storage::v1::VolumeAttachment>("v1")
         )
         .add(
-            KindEntry::stored_with::<kinds::core::event::Event>(<kinds::events::Event as kapi::Resource>::INFO)
-                .version::<kinds::core::event::Event, kinds::events::v1::Event>("v1")
+            KindEntry::stored_with::<kinds::api::core::v1::Event>(<kinds::api::events::Event as kapi::Resource>::INFO)
+                .version::<kinds::api::core::v1::Event, kinds::api::events::v1::Event>("v1")
         )
 }

@@ -35,6 +35,7 @@ extern crate kapi_core as kapi;
 
 #[cfg(feature = "admission-webhooks")]
 pub mod admissionregistration;
+pub mod api;
 #[cfg(feature = "crds")]
 pub mod apiextensions;
 /// Kubernetes' built-in API (feature `builtin`): kube 1.32's GA kinds generated from
@@ -56,22 +57,15 @@ pub mod rbac;
 #[cfg(any(feature = "admission-webhooks", feature = "aggregation"))]
 mod webhook_url;
 
-use kapi_core::Resource as _;
+#[cfg(any(feature = "crds", feature = "aggregation"))]
 use kapi_core::api::KindInfo;
 
 /// The kinds every server has: Namespaces, ConfigMaps, Events (both groups), Leases.
-pub const CORE: &[&KindInfo] = &[
-    core::Namespace::INFO,
-    core::ConfigMap::INFO,
-    core::Event::INFO,
-    events::Event::INFO,
-    coordination::Lease::INFO,
-];
+pub use api::sets::CORE;
 
 /// RBAC's kinds and the reviews.
 #[cfg(feature = "rbac")]
-pub const RBAC: &[&KindInfo] =
-    kapi_core::kinds![rbac::KINDS, authorization::KINDS, authentication::KINDS];
+pub use api::sets::RBAC;
 
 /// CustomResourceDefinitions.
 #[cfg(feature = "crds")]
@@ -79,7 +73,7 @@ pub const CRDS: &[&KindInfo] = apiextensions::KINDS;
 
 /// The admission webhook configurations.
 #[cfg(feature = "admission-webhooks")]
-pub const ADMISSION_WEBHOOKS: &[&KindInfo] = admissionregistration::KINDS;
+pub use api::sets::ADMISSION_WEBHOOKS;
 
 /// APIServices.
 #[cfg(feature = "aggregation")]

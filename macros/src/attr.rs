@@ -47,6 +47,10 @@ pub(crate) struct ResourceAttrs {
     /// `SelfSubjectAccessReview`): one `POST` route, answered by the review the server
     /// registers for the kind.
     pub create_only: Word,
+    /// `strategy_validates`: objects are judged by the kind's strategy alone, never against
+    /// its schema (kube's own kinds: kube-apiserver checks them with their validation code,
+    /// not their OpenAPI, so a list keyed by name reports a repeated name once).
+    pub strategy_validates: Word,
     /// `subresource(...)`, repeatable: the kind's other subresources (kube's `approval`,
     /// `binding`, `eviction`, `log`, `exec`, `proxy`).
     #[darling(multiple, rename = "subresource")]

@@ -371,6 +371,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let rust_type = hub_rust_type(kind);
     let create_only = kind.create_only.is_present();
     let delete_status = kind.delete_status.is_present();
+    let strategy_validates = kind.strategy_validates.is_present();
     let names = match kind.names {
         NameRuleAttr::DnsSubdomain => quote!(__kapi::api::NameRule::DnsSubdomain),
         NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
@@ -399,6 +400,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             create_only: #create_only,
             delete_status: #delete_status,
             storage_key: #storage_key,
+            strategy_validates: #strategy_validates,
         }
     }
 }

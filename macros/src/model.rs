@@ -51,6 +51,8 @@ pub(crate) struct Kind {
     pub finalize: Word,
     /// Only created, never stored.
     pub create_only: Word,
+    /// Judged by its strategy alone, never against its schema.
+    pub strategy_validates: Word,
     /// The other subresources, in declaration order.
     pub subresources: Vec<Subresource>,
     /// A delete answers with a Status.
@@ -317,6 +319,7 @@ impl Kind {
             scale: attrs.scale.map(Scale::new),
             finalize: attrs.finalize,
             create_only: attrs.create_only,
+            strategy_validates: attrs.strategy_validates,
             subresources: (attrs.subresources.into_iter())
                 .map(|s| Subresource::new(s.span(), s.into_inner()))
                 .collect(),

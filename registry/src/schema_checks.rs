@@ -28,7 +28,7 @@ impl Registry {
         object: &mut Value,
         old: Option<&Value>,
     ) -> Result<(Vec<FieldError>, Vec<String>), ApiError> {
-        let Some(schemas) = self.schemas_for(target.kind) else {
+        let Some(schemas) = self.checking_schemas(target) else {
             return Ok(Default::default());
         };
         let info = target.kind.info;
@@ -67,12 +67,23 @@ impl Registry {
     /// Whether the schema of `target` marks any field immutable or has validation rules
     /// (updates then need the stored object in the request's version).
     pub(super) fn has_immutable_fields(&self, target: Target<'_>) -> bool {
-        let Some(schemas) = self.schemas_for(target.kind) else {
+        let Some(schemas) = self.checking_schemas(target) else {
             return false;
         };
         let info = target.kind.info;
         (schemas.kind(info.group, target.version, info.kind))
             .is_some_and(|schema| schema.has_immutable_fields() || schema.has_rules())
+    }
+}
+
+impl Registry {
+    /// The schemas that judge objects of `target`: none for a kind its strategy alone
+    /// judges (kube's own kinds), nor when no schemas are configured.
+    fn checking_schemas(&self, target: Target<'_>) -> Option<std::sync::Arc<kapi_schema::Schemas>> {
+        match target.kind.info.strategy_validates {
+            true => None,
+            false => self.schemas_for(target.kind),
+        }
     }
 }
 

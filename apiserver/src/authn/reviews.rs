@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Authenticator, UserInfo};
 use kapi_core::error::ApiError;
+use kapi_kinds::api::authentication::v1::ExtraValue;
 use kapi_kinds::authentication::{SelfSubjectReview, TokenReview, UserInfo as ReviewedUser};
 use kapi_registry::Registry;
 use kapi_registry::review::Review;
@@ -25,10 +26,12 @@ pub fn register(registry: &Registry, authenticator: &Arc<Authenticator>) {
 
 fn reviewed(user: &UserInfo) -> ReviewedUser {
     ReviewedUser {
-        username: Some(user.name.clone()),
-        uid: (!user.uid.is_empty()).then(|| user.uid.clone()),
+        username: user.name.clone(),
+        uid: user.uid.clone(),
         groups: user.groups.clone(),
-        extra: user.extra.clone(),
+        extra: (user.extra.iter())
+            .map(|(key, values)| (key.clone(), ExtraValue(values.clone())))
+            .collect(),
     }
 }
 
@@ -42,7 +45,7 @@ struct SelfSubject;
 impl Review for SelfSubject {
     fn review(&self, user: Option<&UserInfo>, object: Value) -> Result<Value, ApiError> {
         let mut review: SelfSubjectReview = serde_json::from_value(object).map_err(internal)?;
-        review.status.user_info = user.map(reviewed);
+        review.status.user_info = user.map(reviewed).unwrap_or_default();
         serde_json::to_value(&review).map_err(internal)
     }
 }
@@ -53,16 +56,15 @@ struct Tokens(Arc<Authenticator>);
 impl Review for Tokens {
     fn review(&self, _: Option<&UserInfo>, object: Value) -> Result<Value, ApiError> {
         let mut review: TokenReview = serde_json::from_value(object).map_err(internal)?;
-        let token = review.spec.token.clone().unwrap_or_default();
-        match self.0.authenticate_token(&token) {
+        match self.0.authenticate_token(&review.spec.token) {
             Ok(Some(user)) => {
-                review.status.authenticated = Some(true);
-                review.status.user = Some(reviewed(&user));
+                review.status.authenticated = true;
+                review.status.user = reviewed(&user);
             }
-            Ok(None) => review.status.user = Some(ReviewedUser::default()),
+            Ok(None) => review.status.user = ReviewedUser::default(),
             Err(error) => {
-                review.status.user = Some(ReviewedUser::default());
-                review.status.error = Some(error);
+                review.status.user = ReviewedUser::default();
+                review.status.error = error;
             }
         }
         serde_json::to_value(&review).map_err(internal)

@@ -50,7 +50,7 @@ fn request_of(
     resource: Option<&ResourceAttributes>,
     non_resource: Option<&kapi_kinds::authorization::NonResourceAttributes>,
 ) -> RequestInfo {
-    let text = |value: &Option<String>| value.clone().unwrap_or_default();
+    let text = |value: &String| value.clone();
     match (resource, non_resource) {
         (Some(attributes), _) => RequestInfo {
             resource_request: true,
@@ -81,9 +81,9 @@ fn status(decision: Decision) -> SubjectAccessReviewStatus {
     };
     SubjectAccessReviewStatus {
         allowed,
-        denied: denied.then_some(true),
-        reason: (!reason.is_empty()).then(|| reason.to_string()),
-        evaluation_error: None,
+        denied,
+        reason: reason.to_string(),
+        evaluation_error: String::new(),
     }
 }
 
@@ -116,10 +116,12 @@ impl Review for Access {
         let mut review: SubjectAccessReview = decode(object)?;
         let spec = &review.spec;
         let user = UserInfo {
-            name: spec.user.clone().unwrap_or_default(),
-            uid: spec.uid.clone().unwrap_or_default(),
+            name: spec.user.clone(),
+            uid: spec.uid.clone(),
             groups: spec.groups.clone(),
-            extra: spec.extra.clone(),
+            extra: (spec.extra.iter())
+                .map(|(key, values)| (key.clone(), values.0.clone()))
+                .collect(),
         };
         let request = request_of(
             spec.resource_attributes.as_ref(),
@@ -141,7 +143,7 @@ impl Review for Rules {
     fn review(&self, user: Option<&UserInfo>, object: Value) -> Result<Value, ApiError> {
         let mut review: SelfSubjectRulesReview = decode(object)?;
         let user = user.cloned().unwrap_or_default();
-        let namespace = review.spec.namespace.clone().unwrap_or_default();
+        let namespace = review.spec.namespace.clone();
         let found = self.0.rules_for(&user, &namespace);
         let status = &mut review.status;
         for rule in found.rules {
@@ -160,7 +162,7 @@ impl Review for Rules {
             }
         }
         status.incomplete = found.incomplete;
-        status.evaluation_error = (!found.errors.is_empty()).then(|| found.errors.join(", "));
+        status.evaluation_error = found.errors.join(", ");
         encode(&review)
     }
 }

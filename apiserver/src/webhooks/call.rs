@@ -153,7 +153,7 @@ fn agent(config: &WebhookClientConfig, timeout: Duration) -> Result<Webhook, Unr
     let Some(url) = config.url.clone() else {
         return Err(Unreachable::ThroughService);
     };
-    let bundle = config.ca_bundle.as_ref().map(|b| b.0.as_slice());
+    let bundle = Some(config.ca_bundle.0.as_slice()).filter(|b| !b.is_empty());
     // kube tells the webhook its timeout in the query.
     let separator = if url.contains('?') { '&' } else { '?' };
     let url = format!("{url}{separator}timeout={}s", timeout.as_secs());

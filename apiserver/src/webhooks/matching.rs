@@ -20,7 +20,7 @@ fn rule_matches(rule: &RuleWithOperations, attributes: &Attributes<'_>, version:
     let info = attributes.kind.info;
     let any = |values: &[String], value: &str| values.iter().any(|v| v == "*" || v == value);
     let operation = attributes.operation.name();
-    let resource_matches = rule.resources.iter().any(|pattern| {
+    let resource_matches = rule.rule.resources.iter().any(|pattern| {
         let (resource, subresource) = pattern.split_once('/').unwrap_or((pattern, ""));
         let resource_ok = resource == "*" || resource == info.plural;
         let subresource_ok = match subresource {
@@ -32,14 +32,14 @@ fn rule_matches(rule: &RuleWithOperations, attributes: &Attributes<'_>, version:
         resource_ok && subresource_ok
     });
     let namespaced = info.scope == Scope::Namespaced;
-    let scope_matches = match rule.scope.as_deref().unwrap_or("*") {
+    let scope_matches = match rule.rule.scope.as_deref().unwrap_or("*") {
         "Cluster" => !namespaced,
         "Namespaced" => namespaced,
         _ => true,
     };
     any(&rule.operations, operation)
-        && any(&rule.api_groups, info.group)
-        && any(&rule.api_versions, version)
+        && any(&rule.rule.api_groups, info.group)
+        && any(&rule.rule.api_versions, version)
         && resource_matches
         && scope_matches
 }

@@ -508,6 +508,7 @@ mod tests {
             create_only: false,
             delete_status: false,
             storage_key: None,
+            strategy_validates: false,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {
             assert_eq!(rust_path(ok, &KIND).unwrap(), ok);

@@ -145,6 +145,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     create_only: false,
     delete_status: false,
     storage_key: None,
+    strategy_validates: false,
 };
 
 const fn web_app_routes(
@@ -301,6 +302,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
     create_only: false,
     delete_status: false,
     storage_key: None,
+    strategy_validates: false,
 };
 
 pub(crate) static TENANT: KindInfo = KindInfo {
@@ -366,6 +368,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     create_only: false,
     delete_status: false,
     storage_key: None,
+    strategy_validates: false,
 };
 
 /// Every fixture kind.

@@ -71,6 +71,7 @@ static EMPTY: KindInfo = KindInfo {
     create_only: false,
     delete_status: false,
     storage_key: None,
+    strategy_validates: false,
 };
 
 /// An API's kinds as one `&'static [&KindInfo]`, from sets of them and single kinds'

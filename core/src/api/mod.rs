@@ -113,6 +113,10 @@ pub struct KindInfo {
     /// keep theirs (`deployments`, `services/specs`, `minions`; `#[resource(storage_key =
     /// "...")]`).
     pub storage_key: Option<&'static str>,
+    /// Objects are judged by the kind's strategy alone, never against its schema
+    /// (`#[resource(strategy_validates)]`): kube's own kinds, which kube-apiserver checks
+    /// with their validation code and never against their OpenAPI.
+    pub strategy_validates: bool,
 }
 
 /// A field usable in field selectors.

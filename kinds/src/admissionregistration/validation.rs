@@ -190,6 +190,8 @@ fn rule_errors(rule: &RuleWithOperations, path: &str) -> Vec<FieldError> {
             ));
         }
     }
+    // The groups, versions, resources and scope: kube's `Rule`, inlined.
+    let rule = &rule.rule;
     if rule.api_groups.is_empty() {
         errors.push(FieldError::required(format!("{path}.apiGroups"), ""));
     }

@@ -233,6 +233,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         create_only: false,
         delete_status: false,
         storage_key: None,
+        strategy_validates: false,
     }
 }
 

@@ -8,118 +8,12 @@
 //! the strict ones for requests through `events.k8s.io/v1`.
 
 use kapi_core::error::{FieldError, FieldErrorType};
-use kapi_core::meta::{MicroTime, ObjectMeta, Time};
 use kapi_core::validation;
-use kapi_macros::Resource;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-/// A report of something that happened to an object.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Resource)]
-#[resource(
-    group = "",
-    kind = "Event",
-    plural = "events",
-    delete_status,
-    namespaced,
-    short_name = "ev",
-    printer_column(name = "Last Seen", type = "date", json_path = ".lastTimestamp"),
-    printer_column(name = "Type", type = "string", json_path = ".type"),
-    printer_column(name = "Reason", type = "string", json_path = ".reason"),
-    printer_column(name = "Object", type = "string", json_path = ".involvedObject.name"),
-    printer_column(name = "Message", type = "string", json_path = ".message"),
-    selectable_field = ".involvedObject.kind",
-    selectable_field = ".involvedObject.namespace",
-    selectable_field = ".involvedObject.name",
-    selectable_field = ".involvedObject.uid",
-    selectable_field = ".involvedObject.apiVersion",
-    selectable_field = ".involvedObject.resourceVersion",
-    selectable_field = ".involvedObject.fieldPath",
-    selectable_field = ".reason",
-    selectable_field = ".reportingComponent",
-    // kube's `source`: the reporter's component, else the new API's reporting controller.
-    selectable_field(label = "source", path = ".source.component", or = ".reportingComponent"),
-    selectable_field = ".type",
-    version(name = "v1", storage)
-)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.core.v1.Event")]
-pub struct Event {
-    /// Standard object metadata.
-    #[serde(default)]
-    pub metadata: ObjectMeta,
-    /// The object this event is about.
-    #[serde(default)]
-    pub involved_object: ObjectReference,
-    /// Why the event happened, short and machine-readable (`FailedMount`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// What happened, for people.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// The component reporting the event (older reporters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<EventSource>,
-    /// When the event was first recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_timestamp: Option<Time>,
-    /// When the event was recorded most recently.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_timestamp: Option<Time>,
-    /// How many times the event has occurred.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<i32>,
-    /// `Normal` or `Warning`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub r#type: Option<String>,
-    /// When the event was first observed (newer reporters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_time: Option<MicroTime>,
-    /// The series of occurrences this event stands for, if it repeats.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub series: Option<EventSeries>,
-    /// What was done, or failed, about the object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action: Option<String>,
-    /// A second object involved, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub related: Option<ObjectReference>,
-    /// The controller that emitted the event (`kubernetes.io/kubelet`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reporting_component: Option<String>,
-    /// The instance of that controller (`kubelet-xyzf`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reporting_instance: Option<String>,
-}
-
-/// A reference to an object: kapi-core's, shared with the built-in kinds.
+pub use crate::api::core::v1::{Event, EventSeries, EventSource};
 pub use kapi_core::meta::ObjectReference;
-
-/// The component that reported an event (older reporters).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(rename = "io.k8s.api.core.v1.EventSource")]
-pub struct EventSource {
-    /// Component name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub component: Option<String>,
-    /// Node name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<String>,
-}
-
-/// Repeated occurrences of an event.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "io.k8s.api.core.v1.EventSeries")]
-pub struct EventSeries {
-    /// Occurrences so far.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<i32>,
-    /// When the last occurrence was observed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_observed_time: Option<MicroTime>,
-}
 
 /// kube's `ReportingInstanceLengthLimit`, `ActionLengthLimit`, `ReasonLengthLimit`.
 const SHORT_LIMIT: usize = 128;
@@ -172,7 +66,7 @@ impl Event {
         if involved.is_empty() && namespace != "default" && namespace != "kube-system" {
             errors.push(mismatch());
         }
-        let component = text(&self.reporting_component);
+        let component = self.reporting_component.as_str();
         if component.is_empty() {
             errors.push(required("reportingComponent"));
         }
@@ -187,11 +81,11 @@ impl Event {
         for (field, value, limit) in [
             (
                 "reportingInstance",
-                text(&self.reporting_instance),
+                self.reporting_instance.as_str(),
                 SHORT_LIMIT,
             ),
-            ("action", text(&self.action), SHORT_LIMIT),
-            ("reason", text(&self.reason), SHORT_LIMIT),
+            ("action", self.action.as_str(), SHORT_LIMIT),
+            ("reason", self.reason.as_str(), SHORT_LIMIT),
         ] {
             if value.is_empty() {
                 errors.push(required(field));
@@ -200,7 +94,7 @@ impl Event {
                 errors.push(too_long(field, limit));
             }
         }
-        if text(&self.message).len() > NOTE_LIMIT {
+        if self.message.len() > NOTE_LIMIT {
             errors.push(too_long("message", NOTE_LIMIT));
         }
         errors
@@ -212,7 +106,7 @@ impl Event {
             return Vec::new();
         };
         let mut errors = Vec::new();
-        if series.count.unwrap_or(0) < 2 {
+        if series.count < 2 {
             let message = "should be at least 2";
             errors.push(error(
                 FieldErrorType::Invalid,
@@ -256,7 +150,7 @@ impl kapi_core::Strategy for Event {
         if self.event_time.is_none() {
             errors.push(required("eventTime"));
         }
-        let kind = text(&self.r#type);
+        let kind = self.r#type.as_str();
         if kind != "Normal" && kind != "Warning" {
             let message = format!("has invalid value: {kind}");
             errors.push(error(FieldErrorType::Invalid, "type", Some(""), &message));
@@ -275,11 +169,10 @@ impl kapi_core::Strategy for Event {
         if self.last_timestamp.is_some() {
             errors.push(unset("lastTimestamp"));
         }
-        if self.count.unwrap_or(0) != 0 {
+        if self.count != 0 {
             errors.push(unset("count"));
         }
-        let source = self.source.clone().unwrap_or_default();
-        if !text(&source.component).is_empty() || !text(&source.host).is_empty() {
+        if !self.source.component.is_empty() || !self.source.host.is_empty() {
             errors.push(unset("source"));
         }
         errors

@@ -143,17 +143,20 @@ fn subject(subject: &Subject, namespaced: bool, path: &str) -> Vec<FieldError> {
                     errors.push(E::invalid(at("name"), name, message));
                 }
             }
-            if let Some(group) = subject.api_group.as_deref().filter(|g| !g.is_empty()) {
-                errors.push(E::not_supported(at("apiGroup"), group, &[""]));
+            if !subject.api_group.is_empty() {
+                errors.push(E::not_supported(at("apiGroup"), &subject.api_group, &[""]));
             }
-            if !namespaced && subject.namespace.as_deref().is_none_or(str::is_empty) {
+            if !namespaced && subject.namespace.is_empty() {
                 errors.push(E::required(at("namespace"), ""));
             }
         }
         "User" | "Group" => {
-            let group = subject.api_group.as_deref().unwrap_or_default();
-            if group != GROUP {
-                errors.push(E::not_supported(at("apiGroup"), group, &[GROUP]));
+            if subject.api_group != GROUP {
+                errors.push(E::not_supported(
+                    at("apiGroup"),
+                    &subject.api_group,
+                    &[GROUP],
+                ));
             }
         }
         other => errors.push(E::not_supported(

@@ -247,9 +247,9 @@ pub fn cluster_roles(scheme: &Scheme) -> Vec<ClusterRole> {
 fn group(name: &str) -> Subject {
     Subject {
         kind: "Group".to_owned(),
-        api_group: Some(GROUP.to_owned()),
+        api_group: GROUP.to_owned(),
         name: name.to_owned(),
-        namespace: None,
+        namespace: String::new(),
     }
 }
 

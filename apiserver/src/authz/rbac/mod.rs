@@ -183,9 +183,10 @@ impl Grants {
             ),
             "Group" => (None, format!("Group {:?}", subject.name)),
             "ServiceAccount" => {
-                let namespace = (subject.namespace.as_deref())
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or(binding_namespace);
+                let namespace = match subject.namespace.as_str() {
+                    "" => binding_namespace,
+                    namespace => namespace,
+                };
                 if namespace.is_empty() {
                     return;
                 }

@@ -19,6 +19,7 @@ use kapi_macros::Resource;
     plural = "controllerrevisions",
     namespaced,
     delete_status,
+    strategy_validates,
     storage_key = "controllerrevisions",
     version(name = "v1", storage),
     protobuf
@@ -35,7 +36,6 @@ pub struct ControllerRevision {
     #[protobuf(tag = 2)]
     pub data: kapi::meta::RawExtension,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub revision: i64,
 }
@@ -50,6 +50,7 @@ pub struct ControllerRevision {
     plural = "daemonsets",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "ds",
     category = "all",
     status,
@@ -80,11 +81,9 @@ pub struct DaemonSet {
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSetCondition")]
 pub struct DaemonSetCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,7 +115,6 @@ pub struct DaemonSetSpec {
     #[protobuf(tag = 1)]
     pub selector: Option<kapi::meta::LabelSelector>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub template: crate::api::core::v1::PodTemplateSpec,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -141,19 +139,15 @@ pub struct DaemonSetSpec {
 #[protobuf(name = "k8s.io.api.apps.v1.DaemonSetStatus")]
 pub struct DaemonSetStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub current_number_scheduled: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub number_misscheduled: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub desired_number_scheduled: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub number_ready: i32,
     #[serde(
@@ -208,6 +202,7 @@ pub struct DaemonSetUpdateStrategy {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["OnDelete", "RollingUpdate"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,6 +220,7 @@ pub struct DaemonSetUpdateStrategy {
     plural = "deployments",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "deploy",
     category = "all",
     status,
@@ -260,11 +256,9 @@ pub struct Deployment {
 #[protobuf(name = "k8s.io.api.apps.v1.DeploymentCondition")]
 pub struct DeploymentCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -302,7 +296,6 @@ pub struct DeploymentSpec {
     #[protobuf(tag = 2)]
     pub selector: Option<kapi::meta::LabelSelector>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub template: crate::api::core::v1::PodTemplateSpec,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -403,6 +396,7 @@ pub struct DeploymentStrategy {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Recreate", "RollingUpdate"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -420,6 +414,7 @@ pub struct DeploymentStrategy {
     plural = "replicasets",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "rs",
     category = "all",
     status,
@@ -456,11 +451,9 @@ pub struct ReplicaSet {
 #[protobuf(name = "k8s.io.api.apps.v1.ReplicaSetCondition")]
 pub struct ReplicaSetCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -513,7 +506,6 @@ pub struct ReplicaSetSpec {
 #[protobuf(name = "k8s.io.api.apps.v1.ReplicaSetStatus")]
 pub struct ReplicaSetStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub replicas: i32,
     #[serde(
@@ -606,6 +598,7 @@ pub struct RollingUpdateStatefulSetStrategy {
     plural = "statefulsets",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "sts",
     category = "all",
     status,
@@ -641,11 +634,9 @@ pub struct StatefulSet {
 #[protobuf(name = "k8s.io.api.apps.v1.StatefulSetCondition")]
 pub struct StatefulSetCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -713,7 +704,6 @@ pub struct StatefulSetSpec {
     #[protobuf(tag = 2)]
     pub selector: Option<kapi::meta::LabelSelector>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub template: crate::api::core::v1::PodTemplateSpec,
     #[serde(
@@ -725,7 +715,6 @@ pub struct StatefulSetSpec {
     #[protobuf(tag = 4)]
     pub volume_claim_templates: Vec<crate::api::core::v1::PersistentVolumeClaim>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub service_name: String,
     #[serde(
@@ -733,6 +722,7 @@ pub struct StatefulSetSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["OrderedReady", "Parallel"]))]
     #[protobuf(tag = 6)]
     pub pod_management_policy: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -771,7 +761,6 @@ pub struct StatefulSetStatus {
     #[protobuf(tag = 1)]
     pub observed_generation: i64,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub replicas: i32,
     #[serde(
@@ -836,6 +825,7 @@ pub struct StatefulSetUpdateStrategy {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["OnDelete", "RollingUpdate"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ContainerResourceMetricSource")]
 pub struct ContainerResourceMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,7 +23,6 @@ pub struct ContainerResourceMetricSource {
     #[protobuf(tag = 3)]
     pub target_average_value: Option<kapi::meta::Quantity>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub container: String,
 }
@@ -36,18 +34,15 @@ pub struct ContainerResourceMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus")]
 pub struct ContainerResourceMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub current_average_utilization: Option<i32>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub current_average_value: kapi::meta::Quantity,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub container: String,
 }
@@ -60,11 +55,9 @@ pub struct ContainerResourceMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.CrossVersionObjectReference")]
 pub struct CrossVersionObjectReference {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub kind: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub name: String,
     #[serde(
@@ -83,7 +76,6 @@ pub struct CrossVersionObjectReference {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ExternalMetricSource")]
 pub struct ExternalMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,14 +96,12 @@ pub struct ExternalMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ExternalMetricStatus")]
 pub struct ExternalMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub metric_selector: Option<kapi::meta::LabelSelector>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub current_value: kapi::meta::Quantity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +109,7 @@ pub struct ExternalMetricStatus {
     pub current_average_value: Option<kapi::meta::Quantity>,
 }
 
+/// HorizontalPodAutoscaler: `horizontalpodautoscalers` objects.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler")]
@@ -143,11 +134,9 @@ pub struct HorizontalPodAutoscaler {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition")]
 pub struct HorizontalPodAutoscalerCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,14 +165,12 @@ pub struct HorizontalPodAutoscalerCondition {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec")]
 pub struct HorizontalPodAutoscalerSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub scale_target_ref: CrossVersionObjectReference,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub min_replicas: Option<i32>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub max_replicas: i32,
     #[serde(
@@ -206,13 +193,11 @@ pub struct HorizontalPodAutoscalerStatus {
     pub observed_generation: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
-    pub last_scale_time: Option<Option<kapi::meta::Time>>,
+    pub last_scale_time: Option<kapi::meta::Time>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub current_replicas: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub desired_replicas: i32,
     #[serde(
@@ -231,7 +216,7 @@ pub struct HorizontalPodAutoscalerStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.MetricSpec")]
 pub struct MetricSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["ContainerResource", "External", "Object", "Pods", "Resource"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -258,7 +243,7 @@ pub struct MetricSpec {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.MetricStatus")]
 pub struct MetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["ContainerResource", "External", "Object", "Pods", "Resource"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -285,15 +270,12 @@ pub struct MetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ObjectMetricSource")]
 pub struct ObjectMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub target: CrossVersionObjectReference,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub metric_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub target_value: kapi::meta::Quantity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -311,15 +293,12 @@ pub struct ObjectMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ObjectMetricStatus")]
 pub struct ObjectMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub target: CrossVersionObjectReference,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub metric_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub current_value: kapi::meta::Quantity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,11 +316,9 @@ pub struct ObjectMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.PodsMetricSource")]
 pub struct PodsMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target_average_value: kapi::meta::Quantity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -356,11 +333,9 @@ pub struct PodsMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.PodsMetricStatus")]
 pub struct PodsMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub current_average_value: kapi::meta::Quantity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -375,7 +350,6 @@ pub struct PodsMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ResourceMetricSource")]
 pub struct ResourceMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -393,14 +367,12 @@ pub struct ResourceMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ResourceMetricStatus")]
 pub struct ResourceMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub current_average_utilization: Option<i32>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub current_average_value: kapi::meta::Quantity,
 }
@@ -444,7 +416,6 @@ pub struct ScaleSpec {
 #[protobuf(name = "k8s.io.api.autoscaling.v1.ScaleStatus")]
 pub struct ScaleStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub replicas: i32,
     #[serde(

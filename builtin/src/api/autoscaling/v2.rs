@@ -16,15 +16,12 @@ use kapi_macros::Resource;
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ContainerResourceMetricSource")]
 pub struct ContainerResourceMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target: MetricTarget,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub container: String,
 }
@@ -36,15 +33,12 @@ pub struct ContainerResourceMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus")]
 pub struct ContainerResourceMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub current: MetricValueStatus,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub container: String,
 }
@@ -56,11 +50,9 @@ pub struct ContainerResourceMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.CrossVersionObjectReference")]
 pub struct CrossVersionObjectReference {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub kind: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub name: String,
     #[serde(
@@ -79,11 +71,9 @@ pub struct CrossVersionObjectReference {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ExternalMetricSource")]
 pub struct ExternalMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric: MetricIdentifier,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target: MetricTarget,
 }
@@ -95,11 +85,9 @@ pub struct ExternalMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ExternalMetricStatus")]
 pub struct ExternalMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric: MetricIdentifier,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub current: MetricValueStatus,
 }
@@ -111,15 +99,12 @@ pub struct ExternalMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HPAScalingPolicy")]
 pub struct HPAScalingPolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub value: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub period_seconds: i32,
 }
@@ -156,6 +141,7 @@ pub struct HPAScalingRules {
     plural = "horizontalpodautoscalers",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "hpa",
     category = "all",
     status,
@@ -201,11 +187,9 @@ pub struct HorizontalPodAutoscalerBehavior {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition")]
 pub struct HorizontalPodAutoscalerCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -234,14 +218,12 @@ pub struct HorizontalPodAutoscalerCondition {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec")]
 pub struct HorizontalPodAutoscalerSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub scale_target_ref: CrossVersionObjectReference,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub min_replicas: Option<i32>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub max_replicas: i32,
     #[serde(
@@ -268,7 +250,7 @@ pub struct HorizontalPodAutoscalerStatus {
     pub observed_generation: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
-    pub last_scale_time: Option<Option<kapi::meta::Time>>,
+    pub last_scale_time: Option<kapi::meta::Time>,
     #[serde(
         default,
         skip_serializing_if = "kapi::api::wire::is_zero",
@@ -277,7 +259,6 @@ pub struct HorizontalPodAutoscalerStatus {
     #[protobuf(tag = 3)]
     pub current_replicas: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub desired_replicas: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -301,7 +282,6 @@ pub struct HorizontalPodAutoscalerStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricIdentifier")]
 pub struct MetricIdentifier {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,7 +296,6 @@ pub struct MetricIdentifier {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricSpec")]
 pub struct MetricSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,7 +322,6 @@ pub struct MetricSpec {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricStatus")]
 pub struct MetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -370,7 +348,6 @@ pub struct MetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.MetricTarget")]
 pub struct MetricTarget {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -408,15 +385,12 @@ pub struct MetricValueStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ObjectMetricSource")]
 pub struct ObjectMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub described_object: CrossVersionObjectReference,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target: MetricTarget,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub metric: MetricIdentifier,
 }
@@ -428,15 +402,12 @@ pub struct ObjectMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ObjectMetricStatus")]
 pub struct ObjectMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric: MetricIdentifier,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub current: MetricValueStatus,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub described_object: CrossVersionObjectReference,
 }
@@ -448,11 +419,9 @@ pub struct ObjectMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.PodsMetricSource")]
 pub struct PodsMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric: MetricIdentifier,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target: MetricTarget,
 }
@@ -464,11 +433,9 @@ pub struct PodsMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.PodsMetricStatus")]
 pub struct PodsMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub metric: MetricIdentifier,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub current: MetricValueStatus,
 }
@@ -480,11 +447,9 @@ pub struct PodsMetricStatus {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ResourceMetricSource")]
 pub struct ResourceMetricSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target: MetricTarget,
 }
@@ -496,11 +461,9 @@ pub struct ResourceMetricSource {
 #[protobuf(name = "k8s.io.api.autoscaling.v2.ResourceMetricStatus")]
 pub struct ResourceMetricStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub current: MetricValueStatus,
 }

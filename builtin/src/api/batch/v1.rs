@@ -19,6 +19,7 @@ use kapi_macros::Resource;
     plural = "cronjobs",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "cj",
     category = "all",
     status,
@@ -49,7 +50,6 @@ pub struct CronJob {
 #[protobuf(name = "k8s.io.api.batch.v1.CronJobSpec")]
 pub struct CronJobSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub schedule: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,13 +63,13 @@ pub struct CronJobSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Allow", "Forbid", "Replace"]))]
     #[protobuf(tag = 3)]
     pub concurrency_policy: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
     pub suspend: Option<bool>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub job_template: JobTemplateSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,10 +96,10 @@ pub struct CronJobStatus {
     pub active: Vec<kapi::meta::ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
-    pub last_schedule_time: Option<Option<kapi::meta::Time>>,
+    pub last_schedule_time: Option<kapi::meta::Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 5)]
-    pub last_successful_time: Option<Option<kapi::meta::Time>>,
+    pub last_successful_time: Option<kapi::meta::Time>,
 }
 
 /// Job: `jobs` objects.
@@ -112,6 +112,7 @@ pub struct CronJobStatus {
     plural = "jobs",
     namespaced,
     delete_status,
+    strategy_validates,
     category = "all",
     status,
     selectable_field(label = "status.successful", path = ".status.succeeded"),
@@ -142,11 +143,9 @@ pub struct Job {
 #[protobuf(name = "k8s.io.api.batch.v1.JobCondition")]
 pub struct JobCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -208,19 +207,20 @@ pub struct JobSpec {
     #[protobuf(tag = 5)]
     pub manual_selector: Option<bool>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 6)]
     pub template: crate::api::core::v1::PodTemplateSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 8)]
     pub ttl_seconds_after_finished: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Indexed", "NonIndexed"]))]
     #[protobuf(tag = 9)]
     pub completion_mode: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 10)]
     pub suspend: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Failed", "TerminatingOrFailed"]))]
     #[protobuf(tag = 14)]
     pub pod_replacement_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,10 +244,10 @@ pub struct JobStatus {
     pub conditions: Vec<JobCondition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
-    pub start_time: Option<Option<kapi::meta::Time>>,
+    pub start_time: Option<kapi::meta::Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 3)]
-    pub completion_time: Option<Option<kapi::meta::Time>>,
+    pub completion_time: Option<kapi::meta::Time>,
     #[serde(
         default,
         skip_serializing_if = "kapi::api::wire::is_zero",
@@ -312,7 +312,6 @@ pub struct JobTemplateSpec {
 pub struct PodFailurePolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub rules: Vec<PodFailurePolicyRule>,
 }
@@ -327,12 +326,11 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     #[protobuf(tag = 1)]
     pub container_name: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["In", "NotIn"]))]
     #[protobuf(tag = 2)]
     pub operator: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub values: Vec<i32>,
 }
@@ -344,11 +342,9 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern")]
 pub struct PodFailurePolicyOnPodConditionsPattern {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
 }
@@ -360,7 +356,7 @@ pub struct PodFailurePolicyOnPodConditionsPattern {
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicyRule")]
 pub struct PodFailurePolicyRule {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["Count", "FailIndex", "FailJob", "Ignore"]))]
     #[protobuf(tag = 1)]
     pub action: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -384,7 +380,6 @@ pub struct PodFailurePolicyRule {
 pub struct SuccessPolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub rules: Vec<SuccessPolicyRule>,
 }

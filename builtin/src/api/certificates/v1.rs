@@ -18,6 +18,7 @@ use kapi_macros::Resource;
     kind = "CertificateSigningRequest",
     plural = "certificatesigningrequests",
     delete_status,
+    strategy_validates,
     short_name = "csr",
     status,
     selectable_field = ".spec.signerName",
@@ -35,7 +36,6 @@ pub struct CertificateSigningRequest {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub spec: CertificateSigningRequestSpec,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -50,11 +50,9 @@ pub struct CertificateSigningRequest {
 #[protobuf(name = "k8s.io.api.certificates.v1.CertificateSigningRequestCondition")]
 pub struct CertificateSigningRequestCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 6)]
     pub status: String,
     #[serde(
@@ -87,11 +85,9 @@ pub struct CertificateSigningRequestCondition {
 pub struct CertificateSigningRequestSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub request: kapi::ByteString,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 7)]
     pub signer_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

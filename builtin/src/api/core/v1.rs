@@ -20,7 +20,6 @@ pub struct AWSElasticBlockStoreVolumeSource {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub volume_id: String,
     #[serde(
@@ -70,7 +69,7 @@ pub struct Affinity {
 #[protobuf(name = "k8s.io.api.core.v1.AppArmorProfile")]
 pub struct AppArmorProfile {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["Localhost", "RuntimeDefault", "Unconfined"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,11 +84,9 @@ pub struct AppArmorProfile {
 #[protobuf(name = "k8s.io.api.core.v1.AttachedVolume")]
 pub struct AttachedVolume {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub device_path: String,
 }
@@ -101,7 +98,6 @@ pub struct AttachedVolume {
 #[protobuf(name = "k8s.io.api.core.v1.AzureDiskVolumeSource")]
 pub struct AzureDiskVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub disk_name: String,
     #[serde(
@@ -109,10 +105,10 @@ pub struct AzureDiskVolumeSource {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub disk_uri: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["None", "ReadOnly", "ReadWrite"]))]
     #[protobuf(tag = 3)]
     pub caching_mode: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,6 +118,7 @@ pub struct AzureDiskVolumeSource {
     #[protobuf(tag = 5)]
     pub read_only: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Dedicated", "Managed", "Shared"]))]
     #[protobuf(tag = 6)]
     pub kind: Option<String>,
 }
@@ -133,11 +130,9 @@ pub struct AzureDiskVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.AzureFilePersistentVolumeSource")]
 pub struct AzureFilePersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub secret_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub share_name: String,
     #[serde(
@@ -159,11 +154,9 @@ pub struct AzureFilePersistentVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.AzureFileVolumeSource")]
 pub struct AzureFileVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub secret_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub share_name: String,
     #[serde(
@@ -185,6 +178,7 @@ pub struct AzureFileVolumeSource {
     plural = "bindings",
     namespaced,
     create_only,
+    strategy_validates,
     storage_key = "bindings",
     version(name = "v1", storage),
     protobuf
@@ -198,7 +192,6 @@ pub struct Binding {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub target: kapi::meta::ObjectReference,
 }
@@ -210,11 +203,9 @@ pub struct Binding {
 #[protobuf(name = "k8s.io.api.core.v1.CSIPersistentVolumeSource")]
 pub struct CSIPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub driver: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub volume_handle: String,
     #[serde(
@@ -262,7 +253,6 @@ pub struct CSIPersistentVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.CSIVolumeSource")]
 pub struct CSIVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub driver: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -315,7 +305,6 @@ pub struct Capabilities {
 pub struct CephFSPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
     #[serde(
@@ -359,7 +348,6 @@ pub struct CephFSPersistentVolumeSource {
 pub struct CephFSVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
     #[serde(
@@ -406,7 +394,6 @@ pub struct CinderPersistentVolumeSource {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub volume_id: String,
     #[serde(
@@ -439,7 +426,6 @@ pub struct CinderVolumeSource {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub volume_id: String,
     #[serde(
@@ -491,7 +477,6 @@ pub struct ClusterTrustBundleProjection {
     #[protobuf(tag = 5)]
     pub optional: Option<bool>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub path: String,
 }
@@ -503,11 +488,9 @@ pub struct ClusterTrustBundleProjection {
 #[protobuf(name = "k8s.io.api.core.v1.ComponentCondition")]
 pub struct ComponentCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(
@@ -535,6 +518,7 @@ pub struct ComponentCondition {
     kind = "ComponentStatus",
     plural = "componentstatuses",
     delete_status,
+    strategy_validates,
     short_name = "cs",
     storage_key = "componentstatuses",
     version(name = "v1", storage),
@@ -583,7 +567,6 @@ pub struct ConfigMapKeySelector {
     #[protobuf(tag = 1)]
     pub local_object_reference: LocalObjectReference,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -598,11 +581,9 @@ pub struct ConfigMapKeySelector {
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapNodeConfigSource")]
 pub struct ConfigMapNodeConfigSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub namespace: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub name: String,
     #[serde(
@@ -620,7 +601,6 @@ pub struct ConfigMapNodeConfigSource {
     #[protobuf(tag = 4)]
     pub resource_version: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub kubelet_config_key: String,
 }
@@ -679,7 +659,6 @@ pub struct ConfigMapVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.Container")]
 pub struct Container {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -790,6 +769,7 @@ pub struct Container {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["FallbackToLogsOnError", "File"]))]
     #[protobuf(tag = 20)]
     pub termination_message_policy: String,
     #[serde(
@@ -797,6 +777,7 @@ pub struct Container {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Always", "IfNotPresent", "Never"]))]
     #[protobuf(tag = 14)]
     pub image_pull_policy: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -865,7 +846,6 @@ pub struct ContainerPort {
     #[protobuf(tag = 2)]
     pub host_port: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub container_port: i32,
     #[serde(
@@ -873,6 +853,7 @@ pub struct ContainerPort {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 4)]
     pub protocol: String,
     #[serde(
@@ -892,11 +873,9 @@ pub struct ContainerPort {
 #[protobuf(name = "k8s.io.api.core.v1.ContainerResizePolicy")]
 pub struct ContainerResizePolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub resource_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub restart_policy: String,
 }
@@ -936,7 +915,6 @@ pub struct ContainerStateRunning {
 #[protobuf(name = "k8s.io.api.core.v1.ContainerStateTerminated")]
 pub struct ContainerStateTerminated {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub exit_code: i32,
     #[serde(
@@ -1005,7 +983,6 @@ pub struct ContainerStateWaiting {
 #[protobuf(name = "k8s.io.api.core.v1.ContainerStatus")]
 pub struct ContainerStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1015,15 +992,12 @@ pub struct ContainerStatus {
     #[protobuf(tag = 3)]
     pub last_state: ContainerState,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub ready: bool,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub restart_count: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 6)]
     pub image: String,
     #[serde(
@@ -1031,7 +1005,6 @@ pub struct ContainerStatus {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 7)]
     pub image_id: String,
     #[serde(
@@ -1098,7 +1071,6 @@ pub struct DaemonEndpoint {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub port: i32,
 }
@@ -1126,7 +1098,6 @@ pub struct DownwardAPIProjection {
 #[protobuf(name = "k8s.io.api.core.v1.DownwardAPIVolumeFile")]
 pub struct DownwardAPIVolumeFile {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1185,7 +1156,6 @@ pub struct EmptyDirVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.EndpointAddress")]
 pub struct EndpointAddress {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub ip: String,
     #[serde(
@@ -1218,7 +1188,6 @@ pub struct EndpointPort {
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub port: i32,
     #[serde(
@@ -1226,6 +1195,7 @@ pub struct EndpointPort {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 3)]
     pub protocol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1275,6 +1245,7 @@ pub struct EndpointSubset {
     plural = "endpoints",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "ep",
     storage_key = "services/endpoints",
     version(name = "v1", storage),
@@ -1326,7 +1297,6 @@ pub struct EnvFromSource {
 #[protobuf(name = "k8s.io.api.core.v1.EnvVar")]
 pub struct EnvVar {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -1386,7 +1356,6 @@ pub struct EphemeralContainer {
 #[protobuf(name = "k8s.io.api.core.v1.EphemeralContainerCommon")]
 pub struct EphemeralContainerCommon {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -1497,6 +1466,7 @@ pub struct EphemeralContainerCommon {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["FallbackToLogsOnError", "File"]))]
     #[protobuf(tag = 20)]
     pub termination_message_policy: String,
     #[serde(
@@ -1504,6 +1474,7 @@ pub struct EphemeralContainerCommon {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Always", "IfNotPresent", "Never"]))]
     #[protobuf(tag = 14)]
     pub image_pull_policy: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1608,7 +1579,6 @@ pub struct FCVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.FlexPersistentVolumeSource")]
 pub struct FlexPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub driver: String,
     #[serde(
@@ -1644,7 +1614,6 @@ pub struct FlexPersistentVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.FlexVolumeSource")]
 pub struct FlexVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub driver: String,
     #[serde(
@@ -1703,7 +1672,6 @@ pub struct FlockerVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.GCEPersistentDiskVolumeSource")]
 pub struct GCEPersistentDiskVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub pd_name: String,
     #[serde(
@@ -1736,7 +1704,6 @@ pub struct GCEPersistentDiskVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.GRPCAction")]
 pub struct GRPCAction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub port: i32,
     #[serde(default)]
@@ -1751,7 +1718,6 @@ pub struct GRPCAction {
 #[protobuf(name = "k8s.io.api.core.v1.GitRepoVolumeSource")]
 pub struct GitRepoVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub repository: String,
     #[serde(
@@ -1777,11 +1743,9 @@ pub struct GitRepoVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.GlusterfsPersistentVolumeSource")]
 pub struct GlusterfsPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub endpoints: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub path: String,
     #[serde(
@@ -1803,11 +1767,9 @@ pub struct GlusterfsPersistentVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.GlusterfsVolumeSource")]
 pub struct GlusterfsVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub endpoints: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub path: String,
     #[serde(
@@ -1833,7 +1795,6 @@ pub struct HTTPGetAction {
     #[protobuf(tag = 1)]
     pub path: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub port: kapi::meta::IntOrString,
     #[serde(
@@ -1848,6 +1809,7 @@ pub struct HTTPGetAction {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["HTTP", "HTTPS"]))]
     #[protobuf(tag = 4)]
     pub scheme: String,
     #[serde(
@@ -1867,11 +1829,9 @@ pub struct HTTPGetAction {
 #[protobuf(name = "k8s.io.api.core.v1.HTTPHeader")]
 pub struct HTTPHeader {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub value: String,
 }
@@ -1883,7 +1843,6 @@ pub struct HTTPHeader {
 #[protobuf(name = "k8s.io.api.core.v1.HostAlias")]
 pub struct HostAlias {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub ip: String,
     #[serde(
@@ -1903,7 +1862,6 @@ pub struct HostAlias {
 #[protobuf(name = "k8s.io.api.core.v1.HostIP")]
 pub struct HostIP {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub ip: String,
 }
@@ -1915,10 +1873,10 @@ pub struct HostIP {
 #[protobuf(name = "k8s.io.api.core.v1.HostPathVolumeSource")]
 pub struct HostPathVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"]))]
     #[protobuf(tag = 2)]
     pub r#type: Option<String>,
 }
@@ -1930,15 +1888,12 @@ pub struct HostPathVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.ISCSIPersistentVolumeSource")]
 pub struct ISCSIPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub target_portal: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub iqn: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub lun: i32,
     #[serde(
@@ -1999,15 +1954,12 @@ pub struct ISCSIPersistentVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.ISCSIVolumeSource")]
 pub struct ISCSIVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub target_portal: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub iqn: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub lun: i32,
     #[serde(
@@ -2079,6 +2031,7 @@ pub struct ImageVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Always", "IfNotPresent", "Never"]))]
     #[protobuf(tag = 2)]
     pub pull_policy: String,
 }
@@ -2090,11 +2043,9 @@ pub struct ImageVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.KeyToPath")]
 pub struct KeyToPath {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub key: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2146,6 +2097,7 @@ pub struct LifecycleHandler {
     plural = "limitranges",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "limits",
     storage_key = "limitranges",
     version(name = "v1", storage),
@@ -2171,7 +2123,6 @@ pub struct LimitRange {
 #[protobuf(name = "k8s.io.api.core.v1.LimitRangeItem")]
 pub struct LimitRangeItem {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(
@@ -2219,7 +2170,6 @@ pub struct LimitRangeItem {
 pub struct LimitRangeSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub limits: Vec<LimitRangeItem>,
 }
@@ -2231,11 +2181,9 @@ pub struct LimitRangeSpec {
 #[protobuf(name = "k8s.io.api.core.v1.LinuxContainerUser")]
 pub struct LinuxContainerUser {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub uid: i64,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub gid: i64,
     #[serde(
@@ -2320,7 +2268,6 @@ pub struct LocalObjectReference {
 #[protobuf(name = "k8s.io.api.core.v1.LocalVolumeSource")]
 pub struct LocalVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2342,7 +2289,7 @@ pub struct ModifyVolumeStatus {
     #[protobuf(tag = 1)]
     pub target_volume_attributes_class_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["InProgress", "Infeasible", "Pending"]))]
     #[protobuf(tag = 2)]
     pub status: String,
 }
@@ -2354,11 +2301,9 @@ pub struct ModifyVolumeStatus {
 #[protobuf(name = "k8s.io.api.core.v1.NFSVolumeSource")]
 pub struct NFSVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub server: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub path: String,
     #[serde(
@@ -2379,6 +2324,7 @@ pub struct NFSVolumeSource {
     kind = "Node",
     plural = "nodes",
     delete_status,
+    strategy_validates,
     short_name = "no",
     status,
     selectable_field = ".spec.unschedulable",
@@ -2423,11 +2369,9 @@ pub struct Node {
 #[protobuf(name = "k8s.io.api.core.v1.NodeAddress")]
 pub struct NodeAddress {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub address: String,
 }
@@ -2458,11 +2402,9 @@ pub struct NodeAffinity {
 #[protobuf(name = "k8s.io.api.core.v1.NodeCondition")]
 pub struct NodeCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2581,7 +2523,6 @@ pub struct NodeRuntimeHandlerFeatures {
 pub struct NodeSelector {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
 }
@@ -2593,11 +2534,10 @@ pub struct NodeSelector {
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelectorRequirement")]
 pub struct NodeSelectorRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub key: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"]))]
     #[protobuf(tag = 2)]
     pub operator: String,
     #[serde(
@@ -2719,6 +2659,7 @@ pub struct NodeStatus {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Pending", "Running", "Terminated"]))]
     #[protobuf(tag = 3)]
     pub phase: String,
     #[serde(
@@ -2794,7 +2735,6 @@ pub struct NodeSystemInfo {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub machine_id: String,
     #[serde(
@@ -2802,7 +2742,6 @@ pub struct NodeSystemInfo {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub system_uuid: String,
     #[serde(
@@ -2810,35 +2749,27 @@ pub struct NodeSystemInfo {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub boot_id: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub kernel_version: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub os_image: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 6)]
     pub container_runtime_version: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 7)]
     pub kubelet_version: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 8)]
     pub kube_proxy_version: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 9)]
     pub operating_system: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 10)]
     pub architecture: String,
 }
@@ -2858,7 +2789,6 @@ pub struct ObjectFieldSelector {
     #[protobuf(tag = 1)]
     pub api_version: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub field_path: String,
 }
@@ -2871,6 +2801,7 @@ pub struct ObjectFieldSelector {
     group = "",
     kind = "PersistentVolume",
     plural = "persistentvolumes",
+    strategy_validates,
     short_name = "pv",
     status,
     storage_key = "persistentvolumes",
@@ -2902,6 +2833,7 @@ pub struct PersistentVolume {
     kind = "PersistentVolumeClaim",
     plural = "persistentvolumeclaims",
     namespaced,
+    strategy_validates,
     short_name = "pvc",
     status,
     storage_key = "persistentvolumeclaims",
@@ -2931,11 +2863,9 @@ pub struct PersistentVolumeClaim {
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimCondition")]
 pub struct PersistentVolumeClaimCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2991,6 +2921,7 @@ pub struct PersistentVolumeClaimSpec {
     #[protobuf(tag = 5)]
     pub storage_class_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Block", "Filesystem"]))]
     #[protobuf(tag = 6)]
     pub volume_mode: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3015,6 +2946,7 @@ pub struct PersistentVolumeClaimStatus {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Bound", "Lost", "Pending"]))]
     #[protobuf(tag = 1)]
     pub phase: String,
     #[serde(
@@ -3073,7 +3005,6 @@ pub struct PersistentVolumeClaimTemplate {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub spec: PersistentVolumeClaimSpec,
 }
@@ -3085,7 +3016,6 @@ pub struct PersistentVolumeClaimTemplate {
 #[protobuf(name = "k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource")]
 pub struct PersistentVolumeClaimVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub claim_name: String,
     #[serde(
@@ -3203,6 +3133,7 @@ pub struct PersistentVolumeSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Delete", "Recycle", "Retain"]))]
     #[protobuf(tag = 5)]
     pub persistent_volume_reclaim_policy: String,
     #[serde(
@@ -3221,6 +3152,7 @@ pub struct PersistentVolumeSpec {
     #[protobuf(tag = 7)]
     pub mount_options: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Block", "Filesystem"]))]
     #[protobuf(tag = 8)]
     pub volume_mode: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3242,6 +3174,7 @@ pub struct PersistentVolumeStatus {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Available", "Bound", "Failed", "Pending", "Released"]))]
     #[protobuf(tag = 1)]
     pub phase: String,
     #[serde(
@@ -3260,7 +3193,7 @@ pub struct PersistentVolumeStatus {
     pub reason: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
-    pub last_phase_transition_time: Option<Option<kapi::meta::Time>>,
+    pub last_phase_transition_time: Option<kapi::meta::Time>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -3274,7 +3207,6 @@ pub struct PhotonPersistentDiskVolumeSource {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub pd_id: String,
     #[serde(
@@ -3295,6 +3227,7 @@ pub struct PhotonPersistentDiskVolumeSource {
     kind = "Pod",
     plural = "pods",
     namespaced,
+    strategy_validates,
     short_name = "po",
     category = "all",
     status,
@@ -3376,7 +3309,6 @@ pub struct PodAffinityTerm {
     #[protobuf(tag = 2)]
     pub namespaces: Vec<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub topology_key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3431,11 +3363,9 @@ pub struct PodAntiAffinity {
 #[protobuf(name = "k8s.io.api.core.v1.PodCondition")]
 pub struct PodCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3517,7 +3447,6 @@ pub struct PodDNSConfigOption {
 #[protobuf(name = "k8s.io.api.core.v1.PodIP")]
 pub struct PodIP {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub ip: String,
 }
@@ -3529,7 +3458,6 @@ pub struct PodIP {
 #[protobuf(name = "k8s.io.api.core.v1.PodOS")]
 pub struct PodOS {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
 }
@@ -3541,7 +3469,6 @@ pub struct PodOS {
 #[protobuf(name = "k8s.io.api.core.v1.PodReadinessGate")]
 pub struct PodReadinessGate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub condition_type: String,
 }
@@ -3553,7 +3480,6 @@ pub struct PodReadinessGate {
 #[protobuf(name = "k8s.io.api.core.v1.PodResourceClaim")]
 pub struct PodResourceClaim {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3571,7 +3497,6 @@ pub struct PodResourceClaim {
 #[protobuf(name = "k8s.io.api.core.v1.PodResourceClaimStatus")]
 pub struct PodResourceClaimStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3586,7 +3511,6 @@ pub struct PodResourceClaimStatus {
 #[protobuf(name = "k8s.io.api.core.v1.PodSchedulingGate")]
 pub struct PodSchedulingGate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
 }
@@ -3621,6 +3545,7 @@ pub struct PodSecurityContext {
     #[protobuf(tag = 4)]
     pub supplemental_groups: Vec<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Merge", "Strict"]))]
     #[protobuf(tag = 12)]
     pub supplemental_groups_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3635,6 +3560,7 @@ pub struct PodSecurityContext {
     #[protobuf(tag = 7)]
     pub sysctls: Vec<Sysctl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Always", "OnRootMismatch"]))]
     #[protobuf(tag = 9)]
     pub fs_group_change_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3672,7 +3598,6 @@ pub struct PodSpec {
     pub init_containers: Vec<Container>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub containers: Vec<Container>,
     #[serde(
@@ -3688,6 +3613,7 @@ pub struct PodSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Always", "Never", "OnFailure"]))]
     #[protobuf(tag = 3)]
     pub restart_policy: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3701,6 +3627,7 @@ pub struct PodSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"]))]
     #[protobuf(tag = 6)]
     pub dns_policy: String,
     #[serde(
@@ -3840,6 +3767,7 @@ pub struct PodSpec {
     #[protobuf(tag = 30)]
     pub enable_service_links: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Never", "PreemptLowerPriority"]))]
     #[protobuf(tag = 31)]
     pub preemption_policy: Option<String>,
     #[serde(
@@ -3902,6 +3830,7 @@ pub struct PodStatus {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Failed", "Pending", "Running", "Succeeded", "Unknown"]))]
     #[protobuf(tag = 1)]
     pub phase: String,
     #[serde(
@@ -3969,7 +3898,7 @@ pub struct PodStatus {
     pub pod_ips: Vec<PodIP>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 7)]
-    pub start_time: Option<Option<kapi::meta::Time>>,
+    pub start_time: Option<kapi::meta::Time>,
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
@@ -3991,6 +3920,7 @@ pub struct PodStatus {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["BestEffort", "Burstable", "Guaranteed"]))]
     #[protobuf(tag = 9)]
     pub qos_class: String,
     #[serde(
@@ -4027,6 +3957,7 @@ pub struct PodStatus {
     kind = "PodTemplate",
     plural = "podtemplates",
     namespaced,
+    strategy_validates,
     storage_key = "podtemplates",
     version(name = "v1", storage),
     protobuf
@@ -4065,11 +3996,10 @@ pub struct PodTemplateSpec {
 #[protobuf(name = "k8s.io.api.core.v1.PortStatus")]
 pub struct PortStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub port: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 2)]
     pub protocol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -4088,7 +4018,6 @@ pub struct PortworxVolumeSource {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub volume_id: String,
     #[serde(
@@ -4114,11 +4043,9 @@ pub struct PortworxVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.PreferredSchedulingTerm")]
 pub struct PreferredSchedulingTerm {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub weight: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub preference: NodeSelectorTerm,
 }
@@ -4214,11 +4141,9 @@ pub struct ProjectedVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.QuobyteVolumeSource")]
 pub struct QuobyteVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub registry: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub volume: String,
     #[serde(
@@ -4259,11 +4184,9 @@ pub struct QuobyteVolumeSource {
 pub struct RBDPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub image: String,
     #[serde(
@@ -4314,11 +4237,9 @@ pub struct RBDPersistentVolumeSource {
 pub struct RBDVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub image: String,
     #[serde(
@@ -4371,6 +4292,7 @@ pub struct RBDVolumeSource {
     plural = "replicationcontrollers",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "rc",
     category = "all",
     status,
@@ -4407,11 +4329,9 @@ pub struct ReplicationController {
 #[protobuf(name = "k8s.io.api.core.v1.ReplicationControllerCondition")]
 pub struct ReplicationControllerCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -4469,7 +4389,6 @@ pub struct ReplicationControllerSpec {
 #[protobuf(name = "k8s.io.api.core.v1.ReplicationControllerStatus")]
 pub struct ReplicationControllerStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub replicas: i32,
     #[serde(
@@ -4517,7 +4436,6 @@ pub struct ReplicationControllerStatus {
 #[protobuf(name = "k8s.io.api.core.v1.ResourceClaim")]
 pub struct ResourceClaim {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -4544,7 +4462,6 @@ pub struct ResourceFieldSelector {
     #[protobuf(tag = 1)]
     pub container_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub resource: String,
     #[serde(
@@ -4567,7 +4484,6 @@ pub struct ResourceHealth {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub resource_id: String,
     #[serde(
@@ -4588,6 +4504,7 @@ pub struct ResourceHealth {
     kind = "ResourceQuota",
     plural = "resourcequotas",
     namespaced,
+    strategy_validates,
     short_name = "quota",
     status,
     storage_key = "resourcequotas",
@@ -4695,7 +4612,6 @@ pub struct ResourceRequirements {
 #[protobuf(name = "k8s.io.api.core.v1.ResourceStatus")]
 pub struct ResourceStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -4751,11 +4667,9 @@ pub struct SELinuxOptions {
 #[protobuf(name = "k8s.io.api.core.v1.ScaleIOPersistentVolumeSource")]
 pub struct ScaleIOPersistentVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub gateway: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub system: String,
     #[serde(default)]
@@ -4819,11 +4733,9 @@ pub struct ScaleIOPersistentVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.ScaleIOVolumeSource")]
 pub struct ScaleIOVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub gateway: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub system: String,
     #[serde(default)]
@@ -4904,11 +4816,11 @@ pub struct ScopeSelector {
 #[protobuf(name = "k8s.io.api.core.v1.ScopedResourceSelectorRequirement")]
 pub struct ScopedResourceSelectorRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["BestEffort", "CrossNamespacePodAffinity", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating"]))]
     #[protobuf(tag = 1)]
     pub scope_name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["DoesNotExist", "Exists", "In", "NotIn"]))]
     #[protobuf(tag = 2)]
     pub operator: String,
     #[serde(
@@ -4928,7 +4840,7 @@ pub struct ScopedResourceSelectorRequirement {
 #[protobuf(name = "k8s.io.api.core.v1.SeccompProfile")]
 pub struct SeccompProfile {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["Localhost", "RuntimeDefault", "Unconfined"]))]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -4946,6 +4858,7 @@ pub struct SeccompProfile {
     plural = "secrets",
     namespaced,
     delete_status,
+    strategy_validates,
     selectable_field = ".type",
     storage_key = "secrets",
     version(name = "v1", storage),
@@ -5010,7 +4923,6 @@ pub struct SecretKeySelector {
     #[protobuf(tag = 1)]
     pub local_object_reference: LocalObjectReference,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5126,6 +5038,7 @@ pub struct SecurityContext {
     #[protobuf(tag = 7)]
     pub allow_privilege_escalation: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Default", "Unmasked"]))]
     #[protobuf(tag = 9)]
     pub proc_mount: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5145,6 +5058,7 @@ pub struct SecurityContext {
     kind = "Service",
     plural = "services",
     namespaced,
+    strategy_validates,
     short_name = "svc",
     category = "all",
     status,
@@ -5191,6 +5105,7 @@ pub struct Service {
     kind = "ServiceAccount",
     plural = "serviceaccounts",
     namespaced,
+    strategy_validates,
     short_name = "sa",
     storage_key = "serviceaccounts",
     version(name = "v1", storage),
@@ -5242,7 +5157,6 @@ pub struct ServiceAccountTokenProjection {
     #[protobuf(tag = 2)]
     pub expiration_seconds: Option<i64>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub path: String,
 }
@@ -5265,13 +5179,13 @@ pub struct ServicePort {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 2)]
     pub protocol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 6)]
     pub app_protocol: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub port: i32,
     #[serde(
@@ -5334,6 +5248,7 @@ pub struct ServiceSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]))]
     #[protobuf(tag = 4)]
     pub r#type: String,
     #[serde(
@@ -5350,6 +5265,7 @@ pub struct ServiceSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["ClientIP", "None"]))]
     #[protobuf(tag = 7)]
     pub session_affinity: String,
     #[serde(
@@ -5380,6 +5296,7 @@ pub struct ServiceSpec {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Cluster", "Local"]))]
     #[protobuf(tag = 11)]
     pub external_traffic_policy: String,
     #[serde(
@@ -5408,6 +5325,7 @@ pub struct ServiceSpec {
     #[protobuf(tag = 19)]
     pub ip_families: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["PreferDualStack", "RequireDualStack", "SingleStack"]))]
     #[protobuf(tag = 17)]
     pub ip_family_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5417,6 +5335,7 @@ pub struct ServiceSpec {
     #[protobuf(tag = 21)]
     pub load_balancer_class: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Cluster", "Local"]))]
     #[protobuf(tag = 22)]
     pub internal_traffic_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5461,7 +5380,6 @@ pub struct SessionAffinityConfig {
 #[protobuf(name = "k8s.io.api.core.v1.SleepAction")]
 pub struct SleepAction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub seconds: i64,
 }
@@ -5551,11 +5469,9 @@ pub struct StorageOSVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.Sysctl")]
 pub struct Sysctl {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub value: String,
 }
@@ -5567,7 +5483,6 @@ pub struct Sysctl {
 #[protobuf(name = "k8s.io.api.core.v1.TCPSocketAction")]
 pub struct TCPSocketAction {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub port: kapi::meta::IntOrString,
     #[serde(
@@ -5586,7 +5501,6 @@ pub struct TCPSocketAction {
 #[protobuf(name = "k8s.io.api.core.v1.Taint")]
 pub struct Taint {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub key: String,
     #[serde(
@@ -5597,12 +5511,12 @@ pub struct Taint {
     #[protobuf(tag = 2)]
     pub value: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["NoExecute", "NoSchedule", "PreferNoSchedule"]))]
     #[protobuf(tag = 3)]
     pub effect: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
-    pub time_added: Option<Option<kapi::meta::Time>>,
+    pub time_added: Option<kapi::meta::Time>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -5623,6 +5537,7 @@ pub struct Toleration {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["Equal", "Exists"]))]
     #[protobuf(tag = 2)]
     pub operator: String,
     #[serde(
@@ -5637,6 +5552,7 @@ pub struct Toleration {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("enum" = ["NoExecute", "NoSchedule", "PreferNoSchedule"]))]
     #[protobuf(tag = 4)]
     pub effect: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5651,12 +5567,10 @@ pub struct Toleration {
 #[protobuf(name = "k8s.io.api.core.v1.TopologySelectorLabelRequirement")]
 pub struct TopologySelectorLabelRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub key: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub values: Vec<String>,
 }
@@ -5685,15 +5599,13 @@ pub struct TopologySelectorTerm {
 #[protobuf(name = "k8s.io.api.core.v1.TopologySpreadConstraint")]
 pub struct TopologySpreadConstraint {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub max_skew: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub topology_key: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["DoNotSchedule", "ScheduleAnyway"]))]
     #[protobuf(tag = 3)]
     pub when_unsatisfiable: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5703,9 +5615,11 @@ pub struct TopologySpreadConstraint {
     #[protobuf(tag = 5)]
     pub min_domains: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Honor", "Ignore"]))]
     #[protobuf(tag = 6)]
     pub node_affinity_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Honor", "Ignore"]))]
     #[protobuf(tag = 7)]
     pub node_taints_policy: Option<String>,
     #[serde(
@@ -5729,11 +5643,9 @@ pub struct TypedLocalObjectReference {
     #[protobuf(tag = 1)]
     pub api_group: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub kind: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub name: String,
 }
@@ -5748,11 +5660,9 @@ pub struct TypedObjectReference {
     #[protobuf(tag = 1)]
     pub api_group: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub kind: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5767,7 +5677,6 @@ pub struct TypedObjectReference {
 #[protobuf(name = "k8s.io.api.core.v1.Volume")]
 pub struct Volume {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(flatten)]
@@ -5782,11 +5691,9 @@ pub struct Volume {
 #[protobuf(name = "k8s.io.api.core.v1.VolumeDevice")]
 pub struct VolumeDevice {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub device_path: String,
 }
@@ -5798,7 +5705,6 @@ pub struct VolumeDevice {
 #[protobuf(name = "k8s.io.api.core.v1.VolumeMount")]
 pub struct VolumeMount {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -5812,7 +5718,6 @@ pub struct VolumeMount {
     #[protobuf(tag = 7)]
     pub recursive_read_only: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub mount_path: String,
     #[serde(
@@ -5823,6 +5728,7 @@ pub struct VolumeMount {
     #[protobuf(tag = 4)]
     pub sub_path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Bidirectional", "HostToContainer", "None"]))]
     #[protobuf(tag = 5)]
     pub mount_propagation: Option<String>,
     #[serde(
@@ -5841,11 +5747,9 @@ pub struct VolumeMount {
 #[protobuf(name = "k8s.io.api.core.v1.VolumeMountStatus")]
 pub struct VolumeMountStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub mount_path: String,
     #[serde(
@@ -6029,7 +5933,6 @@ pub struct VolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource")]
 pub struct VsphereVirtualDiskVolumeSource {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub volume_path: String,
     #[serde(
@@ -6063,11 +5966,9 @@ pub struct VsphereVirtualDiskVolumeSource {
 #[protobuf(name = "k8s.io.api.core.v1.WeightedPodAffinityTerm")]
 pub struct WeightedPodAffinityTerm {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub weight: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub pod_affinity_term: PodAffinityTerm,
 }

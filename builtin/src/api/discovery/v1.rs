@@ -17,7 +17,6 @@ use kapi_macros::Resource;
 pub struct Endpoint {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub addresses: Vec<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -91,6 +90,7 @@ pub struct EndpointPort {
     #[protobuf(tag = 1)]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 2)]
     pub protocol: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +111,7 @@ pub struct EndpointPort {
     plural = "endpointslices",
     namespaced,
     delete_status,
+    strategy_validates,
     storage_key = "endpointslices",
     version(name = "v1", storage),
     protobuf
@@ -124,12 +125,11 @@ pub struct EndpointSlice {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["FQDN"]))]
     #[protobuf(tag = 4)]
     pub address_type: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub endpoints: Vec<Endpoint>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -145,7 +145,6 @@ pub struct EndpointSlice {
 #[protobuf(name = "k8s.io.api.discovery.v1.ForZone")]
 pub struct ForZone {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
 }

@@ -30,7 +30,6 @@ pub struct ExemptPriorityLevelConfiguration {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowDistinguisherMethod")]
 pub struct FlowDistinguisherMethod {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
 }
@@ -44,6 +43,7 @@ pub struct FlowDistinguisherMethod {
     kind = "FlowSchema",
     plural = "flowschemas",
     delete_status,
+    strategy_validates,
     status,
     storage_key = "flowschemas",
     version(name = "v1", storage),
@@ -111,7 +111,6 @@ pub struct FlowSchemaCondition {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.FlowSchemaSpec")]
 pub struct FlowSchemaSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub priority_level_configuration: PriorityLevelConfigurationReference,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -153,7 +152,6 @@ pub struct FlowSchemaStatus {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.GroupSubject")]
 pub struct GroupSubject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
 }
@@ -165,7 +163,6 @@ pub struct GroupSubject {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.LimitResponse")]
 pub struct LimitResponse {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,7 +198,6 @@ pub struct LimitedPriorityLevelConfiguration {
 pub struct NonResourcePolicyRule {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
     #[serde(
@@ -210,7 +206,6 @@ pub struct NonResourcePolicyRule {
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 6)]
     pub non_resource_urls: Vec<String>,
 }
@@ -223,7 +218,6 @@ pub struct NonResourcePolicyRule {
 pub struct PolicyRulesWithSubjects {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub subjects: Vec<Subject>,
     #[serde(
@@ -253,6 +247,7 @@ pub struct PolicyRulesWithSubjects {
     kind = "PriorityLevelConfiguration",
     plural = "prioritylevelconfigurations",
     delete_status,
+    strategy_validates,
     status,
     storage_key = "prioritylevelconfigurations",
     version(name = "v1", storage),
@@ -320,7 +315,6 @@ pub struct PriorityLevelConfigurationCondition {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationReference")]
 pub struct PriorityLevelConfigurationReference {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
 }
@@ -332,7 +326,6 @@ pub struct PriorityLevelConfigurationReference {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationSpec")]
 pub struct PriorityLevelConfigurationSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub r#type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -384,17 +377,14 @@ pub struct QueuingConfiguration {
 pub struct ResourcePolicyRule {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub api_groups: Vec<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub resources: Vec<String>,
     #[serde(
@@ -417,11 +407,9 @@ pub struct ResourcePolicyRule {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.ServiceAccountSubject")]
 pub struct ServiceAccountSubject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub namespace: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub name: String,
 }
@@ -433,7 +421,6 @@ pub struct ServiceAccountSubject {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.Subject")]
 pub struct Subject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -454,7 +441,6 @@ pub struct Subject {
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.UserSubject")]
 pub struct UserSubject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
 }

@@ -23,10 +23,10 @@ pub struct HTTPIngressPath {
     #[protobuf(tag = 1)]
     pub path: String,
     #[serde(default)]
+    #[schemars(extend("enum" = ["Exact", "ImplementationSpecific", "Prefix"]))]
     #[protobuf(tag = 3)]
     pub path_type: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub backend: IngressBackend,
 }
@@ -39,7 +39,6 @@ pub struct HTTPIngressPath {
 pub struct HTTPIngressRuleValue {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub paths: Vec<HTTPIngressPath>,
 }
@@ -51,7 +50,6 @@ pub struct HTTPIngressRuleValue {
 #[protobuf(name = "k8s.io.api.networking.v1.IPBlock")]
 pub struct IPBlock {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub cidr: String,
     #[serde(
@@ -74,6 +72,7 @@ pub struct IPBlock {
     plural = "ingresses",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "ing",
     status,
     storage_key = "ingress",
@@ -119,6 +118,7 @@ pub struct IngressBackend {
     kind = "IngressClass",
     plural = "ingressclasses",
     delete_status,
+    strategy_validates,
     storage_key = "ingressclasses",
     version(name = "v1", storage),
     protobuf
@@ -146,11 +146,9 @@ pub struct IngressClassParametersReference {
     #[protobuf(tag = 1)]
     pub api_group: Option<String>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub kind: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub name: String,
     #[serde(default)]
@@ -232,11 +230,10 @@ pub struct IngressLoadBalancerStatus {
 #[protobuf(name = "k8s.io.api.networking.v1.IngressPortStatus")]
 pub struct IngressPortStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub port: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 2)]
     pub protocol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,7 +277,6 @@ pub struct IngressRuleValue {
 #[protobuf(name = "k8s.io.api.networking.v1.IngressServiceBackend")]
 pub struct IngressServiceBackend {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -362,6 +358,7 @@ pub struct IngressTLS {
     plural = "networkpolicies",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "netpol",
     storage_key = "networkpolicies",
     version(name = "v1", storage),
@@ -452,6 +449,7 @@ pub struct NetworkPolicyPeer {
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicyPort")]
 pub struct NetworkPolicyPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
     #[protobuf(tag = 1)]
     pub protocol: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -469,7 +467,6 @@ pub struct NetworkPolicyPort {
 #[protobuf(name = "k8s.io.api.networking.v1.NetworkPolicySpec")]
 pub struct NetworkPolicySpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub pod_selector: kapi::meta::LabelSelector,
     #[serde(

@@ -33,6 +33,7 @@ pub struct Overhead {
     kind = "RuntimeClass",
     plural = "runtimeclasses",
     delete_status,
+    strategy_validates,
     storage_key = "runtimeclasses",
     version(name = "v1", storage),
     protobuf
@@ -46,7 +47,6 @@ pub struct RuntimeClass {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub handler: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -33,6 +33,7 @@ pub struct Eviction {
     plural = "poddisruptionbudgets",
     namespaced,
     delete_status,
+    strategy_validates,
     short_name = "pdb",
     status,
     storage_key = "poddisruptionbudgets",
@@ -72,6 +73,7 @@ pub struct PodDisruptionBudgetSpec {
     #[protobuf(tag = 3)]
     pub max_unavailable: Option<kapi::meta::IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["AlwaysAllow", "IfHealthyBudget"]))]
     #[protobuf(tag = 4)]
     pub unhealthy_pod_eviction_policy: Option<String>,
 }
@@ -97,19 +99,15 @@ pub struct PodDisruptionBudgetStatus {
     #[protobuf(tag = 2)]
     pub disrupted_pods: std::collections::BTreeMap<String, Option<kapi::meta::Time>>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub disruptions_allowed: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 4)]
     pub current_healthy: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 5)]
     pub desired_healthy: i32,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 6)]
     pub expected_pods: i32,
     #[serde(

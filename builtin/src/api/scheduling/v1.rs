@@ -18,6 +18,7 @@ use kapi_macros::Resource;
     kind = "PriorityClass",
     plural = "priorityclasses",
     delete_status,
+    strategy_validates,
     short_name = "pc",
     storage_key = "priorityclasses",
     version(name = "v1", storage),
@@ -32,7 +33,6 @@ pub struct PriorityClass {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub value: i32,
     #[serde(
@@ -50,6 +50,7 @@ pub struct PriorityClass {
     #[protobuf(tag = 4)]
     pub description: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Never", "PreemptLowerPriority"]))]
     #[protobuf(tag = 5)]
     pub preemption_policy: Option<String>,
 }

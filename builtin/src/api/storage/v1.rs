@@ -17,6 +17,7 @@ use kapi_macros::Resource;
     group = "storage.k8s.io",
     kind = "CSIDriver",
     plural = "csidrivers",
+    strategy_validates,
     storage_key = "csidrivers",
     version(name = "v1", storage),
     protobuf
@@ -30,7 +31,6 @@ pub struct CSIDriver {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub spec: CSIDriverSpec,
 }
@@ -85,6 +85,7 @@ pub struct CSIDriverSpec {
     group = "storage.k8s.io",
     kind = "CSINode",
     plural = "csinodes",
+    strategy_validates,
     storage_key = "csinodes",
     version(name = "v1", storage),
     protobuf
@@ -98,7 +99,6 @@ pub struct CSINode {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub spec: CSINodeSpec,
 }
@@ -110,7 +110,6 @@ pub struct CSINode {
 #[protobuf(name = "k8s.io.api.storage.v1.CSINodeDriver")]
 pub struct CSINodeDriver {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub name: String,
     #[serde(
@@ -118,7 +117,6 @@ pub struct CSINodeDriver {
         default,
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub node_id: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -138,7 +136,6 @@ pub struct CSINodeDriver {
 pub struct CSINodeSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub drivers: Vec<CSINodeDriver>,
 }
@@ -153,6 +150,7 @@ pub struct CSINodeSpec {
     plural = "csistoragecapacities",
     namespaced,
     delete_status,
+    strategy_validates,
     storage_key = "csistoragecapacities",
     version(name = "v1", storage),
     protobuf
@@ -169,7 +167,6 @@ pub struct CSIStorageCapacity {
     #[protobuf(tag = 2)]
     pub node_topology: Option<kapi::meta::LabelSelector>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub storage_class_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,6 +185,7 @@ pub struct CSIStorageCapacity {
     group = "storage.k8s.io",
     kind = "StorageClass",
     plural = "storageclasses",
+    strategy_validates,
     short_name = "sc",
     storage_key = "storageclasses",
     version(name = "v1", storage),
@@ -202,7 +200,6 @@ pub struct StorageClass {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub provisioner: String,
     #[serde(
@@ -213,6 +210,7 @@ pub struct StorageClass {
     #[protobuf(tag = 3)]
     pub parameters: std::collections::BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Delete", "Recycle", "Retain"]))]
     #[protobuf(tag = 4)]
     pub reclaim_policy: Option<String>,
     #[serde(
@@ -227,6 +225,7 @@ pub struct StorageClass {
     #[protobuf(tag = 6)]
     pub allow_volume_expansion: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Immediate", "WaitForFirstConsumer"]))]
     #[protobuf(tag = 7)]
     pub volume_binding_mode: Option<String>,
     #[serde(
@@ -246,7 +245,6 @@ pub struct StorageClass {
 #[protobuf(name = "k8s.io.api.storage.v1.TokenRequest")]
 pub struct TokenRequest {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub audience: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,6 +260,7 @@ pub struct TokenRequest {
     group = "storage.k8s.io",
     kind = "VolumeAttachment",
     plural = "volumeattachments",
+    strategy_validates,
     status,
     storage_key = "volumeattachments",
     version(name = "v1", storage),
@@ -276,7 +275,6 @@ pub struct VolumeAttachment {
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub spec: VolumeAttachmentSpec,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -305,15 +303,12 @@ pub struct VolumeAttachmentSource {
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeAttachmentSpec")]
 pub struct VolumeAttachmentSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub attacher: String,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 2)]
     pub source: VolumeAttachmentSource,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 3)]
     pub node_name: String,
 }
@@ -325,7 +320,6 @@ pub struct VolumeAttachmentSpec {
 #[protobuf(name = "k8s.io.api.storage.v1.VolumeAttachmentStatus")]
 pub struct VolumeAttachmentStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
-    #[schemars(required)]
     #[protobuf(tag = 1)]
     pub attached: bool,
     #[serde(

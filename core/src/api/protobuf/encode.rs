@@ -309,16 +309,23 @@ fn write_value(
             varint(out, number_value as u64);
         }
         // Go's zero time (JSON's `null`, in a map) is an empty message.
-        ProtoKind::Time if value.is_null() => length_delimited(out, number, &[]),
-        ProtoKind::Time => {
+        ProtoKind::Time | ProtoKind::MicroTime if value.is_null() => {
+            length_delimited(out, number, &[])
+        }
+        ProtoKind::Time | ProtoKind::MicroTime => {
             let text = value.as_str().ok_or_else(|| wrong("an RFC 3339 time"))?;
-            let seconds = seconds_since_epoch(text).ok_or_else(|| wrong("an RFC 3339 time"))?;
+            let (seconds, nanos) = since_epoch(text).ok_or_else(|| wrong("an RFC 3339 time"))?;
+            // A Time has whole seconds; a MicroTime microseconds.
+            let nanos = match kind {
+                ProtoKind::MicroTime => nanos / 1000 * 1000,
+                _ => 0,
+            };
             // `{int64 seconds = 1; int32 nanos = 2}`, both written, as Go writes them.
-            let mut time = Vec::with_capacity(12);
+            let mut time = Vec::with_capacity(16);
             key(&mut time, 1, WIRE_VARINT);
             varint(&mut time, seconds as u64);
             key(&mut time, 2, WIRE_VARINT);
-            varint(&mut time, 0);
+            varint(&mut time, u64::from(nanos));
             length_delimited(out, number, &time);
         }
         ProtoKind::RawJson => {
@@ -381,11 +388,20 @@ fn write_value(
 
 /// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-26T01:02:03Z`; fractions
 /// dropped, as kube's `Time` keeps seconds).
-fn seconds_since_epoch(text: &str) -> Option<i64> {
+/// Seconds since the epoch and the nanoseconds past them (a time before the epoch has
+/// negative seconds and positive nanoseconds, as protobuf's Timestamp).
+fn since_epoch(text: &str) -> Option<(i64, u32)> {
     let time = humantime::parse_rfc3339_weak(text).ok()?;
     match time.duration_since(std::time::UNIX_EPOCH) {
-        Ok(after) => i64::try_from(after.as_secs()).ok(),
-        Err(before) => i64::try_from(before.duration().as_secs()).ok().map(|s| -s),
+        Ok(after) => Some((i64::try_from(after.as_secs()).ok()?, after.subsec_nanos())),
+        Err(before) => {
+            let before = before.duration();
+            let seconds = i64::try_from(before.as_secs()).ok()?;
+            match before.subsec_nanos() {
+                0 => Some((-seconds, 0)),
+                nanos => Some((-seconds - 1, 1_000_000_000 - nanos)),
+            }
+        }
     }
 }
 

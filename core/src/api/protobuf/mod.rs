@@ -179,6 +179,9 @@ pub enum ProtoKind {
     /// `k8s.io.apimachinery.pkg.apis.meta.v1.Time` (`{seconds = 1, nanos = 2}`): an RFC 3339
     /// string at second precision, as its JSON form is.
     Time,
+    /// `k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime` (`{seconds = 1, nanos = 2}`): an
+    /// RFC 3339 string with microseconds (`2026-12-03T01:02:03.000004Z`), as its JSON form is.
+    MicroTime,
     /// A nested message: a JSON object.
     Message(&'static ProtoMessage),
     /// `map<key, value>`: repeated `{key = 1, value = 2}` entries, a JSON object (keys of
@@ -446,7 +449,8 @@ fn value(
         // Go's decoder truncates to 32 bits; negative values are sign-extended on the wire.
         ProtoKind::Int32 => Value::from(reader.varint_field(wire, path)? as i64 as i32),
         ProtoKind::Int64 => Value::from(reader.varint_field(wire, path)? as i64),
-        ProtoKind::Time => time(reader.length_delimited(wire, path)?, path)?,
+        ProtoKind::Time => time(reader.length_delimited(wire, path)?, false, path)?,
+        ProtoKind::MicroTime => time(reader.length_delimited(wire, path)?, true, path)?,
         ProtoKind::RawJson => raw_json(reader.length_delimited(wire, path)?, path)?,
         ProtoKind::Strings => {
             let bytes = reader.length_delimited(wire, path)?;
@@ -540,7 +544,7 @@ fn zero(kind: &ProtoKind) -> Value {
         ProtoKind::Bool => Value::Bool(false),
         ProtoKind::Int32 | ProtoKind::Int64 => Value::from(0),
         ProtoKind::Message(_) | ProtoKind::Map(..) => Value::Object(Map::new()),
-        ProtoKind::Time | ProtoKind::RawJson => Value::Null,
+        ProtoKind::Time | ProtoKind::MicroTime | ProtoKind::RawJson => Value::Null,
         ProtoKind::Strings => Value::Array(Vec::new()),
     }
 }
@@ -548,15 +552,17 @@ fn zero(kind: &ProtoKind) -> Value {
 /// `meta.v1.Time {int64 seconds = 1; int32 nanos = 2}` as RFC 3339, UTC, at second
 /// precision (the JSON form; Go's `Time.ProtoTime` does not even send nanos). Empty is
 /// Go's zero time, which JSON writes as `null`.
-fn time(bytes: &[u8], path: &str) -> Result<Value, ProtoError> {
+fn time(bytes: &[u8], micro: bool, path: &str) -> Result<Value, ProtoError> {
     if bytes.is_empty() {
         return Ok(Value::Null);
     }
     let mut seconds = 0_i64;
+    let mut nanos = 0_i64;
     let mut reader = Reader::new(bytes, path);
     while let Some((number, wire)) = reader.key()? {
         match number {
             1 => seconds = reader.varint_field(wire, path)? as i64,
+            2 => nanos = reader.varint_field(wire, path)? as i64,
             _ => reader.skip(wire)?,
         }
     }
@@ -567,12 +573,18 @@ fn time(bytes: &[u8], path: &str) -> Result<Value, ProtoError> {
     let days = seconds.div_euclid(86_400);
     let second_of_day = seconds.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);
-    Ok(Value::String(format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+    let whole = format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
         second_of_day / 3600,
         second_of_day / 60 % 60,
         second_of_day % 60
-    )))
+    );
+    // A Time has whole seconds in JSON; a MicroTime always six digits of fraction (Go's
+    // `RFC3339Micro`).
+    Ok(Value::String(match micro {
+        true => format!("{whole}.{:06}Z", nanos.clamp(0, 999_999_999) / 1000),
+        false => format!("{whole}Z"),
+    }))
 }
 
 /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).

@@ -13,8 +13,10 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use super::{ProtoField, ProtoKind, ProtoMessage};
 use crate::ByteString;
 use crate::meta::{
-    Condition, DELETE_OPTIONS_PROTO, DeleteOptions, LABEL_SELECTOR_PROTO, LabelSelector,
-    OBJECT_META_PROTO, OBJECT_REFERENCE_PROTO, ObjectReference,
+    Condition, DELETE_OPTIONS_PROTO, DeleteOptions, FIELD_SELECTOR_REQUIREMENT_PROTO,
+    FieldSelectorRequirement, LABEL_SELECTOR_PROTO, LABEL_SELECTOR_REQUIREMENT_PROTO,
+    LabelSelector, LabelSelectorRequirement, OBJECT_META_PROTO, OBJECT_REFERENCE_PROTO,
+    ObjectReference,
 };
 
 /// A struct's protobuf message.
@@ -48,11 +50,14 @@ scalar! {
     i64 => ProtoKind::Int64,
     ByteString => ProtoKind::Bytes,
     Time => ProtoKind::Time,
+    crate::meta::MicroTime => ProtoKind::MicroTime,
     Quantity => ProtoKind::Quantity,
     IntOrString => ProtoKind::IntOrString,
     RawExtension => ProtoKind::RawJson,
     ObjectMeta => ProtoKind::Message(&OBJECT_META_PROTO),
     LabelSelector => ProtoKind::Message(&LABEL_SELECTOR_PROTO),
+    LabelSelectorRequirement => ProtoKind::Message(&LABEL_SELECTOR_REQUIREMENT_PROTO),
+    FieldSelectorRequirement => ProtoKind::Message(&FIELD_SELECTOR_REQUIREMENT_PROTO),
     DeleteOptions => ProtoKind::Message(&DELETE_OPTIONS_PROTO),
     Condition => ProtoKind::Message(&CONDITION_PROTO),
     ObjectReference => ProtoKind::Message(&OBJECT_REFERENCE_PROTO),
