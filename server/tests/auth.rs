@@ -331,16 +331,28 @@ fn no_one_grants_what_they_do_not_hold(version: Version) {
              {APIGroups:[\"apps.example.dev\"], Resources:[\"webapps\"], Verbs:[\"delete\" \
              \"get\"]}",
         );
-    // `edit` holds rules once the aggregation controller has filled it.
-    wait_for(
-        PROPAGATION,
-        "the aggregated ClusterRole edit to hold rules",
-        || server.log().tail(20),
-        || {
-            let rules = admin.ok(&["get", "clusterrole", "edit", "-o", "jsonpath={.rules}"]);
-            (!rules.stdout.trim().is_empty()).then_some(())
-        },
-    );
+    // `edit` holds rules once the aggregation controller has filled it and the authorizer's
+    // cache (which the escalation check reads, not storage) has seen them: a probe user
+    // bound to `edit` is allowed what it grants.
+    admin.ok(&[
+        "create",
+        "rolebinding",
+        "edit-probe",
+        "-n",
+        "team-a",
+        "--clusterrole=edit",
+        "--user=edit-probe",
+    ]);
+    let probe = [
+        "auth",
+        "can-i",
+        "delete",
+        "configmaps",
+        "-n",
+        "team-a",
+        "--as=edit-probe",
+    ];
+    wait_until_allowed(&admin, &probe, &server);
     let bind_edit = [
         "create",
         "rolebinding",
