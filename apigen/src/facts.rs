@@ -173,6 +173,14 @@ pub struct Resource {
     /// `create` alone).
     #[serde(default, skip_serializing_if = "is_false")]
     pub create_only: bool,
+    /// The warning kube answers every request for the kind with, when it is deprecated
+    /// (`v1 ComponentStatus is deprecated in v1.19+`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation: Option<String>,
+    /// Made when read, never stored (kube's ComponentStatuses: discovery's verbs are `get`
+    /// and `list` alone).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub read_only: bool,
     /// A delete answers with the object as deleted (its store sets
     /// `ReturnDeletedObject`), not with a `Success` Status.
     #[serde(default, skip_serializing_if = "is_false")]

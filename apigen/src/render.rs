@@ -373,6 +373,8 @@ fn resource_attribute(
     }
     if kind.create_only {
         items.push("create_only".into());
+    } else if kind.read_only {
+        items.push("read_only".into());
     } else if !kind.returns_deleted_object {
         items.push("delete_status".into());
     }
@@ -452,7 +454,12 @@ fn resource_attribute(
         } else {
             items.push(format!("storage_key = \"{}\"", kind.plural));
         }
-        items.push(format!("version(name = \"{version}\", storage)"));
+        match &kind.deprecation {
+            Some(warning) => items.push(format!(
+                "version(name = \"{version}\", storage, deprecated = \"{warning}\")"
+            )),
+            None => items.push(format!("version(name = \"{version}\", storage)")),
+        }
     }
     for other in others {
         let package = package_of(&other.group_version);

@@ -489,6 +489,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    read_only: false,
 };
 
 fn render_error(kind: KindInfo) -> RenderError {

@@ -339,6 +339,10 @@ pub enum ApiError {
     /// 500: a bug or an unexpected failure below.
     #[error("Internal error occurred: {0}")]
     Internal(String),
+    /// 500 of no reason: what kube's storage reports as a plain Go error and its handler
+    /// passes on as it is (`ErrorToAPIStatus`'s last case: a ComponentStatus nobody probes).
+    #[error("{0}")]
+    Unclassified(String),
     /// 503: the storage cannot be reached.
     #[error("{0}")]
     ServiceUnavailable(String),
@@ -438,7 +442,7 @@ impl ApiError {
             ApiError::Expired(_) | ApiError::InconsistentContinue { .. } => 410,
             ApiError::RequestEntityTooLarge(_) => 413,
             ApiError::TooManyRequests { .. } => 429,
-            ApiError::Internal(_) => 500,
+            ApiError::Internal(_) | ApiError::Unclassified(_) => 500,
             ApiError::Denied(status) => status
                 .code
                 .and_then(|code| u16::try_from(code).ok())
@@ -469,6 +473,7 @@ impl ApiError {
             ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
             ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::Internal(_) => "InternalError",
+            ApiError::Unclassified(_) => "",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
             ApiError::Timeout { .. } | ApiError::TooLargeResourceVersion { .. } => "Timeout",
         }
@@ -596,7 +601,8 @@ impl ApiError {
             metadata,
             status: Some("Failure".into()),
             message: Some(self.to_string()),
-            reason: Some(self.reason().into()),
+            // kube's `StatusReasonUnknown` is empty, left out of the JSON.
+            reason: Some(self.reason().to_owned()).filter(|r| !r.is_empty()),
             details,
             code: Some(i32::from(self.code())),
         }

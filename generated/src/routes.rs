@@ -606,22 +606,8 @@ pub static ROUTES: &[RouteBinding] = &[
     // ComponentStatus (v1):
     // GET /api/v1/componentstatuses
     bind(COMPONENT_STATUS, 0, 0, Handler::List),
-    // POST /api/v1/componentstatuses
-    bind(COMPONENT_STATUS, 0, 1, Handler::Create),
-    // DELETE /api/v1/componentstatuses
-    bind(COMPONENT_STATUS, 0, 2, Handler::DeleteCollection),
     // GET /api/v1/componentstatuses/{name}
-    bind(COMPONENT_STATUS, 0, 3, Handler::Get),
-    // PUT /api/v1/componentstatuses/{name}
-    bind(COMPONENT_STATUS, 0, 4, Handler::Update),
-    // PATCH /api/v1/componentstatuses/{name}
-    bind(COMPONENT_STATUS, 0, 5, Handler::Patch),
-    // DELETE /api/v1/componentstatuses/{name}
-    bind(COMPONENT_STATUS, 0, 6, Handler::Delete),
-    // GET /api/v1/watch/componentstatuses
-    bind(COMPONENT_STATUS, 0, 7, Handler::WatchList),
-    // GET /api/v1/watch/componentstatuses/{name}
-    bind(COMPONENT_STATUS, 0, 8, Handler::Watch),
+    bind(COMPONENT_STATUS, 0, 1, Handler::Get),
     // Node (v1):
     // GET /api/v1/nodes
     bind(NODE, 0, 0, Handler::List),

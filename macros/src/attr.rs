@@ -51,6 +51,9 @@ pub(crate) struct ResourceAttrs {
     /// its schema (kube's own kinds: kube-apiserver checks them with their validation code,
     /// not their OpenAPI, so a list keyed by name reports a repeated name once).
     pub strategy_validates: Word,
+    /// `read_only`: objects are made when read, never stored (kube's ComponentStatuses): a
+    /// get and a list route alone, answered by what the server registers for the kind.
+    pub read_only: Word,
     /// `subresource(...)`, repeatable: the kind's other subresources (kube's `approval`,
     /// `binding`, `eviction`, `log`, `exec`, `proxy`).
     #[darling(multiple, rename = "subresource")]

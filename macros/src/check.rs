@@ -21,6 +21,7 @@ use crate::names;
 pub(crate) fn check(kind: &Kind, errors: &mut Accumulator) {
     check_no_generics(kind, errors);
     check_stored_with(kind, errors);
+    check_read_only(kind, errors);
     check_group(kind, errors);
     check_kind_name(kind, errors);
     check_resource_names(kind, errors);
@@ -34,6 +35,36 @@ pub(crate) fn check(kind: &Kind, errors: &mut Accumulator) {
     check_selectable_fields(kind, errors);
     check_versions(kind, errors);
     check_version_types(kind, errors);
+}
+
+/// A kind made when read has a get and a list: nothing to create, no subresources, and
+/// one version (its objects are made in it).
+fn check_read_only(kind: &Kind, errors: &mut Accumulator) {
+    if !kind.read_only.is_present() {
+        return;
+    }
+    let span = kind.read_only.span();
+    if kind.create_only.is_present() {
+        errors.push(error(
+            span,
+            "a kind is `read_only` (read, never written) or `create_only` (written, never \
+             read), not both",
+        ));
+    }
+    if kind.status.is_present() || kind.scale.is_some() || !kind.subresources.is_empty() {
+        errors.push(error(
+            span,
+            "a `read_only` kind has no subresources: remove `status`, `scale` and \
+             `subresource(...)`",
+        ));
+    }
+    if kind.versions.len() > 1 {
+        errors.push(error(
+            span,
+            "a `read_only` kind's objects are made in its one version: declare one \
+             `version(...)`",
+        ));
+    }
 }
 
 /// `INFO` is one value per kind; a generic hub would be a family of kinds.

@@ -372,6 +372,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let create_only = kind.create_only.is_present();
     let delete_status = kind.delete_status.is_present();
     let strategy_validates = kind.strategy_validates.is_present();
+    let read_only = kind.read_only.is_present();
     let names = match kind.names {
         NameRuleAttr::DnsSubdomain => quote!(__kapi::api::NameRule::DnsSubdomain),
         NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
@@ -401,6 +402,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             delete_status: #delete_status,
             storage_key: #storage_key,
             strategy_validates: #strategy_validates,
+            read_only: #read_only,
         }
     }
 }
@@ -553,6 +555,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
         scale: kind.scale.is_some(),
         finalize: kind.finalize.is_present(),
         create_only: kind.create_only.is_present(),
+        read_only: kind.read_only.is_present(),
         others: &others,
     });
     let routes = routes.iter().map(route);

@@ -53,6 +53,8 @@ pub(crate) struct Kind {
     pub create_only: Word,
     /// Judged by its strategy alone, never against its schema.
     pub strategy_validates: Word,
+    /// Made when read, never stored.
+    pub read_only: Word,
     /// The other subresources, in declaration order.
     pub subresources: Vec<Subresource>,
     /// A delete answers with a Status.
@@ -320,6 +322,7 @@ impl Kind {
             finalize: attrs.finalize,
             create_only: attrs.create_only,
             strategy_validates: attrs.strategy_validates,
+            read_only: attrs.read_only,
             subresources: (attrs.subresources.into_iter())
                 .map(|s| Subresource::new(s.span(), s.into_inner()))
                 .collect(),

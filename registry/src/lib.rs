@@ -36,6 +36,7 @@ mod actions;
 pub mod admission;
 mod admitting;
 mod body;
+pub mod computed;
 mod connect;
 mod create;
 mod delete;
@@ -382,6 +383,8 @@ pub struct Registry {
     admission: Option<Arc<dyn admission::Admission>>,
     /// The answers of the `create_only` kinds, by group and kind.
     reviews: std::sync::RwLock<HashMap<(String, String), Arc<dyn review::Review>>>,
+    /// What makes the objects of the `read_only` kinds, by group and kind.
+    computed: std::sync::RwLock<HashMap<(String, String), Arc<dyn computed::Computed>>>,
     /// What answers `Create` subresources, by group, resource and subresource.
     actions: actions::Actions,
     /// What answers `Read` and `Connect` subresources, by group, resource and subresource.
@@ -423,6 +426,7 @@ impl Registry {
             installed_schemas: Default::default(),
             caches,
             reviews: Default::default(),
+            computed: Default::default(),
             actions: Default::default(),
             connectors: Default::default(),
             checks: Default::default(),

@@ -55,6 +55,9 @@ impl Registry {
     ) -> Result<SharedObject, ApiError> {
         let kind = target.kind;
         let info = kind.info;
+        if info.read_only {
+            return self.get_computed(target, name).await;
+        }
         let resource = object::resource(info);
         let key = self.keys().object(info, target.namespace, name)?;
         let scale = match subresource {
@@ -133,6 +136,9 @@ impl Registry {
     ) -> Result<ObjectList, ApiError> {
         let kind = target.kind;
         validate_list_options(options)?;
+        if kind.info.read_only {
+            return self.list_computed(target, options).await;
+        }
         let (selectors, prefix) = self.collection_scope(
             target,
             options.label_selector.as_deref(),

@@ -63,6 +63,13 @@ impl Registry {
         let kind = target.kind;
         let info = kind.info;
         let resource = object::resource(info);
+        // Objects made when read change with no write to tell of (kube: no `watch` verb).
+        if info.read_only {
+            return Err(ApiError::MethodNotSupported {
+                resource,
+                action: "watch".into(),
+            });
+        }
         validate_watch_options(options)?;
         let (selectors, prefix) = self.collection_scope(
             target,

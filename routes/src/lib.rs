@@ -144,6 +144,9 @@ pub struct Input<'a> {
     pub finalize: bool,
     /// The kind is only created (kube's reviews): one `POST` on the collection.
     pub create_only: bool,
+    /// The kind's objects are made when read (kube's ComponentStatuses): a list of the
+    /// collection and a get of an object, nothing else (no watch).
+    pub read_only: bool,
     /// The kind's other subresources, in declaration order.
     pub others: &'a [Other<'a>],
 }
@@ -235,6 +238,24 @@ pub fn routes(input: &Input) -> Vec<Route> {
             None,
             create,
         )];
+    }
+    if input.read_only {
+        return vec![
+            route(
+                Method::Get,
+                &collection,
+                Action::List,
+                None,
+                format!("list{ns}{kind}"),
+            ),
+            route(
+                Method::Get,
+                &object,
+                Action::Get,
+                None,
+                format!("read{ns}{kind}"),
+            ),
+        ];
     }
     let mut routes = vec![
         route(
@@ -466,6 +487,7 @@ mod tests {
         scale: true,
         finalize: false,
         create_only: false,
+        read_only: false,
         others: &[],
     };
 
@@ -534,6 +556,7 @@ mod tests {
                 scale: false,
                 finalize: false,
                 create_only: false,
+                read_only: false,
                 ..WEBAPP
             },
             "
@@ -563,6 +586,7 @@ mod tests {
                 scale: false,
                 finalize: true,
                 create_only: false,
+                read_only: false,
                 ..WEBAPP
             },
             "

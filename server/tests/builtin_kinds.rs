@@ -137,8 +137,9 @@ fn every_built_in_kind(version: Version) {
         .into_iter()
         .filter(|r| r.get("pending").is_none())
         // Only created, never stored: Bindings against a pod (`builtin_subresources`), the
-        // reviews by those who ask (`authorization`, `authentication` tests).
-        .filter(|r| r.get("createOnly").is_none())
+        // reviews by those who ask (`authorization`, `authentication` tests); only read,
+        // never written: ComponentStatuses (`component_statuses`).
+        .filter(|r| r.get("createOnly").is_none() && r.get("readOnly").is_none())
         .collect();
     let first = manifest(&kinds, "    made-by: builtin-kinds-test\n");
     let file = kubectl.write_file("all.yaml", &first);

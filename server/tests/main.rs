@@ -16,6 +16,7 @@ mod builtin_kinds;
 mod builtin_lifecycles;
 mod builtin_subresources;
 mod builtin_versions;
+mod component_statuses;
 mod configmap;
 mod controller;
 mod conversion;

@@ -125,7 +125,11 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let registry = Arc::new(registry);
     // What kube does with its built-in kinds beyond storing them (Pod binding, eviction).
     #[cfg(feature = "builtin")]
-    crate::builtin::register(&registry);
+    crate::builtin::register(
+        &registry,
+        &storage,
+        flags.storage.backend() == options::Backend::Etcd,
+    );
     // Health checks (`/healthz`, `/livez`, `/readyz`) under kube's names, each part's
     // registered as it starts. The registry made the `default` namespace (kube's
     // bootstrap controller) and set up admission.

@@ -4,9 +4,11 @@
 //! Service's endpoints (`log`, `exec`, `attach`, `portforward`, `proxy`), answered as kube
 //! answers them when nothing can serve them, since kapi runs no kubelets and proxies to no
 //! endpoints. Each is an action or a connector of the registry, registered for the kinds
-//! the scheme serves; they change objects through the registry only.
+//! the scheme serves; they change objects through the registry only. ComponentStatuses are
+//! probes made when read (`component_status`).
 
 mod binding;
+mod component_status;
 mod eviction;
 mod nodes;
 
@@ -18,10 +20,20 @@ use kapi_core::error::ApiError;
 use kapi_core::meta::Status;
 use kapi_core::scheme::KindEntry;
 use kapi_registry::{Registry, Target};
+use kapi_storage::Storage;
 
-/// Registers the actions and connectors of the built-in kinds the scheme serves.
-pub fn register(registry: &Registry) {
+/// Registers the actions, connectors and computed objects of the built-in kinds the scheme
+/// serves; `storage` is what the objects are in (`etcd`: an etcd cluster), which the
+/// ComponentStatuses probe.
+pub fn register(registry: &Registry, storage: &Arc<dyn Storage>, etcd: bool) {
     let served = |group: &str, plural: &str| registry.scheme().by_resource(group, plural).is_some();
+    if served("", "componentstatuses") {
+        let statuses = component_status::ComponentStatuses {
+            storage: Arc::clone(storage),
+            storage_name: if etcd { "etcd-0" } else { "storage-0" },
+        };
+        registry.set_computed("", "ComponentStatus", Arc::new(statuses));
+    }
     if served("", "pods") {
         let bind = Arc::new(binding::Bind);
         registry.set_action("", "pods", "binding", bind.clone());

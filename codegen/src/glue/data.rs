@@ -509,6 +509,7 @@ mod tests {
             delete_status: false,
             storage_key: None,
             strategy_validates: false,
+            read_only: false,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {
             assert_eq!(rust_path(ok, &KIND).unwrap(), ok);

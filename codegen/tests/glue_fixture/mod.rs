@@ -146,6 +146,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    read_only: false,
 };
 
 const fn web_app_routes(
@@ -303,6 +304,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    read_only: false,
 };
 
 pub(crate) static TENANT: KindInfo = KindInfo {
@@ -369,6 +371,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    read_only: false,
 };
 
 /// Every fixture kind.

@@ -72,6 +72,7 @@ static EMPTY: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    read_only: false,
 };
 
 /// An API's kinds as one `&'static [&KindInfo]`, from sets of them and single kinds'

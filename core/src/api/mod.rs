@@ -117,6 +117,10 @@ pub struct KindInfo {
     /// (`#[resource(strategy_validates)]`): kube's own kinds, which kube-apiserver checks
     /// with their validation code and never against their OpenAPI.
     pub strategy_validates: bool,
+    /// Objects are made when read, never stored (`#[resource(read_only)]`, kube's
+    /// ComponentStatuses): served by a get and a list route alone, answered by what the
+    /// server registers for the kind.
+    pub read_only: bool,
 }
 
 /// A field usable in field selectors.

@@ -155,6 +155,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
             scale: subresources.is_some_and(|s| s.scale.is_some()),
             finalize: false,
             create_only: false,
+            read_only: false,
             others: &[],
         });
         Vec::leak(
@@ -234,6 +235,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         delete_status: false,
         storage_key: None,
         strategy_validates: false,
+        read_only: false,
     }
 }
 

@@ -517,11 +517,15 @@ pub struct ComponentCondition {
     group = "",
     kind = "ComponentStatus",
     plural = "componentstatuses",
-    delete_status,
+    read_only,
     strategy_validates,
     short_name = "cs",
     storage_key = "componentstatuses",
-    version(name = "v1", storage),
+    version(
+        name = "v1",
+        storage,
+        deprecated = "v1 ComponentStatus is deprecated in v1.19+"
+    ),
     protobuf
 )]
 #[serde(rename_all = "camelCase")]
