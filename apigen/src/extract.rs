@@ -1,6 +1,8 @@
-//! k8s.io/api reduced to [`Api`] facts: each package's `types.go` read with [`crate::go`],
-//! its `generated.proto` with [`crate::proto`], the two compared, and only the types the
-//! served kinds reach kept, without kube's descriptions.
+//! kube's API modules reduced to [`Api`] facts: each package's `types.go` read with
+//! [`crate::go`], its `generated.proto` with [`crate::proto`], the two compared, and only
+//! the types the served kinds reach kept, without kube's descriptions. k8s.io/api holds
+//! nearly every kind; the CustomResourceDefinition and the APIService are their servers'
+//! own modules' ([`MODULES`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -41,6 +43,72 @@ const FOREIGN: &[(&str, &str)] = &[
     ("k8s.io/apimachinery/pkg/types", "types"),
 ];
 
+/// A Go module kube declares kinds in.
+pub struct Module {
+    /// Its import path (`k8s.io/api`).
+    pub import: &'static str,
+    /// `github.com/kubernetes/api`, as `fetch` names it.
+    pub repository: &'static str,
+    /// The directory its API packages are in (`pkg/apis`), empty for k8s.io/api.
+    pub apis_dir: &'static str,
+    /// The packages it holds (`apiextensions/v1`); none: every package no other module
+    /// holds (k8s.io/api).
+    pub packages: &'static [&'static str],
+    /// The name of its facts file under `apigen/inputs`, before the tag.
+    pub facts: &'static str,
+}
+
+impl Module {
+    /// Whether a package (`core/v1`) is this module's.
+    pub fn holds(&self, package: &str) -> bool {
+        match self.packages.is_empty() {
+            true => !MODULES.iter().any(|m| m.packages.contains(&package)),
+            false => self.packages.contains(&package),
+        }
+    }
+
+    /// A package's directory in the module's repository.
+    fn dir(&self, package: &str) -> String {
+        match self.apis_dir {
+            "" => package.to_string(),
+            dir => format!("{dir}/{package}"),
+        }
+    }
+
+    /// A package's Go import path, when it is not k8s.io/api's.
+    fn import_path(&self, package: &str) -> Option<String> {
+        (!self.apis_dir.is_empty()).then(|| format!("{}/{}", self.import, self.dir(package)))
+    }
+}
+
+/// k8s.io/api, the first: every built-in kind but the two below.
+pub const API: Module = Module {
+    import: "k8s.io/api",
+    repository: "github.com/kubernetes/api",
+    apis_dir: "",
+    packages: &[],
+    facts: "k8s.io-api",
+};
+
+/// The modules facts are read from, k8s.io/api first.
+pub const MODULES: &[Module] = &[
+    API,
+    Module {
+        import: "k8s.io/apiextensions-apiserver",
+        repository: "github.com/kubernetes/apiextensions-apiserver",
+        apis_dir: "pkg/apis",
+        packages: &["apiextensions/v1"],
+        facts: "k8s.io-apiextensions-apiserver",
+    },
+    Module {
+        import: "k8s.io/kube-aggregator",
+        repository: "github.com/kubernetes/kube-aggregator",
+        apis_dir: "pkg/apis",
+        packages: &["apiregistration/v1"],
+        facts: "k8s.io-kube-aggregator",
+    },
+];
+
 /// Go's predeclared types the API uses.
 const PREDECLARED: &[&str] = &[
     "string", "bool", "int32", "int64", "int", "float64", "byte", "uint32", "uint64",
@@ -48,37 +116,37 @@ const PREDECLARED: &[&str] = &[
 
 /// A package read whole: its types (every one, before reduction) and constants.
 struct Read {
+    import_path: Option<String>,
     proto_package: String,
     types: BTreeMap<String, Type>,
     messages: BTreeMap<String, proto::Message>,
 }
 
-/// Reads the packages the resources' kinds need from a k8s.io/api git directory at `tag`,
-/// and keeps what they reach.
-pub fn extract(git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> {
+/// Reads the packages of `module` the resources' kinds need from its git directory at
+/// `tag`, and keeps what they reach.
+pub fn extract(module: &Module, git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> {
     let commit = git(git_dir, &["rev-parse", &format!("{tag}^{{commit}}")])?
         .trim()
         .to_string();
     let mut read = BTreeMap::new();
-    let mut pending: Vec<String> = extracted(resources)
-        .iter()
-        .map(|(package, _)| package.clone())
+    let roots: Vec<(String, String)> = (extracted(resources).into_iter())
+        .filter(|(package, _)| module.holds(package))
         .collect();
+    let mut pending: Vec<String> = roots.iter().map(|(package, _)| package.clone()).collect();
     while let Some(package) = pending.pop() {
         if read.contains_key(&package) {
             continue;
         }
-        let types_go = git(git_dir, &["show", &format!("{tag}:{package}/types.go")])?;
-        let proto = git(
-            git_dir,
-            &["show", &format!("{tag}:{package}/generated.proto")],
-        )?;
-        let package_read = read_package(&package, &types_go, &proto)
+        let dir = module.dir(&package);
+        let types_go = git(git_dir, &["show", &format!("{tag}:{dir}/types.go")])?;
+        let proto = git(git_dir, &["show", &format!("{tag}:{dir}/generated.proto")])?;
+        let package_read = read_package(module, &package, &types_go, &proto)
             .with_context(|| format!("reading {package}"))?;
         for ty in package_read.types.values() {
             for name in referenced(ty) {
                 if let Some((other, _)) = name.rsplit_once('.')
                     && !is_foreign(other)
+                    && module.holds(other)
                     && !read.contains_key(other)
                 {
                     pending.push(other.to_string());
@@ -89,14 +157,14 @@ pub fn extract(git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> 
     }
     let mut api = Api {
         source: Source {
-            repository: "github.com/kubernetes/api".into(),
+            repository: module.repository.into(),
             tag: tag.into(),
             commit,
         },
         disagreements: Vec::new(),
         packages: BTreeMap::new(),
     };
-    reduce(&read, &extracted(resources), &mut api)?;
+    reduce(module, &read, &roots, &mut api)?;
     for (package, package_read) in &read {
         if let Some(kept) = api.packages.get(package) {
             compare(
@@ -177,13 +245,13 @@ pub fn git_bytes(git_dir: &Path, args: &[&str]) -> Result<Vec<u8>> {
     Ok(output.stdout)
 }
 
-fn read_package(package: &str, types_go: &str, proto_text: &str) -> Result<Read> {
+fn read_package(module: &Module, package: &str, types_go: &str, proto_text: &str) -> Result<Read> {
     let file = go::parse(types_go)?;
     let (proto_package, messages) = proto::parse(proto_text)?;
     let aliases: BTreeMap<&str, String> = file
         .imports
         .iter()
-        .map(|(alias, path)| (alias.as_str(), canonical_package(path)))
+        .map(|(alias, path)| (alias.as_str(), canonical_package(module, path)))
         .collect();
     let mut types = BTreeMap::new();
     for decl in &file.types {
@@ -240,6 +308,7 @@ fn read_package(package: &str, types_go: &str, proto_text: &str) -> Result<Read>
         types.insert(decl.name.clone(), ty);
     }
     Ok(Read {
+        import_path: module.import_path(package),
         proto_package,
         types,
         messages: messages.into_iter().map(|m| (m.name.clone(), m)).collect(),
@@ -266,11 +335,16 @@ fn proto_number(tag: Option<&String>) -> Result<Option<u32>> {
     Ok(Some(number.parse()?))
 }
 
-fn canonical_package(path: &str) -> String {
+fn canonical_package(module: &Module, path: &str) -> String {
     if let Some((_, name)) = FOREIGN.iter().find(|(p, _)| *p == path) {
         return (*name).to_string();
     }
-    path.strip_prefix("k8s.io/api/")
+    let own = match module.apis_dir {
+        "" => format!("{}/", module.import),
+        dir => format!("{}/{dir}/", module.import),
+    };
+    (path.strip_prefix(&own))
+        .or_else(|| path.strip_prefix("k8s.io/api/"))
         .map_or_else(|| path.to_string(), str::to_string)
 }
 
@@ -320,10 +394,23 @@ pub(crate) fn referenced(ty: &Type) -> Vec<String> {
     names
 }
 
-/// Keeps the types the roots reach.
-fn reduce(read: &BTreeMap<String, Read>, roots: &[(String, String)], api: &mut Api) -> Result<()> {
+/// Keeps the types the roots reach, but those kapi declares itself (`render::PROVIDED`)
+/// and what only they reach.
+fn reduce(
+    module: &Module,
+    read: &BTreeMap<String, Read>,
+    roots: &[(String, String)],
+    api: &mut Api,
+) -> Result<()> {
     let mut pending: Vec<(String, String)> = roots.to_vec();
     while let Some((package, name)) = pending.pop() {
+        let qualified = format!("{package}.{name}");
+        if crate::render::PROVIDED
+            .iter()
+            .any(|(go, _)| *go == qualified)
+        {
+            continue;
+        }
         let Some(package_read) = read.get(&package) else {
             bail!("package {package} was not read");
         };
@@ -334,15 +421,17 @@ fn reduce(read: &BTreeMap<String, Read>, roots: &[(String, String)], api: &mut A
             .packages
             .entry(package.clone())
             .or_insert_with(|| Package {
+                import_path: package_read.import_path.clone(),
                 proto_package: package_read.proto_package.clone(),
                 types: BTreeMap::new(),
+                origin: None,
             });
         if entry.types.insert(name.clone(), ty.clone()).is_some() {
             continue;
         }
         for reference in referenced(ty) {
             let (other, other_name) = reference.rsplit_once('.').expect("qualified");
-            if !is_foreign(other) {
+            if !is_foreign(other) && module.holds(other) {
                 pending.push((other.to_string(), other_name.to_string()));
             }
         }

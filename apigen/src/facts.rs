@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// k8s.io/api reduced: the packages the served kinds reach, with their source.
+/// One Go module of kube's API (k8s.io/api, or the modules of the CustomResourceDefinition
+/// and the APIService) reduced: the packages the served kinds reach, with their source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Api {
     /// Where the facts come from.
@@ -17,6 +18,23 @@ pub struct Api {
     pub disagreements: Vec<String>,
     /// `core/v1` → its types.
     pub packages: BTreeMap<String, Package>,
+}
+
+impl Api {
+    /// Adds another module's packages, each remembering where it comes from.
+    pub fn merge(&mut self, other: Api) {
+        for (name, mut package) in other.packages {
+            package.origin = Some(other.source.clone());
+            self.packages.insert(name, package);
+        }
+    }
+
+    /// Where a package's facts come from.
+    pub fn source_of(&self, package: &str) -> &Source {
+        (self.packages.get(package))
+            .and_then(|p| p.origin.as_ref())
+            .unwrap_or(&self.source)
+    }
 }
 
 /// The repository, tag and commit facts were read from.
@@ -30,13 +48,31 @@ pub struct Source {
     pub commit: String,
 }
 
-/// One Go package of k8s.io/api (one group-version).
+/// One Go package of kube's API (one group-version).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Package {
+    /// Its Go import path, when not k8s.io/api's (`k8s.io/kube-aggregator/pkg/apis/
+    /// apiregistration/v1`): kube's OpenAPI names its types after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_path: Option<String>,
     /// Its protobuf package (`k8s.io.api.core.v1`).
     pub proto_package: String,
     /// Its types the kinds reach, by name.
     pub types: BTreeMap<String, Type>,
+    /// The module it was merged from ([`Api::merge`]), when not the first.
+    #[serde(skip)]
+    pub origin: Option<Source>,
+}
+
+impl Package {
+    /// The prefix of its types' names in kube's OpenAPI (`io.k8s.api.core.v1`,
+    /// `io.k8s.kube-aggregator.pkg.apis.apiregistration.v1`): the import path, its domain
+    /// reversed.
+    pub fn openapi_prefix(&self, name: &str) -> String {
+        let path = (self.import_path.clone()).unwrap_or_else(|| format!("k8s.io/api/{name}"));
+        let rest = path.strip_prefix("k8s.io/").unwrap_or(&path);
+        format!("io.k8s.{}", rest.replace('/', "."))
+    }
 }
 
 /// A type: a struct, or a named type (`type Protocol string`).
@@ -105,8 +141,33 @@ pub struct Resources {
     /// metrics in a v1 one's annotations), generated beside the kinds' types.
     #[serde(default, rename = "conversionTypes")]
     pub conversion_types: Vec<String>,
+    /// Packages whose kinds are served in JSON alone (no `Protobuf` derive), by package,
+    /// with why.
+    #[serde(
+        default,
+        rename = "jsonOnly",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub json_only: BTreeMap<String, String>,
+    /// Fields kapi adds to kube's types (`url` of an APIService's spec), with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<Extension>,
     /// The resources.
     pub resources: Vec<Resource>,
+}
+
+/// A field kapi adds to one of kube's types: declared after kube's, never on the
+/// protobuf wire.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Extension {
+    /// `apiregistration/v1.APIServiceSpec`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Why kapi has it.
+    pub why: String,
+    /// The field.
+    pub field: Field,
 }
 
 /// What a subresource is (kapi's `#[resource(subresource(...))]`): one of its fields says.
@@ -154,6 +215,10 @@ pub struct PrinterColumn {
     /// kube's column description, where kapi's tables give one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The function making the cell where a JSON path cannot (`crate::apiregistration::
+    /// service_cell`), written by hand beside the kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<String>,
 }
 
 /// One resource.

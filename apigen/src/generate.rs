@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::extract::{MODULES, Module};
 use crate::facts::{Api, Resources};
 
-/// The tag of k8s.io/api kube 1.32 ships with, whose facts are checked in.
+/// The tag of kube's API modules kube 1.32 ships with (k8s.io/api, apiextensions-apiserver
+/// and kube-aggregator share it), whose facts are checked in.
 pub const TAG: &str = "v0.32.1";
 
 /// The checked-in inputs, relative to the workspace root.
@@ -17,9 +19,10 @@ pub const INPUTS: &str = "apigen/inputs";
 /// Where k8s.io/api's round-trip fixtures of the served kinds are checked in.
 pub const FIXTURES: &str = "builtin/tests/roundtrip/data";
 
-/// The facts file of `tag`.
-pub fn api_facts(root: &Path, tag: &str) -> PathBuf {
-    root.join(INPUTS).join(format!("k8s.io-api-{tag}.json"))
+/// The facts file of a module at `tag`.
+pub fn api_facts(root: &Path, module: &Module, tag: &str) -> PathBuf {
+    root.join(INPUTS)
+        .join(format!("{}-{tag}.json", module.facts))
 }
 
 /// The resources file.
@@ -27,12 +30,17 @@ pub fn resources_facts(root: &Path) -> PathBuf {
     root.join(INPUTS).join("kube-1.32-resources.json")
 }
 
-/// Reads the checked-in inputs.
+/// Reads the checked-in inputs: every module's facts as one [`Api`].
 pub fn inputs(root: &Path) -> Result<(Api, Resources)> {
     let read = |path: PathBuf| -> Result<String> {
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
     };
-    let api = serde_json::from_str(&read(api_facts(root, TAG))?)?;
+    let mut modules = MODULES.iter();
+    let first = modules.next().context("no modules")?;
+    let mut api: Api = serde_json::from_str(&read(api_facts(root, first, TAG))?)?;
+    for module in modules {
+        api.merge(serde_json::from_str(&read(api_facts(root, module, TAG))?)?);
+    }
     let resources = serde_json::from_str(&read(resources_facts(root))?)?;
     Ok((api, resources))
 }
@@ -103,15 +111,26 @@ fn owned_files(dir: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// `cargo xtask builtin-inputs`: reduces k8s.io/api at `tag` (a git directory, as `fetch`
-/// brings it) to the facts file, and copies the served kinds' round-trip fixtures.
-pub fn extract_inputs(root: &Path, git_dir: &Path, tag: &str) -> Result<Vec<String>> {
+/// `cargo xtask builtin-inputs`: reduces each module at `tag` (a git directory, as `fetch`
+/// brings it; k8s.io/api's first, then those of [`MODULES`]' others given) to its facts
+/// file, and copies the served kinds' round-trip fixtures from k8s.io/api.
+pub fn extract_inputs(root: &Path, git_dirs: &[Option<&Path>], tag: &str) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(resources_facts(root))?;
     let resources: Resources = serde_json::from_str(&text)?;
-    let api = crate::extract::extract(git_dir, tag, &resources)?;
-    let mut text = serde_json::to_string_pretty(&api)?;
-    text.push('\n');
-    std::fs::write(api_facts(root, tag), text)?;
+    let mut disagreements = Vec::new();
+    for (module, git_dir) in MODULES.iter().zip(git_dirs) {
+        let Some(git_dir) = git_dir else {
+            continue;
+        };
+        let api = crate::extract::extract(module, git_dir, tag, &resources)?;
+        let mut text = serde_json::to_string_pretty(&api)?;
+        text.push('\n');
+        std::fs::write(api_facts(root, module, tag), text)?;
+        disagreements.extend(api.disagreements);
+    }
+    let Some(git_dir) = git_dirs.first().copied().flatten() else {
+        return Ok(disagreements);
+    };
     let fixtures = root.join(FIXTURES);
     std::fs::create_dir_all(&fixtures)?;
     for name in crate::render::fixture_names(&resources) {
@@ -124,5 +143,5 @@ pub fn extract_inputs(root: &Path, git_dir: &Path, tag: &str) -> Result<Vec<Stri
             std::fs::write(fixtures.join(&file), bytes)?;
         }
     }
-    Ok(api.disagreements)
+    Ok(disagreements)
 }

@@ -44,6 +44,8 @@ pub const KINDS_SETS: &[(&str, Option<&str>)] = &[
     ("core", None),
     ("rbac", Some("rbac")),
     ("admission-webhooks", Some("admission-webhooks")),
+    ("crds", Some("crds")),
+    ("aggregation", Some("aggregation")),
 ];
 
 /// The crate declaring a resource's kind.

@@ -547,7 +547,7 @@ pub trait StatusCondition {
     /// `True`, `False` or `Unknown`.
     fn condition_status(&self) -> &str;
     /// When the status last changed.
-    fn last_transition(&mut self) -> &mut Option<String>;
+    fn last_transition(&mut self) -> &mut Option<Time>;
 }
 
 /// kube's `SetCRDCondition` and `SetAPIServiceCondition`: sets the condition of its type
@@ -561,12 +561,12 @@ pub fn set_condition<C: StatusCondition>(conditions: &mut Vec<C>, mut condition:
             *condition.last_transition() =
                 match existing.condition_status() == condition.condition_status() {
                     true => existing.last_transition().clone(),
-                    false => Some(now()),
+                    false => Some(now_time()),
                 };
             *existing = condition;
         }
         None => {
-            *condition.last_transition() = Some(now());
+            *condition.last_transition() = Some(now_time());
             conditions.push(condition);
         }
     }

@@ -56,9 +56,10 @@ const VALIDATING_WEBHOOK_CONFIGURATION: &KindInfo =
     <kapi::kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration as Resource>::INFO;
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
-    <kapi::kinds::apiextensions::CustomResourceDefinition as Resource>::INFO;
+    <kapi::kinds::api::apiextensions::v1::CustomResourceDefinition as Resource>::INFO;
 /// `APIService`, `apiregistration.k8s.io`.
-const API_SERVICE: &KindInfo = <kapi::kinds::apiregistration::APIService as Resource>::INFO;
+const API_SERVICE: &KindInfo =
+    <kapi::kinds::api::apiregistration::v1::APIService as Resource>::INFO;
 /// `ControllerRevision`, `apps`.
 const CONTROLLER_REVISION: &KindInfo =
     <kapi::kinds::builtin::apps::v1::ControllerRevision as Resource>::INFO;

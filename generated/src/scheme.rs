@@ -90,12 +90,12 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration, kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration>("v1")
         )
         .add(
-            KindEntry::new::<kinds::apiextensions::CustomResourceDefinition>()
-                .version::<kinds::apiextensions::CustomResourceDefinition, kinds::apiextensions::CustomResourceDefinition>("v1")
+            KindEntry::new::<kinds::api::apiextensions::v1::CustomResourceDefinition>()
+                .version::<kinds::api::apiextensions::v1::CustomResourceDefinition, kinds::api::apiextensions::v1::CustomResourceDefinition>("v1")
         )
         .add(
-            KindEntry::new::<kinds::apiregistration::APIService>()
-                .version::<kinds::apiregistration::APIService, kinds::apiregistration::APIService>("v1")
+            KindEntry::new::<kinds::api::apiregistration::v1::APIService>()
+                .version::<kinds::api::apiregistration::v1::APIService, kinds::api::apiregistration::v1::APIService>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::apps::v1::ControllerRevision>()

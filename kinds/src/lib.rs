@@ -21,6 +21,11 @@
 //!   Deployments, Jobs, ...), generated from k8s.io/api (`kapi-builtin`), in the sets of
 //!   `builtin::sets`.
 //!
+//! Every kind's declaration is generated ([`api`]) from kube's own description of its API
+//! (k8s.io/api; k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator for the
+//! CustomResourceDefinition and the APIService); the modules of each group add what
+//! kube's strategies do with them.
+//!
 //! An API lists the sets it serves with its own kinds
 //! (`kinds![kapi::kinds::CORE, kapi::kinds::RBAC, &[MyKind::INFO]]`); a set whose feature is
 //! off is neither compiled nor served.
@@ -57,9 +62,6 @@ pub mod rbac;
 #[cfg(any(feature = "admission-webhooks", feature = "aggregation"))]
 mod webhook_url;
 
-#[cfg(any(feature = "crds", feature = "aggregation"))]
-use kapi_core::api::KindInfo;
-
 /// The kinds every server has: Namespaces, ConfigMaps, Events (both groups), Leases.
 pub use api::sets::CORE;
 
@@ -69,7 +71,7 @@ pub use api::sets::RBAC;
 
 /// CustomResourceDefinitions.
 #[cfg(feature = "crds")]
-pub const CRDS: &[&KindInfo] = apiextensions::KINDS;
+pub use api::sets::CRDS;
 
 /// The admission webhook configurations.
 #[cfg(feature = "admission-webhooks")]
@@ -77,4 +79,4 @@ pub use api::sets::ADMISSION_WEBHOOKS;
 
 /// APIServices.
 #[cfg(feature = "aggregation")]
-pub const AGGREGATION: &[&KindInfo] = apiregistration::KINDS;
+pub use api::sets::AGGREGATION;

@@ -34,11 +34,18 @@ enum Command {
     },
     /// Reduce k8s.io/api (a git directory, as `fetch` brings github.com/kubernetes/api) at
     /// TAG to the facts `apigen/inputs/` keeps, and copy the served kinds' round-trip
-    /// fixtures; `cargo xtask generate` then renders the built-in kinds from them.
+    /// fixtures; `cargo xtask generate` then renders the built-in kinds from them. The
+    /// CustomResourceDefinition's and the APIService's modules are read when given.
     BuiltinInputs {
         /// The git directory of github.com/kubernetes/api.
         #[arg(long)]
         from: PathBuf,
+        /// The git directory of github.com/kubernetes/apiextensions-apiserver.
+        #[arg(long)]
+        apiextensions: Option<PathBuf>,
+        /// The git directory of github.com/kubernetes/kube-aggregator.
+        #[arg(long)]
+        aggregator: Option<PathBuf>,
         /// The tag kube's release ships with.
         #[arg(long, default_value = kapi_apigen::generate::TAG)]
         tag: String,
@@ -76,9 +83,19 @@ fn main() -> Result<ExitCode> {
             }
             task.run(&xtask::project())
         }
-        Command::BuiltinInputs { from, tag } => {
+        Command::BuiltinInputs {
+            from,
+            apiextensions,
+            aggregator,
+            tag,
+        } => {
             let root = xtask::project_root();
-            let disagreements = kapi_apigen::generate::extract_inputs(&root, &from, &tag)?;
+            let dirs = [
+                Some(from.as_path()),
+                apiextensions.as_deref(),
+                aggregator.as_deref(),
+            ];
+            let disagreements = kapi_apigen::generate::extract_inputs(&root, &dirs, &tag)?;
             for disagreement in disagreements {
                 eprintln!("types.go and generated.proto disagree: {disagreement}");
             }

@@ -223,7 +223,8 @@ impl Entry {
             let trust = match service.insecure() {
                 true => client::Trust::Anything,
                 false => {
-                    client::Trust::Bundle((service.spec.ca_bundle.as_ref()).map(|b| b.0.as_slice()))
+                    let bundle = &service.spec.ca_bundle.0;
+                    client::Trust::Bundle((!bundle.is_empty()).then_some(bundle.as_slice()))
                 }
             };
             Remote::new(base, trust, identity).map(Arc::new)

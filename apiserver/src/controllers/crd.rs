@@ -238,7 +238,7 @@ async fn sync_one(
     name: &str,
     crd: &CustomResourceDefinition,
 ) -> Result<(), ApiError> {
-    let status = crd.status.clone().unwrap_or_default();
+    let status = crd.status.clone();
     if crd.metadata.deletion_timestamp.is_none() && status.accepted_names != crd.spec.names {
         let (accepted, names_accepted, established) = naming(registry, definitions, crd);
         let unchanged = status.accepted_names == accepted
@@ -369,13 +369,14 @@ fn naming(
         if other.spec.group != group || other.metadata.name == crd.metadata.name {
             continue;
         }
-        let names = (other.status.as_ref()).map(|s| &s.accepted_names);
-        let Some(names) = names else { continue };
-        resources.insert(names.plural.clone());
-        resources.extend(names.singular.clone());
+        // Names not accepted yet are empty.
+        let names = &other.status.accepted_names;
+        let given = |name: &String| (!name.is_empty()).then(|| name.clone());
+        resources.extend(given(&names.plural));
+        resources.extend(given(&names.singular));
         resources.extend(names.short_names.iter().cloned());
-        kinds.insert(names.kind.clone());
-        kinds.extend(names.list_kind.clone());
+        kinds.extend(given(&names.kind));
+        kinds.extend(given(&names.list_kind));
     }
     // The compiled kinds of the group, served or switched off (definitions installed here
     // are skipped: their names are their definitions' accepted ones, above).
@@ -396,9 +397,7 @@ fn naming(
         kinds.insert(format!("{}List", info.kind));
     }
     let requested = &crd.spec.names;
-    let current = (crd.status.as_ref())
-        .map(|s| s.accepted_names.clone())
-        .unwrap_or_default();
+    let current = crd.status.accepted_names.clone();
     let mut accepted = current.clone();
     let mut conflict: Option<(&str, String)> = None;
     let fresh = |requested: &str, accepted: &str, used: &BTreeSet<String>| {
@@ -412,12 +411,7 @@ fn naming(
         Ok(()) => accepted.plural = requested.plural.clone(),
         Err(message) => conflict = Some(("PluralConflict", message)),
     }
-    let singular = requested.singular.as_deref().unwrap_or_default();
-    match fresh(
-        singular,
-        current.singular.as_deref().unwrap_or_default(),
-        &resources,
-    ) {
+    match fresh(&requested.singular, &current.singular, &resources) {
         Ok(()) => accepted.singular = requested.singular.clone(),
         Err(message) => conflict = Some(("SingularConflict", message)),
     }
@@ -436,12 +430,7 @@ fn naming(
         Ok(()) => accepted.kind = requested.kind.clone(),
         Err(message) => conflict = Some(("KindConflict", message)),
     }
-    let list_kind = requested.list_kind.as_deref().unwrap_or_default();
-    match fresh(
-        list_kind,
-        current.list_kind.as_deref().unwrap_or_default(),
-        &kinds,
-    ) {
+    match fresh(&requested.list_kind, &current.list_kind, &kinds) {
         Ok(()) => accepted.list_kind = requested.list_kind.clone(),
         Err(message) => conflict = Some(("ListKindConflict", message)),
     }
@@ -473,10 +462,7 @@ fn condition<'a>(
     crd: &'a CustomResourceDefinition,
     type_: &str,
 ) -> Option<&'a CustomResourceDefinitionCondition> {
-    (crd.status.as_ref())?
-        .conditions
-        .iter()
-        .find(|c| c.type_ == type_)
+    (crd.status.conditions.iter()).find(|c| c.r#type == type_)
 }
 
 fn new_condition(
@@ -486,17 +472,17 @@ fn new_condition(
     message: &str,
 ) -> CustomResourceDefinitionCondition {
     CustomResourceDefinitionCondition {
-        type_: type_.to_owned(),
+        r#type: type_.to_owned(),
         status: if status { "True" } else { "False" }.to_owned(),
         last_transition_time: None,
-        reason: Some(reason.to_owned()),
-        message: Some(message.to_owned()),
+        reason: reason.to_owned(),
+        message: message.to_owned(),
     }
 }
 
 /// kube's `IsCRDConditionEquivalent`: type, status, reason and message.
 fn same(a: &CustomResourceDefinitionCondition, b: &CustomResourceDefinitionCondition) -> bool {
-    (&a.type_, &a.status, &a.reason, &a.message) == (&b.type_, &b.status, &b.reason, &b.message)
+    (&a.r#type, &a.status, &a.reason, &a.message) == (&b.r#type, &b.status, &b.reason, &b.message)
 }
 
 /// Writes `crd`'s status with `names` accepted (when given) and `conditions` set (kube's
@@ -511,7 +497,7 @@ async fn write_status(
 ) -> Result<Option<String>, ApiError> {
     let mut updated = crd.clone();
     if let Some(names) = names {
-        (updated.status.get_or_insert_with(Default::default)).accepted_names = names.clone();
+        updated.status.accepted_names = names.clone();
     }
     for condition in conditions {
         updated.set_condition(condition.clone());

@@ -55,7 +55,8 @@ impl Webhook {
             ));
         };
         let bundle = client
-            .and_then(|c| c.ca_bundle.as_ref())
+            .map(|c| &c.ca_bundle)
+            .filter(|b| !b.0.is_empty())
             .map(|b| b.0.as_slice());
         // kube's webhook timeout.
         kapi_webhook::Webhook::new(url, bundle, Duration::from_secs(30))

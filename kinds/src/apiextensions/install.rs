@@ -58,7 +58,7 @@ pub fn definition(
     let empty = Value::Object(Default::default());
     let schemas: Vec<(&str, &Value)> = (spec.versions.iter())
         .map(|v| {
-            let schema = (v.schema.as_ref()).and_then(|s| s.open_api_v3_schema.as_ref());
+            let schema = (v.schema.as_ref()).and_then(|s| s.open_apiv3_schema.as_deref());
             (v.name.as_str(), schema.unwrap_or(&empty))
         })
         .collect();
@@ -104,8 +104,8 @@ pub fn definition(
             }
         })
         .collect();
-    let terminating = (crd.status.iter().flat_map(|s| &s.conditions))
-        .any(|c| c.type_ == "Terminating" && c.status == "True");
+    let terminating =
+        (crd.status.conditions.iter()).any(|c| c.r#type == "Terminating" && c.status == "True");
     Ok(Definition {
         kind: KindEntry::dynamic(info, versions).terminating(terminating),
         schemas,
@@ -174,7 +174,10 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         group: leak_str(&spec.group),
         kind,
         plural: leak_str(&names.plural),
-        singular: leak_str((names.singular.as_deref()).unwrap_or(&names.kind.to_lowercase())),
+        singular: leak_str(&match names.singular.as_str() {
+            "" => names.kind.to_lowercase(),
+            singular => singular.to_owned(),
+        }),
         scope: if namespaced {
             Scope::Namespaced
         } else {
@@ -211,13 +214,13 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                     name: leak_str(&version.name),
                     served: version.served,
                     storage: version.storage,
-                    deprecated: version.deprecated.unwrap_or(false),
+                    deprecated: version.deprecated,
                     deprecation_warning: version.deprecation_warning.as_deref().map(leak_str),
                     lossy: false,
                     rust_type: "",
                     schema: VersionSchema::Json(leak(published(
                         (version.schema.as_ref())
-                            .and_then(|s| s.open_api_v3_schema.as_ref())
+                            .and_then(|s| s.open_apiv3_schema.as_deref())
                             .unwrap_or(&Value::Object(Default::default())),
                     ))),
                     routes: routes(&version.name),
@@ -260,16 +263,16 @@ fn printer_columns(
         (columns.iter())
             .map(|column| PrinterColumn {
                 name: leak_str(&column.name),
-                column_type: leak_str(&column.type_),
-                format: leak_str(column.format.as_deref().unwrap_or_default()),
+                column_type: leak_str(&column.r#type),
+                format: leak_str(&column.format),
                 json_path: leak_str(&column.json_path),
-                priority: column.priority.unwrap_or(0),
-                description: leak_str(&match &column.description {
-                    Some(description) => description.clone(),
-                    None => format!(
+                priority: column.priority,
+                description: leak_str(&match column.description.as_str() {
+                    "" => format!(
                         "Custom resource definition column (in JSONPath format): {}",
                         column.json_path
                     ),
+                    description => description.to_owned(),
                 }),
                 cell: None,
             })

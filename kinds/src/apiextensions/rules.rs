@@ -59,7 +59,7 @@ impl Previous {
             }
         }
         let schemas: Vec<Value> = (old.spec.versions.iter())
-            .filter_map(|v| v.schema.as_ref()?.open_api_v3_schema.clone())
+            .filter_map(|v| Some(v.schema.as_ref()?.open_apiv3_schema.clone()?.0))
             .collect();
         let mut expressions = HashSet::new();
         schemas.iter().for_each(|s| collect(s, &mut expressions));

@@ -63,7 +63,7 @@ pub(super) fn create(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     errors.extend(spec_errors(crd, None));
     errors.extend(status_errors(crd));
     errors.extend(stored_versions(crd));
-    if spec.preserve_unknown_fields == Some(true) {
+    if spec.preserve_unknown_fields {
         errors.push(E::invalid(
             "spec.preserveUnknownFields",
             true,
@@ -101,9 +101,7 @@ pub(super) fn update(
     ));
     errors.extend(status_errors(crd));
     errors.extend(stored_versions(crd));
-    if crd.spec.preserve_unknown_fields == Some(true)
-        && old.spec.preserve_unknown_fields != Some(true)
-    {
+    if crd.spec.preserve_unknown_fields && !old.spec.preserve_unknown_fields {
         errors.push(E::invalid(
             "spec.preserveUnknownFields",
             true,
@@ -115,9 +113,7 @@ pub(super) fn update(
 
 /// Whether the `Established` condition is `True`.
 fn established(crd: &CustomResourceDefinition) -> bool {
-    (crd.status.as_ref()).is_some_and(|status| {
-        (status.conditions.iter()).any(|c| c.type_ == "Established" && c.status == "True")
-    })
+    (crd.status.conditions.iter()).any(|c| c.r#type == "Established" && c.status == "True")
 }
 
 /// `validateCustomResourceDefinitionSpec`.
@@ -159,7 +155,7 @@ fn spec_errors(
         let schema = first
             .schema
             .as_ref()
-            .and_then(|s| s.open_api_v3_schema.as_ref());
+            .and_then(|s| s.open_apiv3_schema.as_deref());
         if hoisted.schema
             && let Some(schema) = schema
         {
@@ -201,7 +197,7 @@ fn spec_errors(
                 wrong.join(","),
             ));
         }
-        match (version.schema.as_ref()).and_then(|s| s.open_api_v3_schema.as_ref()) {
+        match (version.schema.as_ref()).and_then(|s| s.open_apiv3_schema.as_deref()) {
             None => errors.push(E::required(
                 format!("{path}.schema.openAPIV3Schema"),
                 "schemas are required",
@@ -234,9 +230,9 @@ fn spec_errors(
     let names = &spec.names;
     for (field, value) in [
         ("plural", names.plural.as_str()),
-        ("singular", names.singular.as_deref().unwrap_or_default()),
+        ("singular", names.singular.as_str()),
         ("kind", names.kind.as_str()),
-        ("listKind", names.list_kind.as_deref().unwrap_or_default()),
+        ("listKind", names.list_kind.as_str()),
     ] {
         if value.is_empty() {
             errors.push(E::required(format!("spec.names.{field}"), ""));
@@ -284,7 +280,7 @@ fn version_errors(
 ) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if let Some(warning) = &version.deprecation_warning {
-        for detail in deprecation_warning(version.deprecated == Some(true), warning) {
+        for detail in deprecation_warning(version.deprecated, warning) {
             errors.push(E::invalid(
                 format!("{path}.deprecationWarning"),
                 warning.as_str(),
@@ -410,19 +406,19 @@ fn column_errors(column: &CustomResourceColumnDefinition, path: &str) -> Vec<Fie
     if column.name.is_empty() {
         errors.push(E::required(format!("{path}.name"), ""));
     }
-    if column.type_.is_empty() {
+    if column.r#type.is_empty() {
         errors.push(E::required(
             format!("{path}.type"),
             format!("must be one of {}", COLUMN_TYPES.join(",")),
         ));
-    } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
+    } else if !COLUMN_TYPES.contains(&column.r#type.as_str()) {
         errors.push(E::invalid(
             format!("{path}.type"),
-            column.type_.as_str(),
+            column.r#type.as_str(),
             format!("must be one of {}", COLUMN_TYPES.join(",")),
         ));
     }
-    let format = column.format.as_deref().unwrap_or_default();
+    let format = column.format.as_str();
     if !format.is_empty() && !COLUMN_FORMATS.contains(&format) {
         errors.push(E::invalid(
             format!("{path}.format"),
@@ -449,8 +445,8 @@ fn simple_json_path(value: &str, field: &str) -> Option<FieldError> {
 /// lower case), and the kind and list kind different.
 fn names_errors(names: &CustomResourceDefinitionNames, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let singular = names.singular.as_deref().unwrap_or_default();
-    let list_kind = names.list_kind.as_deref().unwrap_or_default();
+    let singular = names.singular.as_str();
+    let list_kind = names.list_kind.as_str();
     for (field, value) in [("plural", names.plural.as_str()), ("singular", singular)] {
         let wrong = strings::dns1035_label(value);
         if !value.is_empty() && !wrong.is_empty() {
@@ -583,19 +579,14 @@ fn conversion_errors(conversion: &CustomResourceConversion) -> Vec<FieldError> {
 
 /// `ValidateCustomResourceDefinitionStatus`: the accepted names, as the spec's.
 fn status_errors(crd: &CustomResourceDefinition) -> Vec<FieldError> {
-    match &crd.status {
-        Some(status) => names_errors(&status.accepted_names, "status.acceptedNames"),
-        None => Vec::new(),
-    }
+    names_errors(&crd.status.accepted_names, "status.acceptedNames")
 }
 
 /// `ValidateCustomResourceDefinitionStoredVersions`: at least one; the storage version
 /// among them; each still in `spec.versions`.
 fn stored_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let path = "status.storedVersions";
-    let stored: &[String] = (crd.status.as_ref())
-        .map(|s| s.stored_versions.as_slice())
-        .unwrap_or_default();
+    let stored: &[String] = &crd.status.stored_versions;
     if stored.is_empty() {
         return vec![E::invalid(
             path,

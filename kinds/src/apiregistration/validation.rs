@@ -70,7 +70,7 @@ pub(super) fn api_service(service: &APIService) -> Vec<FieldError> {
             "must be positive and less than 1000",
         ));
     }
-    let ca_bytes = spec.ca_bundle.as_ref().map_or(0, |bundle| bundle.0.len());
+    let ca_bytes = spec.ca_bundle.0.len();
     if service.is_local() {
         if ca_bytes != 0 {
             errors.push(FieldError::invalid(
@@ -126,8 +126,7 @@ pub(super) fn api_service(service: &APIService) -> Vec<FieldError> {
 
 /// `ValidateAPIServiceStatus`: each condition's status is one kube knows.
 fn conditions(service: &APIService) -> Vec<FieldError> {
-    let conditions = service.status.iter().flat_map(|s| &s.conditions);
-    conditions
+    (service.status.conditions.iter())
         .enumerate()
         .filter(|(_, c)| !["True", "False", "Unknown"].contains(&c.status.as_str()))
         .map(|(i, c)| {

@@ -106,6 +106,7 @@ impl Compiler<'_> {
         node.atomic_map =
             schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
         node.default = schema.get("default").cloned();
+        node.closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
         for (name, property) in (schema.get("properties").and_then(Value::as_object))
             .into_iter()
             .flatten()

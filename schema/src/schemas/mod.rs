@@ -152,6 +152,9 @@ pub struct Node {
     pub patch_merge_key: Option<String>,
     /// `x-kubernetes-map-type: atomic`: the object is replaced whole by server-side apply.
     pub atomic_map: bool,
+    /// `additionalProperties: false`: an object of its properties alone (an empty Go
+    /// struct's, which has none), never a free-form one.
+    pub closed: bool,
     /// `x-kapi-immutable`: the field may not change once set.
     pub immutable: bool,
     /// `x-kubernetes-preserve-unknown-fields`: pruning keeps fields no property names.

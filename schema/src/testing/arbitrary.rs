@@ -7,7 +7,8 @@
 //! without duplicate keys, maps (`additionalProperties`), `required` properties always and
 //! optional ones sometimes, `$ref`s and `allOf`s, `format: date-time` and `byte` strings.
 //! Free-form objects (no properties, no `additionalProperties`: `FieldsV1`) get small
-//! trees of objects, as `managedFields` hold.
+//! trees of objects, as `managedFields` hold; a closed one (`additionalProperties: false`,
+//! an empty Go struct's) only its properties.
 //!
 //! Sizes are kept small (a few items per list, short strings) and nesting is bounded, so
 //! recursive schemas terminate: past [`MAX_DEPTH`], optional properties are left out and
@@ -64,6 +65,7 @@ struct Facts<'a> {
     list_type: Option<&'a ListType>,
     /// A `MicroTime`, whose timestamps carry microseconds.
     micro_time: bool,
+    closed: bool,
 }
 
 impl<'a> Facts<'a> {
@@ -87,6 +89,7 @@ impl<'a> Facts<'a> {
             facts.enumeration = facts.enumeration.or(node.enumeration.as_ref());
             facts.min_items = facts.min_items.or(node.min_items);
             facts.max_items = facts.max_items.or(node.max_items);
+            facts.closed |= node.closed;
             facts.micro_time |=
                 (node.component.as_deref()).is_some_and(|name| name.ends_with(".MicroTime"));
             if node.list_type != ListType::Atomic {
@@ -128,7 +131,7 @@ impl Generator<'_> {
     }
 
     fn object(&self, facts: &Facts<'_>, depth: usize, top: bool) -> BoxedStrategy<Value> {
-        if facts.properties.is_empty() && facts.additional.is_none() {
+        if facts.properties.is_empty() && facts.additional.is_none() && !facts.closed {
             return free_form(depth);
         }
         let mut fields: Vec<BoxedStrategy<Option<(String, Value)>>> = Vec::new();

@@ -158,7 +158,7 @@ fn record(entry: &Entry, condition: &APIServiceCondition) {
     if unavailable && !was_unavailable {
         let labels = kapi_metrics::ApiServiceReasonLabels {
             name,
-            reason: condition.reason.clone().unwrap_or_default(),
+            reason: condition.reason.clone(),
         };
         (metrics.unavailable_apiservice_marks).with_or_new(&labels, |c| c.inc());
     }
@@ -169,8 +169,8 @@ fn condition(status: bool, reason: &str, message: String) -> APIServiceCondition
         r#type: AVAILABLE.into(),
         status: if status { "True" } else { "False" }.into(),
         last_transition_time: None,
-        reason: Some(reason.into()),
-        message: Some(message),
+        reason: reason.into(),
+        message,
     }
 }
 
