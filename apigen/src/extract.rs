@@ -283,7 +283,7 @@ fn read_package(module: &Module, package: &str, types_go: &str, proto_text: &str
                         proto: proto_number(field.tags.get("protobuf"))?,
                         patch_strategy: field.tags.get("patchStrategy").cloned(),
                         patch_merge_key: field.tags.get("patchMergeKey").cloned(),
-                        markers: kept(&field.markers),
+                        markers: resolved(kept(&field.markers), &file.consts),
                     });
                 }
                 Type {
@@ -321,6 +321,22 @@ fn kept(markers: &go::Markers) -> BTreeMap<String, Vec<String>> {
         .filter(|(key, _)| KEPT_MARKERS.contains(&key.as_str()))
         .map(|(key, values)| (key.clone(), values.clone()))
         .collect()
+}
+
+/// A `+default=ref(Constant)` marker with the constant's value written as the literal
+/// (`"ReadWrite"`), as kube's defaulter-gen resolves it; a constant of another package or
+/// an untyped one is left as it is (the generator refuses it).
+fn resolved(
+    mut markers: BTreeMap<String, Vec<String>>,
+    consts: &[go::ConstDecl],
+) -> BTreeMap<String, Vec<String>> {
+    for value in markers.get_mut("default").into_iter().flatten() {
+        let constant = value.strip_prefix("ref(").and_then(|v| v.strip_suffix(')'));
+        if let Some(found) = constant.and_then(|name| consts.iter().find(|c| c.name == name)) {
+            *value = serde_json::to_string(&found.value).expect("a string");
+        }
+    }
+    markers
 }
 
 /// `bytes,2,rep,name=volumes` → 2.

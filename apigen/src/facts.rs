@@ -149,6 +149,10 @@ pub struct Resources {
         skip_serializing_if = "BTreeMap::is_empty"
     )]
     pub json_only: BTreeMap<String, String>,
+    /// The types kube has a defaulting function of its own for (`SetDefaults_PodSpec`:
+    /// `core/v1.PodSpec`), which kapi writes by hand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defaulters: Vec<String>,
     /// Fields kapi adds to kube's types (`url` of an APIService's spec), with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<Extension>,

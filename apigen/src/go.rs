@@ -68,6 +68,8 @@ pub type Markers = BTreeMap<String, Vec<String>>;
 /// A `const` of a named type: `ProtocolTCP Protocol = "TCP"`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstDecl {
+    /// `ProtocolTCP`.
+    pub name: String,
     /// `Protocol`.
     pub ty: String,
     /// `TCP`: the string value.
@@ -491,20 +493,21 @@ impl Parser {
             }
             match line_tokens.as_slice() {
                 [
-                    Token::Ident(_),
+                    Token::Ident(name),
                     Token::Ident(ty),
                     Token::Punct('='),
                     Token::Str(value),
                     ..,
                 ]
                 | [
-                    Token::Ident(_),
+                    Token::Ident(name),
                     Token::Punct('='),
                     Token::Ident(ty),
                     Token::Punct('('),
                     Token::Str(value),
                     Token::Punct(')'),
                 ] => file.consts.push(ConstDecl {
+                    name: name.clone(),
                     ty: ty.clone(),
                     value: value.clone(),
                 }),

@@ -13,4 +13,5 @@ extern crate kapi_core as kapi;
 
 pub mod api;
 mod conversions;
+mod defaults;
 mod strategies;

@@ -1,6 +1,9 @@
-//! The kinds' own create and update rules. Until kube's strategies are ported (defaulting,
-//! validation, tables), every built-in kind follows kube's generic rules for its own kinds:
-//! a `PUT` needs no resourceVersion; the few below add what their conversions need.
+//! The kinds' own create and update rules. Until kube's strategies are ported (validation,
+//! tables), every built-in kind follows kube's generic rules for its own kinds: a `PUT`
+//! needs no resourceVersion; the few below add what kube's strategies set on a new object
+//! (`pod`) or what their conversions need.
+
+mod pod;
 
 macro_rules! kube_defaults {
     ($($path:path),* $(,)?) => {

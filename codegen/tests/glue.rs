@@ -489,6 +489,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    defaulted: false,
     read_only: false,
 };
 

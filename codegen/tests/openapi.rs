@@ -1412,6 +1412,7 @@ mod fixture {
             delete_status: false,
             storage_key: None,
             strategy_validates: false,
+            defaulted: false,
             read_only: false,
         }
     }

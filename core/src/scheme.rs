@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::api::{Convert, KindInfo, Resource, Strategy};
+use crate::defaults::Defaults;
 use crate::error::FieldError;
 use crate::meta::ObjectMeta;
 
@@ -29,8 +30,8 @@ mod stored;
 mod type_meta;
 pub use erased::stored_value_bytes;
 use erased::{
-    bytes_to_hub, encode, from_hub, from_hub_ref, hub_from_json, hub_from_json_ref, hub_metadata,
-    hub_to_json, to_hub, typed_round_trip,
+    bytes_to_hub, defaults_json, encode, from_hub, from_hub_ref, hub_from_json, hub_from_json_ref,
+    hub_metadata, hub_to_json, to_hub, to_hub_defaulted, typed_round_trip,
 };
 use hooks::StrategyHooks;
 
@@ -100,6 +101,10 @@ struct VersionEntry {
     /// How an object's bytes in the version become a hub straight from its type (a
     /// compiled kind's); `None`: through their `Value` (a dynamic kind's).
     from_bytes: Option<BytesToHub>,
+    /// An object of the version decoded, defaulted by its type's `Defaults` and encoded
+    /// again (a kind registered with [`KindEntry::defaulted_version`]); `None`: no defaults
+    /// by code.
+    defaults: Option<JsonRoundTrip>,
 }
 
 impl VersionEntry {
@@ -201,6 +206,7 @@ impl KindEntry {
                     from_hub_ref: None,
                     encode: None,
                     from_bytes: None,
+                    defaults: None,
                     to_hub: Arc::new(move |object, _base| Ok(Box::new(to_hub(object)?))),
                     from_hub: Arc::new(move |hub| {
                         let hub = (hub.downcast::<Value>())
@@ -241,8 +247,39 @@ impl KindEntry {
             from_hub_ref: Some(from_hub_ref::<Hub, V>),
             encode: Some(encode::<Hub, V>),
             from_bytes: Some(bytes_to_hub::<Hub, V>),
+            defaults: None,
         });
         self
+    }
+
+    /// Registers the version `name`, whose type `V` defaults what it decodes from a
+    /// request ([`Defaults`], `#[resource(defaults)]`): every object converted to the hub
+    /// from it is defaulted first, as kube defaults on decode.
+    pub fn defaulted_version<Hub, V>(self, name: &'static str) -> KindEntry
+    where
+        Hub: Resource + Default + Send + 'static,
+        V: Convert<Hub> + Defaults + Serialize + DeserializeOwned + 'static,
+    {
+        let mut entry = self.version::<Hub, V>(name);
+        if let Some(version) = entry.versions.last_mut() {
+            version.to_hub = Arc::new(to_hub_defaulted::<Hub, V>);
+            version.defaults = Some(defaults_json::<V>);
+        }
+        entry
+    }
+
+    /// `object` (in `version`) with the defaults its type sets by code, for those who read
+    /// a request's object before it is converted (mutating admission); `None` when the
+    /// version sets none.
+    pub fn default_in(
+        &self,
+        object: &Value,
+        version: &str,
+    ) -> Result<Option<Value>, ConversionError> {
+        match self.entry(version)?.defaults {
+            Some(defaults) => defaults(object).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The kind, its definition being deleted: it takes no new objects

@@ -31,35 +31,35 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Pod>()
-                .version::<kinds::builtin::core::v1::Pod, kinds::builtin::core::v1::Pod>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::Pod, kinds::builtin::core::v1::Pod>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::PodTemplate>()
-                .version::<kinds::builtin::core::v1::PodTemplate, kinds::builtin::core::v1::PodTemplate>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::PodTemplate, kinds::builtin::core::v1::PodTemplate>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::ReplicationController>()
-                .version::<kinds::builtin::core::v1::ReplicationController, kinds::builtin::core::v1::ReplicationController>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::ReplicationController, kinds::builtin::core::v1::ReplicationController>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Endpoints>()
-                .version::<kinds::builtin::core::v1::Endpoints, kinds::builtin::core::v1::Endpoints>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::Endpoints, kinds::builtin::core::v1::Endpoints>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Service>()
-                .version::<kinds::builtin::core::v1::Service, kinds::builtin::core::v1::Service>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::Service, kinds::builtin::core::v1::Service>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::PersistentVolumeClaim>()
-                .version::<kinds::builtin::core::v1::PersistentVolumeClaim, kinds::builtin::core::v1::PersistentVolumeClaim>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::PersistentVolumeClaim, kinds::builtin::core::v1::PersistentVolumeClaim>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::PersistentVolume>()
-                .version::<kinds::builtin::core::v1::PersistentVolume, kinds::builtin::core::v1::PersistentVolume>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::PersistentVolume, kinds::builtin::core::v1::PersistentVolume>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Secret>()
-                .version::<kinds::builtin::core::v1::Secret, kinds::builtin::core::v1::Secret>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::Secret, kinds::builtin::core::v1::Secret>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::ServiceAccount>()
@@ -67,11 +67,11 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::LimitRange>()
-                .version::<kinds::builtin::core::v1::LimitRange, kinds::builtin::core::v1::LimitRange>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::LimitRange, kinds::builtin::core::v1::LimitRange>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::ResourceQuota>()
-                .version::<kinds::builtin::core::v1::ResourceQuota, kinds::builtin::core::v1::ResourceQuota>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::ResourceQuota, kinds::builtin::core::v1::ResourceQuota>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::ComponentStatus>()
@@ -79,7 +79,7 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Node>()
-                .version::<kinds::builtin::core::v1::Node, kinds::builtin::core::v1::Node>("v1")
+                .defaulted_version::<kinds::builtin::core::v1::Node, kinds::builtin::core::v1::Node>("v1")
         )
         .add(
             KindEntry::new::<kinds::api::admissionregistration::v1::MutatingWebhookConfiguration>()
@@ -103,19 +103,19 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::apps::v1::DaemonSet>()
-                .version::<kinds::builtin::apps::v1::DaemonSet, kinds::builtin::apps::v1::DaemonSet>("v1")
+                .defaulted_version::<kinds::builtin::apps::v1::DaemonSet, kinds::builtin::apps::v1::DaemonSet>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::apps::v1::Deployment>()
-                .version::<kinds::builtin::apps::v1::Deployment, kinds::builtin::apps::v1::Deployment>("v1")
+                .defaulted_version::<kinds::builtin::apps::v1::Deployment, kinds::builtin::apps::v1::Deployment>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::apps::v1::ReplicaSet>()
-                .version::<kinds::builtin::apps::v1::ReplicaSet, kinds::builtin::apps::v1::ReplicaSet>("v1")
+                .defaulted_version::<kinds::builtin::apps::v1::ReplicaSet, kinds::builtin::apps::v1::ReplicaSet>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::apps::v1::StatefulSet>()
-                .version::<kinds::builtin::apps::v1::StatefulSet, kinds::builtin::apps::v1::StatefulSet>("v1")
+                .defaulted_version::<kinds::builtin::apps::v1::StatefulSet, kinds::builtin::apps::v1::StatefulSet>("v1")
         )
         .add(
             KindEntry::new::<apps::WebApp>()
@@ -148,16 +148,16 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>()
-                .version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>("v2")
-                .version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v1::HorizontalPodAutoscaler>("v1")
+                .defaulted_version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler>("v2")
+                .defaulted_version::<kinds::builtin::autoscaling::v2::HorizontalPodAutoscaler, kinds::builtin::autoscaling::v1::HorizontalPodAutoscaler>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::batch::v1::CronJob>()
-                .version::<kinds::builtin::batch::v1::CronJob, kinds::builtin::batch::v1::CronJob>("v1")
+                .defaulted_version::<kinds::builtin::batch::v1::CronJob, kinds::builtin::batch::v1::CronJob>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::batch::v1::Job>()
-                .version::<kinds::builtin::batch::v1::Job, kinds::builtin::batch::v1::Job>("v1")
+                .defaulted_version::<kinds::builtin::batch::v1::Job, kinds::builtin::batch::v1::Job>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::certificates::v1::CertificateSigningRequest>()
@@ -169,19 +169,19 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::discovery::v1::EndpointSlice>()
-                .version::<kinds::builtin::discovery::v1::EndpointSlice, kinds::builtin::discovery::v1::EndpointSlice>("v1")
+                .defaulted_version::<kinds::builtin::discovery::v1::EndpointSlice, kinds::builtin::discovery::v1::EndpointSlice>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::flowcontrol::v1::FlowSchema>()
-                .version::<kinds::builtin::flowcontrol::v1::FlowSchema, kinds::builtin::flowcontrol::v1::FlowSchema>("v1")
+                .defaulted_version::<kinds::builtin::flowcontrol::v1::FlowSchema, kinds::builtin::flowcontrol::v1::FlowSchema>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration>()
-                .version::<kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration, kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration>("v1")
+                .defaulted_version::<kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration, kinds::builtin::flowcontrol::v1::PriorityLevelConfiguration>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::networking::v1::IngressClass>()
-                .version::<kinds::builtin::networking::v1::IngressClass, kinds::builtin::networking::v1::IngressClass>("v1")
+                .defaulted_version::<kinds::builtin::networking::v1::IngressClass, kinds::builtin::networking::v1::IngressClass>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::networking::v1::Ingress>()
@@ -189,11 +189,11 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::networking::v1::NetworkPolicy>()
-                .version::<kinds::builtin::networking::v1::NetworkPolicy, kinds::builtin::networking::v1::NetworkPolicy>("v1")
+                .defaulted_version::<kinds::builtin::networking::v1::NetworkPolicy, kinds::builtin::networking::v1::NetworkPolicy>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::node::v1::RuntimeClass>()
-                .version::<kinds::builtin::node::v1::RuntimeClass, kinds::builtin::node::v1::RuntimeClass>("v1")
+                .defaulted_version::<kinds::builtin::node::v1::RuntimeClass, kinds::builtin::node::v1::RuntimeClass>("v1")
         )
         .add(
             KindEntry::new::<platform::Tenant>()
@@ -205,7 +205,7 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::api::rbac::v1::ClusterRoleBinding>()
-                .version::<kinds::api::rbac::v1::ClusterRoleBinding, kinds::api::rbac::v1::ClusterRoleBinding>("v1")
+                .defaulted_version::<kinds::api::rbac::v1::ClusterRoleBinding, kinds::api::rbac::v1::ClusterRoleBinding>("v1")
         )
         .add(
             KindEntry::new::<kinds::api::rbac::v1::ClusterRole>()
@@ -213,7 +213,7 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::api::rbac::v1::RoleBinding>()
-                .version::<kinds::api::rbac::v1::RoleBinding, kinds::api::rbac::v1::RoleBinding>("v1")
+                .defaulted_version::<kinds::api::rbac::v1::RoleBinding, kinds::api::rbac::v1::RoleBinding>("v1")
         )
         .add(
             KindEntry::new::<kinds::api::rbac::v1::Role>()
@@ -221,11 +221,11 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::scheduling::v1::PriorityClass>()
-                .version::<kinds::builtin::scheduling::v1::PriorityClass, kinds::builtin::scheduling::v1::PriorityClass>("v1")
+                .defaulted_version::<kinds::builtin::scheduling::v1::PriorityClass, kinds::builtin::scheduling::v1::PriorityClass>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::storage::v1::CSIDriver>()
-                .version::<kinds::builtin::storage::v1::CSIDriver, kinds::builtin::storage::v1::CSIDriver>("v1")
+                .defaulted_version::<kinds::builtin::storage::v1::CSIDriver, kinds::builtin::storage::v1::CSIDriver>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::storage::v1::CSINode>()
@@ -237,11 +237,11 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::builtin::storage::v1::StorageClass>()
-                .version::<kinds::builtin::storage::v1::StorageClass, kinds::builtin::storage::v1::StorageClass>("v1")
+                .defaulted_version::<kinds::builtin::storage::v1::StorageClass, kinds::builtin::storage::v1::StorageClass>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::storage::v1::VolumeAttachment>()
-                .version::<kinds::builtin::storage::v1::VolumeAttachment, kinds::builtin::storage::v1::VolumeAttachment>("v1")
+                .defaulted_version::<kinds::builtin::storage::v1::VolumeAttachment, kinds::builtin::storage::v1::VolumeAttachment>("v1")
         )
         .add(
             KindEntry::stored_with::<kinds::api::core::v1::Event>(<kinds::api::events::Event as kapi::Resource>::INFO)

@@ -56,6 +56,7 @@ pub mod authentication;
 pub mod authorization;
 pub mod coordination;
 pub mod core;
+mod defaults;
 pub mod events;
 #[cfg(feature = "rbac")]
 pub mod rbac;

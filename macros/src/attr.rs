@@ -54,6 +54,9 @@ pub(crate) struct ResourceAttrs {
     /// `read_only`: objects are made when read, never stored (kube's ComponentStatuses): a
     /// get and a list route alone, answered by what the server registers for the kind.
     pub read_only: Word,
+    /// `defaults`: every version's type implements `kapi::defaults::Defaults`, which
+    /// defaults an object decoded from a request.
+    pub defaults: Word,
     /// `subresource(...)`, repeatable: the kind's other subresources (kube's `approval`,
     /// `binding`, `eviction`, `log`, `exec`, `proxy`).
     #[darling(multiple, rename = "subresource")]

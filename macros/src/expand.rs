@@ -186,6 +186,11 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
             }
         )
     });
+    let defaults = (kind.defaults.is_present()).then(|| {
+        quote!(
+            fn __kapi_defaults<V: __kapi::defaults::Defaults>() {}
+        )
+    });
     let versions = (kind.versions.iter()).map(|v| version_assertions(kind, v, schemas));
     // `INFO`'s `protobuf: Some(&PATH)` checks the descriptor's type when it is emitted.
     let protobuf = (kind.protobuf.as_ref())
@@ -204,6 +209,7 @@ fn type_checks(kind: &Kind, schemas: Schemas) -> TokenStream {
         const _: () = {
             #converts
             #has_serde
+            #defaults
             #(#versions)*
             let _ = |o: &#ident| {
                 #[allow(unused_imports)]
@@ -295,10 +301,16 @@ fn version_assertions(kind: &Kind, version: &Version, schemas: Schemas) -> Token
             let _ = __kapi::__private::schemars::SchemaGenerator::subschema_for::<#ty>;
         }
     });
+    let defaults = (kind.defaults.is_present()).then(|| {
+        quote_spanned! {ty.span()=>
+            let _ = __kapi_defaults::<#ty>;
+        }
+    });
     quote_spanned! {ty.span()=>
         #convert
         let _ = __kapi_has_serde::<#ty>;
         #schema
+        #defaults
     }
 }
 
@@ -373,6 +385,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let delete_status = kind.delete_status.is_present();
     let strategy_validates = kind.strategy_validates.is_present();
     let read_only = kind.read_only.is_present();
+    let defaulted = kind.defaults.is_present();
     let names = match kind.names {
         NameRuleAttr::DnsSubdomain => quote!(__kapi::api::NameRule::DnsSubdomain),
         NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
@@ -403,6 +416,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             storage_key: #storage_key,
             strategy_validates: #strategy_validates,
             read_only: #read_only,
+            defaulted: #defaulted,
         }
     }
 }

@@ -55,6 +55,8 @@ pub(crate) struct Kind {
     pub strategy_validates: Word,
     /// Made when read, never stored.
     pub read_only: Word,
+    /// Its versions' types default objects by code.
+    pub defaults: Word,
     /// The other subresources, in declaration order.
     pub subresources: Vec<Subresource>,
     /// A delete answers with a Status.
@@ -323,6 +325,7 @@ impl Kind {
             create_only: attrs.create_only,
             strategy_validates: attrs.strategy_validates,
             read_only: attrs.read_only,
+            defaults: attrs.defaults,
             subresources: (attrs.subresources.into_iter())
                 .map(|s| Subresource::new(s.span(), s.into_inner()))
                 .collect(),

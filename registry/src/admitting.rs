@@ -45,12 +45,18 @@ impl Registry {
 
     /// The mutating admission webhooks on `object` (in the request's version; `old` in
     /// the same version for an update): the object as they leave it, and their warnings.
+    /// They see it with the defaults its type sets by code, as kube's webhooks see objects
+    /// defaulted on decode (one that does not decode is refused with its reason after).
     pub(super) async fn mutating_admission(
         &self,
         attributes: &Attributes<'_>,
         object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
+        let object = match attributes.kind.default_in(&object, attributes.version) {
+            Ok(Some(defaulted)) => defaulted,
+            _ => object,
+        };
         match &self.admission {
             Some(admission) => admission.mutate(self, attributes, object, old).await,
             None => Ok((object, Vec::new())),

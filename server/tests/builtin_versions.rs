@@ -92,7 +92,8 @@ fn a_v1_read_modify_write_keeps_what_only_v2_says() {
     );
     assert_eq!(
         annotations[BEHAVIOR],
-        r#"{"ScaleUp":null,"ScaleDown":{"StabilizationWindowSeconds":300,"SelectPolicy":null,"Policies":[{"Type":"Percent","Value":10,"PeriodSeconds":60}]}}"#
+        // The behaviour as kube's v2 defaults complete it (SetDefaults_HorizontalPodAutoscaler).
+        r#"{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15},{"Type":"Percent","Value":100,"PeriodSeconds":15}]},"ScaleDown":{"StabilizationWindowSeconds":300,"SelectPolicy":"Max","Policies":[{"Type":"Percent","Value":10,"PeriodSeconds":60}]}}"#
     );
 
     // A v1 client raises the ceiling and writes back what it read.
@@ -103,7 +104,15 @@ fn a_v1_read_modify_write_keeps_what_only_v2_says() {
     let v2 = read(&client, &format!("{V2}/api"));
     assert_eq!(v2["spec"]["maxReplicas"], 8);
     assert_eq!(v2["spec"]["metrics"], json!([memory, cpu(70)]), "{v2}");
-    assert_eq!(v2["spec"]["behavior"], behavior, "{v2}");
+    // As written, completed by kube's v2 defaults.
+    let defaulted = json!({
+        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+        "scaleDown": {"stabilizationWindowSeconds": 300, "selectPolicy": "Max",
+            "policies": behavior["scaleDown"]["policies"]},
+    });
+    assert_eq!(v2["spec"]["behavior"], defaulted, "{v2}");
     assert!(v2["metadata"].get("annotations").is_none(), "{v2}");
 
     // A v1 object that says no metric at all gets kube's CPU target.

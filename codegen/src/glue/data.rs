@@ -127,6 +127,8 @@ struct SchemeKind {
 struct SchemeVersion {
     name: &'static str,
     rust_type: String,
+    /// `version`, or `defaulted_version` for a kind whose types default by code.
+    register: &'static str,
 }
 
 /// Every kind with its hub type and the types of the versions the server decodes: the
@@ -153,6 +155,10 @@ pub(super) fn scheme(model: &ApiModel) -> Result<Scheme, GlueError> {
                 .map(|v| SchemeVersion {
                     name: v.name,
                     rust_type: imports.shorten(v.rust_type),
+                    register: match kind.defaulted {
+                        true => "defaulted_version",
+                        false => "version",
+                    },
                 })
                 .collect(),
         })
@@ -509,6 +515,7 @@ mod tests {
             delete_status: false,
             storage_key: None,
             strategy_validates: false,
+            defaulted: false,
             read_only: false,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {

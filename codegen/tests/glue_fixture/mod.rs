@@ -146,6 +146,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    defaulted: false,
     read_only: false,
 };
 
@@ -304,6 +305,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    defaulted: false,
     read_only: false,
 };
 
@@ -371,6 +373,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    defaulted: false,
     read_only: false,
 };
 

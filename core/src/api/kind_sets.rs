@@ -72,6 +72,7 @@ static EMPTY: KindInfo = KindInfo {
     delete_status: false,
     storage_key: None,
     strategy_validates: false,
+    defaulted: false,
     read_only: false,
 };
 

@@ -121,6 +121,9 @@ pub struct KindInfo {
     /// ComponentStatuses): served by a get and a list route alone, answered by what the
     /// server registers for the kind.
     pub read_only: bool,
+    /// Every version's type implements [`crate::defaults::Defaults`]
+    /// (`#[resource(defaults)]`): an object decoded from a request is defaulted by it.
+    pub defaulted: bool,
 }
 
 /// A field usable in field selectors.

@@ -19,6 +19,35 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
+/// A list Go writes without `omitempty`: empty is `null`, as Go writes the nil slice a
+/// decoded object has where its JSON had none (`"rules": null`, `"currentMetrics": null`).
+pub fn empty_list_as_null<S, T>(list: &[T], serializer: S) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+    T: serde::Serialize,
+{
+    match list.is_empty() {
+        true => serializer.serialize_none(),
+        false => serializer.collect_seq(list),
+    }
+}
+
+/// A map Go writes without `omitempty`: empty is `null`, as Go writes a nil map.
+pub fn empty_map_as_null<S, K, V>(
+    map: &std::collections::BTreeMap<K, V>,
+    serializer: S,
+) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+    K: serde::Serialize,
+    V: serde::Serialize,
+{
+    match map.is_empty() {
+        true => serializer.serialize_none(),
+        false => serializer.collect_map(map),
+    }
+}
+
 /// A schemars transform for kube's own types: their properties' `default`s are dropped.
 /// serde's `default` on a field (Go's zero for a missing field) is not kube's published
 /// default (`+default` markers, none on these types), and the registry would apply it.

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::{ConversionError, ErasedHub, type_meta};
 use crate::api::{Convert, Resource};
+use crate::defaults::Defaults;
 use crate::meta::ObjectMeta;
 
 pub(super) fn to_hub<Hub, V>(
@@ -28,6 +29,39 @@ where
     V: Convert<Hub> + DeserializeOwned + 'static,
 {
     onto_hub::<Hub, V>(V::deserialize(&object)?, base)
+}
+
+/// [`to_hub`] with `V`'s defaults set on the decoded object before it converts.
+pub(super) fn to_hub_defaulted<Hub, V>(
+    object: Value,
+    base: Option<ErasedHub>,
+) -> Result<ErasedHub, ConversionError>
+where
+    Hub: Resource + Default + Send + 'static,
+    V: Convert<Hub> + Defaults + DeserializeOwned + 'static,
+{
+    let mut typed = V::deserialize(&object)?;
+    typed.set_defaults();
+    onto_hub::<Hub, V>(typed, base)
+}
+
+/// `object` decoded as `V`, defaulted, and encoded again.
+pub(super) fn defaults_json<V>(object: &Value) -> Result<Value, ConversionError>
+where
+    V: Defaults + Serialize + DeserializeOwned,
+{
+    let mut typed = V::deserialize(object)?;
+    typed.set_defaults();
+    let mut defaulted = serde_json::to_value(typed)?;
+    // The type has no type meta of its own: the object's stays.
+    if let (Some(from), Some(to)) = (object.as_object(), defaulted.as_object_mut()) {
+        for key in ["apiVersion", "kind"] {
+            if let Some(value) = from.get(key) {
+                to.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+    Ok(defaulted)
 }
 
 /// An object's bytes decoded as version `V` and converted to a new hub: [`to_hub`] without

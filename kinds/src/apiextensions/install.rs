@@ -239,6 +239,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         storage_key: None,
         strategy_validates: false,
         read_only: false,
+        defaulted: false,
     }
 }
 

@@ -5,8 +5,8 @@
 //! ClusterRoles its selectors match, kept up to date by the server.
 //!
 //! The rules on the objects themselves are kube's `pkg/apis/rbac/validation`
-//! (`validation`), with kube's defaults for the API group of subjects and role
-//! references.
+//! (`validation`); kube's defaults for the API group of subjects and role references are
+//! `crate::defaults::rbac_v1`'s.
 
 mod validation;
 
@@ -19,19 +19,6 @@ pub use crate::api::rbac::v1::{
 
 /// The group of the RBAC kinds.
 pub const GROUP: &str = "rbac.authorization.k8s.io";
-
-/// kube's `SetDefaults_RoleBinding`, `SetDefaults_ClusterRoleBinding` and
-/// `SetDefaults_Subject`: the role and the users and groups are in the RBAC group.
-fn default_binding(role_ref: &mut RoleRef, subjects: &mut [Subject]) {
-    if role_ref.api_group.is_empty() {
-        role_ref.api_group = GROUP.to_owned();
-    }
-    for subject in subjects {
-        if subject.api_group.is_empty() && (subject.kind == "User" || subject.kind == "Group") {
-            subject.api_group = GROUP.to_owned();
-        }
-    }
-}
 
 impl kapi_core::Strategy for Role {
     /// kube's own kinds may be replaced without a resourceVersion.
@@ -57,22 +44,14 @@ impl kapi_core::Strategy for ClusterRole {
     }
 }
 
-/// The strategy of a binding kind: users and groups defaulted into the RBAC group,
-/// kube's rules (`namespaced` for RoleBindings), `roleRef` immutable.
+/// The strategy of a binding kind: kube's rules (`namespaced` for RoleBindings), `roleRef`
+/// immutable.
 macro_rules! binding_strategy {
     ($kind:ty, namespaced = $namespaced:expr) => {
         impl kapi_core::Strategy for $kind {
             /// kube's own kinds may be replaced without a resourceVersion.
             fn allow_unconditional_update() -> bool {
                 true
-            }
-
-            fn prepare_for_create(&mut self) {
-                default_binding(&mut self.role_ref, &mut self.subjects);
-            }
-
-            fn prepare_for_update(&mut self, _old: &Self) {
-                default_binding(&mut self.role_ref, &mut self.subjects);
             }
 
             fn validate(&self) -> Vec<FieldError> {

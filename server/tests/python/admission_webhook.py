@@ -78,6 +78,7 @@ def answer(review, full_path):
         "labels": (obj.get("metadata") or {}).get("labels"),
         "annotations": (obj.get("metadata") or {}).get("annotations"),
         "hasOldObject": request.get("oldObject") is not None,
+        "spec": obj.get("spec"),
     }), flush=True)
     handlers = {"/label": label, "/annotate": annotate}
     response = handlers.get(path, policy)(request)

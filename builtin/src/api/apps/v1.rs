@@ -51,6 +51,7 @@ pub struct ControllerRevision {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "ds",
     category = "all",
     status,
@@ -72,6 +73,13 @@ pub struct DaemonSet {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: DaemonSetStatus,
+}
+
+impl kapi::defaults::Defaults for DaemonSet {
+    fn set_defaults(&mut self) {
+        crate::defaults::apps_v1::daemon_set(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -130,6 +138,12 @@ pub struct DaemonSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 6)]
     pub revision_history_limit: Option<i32>,
+}
+
+impl kapi::defaults::Defaults for DaemonSetSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -221,6 +235,7 @@ pub struct DaemonSetUpdateStrategy {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "deploy",
     category = "all",
     status,
@@ -247,6 +262,13 @@ pub struct Deployment {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: DeploymentStatus,
+}
+
+impl kapi::defaults::Defaults for Deployment {
+    fn set_defaults(&mut self) {
+        crate::defaults::apps_v1::deployment(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -322,6 +344,12 @@ pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 9)]
     pub progress_deadline_seconds: Option<i32>,
+}
+
+impl kapi::defaults::Defaults for DeploymentSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -415,6 +443,7 @@ pub struct DeploymentStrategy {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "rs",
     category = "all",
     status,
@@ -442,6 +471,13 @@ pub struct ReplicaSet {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: ReplicaSetStatus,
+}
+
+impl kapi::defaults::Defaults for ReplicaSet {
+    fn set_defaults(&mut self) {
+        crate::defaults::apps_v1::replica_set(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -497,6 +533,12 @@ pub struct ReplicaSetSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub template: crate::api::core::v1::PodTemplateSpec,
+}
+
+impl kapi::defaults::Defaults for ReplicaSetSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -599,6 +641,7 @@ pub struct RollingUpdateStatefulSetStrategy {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "sts",
     category = "all",
     status,
@@ -625,6 +668,13 @@ pub struct StatefulSet {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: StatefulSetStatus,
+}
+
+impl kapi::defaults::Defaults for StatefulSet {
+    fn set_defaults(&mut self) {
+        crate::defaults::apps_v1::stateful_set(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -745,6 +795,13 @@ pub struct StatefulSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 11)]
     pub ordinals: Option<StatefulSetOrdinals>,
+}
+
+impl kapi::defaults::Defaults for StatefulSetSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+        kapi::defaults::Defaults::set_defaults(&mut self.volume_claim_templates);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]

@@ -127,6 +127,12 @@ pub struct HorizontalPodAutoscaler {
     pub status: HorizontalPodAutoscalerStatus,
 }
 
+impl kapi::defaults::Defaults for HorizontalPodAutoscaler {
+    fn set_defaults(&mut self) {
+        crate::defaults::autoscaling_v1::horizontal_pod_autoscaler(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerCondition")]

@@ -142,6 +142,7 @@ pub struct HPAScalingRules {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "hpa",
     category = "all",
     status,
@@ -164,6 +165,12 @@ pub struct HorizontalPodAutoscaler {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: HorizontalPodAutoscalerStatus,
+}
+
+impl kapi::defaults::Defaults for HorizontalPodAutoscaler {
+    fn set_defaults(&mut self) {
+        crate::defaults::autoscaling_v2::horizontal_pod_autoscaler(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -261,7 +268,11 @@ pub struct HorizontalPodAutoscalerStatus {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 4)]
     pub desired_replicas: i32,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 5)]
     pub current_metrics: Vec<MetricStatus>,

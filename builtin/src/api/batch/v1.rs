@@ -20,6 +20,7 @@ use kapi_macros::Resource;
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "cj",
     category = "all",
     status,
@@ -41,6 +42,13 @@ pub struct CronJob {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: CronJobStatus,
+}
+
+impl kapi::defaults::Defaults for CronJob {
+    fn set_defaults(&mut self) {
+        crate::defaults::batch_v1::cron_job(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -80,6 +88,12 @@ pub struct CronJobSpec {
     pub failed_jobs_history_limit: Option<i32>,
 }
 
+impl kapi::defaults::Defaults for CronJobSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.job_template);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.CronJobStatus")]
@@ -113,6 +127,7 @@ pub struct CronJobStatus {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     category = "all",
     status,
     selectable_field(label = "status.successful", path = ".status.succeeded"),
@@ -134,6 +149,13 @@ pub struct Job {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: JobStatus,
+}
+
+impl kapi::defaults::Defaults for Job {
+    fn set_defaults(&mut self) {
+        crate::defaults::batch_v1::job(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -228,6 +250,13 @@ pub struct JobSpec {
     pub managed_by: Option<String>,
 }
 
+impl kapi::defaults::Defaults for JobSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.pod_failure_policy);
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.JobStatus")]
@@ -304,16 +333,32 @@ pub struct JobTemplateSpec {
     pub spec: JobSpec,
 }
 
+impl kapi::defaults::Defaults for JobTemplateSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.PodFailurePolicy")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.PodFailurePolicy")]
 pub struct PodFailurePolicy {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub rules: Vec<PodFailurePolicyRule>,
+}
+
+impl kapi::defaults::Defaults for PodFailurePolicy {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.rules);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -329,7 +374,11 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     #[schemars(extend("enum" = ["In", "NotIn"]))]
     #[protobuf(tag = 2)]
     pub operator: String,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 3)]
     pub values: Vec<i32>,
@@ -347,6 +396,12 @@ pub struct PodFailurePolicyOnPodConditionsPattern {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub status: String,
+}
+
+impl kapi::defaults::Defaults for PodFailurePolicyOnPodConditionsPattern {
+    fn set_defaults(&mut self) {
+        crate::defaults::batch_v1::pod_failure_policy_on_pod_conditions_pattern(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -372,13 +427,23 @@ pub struct PodFailurePolicyRule {
     pub on_pod_conditions: Vec<PodFailurePolicyOnPodConditionsPattern>,
 }
 
+impl kapi::defaults::Defaults for PodFailurePolicyRule {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.on_pod_conditions);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.SuccessPolicy")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.batch.v1.SuccessPolicy")]
 pub struct SuccessPolicy {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub rules: Vec<SuccessPolicyRule>,

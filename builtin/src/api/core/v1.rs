@@ -123,6 +123,23 @@ pub struct AzureDiskVolumeSource {
     pub kind: Option<String>,
 }
 
+impl kapi::defaults::Defaults for AzureDiskVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.caching_mode.is_none() {
+            self.caching_mode = Some("ReadWrite".into());
+        }
+        if self.fs_type.is_none() {
+            self.fs_type = Some("ext4".into());
+        }
+        if self.read_only.is_none() {
+            self.read_only = Some(false);
+        }
+        if self.kind.is_none() {
+            self.kind = Some("Shared".into());
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.AzureFilePersistentVolumeSource")]
@@ -303,7 +320,11 @@ pub struct Capabilities {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CephFSPersistentVolumeSource")]
 pub struct CephFSPersistentVolumeSource {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
@@ -346,7 +367,11 @@ pub struct CephFSPersistentVolumeSource {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.CephFSVolumeSource")]
 pub struct CephFSVolumeSource {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
@@ -656,6 +681,12 @@ pub struct ConfigMapVolumeSource {
     pub optional: Option<bool>,
 }
 
+impl kapi::defaults::Defaults for ConfigMapVolumeSource {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::config_map_volume_source(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Container")]
@@ -810,13 +841,30 @@ pub struct Container {
     pub tty: bool,
 }
 
+impl kapi::defaults::Defaults for Container {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::container(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.ports);
+        kapi::defaults::Defaults::set_defaults(&mut self.env);
+        kapi::defaults::Defaults::set_defaults(&mut self.resources);
+        kapi::defaults::Defaults::set_defaults(&mut self.liveness_probe);
+        kapi::defaults::Defaults::set_defaults(&mut self.readiness_probe);
+        kapi::defaults::Defaults::set_defaults(&mut self.startup_probe);
+        kapi::defaults::Defaults::set_defaults(&mut self.lifecycle);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerImage")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ContainerImage")]
 pub struct ContainerImage {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub names: Vec<String>,
@@ -868,6 +916,14 @@ pub struct ContainerPort {
     )]
     #[protobuf(tag = 5)]
     pub host_ip: String,
+}
+
+impl kapi::defaults::Defaults for ContainerPort {
+    fn set_defaults(&mut self) {
+        if self.protocol.is_empty() {
+            self.protocol = "TCP".into();
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -1053,6 +1109,13 @@ pub struct ContainerStatus {
     pub allocated_resources_status: Vec<ResourceStatus>,
 }
 
+impl kapi::defaults::Defaults for ContainerStatus {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.allocated_resources);
+        kapi::defaults::Defaults::set_defaults(&mut self.resources);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ContainerUser")]
@@ -1095,6 +1158,12 @@ pub struct DownwardAPIProjection {
     pub items: Vec<DownwardAPIVolumeFile>,
 }
 
+impl kapi::defaults::Defaults for DownwardAPIProjection {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.items);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.DownwardAPIVolumeFile")]
@@ -1115,6 +1184,12 @@ pub struct DownwardAPIVolumeFile {
     pub mode: Option<i32>,
 }
 
+impl kapi::defaults::Defaults for DownwardAPIVolumeFile {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.field_ref);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.DownwardAPIVolumeSource")]
@@ -1132,6 +1207,13 @@ pub struct DownwardAPIVolumeSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub default_mode: Option<i32>,
+}
+
+impl kapi::defaults::Defaults for DownwardAPIVolumeSource {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::downward_api_volume_source(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.items);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -1250,6 +1332,7 @@ pub struct EndpointSubset {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "ep",
     storage_key = "services/endpoints",
     version(name = "v1", storage),
@@ -1271,6 +1354,12 @@ pub struct Endpoints {
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub subsets: Vec<EndpointSubset>,
+}
+
+impl kapi::defaults::Defaults for Endpoints {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::endpoints(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -1315,6 +1404,12 @@ pub struct EnvVar {
     pub value_from: Option<EnvVarSource>,
 }
 
+impl kapi::defaults::Defaults for EnvVar {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.value_from);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EnvVarSource")]
@@ -1335,6 +1430,12 @@ pub struct EnvVarSource {
     pub secret_key_ref: Option<SecretKeySelector>,
 }
 
+impl kapi::defaults::Defaults for EnvVarSource {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.field_ref);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EphemeralContainer")]
@@ -1351,6 +1452,13 @@ pub struct EphemeralContainer {
     )]
     #[protobuf(tag = 2)]
     pub target_container_name: String,
+}
+
+impl kapi::defaults::Defaults for EphemeralContainer {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::ephemeral_container(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.ephemeral_container_common);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -1507,6 +1615,18 @@ pub struct EphemeralContainerCommon {
     pub tty: bool,
 }
 
+impl kapi::defaults::Defaults for EphemeralContainerCommon {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.ports);
+        kapi::defaults::Defaults::set_defaults(&mut self.env);
+        kapi::defaults::Defaults::set_defaults(&mut self.resources);
+        kapi::defaults::Defaults::set_defaults(&mut self.liveness_probe);
+        kapi::defaults::Defaults::set_defaults(&mut self.readiness_probe);
+        kapi::defaults::Defaults::set_defaults(&mut self.startup_probe);
+        kapi::defaults::Defaults::set_defaults(&mut self.lifecycle);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EphemeralVolumeSource")]
@@ -1516,6 +1636,12 @@ pub struct EphemeralVolumeSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 1)]
     pub volume_claim_template: Option<PersistentVolumeClaimTemplate>,
+}
+
+impl kapi::defaults::Defaults for EphemeralVolumeSource {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.volume_claim_template);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -1715,6 +1841,14 @@ pub struct GRPCAction {
     pub service: Option<String>,
 }
 
+impl kapi::defaults::Defaults for GRPCAction {
+    fn set_defaults(&mut self) {
+        if self.service.is_none() {
+            self.service = Some("".into());
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.GitRepoVolumeSource")]
@@ -1826,6 +1960,12 @@ pub struct HTTPGetAction {
     pub http_headers: Vec<HTTPHeader>,
 }
 
+impl kapi::defaults::Defaults for HTTPGetAction {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::http_get_action(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.HTTPHeader")]
@@ -1883,6 +2023,12 @@ pub struct HostPathVolumeSource {
     #[schemars(extend("enum" = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"]))]
     #[protobuf(tag = 2)]
     pub r#type: Option<String>,
+}
+
+impl kapi::defaults::Defaults for HostPathVolumeSource {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::host_path_volume_source(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -1951,6 +2097,14 @@ pub struct ISCSIPersistentVolumeSource {
     pub initiator_name: Option<String>,
 }
 
+impl kapi::defaults::Defaults for ISCSIPersistentVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.iscsi_interface.is_empty() {
+            self.iscsi_interface = "default".into();
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ISCSIVolumeSource")]
@@ -2017,6 +2171,14 @@ pub struct ISCSIVolumeSource {
     pub initiator_name: Option<String>,
 }
 
+impl kapi::defaults::Defaults for ISCSIVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.iscsi_interface.is_empty() {
+            self.iscsi_interface = "default".into();
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ImageVolumeSource")]
@@ -2071,6 +2233,13 @@ pub struct Lifecycle {
     pub pre_stop: Option<LifecycleHandler>,
 }
 
+impl kapi::defaults::Defaults for Lifecycle {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.post_start);
+        kapi::defaults::Defaults::set_defaults(&mut self.pre_stop);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LifecycleHandler")]
@@ -2091,6 +2260,12 @@ pub struct LifecycleHandler {
     pub sleep: Option<SleepAction>,
 }
 
+impl kapi::defaults::Defaults for LifecycleHandler {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.http_get);
+    }
+}
+
 /// LimitRange: `limitranges` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -2102,6 +2277,7 @@ pub struct LifecycleHandler {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "limits",
     storage_key = "limitranges",
     version(name = "v1", storage),
@@ -2118,6 +2294,12 @@ pub struct LimitRange {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub spec: LimitRangeSpec,
+}
+
+impl kapi::defaults::Defaults for LimitRange {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -2166,16 +2348,37 @@ pub struct LimitRangeItem {
     pub max_limit_request_ratio: std::collections::BTreeMap<String, kapi::meta::Quantity>,
 }
 
+impl kapi::defaults::Defaults for LimitRangeItem {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::limit_range_item(self);
+        crate::defaults::core_v1::resource_list(&mut self.max);
+        crate::defaults::core_v1::resource_list(&mut self.min);
+        crate::defaults::core_v1::resource_list(&mut self.default);
+        crate::defaults::core_v1::resource_list(&mut self.default_request);
+        crate::defaults::core_v1::resource_list(&mut self.max_limit_request_ratio);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LimitRangeSpec")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.LimitRangeSpec")]
 pub struct LimitRangeSpec {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub limits: Vec<LimitRangeItem>,
+}
+
+impl kapi::defaults::Defaults for LimitRangeSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.limits);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -2329,6 +2532,7 @@ pub struct NFSVolumeSource {
     plural = "nodes",
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "no",
     status,
     selectable_field = ".spec.unschedulable",
@@ -2364,6 +2568,12 @@ pub struct Node {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: NodeStatus,
+}
+
+impl kapi::defaults::Defaults for Node {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.status);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -2525,7 +2735,11 @@ pub struct NodeRuntimeHandlerFeatures {
 #[schemars(extend("x-kubernetes-map-type" = "atomic"))]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelector")]
 pub struct NodeSelector {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
@@ -2728,6 +2942,14 @@ pub struct NodeStatus {
     pub features: Option<NodeFeatures>,
 }
 
+impl kapi::defaults::Defaults for NodeStatus {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::node_status(self);
+        crate::defaults::core_v1::resource_list(&mut self.capacity);
+        crate::defaults::core_v1::resource_list(&mut self.allocatable);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSystemInfo")]
@@ -2797,6 +3019,12 @@ pub struct ObjectFieldSelector {
     pub field_path: String,
 }
 
+impl kapi::defaults::Defaults for ObjectFieldSelector {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::object_field_selector(self);
+    }
+}
+
 /// PersistentVolume: `persistentvolumes` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -2806,6 +3034,7 @@ pub struct ObjectFieldSelector {
     kind = "PersistentVolume",
     plural = "persistentvolumes",
     strategy_validates,
+    defaults,
     short_name = "pv",
     status,
     storage_key = "persistentvolumes",
@@ -2828,6 +3057,13 @@ pub struct PersistentVolume {
     pub status: PersistentVolumeStatus,
 }
 
+impl kapi::defaults::Defaults for PersistentVolume {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::persistent_volume(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
+}
+
 /// PersistentVolumeClaim: `persistentvolumeclaims` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -2838,6 +3074,7 @@ pub struct PersistentVolume {
     plural = "persistentvolumeclaims",
     namespaced,
     strategy_validates,
+    defaults,
     short_name = "pvc",
     status,
     storage_key = "persistentvolumeclaims",
@@ -2858,6 +3095,14 @@ pub struct PersistentVolumeClaim {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: PersistentVolumeClaimStatus,
+}
+
+impl kapi::defaults::Defaults for PersistentVolumeClaim {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::persistent_volume_claim(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+        kapi::defaults::Defaults::set_defaults(&mut self.status);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -2939,6 +3184,13 @@ pub struct PersistentVolumeClaimSpec {
     pub volume_attributes_class_name: Option<String>,
 }
 
+impl kapi::defaults::Defaults for PersistentVolumeClaimSpec {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::persistent_volume_claim_spec(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.resources);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimStatus")]
@@ -2999,6 +3251,13 @@ pub struct PersistentVolumeClaimStatus {
     pub modify_volume_status: Option<ModifyVolumeStatus>,
 }
 
+impl kapi::defaults::Defaults for PersistentVolumeClaimStatus {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.capacity);
+        crate::defaults::core_v1::resource_list(&mut self.allocated_resources);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaimTemplate")]
@@ -3011,6 +3270,12 @@ pub struct PersistentVolumeClaimTemplate {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub spec: PersistentVolumeClaimSpec,
+}
+
+impl kapi::defaults::Defaults for PersistentVolumeClaimTemplate {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -3105,6 +3370,16 @@ pub struct PersistentVolumeSource {
     pub csi: Option<CSIPersistentVolumeSource>,
 }
 
+impl kapi::defaults::Defaults for PersistentVolumeSource {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.host_path);
+        kapi::defaults::Defaults::set_defaults(&mut self.rbd);
+        kapi::defaults::Defaults::set_defaults(&mut self.iscsi);
+        kapi::defaults::Defaults::set_defaults(&mut self.azure_disk);
+        kapi::defaults::Defaults::set_defaults(&mut self.scale_io);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeSpec")]
@@ -3165,6 +3440,13 @@ pub struct PersistentVolumeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 10)]
     pub volume_attributes_class_name: Option<String>,
+}
+
+impl kapi::defaults::Defaults for PersistentVolumeSpec {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.capacity);
+        kapi::defaults::Defaults::set_defaults(&mut self.persistent_volume_source);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -3232,6 +3514,7 @@ pub struct PhotonPersistentDiskVolumeSource {
     plural = "pods",
     namespaced,
     strategy_validates,
+    defaults,
     short_name = "po",
     category = "all",
     status,
@@ -3269,6 +3552,14 @@ pub struct Pod {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: PodStatus,
+}
+
+impl kapi::defaults::Defaults for Pod {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::pod(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+        kapi::defaults::Defaults::set_defaults(&mut self.status);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -3600,7 +3891,11 @@ pub struct PodSpec {
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
     #[protobuf(tag = 20)]
     pub init_containers: Vec<Container>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
     #[protobuf(tag = 2)]
     pub containers: Vec<Container>,
@@ -3823,6 +4118,18 @@ pub struct PodSpec {
     pub resources: Option<ResourceRequirements>,
 }
 
+impl kapi::defaults::Defaults for PodSpec {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::pod_spec(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.volumes);
+        kapi::defaults::Defaults::set_defaults(&mut self.init_containers);
+        kapi::defaults::Defaults::set_defaults(&mut self.containers);
+        kapi::defaults::Defaults::set_defaults(&mut self.ephemeral_containers);
+        crate::defaults::core_v1::resource_list(&mut self.overhead);
+        kapi::defaults::Defaults::set_defaults(&mut self.resources);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodStatus")]
@@ -3952,6 +4259,14 @@ pub struct PodStatus {
     pub resource_claim_statuses: Vec<PodResourceClaimStatus>,
 }
 
+impl kapi::defaults::Defaults for PodStatus {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.init_container_statuses);
+        kapi::defaults::Defaults::set_defaults(&mut self.container_statuses);
+        kapi::defaults::Defaults::set_defaults(&mut self.ephemeral_container_statuses);
+    }
+}
+
 /// PodTemplate: `podtemplates` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -3962,6 +4277,7 @@ pub struct PodStatus {
     plural = "podtemplates",
     namespaced,
     strategy_validates,
+    defaults,
     storage_key = "podtemplates",
     version(name = "v1", storage),
     protobuf
@@ -3979,6 +4295,12 @@ pub struct PodTemplate {
     pub template: PodTemplateSpec,
 }
 
+impl kapi::defaults::Defaults for PodTemplate {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodTemplateSpec")]
@@ -3991,6 +4313,12 @@ pub struct PodTemplateSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub spec: PodSpec,
+}
+
+impl kapi::defaults::Defaults for PodTemplateSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4103,6 +4431,13 @@ pub struct Probe {
     pub termination_grace_period_seconds: Option<i64>,
 }
 
+impl kapi::defaults::Defaults for Probe {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::probe(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.probe_handler);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ProbeHandler")]
@@ -4123,19 +4458,37 @@ pub struct ProbeHandler {
     pub grpc: Option<GRPCAction>,
 }
 
+impl kapi::defaults::Defaults for ProbeHandler {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.http_get);
+        kapi::defaults::Defaults::set_defaults(&mut self.grpc);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ProjectedVolumeSource")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.ProjectedVolumeSource")]
 pub struct ProjectedVolumeSource {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub sources: Vec<VolumeProjection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub default_mode: Option<i32>,
+}
+
+impl kapi::defaults::Defaults for ProjectedVolumeSource {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::projected_volume_source(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.sources);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4186,7 +4539,11 @@ pub struct QuobyteVolumeSource {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.RBDPersistentVolumeSource")]
 pub struct RBDPersistentVolumeSource {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
@@ -4233,13 +4590,31 @@ pub struct RBDPersistentVolumeSource {
     pub read_only: bool,
 }
 
+impl kapi::defaults::Defaults for RBDPersistentVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.pool.is_empty() {
+            self.pool = "rbd".into();
+        }
+        if self.user.is_empty() {
+            self.user = "admin".into();
+        }
+        if self.keyring.is_empty() {
+            self.keyring = "/etc/ceph/keyring".into();
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.RBDVolumeSource")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.core.v1.RBDVolumeSource")]
 pub struct RBDVolumeSource {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub monitors: Vec<String>,
@@ -4286,6 +4661,20 @@ pub struct RBDVolumeSource {
     pub read_only: bool,
 }
 
+impl kapi::defaults::Defaults for RBDVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.pool.is_empty() {
+            self.pool = "rbd".into();
+        }
+        if self.user.is_empty() {
+            self.user = "admin".into();
+        }
+        if self.keyring.is_empty() {
+            self.keyring = "/etc/ceph/keyring".into();
+        }
+    }
+}
+
 /// ReplicationController: `replicationcontrollers` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -4297,6 +4686,7 @@ pub struct RBDVolumeSource {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "rc",
     category = "all",
     status,
@@ -4324,6 +4714,13 @@ pub struct ReplicationController {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: ReplicationControllerStatus,
+}
+
+impl kapi::defaults::Defaults for ReplicationController {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::replication_controller(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4384,6 +4781,12 @@ pub struct ReplicationControllerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 3)]
     pub template: Option<PodTemplateSpec>,
+}
+
+impl kapi::defaults::Defaults for ReplicationControllerSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.template);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4509,6 +4912,7 @@ pub struct ResourceHealth {
     plural = "resourcequotas",
     namespaced,
     strategy_validates,
+    defaults,
     short_name = "quota",
     status,
     storage_key = "resourcequotas",
@@ -4529,6 +4933,13 @@ pub struct ResourceQuota {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: ResourceQuotaStatus,
+}
+
+impl kapi::defaults::Defaults for ResourceQuota {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+        kapi::defaults::Defaults::set_defaults(&mut self.status);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4557,6 +4968,12 @@ pub struct ResourceQuotaSpec {
     pub scope_selector: Option<ScopeSelector>,
 }
 
+impl kapi::defaults::Defaults for ResourceQuotaSpec {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.hard);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceQuotaStatus")]
@@ -4577,6 +4994,13 @@ pub struct ResourceQuotaStatus {
     )]
     #[protobuf(tag = 2)]
     pub used: std::collections::BTreeMap<String, kapi::meta::Quantity>,
+}
+
+impl kapi::defaults::Defaults for ResourceQuotaStatus {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.hard);
+        crate::defaults::core_v1::resource_list(&mut self.used);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4607,6 +5031,13 @@ pub struct ResourceRequirements {
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"]))]
     #[protobuf(tag = 3)]
     pub claims: Vec<ResourceClaim>,
+}
+
+impl kapi::defaults::Defaults for ResourceRequirements {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.limits);
+        crate::defaults::core_v1::resource_list(&mut self.requests);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4730,6 +5161,17 @@ pub struct ScaleIOPersistentVolumeSource {
     pub read_only: bool,
 }
 
+impl kapi::defaults::Defaults for ScaleIOPersistentVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.storage_mode.is_empty() {
+            self.storage_mode = "ThinProvisioned".into();
+        }
+        if self.fs_type.is_empty() {
+            self.fs_type = "xfs".into();
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ScaleIOVolumeSource")]
@@ -4794,6 +5236,17 @@ pub struct ScaleIOVolumeSource {
     )]
     #[protobuf(tag = 10)]
     pub read_only: bool,
+}
+
+impl kapi::defaults::Defaults for ScaleIOVolumeSource {
+    fn set_defaults(&mut self) {
+        if self.storage_mode.is_empty() {
+            self.storage_mode = "ThinProvisioned".into();
+        }
+        if self.fs_type.is_empty() {
+            self.fs_type = "xfs".into();
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -4863,6 +5316,7 @@ pub struct SeccompProfile {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     selectable_field = ".type",
     storage_key = "secrets",
     version(name = "v1", storage),
@@ -4900,6 +5354,12 @@ pub struct Secret {
     )]
     #[protobuf(tag = 3)]
     pub r#type: String,
+}
+
+impl kapi::defaults::Defaults for Secret {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::secret(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -5008,6 +5468,12 @@ pub struct SecretVolumeSource {
     pub optional: Option<bool>,
 }
 
+impl kapi::defaults::Defaults for SecretVolumeSource {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::secret_volume_source(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecurityContext")]
@@ -5063,6 +5529,7 @@ pub struct SecurityContext {
     plural = "services",
     namespaced,
     strategy_validates,
+    defaults,
     short_name = "svc",
     category = "all",
     status,
@@ -5098,6 +5565,13 @@ pub struct Service {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: ServiceStatus,
+}
+
+impl kapi::defaults::Defaults for Service {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::service(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 /// ServiceAccount: `serviceaccounts` objects.
@@ -5165,6 +5639,12 @@ pub struct ServiceAccountTokenProjection {
     pub path: String,
 }
 
+impl kapi::defaults::Defaults for ServiceAccountTokenProjection {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::service_account_token_projection(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServicePort")]
@@ -5206,6 +5686,14 @@ pub struct ServicePort {
     )]
     #[protobuf(tag = 5)]
     pub node_port: i32,
+}
+
+impl kapi::defaults::Defaults for ServicePort {
+    fn set_defaults(&mut self) {
+        if self.protocol.is_empty() {
+            self.protocol = "TCP".into();
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -5345,6 +5833,12 @@ pub struct ServiceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 23)]
     pub traffic_distribution: Option<String>,
+}
+
+impl kapi::defaults::Defaults for ServiceSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.ports);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -5573,7 +6067,11 @@ pub struct TopologySelectorLabelRequirement {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 1)]
     pub key: String,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub values: Vec<String>,
@@ -5686,6 +6184,13 @@ pub struct Volume {
     #[serde(flatten)]
     #[protobuf(tag = 2)]
     pub volume_source: VolumeSource,
+}
+
+impl kapi::defaults::Defaults for Volume {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::volume(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.volume_source);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -5806,6 +6311,13 @@ pub struct VolumeProjection {
     pub cluster_trust_bundle: Option<ClusterTrustBundleProjection>,
 }
 
+impl kapi::defaults::Defaults for VolumeProjection {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.downward_api);
+        kapi::defaults::Defaults::set_defaults(&mut self.service_account_token);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VolumeResourceRequirements")]
@@ -5826,6 +6338,13 @@ pub struct VolumeResourceRequirements {
     )]
     #[protobuf(tag = 2)]
     pub requests: std::collections::BTreeMap<String, kapi::meta::Quantity>,
+}
+
+impl kapi::defaults::Defaults for VolumeResourceRequirements {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.limits);
+        crate::defaults::core_v1::resource_list(&mut self.requests);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -5930,6 +6449,21 @@ pub struct VolumeSource {
     pub image: Option<ImageVolumeSource>,
 }
 
+impl kapi::defaults::Defaults for VolumeSource {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.host_path);
+        kapi::defaults::Defaults::set_defaults(&mut self.secret);
+        kapi::defaults::Defaults::set_defaults(&mut self.iscsi);
+        kapi::defaults::Defaults::set_defaults(&mut self.rbd);
+        kapi::defaults::Defaults::set_defaults(&mut self.downward_api);
+        kapi::defaults::Defaults::set_defaults(&mut self.config_map);
+        kapi::defaults::Defaults::set_defaults(&mut self.azure_disk);
+        kapi::defaults::Defaults::set_defaults(&mut self.projected);
+        kapi::defaults::Defaults::set_defaults(&mut self.scale_io);
+        kapi::defaults::Defaults::set_defaults(&mut self.ephemeral);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource")]
@@ -6005,7 +6539,6 @@ crate::strategies::kube_defaults!(
     Node,
     PersistentVolume,
     PersistentVolumeClaim,
-    Pod,
     PodTemplate,
     ReplicationController,
     ResourceQuota,

@@ -15,7 +15,11 @@ use kapi_macros::Resource;
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.discovery.v1.Endpoint")]
 pub struct Endpoint {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 1)]
     pub addresses: Vec<String>,
@@ -101,6 +105,12 @@ pub struct EndpointPort {
     pub app_protocol: Option<String>,
 }
 
+impl kapi::defaults::Defaults for EndpointPort {
+    fn set_defaults(&mut self) {
+        crate::defaults::discovery_v1::endpoint_port(self);
+    }
+}
+
 /// EndpointSlice: `endpointslices` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -112,6 +122,7 @@ pub struct EndpointPort {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     storage_key = "endpointslices",
     version(name = "v1", storage),
     protobuf
@@ -128,14 +139,28 @@ pub struct EndpointSlice {
     #[schemars(extend("enum" = ["FQDN"]))]
     #[protobuf(tag = 4)]
     pub address_type: String,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub endpoints: Vec<Endpoint>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 3)]
     pub ports: Vec<EndpointPort>,
+}
+
+impl kapi::defaults::Defaults for EndpointSlice {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.ports);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]

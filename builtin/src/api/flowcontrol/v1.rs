@@ -23,6 +23,12 @@ pub struct ExemptPriorityLevelConfiguration {
     pub lendable_percent: Option<i32>,
 }
 
+impl kapi::defaults::Defaults for ExemptPriorityLevelConfiguration {
+    fn set_defaults(&mut self) {
+        crate::defaults::flowcontrol_v1::exempt_priority_level_configuration(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod")]
@@ -44,6 +50,7 @@ pub struct FlowDistinguisherMethod {
     plural = "flowschemas",
     delete_status,
     strategy_validates,
+    defaults,
     status,
     storage_key = "flowschemas",
     version(name = "v1", storage),
@@ -63,6 +70,12 @@ pub struct FlowSchema {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: FlowSchemaStatus,
+}
+
+impl kapi::defaults::Defaults for FlowSchema {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -129,6 +142,12 @@ pub struct FlowSchemaSpec {
     pub rules: Vec<PolicyRulesWithSubjects>,
 }
 
+impl kapi::defaults::Defaults for FlowSchemaSpec {
+    fn set_defaults(&mut self) {
+        crate::defaults::flowcontrol_v1::flow_schema_spec(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowSchemaStatus")]
@@ -170,6 +189,12 @@ pub struct LimitResponse {
     pub queuing: Option<QueuingConfiguration>,
 }
 
+impl kapi::defaults::Defaults for LimitResponse {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.queuing);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration")]
@@ -190,19 +215,31 @@ pub struct LimitedPriorityLevelConfiguration {
     pub borrowing_limit_percent: Option<i32>,
 }
 
+impl kapi::defaults::Defaults for LimitedPriorityLevelConfiguration {
+    fn set_defaults(&mut self) {
+        crate::defaults::flowcontrol_v1::limited_priority_level_configuration(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.limit_response);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.NonResourcePolicyRule")]
 pub struct NonResourcePolicyRule {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
     #[serde(
         rename = "nonResourceURLs",
         default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
@@ -216,7 +253,11 @@ pub struct NonResourcePolicyRule {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.PolicyRulesWithSubjects")]
 pub struct PolicyRulesWithSubjects {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub subjects: Vec<Subject>,
@@ -248,6 +289,7 @@ pub struct PolicyRulesWithSubjects {
     plural = "prioritylevelconfigurations",
     delete_status,
     strategy_validates,
+    defaults,
     status,
     storage_key = "prioritylevelconfigurations",
     version(name = "v1", storage),
@@ -267,6 +309,12 @@ pub struct PriorityLevelConfiguration {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: PriorityLevelConfigurationStatus,
+}
+
+impl kapi::defaults::Defaults for PriorityLevelConfiguration {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -336,6 +384,13 @@ pub struct PriorityLevelConfigurationSpec {
     pub exempt: Option<ExemptPriorityLevelConfiguration>,
 }
 
+impl kapi::defaults::Defaults for PriorityLevelConfigurationSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.limited);
+        kapi::defaults::Defaults::set_defaults(&mut self.exempt);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus")]
@@ -369,21 +424,39 @@ pub struct QueuingConfiguration {
     pub queue_length_limit: i32,
 }
 
+impl kapi::defaults::Defaults for QueuingConfiguration {
+    fn set_defaults(&mut self) {
+        crate::defaults::flowcontrol_v1::queuing_configuration(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.ResourcePolicyRule")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.flowcontrol.v1.ResourcePolicyRule")]
 pub struct ResourcePolicyRule {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 2)]
     pub api_groups: Vec<String>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 3)]
     pub resources: Vec<String>,
@@ -394,7 +467,11 @@ pub struct ResourcePolicyRule {
     )]
     #[protobuf(tag = 4)]
     pub cluster_scope: bool,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "set"))]
     #[protobuf(tag = 5)]
     pub namespaces: Vec<String>,

@@ -37,7 +37,11 @@ pub struct HTTPIngressPath {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.networking.v1.HTTPIngressRuleValue")]
 pub struct HTTPIngressRuleValue {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub paths: Vec<HTTPIngressPath>,
@@ -119,6 +123,7 @@ pub struct IngressBackend {
     plural = "ingressclasses",
     delete_status,
     strategy_validates,
+    defaults,
     storage_key = "ingressclasses",
     version(name = "v1", storage),
     protobuf
@@ -134,6 +139,12 @@ pub struct IngressClass {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub spec: IngressClassSpec,
+}
+
+impl kapi::defaults::Defaults for IngressClass {
+    fn set_defaults(&mut self) {
+        crate::defaults::networking_v1::ingress_class(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -359,6 +370,7 @@ pub struct IngressTLS {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "netpol",
     storage_key = "networkpolicies",
     version(name = "v1", storage),
@@ -375,6 +387,13 @@ pub struct NetworkPolicy {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub spec: NetworkPolicySpec,
+}
+
+impl kapi::defaults::Defaults for NetworkPolicy {
+    fn set_defaults(&mut self) {
+        crate::defaults::networking_v1::network_policy(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -401,6 +420,12 @@ pub struct NetworkPolicyEgressRule {
     pub to: Vec<NetworkPolicyPeer>,
 }
 
+impl kapi::defaults::Defaults for NetworkPolicyEgressRule {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.ports);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicyIngressRule")]
@@ -423,6 +448,12 @@ pub struct NetworkPolicyIngressRule {
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub from: Vec<NetworkPolicyPeer>,
+}
+
+impl kapi::defaults::Defaults for NetworkPolicyIngressRule {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.ports);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -460,6 +491,12 @@ pub struct NetworkPolicyPort {
     pub end_port: Option<i32>,
 }
 
+impl kapi::defaults::Defaults for NetworkPolicyPort {
+    fn set_defaults(&mut self) {
+        crate::defaults::networking_v1::network_policy_port(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicySpec")]
@@ -493,6 +530,13 @@ pub struct NetworkPolicySpec {
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 4)]
     pub policy_types: Vec<String>,
+}
+
+impl kapi::defaults::Defaults for NetworkPolicySpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.ingress);
+        kapi::defaults::Defaults::set_defaults(&mut self.egress);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]

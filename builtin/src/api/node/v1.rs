@@ -24,6 +24,12 @@ pub struct Overhead {
     pub pod_fixed: std::collections::BTreeMap<String, kapi::meta::Quantity>,
 }
 
+impl kapi::defaults::Defaults for Overhead {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::resource_list(&mut self.pod_fixed);
+    }
+}
+
 /// RuntimeClass: `runtimeclasses` objects.
 #[derive(
     Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
@@ -34,6 +40,7 @@ pub struct Overhead {
     plural = "runtimeclasses",
     delete_status,
     strategy_validates,
+    defaults,
     storage_key = "runtimeclasses",
     version(name = "v1", storage),
     protobuf
@@ -55,6 +62,12 @@ pub struct RuntimeClass {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
     pub scheduling: Option<Scheduling>,
+}
+
+impl kapi::defaults::Defaults for RuntimeClass {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.overhead);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]

@@ -19,6 +19,7 @@ use kapi_macros::Resource;
     plural = "priorityclasses",
     delete_status,
     strategy_validates,
+    defaults,
     short_name = "pc",
     storage_key = "priorityclasses",
     version(name = "v1", storage),
@@ -53,6 +54,12 @@ pub struct PriorityClass {
     #[schemars(extend("enum" = ["Never", "PreemptLowerPriority"]))]
     #[protobuf(tag = 5)]
     pub preemption_policy: Option<String>,
+}
+
+impl kapi::defaults::Defaults for PriorityClass {
+    fn set_defaults(&mut self) {
+        crate::defaults::scheduling_v1::priority_class(self);
+    }
 }
 
 crate::strategies::kube_defaults!(PriorityClass);

@@ -18,6 +18,7 @@ use kapi_macros::Resource;
     kind = "CSIDriver",
     plural = "csidrivers",
     strategy_validates,
+    defaults,
     storage_key = "csidrivers",
     version(name = "v1", storage),
     protobuf
@@ -33,6 +34,12 @@ pub struct CSIDriver {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub spec: CSIDriverSpec,
+}
+
+impl kapi::defaults::Defaults for CSIDriver {
+    fn set_defaults(&mut self) {
+        crate::defaults::storage_v1::csi_driver(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -119,7 +126,11 @@ pub struct CSINodeDriver {
     )]
     #[protobuf(tag = 2)]
     pub node_id: String,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 3)]
     pub topology_keys: Vec<String>,
@@ -134,7 +145,11 @@ pub struct CSINodeDriver {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.storage.v1.CSINodeSpec")]
 pub struct CSINodeSpec {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
     #[protobuf(tag = 1)]
     pub drivers: Vec<CSINodeDriver>,
@@ -186,6 +201,7 @@ pub struct CSIStorageCapacity {
     kind = "StorageClass",
     plural = "storageclasses",
     strategy_validates,
+    defaults,
     short_name = "sc",
     storage_key = "storageclasses",
     version(name = "v1", storage),
@@ -238,6 +254,12 @@ pub struct StorageClass {
     pub allowed_topologies: Vec<crate::api::core::v1::TopologySelectorTerm>,
 }
 
+impl kapi::defaults::Defaults for StorageClass {
+    fn set_defaults(&mut self) {
+        crate::defaults::storage_v1::storage_class(self);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.TokenRequest")]
@@ -261,6 +283,7 @@ pub struct TokenRequest {
     kind = "VolumeAttachment",
     plural = "volumeattachments",
     strategy_validates,
+    defaults,
     status,
     storage_key = "volumeattachments",
     version(name = "v1", storage),
@@ -282,6 +305,12 @@ pub struct VolumeAttachment {
     pub status: VolumeAttachmentStatus,
 }
 
+impl kapi::defaults::Defaults for VolumeAttachment {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.spec);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeAttachmentSource")]
@@ -294,6 +323,12 @@ pub struct VolumeAttachmentSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 2)]
     pub inline_volume_spec: Option<crate::api::core::v1::PersistentVolumeSpec>,
+}
+
+impl kapi::defaults::Defaults for VolumeAttachmentSource {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.inline_volume_spec);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -311,6 +346,12 @@ pub struct VolumeAttachmentSpec {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub node_name: String,
+}
+
+impl kapi::defaults::Defaults for VolumeAttachmentSpec {
+    fn set_defaults(&mut self) {
+        kapi::defaults::Defaults::set_defaults(&mut self.source);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]

@@ -64,7 +64,11 @@ pub struct MutatingWebhook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 7)]
     pub timeout_seconds: Option<i32>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 8)]
     pub admission_review_versions: Vec<String>,
@@ -232,7 +236,11 @@ pub struct ValidatingWebhook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 7)]
     pub timeout_seconds: Option<i32>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 8)]
     pub admission_review_versions: Vec<String>,

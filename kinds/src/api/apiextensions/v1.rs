@@ -167,7 +167,11 @@ pub struct CustomResourceDefinitionSpec {
     pub names: CustomResourceDefinitionNames,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     pub scope: String,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     pub versions: Vec<CustomResourceDefinitionVersion>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,12 +191,20 @@ pub struct CustomResourceDefinitionSpec {
 )]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 pub struct CustomResourceDefinitionStatus {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<CustomResourceDefinitionCondition>,
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     pub accepted_names: CustomResourceDefinitionNames,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     pub stored_versions: Vec<String>,
 }
@@ -338,7 +350,11 @@ pub struct WebhookClientConfig {
 pub struct WebhookConversion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_config: Option<WebhookClientConfig>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     pub conversion_review_versions: Vec<String>,
 }

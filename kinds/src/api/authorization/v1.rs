@@ -124,7 +124,11 @@ pub struct NonResourceAttributes {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.authorization.v1.NonResourceRule")]
 pub struct NonResourceRule {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
@@ -208,7 +212,11 @@ pub struct ResourceAttributes {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.authorization.v1.ResourceRule")]
 pub struct ResourceRule {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
@@ -438,11 +446,19 @@ pub struct SubjectAccessReviewStatus {
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.authorization.v1.SubjectRulesReviewStatus")]
 pub struct SubjectRulesReviewStatus {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub resource_rules: Vec<ResourceRule>,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub non_resource_rules: Vec<NonResourceRule>,

@@ -54,7 +54,11 @@ pub struct ClusterRole {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub rules: Vec<PolicyRule>,
@@ -73,6 +77,7 @@ pub struct ClusterRole {
     plural = "clusterrolebindings",
     delete_status,
     strategy_validates,
+    defaults,
     names = "path_segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
@@ -101,13 +106,24 @@ pub struct ClusterRoleBinding {
     pub role_ref: RoleRef,
 }
 
+impl kapi::defaults::Defaults for ClusterRoleBinding {
+    fn set_defaults(&mut self) {
+        crate::defaults::rbac_v1::cluster_role_binding(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.subjects);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.rbac.v1.PolicyRule")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.rbac.v1.PolicyRule")]
 pub struct PolicyRule {
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 1)]
     pub verbs: Vec<String>,
@@ -176,7 +192,11 @@ pub struct Role {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 1)]
     pub metadata: kapi::meta::ObjectMeta,
-    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[serde(
+        default,
+        serialize_with = "kapi::api::wire::empty_list_as_null",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
     #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
     #[protobuf(tag = 2)]
     pub rules: Vec<PolicyRule>,
@@ -193,6 +213,7 @@ pub struct Role {
     namespaced,
     delete_status,
     strategy_validates,
+    defaults,
     names = "path_segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
@@ -219,6 +240,13 @@ pub struct RoleBinding {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub role_ref: RoleRef,
+}
+
+impl kapi::defaults::Defaults for RoleBinding {
+    fn set_defaults(&mut self) {
+        crate::defaults::rbac_v1::role_binding(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.subjects);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -266,4 +294,10 @@ pub struct Subject {
     )]
     #[protobuf(tag = 4)]
     pub namespace: String,
+}
+
+impl kapi::defaults::Defaults for Subject {
+    fn set_defaults(&mut self) {
+        crate::defaults::rbac_v1::subject(self);
+    }
 }

@@ -1,0 +1,80 @@
+//! kube's Pod strategy on create: a new Pod is `Pending`, with the quality of service its
+//! containers' resources give it, and held back from scheduling while it has gates.
+
+use crate::api::core::v1::{Container, Pod, PodCondition, PodSpec, PodStatus};
+
+impl kapi::Strategy for Pod {
+    fn prepare_for_create(&mut self) {
+        let mut status = PodStatus {
+            phase: "Pending".into(),
+            qos_class: qos_class(&self.spec).into(),
+            ..PodStatus::default()
+        };
+        if !self.spec.scheduling_gates.is_empty() {
+            status.conditions.push(PodCondition {
+                r#type: "PodScheduled".into(),
+                status: "False".into(),
+                reason: "SchedulingGated".into(),
+                message: "Scheduling is blocked due to non-empty scheduling gates".into(),
+                ..PodCondition::default()
+            });
+        }
+        self.status = status;
+    }
+
+    fn allow_unconditional_update() -> bool {
+        true
+    }
+}
+
+/// The resources quality of service is judged by.
+const JUDGED: [&str; 2] = ["cpu", "memory"];
+
+/// kube's `GetPodQOS`: `BestEffort` when no container requests or limits CPU or memory,
+/// `Guaranteed` when every container limits both and the pod requests what it limits,
+/// `Burstable` otherwise. Quantities are summed in thousandths.
+fn qos_class(spec: &PodSpec) -> &'static str {
+    let mut requests = std::collections::BTreeMap::<&str, i64>::new();
+    let mut limits = std::collections::BTreeMap::<&str, i64>::new();
+    let mut guaranteed = true;
+    let containers: Vec<&Container> = spec
+        .containers
+        .iter()
+        .chain(&spec.init_containers)
+        .collect();
+    for container in containers {
+        let resources = &container.resources;
+        for name in JUDGED {
+            if let Some(milli) = positive(resources.requests.get(name)) {
+                *requests.entry(name).or_default() += milli;
+            }
+        }
+        let mut limited = 0;
+        for name in JUDGED {
+            if let Some(milli) = positive(resources.limits.get(name)) {
+                *limits.entry(name).or_default() += milli;
+                limited += 1;
+            }
+        }
+        if limited < JUDGED.len() {
+            guaranteed = false;
+        }
+    }
+    if requests.is_empty() && limits.is_empty() {
+        return "BestEffort";
+    }
+    let requested_as_limited = (requests.iter())
+        .all(|(name, value)| limits.get(name) == Some(value))
+        && requests.len() == limits.len();
+    if guaranteed && requested_as_limited {
+        return "Guaranteed";
+    }
+    "Burstable"
+}
+
+/// A quantity in thousandths, when it parses and is above zero.
+fn positive(quantity: Option<&kapi::meta::Quantity>) -> Option<i64> {
+    let parsed = kapi::quantity::Quantity::parse(&quantity?.0).ok()?;
+    let milli = parsed.milli_value();
+    (milli > 0).then_some(milli)
+}
