@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use kapi::meta::{IntOrString, Quantity};
 
-use super::{or, or_str};
+use super::{or, or_str, or_zero};
 use crate::api::core::v1::{
     ConfigMapVolumeSource, Container, DownwardAPIVolumeSource, Endpoints, EphemeralContainer,
     HTTPGetAction, HostPathVolumeSource, LimitRangeItem, NodeStatus, ObjectFieldSelector,
@@ -258,15 +258,10 @@ pub(crate) fn pod_spec(spec: &mut PodSpec) {
 /// A probe times out after a second, runs every ten, succeeds at once and fails after
 /// three failures.
 pub(crate) fn probe(probe: &mut Probe) {
-    let zero_to = |field: &mut i32, value: i32| {
-        if *field == 0 {
-            *field = value;
-        }
-    };
-    zero_to(&mut probe.timeout_seconds, 1);
-    zero_to(&mut probe.period_seconds, 10);
-    zero_to(&mut probe.success_threshold, 1);
-    zero_to(&mut probe.failure_threshold, 3);
+    or_zero(&mut probe.timeout_seconds, 1);
+    or_zero(&mut probe.period_seconds, 10);
+    or_zero(&mut probe.success_threshold, 1);
+    or_zero(&mut probe.failure_threshold, 3);
 }
 
 pub(crate) fn secret_volume_source(source: &mut SecretVolumeSource) {

@@ -1,16 +1,14 @@
 //! `flowcontrol.apiserver.k8s.io/v1`: API Priority and Fairness' precedence, shares and
 //! queues.
 
-use super::or;
+use super::{or, or_zero};
 use crate::api::flowcontrol::v1::{
     ExemptPriorityLevelConfiguration, FlowSchemaSpec, LimitedPriorityLevelConfiguration,
     QueuingConfiguration,
 };
 
 pub(crate) fn flow_schema_spec(spec: &mut FlowSchemaSpec) {
-    if spec.matching_precedence == 0 {
-        spec.matching_precedence = 1000;
-    }
+    or_zero(&mut spec.matching_precedence, 1000);
 }
 
 pub(crate) fn exempt_priority_level_configuration(exempt: &mut ExemptPriorityLevelConfiguration) {
@@ -28,12 +26,7 @@ pub(crate) fn limited_priority_level_configuration(
 
 /// 64 queues, hands of 8, 50 requests a queue.
 pub(crate) fn queuing_configuration(queuing: &mut QueuingConfiguration) {
-    let zero_to = |field: &mut i32, value: i32| {
-        if *field == 0 {
-            *field = value;
-        }
-    };
-    zero_to(&mut queuing.hand_size, 8);
-    zero_to(&mut queuing.queues, 64);
-    zero_to(&mut queuing.queue_length_limit, 50);
+    or_zero(&mut queuing.hand_size, 8);
+    or_zero(&mut queuing.queues, 64);
+    or_zero(&mut queuing.queue_length_limit, 50);
 }

@@ -22,6 +22,13 @@ pub(crate) fn or<T>(field: &mut Option<T>, value: T) {
     field.get_or_insert(value);
 }
 
+/// Sets `field` to `value` when it is zero (kube's unset number).
+pub(crate) fn or_zero(field: &mut i32, value: i32) {
+    if *field == 0 {
+        *field = value;
+    }
+}
+
 /// Sets `field` to `value` when it is empty.
 pub(crate) fn or_str(field: &mut String, value: &str) {
     if field.is_empty() {
