@@ -3,6 +3,7 @@
 //! needs no resourceVersion; the few below add what kube's strategies set on a new object
 //! (`pod`) or what their conversions need.
 
+mod job;
 mod pod;
 
 macro_rules! kube_defaults {

@@ -92,6 +92,35 @@ fn kubectl_commands_leave_kubes_defaults(version: Version) {
     assert_eq!(service["spec"]["internalTrafficPolicy"], "Cluster");
     assert_eq!(service["spec"]["ports"][0]["protocol"], "TCP");
     assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
+
+    // A Secret's stringData is folded into data on decode: never stored, never read back.
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: folded\n\
+                  data:\n  a: aGk=\n  b: aGk=\nstringData:\n  b: there\n  c: new\n";
+    let file = kubectl.write_file("secret.yaml", secret);
+    kubectl.ok(&["create", "-f", &file]);
+    let secret = get(&kubectl, &["secret", "folded"]);
+    assert_eq!(
+        secret["data"],
+        json!({"a": "aGk=", "b": "dGhlcmU=", "c": "bmV3"}),
+        "{secret}"
+    );
+    assert!(secret.get("stringData").is_none(), "{secret}");
+    assert_eq!(secret["type"], "Opaque");
+
+    // A Job selects its pods by its uid, which labels its template.
+    kubectl.ok(&["create", "job", "once", "--image=busybox"]);
+    let job = get(&kubectl, &["job", "once"]);
+    let uid = job["metadata"]["uid"].as_str().expect("a uid").to_owned();
+    assert_eq!(
+        job["spec"]["selector"]["matchLabels"],
+        json!({"batch.kubernetes.io/controller-uid": uid}),
+        "{job}"
+    );
+    let labels = &job["spec"]["template"]["metadata"]["labels"];
+    assert_eq!(labels["batch.kubernetes.io/job-name"], "once");
+    assert_eq!(labels["controller-uid"], uid.as_str());
+    assert_eq!(job["spec"]["backoffLimit"], 6);
+    assert_eq!(job["spec"]["completions"], 1);
 }
 
 /// A creator (an update, in field management's terms) owns what defaulting set, as in kube

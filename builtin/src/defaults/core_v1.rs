@@ -280,9 +280,16 @@ pub(crate) fn projected_volume_source(source: &mut ProjectedVolumeSource) {
     or(&mut source.default_mode, DEFAULT_MODE);
 }
 
-/// A Secret is `Opaque` unless typed.
+/// A Secret is `Opaque` unless typed. Its `stringData` is folded into `data` (a key in
+/// both takes the string), as kube's v1 conversion does while it decodes: kapi's hook for
+/// what happens on decode is this walk, so the field is never stored nor read back.
 pub(crate) fn secret(secret: &mut Secret) {
     or_str(&mut secret.r#type, "Opaque");
+    for (key, value) in std::mem::take(&mut secret.string_data) {
+        secret
+            .data
+            .insert(key, kapi::ByteString(value.into_bytes()));
+    }
 }
 
 /// A projected token lives an hour.

@@ -487,4 +487,4 @@ pub struct UncountedTerminatedPods {
     pub failed: Vec<String>,
 }
 
-crate::strategies::kube_defaults!(CronJob, Job);
+crate::strategies::kube_defaults!(CronJob);
