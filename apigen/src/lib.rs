@@ -4,6 +4,7 @@
 //! facts rendered as kapi declarations ([`render`], by `cargo xtask generate`; a test
 //! checks the rendered files are fresh, offline).
 
+mod attribute;
 pub mod defaults;
 pub mod extract;
 pub mod facts;

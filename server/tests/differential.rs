@@ -493,7 +493,7 @@ fn expected(row: &Row, recorded: &BTreeMap<String, Value>) -> Value {
 
 /// `value` without the `creationTimestamp: null` of embedded objects' metadata (a pod
 /// template's): kube writes Go's zero time so, kapi leaves an unset time out, and both
-/// read back the same (a documented difference, `ARCHITECTURE.md`).
+/// read back the same (a difference `builtin.yaml`'s header states).
 fn drop_null_creation_timestamps(value: &mut Value) {
     match value {
         Value::Object(map) => {
