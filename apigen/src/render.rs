@@ -219,12 +219,25 @@ fn test_kinds(resources: &Resources) -> String {
     out
 }
 
-/// The kinds whose strategy kapi-builtin's `strategies` writes itself (what their
-/// conversions need), rather than the generic one.
+/// The kinds whose strategy kapi-builtin's `strategies` writes itself (their validation,
+/// what their creation sets, what their conversions need), rather than the generic one.
 const OWN_STRATEGY: &[&str] = &[
+    "apps/v1.DaemonSet",
+    "apps/v1.Deployment",
+    "apps/v1.ReplicaSet",
+    "apps/v1.StatefulSet",
     "autoscaling/v2.HorizontalPodAutoscaler",
+    "batch/v1.CronJob",
     "batch/v1.Job",
+    "core/v1.PersistentVolumeClaim",
     "core/v1.Pod",
+    "core/v1.PodTemplate",
+    "core/v1.ReplicationController",
+    "core/v1.Secret",
+    "core/v1.Service",
+    "networking/v1.Ingress",
+    "policy/v1.PodDisruptionBudget",
+    "scheduling/v1.PriorityClass",
 ];
 
 const HEADER: &str =
@@ -551,6 +564,14 @@ fn render_field(
     }
     if let Some(strategy) = &field.patch_strategy {
         extend.push(format!("\"x-kubernetes-patch-strategy\" = \"{strategy}\""));
+    }
+    // kube's published default (a `+default` marker's JSON literal; a `ref(Constant)` is
+    // set by the type's own defaulting function and not published here).
+    let literal = (field.markers.get("default").and_then(|v| v.first()))
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok());
+    if let Some(value) = literal {
+        // `kapi::api::wire::KUBE_DEFAULT`, which `drop_defaults` publishes as `default`.
+        extend.push(format!("\"x-kapi-kube-default\" = {value}"));
     }
     if !extend.is_empty() {
         let _ = writeln!(out, "    #[schemars(extend({}))]", extend.join(", "));

@@ -15,3 +15,4 @@ pub mod api;
 mod conversions;
 mod defaults;
 mod strategies;
+mod validation;

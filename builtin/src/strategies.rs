@@ -1,10 +1,12 @@
-//! The kinds' own create and update rules. Until kube's strategies are ported (validation,
-//! tables), every built-in kind follows kube's generic rules for its own kinds: a `PUT`
-//! needs no resourceVersion; the few below add what kube's strategies set on a new object
-//! (`pod`) or what their conversions need.
+//! The kinds' own create and update rules. Every built-in kind follows kube's generic
+//! rules for its own kinds (a `PUT` needs no resourceVersion); the kinds below add kube's
+//! validation (`crate::validation`), what kube's strategies set on a new object (`pod`,
+//! `job`) or what their conversions need. The others (`kube_defaults!`, in the generated
+//! declarations) do not validate their own fields yet.
 
 mod job;
 mod pod;
+mod validated;
 
 macro_rules! kube_defaults {
     ($($path:path),* $(,)?) => {

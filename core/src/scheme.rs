@@ -30,8 +30,9 @@ mod stored;
 mod type_meta;
 pub use erased::stored_value_bytes;
 use erased::{
-    bytes_to_hub, defaults_json, encode, from_hub, from_hub_ref, hub_from_json, hub_from_json_ref,
-    hub_metadata, hub_to_json, to_hub, to_hub_defaulted, typed_round_trip,
+    bytes_to_hub, bytes_to_hub_defaulted, defaults_json, encode, from_hub, from_hub_ref,
+    hub_from_json, hub_from_json_ref, hub_metadata, hub_to_json, to_hub, to_hub_defaulted,
+    typed_round_trip,
 };
 use hooks::StrategyHooks;
 
@@ -263,6 +264,7 @@ impl KindEntry {
         let mut entry = self.version::<Hub, V>(name);
         if let Some(version) = entry.versions.last_mut() {
             version.to_hub = Arc::new(to_hub_defaulted::<Hub, V>);
+            version.from_bytes = Some(bytes_to_hub_defaulted::<Hub, V>);
             version.defaults = Some(defaults_json::<V>);
         }
         entry
@@ -468,14 +470,16 @@ impl KindEntry {
         (self.hooks.validate)(hub, &self.api_version(version))
     }
 
-    /// [`Strategy::validate_update_in`] of the kind, for a request in `version`.
+    /// [`Strategy::validate_update_in`] of the kind, for a request in `version`; for a
+    /// write through `subresource` (not empty), [`Strategy::validate_subresource_update`].
     pub fn validate_update(
         &self,
         hub: &ErasedHub,
         old: &ErasedHub,
         version: &str,
+        subresource: &str,
     ) -> Vec<FieldError> {
-        (self.hooks.validate_update)(hub, old, &self.api_version(version))
+        (self.hooks.validate_update)(hub, old, &self.api_version(version), subresource)
     }
 
     /// [`Strategy::allow_create_on_update`] of the kind.

@@ -8,6 +8,12 @@
 //! for its own fields (the core `ConfigMap` of `api-types` checks its keys with
 //! [`config_map_key`]).
 
+mod fields;
+mod path;
+
+pub use fields::*;
+pub use path::Path;
+
 /// `DNS1123LabelMaxLength`.
 const DNS1123_LABEL_MAX: usize = 63;
 /// `DNS1123SubdomainMaxLength`.

@@ -450,7 +450,8 @@ impl Registry {
             errors.extend(kapi_schema::metadata::object_meta_update(&new, &old));
             let scale_errors = kapi_schema::metadata::scale(info, &new);
             errors.extend(not_reported(scale_errors, &errors));
-            let own = kind.validate_update(&new_hub, &old_view.typed, target.version);
+            let sub = subresource_name(subresource);
+            let own = kind.validate_update(&new_hub, &old_view.typed, target.version, sub);
             if !own.is_empty() {
                 let hub = kind.hub_json(&new_hub).map_err(internal)?;
                 errors.extend(field_paths::to_version(kind, target.version, &hub, own));

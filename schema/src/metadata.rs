@@ -383,11 +383,15 @@ pub fn object_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
     errors
 }
 
-/// The replica paths of a kind with a scale subresource, on the hub JSON.
+/// The replica paths of a kind with a scale subresource, on the hub JSON: kube's rule for
+/// custom resources; a kind whose strategy validates (kube's own) judges them there.
 pub fn scale(info: &KindInfo, hub: &Value) -> Vec<FieldError> {
     let Some(scale) = &info.subresources.scale else {
         return Vec::new();
     };
+    if info.strategy_validates {
+        return Vec::new();
+    }
     let mut errors = Vec::new();
     for path in [scale.spec_replicas_path, scale.status_replicas_path] {
         let Some(value) = get_path(hub, path).and_then(Value::as_i64) else {

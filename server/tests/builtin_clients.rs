@@ -68,25 +68,27 @@ fn meta(name: &str) -> ObjectMeta {
     }
 }
 
-fn pod_spec() -> PodSpec {
+/// A pod spec restarting its containers by `restart_policy` (a Job's pods may not restart
+/// always, a Deployment's must).
+fn pod_spec(restart_policy: &str) -> PodSpec {
     PodSpec {
         containers: vec![Container {
             name: "app".into(),
             image: Some("nginx:1.27".into()),
             ..Container::default()
         }],
-        restart_policy: Some("Never".into()),
+        restart_policy: Some(restart_policy.into()),
         ..PodSpec::default()
     }
 }
 
-fn template() -> PodTemplateSpec {
+fn template(restart_policy: &str) -> PodTemplateSpec {
     PodTemplateSpec {
         metadata: Some(ObjectMeta {
             labels: labels(),
             ..ObjectMeta::default()
         }),
-        spec: Some(pod_spec()),
+        spec: Some(pod_spec(restart_policy)),
     }
 }
 
@@ -148,7 +150,7 @@ fn kube_rs_drives_the_everyday_kinds_with_k8s_openapi_types() {
         let api = || client.clone();
         let pod = Pod {
             metadata: meta("web"),
-            spec: Some(pod_spec()),
+            spec: Some(pod_spec("Never")),
             ..Pod::default()
         };
         let patch = json!({"spec": {"containers": [{"name": "app", "image": "nginx:1.28"}]}});
@@ -222,7 +224,7 @@ fn kube_rs_drives_the_everyday_kinds_with_k8s_openapi_types() {
                     match_labels: labels(),
                     ..LabelSelector::default()
                 },
-                template: template(),
+                template: template("Always"),
                 ..DeploymentSpec::default()
             },
             ..Deployment::default()
@@ -239,7 +241,7 @@ fn kube_rs_drives_the_everyday_kinds_with_k8s_openapi_types() {
         let job = Job {
             metadata: meta("once"),
             spec: Some(JobSpec {
-                template: template(),
+                template: template("Never"),
                 ..JobSpec::default()
             }),
             ..Job::default()

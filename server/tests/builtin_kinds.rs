@@ -77,11 +77,59 @@ fn sample(resource: &Value) -> String {
     }
 }
 
+/// A pod template that kube's rules accept, as YAML at the top level (its pods labelled
+/// `app: sample`); callers indent it where they embed it.
+const TEMPLATE: &str = "template:\n  metadata:\n    labels:\n      app: sample\n  spec:\n    containers:\n    - name: app\n      image: nginx\n";
+
 /// What an object of a kind needs beside its metadata to be valid, as YAML at the top
-/// level: the kinds whose rules kapi checks already (kube's rules for every kind come with
-/// their strategies).
-fn body(resource: &Value) -> &'static str {
-    match (resource["groupVersion"].as_str(), resource["kind"].as_str()) {
+/// level: the kinds whose rules kapi checks (kube's rules).
+fn body(resource: &Value) -> String {
+    let selected = |under: &str| {
+        let template = TEMPLATE.replace('\n', &format!("\n{under}"));
+        format!(
+            "{under}selector:\n{under}  matchLabels:\n{under}    app: sample\n{under}{template}"
+        )
+    };
+    let kind = (resource["groupVersion"].as_str(), resource["kind"].as_str());
+    let spec = match kind {
+        (Some("apps/v1"), Some("Deployment" | "ReplicaSet" | "DaemonSet")) => selected("  "),
+        (Some("apps/v1"), Some("StatefulSet")) => {
+            format!("  serviceName: sample\n{}", selected("  "))
+        }
+        (Some("v1"), Some("ReplicationController")) => {
+            let template = TEMPLATE.replace('\n', "\n  ");
+            format!("  selector:\n    app: sample\n  {template}")
+        }
+        (Some("batch/v1"), Some("Job")) => {
+            let template = TEMPLATE.replace("containers:", "restartPolicy: Never\n    containers:");
+            format!("  {}", template.replace('\n', "\n  "))
+        }
+        (Some("batch/v1"), Some("CronJob")) => {
+            let template = TEMPLATE.replace("containers:", "restartPolicy: Never\n    containers:");
+            let template = template.replace('\n', "\n      ");
+            format!("  schedule: \"@hourly\"\n  jobTemplate:\n    spec:\n      {template}")
+        }
+        (Some("v1"), Some("Pod")) => "  containers:\n  - name: app\n    image: nginx\n".into(),
+        (Some("v1"), Some("Service")) => "  ports:\n  - port: 80\n".into(),
+        (Some("v1"), Some("PersistentVolumeClaim")) => {
+            "  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
+                .into()
+        }
+        (Some("networking.k8s.io/v1"), Some("Ingress")) => {
+            "  defaultBackend:\n    service:\n      name: web\n      port:\n        number: 80\n"
+                .into()
+        }
+        _ => String::new(),
+    };
+    if !spec.is_empty() {
+        // The indented template leaves spaces after its last line: the next document's
+        // `---` must start a line.
+        return format!("spec:\n{}\n", spec.trim_end());
+    }
+    if kind == (Some("v1"), Some("PodTemplate")) {
+        return TEMPLATE.into();
+    }
+    match kind {
         (Some("rbac.authorization.k8s.io/v1"), Some("RoleBinding" | "ClusterRoleBinding")) => {
             "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\n"
         }
@@ -93,6 +141,7 @@ fn body(resource: &Value) -> &'static str {
         }
         _ => "",
     }
+    .into()
 }
 
 /// A manifest of one object of each kind, all carrying `labels`.

@@ -16,6 +16,14 @@ impl kapi::Strategy for Job {
         }
     }
 
+    fn validate(&self) -> Vec<kapi::error::FieldError> {
+        crate::validation::batch::job(self)
+    }
+
+    fn validate_update(&self, old: &Self) -> Vec<kapi::error::FieldError> {
+        crate::validation::batch::job_update(self, old)
+    }
+
     fn allow_unconditional_update() -> bool {
         true
     }

@@ -1,7 +1,11 @@
 //! kube's Pod strategy on create: a new Pod is `Pending`, with the quality of service its
 //! containers' resources give it, and held back from scheduling while it has gates.
 
+use kapi::error::FieldError;
+use kapi::validation::Path;
+
 use crate::api::core::v1::{Container, Pod, PodCondition, PodSpec, PodStatus};
+use crate::validation::pod;
 
 impl kapi::Strategy for Pod {
     fn prepare_for_create(&mut self) {
@@ -20,6 +24,29 @@ impl kapi::Strategy for Pod {
             });
         }
         self.status = status;
+    }
+
+    fn validate(&self) -> Vec<FieldError> {
+        pod::pod(self)
+    }
+
+    fn validate_update(&self, old: &Self) -> Vec<FieldError> {
+        let mut errors = pod::pod_spec(&self.spec, &Path::new("spec"));
+        errors.extend(pod::pod_update(self, old));
+        errors
+    }
+
+    /// kube's status and ephemeral containers strategies: the spec a status write keeps
+    /// is the stored one; `ephemeralcontainers` adds ephemeral containers alone.
+    fn validate_subresource_update(&self, old: &Self, subresource: &str) -> Vec<FieldError> {
+        match subresource {
+            "ephemeralcontainers" => {
+                let mut errors = pod::pod_spec(&self.spec, &Path::new("spec"));
+                errors.extend(pod::ephemeral_containers_update(self, old));
+                errors
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn allow_unconditional_update() -> bool {

@@ -50,6 +50,15 @@ pub trait Strategy: Sized {
         self.validate_update(old)
     }
 
+    /// Field errors of an update through `subresource` (`status`, `scale`,
+    /// `ephemeralcontainers`), for kinds whose subresources kube judges by rules of their
+    /// own (a Pod's `ephemeralcontainers` may add containers its update may not). Defaults
+    /// to [`validate_update`](Self::validate_update).
+    fn validate_subresource_update(&self, old: &Self, subresource: &str) -> Vec<FieldError> {
+        let _ = subresource;
+        self.validate_update(old)
+    }
+
     /// Whether a `PUT` of a missing object (without a resourceVersion) creates it: kube's
     /// `AllowCreateOnUpdate`, false for most kinds and for custom resources.
     fn allow_create_on_update() -> bool {

@@ -48,9 +48,16 @@ where
     }
 }
 
-/// A schemars transform for kube's own types: their properties' `default`s are dropped.
-/// serde's `default` on a field (Go's zero for a missing field) is not kube's published
-/// default (`+default` markers, none on these types), and the registry would apply it.
+/// The extension a generated field carries its `+default` marker's value in: kube's
+/// published default, which [`drop_defaults`] makes the property's `default`.
+pub const KUBE_DEFAULT: &str = "x-kapi-kube-default";
+
+/// A schemars transform for kube's own types: their properties' `default`s are kube's
+/// published ones. serde's `default` on a field (Go's zero for a missing field) is not
+/// kube's default, and the registry would apply it: it is dropped; a `+default` marker's
+/// value (in [`KUBE_DEFAULT`], as the generator writes it) takes its place, as kube's
+/// OpenAPI has it (server-side apply reads it for a list-map key an item leaves out: a
+/// Service port's `protocol`).
 pub fn drop_defaults(schema: &mut schemars::Schema) {
     if let Some(properties) = schema
         .get_mut("properties")
@@ -59,6 +66,9 @@ pub fn drop_defaults(schema: &mut schemars::Schema) {
         for property in properties.values_mut() {
             if let Some(property) = property.as_object_mut() {
                 property.remove("default");
+                if let Some(default) = property.remove(KUBE_DEFAULT) {
+                    property.insert("default".into(), default);
+                }
             }
         }
     }

@@ -74,6 +74,19 @@ where
     onto_hub::<Hub, V>(serde_json::from_slice(bytes)?, None)
 }
 
+/// [`bytes_to_hub`] with `V`'s defaults set on the decoded object: kube's storage decodes
+/// with defaults too, so what an object read back from storage lacks (a field added since
+/// it was written, a Job's labels copied from its template) is filled as on a request.
+pub(super) fn bytes_to_hub_defaulted<Hub, V>(bytes: &[u8]) -> Result<ErasedHub, ConversionError>
+where
+    Hub: Resource + Default + Send + 'static,
+    V: Convert<Hub> + Defaults + DeserializeOwned + 'static,
+{
+    let mut typed: V = serde_json::from_slice(bytes)?;
+    typed.set_defaults();
+    onto_hub::<Hub, V>(typed, None)
+}
+
 /// `typed` converted onto `base` (a new hub when `None`).
 fn onto_hub<Hub, V>(typed: V, base: Option<ErasedHub>) -> Result<ErasedHub, ConversionError>
 where

@@ -11,7 +11,8 @@ pub(super) struct StrategyHooks {
     pub(super) prepare_for_create: fn(&mut ErasedHub),
     pub(super) prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
     pub(super) validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
-    pub(super) validate_update: fn(&ErasedHub, &ErasedHub, &str) -> Vec<FieldError>,
+    /// New, old, the request's API version, the subresource written ("" for the object).
+    pub(super) validate_update: fn(&ErasedHub, &ErasedHub, &str, &str) -> Vec<FieldError>,
     pub(super) canonicalize: Option<fn(&mut ErasedHub)>,
     pub(super) prepare_for_delete: Option<fn(&mut ErasedHub)>,
     pub(super) allow_create_on_update: bool,
@@ -40,11 +41,14 @@ impl StrategyHooks {
                     .map(|hub| hub.validate_in(api_version))
                     .unwrap_or_default()
             },
-            validate_update: |hub, old, api_version| match (
+            validate_update: |hub, old, api_version, subresource| match (
                 hub.downcast_ref::<Hub>(),
                 old.downcast_ref::<Hub>(),
             ) {
-                (Some(hub), Some(old)) => hub.validate_update_in(old, api_version),
+                (Some(hub), Some(old)) if subresource.is_empty() => {
+                    hub.validate_update_in(old, api_version)
+                }
+                (Some(hub), Some(old)) => hub.validate_subresource_update(old, subresource),
                 _ => Vec::new(),
             },
             canonicalize: Hub::has_canonical_form().then_some(|hub: &mut ErasedHub| {
@@ -70,7 +74,7 @@ impl StrategyHooks {
         prepare_for_create: |_| {},
         prepare_for_update: |_, _| {},
         validate: |_, _| Vec::new(),
-        validate_update: |_, _, _| Vec::new(),
+        validate_update: |_, _, _, _| Vec::new(),
         canonicalize: None,
         prepare_for_delete: None,
         allow_create_on_update: false,

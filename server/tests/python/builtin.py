@@ -25,12 +25,13 @@ def meta(name):
     return client.V1ObjectMeta(name=name, labels=dict(LABELS))
 
 
-def template():
+def template(restart_policy="Never"):
+    """A pod template; a Deployment's restarts its pods always, a Job's may not."""
     return client.V1PodTemplateSpec(
         metadata=client.V1ObjectMeta(labels=dict(LABELS)),
         spec=client.V1PodSpec(
             containers=[client.V1Container(name="app", image="nginx:1.27")],
-            restart_policy="Never",
+            restart_policy=restart_policy,
         ),
     )
 
@@ -112,7 +113,7 @@ lines.append(lifecycle(
         spec=client.V1DeploymentSpec(
             replicas=2,
             selector=client.V1LabelSelector(match_labels=dict(LABELS)),
-            template=template(),
+            template=template("Always"),
         ),
     ),
     {"spec": {"replicas": 3}},

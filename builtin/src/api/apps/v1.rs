@@ -890,10 +890,4 @@ pub struct StatefulSetUpdateStrategy {
     pub rolling_update: Option<RollingUpdateStatefulSetStrategy>,
 }
 
-crate::strategies::kube_defaults!(
-    ControllerRevision,
-    DaemonSet,
-    Deployment,
-    ReplicaSet,
-    StatefulSet
-);
+crate::strategies::kube_defaults!(ControllerRevision);

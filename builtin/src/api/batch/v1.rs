@@ -486,5 +486,3 @@ pub struct UncountedTerminatedPods {
     #[protobuf(tag = 2)]
     pub failed: Vec<String>,
 }
-
-crate::strategies::kube_defaults!(CronJob);

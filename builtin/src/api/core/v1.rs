@@ -108,17 +108,19 @@ pub struct AzureDiskVolumeSource {
     #[protobuf(tag = 2)]
     pub disk_uri: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["None", "ReadOnly", "ReadWrite"]))]
+    #[schemars(extend("enum" = ["None", "ReadOnly", "ReadWrite"], "x-kapi-kube-default" = "ReadWrite"))]
     #[protobuf(tag = 3)]
     pub caching_mode: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kapi-kube-default" = "ext4"))]
     #[protobuf(tag = 4)]
     pub fs_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kapi-kube-default" = false))]
     #[protobuf(tag = 5)]
     pub read_only: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["Dedicated", "Managed", "Shared"]))]
+    #[schemars(extend("enum" = ["Dedicated", "Managed", "Shared"], "x-kapi-kube-default" = "Shared"))]
     #[protobuf(tag = 6)]
     pub kind: Option<String>,
 }
@@ -905,7 +907,7 @@ pub struct ContainerPort {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"], "x-kapi-kube-default" = "TCP"))]
     #[protobuf(tag = 4)]
     pub protocol: String,
     #[serde(
@@ -1837,6 +1839,7 @@ pub struct GRPCAction {
     #[protobuf(tag = 1)]
     pub port: i32,
     #[serde(default)]
+    #[schemars(extend("x-kapi-kube-default" = ""))]
     #[protobuf(tag = 2)]
     pub service: Option<String>,
 }
@@ -2051,6 +2054,7 @@ pub struct ISCSIPersistentVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "default"))]
     #[protobuf(tag = 4)]
     pub iscsi_interface: String,
     #[serde(
@@ -2125,6 +2129,7 @@ pub struct ISCSIVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "default"))]
     #[protobuf(tag = 4)]
     pub iscsi_interface: String,
     #[serde(
@@ -2464,6 +2469,7 @@ pub struct LocalObjectReference {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = ""))]
     #[protobuf(tag = 1)]
     pub name: String,
 }
@@ -4562,6 +4568,7 @@ pub struct RBDPersistentVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "rbd"))]
     #[protobuf(tag = 4)]
     pub pool: String,
     #[serde(
@@ -4569,6 +4576,7 @@ pub struct RBDPersistentVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "admin"))]
     #[protobuf(tag = 5)]
     pub user: String,
     #[serde(
@@ -4576,6 +4584,7 @@ pub struct RBDPersistentVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "/etc/ceph/keyring"))]
     #[protobuf(tag = 6)]
     pub keyring: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -4633,6 +4642,7 @@ pub struct RBDVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "rbd"))]
     #[protobuf(tag = 4)]
     pub pool: String,
     #[serde(
@@ -4640,6 +4650,7 @@ pub struct RBDVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "admin"))]
     #[protobuf(tag = 5)]
     pub user: String,
     #[serde(
@@ -4647,6 +4658,7 @@ pub struct RBDVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "/etc/ceph/keyring"))]
     #[protobuf(tag = 6)]
     pub keyring: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -5136,6 +5148,7 @@ pub struct ScaleIOPersistentVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "ThinProvisioned"))]
     #[protobuf(tag = 7)]
     pub storage_mode: String,
     #[serde(
@@ -5150,6 +5163,7 @@ pub struct ScaleIOPersistentVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "xfs"))]
     #[protobuf(tag = 9)]
     pub fs_type: String,
     #[serde(
@@ -5213,6 +5227,7 @@ pub struct ScaleIOVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "ThinProvisioned"))]
     #[protobuf(tag = 7)]
     pub storage_mode: String,
     #[serde(
@@ -5227,6 +5242,7 @@ pub struct ScaleIOVolumeSource {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
+    #[schemars(extend("x-kapi-kube-default" = "xfs"))]
     #[protobuf(tag = 9)]
     pub fs_type: String,
     #[serde(
@@ -5663,7 +5679,7 @@ pub struct ServicePort {
         skip_serializing_if = "kapi::api::wire::is_zero",
         deserialize_with = "kapi::api::wire::null_as_default"
     )]
-    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"]))]
+    #[schemars(extend("enum" = ["SCTP", "TCP", "UDP"], "x-kapi-kube-default" = "TCP"))]
     #[protobuf(tag = 2)]
     pub protocol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -6538,11 +6554,6 @@ crate::strategies::kube_defaults!(
     LimitRange,
     Node,
     PersistentVolume,
-    PersistentVolumeClaim,
-    PodTemplate,
-    ReplicationController,
     ResourceQuota,
-    Secret,
-    Service,
     ServiceAccount
 );

@@ -562,4 +562,4 @@ pub struct ServiceBackendPort {
     pub number: i32,
 }
 
-crate::strategies::kube_defaults!(Ingress, IngressClass, NetworkPolicy);
+crate::strategies::kube_defaults!(IngressClass, NetworkPolicy);

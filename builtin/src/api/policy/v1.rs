@@ -119,5 +119,3 @@ pub struct PodDisruptionBudgetStatus {
     #[protobuf(tag = 7)]
     pub conditions: Vec<kapi::meta::Condition>,
 }
-
-crate::strategies::kube_defaults!(PodDisruptionBudget);

@@ -61,5 +61,3 @@ impl kapi::defaults::Defaults for PriorityClass {
         crate::defaults::scheduling_v1::priority_class(self);
     }
 }
-
-crate::strategies::kube_defaults!(PriorityClass);

@@ -1,0 +1,41 @@
+//! The kinds whose strategy is kube's validation alone: each names its create rules and,
+//! where kube has them, its update rules (which judge the new object too).
+
+use crate::validation::{
+    batch, networking, policy, scheduling, secret, service, storage, workloads,
+};
+
+/// `kind => create` or `kind => create, update`: a strategy that validates with them.
+macro_rules! validated {
+    ($($kind:path => $create:path $(, $update:path)?;)*) => {
+        $(impl kapi::Strategy for $kind {
+            fn validate(&self) -> Vec<kapi::error::FieldError> {
+                $create(self)
+            }
+
+            $(fn validate_update(&self, old: &Self) -> Vec<kapi::error::FieldError> {
+                $update(self, old)
+            })?
+
+            fn allow_unconditional_update() -> bool {
+                true
+            }
+        })*
+    };
+}
+
+validated! {
+    crate::api::apps::v1::DaemonSet => workloads::daemon_set, workloads::daemon_set_update;
+    crate::api::apps::v1::Deployment => workloads::deployment, workloads::deployment_update;
+    crate::api::apps::v1::ReplicaSet => workloads::replica_set, workloads::replica_set_update;
+    crate::api::apps::v1::StatefulSet => workloads::stateful_set, workloads::stateful_set_update;
+    crate::api::batch::v1::CronJob => batch::cron_job, batch::cron_job_update;
+    crate::api::core::v1::PersistentVolumeClaim => storage::claim, storage::claim_update;
+    crate::api::core::v1::PodTemplate => workloads::pod_template;
+    crate::api::core::v1::ReplicationController => workloads::replication_controller;
+    crate::api::core::v1::Secret => secret::secret, secret::secret_update;
+    crate::api::core::v1::Service => service::service, service::service_update;
+    crate::api::networking::v1::Ingress => networking::ingress;
+    crate::api::policy::v1::PodDisruptionBudget => policy::budget;
+    crate::api::scheduling::v1::PriorityClass => scheduling::priority_class, scheduling::priority_class_update;
+}
