@@ -170,8 +170,11 @@ fn printer_column(column: &PrinterColumn) -> String {
     if let Some(format) = &column.format {
         parts.push(format!("format = \"{format}\""));
     }
+    if let Some(priority) = column.priority {
+        parts.push(format!("priority = {priority}"));
+    }
     if let Some(description) = &column.description {
-        parts.push(format!("description = \"{description}\""));
+        parts.push(format!("description = {description:?}"));
     }
     if let Some(cell) = &column.cell {
         parts.push(format!("cell = {cell}"));

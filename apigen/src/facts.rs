@@ -216,6 +216,9 @@ pub struct PrinterColumn {
     pub format: Option<String>,
     /// `.lastTimestamp`.
     pub json_path: String,
+    /// 1: shown with `-o wide` only (kube's printers' priority-1 columns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
     /// kube's column description, where kapi's tables give one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,

@@ -15,4 +15,5 @@ pub mod api;
 mod conversions;
 mod defaults;
 mod strategies;
+mod tables;
 mod validation;

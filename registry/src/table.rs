@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::object::{internal, meta, meta_str};
 use super::{ObjectList, Target};
 use super::{SharedObject, kept};
-use kapi_core::api::PrinterColumn;
+use kapi_core::api::{PrinterColumn, cells};
 use kapi_core::chunks::{Chunks, ItemWriter};
 use kapi_core::error::{ApiError, FieldError, FieldErrorType};
 use kapi_core::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
@@ -224,7 +224,8 @@ struct MetadataOnly<'a> {
 }
 
 /// The cells of `object`'s row: its name, then each printer column evaluated on the hub
-/// JSON, `date` columns left as the value found (a timestamp) for [`aged`] to render.
+/// JSON, `date` columns left as the value found (a timestamp) for [`aged`] to render;
+/// computed cells as made (deferred ones too).
 fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiError> {
     let kind = target.kind;
     let columns = kind.info.columns(target.version);
@@ -237,11 +238,13 @@ fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiEr
         meta_str(object, "name").unwrap_or_default().to_owned(),
     ));
     for column in columns {
-        let computed = column.cell.map(|make| make(&hub));
-        let value = match &computed {
-            Some(value) => Some(value),
-            None => parse_path(column.json_path).and_then(|path| evaluate(&hub, &path)),
-        };
+        // A computed cell is the table convertor's own, kept as it is made (kube's printers
+        // put numbers in columns they declare strings).
+        if let Some(make) = column.cell {
+            cells.push(make(&hub));
+            continue;
+        }
+        let value = parse_path(column.json_path).and_then(|path| evaluate(&hub, &path));
         cells.push(match column.column_type {
             "date" => value
                 .filter(|v| v.is_string())
@@ -265,18 +268,22 @@ fn columns_fingerprint(columns: &[PrinterColumn]) -> u64 {
     hasher.finish()
 }
 
-/// `cells` with their `date` columns rendered as ages at `now`.
+/// `cells` with their `date` columns rendered as ages at `now`, and deferred cells (a time
+/// since, [`cells::since`]) written out.
 fn aged(columns: &[PrinterColumn], mut cells: Vec<Value>, now: SystemTime) -> Vec<Value> {
     for (column, cell_value) in columns.iter().zip(cells.iter_mut().skip(1)) {
         if column.column_type == "date" {
             *cell_value = cell("date", Some(cell_value), now);
+        } else if cells::is_deferred(cell_value) {
+            *cell_value = cells::resolve(cell_value, now);
         }
     }
     cells
 }
 
 /// [`aged`] for cells kept as their encoding (`undated`), written to `body` as serializing
-/// the aged cells would write them: only the `date` cells are decoded, the others copied.
+/// the aged cells would write them: only the `date` cells and objects (a deferred cell is
+/// one) are decoded, the others copied.
 fn write_aged(
     body: &mut BytesMut,
     columns: &[PrinterColumn],
@@ -294,6 +301,11 @@ fn write_aged(
             Some(column) if column.column_type == "date" => {
                 let value: Value = serde_json::from_str(raw.get()).map_err(internal)?;
                 serde_json::to_writer((&mut *body).writer(), &cell("date", Some(&value), now))
+                    .map_err(internal)?;
+            }
+            Some(_) if raw.get().starts_with('{') => {
+                let value: Value = serde_json::from_str(raw.get()).map_err(internal)?;
+                serde_json::to_writer((&mut *body).writer(), &cells::resolve(&value, now))
                     .map_err(internal)?;
             }
             _ => body.extend_from_slice(raw.get().as_bytes()),
@@ -444,78 +456,9 @@ fn cell(column_type: &str, value: Option<&Value>, now: SystemTime) -> Value {
         ("integer", Value::Array(items)) => Value::from(items.len()),
         ("number", Value::Number(n)) => n.as_f64().map_or(Value::Null, Value::from),
         ("boolean", Value::Bool(b)) => Value::Bool(*b),
-        ("date", Value::String(s)) => Value::String(age(s, now)),
+        ("date", Value::String(s)) => Value::String(cells::age(s, now)),
         _ => Value::Null,
     }
-}
-
-/// kube's `ConvertToHumanReadableDateType`: the age of an RFC 3339 timestamp.
-fn age(timestamp: &str, now: SystemTime) -> String {
-    let Ok(time) = humantime::parse_rfc3339(timestamp) else {
-        return "<invalid>".into();
-    };
-    let seconds = match now.duration_since(time) {
-        Ok(elapsed) => i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX),
-        Err(ahead) => -i64::try_from(ahead.duration().as_secs()).unwrap_or(i64::MAX),
-    };
-    human_duration(seconds)
-}
-
-/// kube's `duration.HumanDuration`: two or three significant figures.
-pub(crate) fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 60 * 2 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        let s = seconds % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 60 * 3 {
-        return format!("{minutes}m");
-    }
-    let hours = seconds / 3600;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{}d", hours / 24)
-        } else {
-            format!("{}d{h}h", hours / 24)
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        let days = (hours / 24) % 365;
-        return if days == 0 {
-            format!("{}y", hours / 24 / 365)
-        } else {
-            format!("{}y{days}d", hours / 24 / 365)
-        };
-    }
-    format!("{}y", hours / 24 / 365)
 }
 
 #[cfg(test)]
@@ -523,29 +466,6 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-
-    #[test]
-    fn durations_read_as_kubes() {
-        for (seconds, expected) in [
-            (-5, "<invalid>"),
-            (-1, "0s"),
-            (0, "0s"),
-            (119, "119s"),
-            (120, "2m"),
-            (125, "2m5s"),
-            (600, "10m"),
-            (179 * 60, "179m"),
-            (3 * 3600, "3h"),
-            (3 * 3600 + 60, "3h1m"),
-            (47 * 3600, "47h"),
-            (2 * 86400 + 3600, "2d1h"),
-            (8 * 86400, "8d"),
-            (3 * 365 * 86400 + 86400, "3y1d"),
-            (9 * 365 * 86400, "9y"),
-        ] {
-            assert_eq!(human_duration(seconds), expected, "{seconds}");
-        }
-    }
 
     #[test]
     fn simple_paths_and_cells() {

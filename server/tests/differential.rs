@@ -58,8 +58,14 @@ const VALIDATION: Table = Table {
     recorded: "validation.recorded.json",
 };
 
+/// The built-in kinds' tables (`kubectl get`): columns and cells of each kind's object.
+const PRINTED: Table = Table {
+    rows: "tables.yaml",
+    recorded: "tables.recorded.json",
+};
+
 /// Every table.
-const TABLES: [Table; 3] = [BUILTIN, VALIDATION, APPLY];
+const TABLES: [Table; 4] = [BUILTIN, VALIDATION, PRINTED, APPLY];
 
 /// Server-side apply and field management on WebApp.
 const APPLY: Table = Table {
@@ -90,6 +96,9 @@ enum Compared {
     Object,
     /// Labels, spec and status.
     Spec,
+    /// The request asks for a `meta.k8s.io/v1` Table: its column definitions (name, type,
+    /// format, priority) and its first row's cells, ages masked.
+    Table,
 }
 
 fn table_dir() -> PathBuf {
@@ -119,6 +128,7 @@ fn rows(table: Table) -> Vec<Row> {
                 object: match row.get("object") {
                     Some(Value::Bool(true)) => Compared::Object,
                     Some(Value::String(what)) if what == "spec" => Compared::Spec,
+                    Some(Value::String(what)) if what == "table" => Compared::Table,
                     None | Some(Value::Bool(false)) => Compared::Nothing,
                     Some(other) => panic!("row {name:?}: `object: {other}`?"),
                 },
@@ -380,6 +390,12 @@ fn run(client: &Client, namespace: &str, rows: &[Row]) -> Vec<(String, Value)> {
                     response.body
                 );
             }
+            if row.object == Compared::Table {
+                let path = row.request.path.replace("$NS", namespace);
+                let (status, body) = (client.get_accepting(&path, TABLE_ACCEPT))
+                    .unwrap_or_else(|e| panic!("GET {path} as a Table: {e}"));
+                return (row.name.clone(), table_answer(status, &body, namespace));
+            }
             let response = send(client, &row.request, namespace);
             let generate_name = (row.request.body.as_ref())
                 .and_then(|b| b.pointer("/metadata/generateName")?.as_str());
@@ -387,6 +403,38 @@ fn run(client: &Client, namespace: &str, rows: &[Row]) -> Vec<(String, Value)> {
             (row.name.clone(), answer)
         })
         .collect()
+}
+
+/// What kubectl asks for when it prints.
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+
+/// A Table answer as compared: the code, the column definitions and the first row's
+/// cells, with what moves between runs masked (ages as `$AGE`, the run's namespace, uids).
+fn table_answer(status: u16, body: &[u8], namespace: &str) -> Value {
+    let table: Value = serde_json::from_slice(body).expect("a JSON answer");
+    let columns: Vec<Value> = (table["columnDefinitions"].as_array().into_iter().flatten())
+        .map(|c| json!([c["name"], c["type"], c["format"], c["priority"]]))
+        .collect();
+    let cells: Vec<Value> = (table.pointer("/rows/0/cells").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .map(|cell| match cell.as_str() {
+            Some(text) if is_age(text) => json!("$AGE"),
+            _ => cell.clone(),
+        })
+        .collect();
+    let answer = json!({"code": status, "object": {"columns": columns, "cells": cells}});
+    serde_json::from_str(&mask_run_values(
+        &answer.to_string().replace(namespace, "$NS"),
+    ))
+    .expect("masked JSON")
+}
+
+/// Whether a cell is an age of a few seconds or minutes (`0s`, `2m5s`): what differs
+/// between two runs of a row.
+fn is_age(text: &str) -> bool {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, 's' | 'm'));
+    digits.is_empty() && text.ends_with('s') && text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// The differences between `expected` and `actual` (empty when they agree).
@@ -639,6 +687,11 @@ fn builtin_kinds_answer_as_kube_apiserver_does() {
 #[test]
 fn builtin_kinds_validate_as_kube_apiserver_does() {
     check(VALIDATION, WebApps::Compiled);
+}
+
+#[test]
+fn builtin_kinds_print_as_kube_apiserver_does() {
+    check(PRINTED, WebApps::Compiled);
 }
 
 #[test]

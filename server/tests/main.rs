@@ -16,6 +16,7 @@ mod builtin_defaults;
 mod builtin_kinds;
 mod builtin_lifecycles;
 mod builtin_subresources;
+mod builtin_tables;
 mod builtin_versions;
 mod component_statuses;
 mod configmap;

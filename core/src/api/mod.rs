@@ -6,6 +6,7 @@
 //! described twice.
 
 mod binding;
+pub mod cells;
 mod convert;
 mod documents;
 mod kind_sets;

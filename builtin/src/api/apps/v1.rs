@@ -20,9 +20,12 @@ use kapi_macros::Resource;
     namespaced,
     delete_status,
     strategy_validates,
+    printer_column(name = "Controller", type = "string", json_path = ".metadata.ownerReferences", description = "Controller of the object", cell = crate::tables::revision_controller),
+    printer_column(name = "Revision", type = "string", json_path = ".revision", description = "Revision indicates the revision of the state represented by Data.", cell = crate::tables::revision),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "controllerrevisions",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ControllerRevision")]
@@ -55,9 +58,19 @@ pub struct ControllerRevision {
     short_name = "ds",
     category = "all",
     status,
+    printer_column(name = "Desired", type = "integer", json_path = ".status.desiredNumberScheduled", description = "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/", cell = crate::tables::desired_scheduled),
+    printer_column(name = "Current", type = "integer", json_path = ".status.currentNumberScheduled", description = "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/", cell = crate::tables::current_scheduled),
+    printer_column(name = "Ready", type = "integer", json_path = ".status.numberReady", description = "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.", cell = crate::tables::number_ready),
+    printer_column(name = "Up-to-date", type = "integer", json_path = ".status.updatedNumberScheduled", description = "The total number of nodes that are running updated daemon pod", cell = crate::tables::updated_scheduled),
+    printer_column(name = "Available", type = "integer", json_path = ".status.numberAvailable", description = "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)", cell = crate::tables::number_available),
+    printer_column(name = "Node Selector", type = "string", json_path = ".spec.template.spec.nodeSelector", description = "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/", cell = crate::tables::node_selector),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::template_spec_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::template_spec_images),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1, description = "A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", cell = crate::tables::label_selector),
     storage_key = "daemonsets",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.DaemonSet")]
@@ -239,14 +252,17 @@ pub struct DaemonSetUpdateStrategy {
     short_name = "deploy",
     category = "all",
     status,
-    scale(
-        spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas",
-        label_selector_path = ".spec.selector"
-    ),
+    printer_column(name = "Ready", type = "string", json_path = ".status.readyReplicas", description = "Number of the pod with ready state", cell = crate::tables::ready_of_desired),
+    printer_column(name = "Up-to-date", type = "string", json_path = ".status.updatedReplicas", description = "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", cell = crate::tables::updated_replicas),
+    printer_column(name = "Available", type = "string", json_path = ".status.availableReplicas", description = "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", cell = crate::tables::available_replicas),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::template_spec_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::template_spec_images),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1, description = "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", cell = crate::tables::deployment_selector),
+    scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".spec.selector"),
     storage_key = "deployments",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.Deployment")]
@@ -447,15 +463,18 @@ pub struct DeploymentStrategy {
     short_name = "rs",
     category = "all",
     status,
-    scale(
-        spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas",
-        label_selector_path = ".spec.selector"
-    ),
+    printer_column(name = "Desired", type = "integer", json_path = ".spec.replicas", description = "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller", cell = crate::tables::desired_replicas),
+    printer_column(name = "Current", type = "integer", json_path = ".status.replicas", description = "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller", cell = crate::tables::current_replicas),
+    printer_column(name = "Ready", type = "integer", json_path = ".status.readyReplicas", description = "The number of ready replicas for this replica set.", cell = crate::tables::ready_replicas),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::template_spec_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::template_spec_images),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1, description = "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", cell = crate::tables::label_selector),
+    scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".spec.selector"),
     selectable_field = ".status.replicas",
     storage_key = "replicasets",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.ReplicaSet")]
@@ -645,14 +664,14 @@ pub struct RollingUpdateStatefulSetStrategy {
     short_name = "sts",
     category = "all",
     status,
-    scale(
-        spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas",
-        label_selector_path = ".spec.selector"
-    ),
+    printer_column(name = "Ready", type = "string", json_path = ".status.readyReplicas", description = "Number of the pod with ready state", cell = crate::tables::ready_of_desired),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::template_spec_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::template_spec_images),
+    scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".spec.selector"),
     storage_key = "statefulsets",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.apps.v1.StatefulSet")]

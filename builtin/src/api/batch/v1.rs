@@ -24,9 +24,18 @@ use kapi_macros::Resource;
     short_name = "cj",
     category = "all",
     status,
+    printer_column(name = "Schedule", type = "string", json_path = ".spec.schedule", description = "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+    printer_column(name = "Timezone", type = "string", json_path = ".spec.timeZone", description = "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones", cell = crate::tables::cron_job_time_zone),
+    printer_column(name = "Suspend", type = "boolean", json_path = ".spec.suspend", description = "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.", cell = crate::tables::cron_job_suspend),
+    printer_column(name = "Active", type = "integer", json_path = ".status.active", description = "A list of pointers to currently running jobs.", cell = crate::tables::cron_job_active),
+    printer_column(name = "Last Schedule", type = "string", json_path = ".status.lastScheduleTime", description = "Information when was the last time the job was successfully scheduled.", cell = crate::tables::cron_job_last_schedule),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.jobTemplate.spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::cron_job_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.jobTemplate.spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::cron_job_images),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.jobTemplate.spec.selector", priority = 1, description = "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", cell = crate::tables::cron_job_selector),
     storage_key = "cronjobs",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.CronJob")]
@@ -130,10 +139,17 @@ pub struct CronJobStatus {
     defaults,
     category = "all",
     status,
+    printer_column(name = "Status", type = "string", json_path = ".status.conditions", description = "Status of the job.", cell = crate::tables::job_status),
+    printer_column(name = "Completions", type = "string", json_path = ".status.succeeded", description = "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.", cell = crate::tables::job_completions),
+    printer_column(name = "Duration", type = "string", json_path = ".status.startTime", description = "Time required to complete the job.", cell = crate::tables::job_duration),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::template_spec_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::template_spec_images),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1, description = "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", cell = crate::tables::label_selector),
     selectable_field(label = "status.successful", path = ".status.succeeded"),
     storage_key = "jobs",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.batch.v1.Job")]

@@ -1336,9 +1336,11 @@ pub struct EndpointSubset {
     strategy_validates,
     defaults,
     short_name = "ep",
+    printer_column(name = "Endpoints", type = "string", json_path = ".subsets", description = "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.", cell = crate::tables::endpoints),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "services/endpoints",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Endpoints")]
@@ -2541,24 +2543,20 @@ pub struct NFSVolumeSource {
     defaults,
     short_name = "no",
     status,
+    printer_column(name = "Status", type = "string", json_path = ".status.conditions", description = "The status of the node", cell = crate::tables::node_status),
+    printer_column(name = "Roles", type = "string", json_path = ".metadata.labels", description = "The roles of the node", cell = crate::tables::node_roles),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Version", type = "string", json_path = ".status.nodeInfo.kubeletVersion", description = "Kubelet Version reported by the node.", cell = crate::tables::node_version),
+    printer_column(name = "Internal-IP", type = "string", json_path = ".status.addresses", priority = 1, description = "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", cell = crate::tables::node_internal_ip),
+    printer_column(name = "External-IP", type = "string", json_path = ".status.addresses", priority = 1, description = "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", cell = crate::tables::node_external_ip),
+    printer_column(name = "OS-Image", type = "string", json_path = ".status.nodeInfo.osImage", priority = 1, description = "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", cell = crate::tables::node_os_image),
+    printer_column(name = "Kernel-Version", type = "string", json_path = ".status.nodeInfo.kernelVersion", priority = 1, description = "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", cell = crate::tables::node_kernel),
+    printer_column(name = "Container-Runtime", type = "string", json_path = ".status.nodeInfo.containerRuntimeVersion", priority = 1, description = "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", cell = crate::tables::node_runtime),
     selectable_field = ".spec.unschedulable",
-    subresource(
-        name = "proxy",
-        connect(
-            options = "NodeProxyOptions",
-            method = "DELETE",
-            method = "GET",
-            method = "HEAD",
-            method = "OPTIONS",
-            method = "PATCH",
-            method = "POST",
-            method = "PUT",
-            path
-        )
-    ),
+    subresource(name = "proxy", connect(options = "NodeProxyOptions", method = "DELETE", method = "GET", method = "HEAD", method = "OPTIONS", method = "PATCH", method = "POST", method = "PUT", path)),
     storage_key = "minions",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Node")]
@@ -3043,9 +3041,19 @@ impl kapi::defaults::Defaults for ObjectFieldSelector {
     defaults,
     short_name = "pv",
     status,
+    printer_column(name = "Capacity", type = "string", json_path = ".spec.capacity", description = "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity", cell = crate::tables::volume_capacity),
+    printer_column(name = "Access Modes", type = "string", json_path = ".spec.accessModes", description = "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes", cell = crate::tables::volume_access_modes),
+    printer_column(name = "Reclaim Policy", type = "string", json_path = ".spec.persistentVolumeReclaimPolicy", description = "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming"),
+    printer_column(name = "Status", type = "string", json_path = ".status.phase", description = "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase", cell = crate::tables::volume_status),
+    printer_column(name = "Claim", type = "string", json_path = ".spec.claimRef", description = "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding", cell = crate::tables::volume_claim),
+    printer_column(name = "StorageClass", type = "string", json_path = ".spec.storageClassName", description = "StorageClass of the pv", cell = crate::tables::storage_class),
+    printer_column(name = "VolumeAttributesClass", type = "string", json_path = ".spec.volumeAttributesClassName", description = "VolumeAttributesClass of the pv", cell = crate::tables::attributes_class),
+    printer_column(name = "Reason", type = "string", json_path = ".status.reason", description = "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.", cell = crate::tables::volume_reason),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode", priority = 1, description = "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.", cell = crate::tables::volume_mode),
     storage_key = "persistentvolumes",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolume")]
@@ -3083,9 +3091,17 @@ impl kapi::defaults::Defaults for PersistentVolume {
     defaults,
     short_name = "pvc",
     status,
+    printer_column(name = "Status", type = "string", json_path = ".status.phase", description = "phase represents the current phase of PersistentVolumeClaim.", cell = crate::tables::claim_status),
+    printer_column(name = "Volume", type = "string", json_path = ".spec.volumeName", description = "volumeName is the binding reference to the PersistentVolume backing this claim.", cell = crate::tables::claim_volume),
+    printer_column(name = "Capacity", type = "string", json_path = ".status.capacity", description = "capacity represents the actual resources of the underlying volume.", cell = crate::tables::claim_capacity),
+    printer_column(name = "Access Modes", type = "string", json_path = ".status.accessModes", description = "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1", cell = crate::tables::claim_access_modes),
+    printer_column(name = "StorageClass", type = "string", json_path = ".spec.storageClassName", description = "StorageClass of the pvc", cell = crate::tables::storage_class),
+    printer_column(name = "VolumeAttributesClass", type = "string", json_path = ".spec.volumeAttributesClassName", description = "VolumeAttributesClass of the pvc", cell = crate::tables::attributes_class),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode", priority = 1, description = "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.", cell = crate::tables::volume_mode),
     storage_key = "persistentvolumeclaims",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PersistentVolumeClaim")]
@@ -3524,6 +3540,14 @@ pub struct PhotonPersistentDiskVolumeSource {
     short_name = "po",
     category = "all",
     status,
+    printer_column(name = "Ready", type = "string", json_path = ".status.containerStatuses", description = "The aggregate readiness state of this pod for accepting traffic.", cell = crate::tables::pod_ready),
+    printer_column(name = "Status", type = "string", json_path = ".status.phase", description = "The aggregate status of the containers in this pod.", cell = crate::tables::pod_status),
+    printer_column(name = "Restarts", type = "string", json_path = ".status.containerStatuses", description = "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", cell = crate::tables::pod_restarts),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "IP", type = "string", json_path = ".status.podIP", priority = 1, description = "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", cell = crate::tables::pod_ip),
+    printer_column(name = "Node", type = "string", json_path = ".spec.nodeName", priority = 1, description = "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename", cell = crate::tables::pod_node),
+    printer_column(name = "Nominated Node", type = "string", json_path = ".status.nominatedNodeName", priority = 1, description = "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.", cell = crate::tables::pod_nominated_node),
+    printer_column(name = "Readiness Gates", type = "string", json_path = ".spec.readinessGates", priority = 1, description = "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates", cell = crate::tables::pod_readiness_gates),
     selectable_field = ".spec.nodeName",
     selectable_field = ".spec.restartPolicy",
     selectable_field = ".spec.schedulerName",
@@ -4284,9 +4308,12 @@ impl kapi::defaults::Defaults for PodStatus {
     namespaced,
     strategy_validates,
     defaults,
+    printer_column(name = "Containers", type = "string", json_path = ".template.spec.containers", description = "Names of each container in the template.", cell = crate::tables::template_containers),
+    printer_column(name = "Images", type = "string", json_path = ".template.spec.containers", description = "Images referenced by each container in the template.", cell = crate::tables::template_images),
+    printer_column(name = "Pod Labels", type = "string", json_path = ".template.metadata.labels", description = "The labels for the pod template.", cell = crate::tables::template_labels),
     storage_key = "podtemplates",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.PodTemplate")]
@@ -4702,15 +4729,18 @@ impl kapi::defaults::Defaults for RBDVolumeSource {
     short_name = "rc",
     category = "all",
     status,
-    scale(
-        spec_replicas_path = ".spec.replicas",
-        status_replicas_path = ".status.replicas",
-        label_selector_path = ".spec.selector"
-    ),
+    printer_column(name = "Desired", type = "integer", json_path = ".spec.replicas", description = "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", cell = crate::tables::desired_replicas),
+    printer_column(name = "Current", type = "integer", json_path = ".status.replicas", description = "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller", cell = crate::tables::current_replicas),
+    printer_column(name = "Ready", type = "integer", json_path = ".status.readyReplicas", description = "The number of ready replicas for this replication controller.", cell = crate::tables::ready_replicas),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Containers", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Names of each container in the template.", cell = crate::tables::template_spec_containers),
+    printer_column(name = "Images", type = "string", json_path = ".spec.template.spec.containers", priority = 1, description = "Images referenced by each container in the template.", cell = crate::tables::template_spec_images),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1, description = "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", cell = crate::tables::map_selector),
+    scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".spec.selector"),
     selectable_field = ".status.replicas",
     storage_key = "controllers",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ReplicationController")]
@@ -4927,9 +4957,12 @@ pub struct ResourceHealth {
     defaults,
     short_name = "quota",
     status,
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Request", type = "string", json_path = ".status.hard", description = "Request represents a minimum amount of cpu/memory that a container may consume.", cell = crate::tables::quota_requests),
+    printer_column(name = "Limit", type = "string", json_path = ".status.hard", description = "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.", cell = crate::tables::quota_limits),
     storage_key = "resourcequotas",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceQuota")]
@@ -5333,10 +5366,13 @@ pub struct SeccompProfile {
     delete_status,
     strategy_validates,
     defaults,
+    printer_column(name = "Type", type = "string", json_path = ".type", description = "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"),
+    printer_column(name = "Data", type = "string", json_path = ".data", description = "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4", cell = crate::tables::secret_data),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     selectable_field = ".type",
     storage_key = "secrets",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Secret")]
@@ -5549,23 +5585,16 @@ pub struct SecurityContext {
     short_name = "svc",
     category = "all",
     status,
-    subresource(
-        name = "proxy",
-        connect(
-            options = "ServiceProxyOptions",
-            method = "DELETE",
-            method = "GET",
-            method = "HEAD",
-            method = "OPTIONS",
-            method = "PATCH",
-            method = "POST",
-            method = "PUT",
-            path
-        )
-    ),
+    printer_column(name = "Type", type = "string", json_path = ".spec.type", description = "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types"),
+    printer_column(name = "Cluster-IP", type = "string", json_path = ".spec.clusterIP", description = "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", cell = crate::tables::service_cluster_ip),
+    printer_column(name = "External-IP", type = "string", json_path = ".status.loadBalancer", description = "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.", cell = crate::tables::service_external_ip),
+    printer_column(name = "Port(s)", type = "string", json_path = ".spec.ports", description = "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies", cell = crate::tables::service_ports),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1, description = "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/", cell = crate::tables::service_selector),
+    subresource(name = "proxy", connect(options = "ServiceProxyOptions", method = "DELETE", method = "GET", method = "HEAD", method = "OPTIONS", method = "PATCH", method = "POST", method = "PUT", path)),
     storage_key = "services/specs",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.Service")]
@@ -5601,9 +5630,11 @@ impl kapi::defaults::Defaults for Service {
     namespaced,
     strategy_validates,
     short_name = "sa",
+    printer_column(name = "Secrets", type = "string", json_path = ".secrets", description = "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret", cell = crate::tables::account_secrets),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "serviceaccounts",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ServiceAccount")]

@@ -123,9 +123,13 @@ impl kapi::defaults::Defaults for EndpointPort {
     delete_status,
     strategy_validates,
     defaults,
+    printer_column(name = "AddressType", type = "string", json_path = ".addressType", description = "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name."),
+    printer_column(name = "Ports", type = "string", json_path = ".ports", description = "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.", cell = crate::tables::endpoint_slice_ports),
+    printer_column(name = "Endpoints", type = "string", json_path = ".endpoints", description = "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.", cell = crate::tables::endpoint_slice_endpoints),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "endpointslices",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.EndpointSlice")]

@@ -79,9 +79,14 @@ pub struct IPBlock {
     strategy_validates,
     short_name = "ing",
     status,
+    printer_column(name = "Class", type = "string", json_path = ".spec.ingressClassName", description = "The name of the IngressClass resource that should be used for additional configuration", cell = crate::tables::ingress_class),
+    printer_column(name = "Hosts", type = "string", json_path = ".spec.rules", description = "Hosts that incoming requests are matched against before the ingress rule", cell = crate::tables::ingress_hosts),
+    printer_column(name = "Address", type = "string", json_path = ".status.loadBalancer", description = "Address is a list containing ingress points for the load-balancer", cell = crate::tables::ingress_address),
+    printer_column(name = "Ports", type = "string", json_path = ".spec.tls", description = "Ports of TLS configurations that open", cell = crate::tables::ingress_ports),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "ingress",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.Ingress")]
@@ -124,9 +129,12 @@ pub struct IngressBackend {
     delete_status,
     strategy_validates,
     defaults,
+    printer_column(name = "Controller", type = "string", json_path = ".spec.controller", description = "Controller that is responsible for handling this class"),
+    printer_column(name = "Parameters", type = "string", json_path = ".spec.parameters", description = "A reference to a resource with additional parameters", cell = crate::tables::ingress_class_parameters),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "ingressclasses",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.IngressClass")]
@@ -372,9 +380,11 @@ pub struct IngressTLS {
     strategy_validates,
     defaults,
     short_name = "netpol",
+    printer_column(name = "Pod-Selector", type = "string", json_path = ".spec.podSelector", description = "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.", cell = crate::tables::network_policy_pods),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "networkpolicies",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.NetworkPolicy")]

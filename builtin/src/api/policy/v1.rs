@@ -36,9 +36,13 @@ pub struct Eviction {
     strategy_validates,
     short_name = "pdb",
     status,
+    printer_column(name = "Min Available", type = "string", json_path = ".spec.minAvailable", description = "The minimum number of pods that must be available.", cell = crate::tables::budget_min_available),
+    printer_column(name = "Max Unavailable", type = "string", json_path = ".spec.maxUnavailable", description = "The maximum number of pods that may be unavailable.", cell = crate::tables::budget_max_unavailable),
+    printer_column(name = "Allowed Disruptions", type = "integer", json_path = ".status.disruptionsAllowed", description = "Calculated number of pods that may be disrupted at this time.", cell = crate::tables::budget_allowed),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "poddisruptionbudgets",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.policy.v1.PodDisruptionBudget")]

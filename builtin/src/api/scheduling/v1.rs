@@ -21,9 +21,13 @@ use kapi_macros::Resource;
     strategy_validates,
     defaults,
     short_name = "pc",
+    printer_column(name = "Value", type = "integer", json_path = ".value", description = "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec."),
+    printer_column(name = "Global-Default", type = "boolean", json_path = ".globalDefault", description = "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.", cell = crate::tables::priority_global_default),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
+    printer_column(name = "PreemptionPolicy", type = "string", json_path = ".preemptionPolicy", description = "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", cell = crate::tables::priority_preemption),
     storage_key = "priorityclasses",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.scheduling.v1.PriorityClass")]

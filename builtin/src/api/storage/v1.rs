@@ -19,9 +19,16 @@ use kapi_macros::Resource;
     plural = "csidrivers",
     strategy_validates,
     defaults,
+    printer_column(name = "AttachRequired", type = "boolean", json_path = ".spec.attachRequired", description = "attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the CSIDriverRegistry feature gate is enabled and the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is immutable.", cell = crate::tables::driver_attach_required),
+    printer_column(name = "PodInfoOnMount", type = "boolean", json_path = ".spec.podInfoOnMount", description = "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. \"csi.storage.k8s.io/pod.name\": pod.Name \"csi.storage.k8s.io/pod.namespace\": pod.Namespace \"csi.storage.k8s.io/pod.uid\": string(pod.UID) \"csi.storage.k8s.io/ephemeral\": \"true\" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n\"csi.storage.k8s.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.", cell = crate::tables::driver_pod_info),
+    printer_column(name = "StorageCapacity", type = "boolean", json_path = ".spec.storageCapacity", description = "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.", cell = crate::tables::driver_storage_capacity),
+    printer_column(name = "TokenRequests", type = "string", json_path = ".spec.tokenRequests", description = "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: \"csi.storage.k8s.io/serviceAccount.tokens\": {\n  \"<audience>\": {\n    \"token\": <token>,\n    \"expirationTimestamp\": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.", cell = crate::tables::driver_token_requests),
+    printer_column(name = "RequiresRepublish", type = "boolean", json_path = ".spec.requiresRepublish", description = "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.", cell = crate::tables::driver_requires_republish),
+    printer_column(name = "Modes", type = "string", json_path = ".spec.volumeLifecycleModes", description = "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.", cell = crate::tables::driver_modes),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "csidrivers",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSIDriver")]
@@ -93,9 +100,11 @@ pub struct CSIDriverSpec {
     kind = "CSINode",
     plural = "csinodes",
     strategy_validates,
+    printer_column(name = "Drivers", type = "integer", json_path = ".spec.drivers", description = "Drivers indicates the number of CSI drivers registered on the node", cell = crate::tables::node_drivers),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "csinodes",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSINode")]
@@ -203,9 +212,14 @@ pub struct CSIStorageCapacity {
     strategy_validates,
     defaults,
     short_name = "sc",
+    printer_column(name = "Provisioner", type = "string", json_path = ".provisioner", description = "provisioner indicates the type of the provisioner."),
+    printer_column(name = "ReclaimPolicy", type = "string", json_path = ".reclaimPolicy", description = "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.", cell = crate::tables::class_reclaim_policy),
+    printer_column(name = "VolumeBindingMode", type = "string", json_path = ".volumeBindingMode", description = "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.", cell = crate::tables::class_binding_mode),
+    printer_column(name = "AllowVolumeExpansion", type = "string", json_path = ".allowVolumeExpansion", description = "allowVolumeExpansion shows whether the storage class allow volume expand.", cell = crate::tables::class_expansion),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "storageclasses",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.StorageClass")]
@@ -285,9 +299,14 @@ pub struct TokenRequest {
     strategy_validates,
     defaults,
     status,
+    printer_column(name = "Attacher", type = "string", json_path = ".spec.attacher", description = "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName()."),
+    printer_column(name = "PV", type = "string", json_path = ".spec.source.persistentVolumeName", description = "persistentVolumeName represents the name of the persistent volume to attach.", cell = crate::tables::attachment_volume),
+    printer_column(name = "Node", type = "string", json_path = ".spec.nodeName", description = "nodeName represents the node that the volume should be attached to."),
+    printer_column(name = "Attached", type = "boolean", json_path = ".status.attached", description = "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.", cell = crate::tables::attachment_attached),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),
     storage_key = "volumeattachments",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.VolumeAttachment")]
