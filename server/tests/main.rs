@@ -47,6 +47,7 @@ mod operations;
 mod protobuf;
 mod python_client;
 mod reflector;
+mod rollouts;
 mod runtime_config;
 mod smoke;
 mod strategic;
