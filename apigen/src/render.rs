@@ -222,6 +222,7 @@ fn test_kinds(resources: &Resources) -> String {
 /// The kinds whose strategy kapi-builtin's `strategies` writes itself (their validation,
 /// what their creation sets, what their conversions need), rather than the generic one.
 const OWN_STRATEGY: &[&str] = &[
+    "apps/v1.ControllerRevision",
     "apps/v1.DaemonSet",
     "apps/v1.Deployment",
     "apps/v1.ReplicaSet",
@@ -229,15 +230,24 @@ const OWN_STRATEGY: &[&str] = &[
     "autoscaling/v2.HorizontalPodAutoscaler",
     "batch/v1.CronJob",
     "batch/v1.Job",
+    "core/v1.Endpoints",
+    "core/v1.Node",
+    "core/v1.PersistentVolume",
     "core/v1.PersistentVolumeClaim",
     "core/v1.Pod",
     "core/v1.PodTemplate",
     "core/v1.ReplicationController",
+    "core/v1.ResourceQuota",
     "core/v1.Secret",
     "core/v1.Service",
     "networking/v1.Ingress",
+    "networking/v1.IngressClass",
+    "networking/v1.NetworkPolicy",
+    "node/v1.RuntimeClass",
     "policy/v1.PodDisruptionBudget",
     "scheduling/v1.PriorityClass",
+    "storage/v1.StorageClass",
+    "storage/v1.VolumeAttachment",
 ];
 
 const HEADER: &str =

@@ -33,6 +33,10 @@ impl kapi::Strategy for HorizontalPodAutoscaler {
         crate::conversions::drop_round_trip_annotations(&mut self.metadata.annotations);
     }
 
+    fn validate(&self) -> Vec<kapi::error::FieldError> {
+        crate::validation::cluster::autoscaler(self)
+    }
+
     fn allow_unconditional_update() -> bool {
         true
     }

@@ -119,6 +119,21 @@ fn body(resource: &Value) -> String {
             "  defaultBackend:\n    service:\n      name: web\n      port:\n        number: 80\n"
                 .into()
         }
+        (Some("v1"), Some("PersistentVolume")) => {
+            "  capacity:\n    storage: 1Gi\n  accessModes: [ReadWriteOnce]\n  hostPath:\n    path: /data\n"
+                .into()
+        }
+        (Some("networking.k8s.io/v1"), Some("IngressClass")) => {
+            "  controller: example.com/ingress\n".into()
+        }
+        (Some("storage.k8s.io/v1"), Some("VolumeAttachment")) => {
+            "  attacher: disk.example.com\n  nodeName: node-1\n  source:\n    persistentVolumeName: pv-1\n"
+                .into()
+        }
+        (Some("autoscaling/v1" | "autoscaling/v2"), Some("HorizontalPodAutoscaler")) => {
+            "  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  maxReplicas: 3\n"
+                .into()
+        }
         _ => String::new(),
     };
     if !spec.is_empty() {
@@ -133,6 +148,9 @@ fn body(resource: &Value) -> String {
         (Some("rbac.authorization.k8s.io/v1"), Some("RoleBinding" | "ClusterRoleBinding")) => {
             "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\n"
         }
+        (Some("node.k8s.io/v1"), Some("RuntimeClass")) => "handler: runc\n",
+        (Some("storage.k8s.io/v1"), Some("StorageClass")) => "provisioner: example.com/disk\n",
+        (Some("apps/v1"), Some("ControllerRevision")) => "data: {}\nrevision: 1\n",
         // Through `events.k8s.io`, kube's strict rules for new Events.
         (Some("events.k8s.io/v1"), Some("Event")) => {
             "eventTime: \"2026-12-03T01:02:03.000004Z\"\nreportingController: example.dev/test\n\

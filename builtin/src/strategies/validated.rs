@@ -2,7 +2,7 @@
 //! where kube has them, its update rules (which judge the new object too).
 
 use crate::validation::{
-    batch, networking, policy, scheduling, secret, service, storage, workloads,
+    batch, cluster, networking, policy, scheduling, secret, service, storage, workloads,
 };
 
 /// `kind => create` or `kind => create, update`: a strategy that validates with them.
@@ -25,17 +25,27 @@ macro_rules! validated {
 }
 
 validated! {
+    crate::api::apps::v1::ControllerRevision => cluster::controller_revision, cluster::controller_revision_update;
     crate::api::apps::v1::DaemonSet => workloads::daemon_set, workloads::daemon_set_update;
     crate::api::apps::v1::Deployment => workloads::deployment, workloads::deployment_update;
     crate::api::apps::v1::ReplicaSet => workloads::replica_set, workloads::replica_set_update;
     crate::api::apps::v1::StatefulSet => workloads::stateful_set, workloads::stateful_set_update;
     crate::api::batch::v1::CronJob => batch::cron_job, batch::cron_job_update;
+    crate::api::core::v1::Endpoints => cluster::endpoints;
+    crate::api::core::v1::Node => cluster::node;
+    crate::api::core::v1::PersistentVolume => cluster::persistent_volume;
     crate::api::core::v1::PersistentVolumeClaim => storage::claim, storage::claim_update;
+    crate::api::core::v1::ResourceQuota => cluster::resource_quota;
     crate::api::core::v1::PodTemplate => workloads::pod_template;
     crate::api::core::v1::ReplicationController => workloads::replication_controller;
     crate::api::core::v1::Secret => secret::secret, secret::secret_update;
     crate::api::core::v1::Service => service::service, service::service_update;
     crate::api::networking::v1::Ingress => networking::ingress;
+    crate::api::networking::v1::IngressClass => networking::ingress_class;
+    crate::api::networking::v1::NetworkPolicy => networking::network_policy;
+    crate::api::node::v1::RuntimeClass => scheduling::runtime_class, scheduling::runtime_class_update;
     crate::api::policy::v1::PodDisruptionBudget => policy::budget;
     crate::api::scheduling::v1::PriorityClass => scheduling::priority_class, scheduling::priority_class_update;
+    crate::api::storage::v1::StorageClass => storage::storage_class, storage::storage_class_update;
+    crate::api::storage::v1::VolumeAttachment => storage::volume_attachment;
 }

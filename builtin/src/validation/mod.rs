@@ -8,6 +8,7 @@
 //! number bare, anything else as its JSON (kube before 1.34 printed Go's syntax).
 
 pub(crate) mod batch;
+pub(crate) mod cluster;
 pub(crate) mod networking;
 pub(crate) mod pod;
 pub(crate) mod policy;

@@ -68,3 +68,30 @@ pub(crate) fn priority_class_update(new: &PriorityClass, old: &PriorityClass) ->
     ));
     errors
 }
+
+/// kube's `ValidateRuntimeClass`: the handler is a DNS label.
+pub(crate) fn runtime_class(class: &crate::api::node::v1::RuntimeClass) -> Vec<FieldError> {
+    let handler = Path::new("handler");
+    match class.handler.is_empty() {
+        true => vec![super::required(&handler, "")],
+        false => super::invalid_each(
+            kapi::validation::dns1123_label(&class.handler),
+            &class.handler,
+            &handler,
+        ),
+    }
+}
+
+/// kube's `ValidateRuntimeClassUpdate`: the handler stays.
+pub(crate) fn runtime_class_update(
+    new: &crate::api::node::v1::RuntimeClass,
+    old: &crate::api::node::v1::RuntimeClass,
+) -> Vec<FieldError> {
+    let mut errors = runtime_class(new);
+    errors.extend(super::immutable(
+        &new.handler,
+        &old.handler,
+        &Path::new("handler"),
+    ));
+    errors
+}

@@ -908,5 +908,3 @@ pub struct StatefulSetUpdateStrategy {
     #[protobuf(tag = 2)]
     pub rolling_update: Option<RollingUpdateStatefulSetStrategy>,
 }
-
-crate::strategies::kube_defaults!(ControllerRevision);

@@ -6578,13 +6578,4 @@ pub struct WindowsSecurityContextOptions {
     pub host_process: Option<bool>,
 }
 
-crate::strategies::kube_defaults!(
-    Binding,
-    ComponentStatus,
-    Endpoints,
-    LimitRange,
-    Node,
-    PersistentVolume,
-    ResourceQuota,
-    ServiceAccount
-);
+crate::strategies::kube_defaults!(Binding, ComponentStatus, LimitRange, ServiceAccount);

@@ -571,5 +571,3 @@ pub struct ServiceBackendPort {
     #[protobuf(tag = 2)]
     pub number: i32,
 }
-
-crate::strategies::kube_defaults!(IngressClass, NetworkPolicy);

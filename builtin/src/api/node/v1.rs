@@ -95,5 +95,3 @@ pub struct Scheduling {
     #[protobuf(tag = 2)]
     pub tolerations: Vec<crate::api::core::v1::Toleration>,
 }
-
-crate::strategies::kube_defaults!(RuntimeClass);

@@ -426,10 +426,4 @@ pub struct VolumeNodeResources {
     pub count: Option<i32>,
 }
 
-crate::strategies::kube_defaults!(
-    CSIDriver,
-    CSINode,
-    CSIStorageCapacity,
-    StorageClass,
-    VolumeAttachment
-);
+crate::strategies::kube_defaults!(CSIDriver, CSINode, CSIStorageCapacity);
