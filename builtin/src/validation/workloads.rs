@@ -119,14 +119,15 @@ pub(crate) fn deployment(deployment: &Deployment) -> Vec<FieldError> {
     errors
 }
 
+/// apps/v1's rule for its controllers' updates: the selector is immutable.
+fn selector_kept(new: &Option<LabelSelector>, old: &Option<LabelSelector>) -> Vec<FieldError> {
+    immutable(new, old, &Path::new("spec").child("selector"))
+}
+
 /// kube's `ValidateDeploymentUpdate`: the selector is immutable (apps/v1).
 pub(crate) fn deployment_update(new: &Deployment, old: &Deployment) -> Vec<FieldError> {
     let mut errors = deployment(new);
-    errors.extend(immutable(
-        &new.spec.selector,
-        &old.spec.selector,
-        &Path::new("spec").child("selector"),
-    ));
+    errors.extend(selector_kept(&new.spec.selector, &old.spec.selector));
     errors
 }
 
@@ -219,11 +220,7 @@ pub(crate) fn replica_set(rs: &ReplicaSet) -> Vec<FieldError> {
 /// kube's `ValidateReplicaSetUpdate`: the selector is immutable (apps/v1).
 pub(crate) fn replica_set_update(new: &ReplicaSet, old: &ReplicaSet) -> Vec<FieldError> {
     let mut errors = replica_set(new);
-    errors.extend(immutable(
-        &new.spec.selector,
-        &old.spec.selector,
-        &Path::new("spec").child("selector"),
-    ));
+    errors.extend(selector_kept(&new.spec.selector, &old.spec.selector));
     errors
 }
 
@@ -396,10 +393,6 @@ fn daemon_set_strategy(strategy: &DaemonSetUpdateStrategy, path: &Path) -> Vec<F
 /// kube's `ValidateDaemonSetUpdate`: the selector is immutable.
 pub(crate) fn daemon_set_update(new: &DaemonSet, old: &DaemonSet) -> Vec<FieldError> {
     let mut errors = daemon_set(new);
-    errors.extend(immutable(
-        &new.spec.selector,
-        &old.spec.selector,
-        &Path::new("spec").child("selector"),
-    ));
+    errors.extend(selector_kept(&new.spec.selector, &old.spec.selector));
     errors
 }
