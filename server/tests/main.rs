@@ -12,6 +12,7 @@ mod apply_clients;
 mod audit;
 mod auth;
 mod builtin_clients;
+mod builtin_commands;
 mod builtin_defaults;
 mod builtin_kinds;
 mod builtin_lifecycles;
