@@ -268,7 +268,17 @@ fn a_three_member_cluster_loses_and_regains_quorum() {
         "the retried create: {retried:?}"
     );
     assert!(unanswered || retried.status == 201, "{retried:?}");
-    let read = client.get(&format!("{CONFIGMAPS}/no-quorum")).unwrap();
+    // A read may time out too while the cluster settles (CI saw a 504 here): it is retried
+    // as the create is, until it is answered.
+    let read = wait_for(
+        Duration::from_secs(30),
+        "the read of the retried create to be answered",
+        || log.tail(40),
+        || {
+            let response = client.get(&format!("{CONFIGMAPS}/no-quorum")).ok()?;
+            (![503, 504].contains(&response.status)).then_some(response)
+        },
+    );
     assert_eq!(read.status, 200, "{read:?}");
     let mut added = Vec::new();
     loop {
