@@ -430,11 +430,13 @@ fn table_answer(status: u16, body: &[u8], namespace: &str) -> Value {
     .expect("masked JSON")
 }
 
-/// Whether a cell is an age of a few seconds or minutes (`0s`, `2m5s`): what differs
+/// Whether a cell is an age of seconds or minutes (`0s`, `2m5s`, `3m`): what differs
 /// between two runs of a row.
 fn is_age(text: &str) -> bool {
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, 's' | 'm'));
-    digits.is_empty() && text.ends_with('s') && text.starts_with(|c: char| c.is_ascii_digit())
+    let rest = text.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, 's' | 'm'));
+    rest.is_empty()
+        && (text.ends_with('s') || text.ends_with('m'))
+        && text.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// The differences between `expected` and `actual` (empty when they agree).

@@ -192,16 +192,12 @@ pub(crate) fn persistent_volume(volume: &PersistentVolume) -> Vec<FieldError> {
         errors.push(required(&capacity, ""));
     }
     if s.capacity.len() != 1 || !s.capacity.contains_key("storage") {
-        errors.push(FieldError::new(
-            kapi::error::FieldErrorType::NotSupported,
-            &capacity,
-            // kube shows a missing list as Go's nil.
-            Some(match s.capacity.is_empty() {
-                true => serde_json::Value::Null,
-                false => json(&s.capacity),
-            }),
-            "supported values: \"storage\"",
-        ));
+        // kube shows a missing list as Go's nil.
+        let shown = match s.capacity.is_empty() {
+            true => serde_json::Value::Null,
+            false => json(&s.capacity),
+        };
+        errors.push(super::unsupported(&capacity, shown, &["storage"]));
     }
     for (name, quantity) in &s.capacity {
         let at = capacity.key(name);

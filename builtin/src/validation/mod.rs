@@ -60,6 +60,13 @@ pub(crate) fn required_one_of(value: &str, supported: &[&str], path: &Path) -> V
     }
 }
 
+/// A `NotSupported` error showing a structured `value` (kube shows a whole strategy).
+pub(crate) fn unsupported(path: &Path, value: Value, supported: &[&str]) -> FieldError {
+    let mut error = FieldError::not_supported(path, "", supported);
+    error.value = Some(value);
+    error
+}
+
 /// An `Invalid` error for each of `messages` about the string `value`.
 pub(crate) fn invalid_each(messages: Vec<String>, value: &str, path: &Path) -> Vec<FieldError> {
     (messages.into_iter())

@@ -7,7 +7,9 @@ use kapi::meta::{IntOrString, LabelSelector};
 use kapi::validation::{self as v, IntOrPercent, Path};
 
 use super::pod::{self, Judged, Selects};
-use super::{forbidden, immutable, int_or_percent, json, label_selector, non_negative, required};
+use super::{
+    forbidden, immutable, int_or_percent, json, label_selector, non_negative, required, unsupported,
+};
 use crate::api::apps::v1::{
     DaemonSet, DaemonSetUpdateStrategy, Deployment, DeploymentStrategy, ReplicaSet, StatefulSet,
     StatefulSetUpdateStrategy,
@@ -177,11 +179,10 @@ fn deployment_strategy(strategy: &DeploymentStrategy, path: &Path) -> Vec<FieldE
                 }
             }
         },
-        _ => errors.push(FieldError::new(
-            kapi::error::FieldErrorType::NotSupported,
+        _ => errors.push(unsupported(
             path,
-            Some(json(strategy)),
-            "supported values: \"Recreate\", \"RollingUpdate\"",
+            json(strategy),
+            &["Recreate", "RollingUpdate"],
         )),
     }
     errors
@@ -380,11 +381,10 @@ fn daemon_set_strategy(strategy: &DaemonSetUpdateStrategy, path: &Path) -> Vec<F
                 }
             }
         },
-        _ => errors.push(FieldError::new(
-            kapi::error::FieldErrorType::NotSupported,
+        _ => errors.push(unsupported(
             path,
-            Some(json(strategy)),
-            "supported values: \"RollingUpdate\", \"OnDelete\"",
+            json(strategy),
+            &["RollingUpdate", "OnDelete"],
         )),
     }
     errors
