@@ -151,3 +151,43 @@ pub(crate) fn cron_job_last_schedule(o: &Value) -> Value {
         false => "<none>".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_revision_names_its_controller_by_kind_group_and_name() {
+        let owned = json!({"metadata": {"ownerReferences": [
+            {"apiVersion": "v1", "kind": "Pod", "name": "p"},
+            {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "controller": true},
+        ]}});
+        assert_eq!(revision_controller(&owned), json!("daemonset.apps/agent"));
+        let core = json!({"metadata": {"ownerReferences": [
+            {"apiVersion": "v1", "kind": "ReplicationController", "name": "rc", "controller": true},
+        ]}});
+        assert_eq!(
+            revision_controller(&core),
+            json!("replicationcontroller/rc")
+        );
+        assert_eq!(
+            revision_controller(&json!({"metadata": {}})),
+            json!("<none>")
+        );
+    }
+
+    #[test]
+    fn a_job_counts_completions_as_kube_does() {
+        assert_eq!(
+            job_completions(&json!({"spec": {"completions": 5}, "status": {"succeeded": 2}})),
+            json!("2/5")
+        );
+        assert_eq!(
+            job_completions(&json!({"spec": {"parallelism": 3}})),
+            json!("0/1 of 3")
+        );
+        assert_eq!(job_completions(&json!({"spec": {}})), json!("0/1"));
+    }
+}
