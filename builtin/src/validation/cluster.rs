@@ -66,22 +66,7 @@ fn endpoint_address(address: &EndpointAddress, path: &Path) -> Vec<FieldError> {
                 "must be a valid IP address",
             ));
         }
-        Ok(parsed) => {
-            let message = match parsed {
-                a if a.is_unspecified() => Some("may not be unspecified (0.0.0.0)"),
-                a if a.is_loopback() => Some("may not be in the loopback range (127.0.0.0/8)"),
-                std::net::IpAddr::V4(a) if a.is_link_local() => {
-                    Some("may not be in the link-local range (169.254.0.0/16)")
-                }
-                std::net::IpAddr::V4(a)
-                    if a.octets()[0] == 224 && a.octets()[1] == 0 && a.octets()[2] == 0 =>
-                {
-                    Some("may not be in the link-local multicast range (224.0.0.0/24)")
-                }
-                _ => None,
-            };
-            errors.extend(message.map(|m| FieldError::invalid(&ip, address.ip.as_str(), m)));
-        }
+        Ok(parsed) => errors.extend(super::non_special_ip(parsed, &address.ip, &ip)),
     }
     if !address.hostname.is_empty() {
         errors.extend(invalid_each(

@@ -164,6 +164,41 @@ pub(crate) fn labels_of(meta: &kapi::meta::ObjectMeta) -> &BTreeMap<String, Stri
     meta.labels.as_ref().unwrap_or(&NONE)
 }
 
+/// kube's `ValidateNonSpecialIP` (Service external IPs, endpoint addresses): not
+/// unspecified, loopback, link-local, or link-local multicast.
+pub(crate) fn non_special_ip(
+    address: std::net::IpAddr,
+    shown: &str,
+    path: &Path,
+) -> Vec<FieldError> {
+    use std::net::IpAddr;
+    let v4 = address.is_ipv4();
+    let message = match address {
+        a if a.is_unspecified() => format!(
+            "may not be unspecified ({})",
+            if v4 { "0.0.0.0" } else { "::" }
+        ),
+        a if a.is_loopback() => format!(
+            "may not be in the loopback range ({})",
+            if v4 { "127.0.0.0/8" } else { "::1/128" }
+        ),
+        IpAddr::V4(a) if a.is_link_local() => {
+            "may not be in the link-local range (169.254.0.0/16)".into()
+        }
+        IpAddr::V6(a) if (a.segments()[0] & 0xffc0) == 0xfe80 => {
+            "may not be in the link-local range (fe80::/10)".into()
+        }
+        IpAddr::V4(a) if a.octets()[..3] == [224, 0, 0] => {
+            "may not be in the link-local multicast range (224.0.0.0/24)".into()
+        }
+        IpAddr::V6(a) if (a.segments()[0] & 0xff0f) == 0xff02 => {
+            "may not be in the link-local multicast range (ff02::/16)".into()
+        }
+        _ => return Vec::new(),
+    };
+    vec![FieldError::invalid(path, shown, message)]
+}
+
 /// An int-or-string as kube's percent rules read it.
 pub(crate) fn int_or_percent(value: &kapi::meta::IntOrString) -> v::IntOrPercent<'_> {
     match value {

@@ -134,7 +134,7 @@ pub(crate) fn service(service: &Service) -> Vec<FieldError> {
                 let message = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
                 errors.push(FieldError::invalid(&at, ip.as_str(), message));
             }
-            Ok(address) => errors.extend(special_ip(address, ip, &at)),
+            Ok(address) => errors.extend(super::non_special_ip(address, ip, &at)),
         }
     }
     let externally = matches!(s.r#type.as_str(), "NodePort" | "LoadBalancer")
@@ -195,36 +195,6 @@ fn cluster_ips(service: &Service) -> Vec<&str> {
         (true, false) => vec![service.spec.cluster_ip.as_str()],
         (true, true) => Vec::new(),
     }
-}
-
-/// kube's `ValidateNonSpecialIP`: not unspecified, loopback or link-local.
-fn special_ip(address: std::net::IpAddr, shown: &str, path: &Path) -> Vec<FieldError> {
-    let message = if address.is_unspecified() {
-        Some(format!(
-            "may not be unspecified ({})",
-            if address.is_ipv4() { "0.0.0.0" } else { "::" }
-        ))
-    } else if address.is_loopback() {
-        Some(format!(
-            "may not be in the loopback range ({})",
-            if address.is_ipv4() {
-                "127.0.0.0/8"
-            } else {
-                "::1/128"
-            }
-        ))
-    } else if matches!(address, std::net::IpAddr::V4(a) if a.is_link_local()) {
-        Some("may not be in the link-local range (169.254.0.0/16)".to_owned())
-    } else if matches!(address, std::net::IpAddr::V4(a) if a.octets()[0] >= 224 && a.octets()[0] < 240)
-    {
-        Some("may not be in the link-local multicast range (224.0.0.0/24)".to_owned())
-    } else {
-        None
-    };
-    message
-        .map(|m| FieldError::invalid(path, shown, m))
-        .into_iter()
-        .collect()
 }
 
 /// kube's `ValidateServiceUpdate`: an allocated cluster IP stays (unless the Service
