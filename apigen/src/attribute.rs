@@ -40,6 +40,9 @@ pub(crate) fn resource_attribute(
     }
     // kube checks its own kinds with their validation code, never against their OpenAPI.
     items.push("strategy_validates".into());
+    // kube's creates of its own kinds own what changed from Go's zero value of the type.
+    items.push("zero_object".into());
+    items.push(crate::generation::generation(group, &kind.kind).into());
     if defaulted {
         items.push("defaults".into());
     }

@@ -9,6 +9,7 @@ pub mod defaults;
 pub mod extract;
 pub mod facts;
 pub mod generate;
+mod generation;
 pub mod go;
 pub mod place;
 pub mod proto;

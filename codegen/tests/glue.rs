@@ -460,6 +460,7 @@ fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {
             schema: kapi_core::api::VersionSchema::Type(|g| g.subschema_for::<String>()),
             printer_columns: None,
             protobuf: None,
+            zero: None,
             routes,
         }]),
         ..TENANT_LIKE
@@ -490,6 +491,7 @@ const TENANT_LIKE: KindInfo = KindInfo {
     storage_key: None,
     strategy_validates: false,
     defaulted: false,
+    generation: kapi_core::api::Generation::Object,
     read_only: false,
 };
 

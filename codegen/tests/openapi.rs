@@ -1413,6 +1413,7 @@ mod fixture {
             storage_key: None,
             strategy_validates: false,
             defaulted: false,
+            generation: kapi_core::api::Generation::Object,
             read_only: false,
         }
     }
@@ -1432,6 +1433,7 @@ mod fixture {
             schema: kapi_core::api::VersionSchema::Type(schema),
             printer_columns: None,
             protobuf: None,
+            zero: None,
             routes: &[],
         }
     }

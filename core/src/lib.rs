@@ -46,6 +46,11 @@ pub mod __private {
     pub use schemars;
     pub use serde;
 
+    /// The derive's `VersionInfo::zero` of a `zero_object` kind: `T::default()` as JSON.
+    pub fn zero_object<T: Default + serde::Serialize>() -> serde_json::Value {
+        serde_json::to_value(T::default()).unwrap_or_default()
+    }
+
     /// The derive's `Resource::metadata_mut`: the `metadata` field, when it is an
     /// `ObjectMeta`. Whether it is, the derive's type checks report (once, on the field's
     /// type); this compiles either way, so that they stay the only report.

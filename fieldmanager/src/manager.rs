@@ -175,9 +175,14 @@ impl<'a> FieldManager<'a> {
             return Ok(Managed(None));
         }
         let mut entries = base.unwrap_or_default();
-        let empty = json!({});
+        // A create compares with the version type's empty object where the kind has one
+        // (kube's own kinds), else with nothing.
+        let zero = (self.version_of(api_version))
+            .and_then(|name| self.kind.info.versions.iter().find(|v| v.name == name))
+            .and_then(|version| version.zero)
+            .map_or_else(|| json!({}), |zero| zero());
         // `managedFields` stay: the comparison passes over them.
-        let old = old.unwrap_or(&empty);
+        let old = old.unwrap_or(&zero);
         let id = self.id(manager, Operation::Update, api_version);
         let changed = self
             .updater()

@@ -51,6 +51,13 @@ pub(crate) struct ResourceAttrs {
     /// its schema (kube's own kinds: kube-apiserver checks them with their validation code,
     /// not their OpenAPI, so a list keyed by name reports a repeated name once).
     pub strategy_validates: Word,
+    /// `zero_object`: every version's type implements `Default`, and a create owns what
+    /// its object changed from that empty object (kube's own kinds: kube-apiserver compares
+    /// a new object with Go's zero value of its type), rather than everything it holds.
+    pub zero_object: Word,
+    /// `generation(path = ".spec")`, `generation(created)`, `generation(untracked)`: how
+    /// objects carry `metadata.generation`; custom resources' way without it.
+    pub generation: Option<SpannedValue<GenerationAttrs>>,
     /// `read_only`: objects are made when read, never stored (kube's ComponentStatuses): a
     /// get and a list route alone, answered by what the server registers for the kind.
     pub read_only: Word,
@@ -128,6 +135,19 @@ pub(crate) enum NameRuleAttr {
     /// `path_segment`.
     #[darling(rename = "path_segment")]
     PathSegment,
+}
+
+/// `generation(...)`: exactly one of its forms.
+#[derive(Debug, Default, FromMeta)]
+pub(crate) struct GenerationAttrs {
+    /// `path = ".spec"`, repeatable: 1 on create, moved when a value at one of the paths
+    /// changes.
+    #[darling(multiple, rename = "path")]
+    pub paths: Vec<LitStr>,
+    /// `created`: 1 on create, never moved.
+    pub created: Word,
+    /// `untracked`: none kept.
+    pub untracked: Word,
 }
 
 /// `scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas")`.

@@ -30,6 +30,7 @@ pub(crate) fn check(kind: &Kind, errors: &mut Accumulator) {
     check_metadata_field(kind, errors);
     check_status_field(kind, errors);
     check_scale(kind, errors);
+    check_generation(kind, errors);
     check_subresources(kind, errors);
     check_printer_columns(kind, errors);
     check_selectable_fields(kind, errors);
@@ -273,6 +274,39 @@ const CONNECT_METHODS: &[&str] = &["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", 
 
 /// Each other subresource: a lower-case name no other subresource has, exactly one shape,
 /// fields that are simple paths, a body kind that can be named, methods HTTP has.
+/// `generation(...)` takes one form; its paths are simple field paths (no index, no
+/// filter), which the registry reads from both objects of an update.
+fn check_generation(kind: &Kind, errors: &mut Accumulator) {
+    let Some((span, rule)) = &kind.generation else {
+        return;
+    };
+    let forms = [
+        !rule.paths.is_empty(),
+        rule.created.is_present(),
+        rule.untracked.is_present(),
+    ];
+    if forms.iter().filter(|f| **f).count() != 1 {
+        errors.push(error(
+            *span,
+            "`generation(...)` takes one of `path = \".spec\"` (repeatable), `created` or \
+             `untracked`",
+        ));
+    }
+    for path in &rule.paths {
+        if !check_json_path(path, false, errors) {
+            continue;
+        }
+        let fields_only = (path.segments.iter().flatten()).all(|s| matches!(s, Segment::Field(_)));
+        if !fields_only {
+            errors.push(error(
+                path.lit.span(),
+                "a generation path names fields alone, such as `.spec` or \
+                 `.metadata.annotations`",
+            ));
+        }
+    }
+}
+
 fn check_subresources(kind: &Kind, errors: &mut Accumulator) {
     let reserved = ["status", "scale", "finalize"];
     for sub in &kind.subresources {

@@ -386,6 +386,17 @@ fn kind_info(kind: &Kind) -> TokenStream {
     let strategy_validates = kind.strategy_validates.is_present();
     let read_only = kind.read_only.is_present();
     let defaulted = kind.defaults.is_present();
+    let generation = match &kind.generation {
+        None => quote!(__kapi::api::Generation::Object),
+        Some((_, rule)) if rule.created.is_present() => quote!(__kapi::api::Generation::Created),
+        Some((_, rule)) if rule.untracked.is_present() => {
+            quote!(__kapi::api::Generation::Untracked)
+        }
+        Some((_, rule)) => {
+            let paths = rule.paths.iter().map(|p| p.lit.value());
+            quote!(__kapi::api::Generation::Paths(&[#(#paths),*]))
+        }
+    };
     let names = match kind.names {
         NameRuleAttr::DnsSubdomain => quote!(__kapi::api::NameRule::DnsSubdomain),
         NameRuleAttr::DnsLabel => quote!(__kapi::api::NameRule::DnsLabel),
@@ -417,6 +428,7 @@ fn kind_info(kind: &Kind) -> TokenStream {
             strategy_validates: #strategy_validates,
             read_only: #read_only,
             defaulted: #defaulted,
+            generation: #generation,
         }
     }
 }
@@ -574,6 +586,14 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
     });
     let routes = routes.iter().map(route);
     let protobuf = version_protobuf(kind, version);
+    // A version type without `Default` is reported on its version, naming the type.
+    let zero = if kind.zero_object.is_present() {
+        quote_spanned! {kind.zero_object.span()=>
+            ::core::option::Option::Some(__kapi::__private::zero_object::<#ty>)
+        }
+    } else {
+        quote!(::core::option::Option::None)
+    };
     quote! {
         __kapi::api::VersionInfo {
             name: #name,
@@ -589,6 +609,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
             printer_columns: ::core::option::Option::None,
             routes: &[#(#routes),*],
             protobuf: #protobuf,
+            zero: #zero,
         }
     }
 }

@@ -53,6 +53,10 @@ pub(crate) struct Kind {
     pub create_only: Word,
     /// Judged by its strategy alone, never against its schema.
     pub strategy_validates: Word,
+    /// Creates own what changed from the versions' `Default` objects.
+    pub zero_object: Word,
+    /// `generation(...)`, with the span of the attribute; `None`: custom resources' way.
+    pub generation: Option<(Span, GenerationRule)>,
     /// Made when read, never stored.
     pub read_only: Word,
     /// Its versions' types default objects by code.
@@ -124,6 +128,16 @@ pub(crate) struct JsonPath {
     pub lit: LitStr,
     /// Its segments, or why it is not a simple JSON path (reported by [`crate::check`]).
     pub segments: Result<Vec<Segment>, String>,
+}
+
+/// How objects carry `metadata.generation` (`generation(...)`).
+pub(crate) struct GenerationRule {
+    /// `path = ...`: moved when one of these changes.
+    pub paths: Vec<JsonPath>,
+    /// `created`.
+    pub created: Word,
+    /// `untracked`.
+    pub untracked: Word,
 }
 
 /// The `scale` subresource.
@@ -324,6 +338,10 @@ impl Kind {
             finalize: attrs.finalize,
             create_only: attrs.create_only,
             strategy_validates: attrs.strategy_validates,
+            zero_object: attrs.zero_object,
+            generation: attrs
+                .generation
+                .map(|g| (g.span(), GenerationRule::new(g.into_inner()))),
             read_only: attrs.read_only,
             defaults: attrs.defaults,
             subresources: (attrs.subresources.into_iter())
@@ -407,6 +425,16 @@ impl SelectableField {
             label_span,
             path: JsonPath::new(attrs.path),
             or: attrs.or.map(JsonPath::new),
+        }
+    }
+}
+
+impl GenerationRule {
+    fn new(attrs: crate::attr::GenerationAttrs) -> GenerationRule {
+        GenerationRule {
+            paths: attrs.paths.into_iter().map(JsonPath::new).collect(),
+            created: attrs.created,
+            untracked: attrs.untracked,
         }
     }
 }

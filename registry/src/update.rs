@@ -26,7 +26,7 @@ use super::object::{self, MAX_RETRIES, OPTIMISTIC_LOCK, internal, meta_str, set_
 use super::patch::{self, Failure};
 use super::scale::{self, set_path};
 use super::schema_checks::not_reported;
-use super::update_rules::{apply_update_rules, deletes_on_update, spec_changed};
+use super::update_rules::{apply_update_rules, deletes_on_update, generation_moves};
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
 use kapi_core::api::{KindInfo, ScaleInfo};
@@ -426,7 +426,7 @@ impl Registry {
                 // As the hub writes it (an empty list is no list): `new` stays its JSON.
                 new = kind.hub_json(&new_hub).map_err(internal)?;
             }
-            if info.tracks_generation() && spec_changed(info.subresources.status, &new, &old) {
+            if generation_moves(info, &new, &old) {
                 let generation = object::generation(&old) + 1;
                 set_meta(&mut new, "generation", Some(Value::from(generation)));
                 match kind.metadata_mut(&mut new_hub) {

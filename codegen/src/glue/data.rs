@@ -516,6 +516,7 @@ mod tests {
             storage_key: None,
             strategy_validates: false,
             defaulted: false,
+            generation: kapi_core::api::Generation::Object,
             read_only: false,
         };
         for ok in ["my_api::Thing", "api_types::core::Namespace"] {

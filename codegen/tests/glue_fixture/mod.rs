@@ -102,6 +102,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
         schema: VersionSchema::Type(schema::<ConfigMap>),
         printer_columns: None,
         protobuf: None,
+        zero: None,
         routes: &[
             route(
                 Method::Get,
@@ -147,6 +148,7 @@ pub(crate) static CONFIG_MAP: KindInfo = KindInfo {
     storage_key: None,
     strategy_validates: false,
     defaulted: false,
+    generation: kapi_core::api::Generation::Untracked,
     read_only: false,
 };
 
@@ -270,6 +272,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
             schema: VersionSchema::Type(schema::<WebAppV1beta1>),
             printer_columns: None,
             protobuf: None,
+            zero: None,
             routes: &WEB_APP_V1BETA1_ROUTES,
         },
         VersionInfo {
@@ -283,6 +286,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
             schema: VersionSchema::Type(schema::<WebAppV1>),
             printer_columns: None,
             protobuf: None,
+            zero: None,
             routes: &WEB_APP_V1_ROUTES,
         },
         VersionInfo {
@@ -296,6 +300,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
             schema: VersionSchema::Type(schema::<WebAppV1beta1>),
             printer_columns: None,
             protobuf: None,
+            zero: None,
             routes: &[],
         },
     ],
@@ -306,6 +311,7 @@ pub(crate) static WEB_APP: KindInfo = KindInfo {
     storage_key: None,
     strategy_validates: false,
     defaulted: false,
+    generation: kapi_core::api::Generation::Object,
     read_only: false,
 };
 
@@ -336,6 +342,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
         schema: VersionSchema::Type(schema::<Tenant>),
         printer_columns: None,
         protobuf: None,
+        zero: None,
         routes: &[
             route(
                 Method::Get,
@@ -374,6 +381,7 @@ pub(crate) static TENANT: KindInfo = KindInfo {
     storage_key: None,
     strategy_validates: false,
     defaulted: false,
+    generation: kapi_core::api::Generation::Object,
     read_only: false,
 };
 

@@ -73,6 +73,7 @@ static EMPTY: KindInfo = KindInfo {
     storage_key: None,
     strategy_validates: false,
     defaulted: false,
+    generation: crate::api::Generation::Untracked,
     read_only: false,
 };
 

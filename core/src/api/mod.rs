@@ -125,6 +125,26 @@ pub struct KindInfo {
     /// Every version's type implements [`crate::defaults::Defaults`]
     /// (`#[resource(defaults)]`): an object decoded from a request is defaulted by it.
     pub defaulted: bool,
+    /// How objects carry `metadata.generation` (`#[resource(generation(...))]`).
+    pub generation: Generation,
+}
+
+/// How a kind's objects carry `metadata.generation`: custom resources' way by default;
+/// kube's own kinds each as their strategy sets it (`PrepareForCreate` and
+/// `PrepareForUpdate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// 1 on create, moved by every change to what is neither metadata nor, for a kind
+    /// with a status subresource, status (custom resources').
+    Object,
+    /// 1 on create, moved when the value at one of these simple JSON paths changes
+    /// (`.spec`; a Deployment's `.spec` and `.metadata.annotations`). An absent value and
+    /// an empty one are the same, as for kube's semantic equality.
+    Paths(&'static [&'static str]),
+    /// 1 on create, never moved (kube's PriorityClasses).
+    Created,
+    /// None kept (kube's Pods, Services, ConfigMaps, RBAC kinds, ...).
+    Untracked,
 }
 
 /// A field usable in field selectors.
@@ -178,11 +198,10 @@ impl KindInfo {
             .expect("#[derive(Resource)] guarantees exactly one storage version")
     }
 
-    /// Whether objects carry `metadata.generation`, set to 1 on create and moved by every
-    /// change to what is not status or metadata: kube's custom resources always do; kube's
-    /// own core kinds do not (their strategies never set it: ConfigMap, Namespace, Event).
+    /// Whether objects carry `metadata.generation`, set to 1 on create ([`Generation`]:
+    /// the kind whose objects these are decides).
     pub fn tracks_generation(&'static self) -> bool {
-        !self.storage_kind().is_core()
+        self.storage_kind().generation != Generation::Untracked
     }
 
     /// Rust path of the hub type (the `stored_with` kind's for a kind stored with another).
@@ -376,6 +395,12 @@ pub struct VersionInfo {
     /// `#[resource(protobuf)]`, each version's type's own message (`autoscaling/v1`'s
     /// HorizontalPodAutoscaler is not `v2`'s).
     pub protobuf: Option<&'static ProtoMessage>,
+    /// The version type's empty object (its `Default`, as JSON), for kinds declared
+    /// `zero_object`: what a create's field ownership is computed against, as kube-apiserver
+    /// compares a new object of its own kinds with Go's zero value of the type (where
+    /// structs that are not pointers are present, so a create owns no `.` of them), and a
+    /// custom resource's with nothing. `None`: with nothing.
+    pub zero: Option<fn() -> serde_json::Value>,
 }
 
 /// Where a version's OpenAPI schema comes from.

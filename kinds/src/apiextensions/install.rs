@@ -229,6 +229,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                         compiled,
                     )),
                     protobuf: None,
+                    zero: None,
                 })
                 .collect(),
         ),
@@ -240,6 +241,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
         strategy_validates: false,
         read_only: false,
         defaulted: false,
+        generation: kapi_core::api::Generation::Object,
     }
 }
 

@@ -142,6 +142,8 @@ pub struct HPAScalingRules {
     namespaced,
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     defaults,
     short_name = "hpa",
     category = "all",

@@ -19,6 +19,8 @@ use kapi_macros::Resource;
     plural = "certificatesigningrequests",
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     short_name = "csr",
     status,
     selectable_field = ".spec.signerName",

@@ -122,6 +122,8 @@ impl kapi::defaults::Defaults for EndpointPort {
     namespaced,
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(path = ".addressType", path = ".endpoints", path = ".ports", path = ".metadata.labels"),
     defaults,
     printer_column(name = "AddressType", type = "string", json_path = ".addressType", description = "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name."),
     printer_column(name = "Ports", type = "string", json_path = ".ports", description = "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports.", cell = crate::tables::endpoint_slice_ports),

@@ -40,6 +40,8 @@ impl kapi::defaults::Defaults for Overhead {
     plural = "runtimeclasses",
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     defaults,
     printer_column(name = "Handler", type = "string", json_path = ".handler"),
     printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", cell = crate::tables::age),

@@ -34,6 +34,8 @@ pub struct Eviction {
     namespaced,
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(path = ".spec"),
     short_name = "pdb",
     status,
     printer_column(name = "Min Available", type = "string", json_path = ".spec.minAvailable", description = "The minimum number of pods that must be available.", cell = crate::tables::budget_min_available),

@@ -19,6 +19,8 @@ use kapi_macros::Resource;
     plural = "priorityclasses",
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(created),
     defaults,
     short_name = "pc",
     printer_column(name = "Value", type = "integer", json_path = ".value", description = "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec."),

@@ -62,6 +62,8 @@ pub struct CustomResourceConversion {
     plural = "customresourcedefinitions",
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(path = ".spec"),
     short_name = "crd",
     short_name = "crds",
     category = "api-extensions",

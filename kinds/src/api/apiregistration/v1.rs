@@ -16,6 +16,8 @@ use kapi_macros::Resource;
     plural = "apiservices",
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     category = "api-extensions",
     names = "path_segment",
     status,

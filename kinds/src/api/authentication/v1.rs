@@ -29,6 +29,8 @@ impl kapi::api::protobuf::ProtoValue for ExtraValue {
     plural = "selfsubjectreviews",
     create_only,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     storage_key = "selfsubjectreviews",
     version(name = "v1", storage),
     protobuf
@@ -67,6 +69,8 @@ pub struct SelfSubjectReviewStatus {
     plural = "tokenreviews",
     create_only,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     storage_key = "tokenreviews",
     version(name = "v1", storage),
     protobuf

@@ -76,6 +76,8 @@ pub struct LabelSelectorAttributes {
     namespaced,
     create_only,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     storage_key = "localsubjectaccessreviews",
     version(name = "v1", storage),
     protobuf
@@ -256,6 +258,8 @@ pub struct ResourceRule {
     plural = "selfsubjectaccessreviews",
     create_only,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     storage_key = "selfsubjectaccessreviews",
     version(name = "v1", storage),
     protobuf
@@ -300,6 +304,8 @@ pub struct SelfSubjectAccessReviewSpec {
     plural = "selfsubjectrulesreviews",
     create_only,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     storage_key = "selfsubjectrulesreviews",
     version(name = "v1", storage),
     protobuf
@@ -345,6 +351,8 @@ pub struct SelfSubjectRulesReviewSpec {
     plural = "subjectaccessreviews",
     create_only,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     storage_key = "subjectaccessreviews",
     version(name = "v1", storage),
     protobuf

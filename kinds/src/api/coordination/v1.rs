@@ -20,6 +20,8 @@ use kapi_macros::Resource;
     namespaced,
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     printer_column(name = "Holder", type = "string", json_path = ".spec.holderIdentity"),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     storage_key = "leases",

@@ -12,6 +12,8 @@ pub mod v1;
     namespaced,
     delete_status,
     strategy_validates,
+    zero_object,
+    generation(untracked),
     short_name = "ev",
     printer_column(name = "Last Seen", type = "date", json_path = ".lastTimestamp"),
     printer_column(name = "Type", type = "string", json_path = ".type"),
