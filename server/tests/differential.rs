@@ -9,6 +9,7 @@
 //! `managedFields`, and run twice on kapi: on the compiled WebApp, and on the same kind
 //! defined by a CustomResourceDefinition (in another group, which the expected answers are
 //! rewritten to), so that both of kapi's paths answer as kube's custom resources do.
+//! [`commands`]: kubectl's everyday commands, and the whole objects they leave.
 //!
 //! Compared: the status code; for a `Status`, its reason, its details (name, group, kind,
 //! and the set of causes: kube's validation iterates Go maps, so their order is random, and
@@ -20,6 +21,8 @@
 //! out: their order follows their times); `object: spec` leaves `managedFields` out (rows
 //! about defaults, whose newer fields would be owned there too). Names the server generates (`generateName`)
 //! are masked, in the recording and in kapi's answers alike.
+
+mod commands;
 
 use crate::support;
 
@@ -590,7 +593,8 @@ fn drop_null_creation_timestamps(value: &mut Value) {
 }
 
 /// Sets `value` at `pointer` (`/spec/template/spec/enableServiceLinks`) in `object`,
-/// making the maps on the way; `null` removes what is there.
+/// making the maps on the way; `null` removes what is there; `-` (or the length) as the
+/// last index appends to a list.
 fn set_pointer(object: &mut Value, pointer: &str, value: Value) {
     let mut parts: Vec<String> = (pointer.split('/').skip(1))
         .map(|p| p.replace("~1", "/").replace("~0", "~"))
@@ -621,6 +625,13 @@ fn set_pointer(object: &mut Value, pointer: &str, value: Value) {
         }
         (Value::Object(map), value) => {
             map.insert(last, value);
+        }
+        (Value::Array(items), value) if last == "-" || last == items.len().to_string() => {
+            items.push(value);
+        }
+        (Value::Array(items), Value::Null) => {
+            let index: usize = last.parse().expect("an index into a list");
+            items.remove(index);
         }
         (Value::Array(items), value) => {
             let index: usize = last.parse().expect("an index into a list");
