@@ -448,7 +448,7 @@ fn render_struct(
         .get("structType")
         .is_some_and(|v| v.iter().any(|v| v == "atomic"))
     {
-        out.push_str("#[schemars(extend(\"x-kubernetes-map-type\" = \"atomic\"))]\n");
+        out.push_str("#[schemars(transform = kapi::api::wire::atomic_struct)]\n");
     }
     if fields.is_empty() && extensions.is_empty() {
         // An empty Go struct keeps no field (`{}` whatever was sent): said, so that the

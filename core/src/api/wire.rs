@@ -52,13 +52,27 @@ where
 /// published default, which [`drop_defaults`] makes the property's `default`.
 pub const KUBE_DEFAULT: &str = "x-kapi-kube-default";
 
+/// A schemars transform for kube's types marked `+structType=atomic`: the struct is one
+/// value to server-side apply (`x-kubernetes-map-type: atomic`). A transform rather than an
+/// `extend`, which schemars applies before transforms, so that it comes after
+/// [`drop_defaults`].
+pub fn atomic_struct(schema: &mut schemars::Schema) {
+    schema.insert("x-kubernetes-map-type".into(), "atomic".into());
+}
+
 /// A schemars transform for kube's own types: their properties' `default`s are kube's
 /// published ones. serde's `default` on a field (Go's zero for a missing field) is not
 /// kube's default, and the registry would apply it: it is dropped; a `+default` marker's
 /// value (in [`KUBE_DEFAULT`], as the generator writes it) takes its place, as kube's
 /// OpenAPI has it (server-side apply reads it for a list-map key an item leaves out: a
-/// Service port's `protocol`).
+/// Service port's `protocol`). An embedded (inlined) struct's `x-kubernetes-map-type` goes
+/// too: flattening copies it into the struct that embeds it, where kube's OpenAPI has none
+/// (a ConfigMap volume source, which embeds the atomic LocalObjectReference, is granular);
+/// a struct's own marker is [`atomic_struct`], a transform after this one.
 pub fn drop_defaults(schema: &mut schemars::Schema) {
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("x-kubernetes-map-type");
+    }
     if let Some(properties) = schema
         .get_mut("properties")
         .and_then(serde_json::Value::as_object_mut)

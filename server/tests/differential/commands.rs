@@ -34,8 +34,9 @@ struct Script {
     recorded_with: Option<Version>,
     /// Each command's arguments (`-n $NS` is added).
     commands: Vec<Vec<String>>,
-    /// The path of the object read back.
-    get: String,
+    /// The path of the object read back; `None` for a row that compares the last
+    /// command's output instead.
+    get: Option<String>,
     /// The path the peer is read at, when another (a version kapi no longer serves).
     peer_get: Option<String>,
     overrides: Map<String, Value>,
@@ -92,7 +93,7 @@ fn scripts() -> Vec<Script> {
                 },
                 recorded_with: text("recordedWith").as_deref().map(version),
                 commands,
-                get: text("get").unwrap_or_else(|| panic!("row {name:?}: `get:` a path")),
+                get: text("get"),
                 peer_get: text("peerGet"),
                 overrides: overrides(row),
                 name,
@@ -101,22 +102,41 @@ fn scripts() -> Vec<Script> {
         .collect()
 }
 
-/// `$NS` and `$TLS` (the test certificates' directory) in `text` replaced.
+/// `$NS`, `$TLS` (the test certificates' directory) and `$MANIFESTS` (the tests'
+/// manifests) in `text` replaced.
 fn expand(text: &str, namespace: &str) -> String {
-    let tls = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tls");
-    (text.replace("$NS", namespace)).replace("$TLS", &tls.display().to_string())
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    (text.replace("$NS", namespace))
+        .replace("$TLS", &tests.join("tls").display().to_string())
+        .replace("$MANIFESTS", &tests.join("manifests").display().to_string())
 }
 
-/// Runs `script`'s commands with `kubectl` in `namespace` and reads back the object at
-/// `get`, as compared.
-fn run(kubectl: &Kubectl, client: &Client, script: &Script, get: &str, namespace: &str) -> Value {
-    for command in &script.commands {
+/// Runs `script`'s commands with `kubectl` in `namespace`; then reads back the object at
+/// `get`, or (with no `get`) takes the last command's exit code and output, as compared.
+fn run(
+    kubectl: &Kubectl,
+    client: &Client,
+    script: &Script,
+    get: Option<&str>,
+    namespace: &str,
+) -> Value {
+    let mut last = None;
+    for (i, command) in script.commands.iter().enumerate() {
         // First: after `--`, arguments are the container's.
         let mut args = vec!["-n".to_owned(), namespace.to_owned()];
         args.extend(command.iter().map(|a| expand(a, namespace)));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        kubectl.ok(&args);
+        if get.is_none() && i + 1 == script.commands.len() {
+            last = Some(kubectl.run(&args));
+        } else {
+            kubectl.ok(&args);
+        }
     }
+    let Some(get) = get else {
+        let run = last.expect("a row has commands");
+        let code = run.status.and_then(|s| s.code());
+        return output(code, &run.stdout, namespace);
+    };
     let path = expand(get, namespace);
     let response = (client.request("GET", &path, "", None))
         .unwrap_or_else(|e| panic!("row {}: GET {path}: {e}", script.name));
@@ -129,6 +149,64 @@ fn run(kubectl: &Kubectl, client: &Client, script: &Script, get: &str, namespace
         serde_json::from_str(&response.body).expect("an object"),
         namespace,
     )
+}
+
+/// A command's exit code and output as compared: `kubectl diff`'s file names and times,
+/// where its hunks start, and every time, resourceVersion and uid in it, masked; the
+/// namespace as `$NS`.
+fn output(code: Option<i32>, stdout: &str, namespace: &str) -> Value {
+    let lines: Vec<String> = (stdout.lines())
+        .map(|line| {
+            if line.starts_with("diff -u") {
+                return "diff -u -N $LIVE $MERGED".to_owned();
+            } else if line.starts_with("--- /") {
+                return "--- $LIVE".to_owned();
+            } else if line.starts_with("+++ /") {
+                return "+++ $MERGED".to_owned();
+            } else if let Some(ranges) = line.strip_prefix("@@ ") {
+                // A hunk's lengths, not where it starts: kube writes an embedded object's
+                // unset creation time (`creationTimestamp: null`), kapi leaves it out (as
+                // the other tables say), which moves every line after a template's.
+                let lengths: Vec<&str> = (ranges.split(' ').take(2))
+                    .map(|range| range.split_once(',').map_or("1", |(_, n)| n))
+                    .collect();
+                return format!("@@ {} @@", lengths.join(" "));
+            }
+            let line = line.replace(namespace, "$NS");
+            let masked = super::mask_run_values(&line);
+            match masked.split_once("resourceVersion: ") {
+                Some((before, _)) => format!("{before}resourceVersion: $RV"),
+                None => mask_times(&masked),
+            }
+        })
+        .collect();
+    json!({"exit": code, "stdout": lines})
+}
+
+/// `text` with RFC 3339 times (`2026-12-03T11:50:51Z`) as `$TIME`.
+fn mask_times(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let is_time = |at: usize| {
+        let shape = b"dddd-dd-ddTdd:dd:ddZ";
+        at + shape.len() <= bytes.len()
+            && (shape.iter().zip(&bytes[at..])).all(|(s, b)| match s {
+                b'd' => b.is_ascii_digit(),
+                s => s == b,
+            })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    while at < text.len() {
+        if is_time(at) {
+            out.push_str("$TIME");
+            at += 20;
+        } else {
+            let c = text[at..].chars().next().expect("not at the end");
+            out.push(c);
+            at += c.len_utf8();
+        }
+    }
+    out
 }
 
 /// `object` without what differs between runs; uids masked, the namespace as `$NS`.
@@ -154,6 +232,21 @@ fn compared(mut object: Value, namespace: &str) -> Value {
         }
     }
     sort_managed_fields(&mut object);
+    // An allocated cluster IP (not `None`) is the allocator's pick.
+    let ips = [
+        "/spec/clusterIP",
+        "/spec/clusterIPs/0",
+        "/spec/clusterIPs/1",
+    ];
+    for pointer in ips {
+        if let Some(ip) = object.pointer_mut(pointer)
+            && ip
+                .as_str()
+                .is_some_and(|ip| ip.parse::<std::net::IpAddr>().is_ok())
+        {
+            *ip = json!("$CLUSTER_IP");
+        }
+    }
     super::drop_null_creation_timestamps(&mut object);
     let text = super::mask_run_values(&object.to_string().replace(namespace, "$NS"));
     serde_json::from_str(&text).expect("still JSON")
@@ -189,6 +282,18 @@ fn differences(expected: &Value, actual: &Value, at: &str, out: &mut Vec<String>
             for (i, (e, a)) in e.iter().zip(a).enumerate() {
                 differences(e, a, &format!("{at}/{i}"), out);
             }
+        }
+        (Value::Array(e), Value::Array(a)) if e.iter().chain(a).all(Value::is_string) => {
+            // Lines of output: both, whole, to read side by side.
+            let text = |lines: &Vec<Value>| {
+                let lines = lines.iter().filter_map(Value::as_str);
+                lines.collect::<Vec<_>>().join("\n    ")
+            };
+            out.push(format!(
+                "{at}: expected\n    {}\n  got\n    {}",
+                text(e),
+                text(a)
+            ));
         }
         (e, a) if e != a => out.push(format!("{at}: expected {e}, got {a}")),
         _ => {}
@@ -244,7 +349,7 @@ fn check(version: Version) {
     for script in &scripts {
         let namespace = run_namespace();
         kubectl.ok(&["create", "namespace", &namespace]);
-        let actual = run(&kubectl, &client, script, &script.get, &namespace);
+        let actual = run(&kubectl, &client, script, script.get.as_deref(), &namespace);
         let mut found = Vec::new();
         differences(
             &expected(script, version, &recorded),
@@ -322,12 +427,13 @@ fn record_commands() {
             let kubectl = Kubectl::at(with, peer.url, credentials.clone());
             let namespace = run_namespace();
             kubectl.ok(&["create", "namespace", &namespace]);
-            let get = script.peer_get.as_deref().unwrap_or(&script.get);
+            let get = script.peer_get.as_deref().or(script.get.as_deref());
             let object = run(&kubectl, &client, &script, get, &namespace);
             // What the next version's run would collide with (a node port, a cluster-scoped
             // name): the peer has no namespace controller to clean up.
-            let path = expand(get, &namespace);
-            let _ = client.request("DELETE", &path, "", None);
+            if let Some(get) = get {
+                let _ = client.request("DELETE", &expand(get, &namespace), "", None);
+            }
             by_version.insert(key(*wanted).to_owned(), object);
         }
         answers.insert(script.name.clone(), Value::Object(by_version));

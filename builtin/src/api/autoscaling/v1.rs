@@ -51,7 +51,7 @@ pub struct ContainerResourceMetricStatus {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.autoscaling.v1.CrossVersionObjectReference")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.autoscaling.v1.CrossVersionObjectReference")]
 pub struct CrossVersionObjectReference {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]

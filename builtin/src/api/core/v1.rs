@@ -595,7 +595,7 @@ pub struct ConfigMapEnvSource {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ConfigMapKeySelector")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.ConfigMapKeySelector")]
 pub struct ConfigMapKeySelector {
     #[serde(flatten)]
@@ -1244,7 +1244,7 @@ pub struct EmptyDirVolumeSource {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EndpointAddress")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.EndpointAddress")]
 pub struct EndpointAddress {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -1269,7 +1269,7 @@ pub struct EndpointAddress {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.EndpointPort")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.EndpointPort")]
 pub struct EndpointPort {
     #[serde(
@@ -2471,7 +2471,7 @@ pub struct LoadBalancerStatus {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LocalObjectReference")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.LocalObjectReference")]
 pub struct LocalObjectReference {
     #[serde(
@@ -2746,7 +2746,7 @@ pub struct NodeRuntimeHandlerFeatures {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSelector")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelector")]
 pub struct NodeSelector {
     #[serde(
@@ -2786,7 +2786,7 @@ pub struct NodeSelectorRequirement {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.NodeSelectorTerm")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.NodeSelectorTerm")]
 pub struct NodeSelectorTerm {
     #[serde(
@@ -3018,7 +3018,7 @@ pub struct NodeSystemInfo {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ObjectFieldSelector")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.ObjectFieldSelector")]
 pub struct ObjectFieldSelector {
     #[serde(
@@ -4920,7 +4920,7 @@ pub struct ResourceClaim {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ResourceFieldSelector")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.ResourceFieldSelector")]
 pub struct ResourceFieldSelector {
     #[serde(
@@ -5324,7 +5324,7 @@ impl kapi::defaults::Defaults for ScaleIOVolumeSource {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.ScopeSelector")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.ScopeSelector")]
 pub struct ScopeSelector {
     #[serde(
@@ -5456,7 +5456,7 @@ pub struct SecretEnvSource {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretKeySelector")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.SecretKeySelector")]
 pub struct SecretKeySelector {
     #[serde(flatten)]
@@ -5496,7 +5496,7 @@ pub struct SecretProjection {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.SecretReference")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.SecretReference")]
 pub struct SecretReference {
     #[serde(
@@ -6156,7 +6156,7 @@ pub struct TopologySelectorLabelRequirement {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TopologySelectorTerm")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.TopologySelectorTerm")]
 pub struct TopologySelectorTerm {
     #[serde(
@@ -6213,7 +6213,7 @@ pub struct TopologySpreadConstraint {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.TypedLocalObjectReference")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.core.v1.TypedLocalObjectReference")]
 pub struct TypedLocalObjectReference {
     #[serde(default)]

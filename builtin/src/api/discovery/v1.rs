@@ -87,7 +87,7 @@ pub struct EndpointHints {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.discovery.v1.EndpointPort")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.discovery.v1.EndpointPort")]
 pub struct EndpointPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]

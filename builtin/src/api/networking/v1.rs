@@ -559,7 +559,7 @@ impl kapi::defaults::Defaults for NetworkPolicySpec {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.networking.v1.ServiceBackendPort")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.networking.v1.ServiceBackendPort")]
 pub struct ServiceBackendPort {
     #[serde(

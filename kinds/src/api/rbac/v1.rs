@@ -261,7 +261,7 @@ impl kapi::defaults::Defaults for RoleBinding {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.rbac.v1.RoleRef")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.rbac.v1.RoleRef")]
 pub struct RoleRef {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
@@ -279,7 +279,7 @@ pub struct RoleRef {
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.rbac.v1.Subject")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
-#[schemars(extend("x-kubernetes-map-type" = "atomic"))]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
 #[protobuf(name = "k8s.io.api.rbac.v1.Subject")]
 pub struct Subject {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
