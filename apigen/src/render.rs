@@ -230,6 +230,7 @@ const OWN_STRATEGY: &[&str] = &[
     "autoscaling/v2.HorizontalPodAutoscaler",
     "batch/v1.CronJob",
     "batch/v1.Job",
+    "certificates/v1.CertificateSigningRequest",
     "core/v1.Endpoints",
     "core/v1.Node",
     "core/v1.PersistentVolume",

@@ -1,9 +1,10 @@
 //! The kinds' own create and update rules. Every built-in kind follows kube's generic
 //! rules for its own kinds (a `PUT` needs no resourceVersion); the kinds below add kube's
 //! validation (`crate::validation`), what kube's strategies set on a new object (`pod`,
-//! `job`) or what their conversions need. The others (`kube_defaults!`, in the generated
+//! `job`, `certificates`) or what their conversions need. The others (`kube_defaults!`, in the generated
 //! declarations) do not validate their own fields yet.
 
+mod certificates;
 mod job;
 mod pod;
 mod validated;

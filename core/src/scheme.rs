@@ -455,9 +455,10 @@ impl KindEntry {
         (self.hub_from_json_ref)(json)
     }
 
-    /// [`Strategy::prepare_for_create`] of the kind.
-    pub fn prepare_for_create(&self, hub: &mut ErasedHub) {
-        (self.hooks.prepare_for_create)(hub)
+    /// [`Strategy::prepare_for_create_by`] of the kind, for a create by `user` (`None`:
+    /// the server's own).
+    pub fn prepare_for_create(&self, hub: &mut ErasedHub, user: Option<&crate::user::UserInfo>) {
+        (self.hooks.prepare_for_create)(hub, user)
     }
 
     /// [`Strategy::prepare_for_update`] of the kind.

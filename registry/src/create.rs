@@ -152,7 +152,7 @@ impl Registry {
                         Err(errors) => field_errors = errors,
                     }
                 }
-                kind.prepare_for_create(&mut hub);
+                kind.prepare_for_create(&mut hub, options.user.as_ref());
                 let json = kind.hub_json(&hub).map_err(internal)?;
                 (hub, json, prefix, field_errors)
             }
@@ -168,7 +168,7 @@ impl Registry {
                     }
                 }
                 let mut hub = kind.hub_from_json(json).map_err(internal)?;
-                kind.prepare_for_create(&mut hub);
+                kind.prepare_for_create(&mut hub, options.user.as_ref());
                 let json = kind.hub_json(&hub).map_err(internal)?;
                 (hub, json, prefix, field_errors)
             }

@@ -233,10 +233,12 @@ fn undated_cells(target: Target<'_>, object: &Value) -> Result<Vec<Value>, ApiEr
         .to_hub(object.clone(), target.version)
         .and_then(|hub| kind.hub_json(&hub))
         .map_err(internal)?;
+    let (name, columns) = split_name(columns);
     let mut cells = Vec::with_capacity(columns.len() + 1);
-    cells.push(Value::String(
-        meta_str(object, "name").unwrap_or_default().to_owned(),
-    ));
+    cells.push(match name.and_then(|name| name.cell) {
+        Some(make) => make(&hub),
+        None => Value::String(meta_str(object, "name").unwrap_or_default().to_owned()),
+    });
     for column in columns {
         // A computed cell is the table convertor's own, kept as it is made (kube's printers
         // put numbers in columns they declare strings).
@@ -271,8 +273,10 @@ fn columns_fingerprint(columns: &[PrinterColumn]) -> u64 {
 /// `cells` with their `date` columns rendered as ages at `now`, and deferred cells (a time
 /// since, [`cells::since`]) written out.
 fn aged(columns: &[PrinterColumn], mut cells: Vec<Value>, now: SystemTime) -> Vec<Value> {
+    let (_, columns) = split_name(columns);
     for (column, cell_value) in columns.iter().zip(cells.iter_mut().skip(1)) {
-        if column.column_type == "date" {
+        // A computed cell is as made (`created_at` is a date kept as text).
+        if column.column_type == "date" && column.cell.is_none() {
             *cell_value = cell("date", Some(cell_value), now);
         } else if cells::is_deferred(cell_value) {
             *cell_value = cells::resolve(cell_value, now);
@@ -291,6 +295,7 @@ fn write_aged(
     now: SystemTime,
 ) -> Result<(), ApiError> {
     let cells: Vec<&RawValue> = serde_json::from_slice(undated).map_err(internal)?;
+    let (_, columns) = split_name(columns);
     body.put_u8(b'[');
     for (i, raw) in cells.iter().enumerate() {
         if i > 0 {
@@ -298,7 +303,7 @@ fn write_aged(
         }
         // Cell 0 is the name; cell `i` is column `i - 1`'s.
         match i.checked_sub(1).and_then(|column| columns.get(column)) {
-            Some(column) if column.column_type == "date" => {
+            Some(column) if column.column_type == "date" && column.cell.is_none() => {
                 let value: Value = serde_json::from_str(raw.get()).map_err(internal)?;
                 serde_json::to_writer((&mut *body).writer(), &cell("date", Some(&value), now))
                     .map_err(internal)?;
@@ -343,7 +348,18 @@ fn table_meta(objects: &[Value], list: Option<&ObjectList>) -> ListMeta {
     }
 }
 
+/// A kind's own `Name` column (first, named `Name`, with a computed cell, which a
+/// definition's columns never have: kube's StorageClass printer adds ` (default)` to the
+/// default class's name) and the columns after the name.
+fn split_name(columns: &[PrinterColumn]) -> (Option<&PrinterColumn>, &[PrinterColumn]) {
+    match columns.split_first() {
+        Some((first, rest)) if first.name == "Name" && first.cell.is_some() => (Some(first), rest),
+        _ => (None, columns),
+    }
+}
+
 fn column_definitions(columns: &[PrinterColumn]) -> Vec<TableColumnDefinition> {
+    let (_, columns) = split_name(columns);
     let name = TableColumnDefinition {
         name: "Name".into(),
         column_type: "string".into(),

@@ -133,6 +133,20 @@ fn kubectl_prints_and_refuses_as_kube(version: Version) {
     assert_eq!(rows[0], ["NAME", "TYPE", "DATA", "AGE"]);
     assert_eq!(rows[1][..3], ["keys", "Opaque", "2"]);
 
+    // Kinds kube 1.20 did not serve as they are now (no differential row): a storage
+    // capacity (no age column), and the default class's name.
+    let manifest = kubectl.write_file(
+        "capacity.yaml",
+        "apiVersion: storage.k8s.io/v1\nkind: CSIStorageCapacity\nmetadata:\n  name: fast-zone-a\nstorageClassName: fast\ncapacity: 1536Mi\n---\napiVersion: storage.k8s.io/v1\nkind: CSIStorageCapacity\nmetadata:\n  name: unreported\nstorageClassName: fast\n---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: fast\n  annotations:\n    storageclass.beta.kubernetes.io/is-default-class: \"true\"\nprovisioner: example.com/disk\n",
+    );
+    kubectl.ok(&["apply", "-f", &manifest]);
+    let rows = get_wide(&kubectl, &["csistoragecapacities"]);
+    assert_eq!(rows[0], ["NAME", "STORAGECLASSNAME", "CAPACITY"]);
+    assert_eq!(rows[1], ["fast-zone-a", "fast", "1536Mi"]);
+    assert_eq!(rows[2], ["unreported", "fast", "<unset>"]);
+    let rows = get_wide(&kubectl, &["storageclass", "fast"]);
+    assert_eq!(rows[1][0], "fast (default)");
+
     // Refusals read as kube's.
     let manifest = kubectl.write_file(
         "bad.yaml",

@@ -7,12 +7,14 @@
 //! printers put numbers, whatever the column's declared type).
 
 mod cluster;
+mod control;
 mod network;
 mod pods;
 mod storage;
 mod workloads;
 
 pub(crate) use cluster::*;
+pub(crate) use control::*;
 pub(crate) use network::*;
 pub(crate) use pods::*;
 pub(crate) use storage::*;

@@ -87,6 +87,32 @@ pub(crate) fn claim_access_modes(claim: &Value) -> Value {
     }
 }
 
+/// A StorageClass's name, ` (default)` after it for the default class (either of kube's
+/// annotations saying exactly `true`: `IsDefaultAnnotation`).
+pub(crate) fn class_name(class: &Value) -> Value {
+    let name = text(class, "/metadata/name");
+    let annotation = |key: &str| {
+        (class.pointer("/metadata/annotations"))
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+            == Some("true")
+    };
+    let default = annotation("storageclass.kubernetes.io/is-default-class")
+        || annotation("storageclass.beta.kubernetes.io/is-default-class");
+    match default {
+        true => format!("{name} (default)").into(),
+        false => name.into(),
+    }
+}
+
+/// A CSIStorageCapacity's capacity, `<unset>` when not reported.
+pub(crate) fn storage_capacity(capacity: &Value) -> Value {
+    match capacity.get("capacity") {
+        Some(value) if !value.is_null() => quantity(Some(value)).into(),
+        _ => "<unset>".into(),
+    }
+}
+
 /// A StorageClass's reclaim policy (`Delete` unless said).
 pub(crate) fn class_reclaim_policy(class: &Value) -> Value {
     match text(class, "/reclaimPolicy") {

@@ -24,6 +24,15 @@ pub fn since(before: &str, timestamp: Option<&str>, after: &str) -> Value {
     }
 }
 
+/// kube's default table convertor's `Created At` cell (its kinds without a printer of
+/// their own, and RBAC roles' printers): the creation time as RFC 3339 text, not an age.
+pub fn created_at(object: &Value) -> Value {
+    match object.pointer("/metadata/creationTimestamp") {
+        Some(Value::String(time)) => time.as_str().into(),
+        _ => Value::Null,
+    }
+}
+
 /// Whether `cell` is deferred ([`since`]).
 pub fn is_deferred(cell: &Value) -> bool {
     cell.get(SINCE).is_some()

@@ -17,6 +17,15 @@ pub trait Strategy: Sized {
     /// Called on a new object before validation.
     fn prepare_for_create(&mut self) {}
 
+    /// Called on a new object before validation, with who creates it (`None`: the
+    /// server's own write), for kinds that record their requester (kube's
+    /// CertificateSigningRequests). Defaults to
+    /// [`prepare_for_create`](Self::prepare_for_create).
+    fn prepare_for_create_by(&mut self, user: Option<&crate::user::UserInfo>) {
+        let _ = user;
+        self.prepare_for_create();
+    }
+
     /// Called on the new version of an object before validation; `old` is what is stored.
     fn prepare_for_update(&mut self, old: &Self) {
         let _ = old;

@@ -4,11 +4,12 @@
 use super::ErasedHub;
 use crate::api::Strategy;
 use crate::error::FieldError;
+use crate::user::UserInfo;
 
 /// A kind's [`Strategy`], erased.
 #[derive(Clone, Copy)]
 pub(super) struct StrategyHooks {
-    pub(super) prepare_for_create: fn(&mut ErasedHub),
+    pub(super) prepare_for_create: fn(&mut ErasedHub, Option<&UserInfo>),
     pub(super) prepare_for_update: fn(&mut ErasedHub, &ErasedHub),
     pub(super) validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
     /// New, old, the request's API version, the subresource written ("" for the object).
@@ -24,9 +25,9 @@ impl StrategyHooks {
         // A hub of another type can only come from a mis-registered scheme, which
         // `KindEntry` rules out: every hub it sees was made by its own `to_hub`.
         StrategyHooks {
-            prepare_for_create: |hub| {
+            prepare_for_create: |hub, user| {
                 if let Some(hub) = hub.downcast_mut::<Hub>() {
-                    hub.prepare_for_create();
+                    hub.prepare_for_create_by(user);
                 }
             },
             prepare_for_update: |hub, old| {
@@ -71,7 +72,7 @@ impl StrategyHooks {
     /// A kind without rules of its own (kube's custom resources: their schema is their
     /// validation, which the registry applies to every kind).
     pub(super) const NONE: StrategyHooks = StrategyHooks {
-        prepare_for_create: |_| {},
+        prepare_for_create: |_, _| {},
         prepare_for_update: |_, _| {},
         validate: |_, _| Vec::new(),
         validate_update: |_, _, _, _| Vec::new(),

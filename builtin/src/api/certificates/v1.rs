@@ -23,11 +23,16 @@ use kapi_macros::Resource;
     generation(untracked),
     short_name = "csr",
     status,
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created.", cell = crate::tables::age),
+    printer_column(name = "SignerName", type = "string", json_path = ".spec.signerName", description = "signerName indicates the requested signer, and is a qualified name.", cell = crate::tables::csr_signer),
+    printer_column(name = "Requestor", type = "string", json_path = ".spec.username", description = "username contains the name of the user that created the CertificateSigningRequest."),
+    printer_column(name = "RequestedDuration", type = "string", json_path = ".spec.expirationSeconds", description = "expirationSeconds is the requested duration of validity of the issued certificate.", cell = crate::tables::csr_requested_duration),
+    printer_column(name = "Condition", type = "string", json_path = ".status.conditions", description = "conditions applied to the request. Known conditions are \"Approved\", \"Denied\", and \"Failed\".", cell = crate::tables::csr_condition),
     selectable_field = ".spec.signerName",
     subresource(name = "approval", field = ".status.conditions"),
     storage_key = "certificatesigningrequests",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.certificates.v1.CertificateSigningRequest")]
@@ -167,5 +172,3 @@ pub struct ExtraValue(pub Vec<String>);
 impl kapi::api::protobuf::ProtoValue for ExtraValue {
     const KIND: kapi::api::ProtoKind = kapi::api::ProtoKind::Strings;
 }
-
-crate::strategies::kube_defaults!(CertificateSigningRequest);

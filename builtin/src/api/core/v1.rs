@@ -2294,9 +2294,10 @@ impl kapi::defaults::Defaults for LifecycleHandler {
     generation(untracked),
     defaults,
     short_name = "limits",
+    printer_column(name = "Created At", type = "date", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created.", cell = kapi::api::cells::created_at),
     storage_key = "limitranges",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.core.v1.LimitRange")]

@@ -54,9 +54,14 @@ pub struct FlowDistinguisherMethod {
     generation(path = ".spec"),
     defaults,
     status,
+    printer_column(name = "PriorityLevel", type = "string", json_path = ".spec.priorityLevelConfiguration.name", description = "name is the name of the priority level configuration being referenced"),
+    printer_column(name = "MatchingPrecedence", type = "string", json_path = ".spec.matchingPrecedence", description = "matchingPrecedence is used to choose among the FlowSchemas that match a given request.", cell = crate::tables::flow_schema_precedence),
+    printer_column(name = "DistinguisherMethod", type = "string", json_path = ".spec.distinguisherMethod", description = "distinguisherMethod defines how to compute the flow distinguisher for requests that match this schema.", cell = crate::tables::flow_schema_distinguisher),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created.", cell = crate::tables::age),
+    printer_column(name = "MissingPL", type = "string", json_path = ".status.conditions", description = "references a broken or non-existent PriorityLevelConfiguration", cell = crate::tables::flow_schema_missing_level),
     storage_key = "flowschemas",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.FlowSchema")]
@@ -295,9 +300,15 @@ pub struct PolicyRulesWithSubjects {
     generation(path = ".spec"),
     defaults,
     status,
+    printer_column(name = "Type", type = "string", json_path = ".spec.type", description = "type indicates whether this priority level is subject to limitation on request execution."),
+    printer_column(name = "NominalConcurrencyShares", type = "string", json_path = ".spec.limited.nominalConcurrencyShares", description = "nominalConcurrencyShares (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.", cell = crate::tables::level_shares),
+    printer_column(name = "Queues", type = "string", json_path = ".spec.limited.limitResponse.queuing.queues", description = "queues is the number of queues for this priority level.", cell = crate::tables::level_queues),
+    printer_column(name = "HandSize", type = "string", json_path = ".spec.limited.limitResponse.queuing.handSize", description = "handSize is a small positive number that configures the shuffle sharding of requests into queues.", cell = crate::tables::level_hand_size),
+    printer_column(name = "QueueLengthLimit", type = "string", json_path = ".spec.limited.limitResponse.queuing.queueLengthLimit", description = "queueLengthLimit is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time.", cell = crate::tables::level_queue_length),
+    printer_column(name = "Age", type = "string", json_path = ".metadata.creationTimestamp", description = "CreationTimestamp is a timestamp representing the server time when this object was created.", cell = crate::tables::age),
     storage_key = "prioritylevelconfigurations",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration")]

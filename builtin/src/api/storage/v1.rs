@@ -181,9 +181,11 @@ pub struct CSINodeSpec {
     strategy_validates,
     zero_object,
     generation(untracked),
+    printer_column(name = "StorageClassName", type = "string", json_path = ".storageClassName", description = "storageClassName represents the name of the StorageClass that the reported capacity applies to."),
+    printer_column(name = "Capacity", type = "string", json_path = ".capacity", description = "capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.", cell = crate::tables::storage_capacity),
     storage_key = "csistoragecapacities",
     version(name = "v1", storage),
-    protobuf
+    protobuf,
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.storage.v1.CSIStorageCapacity")]
@@ -220,6 +222,7 @@ pub struct CSIStorageCapacity {
     generation(untracked),
     defaults,
     short_name = "sc",
+    printer_column(name = "Name", type = "string", json_path = ".metadata.name", description = "Name must be unique within a namespace.", cell = crate::tables::class_name),
     printer_column(name = "Provisioner", type = "string", json_path = ".provisioner", description = "provisioner indicates the type of the provisioner."),
     printer_column(name = "ReclaimPolicy", type = "string", json_path = ".reclaimPolicy", description = "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.", cell = crate::tables::class_reclaim_policy),
     printer_column(name = "VolumeBindingMode", type = "string", json_path = ".volumeBindingMode", description = "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.", cell = crate::tables::class_binding_mode),

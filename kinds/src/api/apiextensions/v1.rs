@@ -68,13 +68,9 @@ pub struct CustomResourceConversion {
     short_name = "crds",
     category = "api-extensions",
     status,
-    printer_column(
-        name = "Created At",
-        type = "date",
-        json_path = ".metadata.creationTimestamp"
-    ),
+    printer_column(name = "Created At", type = "date", json_path = ".metadata.creationTimestamp", cell = kapi::api::cells::created_at),
     storage_key = "apiextensions.k8s.io/customresourcedefinitions",
-    version(name = "v1", storage)
+    version(name = "v1", storage),
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(
