@@ -232,6 +232,7 @@ const OWN_STRATEGY: &[&str] = &[
     "batch/v1.Job",
     "certificates/v1.CertificateSigningRequest",
     "core/v1.Endpoints",
+    "core/v1.LimitRange",
     "core/v1.Node",
     "core/v1.PersistentVolume",
     "core/v1.PersistentVolumeClaim",

@@ -84,6 +84,9 @@ struct Row {
     object: Compared,
     before: Vec<Request>,
     request: Request,
+    /// Requests after the compared one, whatever they answer: what would disturb other
+    /// rows on the peer, which keeps its objects (a default StorageClass).
+    after: Vec<Request>,
     /// Fields of the answer that kube after 1.20 gives differently (`newer`), that kapi
     /// deliberately answers otherwise (`differs`), or that kapi does not give yet and the
     /// issue that brings them (`pending`); `why` says why.
@@ -127,9 +130,12 @@ fn rows(table: Table) -> Vec<Row> {
                 .expect("every row has a name")
                 .to_owned();
             assert!(seen.insert(name.clone()), "row {name:?} appears twice");
-            let before = (row.get("before").and_then(Value::as_array))
-                .map(|list| list.iter().map(request).collect())
-                .unwrap_or_default();
+            let list = |key: &str| {
+                (row.get(key).and_then(Value::as_array))
+                    .map(|list| list.iter().map(request).collect())
+                    .unwrap_or_default()
+            };
+            let (before, after) = (list("before"), list("after"));
             Row {
                 object: match row.get("object") {
                     Some(Value::Bool(true)) => Compared::Object,
@@ -140,6 +146,7 @@ fn rows(table: Table) -> Vec<Row> {
                 },
                 request: request(&row["request"]),
                 before,
+                after,
                 overrides: overrides(row),
                 peer: (row
                     .get("peer")
@@ -339,8 +346,9 @@ fn answer(
     serde_json::from_str(&text).expect("still JSON")
 }
 
-/// `text` with what differs between runs masked: uids as `$UID`, and the stored
-/// resourceVersion kube names in a failed precondition (`in record (718)`) as `$RV`.
+/// `text` with what differs between runs masked: uids as `$UID`, the stored
+/// resourceVersion kube names in a failed precondition (`in record (718)`) as `$RV`, and
+/// the Go pointers kube prints in a structured value (`(*int64)(0xc00e669830)`) as `$PTR`.
 fn mask_run_values(text: &str) -> String {
     let is_uid = |s: &str| {
         s.len() == 36
@@ -355,6 +363,11 @@ fn mask_run_values(text: &str) -> String {
         if rest.len() >= 36 && rest.is_char_boundary(36) && is_uid(&rest[..36]) {
             out.push_str("$UID");
             rest = &rest[36..];
+        } else if let Some(after) = rest.strip_prefix("0xc")
+            && after.starts_with(|c: char| c.is_ascii_hexdigit())
+        {
+            out.push_str("$PTR");
+            rest = after.trim_start_matches(|c: char| c.is_ascii_hexdigit());
         } else if let Some(after) = rest.strip_prefix("in record (")
             && let Some(end) = after.find(')')
             && after[..end].chars().all(|c| c.is_ascii_digit())
@@ -403,16 +416,20 @@ fn run(client: &Client, namespace: &str, rows: &[Row]) -> Vec<(String, Value)> {
                     response.body
                 );
             }
-            if row.object == Compared::Table {
+            let answer = if row.object == Compared::Table {
                 let path = row.request.path.replace("$NS", namespace);
                 let (status, body) = (client.get_accepting(&path, TABLE_ACCEPT))
                     .unwrap_or_else(|e| panic!("GET {path} as a Table: {e}"));
-                return (row.name.clone(), table_answer(status, &body, namespace));
+                table_answer(status, &body, namespace)
+            } else {
+                let response = send(client, &row.request, namespace);
+                let generate_name = (row.request.body.as_ref())
+                    .and_then(|b| b.pointer("/metadata/generateName")?.as_str());
+                answer(&response, namespace, generate_name, row.object)
+            };
+            for after in &row.after {
+                send(client, after, namespace);
             }
-            let response = send(client, &row.request, namespace);
-            let generate_name = (row.request.body.as_ref())
-                .and_then(|b| b.pointer("/metadata/generateName")?.as_str());
-            let answer = answer(&response, namespace, generate_name, row.object);
             (row.name.clone(), answer)
         })
         .collect()
@@ -674,6 +691,7 @@ impl Row {
         Row {
             before: self.before.iter().map(on).collect(),
             request: on(&self.request),
+            after: self.after.iter().map(on).collect(),
             ..self.clone()
         }
     }
@@ -688,6 +706,7 @@ impl Row {
         Row {
             before: self.before.iter().map(on).collect(),
             request: on(&self.request),
+            after: self.after.iter().map(on).collect(),
             ..self.clone()
         }
     }

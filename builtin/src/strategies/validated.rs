@@ -2,7 +2,7 @@
 //! where kube has them, its update rules (which judge the new object too).
 
 use crate::validation::{
-    batch, cluster, networking, policy, scheduling, secret, service, storage, workloads,
+    batch, cluster, limits, networking, policy, scheduling, secret, service, storage, workloads,
 };
 
 /// `kind => create` or `kind => create, update`: a strategy that validates with them.
@@ -32,6 +32,7 @@ validated! {
     crate::api::apps::v1::StatefulSet => workloads::stateful_set, workloads::stateful_set_update;
     crate::api::batch::v1::CronJob => batch::cron_job, batch::cron_job_update;
     crate::api::core::v1::Endpoints => cluster::endpoints;
+    crate::api::core::v1::LimitRange => limits::limit_range;
     crate::api::core::v1::Node => cluster::node;
     crate::api::core::v1::PersistentVolume => cluster::persistent_volume;
     crate::api::core::v1::PersistentVolumeClaim => storage::claim, storage::claim_update;

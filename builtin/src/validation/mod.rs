@@ -9,9 +9,11 @@
 
 pub(crate) mod batch;
 pub(crate) mod cluster;
+pub(crate) mod limits;
 pub(crate) mod networking;
 pub(crate) mod pod;
 pub(crate) mod policy;
+mod resources;
 pub(crate) mod scheduling;
 pub(crate) mod secret;
 pub(crate) mod service;

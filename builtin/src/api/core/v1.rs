@@ -6607,4 +6607,4 @@ pub struct WindowsSecurityContextOptions {
     pub host_process: Option<bool>,
 }
 
-crate::strategies::kube_defaults!(Binding, ComponentStatus, LimitRange, ServiceAccount);
+crate::strategies::kube_defaults!(Binding, ComponentStatus, ServiceAccount);

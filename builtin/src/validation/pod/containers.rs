@@ -5,11 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use kapi::error::FieldError;
-use kapi::meta::{IntOrString, Quantity};
-use kapi::quantity::Quantity as Amount;
+use kapi::meta::IntOrString;
 use kapi::validation::{self as v, Path};
 
-use super::super::{duplicate, forbidden, invalid_each, not_found, required, required_one_of};
+use super::super::{
+    duplicate, forbidden, invalid_each, not_found, required, required_one_of, resources,
+};
 use crate::api::core::v1::{
     Container, ContainerPort, EnvVar, EnvVarSource, ObjectFieldSelector, PodSpec, Probe,
     ProbeHandler, ResourceRequirements, SecurityContext,
@@ -424,108 +425,6 @@ pub(super) fn local_descending_path(target: &str, path: &Path) -> Vec<FieldError
     errors
 }
 
-/// The resources a container may name without a domain.
-fn standard_container_resource(name: &str) -> bool {
-    matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-")
-}
-
-/// kube's `IsStandardResourceName`: the names quotas and containers know.
-fn standard_resource(name: &str) -> bool {
-    const STANDARD: [&str; 21] = [
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "requests.cpu",
-        "requests.memory",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-        "pods",
-        "services",
-        "replicationcontrollers",
-        "resourcequotas",
-        "secrets",
-        "persistentvolumeclaims",
-        "configmaps",
-        "services.nodeports",
-        "services.loadbalancers",
-        "requests.storage",
-        "storage",
-        "count/pods",
-    ];
-    STANDARD.contains(&name)
-        || name.starts_with("hugepages-")
-        || name.starts_with("requests.hugepages-")
-}
-
-/// kube's `IsNativeResource`: no domain, or kube's own.
-fn native_resource(name: &str) -> bool {
-    !name.contains('/') || name.contains("kubernetes.io/")
-}
-
-/// What may be asked for more than is limited: native resources but huge pages.
-fn overcommit_allowed(name: &str) -> bool {
-    native_resource(name) && !name.starts_with("hugepages-")
-}
-
-/// kube's `validateContainerResourceName`.
-fn resource_name(name: &str, path: &Path) -> Vec<FieldError> {
-    let mut errors = invalid_each(v::qualified_name(name), name, path);
-    if !errors.is_empty() {
-        return errors;
-    }
-    if !name.contains('/') {
-        if !standard_resource(name) {
-            errors.push(FieldError::invalid(
-                path,
-                name,
-                "must be a standard resource type or fully qualified",
-            ));
-        }
-        if !standard_container_resource(name) {
-            errors.push(FieldError::invalid(
-                path,
-                name,
-                "must be a standard resource for containers",
-            ));
-        }
-    } else if !native_resource(name) && !v::qualified_name(&format!("requests.{name}")).is_empty() {
-        errors.push(FieldError::invalid(
-            path,
-            name,
-            "doesn't follow extended resource name standard",
-        ));
-    }
-    errors
-}
-
-/// kube's `ValidateResourceQuantityValue`: not negative; whole for extended resources.
-fn quantity(name: &str, quantity: &Quantity, path: &Path) -> (Vec<FieldError>, Option<Amount>) {
-    let Ok(amount) = Amount::parse(&quantity.0) else {
-        return (
-            vec![FieldError::invalid(
-                path,
-                quantity.0.as_str(),
-                "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-            )],
-            None,
-        );
-    };
-    let mut errors = Vec::new();
-    if amount.sign() < 0 {
-        errors.push(FieldError::invalid(path, amount.to_string(), v::NEGATIVE));
-    }
-    if !native_resource(name) && amount.milli_value() % 1000 != 0 {
-        errors.push(FieldError::invalid(
-            path,
-            amount.to_string(),
-            "must be an integer",
-        ));
-    }
-    (errors, Some(amount))
-}
-
 /// kube's `ValidateResourceRequirements` for a container: names, amounts, and requests
 /// within limits (equal to them where nothing may be overcommitted).
 pub(super) fn resources(resources: &ResourceRequirements, path: &Path) -> Vec<FieldError> {
@@ -535,8 +434,8 @@ pub(super) fn resources(resources: &ResourceRequirements, path: &Path) -> Vec<Fi
     let mut limits = BTreeMap::new();
     for (name, value) in &resources.limits {
         let at = limits_path.key(name);
-        errors.extend(resource_name(name, &at));
-        let (amount_errors, amount) = quantity(name, value, &at);
+        errors.extend(resources::container_name(name, &at));
+        let (amount_errors, amount) = resources::quantity(name, value, &at);
         errors.extend(amount_errors);
         if let Some(amount) = amount {
             limits.insert(name.as_str(), amount);
@@ -544,12 +443,12 @@ pub(super) fn resources(resources: &ResourceRequirements, path: &Path) -> Vec<Fi
     }
     for (name, value) in &resources.requests {
         let at = requests_path.key(name);
-        errors.extend(resource_name(name, &at));
-        let (amount_errors, amount) = quantity(name, value, &at);
+        errors.extend(resources::container_name(name, &at));
+        let (amount_errors, amount) = resources::quantity(name, value, &at);
         errors.extend(amount_errors);
         let Some(amount) = amount else { continue };
         match limits.get(name.as_str()) {
-            Some(limit) if amount != *limit && !overcommit_allowed(name) => {
+            Some(limit) if amount != *limit && !resources::overcommit_allowed(name) => {
                 let message = format!("must be equal to {name} limit of {limit}");
                 errors.push(FieldError::invalid(
                     &requests_path,
@@ -566,7 +465,7 @@ pub(super) fn resources(resources: &ResourceRequirements, path: &Path) -> Vec<Fi
                 ));
             }
             Some(_) => {}
-            None if !overcommit_allowed(name) => {
+            None if !resources::overcommit_allowed(name) => {
                 errors.push(required(
                     &limits_path,
                     "Limit must be set for non overcommitable resources",
