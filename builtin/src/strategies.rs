@@ -5,6 +5,7 @@
 //! declarations) do not validate their own fields yet.
 
 mod certificates;
+mod daemon_set;
 mod job;
 mod pod;
 mod validated;

@@ -27,8 +27,17 @@ pub(crate) fn deployment(deployment: &mut Deployment) {
     or(&mut spec.progress_deadline_seconds, 600);
 }
 
-/// A DaemonSet rolls out one node at a time, with no surge, and keeps ten revisions.
+/// A DaemonSet rolls out one node at a time, with no surge, and keeps ten revisions. Its
+/// template generation annotation is always there: kube's conversion writes apps/v1's
+/// from the internal `spec.templateGeneration` (0 until the strategy sets it), so a
+/// creator's `managedFields` own it.
 pub(crate) fn daemon_set(daemon_set: &mut DaemonSet) {
+    (daemon_set
+        .metadata
+        .annotations
+        .get_or_insert_with(Default::default))
+    .entry("deprecated.daemonset.template.generation".to_owned())
+    .or_insert_with(|| "0".to_owned());
     let spec = &mut daemon_set.spec;
     or_str(&mut spec.update_strategy.r#type, "RollingUpdate");
     if spec.update_strategy.r#type == "RollingUpdate" {

@@ -26,7 +26,6 @@ macro_rules! validated {
 
 validated! {
     crate::api::apps::v1::ControllerRevision => cluster::controller_revision, cluster::controller_revision_update;
-    crate::api::apps::v1::DaemonSet => workloads::daemon_set, workloads::daemon_set_update;
     crate::api::apps::v1::Deployment => workloads::deployment, workloads::deployment_update;
     crate::api::apps::v1::ReplicaSet => workloads::replica_set, workloads::replica_set_update;
     crate::api::apps::v1::StatefulSet => workloads::stateful_set, workloads::stateful_set_update;
