@@ -17,3 +17,4 @@ mod defaults;
 mod strategies;
 mod tables;
 mod validation;
+mod warnings;

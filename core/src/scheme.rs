@@ -466,6 +466,12 @@ impl KindEntry {
         (self.hooks.prepare_for_update)(hub, old)
     }
 
+    /// [`Strategy::warnings`] of a valid new object, or [`Strategy::warnings_on_update`]
+    /// with the object it replaces.
+    pub fn warnings(&self, hub: &ErasedHub, old: Option<&ErasedHub>) -> Vec<String> {
+        (self.hooks.warnings)(hub, old)
+    }
+
     /// [`Strategy::validate_in`] of the kind, for a request in `version`.
     pub fn validate(&self, hub: &ErasedHub, version: &str) -> Vec<FieldError> {
         (self.hooks.validate)(hub, &self.api_version(version))

@@ -189,6 +189,8 @@ impl Registry {
                 causes: errors,
             });
         }
+        // A valid object's own warnings (kube's `WarningsOnCreate`).
+        warnings.extend(kind.warnings(&hub, None));
         if validating {
             let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
             let attributes = Attributes {

@@ -459,6 +459,10 @@ impl Registry {
             if !errors.is_empty() {
                 return Err(request.invalid(errors));
             }
+            // A valid update's own warnings (kube's `WarningsOnUpdate`), not a subresource's.
+            if subresource.is_none() {
+                warnings.extend(kind.warnings(&new_hub, Some(&old_view.typed)));
+            }
             if validating {
                 let new_view = request.view(&new, kv.mod_revision)?;
                 let hubs = Some((&new, Some(&old)));

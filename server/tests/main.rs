@@ -19,6 +19,7 @@ mod builtin_lifecycles;
 mod builtin_subresources;
 mod builtin_tables;
 mod builtin_versions;
+mod builtin_warnings;
 mod component_statuses;
 mod configmap;
 mod controller;

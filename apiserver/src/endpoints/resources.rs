@@ -226,8 +226,13 @@ impl Call<'_> {
                 None => error.into_response(),
             });
         let headers = response.headers_mut();
+        // Each text once, as kube's warning recorder keeps them (a write retried after a
+        // conflict meets its warnings again).
+        let mut seen = std::collections::HashSet::new();
         for warning in self.deprecation.iter().chain(&warnings) {
-            add_warning(headers, warning);
+            if seen.insert(warning) {
+                add_warning(headers, warning);
+            }
         }
         response
     }

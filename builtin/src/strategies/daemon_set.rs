@@ -30,6 +30,14 @@ impl kapi::Strategy for DaemonSet {
         workloads::daemon_set(self)
     }
 
+    fn warnings(&self) -> Vec<String> {
+        crate::warnings::daemon_set(self)
+    }
+
+    fn warnings_on_update(&self, old: &Self) -> Vec<String> {
+        crate::warnings::daemon_set_update(self, old)
+    }
+
     fn validate_update(&self, old: &Self) -> Vec<kapi::error::FieldError> {
         workloads::daemon_set_update(self, old)
     }

@@ -20,6 +20,14 @@ impl kapi::Strategy for Job {
         crate::validation::batch::job(self)
     }
 
+    fn warnings(&self) -> Vec<String> {
+        crate::warnings::job(self)
+    }
+
+    fn warnings_on_update(&self, old: &Self) -> Vec<String> {
+        crate::warnings::job_update(self, old)
+    }
+
     fn validate_update(&self, old: &Self) -> Vec<kapi::error::FieldError> {
         crate::validation::batch::job_update(self, old)
     }

@@ -30,6 +30,11 @@ impl kapi::Strategy for Pod {
         pod::pod(self)
     }
 
+    /// On create only: kube warns nothing on a Pod's updates.
+    fn warnings(&self) -> Vec<String> {
+        crate::warnings::pod(self)
+    }
+
     fn validate_update(&self, old: &Self) -> Vec<FieldError> {
         let mut errors = pod::pod_spec(&self.spec, &Path::new("spec"));
         errors.extend(pod::pod_update(self, old));

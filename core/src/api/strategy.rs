@@ -38,6 +38,19 @@ pub trait Strategy: Sized {
         Vec::new()
     }
 
+    /// What a valid new object is warned about (kube's `WarningsOnCreate`: deprecated
+    /// fields, values kube accepts but ignores), answered in `Warning` headers.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// What a valid update is warned about (kube's `WarningsOnUpdate`); not asked of
+    /// writes through subresources. Defaults to none.
+    fn warnings_on_update(&self, old: &Self) -> Vec<String> {
+        let _ = old;
+        Vec::new()
+    }
+
     /// Field errors of an update, e.g. changes to immutable fields.
     fn validate_update(&self, old: &Self) -> Vec<FieldError> {
         let _ = old;

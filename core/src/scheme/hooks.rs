@@ -14,6 +14,8 @@ pub(super) struct StrategyHooks {
     pub(super) validate: fn(&ErasedHub, &str) -> Vec<FieldError>,
     /// New, old, the request's API version, the subresource written ("" for the object).
     pub(super) validate_update: fn(&ErasedHub, &ErasedHub, &str, &str) -> Vec<FieldError>,
+    /// New, and old for an update.
+    pub(super) warnings: fn(&ErasedHub, Option<&ErasedHub>) -> Vec<String>,
     pub(super) canonicalize: Option<fn(&mut ErasedHub)>,
     pub(super) prepare_for_delete: Option<fn(&mut ErasedHub)>,
     pub(super) allow_create_on_update: bool,
@@ -52,6 +54,13 @@ impl StrategyHooks {
                 (Some(hub), Some(old)) => hub.validate_subresource_update(old, subresource),
                 _ => Vec::new(),
             },
+            warnings: |hub, old| match (hub.downcast_ref::<Hub>(), old) {
+                (Some(hub), None) => hub.warnings(),
+                (Some(hub), Some(old)) => (old.downcast_ref::<Hub>())
+                    .map(|old| hub.warnings_on_update(old))
+                    .unwrap_or_default(),
+                (None, _) => Vec::new(),
+            },
             canonicalize: Hub::has_canonical_form().then_some(|hub: &mut ErasedHub| {
                 if let Some(hub) = hub.downcast_mut::<Hub>() {
                     hub.canonicalize();
@@ -76,6 +85,7 @@ impl StrategyHooks {
         prepare_for_update: |_, _| {},
         validate: |_, _| Vec::new(),
         validate_update: |_, _, _, _| Vec::new(),
+        warnings: |_, _| Vec::new(),
         canonicalize: None,
         prepare_for_delete: None,
         allow_create_on_update: false,
