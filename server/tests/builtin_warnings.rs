@@ -33,6 +33,9 @@ spec:
   nodeSelector:
     beta.kubernetes.io/os: linux
   terminationGracePeriodSeconds: -5
+  volumes:
+  - name: repo
+    gitRepo: {repository: "https://example.com/app.git"}
   containers:
   - name: app
     image: nginx:1.27
@@ -85,6 +88,7 @@ fn kubectl_shows_kubes_warnings(version: Version) {
             r#"metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')]"#,
             r#"spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead"#,
             r#"metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "priorityClassName" field instead"#,
+            "spec.volumes[0].gitRepo: deprecated in v1.11",
             r#"spec.containers[0].resources.limits[memory]: fractional byte value "1500m" is invalid, must be an integer"#,
             // The request kube defaults from the limit.
             r#"spec.containers[0].resources.requests[memory]: fractional byte value "1500m" is invalid, must be an integer"#,
@@ -154,6 +158,28 @@ fn kubectl_shows_kubes_warnings(version: Version) {
         [
             r#"metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "storageClassName" attribute instead"#,
             r#"spec.resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer"#,
+        ],
+        "{}",
+        run.stderr
+    );
+}
+
+/// A PersistentVolume's: its recycling, deprecated node labels and plugins.
+#[test]
+fn persistent_volumes_are_warned_as_kube_warns() {
+    let server = Server::start();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let volume = kubectl.write_file(
+        "volume.yaml",
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: old\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  persistentVolumeReclaimPolicy: Recycle\n  glusterfs: {endpoints: gluster, path: vol}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions:\n        - {key: failure-domain.beta.kubernetes.io/zone, operator: In, values: [a]}\n",
+    );
+    let run = kubectl.ok(&["create", "-f", &volume]);
+    assert_eq!(
+        warnings(&run.stderr),
+        [
+            "spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.",
+            r#"spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key: failure-domain.beta.kubernetes.io/zone is deprecated since v1.17; use "topology.kubernetes.io/zone" instead"#,
+            "spec.glusterfs: deprecated in v1.25, non-functional in v1.26+",
         ],
         "{}",
         run.stderr

@@ -40,6 +40,34 @@ fn deprecated_node_label(key: &str) -> Option<&'static str> {
     })
 }
 
+/// What kube says of a deprecated or removed volume plugin, by its field (a Pod's volume
+/// source or a PersistentVolume's).
+fn deprecated_plugin(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "photonPersistentDisk" => "deprecated in v1.11, non-functional in v1.16+",
+        "gitRepo" => "deprecated in v1.11",
+        "scaleIO" => "deprecated in v1.16, non-functional in v1.22+",
+        "flocker" | "storageOS" | "quobyte" => "deprecated in v1.22, non-functional in v1.25+",
+        "glusterfs" => "deprecated in v1.25, non-functional in v1.26+",
+        "cephfs" | "rbd" => "deprecated in v1.28, non-functional in v1.31+",
+        _ => return None,
+    })
+}
+
+/// `path.field: message` for each plugin of `plugins` (set, field) that is set, in order.
+fn plugins(plugins: &[(bool, &str)], path: &Path) -> Vec<String> {
+    (plugins.iter())
+        .filter(|(set, _)| *set)
+        .filter_map(|(_, field)| {
+            Some(format!(
+                "{}: {}",
+                path.child(field),
+                deprecated_plugin(field)?
+            ))
+        })
+        .collect()
+}
+
 /// `path: fractional byte value "1500m" is invalid, must be an integer` for the quantity
 /// named `name` of `map`, when it has a fraction of a byte.
 fn fractional_bytes(map: &BTreeMap<String, Quantity>, name: &str, path: &Path) -> Option<String> {

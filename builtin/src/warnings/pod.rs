@@ -117,44 +117,21 @@ fn spec_and_meta(prefix: &Path, spec: &PodSpec, meta: &ObjectMeta) -> Vec<String
     for (i, volume) in spec.volumes.iter().enumerate() {
         let path = at(&["volumes"]).index(i);
         let source = &volume.volume_source;
-        let deprecated = [
-            (
-                source.photon_persistent_disk.is_some(),
-                "photonPersistentDisk",
-                "deprecated in v1.11, non-functional in v1.16+",
-            ),
-            (source.git_repo.is_some(), "gitRepo", "deprecated in v1.11"),
-            (
-                source.scale_io.is_some(),
-                "scaleIO",
-                "deprecated in v1.16, non-functional in v1.22+",
-            ),
-            (
-                source.flocker.is_some(),
-                "flocker",
-                "deprecated in v1.22, non-functional in v1.25+",
-            ),
-            (
-                source.storageos.is_some(),
-                "storageOS",
-                "deprecated in v1.22, non-functional in v1.25+",
-            ),
-            (
-                source.quobyte.is_some(),
-                "quobyte",
-                "deprecated in v1.22, non-functional in v1.25+",
-            ),
-            (
-                source.glusterfs.is_some(),
-                "glusterfs",
-                "deprecated in v1.25, non-functional in v1.26+",
-            ),
-        ];
-        for (set, field, message) in deprecated {
-            if set {
-                warnings.push(format!("{}: {message}", path.child(field)));
-            }
-        }
+        warnings.extend(super::plugins(
+            &[
+                (
+                    source.photon_persistent_disk.is_some(),
+                    "photonPersistentDisk",
+                ),
+                (source.git_repo.is_some(), "gitRepo"),
+                (source.scale_io.is_some(), "scaleIO"),
+                (source.flocker.is_some(), "flocker"),
+                (source.storageos.is_some(), "storageOS"),
+                (source.quobyte.is_some(), "quobyte"),
+                (source.glusterfs.is_some(), "glusterfs"),
+            ],
+            &path,
+        ));
         if let Some(template) =
             (source.ephemeral.as_ref()).and_then(|e| e.volume_claim_template.as_ref())
         {
@@ -172,17 +149,11 @@ fn spec_and_meta(prefix: &Path, spec: &PodSpec, meta: &ObjectMeta) -> Vec<String
                 &resources.child("limits"),
             ));
         }
-        for (set, field) in [
+        let late = [
             (source.cephfs.is_some(), "cephfs"),
             (source.rbd.is_some(), "rbd"),
-        ] {
-            if set {
-                warnings.push(format!(
-                    "{}: deprecated in v1.28, non-functional in v1.31+",
-                    path.child(field)
-                ));
-            }
-        }
+        ];
+        warnings.extend(super::plugins(&late, &path));
     }
 
     // Repeated host aliases and pull secrets.

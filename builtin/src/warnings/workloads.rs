@@ -229,43 +229,20 @@ pub(crate) fn persistent_volume(volume: &PersistentVolume) -> Vec<String> {
         }
     }
     let source = &spec.persistent_volume_source;
-    let plugins = [
-        (
-            source.cephfs.is_some(),
-            "cephfs",
-            "deprecated in v1.28, non-functional in v1.31+",
-        ),
-        (
-            source.photon_persistent_disk.is_some(),
-            "photonPersistentDisk",
-            "deprecated in v1.11, non-functional in v1.16+",
-        ),
-        (
-            source.scale_io.is_some(),
-            "scaleIO",
-            "deprecated in v1.16, non-functional in v1.22+",
-        ),
-        (
-            source.storageos.is_some(),
-            "storageOS",
-            "deprecated in v1.22, non-functional in v1.25+",
-        ),
-        (
-            source.glusterfs.is_some(),
-            "glusterfs",
-            "deprecated in v1.25, non-functional in v1.26+",
-        ),
-        (
-            source.rbd.is_some(),
-            "rbd",
-            "deprecated in v1.28, non-functional in v1.31+",
-        ),
-    ];
-    for (set, field, message) in plugins {
-        if set {
-            warnings.push(format!("spec.{field}: {message}"));
-        }
-    }
+    warnings.extend(super::plugins(
+        &[
+            (source.cephfs.is_some(), "cephfs"),
+            (
+                source.photon_persistent_disk.is_some(),
+                "photonPersistentDisk",
+            ),
+            (source.scale_io.is_some(), "scaleIO"),
+            (source.storageos.is_some(), "storageOS"),
+            (source.glusterfs.is_some(), "glusterfs"),
+            (source.rbd.is_some(), "rbd"),
+        ],
+        &Path::new("spec"),
+    ));
     warnings
 }
 
