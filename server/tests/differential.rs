@@ -114,22 +114,30 @@ fn table_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/differential")
 }
 
-/// The rows of `table`, with `$repeat` values expanded (`$NS` stays).
-fn rows(table: Table) -> Vec<Row> {
-    let path = table_dir().join(table.rows);
+/// The rows of the YAML file `file` in `differential/` as JSON, `$repeat` values expanded
+/// (`$NS` stays), each with its name, which no other row has.
+fn named_rows(file: &str) -> Vec<(String, Value)> {
+    let path = table_dir().join(file);
     let text = std::fs::read_to_string(&path).expect("reading the table");
     let yaml: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text)
         .unwrap_or_else(|e| panic!("{}: not YAML: {e}", path.display()));
     let table = to_json(&yaml);
     let rows = table["rows"].as_array().expect("`rows:` is a list");
     let mut seen = std::collections::HashSet::new();
-    rows.iter()
+    (rows.iter())
         .map(|row| {
-            let name = row["name"]
-                .as_str()
-                .expect("every row has a name")
-                .to_owned();
+            let name = (row["name"].as_str().expect("every row has a name")).to_owned();
             assert!(seen.insert(name.clone()), "row {name:?} appears twice");
+            (name, row.clone())
+        })
+        .collect()
+}
+
+/// The rows of `table`.
+fn rows(table: Table) -> Vec<Row> {
+    (named_rows(table.rows).into_iter())
+        .map(|(name, row)| {
+            let row = &row;
             let list = |key: &str| {
                 (row.get(key).and_then(Value::as_array))
                     .map(|list| list.iter().map(request).collect())

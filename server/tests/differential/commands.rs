@@ -10,7 +10,7 @@
 //! are sorted by manager) and the `creationTimestamp: null` kube writes in embedded
 //! templates. Uids elsewhere (owner references) are masked, the run's namespace is `$NS`.
 
-use super::{overrides, run_namespace, set_pointer, table_dir, to_json};
+use super::{named_rows, overrides, run_namespace, set_pointer, table_dir};
 use crate::support;
 
 use std::collections::BTreeMap;
@@ -58,19 +58,9 @@ fn key(version: Version) -> &'static str {
 }
 
 fn scripts() -> Vec<Script> {
-    let path = table_dir().join(ROWS);
-    let text = std::fs::read_to_string(&path).expect("reading the table");
-    let yaml: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text)
-        .unwrap_or_else(|e| panic!("{}: not YAML: {e}", path.display()));
-    let table = to_json(&yaml);
-    let mut seen = std::collections::HashSet::new();
-    (table["rows"].as_array().expect("`rows:` is a list").iter())
-        .map(|row| {
-            let name = row["name"]
-                .as_str()
-                .expect("every row has a name")
-                .to_owned();
-            assert!(seen.insert(name.clone()), "row {name:?} appears twice");
+    (named_rows(ROWS).into_iter())
+        .map(|(name, row)| {
+            let row = &row;
             let text = |key: &str| row.get(key).and_then(Value::as_str).map(str::to_owned);
             let commands = (row["kubectl"].as_array())
                 .unwrap_or_else(|| panic!("row {name:?}: `kubectl:` lists commands"))
