@@ -170,6 +170,9 @@ pub(super) fn answer(info: &KindInfo, deleted: Value) -> Value {
     serde_json::to_value(status).unwrap_or(deleted)
 }
 
+/// The namespaces kube-apiserver makes at start.
+const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
 impl Registry {
     /// Deletes (or, with finalizers, marks) an object; returns it and whether it is gone.
     pub(super) async fn delete_object(
@@ -360,8 +363,11 @@ impl Registry {
         Ok(())
     }
 
-    /// At start-up: creates `default` when missing, through the normal create path (so it
-    /// gets its phase and finalizer). Namespaces left terminating are the namespace
+    /// At start-up: creates kube's system namespaces when missing (`default`, kube's
+    /// bootstrap controller's; `kube-system`, `kube-public` and `kube-node-lease`, its
+    /// system namespaces controller's, which kube also re-creates each minute), through
+    /// the normal create path (so they get their phase and finalizer), written by
+    /// `kube-apiserver` as kube's are. Namespaces left terminating are the namespace
     /// controller's, which picks them up when it starts.
     pub(super) async fn start_namespaces(&self) -> Result<(), ApiError> {
         let Some(namespaces) = self.namespaces() else {
@@ -372,13 +378,17 @@ impl Registry {
             version: namespaces.info.storage_version().name,
             namespace: None,
         };
-        let default = json!({"metadata": {"name": "default"}});
-        match self
-            .create_object(target, default, &WriteOptions::default(), Fields::Update)
-            .await
-        {
-            Ok(_) | Err(ApiError::AlreadyExists { .. }) => Ok(()),
-            Err(e) => Err(e),
+        let options = WriteOptions {
+            field_manager: Some("kube-apiserver".into()),
+            ..WriteOptions::default()
+        };
+        for name in SYSTEM_NAMESPACES {
+            let namespace = json!({"metadata": {"name": name}});
+            match (self.create_object(target, namespace, &options, Fields::Update)).await {
+                Ok(_) | Err(ApiError::AlreadyExists { .. }) => {}
+                Err(e) => return Err(e),
+            }
         }
+        Ok(())
     }
 }

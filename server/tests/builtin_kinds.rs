@@ -416,3 +416,70 @@ fn kubectl_s_typed_generators_send_protobuf() {
         ])
         .stdout_is("nginx:1.28");
 }
+
+/// What kube-apiserver makes at start: its system namespaces and PriorityClasses, written
+/// by `kube-apiserver`, and the readiness hook that says the classes are there.
+#[test]
+fn the_server_makes_kubes_system_objects() {
+    let server = Server::start();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let names = kubectl.ok(&["get", "namespaces", "-o", "name"]);
+    for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        assert!(
+            names
+                .stdout
+                .lines()
+                .any(|l| l == format!("namespace/{namespace}")),
+            "{namespace} in {}",
+            names.stdout
+        );
+    }
+    let classes = kubectl
+        .ok(&[
+            "get",
+            "priorityclasses",
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ])
+        .json();
+    let classes: Vec<(&str, &Value, &str, &str)> = (classes["items"].as_array().unwrap().iter())
+        .map(|c| {
+            let manager = c["metadata"]["managedFields"][0]["manager"]
+                .as_str()
+                .unwrap_or("");
+            let policy = c["preemptionPolicy"].as_str().unwrap_or("");
+            (
+                c["metadata"]["name"].as_str().unwrap(),
+                &c["value"],
+                policy,
+                manager,
+            )
+        })
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            (
+                "system-cluster-critical",
+                &json!(2_000_000_000),
+                "PreemptLowerPriority",
+                "kube-apiserver"
+            ),
+            (
+                "system-node-critical",
+                &json!(2_000_001_000),
+                "PreemptLowerPriority",
+                "kube-apiserver"
+            ),
+        ]
+    );
+    let ready = server.client().get("/readyz?verbose").unwrap();
+    assert!(
+        ready
+            .body
+            .contains("[+]poststarthook/scheduling/bootstrap-system-priority-classes ok"),
+        "{}",
+        ready.body
+    );
+}

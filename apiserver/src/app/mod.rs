@@ -140,6 +140,19 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     if registry.scheme().by_resource("", "namespaces").is_some() {
         health.post_start_hook("bootstrap-controller").done();
     }
+    // kube's system PriorityClasses, before the server serves.
+    #[cfg(feature = "builtin")]
+    if registry
+        .scheme()
+        .by_resource("scheduling.k8s.io", "priorityclasses")
+        .is_some()
+    {
+        let hook = health.post_start_hook("scheduling/bootstrap-system-priority-classes");
+        match crate::builtin::bootstrap_priority_classes(&registry).await {
+            Ok(()) => hook.done(),
+            Err(error) => tracing::warn!(%error, "cannot make the system priority classes"),
+        }
+    }
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
     // What the controllers below keep is made before the server serves: the local

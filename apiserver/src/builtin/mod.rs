@@ -5,12 +5,16 @@
 //! answers them when nothing can serve them, since kapi runs no kubelets and proxies to no
 //! endpoints. Each is an action or a connector of the registry, registered for the kinds
 //! the scheme serves; they change objects through the registry only. ComponentStatuses are
-//! probes made when read (`component_status`).
+//! probes made when read (`component_status`); the system PriorityClasses are made at
+//! start (`priority_classes`).
 
 mod binding;
 mod component_status;
 mod eviction;
 mod nodes;
+mod priority_classes;
+
+pub use priority_classes::bootstrap as bootstrap_priority_classes;
 
 use std::sync::Arc;
 
