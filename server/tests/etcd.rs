@@ -572,8 +572,13 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
             "/custom/configmaps/team-a/settings",
             // Created by the server at start, as kube-apiserver does.
             "/custom/namespaces/default",
+            "/custom/namespaces/kube-node-lease",
+            "/custom/namespaces/kube-public",
+            "/custom/namespaces/kube-system",
             "/custom/namespaces/team-a",
             "/custom/platform.example.dev/tenants/acme",
+            "/custom/priorityclasses/system-cluster-critical",
+            "/custom/priorityclasses/system-node-critical",
         ],
         "every key in etcd"
     );
@@ -649,7 +654,12 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
     let names: Vec<&str> = (namespaces["items"].as_array().unwrap().iter())
         .filter_map(|n| n["metadata"]["name"].as_str())
         .collect();
-    assert_eq!(names, ["default"], "namespaces on /other");
+    // Only the system namespaces the server makes at start.
+    assert_eq!(
+        names,
+        ["default", "kube-node-lease", "kube-public", "kube-system"],
+        "namespaces on /other"
+    );
     // The same name is free there, and lands under /other; /custom is untouched.
     let other_tenant = post(
         &other_client,
@@ -667,7 +677,12 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
         other_keys,
         [
             "/other/namespaces/default",
-            "/other/platform.example.dev/tenants/acme"
+            "/other/namespaces/kube-node-lease",
+            "/other/namespaces/kube-public",
+            "/other/namespaces/kube-system",
+            "/other/platform.example.dev/tenants/acme",
+            "/other/priorityclasses/system-cluster-critical",
+            "/other/priorityclasses/system-node-critical",
         ]
     );
     for (key, (value, mod_revision)) in &stored {

@@ -187,9 +187,16 @@ fn create_namespace_and_configmap(version: Version, backend: Backend) {
     );
     let run = kubectl.ok(&["get", "namespaces"]);
     run.check(
-        // `kube-system` holds what the server publishes for extension servers.
-        run.table().column("NAME") == ["default", "kube-system", "team-a"],
-        "namespaces should be default, kube-system, team-a",
+        // kube-apiserver's system namespaces, made at start.
+        run.table().column("NAME")
+            == [
+                "default",
+                "kube-node-lease",
+                "kube-public",
+                "kube-system",
+                "team-a",
+            ],
+        "namespaces should be kube's four and team-a",
     );
     let literal = "--from-literal=a=b";
     kubectl

@@ -375,6 +375,7 @@ const LIVE_CHECKS: &[&str] = &[
     "poststarthook/crd-informer-synced",
     "poststarthook/bootstrap-controller",
     "poststarthook/rbac/bootstrap-roles",
+    "poststarthook/scheduling/bootstrap-system-priority-classes",
     "poststarthook/start-cluster-authentication-info-controller",
     "poststarthook/start-kube-aggregator-informers",
     "poststarthook/apiservice-registration-controller",
