@@ -301,11 +301,7 @@ fn answer(
                 entry
             })
             .collect();
-        // By who they are: their order follows their times, which differ between runs.
-        entries.sort_by_key(|e| {
-            let field = |name: &str| e.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
-            (field("manager"), field("operation"), field("subresource"))
-        });
+        sort_by_manager(&mut entries);
         answer["object"] = json!({
             "labels": body.pointer("/metadata/labels"),
             "spec": body.get("spec"),
@@ -352,6 +348,15 @@ fn answer(
         text = masked;
     }
     serde_json::from_str(&text).expect("still JSON")
+}
+
+/// `managedFields` entries in the order of who they are (their own order follows their
+/// times, which differ between runs).
+fn sort_by_manager(entries: &mut [Value]) {
+    entries.sort_by_key(|e| {
+        let field = |name: &str| e.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
+        (field("manager"), field("operation"), field("subresource"))
+    });
 }
 
 /// `text` with what differs between runs masked: uids as `$UID`, the stored
@@ -685,38 +690,36 @@ fn in_group(value: &Value, kind: WebApps) -> Value {
 }
 
 impl Row {
+    /// The row with `on` applied to each of its requests.
+    fn with_requests(&self, on: impl Fn(&Request) -> Request) -> Row {
+        Row {
+            before: self.before.iter().map(&on).collect(),
+            request: on(&self.request),
+            after: self.after.iter().map(&on).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The row as sent to the peer: its `peer` replacements made.
     fn for_peer(&self) -> Row {
         let replaced = |text: &str| {
             (self.peer.iter()).fold(text.to_owned(), |text, (from, to)| text.replace(from, to))
         };
-        let on = |request: &Request| Request {
+        self.with_requests(|request| Request {
             path: replaced(&request.path),
             body: (request.body.as_ref())
                 .map(|body| serde_json::from_str(&replaced(&body.to_string())).expect("JSON")),
             ..request.clone()
-        };
-        Row {
-            before: self.before.iter().map(on).collect(),
-            request: on(&self.request),
-            after: self.after.iter().map(on).collect(),
-            ..self.clone()
-        }
+        })
     }
 
     /// The row sent to `kind`'s WebApps.
     fn on(&self, kind: WebApps) -> Row {
-        let on = |request: &Request| Request {
+        self.with_requests(|request| Request {
             path: (request.path).replace(WebApps::Compiled.group(), kind.group()),
             body: request.body.as_ref().map(|body| in_group(body, kind)),
             ..request.clone()
-        };
-        Row {
-            before: self.before.iter().map(on).collect(),
-            request: on(&self.request),
-            after: self.after.iter().map(on).collect(),
-            ..self.clone()
-        }
+        })
     }
 }
 

@@ -34,10 +34,10 @@ pub(crate) fn name(name: &str, path: &Path) -> Vec<FieldError> {
 
 /// kube's `validateContainerResourceName`: [`name`], and one a container may ask for.
 pub(crate) fn container_name(name: &str, path: &Path) -> Vec<FieldError> {
-    if !invalid_each(v::qualified_name(name), name, path).is_empty() {
-        return self::name(name, path);
-    }
     let mut errors = self::name(name, path);
+    if !v::qualified_name(name).is_empty() {
+        return errors;
+    }
     if !name.contains('/') {
         if !standard_container(name) {
             errors.push(FieldError::invalid(

@@ -4,6 +4,8 @@
 
 use kapi::validation::Path;
 
+use kapi::meta::ObjectMeta;
+
 use super::{name, template};
 use crate::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use crate::api::batch::v1::{CronJob, Job, JobSpec};
@@ -16,33 +18,44 @@ use crate::api::networking::v1::Ingress;
 /// What kinds whose name becomes their Pods' say of it.
 const POD_NAMES: &str = "Pod names and hostnames";
 
+/// `warnings()` of an update that moved the generation (a change to the spec), none
+/// otherwise: kube's workload strategies warn again only then.
+fn if_generation_moved(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    warnings: impl FnOnce() -> Vec<String>,
+) -> Vec<String> {
+    match new.generation == old.generation {
+        true => Vec::new(),
+        false => warnings(),
+    }
+}
+
 macro_rules! templated {
     ($($create:ident, $update:ident: $kind:ty => |$object:ident| $template:expr;)*) => {$(
         pub(crate) fn $create($object: &$kind) -> Vec<String> {
             let mut warnings: Vec<String> = name(&$object.metadata, POD_NAMES).into_iter().collect();
-            warnings.extend(template($template, &Path::new("spec").child("template")));
+            warnings.extend(
+                ($template).map(|t| template(t, &Path::new("spec").child("template"))).unwrap_or_default(),
+            );
             warnings
         }
 
         pub(crate) fn $update($object: &$kind, old: &$kind) -> Vec<String> {
-            match $object.metadata.generation == old.metadata.generation {
-                true => Vec::new(),
-                false => template($template, &Path::new("spec").child("template")),
-            }
+            if_generation_moved(&$object.metadata, &old.metadata, || {
+                ($template).map(|t| template(t, &Path::new("spec").child("template"))).unwrap_or_default()
+            })
         }
     )*};
 }
 
 templated! {
-    deployment, deployment_update: Deployment => |set| &set.spec.template;
-    replica_set, replica_set_update: ReplicaSet => |set| &set.spec.template;
-    daemon_set, daemon_set_update: DaemonSet => |set| &set.spec.template;
+    deployment, deployment_update: Deployment => |set| Some(&set.spec.template);
+    replica_set, replica_set_update: ReplicaSet => |set| Some(&set.spec.template);
+    daemon_set, daemon_set_update: DaemonSet => |set| Some(&set.spec.template);
     replication_controller, replication_controller_update: ReplicationController
-        => |rc| rc.spec.template.as_ref().unwrap_or(&EMPTY_TEMPLATE);
+        => |rc| rc.spec.template.as_ref();
 }
-
-static EMPTY_TEMPLATE: std::sync::LazyLock<crate::api::core::v1::PodTemplateSpec> =
-    std::sync::LazyLock::new(Default::default);
 
 /// A StatefulSet's: its template's and its claim templates' storage.
 pub(crate) fn stateful_set(set: &StatefulSet) -> Vec<String> {
@@ -62,10 +75,9 @@ pub(crate) fn stateful_set(set: &StatefulSet) -> Vec<String> {
 }
 
 pub(crate) fn stateful_set_update(set: &StatefulSet, old: &StatefulSet) -> Vec<String> {
-    match set.metadata.generation == old.metadata.generation {
-        true => Vec::new(),
-        false => template(&set.spec.template, &Path::new("spec").child("template")),
-    }
+    if_generation_moved(&set.metadata, &old.metadata, || {
+        template(&set.spec.template, &Path::new("spec").child("template"))
+    })
 }
 
 /// A PodTemplate's: its template, under `template`.
@@ -74,10 +86,7 @@ pub(crate) fn pod_template(pod_template: &PodTemplate) -> Vec<String> {
 }
 
 pub(crate) fn pod_template_update(new: &PodTemplate, old: &PodTemplate) -> Vec<String> {
-    match new.metadata.generation == old.metadata.generation {
-        true => Vec::new(),
-        false => pod_template(new),
-    }
+    if_generation_moved(&new.metadata, &old.metadata, || pod_template(new))
 }
 
 /// kube's `WarningsForJobSpec`: a huge indexed Job, then its template.
@@ -102,10 +111,9 @@ pub(crate) fn job(job: &Job) -> Vec<String> {
 }
 
 pub(crate) fn job_update(job: &Job, old: &Job) -> Vec<String> {
-    match job.metadata.generation == old.metadata.generation {
-        true => Vec::new(),
-        false => job_spec(&job.spec, &Path::new("spec")),
-    }
+    if_generation_moved(&job.metadata, &old.metadata, || {
+        job_spec(&job.spec, &Path::new("spec"))
+    })
 }
 
 pub(crate) fn cron_job(cron_job: &CronJob) -> Vec<String> {
@@ -116,11 +124,10 @@ pub(crate) fn cron_job(cron_job: &CronJob) -> Vec<String> {
 }
 
 pub(crate) fn cron_job_update(cron_job: &CronJob, old: &CronJob) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if cron_job.metadata.generation != old.metadata.generation {
+    let mut warnings = if_generation_moved(&cron_job.metadata, &old.metadata, || {
         let at = Path::new("spec").children(&["jobTemplate", "spec"]);
-        warnings.extend(job_spec(&cron_job.spec.job_template.spec, &at));
-    }
+        job_spec(&cron_job.spec.job_template.spec, &at)
+    });
     if cron_job.spec.schedule.contains("TZ") {
         // kube's path reads `spec.spec.schedule`.
         warnings.push("cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details".into());

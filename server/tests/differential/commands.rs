@@ -242,14 +242,10 @@ fn compared(mut object: Value, namespace: &str) -> Value {
     serde_json::from_str(&text).expect("still JSON")
 }
 
-/// `object`'s `managedFields` in the order of who they are (their own order follows their
-/// times, which differ between runs).
+/// `object`'s `managedFields` in the order of who they are.
 fn sort_managed_fields(object: &mut Value) {
     if let Some(Value::Array(entries)) = object.pointer_mut("/metadata/managedFields") {
-        entries.sort_by_key(|e| {
-            let field = |name: &str| e.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
-            (field("manager"), field("operation"), field("subresource"))
-        });
+        super::sort_by_manager(entries);
     }
 }
 
