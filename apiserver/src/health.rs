@@ -41,6 +41,8 @@ pub const ORDER: &[&str] = &[
     "poststarthook/start-apiextensions-controllers",
     "poststarthook/crd-informer-synced",
     "poststarthook/bootstrap-controller",
+    // kube 1.32's (1.20's repair ran inside its bootstrap controller).
+    "poststarthook/start-service-ip-repair-controllers",
     "poststarthook/rbac/bootstrap-roles",
     "poststarthook/scheduling/bootstrap-system-priority-classes",
     "poststarthook/start-cluster-authentication-info-controller",

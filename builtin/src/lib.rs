@@ -14,6 +14,7 @@ extern crate kapi_core as kapi;
 pub mod api;
 mod conversions;
 mod defaults;
+pub mod services;
 mod strategies;
 mod tables;
 mod validation;

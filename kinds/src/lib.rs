@@ -48,6 +48,9 @@ pub mod apiextensions;
 /// API lists (`builtin::sets::WORKLOADS`).
 #[cfg(feature = "builtin")]
 pub use kapi_builtin::api as builtin;
+/// What kube's Service storage does to a Service's addresses around allocating them.
+#[cfg(feature = "builtin")]
+pub use kapi_builtin::services;
 #[cfg(feature = "aggregation")]
 pub mod apiregistration;
 #[cfg(feature = "rbac")]

@@ -23,6 +23,7 @@ use super::object::{self, MAX_RETRIES, internal, meta_str, set_meta};
 use super::schema_checks::not_reported;
 use super::{Fields, Registry, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
+use crate::write_hooks::Finishing;
 use kapi_core::error::{ApiError, GroupResource};
 use kapi_schema::metadata::{self as validation, is_namespaces};
 use kapi_storage::{self as storage, Guard};
@@ -118,7 +119,7 @@ impl Registry {
         };
         let new_metadata = NewMetadata::new(info.tracks_generation());
         let typed = kind.metadata_mut(&mut hub).is_some();
-        let (mut hub, json, generate_prefix, field_errors) = match typed {
+        let (mut hub, mut json, generate_prefix, field_errors) = match typed {
             true => {
                 #[cfg(debug_assertions)]
                 let by_json = {
@@ -173,6 +174,16 @@ impl Registry {
                 (hub, json, prefix, field_errors)
             }
         };
+        // kube's `BeginCreate` (a Service's cluster IPs and node ports), before validation;
+        // given back unless the object is stored.
+        let finishing = match self.write_hooks_of(info) {
+            Some(hooks) => {
+                let finish = (hooks.begin_create(self, &mut json, options.dry_run)).await?;
+                hub = kind.hub_from_json_ref(&json).map_err(internal)?;
+                Finishing::new(finish)
+            }
+            None => Finishing::new(None),
+        };
         let name = meta_str(&json, "name").unwrap_or_default().to_owned();
         let mut errors = schema_errors;
         errors.extend(field_errors);
@@ -225,7 +236,7 @@ impl Registry {
         let mut cut_off = 0;
         // A write cut off in flight and the read that settles it answer within one
         // storage deadline: the client learns the outcome is unknown in time.
-        storage::deadline::shared(async {
+        let result = storage::deadline::shared(async {
             loop {
                 let key = keys.object(info, namespace.as_deref(), &name)?;
                 if options.dry_run {
@@ -319,7 +330,12 @@ impl Registry {
                 }
             }
         })
-        .await
+        .await;
+        match result.is_ok() {
+            true => finishing.succeeded().await,
+            false => finishing.failed().await,
+        }
+        result
     }
 
     /// What a create cut off in flight finds at its `key`, told apart by `uid` (the one

@@ -258,6 +258,10 @@ impl Registry {
             }
             match self.storage.delete(&key, Some(kv.mod_revision)).await {
                 Ok(deleted) => {
+                    // kube's `AfterDelete` (a Service gives its cluster IPs back).
+                    if let Some(hooks) = self.write_hooks_of(info) {
+                        hooks.after_delete(self, &stored).await;
+                    }
                     let object = object::stored_in_version(
                         kind,
                         &deleted.prev,
@@ -351,7 +355,15 @@ impl Registry {
             .filter(|(_, kv)| kv.create_revision <= created_by)
         {
             match self.storage.delete(&kv.key, None).await {
-                Ok(_) | Err(storage::Error::NotFound { .. }) => {}
+                Ok(deleted) => {
+                    let hooks = (self.scheme.kind(*kind)).and_then(|k| self.write_hooks_of(k.info));
+                    if let Some(hooks) = hooks {
+                        hooks
+                            .after_delete(self, &object::decode(&deleted.prev)?)
+                            .await;
+                    }
+                }
+                Err(storage::Error::NotFound { .. }) => {}
                 Err(e) => {
                     let Some(kind) = self.scheme.kind(*kind) else {
                         return Err(object::internal(e.to_string()));

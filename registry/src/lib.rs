@@ -56,6 +56,7 @@ mod table;
 mod update;
 mod update_rules;
 mod watch;
+pub mod write_hooks;
 mod written_json;
 
 pub use actions::{Action, ActionRequest, Answer};
@@ -389,6 +390,9 @@ pub struct Registry {
     actions: actions::Actions,
     /// What answers `Read` and `Connect` subresources, by group, resource and subresource.
     connectors: connect::Connectors,
+    /// What runs around the writes of a kind (kube's `BeginCreate`, `BeginUpdate`,
+    /// `AfterDelete`), by group and resource.
+    write_hooks: write_hooks::Hooks,
 }
 
 impl Registry {
@@ -429,6 +433,7 @@ impl Registry {
             computed: Default::default(),
             actions: Default::default(),
             connectors: Default::default(),
+            write_hooks: Default::default(),
             checks: Default::default(),
             admission: None,
         };
@@ -640,6 +645,12 @@ impl Registry {
 
     fn keys(&self) -> object::Keys<'_> {
         object::Keys::new(&self.prefix)
+    }
+
+    /// The storage key of `path` under the registry's prefix (`ranges/serviceips`:
+    /// `/registry/ranges/serviceips`), for what the server keeps beside objects.
+    pub fn raw_key(&self, path: &str) -> String {
+        format!("{}/{}", self.prefix, path.trim_start_matches('/'))
     }
 
     /// Reads the latest state of one object (`GET .../{name}`), or its `status` / `scale`

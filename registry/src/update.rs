@@ -29,6 +29,7 @@ use super::schema_checks::not_reported;
 use super::update_rules::{apply_update_rules, deletes_on_update, generation_moves};
 use super::{Fields, PatchType, Registry, Subresource, Target, WriteOptions, Written};
 use crate::admission::{Attributes, Operation};
+use crate::write_hooks::Finishing;
 use kapi_core::api::{KindInfo, ScaleInfo};
 use kapi_core::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use kapi_core::meta::Scale;
@@ -247,7 +248,12 @@ impl Registry {
             Change::Patch(..) => {}
         }
 
+        // What the kind's begin hook took on the last attempt.
+        let mut finishing: Option<Finishing> = None;
         for _ in 0..MAX_RETRIES {
+            if let Some(previous) = finishing.take() {
+                previous.failed().await;
+            }
             let kv = match self.storage.get(&request.key, 0).await {
                 Ok(Some(kv)) => kv,
                 Ok(None) => {
@@ -415,6 +421,15 @@ impl Registry {
             };
             kind.prepare_for_update(&mut new_hub, &old_view.typed);
             let mut new = kind.hub_json(&new_hub).map_err(internal)?;
+            // kube's `BeginUpdate` (a Service's cluster IPs and node ports), before
+            // validation; what it took is given back unless the update is stored.
+            if subresource.is_none()
+                && let Some(hooks) = self.write_hooks_of(info)
+            {
+                let finish = (hooks.begin_update(self, &mut new, &old, options.dry_run)).await?;
+                new_hub = kind.hub_from_json_ref(&new).map_err(internal)?;
+                finishing = Some(Finishing::new(finish));
+            }
             // What `/finalize` is for, whatever the kind's update strategy keeps.
             if subresource == Some(Subresource::Finalize) {
                 set_path(
@@ -483,13 +498,21 @@ impl Registry {
             // deletion was requested is gone, so the object goes; the answer is the object
             // as the request left it.
             if deletes_on_update(&old, &new) {
+                if let Some(finishing) = finishing.take() {
+                    finishing.failed().await;
+                }
                 if !options.dry_run {
                     match self
                         .storage
                         .delete(&request.key, Some(kv.mod_revision))
                         .await
                     {
-                        Ok(_) | Err(storage::Error::NotFound { .. }) => {}
+                        Ok(_) => {
+                            if let Some(hooks) = self.write_hooks_of(info) {
+                                hooks.after_delete(self, &old).await;
+                            }
+                        }
+                        Err(storage::Error::NotFound { .. }) => {}
                         Err(storage::Error::Conflict { .. }) => continue,
                         Err(e) => return Err(object::storage_error(e, &request.resource, name)),
                     }
@@ -498,6 +521,9 @@ impl Registry {
                 return Ok(Written::new(object, false, warnings));
             }
             if bytes == kv.value || options.dry_run {
+                if let Some(finishing) = finishing.take() {
+                    finishing.succeeded().await;
+                }
                 let current = if bytes == kv.value { &old } else { &new };
                 let object = request.view(current, kv.mod_revision)?;
                 return Ok(Written::new(object, false, warnings));
@@ -508,6 +534,9 @@ impl Registry {
                 .await
             {
                 Ok(stored) => {
+                    if let Some(finishing) = finishing.take() {
+                        finishing.succeeded().await;
+                    }
                     let mut written = request.written_view(&new, &bytes, stored.mod_revision)?;
                     written.warnings = warnings;
                     return Ok(written);

@@ -18,7 +18,7 @@
 
 use crate::support;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -506,10 +506,12 @@ fn etcd_contents(etcd: &Etcd) -> BTreeMap<String, (Value, i64)> {
         .collect()
 }
 
-/// Server flags for `etcd` under `prefix`.
+/// Server flags for `etcd` under `prefix` (the address the `kubernetes` Service's
+/// endpoints name for the server, and so its lease's key, fixed).
 fn args_with_prefix(etcd: &Etcd, prefix: &str) -> Vec<String> {
     let mut args = etcd_args(etcd);
     args.extend(["--etcd-prefix".to_owned(), prefix.to_owned()]);
+    args.extend(["--advertise-address".to_owned(), "192.0.2.50".to_owned()]);
     args
 }
 
@@ -570,7 +572,11 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
         [
             "/custom/apps.example.dev/webapps/team-a/legacy",
             "/custom/configmaps/team-a/settings",
-            // Created by the server at start, as kube-apiserver does.
+            // Created by the server at start, as kube-apiserver does: the `kubernetes`
+            // Service with its endpoints and the server's lease, the allocators' ranges,
+            // the system namespaces and PriorityClasses.
+            "/custom/endpointslices/default/kubernetes",
+            "/custom/masterleases/192.0.2.50",
             "/custom/namespaces/default",
             "/custom/namespaces/kube-node-lease",
             "/custom/namespaces/kube-public",
@@ -579,6 +585,10 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
             "/custom/platform.example.dev/tenants/acme",
             "/custom/priorityclasses/system-cluster-critical",
             "/custom/priorityclasses/system-node-critical",
+            "/custom/ranges/serviceips",
+            "/custom/ranges/servicenodeports",
+            "/custom/services/endpoints/default/kubernetes",
+            "/custom/services/specs/default/kubernetes",
         ],
         "every key in etcd"
     );
@@ -676,6 +686,8 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
     assert_eq!(
         other_keys,
         [
+            "/other/endpointslices/default/kubernetes",
+            "/other/masterleases/192.0.2.50",
             "/other/namespaces/default",
             "/other/namespaces/kube-node-lease",
             "/other/namespaces/kube-public",
@@ -683,9 +695,15 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
             "/other/platform.example.dev/tenants/acme",
             "/other/priorityclasses/system-cluster-critical",
             "/other/priorityclasses/system-node-critical",
+            "/other/ranges/serviceips",
+            "/other/ranges/servicenodeports",
+            "/other/services/endpoints/default/kubernetes",
+            "/other/services/specs/default/kubernetes",
         ]
     );
-    for (key, (value, mod_revision)) in &stored {
+    // (The server's lease is renewed every ten seconds.)
+    for (key, (value, mod_revision)) in stored.iter().filter(|(k, _)| !k.contains("/masterleases/"))
+    {
         assert_eq!(
             after.get(key),
             Some(&(value.clone(), *mod_revision)),
@@ -880,4 +898,175 @@ fn a_kind_larger_than_a_grpc_message_is_served_whole() {
     let mut added: Vec<String> = (0..7).map(|_| next_change(&mut watch).1).collect();
     added.sort();
     assert_eq!(added, expected);
+}
+
+const SERVICES: &str = "/api/v1/namespaces/default/services";
+
+fn service(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+        "spec": {"type": "NodePort", "ports": [{"port": 80}]}})
+}
+
+/// The cluster IPs and node ports of every Service (`kubernetes` included), through `client`.
+fn allocated(client: &Client) -> (Vec<String>, Vec<i64>) {
+    let list = client.get(SERVICES).unwrap().json();
+    let items = list["items"].as_array().unwrap();
+    let ips = items
+        .iter()
+        .map(|s| s["spec"]["clusterIP"].as_str().unwrap().to_owned())
+        .collect();
+    let ports = (items.iter())
+        .flat_map(|s| s["spec"]["ports"].as_array().unwrap().iter())
+        .filter_map(|p| p["nodePort"].as_i64())
+        .collect();
+    (ips, ports)
+}
+
+/// 200 Services created at once through two replicas on one etcd get 200 distinct
+/// cluster IPs and node ports: both hand out from the same bitmaps in etcd.
+#[test]
+fn two_replicas_never_hand_out_one_address_twice() {
+    const PER_REPLICA: usize = 100;
+    const WRITERS: usize = 8;
+    let etcd = Etcd::start();
+    let replicas = [
+        Server::start_with(&etcd_args(&etcd)),
+        Server::start_with(&etcd_args(&etcd)),
+    ];
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            let client = Client::new(replicas[writer % 2].addr());
+            thread::spawn(move || {
+                for i in (writer / 2..PER_REPLICA).step_by(WRITERS / 2) {
+                    let name = format!("r{}-{i}", writer % 2);
+                    let response = client.post(SERVICES, &service(&name)).unwrap();
+                    assert_eq!(response.status, 201, "{name}: {response:?}");
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().expect("a writer panicked");
+    }
+    let (ips, ports) = allocated(&Client::new(replicas[0].addr()));
+    assert_eq!(ips.len(), 2 * PER_REPLICA + 1, "and the kubernetes Service");
+    let distinct: BTreeSet<&String> = ips.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        ips.len(),
+        "a cluster IP handed out twice: {ips:?}"
+    );
+    let distinct: BTreeSet<&i64> = ports.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        2 * PER_REPLICA,
+        "a node port handed out twice: {ports:?}"
+    );
+}
+
+/// Writers create Services through replica A, killed with SIGKILL mid-write; replica B's
+/// repair pass then leaves taken exactly the addresses and ports of the Services that
+/// exist: what A took for a write it never stored goes back.
+#[test]
+fn the_repair_pass_frees_what_a_killed_replica_left_taken() {
+    const WRITERS: usize = 4;
+    let etcd = Etcd::start();
+    let mut a = Server::start_with(&etcd_args(&etcd));
+    let mut args = etcd_args(&etcd);
+    args.extend(["--service-repair-interval".to_owned(), "100ms".to_owned()]);
+    let b = Server::start_with(&args);
+    let created = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let killed = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            let client = Client::new(a.addr());
+            let (created, killed) = (created.clone(), killed.clone());
+            thread::spawn(move || {
+                for i in 0.. {
+                    match client.post(SERVICES, &service(&format!("w{writer}-{i}"))) {
+                        Ok(r) if r.status == 201 => created.fetch_add(1, Ordering::SeqCst),
+                        Ok(r) => panic!("create: {r:?}"),
+                        Err(_) if killed.load(Ordering::SeqCst) => return,
+                        Err(e) => panic!("create: {e}"),
+                    };
+                }
+            })
+        })
+        .collect();
+    let log = a.log();
+    wait_for(
+        Duration::from_secs(60),
+        "40 Services created",
+        || log.tail(40),
+        || (created.load(Ordering::SeqCst) >= 40).then_some(()),
+    );
+    killed.store(true, Ordering::SeqCst);
+    a.kill_9();
+    for writer in writers {
+        writer.join().expect("a writer panicked");
+    }
+    let client = Client::new(b.addr());
+    let offsets = |key: &str| {
+        let stored = etcd_contents(&etcd);
+        crate::services::bitmap(&stored[key].0)
+    };
+    wait_for(
+        Duration::from_secs(30),
+        "the stored bitmaps to hold exactly the Services' addresses and ports",
+        || format!("{:?}\n{}", allocated(&client), b.log().tail(20)),
+        || {
+            let (ips, ports) = allocated(&client);
+            let ips: BTreeSet<usize> = (ips.iter())
+                .map(|ip| usize::from(ip.rsplit('.').next().unwrap().parse::<u8>().unwrap()) - 1)
+                .collect();
+            let ports: BTreeSet<usize> = ports.iter().map(|p| (*p - 30000) as usize).collect();
+            let stored_ips = offsets("/registry/ranges/serviceips");
+            let stored_ports = offsets("/registry/ranges/servicenodeports");
+            (stored_ips == ips && stored_ports == ports).then_some(())
+        },
+    );
+}
+
+/// The `kubernetes` Service's endpoints name every live replica: both replicas' addresses,
+/// then, once one stops, the other's alone.
+#[test]
+fn the_kubernetes_endpoints_name_every_live_replica() {
+    let etcd = Etcd::start();
+    let replica = |address: &str| {
+        let mut args = etcd_args(&etcd);
+        args.extend(["--advertise-address".to_owned(), address.to_owned()]);
+        Server::start_with(&args)
+    };
+    let mut a = replica("192.0.2.61");
+    let b = replica("192.0.2.62");
+    let client = Client::new(b.addr());
+    let addresses = || {
+        let endpoints = client
+            .get("/api/v1/namespaces/default/endpoints/kubernetes")
+            .unwrap()
+            .json();
+        let slice = client
+            .get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes")
+            .unwrap()
+            .json();
+        let from_endpoints: Vec<String> = (endpoints["subsets"][0]["addresses"].as_array())
+            .into_iter()
+            .flatten()
+            .map(|a| a["ip"].as_str().unwrap().to_owned())
+            .collect();
+        let from_slice: Vec<String> = (slice["endpoints"].as_array().into_iter().flatten())
+            .map(|e| e["addresses"][0].as_str().unwrap().to_owned())
+            .collect();
+        (from_endpoints, from_slice)
+    };
+    // B's first round, at its start, saw A's lease.
+    let both = vec!["192.0.2.61".to_owned(), "192.0.2.62".to_owned()];
+    assert_eq!(addresses(), (both.clone(), both));
+    a.terminate(Duration::from_secs(30));
+    let alone = vec!["192.0.2.62".to_owned()];
+    assert_eq!(
+        addresses(),
+        (alone.clone(), alone),
+        "A took its address out as it stopped"
+    );
 }

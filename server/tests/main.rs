@@ -51,6 +51,7 @@ mod python_client;
 mod reflector;
 mod rollouts;
 mod runtime_config;
+mod services;
 mod smoke;
 mod strategic;
 mod validation;

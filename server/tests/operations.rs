@@ -374,6 +374,7 @@ const LIVE_CHECKS: &[&str] = &[
     "poststarthook/start-apiextensions-controllers",
     "poststarthook/crd-informer-synced",
     "poststarthook/bootstrap-controller",
+    "poststarthook/start-service-ip-repair-controllers",
     "poststarthook/rbac/bootstrap-roles",
     "poststarthook/scheduling/bootstrap-system-priority-classes",
     "poststarthook/start-cluster-authentication-info-controller",

@@ -130,6 +130,17 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         &storage,
         flags.storage.backend() == options::Backend::Etcd,
     );
+    // Services' cluster IPs and node ports, from the flags' ranges.
+    #[cfg(feature = "builtin")]
+    let allocators = {
+        let network = crate::builtin::services::ServiceNetwork {
+            cluster_ip_ranges: (flags.services.cluster_ip_ranges()).map_err(anyhow::Error::msg)?,
+            node_ports: kapi_allocator::PortRange::parse(&flags.services.service_node_port_range)
+                .map_err(anyhow::Error::msg)?,
+            repair_interval: flags.services.service_repair_interval,
+        };
+        crate::builtin::services::register(&registry, &storage, &network)
+    };
     // Health checks (`/healthz`, `/livez`, `/readyz`) under kube's names, each part's
     // registered as it starts. The registry made the `default` namespace (kube's
     // bootstrap controller) and set up admission.
@@ -153,6 +164,26 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
             Err(error) => tracing::warn!(%error, "cannot make the system priority classes"),
         }
     }
+    // The allocations checked against the Services before the server serves (kube's
+    // repair controllers' first pass), then every `--service-repair-interval`.
+    #[cfg(feature = "builtin")]
+    let repair = match &allocators {
+        Some(allocators) => {
+            let hook = health.post_start_hook("start-service-ip-repair-controllers");
+            let repair = Arc::new(crate::builtin::services::Repair::new(Arc::clone(
+                allocators,
+            )));
+            match repair.run_once(&registry).await {
+                Ok(_) => hook.done(),
+                Err(error) => {
+                    tracing::warn!(%error, "unable to perform initial IP and Port allocation check")
+                }
+            }
+            let interval = flags.services.service_repair_interval;
+            Some(repair.start(Arc::downgrade(&registry), interval))
+        }
+        None => None,
+    };
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
     // What the controllers below keep is made before the server serves: the local
@@ -182,6 +213,8 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let compaction = flags.storage.compaction_interval;
     let compactor = (!compaction.is_zero()).then(|| compactor::start(&storage, compaction));
     let lifecycle = Arc::new(Lifecycle::default());
+    #[cfg(feature = "builtin")]
+    let storage_handle = Arc::clone(&storage);
     let app = endpoints::router(Config {
         routes: enabled.unwrap_or(api.routes),
         registry: Arc::clone(&registry),
@@ -205,6 +238,50 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let addr = listener
         .local_addr()
         .context("reading the listening address")?;
+    // The `kubernetes` Service naming this server (kube's bootstrap controller).
+    #[cfg(feature = "builtin")]
+    let kubernetes_service = (allocators.as_ref())
+        .and_then(|allocators| allocators.service_ip())
+        .map(|service_ip| {
+            use crate::builtin::services::kubernetes::{KubernetesService, advertise_address};
+            let services = &flags.services;
+            let address = match services.endpoint_reconciler_type {
+                options::EndpointReconciler::Lease => {
+                    let address = advertise_address(services.advertise_address, addr);
+                    if address.is_none() {
+                        tracing::warn!("no address to advertise (no --advertise-address, no default route): the kubernetes Service has no endpoints");
+                    }
+                    address
+                }
+                options::EndpointReconciler::None => None,
+            };
+            let controller = KubernetesService::new(
+                &registry,
+                Arc::clone(&storage_handle),
+                service_ip,
+                addr.port(),
+                services.kubernetes_service_node_port,
+                address,
+            );
+            Arc::new(controller)
+        });
+    // Its first round before the server serves, so that clients find it at once.
+    #[cfg(feature = "builtin")]
+    if let Some(controller) = &kubernetes_service
+        && let Err(error) = controller.sync(&registry).await
+    {
+        tracing::warn!(%error, "unable to sync kubernetes service");
+    }
+    #[cfg(feature = "builtin")]
+    let kubernetes_task = kubernetes_service
+        .clone()
+        .map(|controller| controller.start());
+    #[cfg_attr(not(feature = "builtin"), allow(unused_mut))]
+    let mut pre_shutdown: Vec<PreShutdown> = Vec::new();
+    #[cfg(feature = "builtin")]
+    if let Some(controller) = kubernetes_service {
+        pre_shutdown.push(Box::pin(async move { controller.stop().await }));
+    }
     announce(addr, &flags, registry.scheme());
     tracing::info!(
         %addr,
@@ -223,6 +300,7 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         delay: flags.run.shutdown_delay_duration,
         timeout: flags.run.shutdown_timeout,
         signalled: Arc::default(),
+        pre_shutdown,
     };
     let signalled = shutdown.signalled.clone();
     tokio::spawn(shutdown.run());
@@ -237,6 +315,11 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     .await
     .context("serving")?;
     controllers.stop().await;
+    #[cfg(feature = "builtin")]
+    for task in [repair, kubernetes_task].into_iter().flatten() {
+        task.abort();
+        let _ = task.await;
+    }
     if let Some(compactor) = compactor {
         compactor.abort();
         let _ = compactor.await;
@@ -315,7 +398,13 @@ struct Shutdown {
     timeout: Duration,
     /// When the signal came, for the exit's log line.
     signalled: Arc<std::sync::OnceLock<Instant>>,
+    /// What runs as the shutdown starts, beside the delay (kube's pre-shutdown hooks:
+    /// this server's address leaves the `kubernetes` Service's endpoints).
+    pre_shutdown: Vec<PreShutdown>,
 }
+
+/// One pre-shutdown hook.
+type PreShutdown = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 impl Shutdown {
     async fn run(mut self) {
@@ -323,6 +412,14 @@ impl Shutdown {
         let _ = self.signalled.set(Instant::now());
         self.lifecycle.shut_down();
         tracing::info!(%signal, delay = ?self.delay, "shutting down: /readyz fails");
+        // Bounded as kube bounds them (twice the endpoint interval).
+        let hooks = futures_util::future::join_all(std::mem::take(&mut self.pre_shutdown));
+        if tokio::time::timeout(Duration::from_secs(20), hooks)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the pre-shutdown hooks timed out");
+        }
         if !self.delay.is_zero() {
             tokio::select! {
                 () = tokio::time::sleep(self.delay) => {}

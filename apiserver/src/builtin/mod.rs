@@ -13,6 +13,7 @@ mod component_status;
 mod eviction;
 mod nodes;
 mod priority_classes;
+pub mod services;
 
 pub use priority_classes::bootstrap as bootstrap_priority_classes;
 

@@ -223,20 +223,7 @@ fn compared(mut object: Value, namespace: &str) -> Value {
     }
     sort_managed_fields(&mut object);
     // An allocated cluster IP (not `None`) is the allocator's pick.
-    let ips = [
-        "/spec/clusterIP",
-        "/spec/clusterIPs/0",
-        "/spec/clusterIPs/1",
-    ];
-    for pointer in ips {
-        if let Some(ip) = object.pointer_mut(pointer)
-            && ip
-                .as_str()
-                .is_some_and(|ip| ip.parse::<std::net::IpAddr>().is_ok())
-        {
-            *ip = json!("$CLUSTER_IP");
-        }
-    }
+    super::mask_cluster_ips(&mut object);
     super::drop_null_creation_timestamps(&mut object);
     let text = super::mask_run_values(&object.to_string().replace(namespace, "$NS"));
     serde_json::from_str(&text).expect("still JSON")

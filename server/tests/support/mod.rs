@@ -142,3 +142,38 @@ pub(crate) fn wait_exit(child: &mut Child, timeout: Duration) -> Option<ExitStat
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The value of `key` in the embedded store of a stopped `server` (what the tests of
+/// repairs change, as a server killed mid-write could leave it).
+pub(crate) fn stored_key(server: &Server, key: &str) -> Vec<u8> {
+    use kapi::storage::Storage as _;
+    let store =
+        kapi::storage::embedded::EmbeddedStorage::open(server.data_dir()).expect("the store opens");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let kv = runtime
+        .block_on(store.get(key, 0))
+        .expect("a read")
+        .unwrap_or_else(|| panic!("{key} is stored"));
+    kv.value.to_vec()
+}
+
+/// Replaces the value of `key` in the embedded store of a stopped `server`.
+pub(crate) fn store_key(server: &Server, key: &str, value: &[u8]) {
+    use kapi::storage::Storage as _;
+    let store =
+        kapi::storage::embedded::EmbeddedStorage::open(server.data_dir()).expect("the store opens");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let kv = store.get(key, 0).await.expect("a read").expect("stored");
+        store
+            .update(key, value.to_vec().into(), kv.mod_revision)
+            .await
+            .expect("a write");
+    });
+}

@@ -1,7 +1,8 @@
 //! The flags of an API server under kube-apiserver's names, grouped as kube's option
 //! structs are (`k8s.io/apiserver/pkg/server/options`, kube-apiserver's
 //! `ServerRunOptions`): secure serving, storage, authentication, authorization, auditing,
-//! the server's run, the aggregator, API enablement, features and logging. Each group is a `clap::Args`
+//! the server's run, the aggregator, Services' addresses, API enablement, features and
+//! logging. Each group is a `clap::Args`
 //! (its flags, under a heading of `--help` of its own), with `validate` (the checks that
 //! need no I/O, every error listed, as kube's `Validate() []error`) and what applying it
 //! makes (a listener, a store, an authenticator, the modes, an auditor). [`Options`] holds
@@ -15,6 +16,7 @@ mod authorization;
 mod features;
 mod logging;
 mod run;
+mod services;
 mod serving;
 mod storage;
 
@@ -26,6 +28,7 @@ pub use authorization::{Authorization, AuthorizationOptions};
 pub use features::FeatureOptions;
 pub use logging::{LogFormat, LoggingOptions};
 pub use run::ServerRunOptions;
+pub use services::{EndpointReconciler, ServiceOptions};
 pub use serving::ServingOptions;
 pub use storage::{Backend, StorageOptions};
 
@@ -56,6 +59,9 @@ pub struct Options {
     /// How the aggregator reaches other servers.
     #[command(flatten)]
     pub aggregator: AggregatorOptions,
+    /// Services' addresses and the server's own Service.
+    #[command(flatten)]
+    pub services: ServiceOptions,
     /// Which group-versions are served.
     #[command(flatten)]
     pub api_enablement: ApiEnablementOptions,
@@ -77,6 +83,7 @@ impl Options {
         errors.extend(self.audit.validate());
         errors.extend(self.aggregator.validate());
         errors.extend(self.api_enablement.validate());
+        errors.extend(self.services.validate());
         errors.extend(self.exposure());
         errors
     }
