@@ -504,6 +504,17 @@ impl KindEntry {
         self.hooks.prepare_for_delete.is_some()
     }
 
+    /// The grace period of a delete of `hub` asking for `requested` seconds, for kinds that
+    /// delete gracefully ([`Strategy::grace_period`]); `None` for the others.
+    pub fn grace_period(&self, hub: &ErasedHub, requested: Option<i64>) -> Option<i64> {
+        self.hooks.grace_period.map(|grace| grace(hub, requested))
+    }
+
+    /// Whether the kind deletes gracefully ([`Strategy::deletes_gracefully`]).
+    pub fn deletes_gracefully(&self) -> bool {
+        self.hooks.grace_period.is_some()
+    }
+
     /// [`Strategy::prepare_for_delete`] of the kind.
     pub fn prepare_for_delete(&self, hub: &mut ErasedHub) {
         if let Some(prepare) = self.hooks.prepare_for_delete {

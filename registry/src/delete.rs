@@ -5,8 +5,12 @@
 //! `markAsDeleting`: `deletionTimestamp` now, `deletionGracePeriodSeconds` 0, the
 //! generation bumped once), and answered as it now is; a delete repeated while it waits
 //! writes nothing. The update that removes its last finalizer deletes it
-//! (`update.rs`). No kind deletes gracefully (kube's pods alone do): `gracePeriodSeconds`
-//! is accepted and changes nothing. The finalizers kube's garbage collector works with
+//! (`update.rs`). A kind that deletes gracefully (`Strategy::deletes_gracefully`: kube's
+//! Pods, when scheduled and running) is marked instead, `deletionTimestamp` its grace
+//! period from now, as kube's `rest.BeforeDelete` marks it; a later delete may only
+//! shorten the period. Nothing removes it when the period is over: in kube the kubelet
+//! does, once the containers stopped, and kapi runs no kubelet (as envtest: a delete with
+//! `gracePeriodSeconds=0`, `kubectl delete --force`, removes it). The finalizers kube's garbage collector works with
 //! (`orphan`, `foregroundDeletion` from `propagationPolicy` or `orphanDependents`) are added
 //! here, as kube's store adds them, for the collector (the API server's `controllers::gc`).
 //!
@@ -126,6 +130,59 @@ fn mark_as_deleting(object: &mut Value) {
     set_meta(object, "deletionGracePeriodSeconds", Some(json!(0)));
 }
 
+/// What a delete does to an object of a kind that deletes gracefully (kube's
+/// `rest.BeforeDelete`).
+enum Grace {
+    /// Nothing: its deletion is under way with a grace period no shorter than asked.
+    Pending,
+    /// Marked to go at `until`, `period` seconds after the delete (0: at once).
+    Mark { until: String, period: i64 },
+    /// Deleted at once (or marked for its finalizers).
+    Now,
+}
+
+/// How a delete asking for `requested` seconds treats `stored`, whose kind gives it
+/// `period`: a first delete marks it for `period`; once marked, only a shorter period
+/// changes the marks (moving the deletion earlier), and a deletion with no grace left
+/// goes on at once.
+fn grace(stored: &Value, period: i64, requested: Option<i64>) -> Grace {
+    let meta = super::object::meta(stored);
+    let marked = meta
+        .and_then(|m| m.get("deletionTimestamp"))
+        .and_then(Value::as_str);
+    let current = meta
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .and_then(Value::as_i64);
+    let Some(marked) = marked else {
+        return match period > 0 {
+            true => Grace::Mark {
+                until: timestamp_in(std::time::SystemTime::now(), period),
+                period,
+            },
+            false => Grace::Now,
+        };
+    };
+    match (current, requested) {
+        (None | Some(0), _) => Grace::Now,
+        (Some(current), Some(requested)) if requested < current => {
+            let start =
+                humantime::parse_rfc3339(marked).unwrap_or_else(|_| std::time::SystemTime::now());
+            let start = start - std::time::Duration::from_secs(current.max(0) as u64);
+            Grace::Mark {
+                until: timestamp_in(start, requested.max(0)),
+                period: requested.max(0),
+            }
+        }
+        _ => Grace::Pending,
+    }
+}
+
+/// `seconds` after `from`, as kube writes a timestamp.
+fn timestamp_in(from: std::time::SystemTime, seconds: i64) -> String {
+    let at = from + std::time::Duration::from_secs(seconds.max(0) as u64);
+    humantime::format_rfc3339_seconds(at).to_string()
+}
+
 /// `object` (a view) with the deletion marks of `held` (stored JSON): a dry run's answer.
 fn with_deletion_marks(mut object: Value, held: &Value) -> Value {
     for field in [
@@ -222,10 +279,40 @@ impl Registry {
                 kind.prepare_for_delete(&mut hub);
                 held = (kind.to_stored(hub)).map_err(|e| object::internal(e.to_string()))?;
             }
+            // A kind that deletes gracefully (kube's Pods): marked for its grace period.
+            let grace = match kind.deletes_gracefully() {
+                true => {
+                    let hub = object::decode_hub(kind, &kv)?;
+                    let period = kind.grace_period(&hub, options.grace_period_seconds);
+                    grace(&stored, period.unwrap_or(0), options.grace_period_seconds)
+                }
+                false => Grace::Now,
+            };
+            let graceful = match grace {
+                Grace::Pending => {
+                    let object =
+                        object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
+                    return Ok((object, false));
+                }
+                Grace::Mark { until, period } => {
+                    if meta_str(&held, "deletionTimestamp").is_none() {
+                        let generation = object::generation(&held);
+                        if generation > 0 {
+                            set_meta(&mut held, "generation", Some(json!(generation + 1)));
+                        }
+                    }
+                    set_meta(&mut held, "deletionTimestamp", Some(until.into()));
+                    set_meta(&mut held, "deletionGracePeriodSeconds", Some(json!(period)));
+                    period > 0
+                }
+                Grace::Now => false,
+            };
             garbage_collection_finalizers(&mut held, options);
-            if !finalizer_list(&held).is_empty() {
-                // Held by its finalizers: marked, not deleted.
-                mark_as_deleting(&mut held);
+            if graceful || !finalizer_list(&held).is_empty() {
+                // Held by its grace period or its finalizers: marked, not deleted.
+                if !graceful {
+                    mark_as_deleting(&mut held);
+                }
                 if held == stored || dry_run {
                     let object =
                         object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;

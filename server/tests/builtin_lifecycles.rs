@@ -615,3 +615,109 @@ fn services_are_watched_in_json_and_protobuf() {
         "{object}"
     );
 }
+
+/// Pods' deletion as kube's Pod storage answers it: an unscheduled or finished Pod goes
+/// at once; a scheduled one is marked for its `terminationGracePeriodSeconds` and stays
+/// (no kubelet confirms it stopped, as with envtest's kube-apiserver); a later delete may
+/// only shorten the period; `--grace-period=0 --force` removes it.
+#[test]
+fn pods_are_deleted_at_once_or_gracefully_as_kube_deletes_them() {
+    let server = Server::start();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let client = Client::new(server.addr());
+    let pods = "/api/v1/namespaces/default/pods";
+    let pod = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"terminationGracePeriodSeconds": 30, "containers": [{"name": "c", "image": "busybox"}]}})
+    };
+    let create = |name: &str| {
+        let created = client.post(pods, &pod(name)).unwrap();
+        assert_eq!(created.status, 201, "{created:?}");
+    };
+    let bind = |name: &str| {
+        let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
+            "target": {"kind": "Node", "name": "node-1"}});
+        let bound = client
+            .post(&format!("{pods}/{name}/binding"), &binding)
+            .unwrap();
+        assert_eq!(bound.status, 201, "{bound:?}");
+    };
+
+    // Unscheduled: gone at once.
+    create("pending");
+    kubectl.ok(&["delete", "pod", "pending"]);
+    assert_eq!(client.get(&format!("{pods}/pending")).unwrap().status, 404);
+
+    // Scheduled: marked for 30 s, and kept.
+    create("running");
+    bind("running");
+    // The binding sets the node once.
+    let again = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "running"},
+        "target": {"kind": "Node", "name": "node-2"}});
+    let refused = client
+        .post(&format!("{pods}/running/binding"), &again)
+        .unwrap();
+    assert_eq!(refused.status, 409, "{refused:?}");
+    let before = std::time::SystemTime::now();
+    let deleted = client.delete(&format!("{pods}/running")).unwrap();
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    let marked = client.get(&format!("{pods}/running")).unwrap().json();
+    assert_eq!(
+        marked["metadata"]["deletionGracePeriodSeconds"], 30,
+        "{marked}"
+    );
+    let at = |pod: &Value| {
+        humantime::parse_rfc3339(pod["metadata"]["deletionTimestamp"].as_str().unwrap()).unwrap()
+    };
+    let until = at(&marked)
+        .duration_since(before)
+        .unwrap_or_default()
+        .as_secs();
+    assert!(
+        (28..=31).contains(&until),
+        "deleted {until} s from now: {marked}"
+    );
+    kubectl
+        .ok(&["get", "pod", "running"])
+        .stdout_has("Terminating");
+
+    // A longer period changes nothing; a shorter one moves the deletion earlier.
+    let longer = client
+        .delete(&format!("{pods}/running?gracePeriodSeconds=60"))
+        .unwrap();
+    assert_eq!(longer.status, 200, "{longer:?}");
+    let same = client.get(&format!("{pods}/running")).unwrap().json();
+    assert_eq!(
+        same["metadata"]["resourceVersion"],
+        marked["metadata"]["resourceVersion"]
+    );
+    let shorter = client
+        .delete(&format!("{pods}/running?gracePeriodSeconds=10"))
+        .unwrap();
+    assert_eq!(shorter.status, 200, "{shorter:?}");
+    let sooner = client.get(&format!("{pods}/running")).unwrap().json();
+    assert_eq!(
+        sooner["metadata"]["deletionGracePeriodSeconds"], 10,
+        "{sooner}"
+    );
+    assert_eq!(
+        at(&marked).duration_since(at(&sooner)).unwrap().as_secs(),
+        20,
+        "{marked}\n{sooner}"
+    );
+    kubectl.ok(&["delete", "pod", "running", "--grace-period=0", "--force"]);
+    assert_eq!(client.get(&format!("{pods}/running")).unwrap().status, 404);
+
+    // Finished: gone at once.
+    create("done");
+    bind("done");
+    let finished = client
+        .merge_patch(
+            &format!("{pods}/done/status"),
+            &json!({"status": {"phase": "Succeeded"}}),
+        )
+        .unwrap();
+    assert_eq!(finished.status, 200, "{finished:?}");
+    kubectl.ok(&["delete", "pod", "done"]);
+    assert_eq!(client.get(&format!("{pods}/done")).unwrap().status, 404);
+}

@@ -212,9 +212,17 @@ fn kubectl_drain_evicts_pods_within_their_disruption_budget() {
         .unwrap();
     assert_eq!(dry.status, 201, "{dry:?}");
     kubectl.ok(&["get", "pod", "web"]);
-    // kubectl drain cordons the node and evicts every pod on it (bare pods with --force).
+    // kubectl drain cordons the node and evicts every pod on it (bare pods with --force),
+    // with no grace period: no kubelet stops a pod gracefully deleted, so kubectl would
+    // wait for ever (as with envtest's kube-apiserver).
     kubectl
-        .ok(&["drain", "node-1", "--force", "--timeout=60s"])
+        .ok(&[
+            "drain",
+            "node-1",
+            "--force",
+            "--grace-period=0",
+            "--timeout=60s",
+        ])
         .stdout_has("node/node-1 drained");
     kubectl.fails(&["get", "pod", "web"]);
     kubectl.fails(&["get", "pod", "api"]);

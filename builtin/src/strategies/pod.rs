@@ -1,5 +1,6 @@
-//! kube's Pod strategy on create: a new Pod is `Pending`, with the quality of service its
-//! containers' resources give it, and held back from scheduling while it has gates.
+//! kube's Pod strategy: a new Pod is `Pending`, with the quality of service its
+//! containers' resources give it, and held back from scheduling while it has gates; a
+//! scheduled Pod is deleted gracefully.
 
 use kapi::error::FieldError;
 use kapi::validation::Path;
@@ -56,6 +57,23 @@ impl kapi::Strategy for Pod {
 
     fn allow_unconditional_update() -> bool {
         true
+    }
+
+    fn deletes_gracefully() -> bool {
+        true
+    }
+
+    /// kube's `CheckGracefulDelete`: the period asked for, else the Pod's
+    /// `terminationGracePeriodSeconds`; none for a Pod no node runs (unscheduled) or that
+    /// finished, which nothing has to stop.
+    fn grace_period(&self, requested: Option<i64>) -> i64 {
+        let finished = matches!(self.status.phase.as_str(), "Succeeded" | "Failed");
+        if self.spec.node_name.is_empty() || finished {
+            return 0;
+        }
+        requested
+            .or(self.spec.termination_grace_period_seconds)
+            .unwrap_or(0)
     }
 }
 

@@ -116,4 +116,20 @@ pub trait Strategy: Sized {
     /// adds its cleanup finalizer so that its objects go first. Only called when
     /// [`has_delete_rules`](Strategy::has_delete_rules).
     fn prepare_for_delete(&mut self) {}
+
+    /// Whether the kind's objects are deleted gracefully
+    /// ([`grace_period`](Strategy::grace_period)). Defaults to false: a delete removes the
+    /// object at once (or marks it for its finalizers).
+    fn deletes_gracefully() -> bool {
+        false
+    }
+
+    /// How many seconds the object is kept, marked for deletion, before it goes, when a
+    /// delete asks for `requested` (`gracePeriodSeconds`; `None`: the kind's own default):
+    /// kube's `CheckGracefulDelete` (a Pod's `terminationGracePeriodSeconds`, none for an
+    /// unscheduled or finished one). 0 deletes at once. Only called when
+    /// [`deletes_gracefully`](Strategy::deletes_gracefully).
+    fn grace_period(&self, requested: Option<i64>) -> i64 {
+        requested.unwrap_or(0)
+    }
 }

@@ -18,6 +18,7 @@ pub(super) struct StrategyHooks {
     pub(super) warnings: fn(&ErasedHub, Option<&ErasedHub>) -> Vec<String>,
     pub(super) canonicalize: Option<fn(&mut ErasedHub)>,
     pub(super) prepare_for_delete: Option<fn(&mut ErasedHub)>,
+    pub(super) grace_period: Option<fn(&ErasedHub, Option<i64>) -> i64>,
     pub(super) allow_create_on_update: bool,
     pub(super) allow_unconditional_update: bool,
 }
@@ -71,6 +72,9 @@ impl StrategyHooks {
                     hub.prepare_for_delete();
                 }
             }),
+            grace_period: Hub::deletes_gracefully().then_some(|hub: &ErasedHub, requested| {
+                (hub.downcast_ref::<Hub>()).map_or(0, |hub| hub.grace_period(requested))
+            }),
             allow_create_on_update: Hub::allow_create_on_update(),
             allow_unconditional_update: Hub::allow_unconditional_update(),
         }
@@ -88,6 +92,7 @@ impl StrategyHooks {
         warnings: |_, _| Vec::new(),
         canonicalize: None,
         prepare_for_delete: None,
+        grace_period: None,
         allow_create_on_update: false,
         allow_unconditional_update: false,
     };
