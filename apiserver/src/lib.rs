@@ -25,6 +25,7 @@
 //! kinds its machinery reads, from `kapi-kinds`); it learns them from the generated scheme
 //! at start-up. Nothing below it imports it.
 
+pub mod admission;
 #[cfg(feature = "aggregation")]
 pub mod aggregator;
 pub mod app;

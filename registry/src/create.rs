@@ -91,14 +91,16 @@ impl Registry {
             options: &admission_options,
         };
         let (mutating, validating) = self.webhooks_configured(&attributes).await?;
-        // The mutating webhooks, on the object as decoded; what they make is defaulted and
-        // validated again (kube: admission before the strategy's validation).
+        // The mutating admission, on the object as decoded; what it makes is defaulted and
+        // validated again (kube: admission before the strategy's validation). The creator
+        // owns what it sent, not what admission added: kube's field manager runs first.
+        let mut unmutated = None;
         if mutating {
             let (mutated, admission_warnings) =
                 (self.mutating_admission(&attributes, body.clone(), None)).await?;
             warnings.extend(admission_warnings);
             if mutated != body {
-                body = mutated;
+                unmutated = Some(std::mem::replace(&mut body, mutated));
                 (schema_errors, schema_warnings) = self.apply_schema(target, &mut body, None)?;
             }
         }
@@ -142,7 +144,14 @@ impl Registry {
                 }
                 let mut field_errors = Vec::new();
                 if fields == Fields::Update {
-                    let view = kind.from_hub_ref(&hub, target.version).map_err(internal)?;
+                    let view = match &unmutated {
+                        Some(sent) => match kind.to_hub(sent.clone(), target.version) {
+                            Ok(sent) => kind.from_hub_ref(&sent, target.version),
+                            Err(_) => kind.from_hub_ref(&hub, target.version),
+                        },
+                        None => kind.from_hub_ref(&hub, target.version),
+                    };
+                    let view = view.map_err(internal)?;
                     match self.manage_fields(target, None, &view, "", options) {
                         Ok(managed) => {
                             let managed = managed.into_typed().map_err(internal)?;
@@ -162,7 +171,10 @@ impl Registry {
                 let prefix = new_metadata.set_json(&mut json);
                 let mut field_errors = Vec::new();
                 if fields == Fields::Update {
-                    let view = kind.hub_json_in(&json, target.version).map_err(internal)?;
+                    let view = match &unmutated {
+                        Some(sent) => sent.clone(),
+                        None => kind.hub_json_in(&json, target.version).map_err(internal)?,
+                    };
                     match self.manage_fields(target, None, &view, "", options) {
                         Ok(managed) => set_meta(&mut json, "managedFields", managed.into_json()),
                         Err(errors) => field_errors = errors,

@@ -506,6 +506,34 @@ fn etcd_contents(etcd: &Etcd) -> BTreeMap<String, (Value, i64)> {
         .collect()
 }
 
+/// The JSON value of `key` in `etcd` (without the slot prefix a batched create leaves,
+/// `storage::etcd`'s revisions).
+fn etcd_value(etcd: &Etcd, key: &str) -> Value {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let read = async {
+        let mut client = etcd_client::Client::connect(etcd.endpoints(), None).await?;
+        client.get(key, None).await
+    };
+    let response = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(20), read).await })
+        .expect("etcd answered within 20 s")
+        .expect("reading from etcd");
+    let value = response
+        .kvs()
+        .first()
+        .map(|kv| kv.value().to_vec())
+        .unwrap_or_default();
+    let slot = b"\0kapi-slot\0";
+    let json = match value.starts_with(slot) {
+        true => &value[slot.len() + 2..],
+        false => &value[..],
+    };
+    serde_json::from_slice(json).unwrap_or_else(|e| panic!("{key} does not hold JSON ({e})"))
+}
+
 /// Server flags for `etcd` under `prefix` (the address the `kubernetes` Service's
 /// endpoints name for the server, and so its lease's key, fixed).
 fn args_with_prefix(etcd: &Etcd, prefix: &str) -> Vec<String> {
@@ -1006,10 +1034,7 @@ fn the_repair_pass_frees_what_a_killed_replica_left_taken() {
         writer.join().expect("a writer panicked");
     }
     let client = Client::new(b.addr());
-    let offsets = |key: &str| {
-        let stored = etcd_contents(&etcd);
-        crate::services::bitmap(&stored[key].0)
-    };
+    let offsets = |key: &str| crate::services::bitmap(&etcd_value(&etcd, key));
     wait_for(
         Duration::from_secs(30),
         "the stored bitmaps to hold exactly the Services' addresses and ports",

@@ -6,6 +6,7 @@
 mod support;
 
 mod admission;
+mod admission_plugins;
 mod aggregation;
 mod apply;
 mod apply_clients;

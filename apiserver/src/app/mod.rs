@@ -118,9 +118,16 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         .map_err(|_| anyhow::anyhow!("compiling the OpenAPI v3 schemas panicked"))?
         .context("compiling the OpenAPI v3 schemas")?;
     let registry = registry.with_schemas(Arc::new(schemas));
-    // The admission webhooks, which the registry calls as its admission hook.
+    // The admission plugins and webhooks, which the registry calls as its admission hook.
     #[cfg(feature = "admission-webhooks")]
-    let registry = registry.with_admission(Arc::new(crate::webhooks::Webhooks::default()));
+    let webhooks: Option<Arc<dyn kapi_registry::admission::Admission>> =
+        Some(Arc::new(crate::webhooks::Webhooks::default()));
+    #[cfg(not(feature = "admission-webhooks"))]
+    let webhooks = None;
+    let plugins =
+        (flags.admission.enabled()).map_err(|errors| anyhow::anyhow!(errors.join("; ")))?;
+    let chain = crate::admission::Chain::new(&plugins, webhooks);
+    let registry = registry.with_admission(Arc::new(chain));
     let registry = registry.with_watch_cache(flags.storage.cache());
     let registry = Arc::new(registry);
     // What kube does with its built-in kinds beyond storing them (Pod binding, eviction).

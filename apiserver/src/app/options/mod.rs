@@ -8,6 +8,7 @@
 //! makes (a listener, a store, an authenticator, the modes, an auditor). [`Options`] holds
 //! them all; a server with flags of its own flattens it into its parser.
 
+mod admission;
 mod aggregator;
 mod api_enablement;
 mod audit;
@@ -20,6 +21,7 @@ mod services;
 mod serving;
 mod storage;
 
+pub use admission::AdmissionOptions;
 pub use aggregator::AggregatorOptions;
 pub use api_enablement::ApiEnablementOptions;
 pub use audit::AuditOptions;
@@ -53,6 +55,9 @@ pub struct Options {
     /// What is audited, and where it goes.
     #[command(flatten)]
     pub audit: AuditOptions,
+    /// Which admission plugins run.
+    #[command(flatten)]
+    pub admission: AdmissionOptions,
     /// Limits, timeouts and shutdown.
     #[command(flatten)]
     pub run: ServerRunOptions,
@@ -84,6 +89,7 @@ impl Options {
         errors.extend(self.aggregator.validate());
         errors.extend(self.api_enablement.validate());
         errors.extend(self.services.validate());
+        errors.extend(self.admission.validate());
         errors.extend(self.exposure());
         errors
     }

@@ -1,0 +1,302 @@
+//! kube-apiserver's admission plugins, in process and under kube's names
+//! (`plugin/pkg/admission`), chained with the admission webhooks in kube's order
+//! (`AllOrderedPlugins`): every enabled plugin's mutation, then the mutating webhooks; then
+//! every enabled plugin's validation before the validating webhooks, the webhooks, and
+//! the plugins kube runs after them. The [`Chain`] is the registry's admission hook.
+//!
+//! `--enable-admission-plugins` and `--disable-admission-plugins` ([`Enabled`]) choose
+//! among kube's names; kapi implements those listed in [`IMPLEMENTED`], on by default as
+//! kube's are. A name kube knows and kapi does not implement may be disabled (envtest
+//! disables `ServiceAccount`), not enabled. Plugins: `priority`, `tolerations`
+//! (DefaultTolerationSeconds), `limit_ranger`, `storage` (DefaultStorageClass,
+//! StorageObjectInUseProtection, PersistentVolumeClaimResize).
+
+mod limit_ranger;
+mod priority;
+mod storage;
+mod tolerations;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use kapi_core::error::{ApiError, GroupResource};
+use kapi_registry::Registry;
+use kapi_registry::admission::{Admission, Attributes};
+
+/// kube 1.32's plugins in the order they run (`AllOrderedPlugins`), with whether each is
+/// on by default.
+pub const KUBE_PLUGINS: &[(&str, bool)] = &[
+    ("AlwaysAdmit", false),
+    ("NamespaceAutoProvision", false),
+    ("NamespaceLifecycle", true),
+    ("NamespaceExists", false),
+    ("LimitPodHardAntiAffinityTopology", false),
+    ("LimitRanger", true),
+    ("ServiceAccount", true),
+    ("NodeRestriction", false),
+    ("TaintNodesByCondition", true),
+    ("AlwaysPullImages", false),
+    ("ImagePolicyWebhook", false),
+    ("PodSecurity", true),
+    ("PodNodeSelector", false),
+    ("Priority", true),
+    ("DefaultTolerationSeconds", true),
+    ("PodTolerationRestriction", false),
+    ("EventRateLimit", false),
+    ("ExtendedResourceToleration", false),
+    ("DefaultStorageClass", true),
+    ("StorageObjectInUseProtection", true),
+    ("OwnerReferencesPermissionEnforcement", false),
+    ("PersistentVolumeClaimResize", true),
+    ("RuntimeClass", true),
+    ("CertificateApproval", true),
+    ("CertificateSigning", true),
+    ("ClusterTrustBundleAttest", true),
+    ("CertificateSubjectRestriction", true),
+    ("DefaultIngressClass", true),
+    ("DenyServiceExternalIPs", false),
+    ("MutatingAdmissionPolicy", true),
+    ("MutatingAdmissionWebhook", true),
+    ("ValidatingAdmissionPolicy", true),
+    ("ValidatingAdmissionWebhook", true),
+    ("ResourceQuota", true),
+    ("AlwaysDeny", false),
+];
+
+/// The plugins kapi implements (`NamespaceLifecycle` is the registry's own check; the
+/// webhooks are the `webhooks` module's).
+pub const IMPLEMENTED: &[&str] = &[
+    "NamespaceLifecycle",
+    "LimitRanger",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "PersistentVolumeClaimResize",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionWebhook",
+];
+
+/// The plugins a server runs, from kube's flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enabled(Vec<&'static str>);
+
+impl Enabled {
+    /// kube's rule: the default set, plus `enable`, less `disable`; a name in both, an
+    /// unknown name, or one kapi does not implement enabled, is an error.
+    pub fn new(enable: &[String], disable: &[String]) -> Result<Enabled, Vec<String>> {
+        let known = |name: &str| KUBE_PLUGINS.iter().any(|(n, _)| *n == name);
+        let mut errors = Vec::new();
+        for (flag, names) in [("enable", enable), ("disable", disable)] {
+            for name in names.iter().filter(|n| !known(n)) {
+                errors.push(format!(
+                    "{flag}-admission-plugins plugin {name:?} is unknown"
+                ));
+            }
+        }
+        let mut both: Vec<&String> = enable.iter().filter(|n| disable.contains(n)).collect();
+        if !both.is_empty() {
+            both.sort();
+            let both: Vec<&str> = both.iter().map(|s| s.as_str()).collect();
+            errors.push(format!(
+                "[{}] in enable-admission-plugins and disable-admission-plugins overlapped",
+                both.join(" ")
+            ));
+        }
+        for name in enable
+            .iter()
+            .filter(|n| known(n) && !IMPLEMENTED.contains(&n.as_str()))
+        {
+            errors.push(format!(
+                "enable-admission-plugins plugin {name:?} is kube-apiserver's but not implemented by kapi"
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let on = (KUBE_PLUGINS.iter())
+            .filter(|(name, default)| {
+                let named = |list: &[String]| list.iter().any(|n| n == name);
+                (*default || named(enable)) && !named(disable) && IMPLEMENTED.contains(name)
+            })
+            .map(|(name, _)| *name)
+            .collect();
+        Ok(Enabled(on))
+    }
+
+    /// Whether `name` runs.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains(&name)
+    }
+}
+
+/// One in-process plugin: kube's `admission.MutationInterface` and
+/// `ValidationInterface` on the objects of a write (JSON, in the request's version).
+#[async_trait::async_trait]
+pub(crate) trait Plugin: Send + Sync {
+    /// Whether it mutates, and whether it validates, this write.
+    fn handles(&self, attributes: &Attributes<'_>) -> (bool, bool);
+
+    /// Changes the object (kube's `Admit`).
+    async fn admit(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        object: &mut Value,
+        old: Option<&Value>,
+    ) -> Result<(), ApiError> {
+        let _ = (registry, attributes, object, old);
+        Ok(())
+    }
+
+    /// Judges the write (kube's `Validate`).
+    async fn validate(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+        old: Option<&Value>,
+    ) -> Result<(), ApiError> {
+        let _ = (registry, attributes, object, old);
+        Ok(())
+    }
+}
+
+/// The admission of a server: its plugins around its webhooks, in kube's order.
+pub struct Chain {
+    /// The plugins kube runs before the webhooks, in its order.
+    before: Vec<Arc<dyn Plugin>>,
+    webhooks: Option<Arc<dyn Admission>>,
+}
+
+impl Chain {
+    /// The `enabled` plugins kapi implements, around `webhooks`.
+    pub fn new(enabled: &Enabled, webhooks: Option<Arc<dyn Admission>>) -> Chain {
+        let mut before: Vec<Arc<dyn Plugin>> = Vec::new();
+        for (name, _) in KUBE_PLUGINS.iter().filter(|(name, _)| enabled.has(name)) {
+            let plugin: Arc<dyn Plugin> = match *name {
+                "LimitRanger" => Arc::new(limit_ranger::LimitRanger),
+                "Priority" => Arc::new(priority::Priority),
+                "DefaultTolerationSeconds" => Arc::new(tolerations::DefaultTolerationSeconds),
+                "DefaultStorageClass" => Arc::new(storage::DefaultStorageClass),
+                "StorageObjectInUseProtection" => Arc::new(storage::InUseProtection),
+                "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize),
+                _ => continue,
+            };
+            before.push(plugin);
+        }
+        let webhooks = webhooks.filter(|_| {
+            enabled.has("MutatingAdmissionWebhook") || enabled.has("ValidatingAdmissionWebhook")
+        });
+        Chain { before, webhooks }
+    }
+}
+
+#[async_trait::async_trait]
+impl Admission for Chain {
+    async fn configured(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+    ) -> Result<(bool, bool), ApiError> {
+        let (mut mutating, mut validating) = match &self.webhooks {
+            Some(webhooks) => webhooks.configured(registry, attributes).await?,
+            None => (false, false),
+        };
+        for plugin in &self.before {
+            let (mutates, validates) = plugin.handles(attributes);
+            mutating |= mutates;
+            validating |= validates;
+        }
+        Ok((mutating, validating))
+    }
+
+    async fn mutate(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        mut object: Value,
+        old: Option<&Value>,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        for plugin in &self.before {
+            if plugin.handles(attributes).0 {
+                plugin.admit(registry, attributes, &mut object, old).await?;
+            }
+        }
+        match &self.webhooks {
+            Some(webhooks) => webhooks.mutate(registry, attributes, object, old).await,
+            None => Ok((object, Vec::new())),
+        }
+    }
+
+    async fn validate(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+        old: Option<&Value>,
+    ) -> Result<Vec<String>, ApiError> {
+        for plugin in &self.before {
+            if plugin.handles(attributes).1 {
+                plugin.validate(registry, attributes, object, old).await?;
+            }
+        }
+        match &self.webhooks {
+            Some(webhooks) => webhooks.validate(registry, attributes, object, old).await,
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+/// Whether a write is of `group`/`plural` itself (no subresource).
+fn is(attributes: &Attributes<'_>, group: &str, plural: &str) -> bool {
+    let info = attributes.kind.info;
+    info.group == group && info.plural == plural && attributes.subresource.is_empty()
+}
+
+/// kube's `admission.NewForbidden`: 403 naming the object (the write's name, else the
+/// object's name or `generateName`).
+fn forbidden(
+    attributes: &Attributes<'_>,
+    object: Option<&Value>,
+    message: impl Into<String>,
+) -> ApiError {
+    let info = attributes.kind.info;
+    let meta = |field: &str| {
+        object
+            .and_then(|o| o.pointer(&format!("/metadata/{field}")))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let name = Some(attributes.name.to_owned())
+        .filter(|n| !n.is_empty())
+        .or_else(|| meta("name"))
+        .or_else(|| meta("generateName"))
+        .unwrap_or_else(|| "Unknown".into());
+    ApiError::Forbidden {
+        resource: GroupResource::new(info.group, info.plural),
+        name,
+        message: message.into(),
+    }
+}
+
+/// Every object of core `plural` (or `group`'s) in `namespace` (all when `None`), as JSON.
+async fn list(
+    registry: &Registry,
+    group: &str,
+    plural: &str,
+    namespace: Option<&str>,
+) -> Result<Vec<Value>, ApiError> {
+    let Some(kind) = registry.scheme().by_resource(group, plural) else {
+        return Ok(Vec::new());
+    };
+    let target = kapi_registry::Target {
+        kind: &kind,
+        version: kind.info.storage_version().name,
+        namespace,
+    };
+    let list = registry.list(target, &Default::default()).await?;
+    Ok(list.items.iter().map(|item| item.value()).collect())
+}

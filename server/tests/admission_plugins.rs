@@ -1,0 +1,304 @@
+//! kube-apiserver's default admission plugins that kapi implements, through the real
+//! binary: `Priority`, `DefaultTolerationSeconds`, `LimitRanger`, `DefaultStorageClass`,
+//! `StorageObjectInUseProtection` and `PersistentVolumeClaimResize`, each changing or
+//! refusing what kube's does with kube's 403 messages; `--enable-admission-plugins` and
+//! `--disable-admission-plugins` under kube's names (envtest's
+//! `--disable-admission-plugins=ServiceAccount` accepted).
+
+use std::process::Command;
+
+use crate::support;
+
+use serde_json::{Value, json};
+use support::http::Client;
+use support::{Kubectl, Server, Version};
+
+const PODS: &str = "/api/v1/namespaces/default/pods";
+const CLAIMS: &str = "/api/v1/namespaces/default/persistentvolumeclaims";
+
+fn pod(name: &str, spec: Value) -> Value {
+    let mut spec = spec;
+    if spec.get("containers").is_none() {
+        spec["containers"] = json!([{"name": "app", "image": "nginx"}]);
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+}
+
+fn created(client: &Client, path: &str, body: &Value) -> Value {
+    let response = client.post(path, body).unwrap();
+    assert_eq!(response.status, 201, "{response:?}");
+    response.json()
+}
+
+fn refused(client: &Client, path: &str, body: &Value) -> String {
+    let response = client.post(path, body).unwrap();
+    assert_eq!(response.status, 403, "{response:?}");
+    let status = response.json();
+    assert_eq!(status["reason"], "Forbidden", "{status}");
+    status["message"].as_str().unwrap().to_owned()
+}
+
+/// Priority: 0 and `PreemptLowerPriority` without a class, the class's value with one,
+/// the global default's when there is one; an unknown class, or a priority the Pod gives
+/// that is not its class's, is kube's 403; one global default at most. The creator does
+/// not own what admission set.
+#[test]
+fn pods_get_the_priority_of_their_class() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let plain = created(&client, PODS, &pod("plain", json!({})));
+    assert_eq!(plain["spec"]["priority"], 0);
+    assert_eq!(plain["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+    let owned = plain["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"].clone();
+    assert!(
+        owned.get("f:priority").is_none() && owned.get("f:tolerations").is_none(),
+        "{owned}"
+    );
+    let critical = created(
+        &client,
+        PODS,
+        &pod(
+            "critical",
+            json!({"priorityClassName": "system-node-critical"}),
+        ),
+    );
+    assert_eq!(critical["spec"]["priority"], 2_000_001_000);
+    assert_eq!(
+        refused(
+            &client,
+            PODS,
+            &pod("lost", json!({"priorityClassName": "nope"}))
+        ),
+        "pods \"lost\" is forbidden: no PriorityClass with name nope was found"
+    );
+    assert_eq!(
+        refused(&client, PODS, &pod("greedy", json!({"priority": 7}))),
+        "pods \"greedy\" is forbidden: the integer value of priority (7) must not be provided \
+         in pod spec; priority admission controller computed 0 from the given PriorityClass name"
+    );
+    let classes = "/apis/scheduling.k8s.io/v1/priorityclasses";
+    let class = |name: &str, value: i64| {
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "globalDefault": true,
+            "preemptionPolicy": "Never"})
+    };
+    created(&client, classes, &class("everyday", 1000));
+    assert_eq!(
+        refused(&client, classes, &class("another", 2000)),
+        "priorityclasses.scheduling.k8s.io \"another\" is forbidden: PriorityClass everyday is \
+         already marked as default. Only one default can exist"
+    );
+    let defaulted = created(&client, PODS, &pod("defaulted", json!({})));
+    assert_eq!(defaulted["spec"]["priorityClassName"], "everyday");
+    assert_eq!(defaulted["spec"]["priority"], 1000);
+    assert_eq!(defaulted["spec"]["preemptionPolicy"], "Never");
+}
+
+/// DefaultTolerationSeconds: the not-ready and unreachable tolerations, 300 s each, but
+/// for a Pod that tolerates them already (an empty key tolerates every taint).
+#[test]
+fn pods_tolerate_unready_nodes_for_five_minutes() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let plain = created(&client, PODS, &pod("plain", json!({})));
+    assert_eq!(
+        plain["spec"]["tolerations"],
+        json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        ])
+    );
+    let own = json!([{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}]);
+    let partly = created(&client, PODS, &pod("partly", json!({"tolerations": own})));
+    let tolerations = partly["spec"]["tolerations"].as_array().unwrap();
+    assert_eq!(tolerations.len(), 2, "{tolerations:?}");
+    assert_eq!(tolerations[0]["tolerationSeconds"], 60);
+    assert_eq!(tolerations[1]["key"], "node.kubernetes.io/not-ready");
+    let all = created(
+        &client,
+        PODS,
+        &pod("all", json!({"tolerations": [{"operator": "Exists"}]})),
+    );
+    assert_eq!(all["spec"]["tolerations"], json!([{"operator": "Exists"}]));
+}
+
+/// LimitRanger: a LimitRange's defaults fill what containers lack (and say so in kube's
+/// annotation); its bounds refuse a container, a Pod and a claim beyond them (kubectl 1.32
+/// and 1.20 show kube's message).
+#[test]
+fn limit_ranges_default_and_bound_what_pods_and_claims_ask_for() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let ranges = "/api/v1/namespaces/default/limitranges";
+    created(
+        &client,
+        ranges,
+        &json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "limits"},
+            "spec": {"limits": [
+                {"type": "Container", "default": {"cpu": "500m", "memory": "256Mi"},
+                    "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "1"}, "min": {"memory": "64Mi"}},
+                {"type": "Pod", "max": {"memory": "1Gi"}},
+                {"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}}]}}),
+    );
+    let defaulted = created(&client, PODS, &pod("defaulted", json!({})));
+    assert_eq!(
+        defaulted["spec"]["containers"][0]["resources"],
+        json!({"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "256Mi"}})
+    );
+    assert_eq!(
+        defaulted["metadata"]["annotations"]["kubernetes.io/limit-ranger"],
+        "LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app"
+    );
+    let big = json!({"containers": [{"name": "big", "image": "nginx", "resources": {"limits": {"cpu": "2"}}}]});
+    for version in [Version::V1_32, Version::V1_20] {
+        let kubectl = Kubectl::new(version, &server);
+        let file = kubectl.write_file("big.json", &pod("big", big.clone()).to_string());
+        kubectl.fails(&["create", "-f", &file]).stderr_has(
+            "pods \"big\" is forbidden: maximum cpu usage per Container is 1, but limit is 2",
+        );
+    }
+    let two = json!({"containers": [
+        {"name": "a", "image": "nginx", "resources": {"limits": {"memory": "768Mi"}}},
+        {"name": "b", "image": "nginx", "resources": {"limits": {"memory": "768Mi"}}}]});
+    assert_eq!(
+        refused(&client, PODS, &pod("two", two)),
+        "pods \"two\" is forbidden: maximum memory usage per Pod is 1Gi, but limit is 1536Mi"
+    );
+    let small = json!({"containers": [{"name": "small", "image": "nginx",
+        "resources": {"limits": {"memory": "32Mi"}}}]});
+    assert_eq!(
+        refused(&client, PODS, &pod("small", small)),
+        "pods \"small\" is forbidden: minimum memory usage per Container is 64Mi, but request \
+         is 32Mi"
+    );
+    let claim = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "tiny"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "100Mi"}}}});
+    assert_eq!(
+        refused(&client, CLAIMS, &claim),
+        "persistentvolumeclaims \"tiny\" is forbidden: minimum storage usage per \
+         PersistentVolumeClaim is 1Gi, but request is 100Mi"
+    );
+}
+
+/// The storage plugins: a new claim gets the default StorageClass and kube's protection
+/// finalizer (a volume its own); a bound claim grows only when its class allows it.
+#[test]
+fn claims_get_the_default_class_and_grow_only_when_their_class_allows() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let classes = "/apis/storage.k8s.io/v1/storageclasses";
+    let class = |name: &str, default: bool, expands: bool| {
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": name, "annotations": {"storageclass.kubernetes.io/is-default-class": default.to_string()}},
+            "provisioner": "example.com/disk", "allowVolumeExpansion": expands})
+    };
+    created(&client, classes, &class("fixed", false, false));
+    created(&client, classes, &class("standard", true, true));
+    let claim = |name: &str, class: Option<&str>| {
+        let mut claim = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}});
+        if let Some(class) = class {
+            claim["spec"]["storageClassName"] = json!(class);
+        }
+        claim
+    };
+    let data = created(&client, CLAIMS, &claim("data", None));
+    assert_eq!(data["spec"]["storageClassName"], "standard");
+    assert_eq!(
+        data["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection"])
+    );
+    let opted_out = created(&client, CLAIMS, &claim("none", Some("")));
+    assert_eq!(opted_out["spec"]["storageClassName"], "");
+    let volume = created(
+        &client,
+        "/api/v1/persistentvolumes",
+        &json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data"}}}),
+    );
+    assert_eq!(
+        volume["metadata"]["finalizers"],
+        json!(["kubernetes.io/pv-protection"])
+    );
+
+    let grow = |name: &str| {
+        client
+            .merge_patch(
+                &format!("{CLAIMS}/{name}"),
+                &json!({"spec": {"resources": {"requests": {"storage": "2Gi"}}}}),
+            )
+            .unwrap()
+    };
+    // An unbound claim's requests are immutable: validation refuses before admission.
+    let unbound = grow("data");
+    assert_eq!(unbound.status, 422, "{unbound:?}");
+    created(&client, CLAIMS, &claim("fixed", Some("fixed")));
+    // Bound as kube's volume controller binds a claim: a volume named, the phase Bound.
+    for name in ["data", "fixed"] {
+        let named = client
+            .merge_patch(&format!("{CLAIMS}/{name}"), &json!({"spec": {"volumeName": "pv"}}))
+            .unwrap();
+        assert_eq!(named.status, 200, "{named:?}");
+        let bound = client
+            .merge_patch(
+                &format!("{CLAIMS}/{name}/status"),
+                &json!({"status": {"phase": "Bound"}}),
+            )
+            .unwrap();
+        assert_eq!(bound.status, 200, "{bound:?}");
+    }
+    let fixed = grow("fixed");
+    assert_eq!(fixed.status, 403, "{fixed:?}");
+    assert_eq!(
+        fixed.json()["message"],
+        "persistentvolumeclaims \"fixed\" is forbidden: only dynamically provisioned pvc can be \
+         resized and the storageclass that provisions the pvc must support resize"
+    );
+    let grown = grow("data");
+    assert_eq!(grown.status, 200, "{grown:?}");
+}
+
+/// `--disable-admission-plugins` switches kube's plugins off by their names (envtest's
+/// `ServiceAccount` included); enabling one kapi does not implement, an unknown name, or a
+/// name in both lists stops the server at start with kube's message.
+#[test]
+fn admission_plugins_are_chosen_by_kube_names() {
+    let server = Server::start_with(&[
+        "--disable-admission-plugins=ServiceAccount,Priority,DefaultTolerationSeconds",
+    ]);
+    let client = Client::new(server.addr());
+    let plain = created(&client, PODS, &pod("plain", json!({})));
+    assert_eq!(plain["spec"].get("priority"), None, "{plain}");
+    assert_eq!(plain["spec"].get("tolerations"), None, "{plain}");
+
+    let start = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(tempfile::tempdir().unwrap().path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = start(&["--enable-admission-plugins=Priority,Nope"]);
+    assert!(
+        stderr.contains("enable-admission-plugins plugin \"Nope\" is unknown"),
+        "{stderr}"
+    );
+    let stderr = start(&[
+        "--enable-admission-plugins=Priority",
+        "--disable-admission-plugins=Priority",
+    ]);
+    assert!(
+        stderr.contains(
+            "[Priority] in enable-admission-plugins and disable-admission-plugins overlapped"
+        ),
+        "{stderr}"
+    );
+    let stderr = start(&["--enable-admission-plugins=PodSecurity"]);
+    assert!(
+        stderr.contains("\"PodSecurity\" is kube-apiserver's but not implemented by kapi"),
+        "{stderr}"
+    );
+}
