@@ -236,7 +236,10 @@ fn claims_get_the_default_class_and_grow_only_when_their_class_allows() {
     // Bound as kube's volume controller binds a claim: a volume named, the phase Bound.
     for name in ["data", "fixed"] {
         let named = client
-            .merge_patch(&format!("{CLAIMS}/{name}"), &json!({"spec": {"volumeName": "pv"}}))
+            .merge_patch(
+                &format!("{CLAIMS}/{name}"),
+                &json!({"spec": {"volumeName": "pv"}}),
+            )
             .unwrap();
         assert_eq!(named.status, 200, "{named:?}");
         let bound = client
