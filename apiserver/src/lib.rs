@@ -40,5 +40,6 @@ pub mod filters;
 pub mod health;
 pub mod http;
 pub mod kubeconfig;
+pub mod quota;
 #[cfg(feature = "admission-webhooks")]
 pub mod webhooks;

@@ -305,3 +305,95 @@ fn admission_plugins_are_chosen_by_kube_names() {
         "{stderr}"
     );
 }
+
+/// ResourceQuota: the quota controller keeps a quota's status (hard from spec, used
+/// counted, zero where nothing is used); the ResourceQuota plugin charges creates against
+/// it, refuses what would exceed it with kube's 403, asks Pods to say what they use of a
+/// limited compute resource; deletes give usage back at the controller's next count.
+#[test]
+fn resource_quotas_count_and_refuse_what_exceeds_them() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let quotas = "/api/v1/namespaces/default/resourcequotas";
+    created(
+        &client,
+        quotas,
+        &json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "small"},
+            "spec": {"hard": {"count/configmaps": "2", "pods": "1", "limits.cpu": "1", "services.nodeports": "1"}}}),
+    );
+    let status =
+        |client: &Client| client.get(&format!("{quotas}/small")).unwrap().json()["status"].clone();
+    // The controller's first count: every hard resource used, kube-root-ca.crt aside.
+    let counted = support::wait_for(
+        std::time::Duration::from_secs(20),
+        "the quota's status",
+        || status(&client).to_string(),
+        || {
+            let status = status(&client);
+            (status["hard"]["pods"] == "1").then_some(status)
+        },
+    );
+    assert_eq!(
+        counted["used"],
+        json!({"count/configmaps": "0", "limits.cpu": "0", "pods": "0", "services.nodeports": "0"})
+    );
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let configmap =
+        |name: &str| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+    created(&client, configmaps, &configmap("one"));
+    created(&client, configmaps, &configmap("two"));
+    assert_eq!(
+        status(&client)["used"]["count/configmaps"],
+        "2",
+        "charged at admission"
+    );
+    assert_eq!(
+        refused(&client, configmaps, &configmap("three")),
+        "configmaps \"three\" is forbidden: exceeded quota: small, requested: count/configmaps=1, \
+         used: count/configmaps=2, limited: count/configmaps=2"
+    );
+    // A Pod must say what it limits of the CPU the quota limits.
+    assert_eq!(
+        refused(&client, PODS, &pod("loose", json!({}))),
+        "pods \"loose\" is forbidden: failed quota: small: must specify limits.cpu for: app"
+    );
+    let limited = |name: &str, cpu: &str| {
+        pod(
+            name,
+            json!({"containers": [{"name": "app", "image": "nginx",
+            "resources": {"limits": {"cpu": cpu}}}]}),
+        )
+    };
+    created(&client, PODS, &limited("first", "500m"));
+    assert_eq!(
+        refused(&client, PODS, &limited("second", "100m")),
+        "pods \"second\" is forbidden: exceeded quota: small, requested: pods=1, used: pods=1, limited: pods=1"
+    );
+    // Deleted, the first Pod's usage comes back at the next count.
+    assert_eq!(client.delete(&format!("{PODS}/first")).unwrap().status, 200);
+    support::wait_for(
+        std::time::Duration::from_secs(20),
+        "the pod's usage to come back",
+        || status(&client).to_string(),
+        || (status(&client)["used"]["pods"] == "0").then_some(()),
+    );
+    created(&client, PODS, &limited("second", "100m"));
+    assert_eq!(status(&client)["used"]["limits.cpu"], "100m");
+    let nodeport = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+        "spec": {"type": "NodePort", "ports": [{"port": 80}]}})
+    };
+    created(
+        &client,
+        "/api/v1/namespaces/default/services",
+        &nodeport("np"),
+    );
+    assert!(
+        refused(
+            &client,
+            "/api/v1/namespaces/default/services",
+            &nodeport("np2")
+        )
+        .contains("exceeded quota: small, requested: services.nodeports=1"),
+    );
+}

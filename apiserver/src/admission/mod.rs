@@ -9,10 +9,12 @@
 //! kube's are. A name kube knows and kapi does not implement may be disabled (envtest
 //! disables `ServiceAccount`), not enabled. Plugins: `priority`, `tolerations`
 //! (DefaultTolerationSeconds), `limit_ranger`, `storage` (DefaultStorageClass,
-//! StorageObjectInUseProtection, PersistentVolumeClaimResize).
+//! StorageObjectInUseProtection, PersistentVolumeClaimResize), `resource_quota`
+//! (ResourceQuota, with the usage of `crate::quota`).
 
 mod limit_ranger;
 mod priority;
+mod resource_quota;
 mod storage;
 mod tolerations;
 
@@ -76,6 +78,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "PersistentVolumeClaimResize",
     "MutatingAdmissionWebhook",
     "ValidatingAdmissionWebhook",
+    "ResourceQuota",
 ];
 
 /// The plugins a server runs, from kube's flags.
@@ -168,12 +171,15 @@ pub struct Chain {
     /// The plugins kube runs before the webhooks, in its order.
     before: Vec<Arc<dyn Plugin>>,
     webhooks: Option<Arc<dyn Admission>>,
+    /// Those it runs after them (ResourceQuota).
+    after: Vec<Arc<dyn Plugin>>,
 }
 
 impl Chain {
     /// The `enabled` plugins kapi implements, around `webhooks`.
     pub fn new(enabled: &Enabled, webhooks: Option<Arc<dyn Admission>>) -> Chain {
         let mut before: Vec<Arc<dyn Plugin>> = Vec::new();
+        let mut after: Vec<Arc<dyn Plugin>> = Vec::new();
         for (name, _) in KUBE_PLUGINS.iter().filter(|(name, _)| enabled.has(name)) {
             let plugin: Arc<dyn Plugin> = match *name {
                 "LimitRanger" => Arc::new(limit_ranger::LimitRanger),
@@ -182,6 +188,10 @@ impl Chain {
                 "DefaultStorageClass" => Arc::new(storage::DefaultStorageClass),
                 "StorageObjectInUseProtection" => Arc::new(storage::InUseProtection),
                 "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize),
+                "ResourceQuota" => {
+                    after.push(Arc::new(resource_quota::ResourceQuota));
+                    continue;
+                }
                 _ => continue,
             };
             before.push(plugin);
@@ -189,7 +199,11 @@ impl Chain {
         let webhooks = webhooks.filter(|_| {
             enabled.has("MutatingAdmissionWebhook") || enabled.has("ValidatingAdmissionWebhook")
         });
-        Chain { before, webhooks }
+        Chain {
+            before,
+            webhooks,
+            after,
+        }
     }
 }
 
@@ -204,7 +218,7 @@ impl Admission for Chain {
             Some(webhooks) => webhooks.configured(registry, attributes).await?,
             None => (false, false),
         };
-        for plugin in &self.before {
+        for plugin in self.before.iter().chain(&self.after) {
             let (mutates, validates) = plugin.handles(attributes);
             mutating |= mutates;
             validating |= validates;
@@ -242,10 +256,16 @@ impl Admission for Chain {
                 plugin.validate(registry, attributes, object, old).await?;
             }
         }
-        match &self.webhooks {
-            Some(webhooks) => webhooks.validate(registry, attributes, object, old).await,
-            None => Ok(Vec::new()),
+        let warnings = match &self.webhooks {
+            Some(webhooks) => webhooks.validate(registry, attributes, object, old).await?,
+            None => Vec::new(),
+        };
+        for plugin in &self.after {
+            if plugin.handles(attributes).1 {
+                plugin.validate(registry, attributes, object, old).await?;
+            }
         }
+        Ok(warnings)
     }
 }
 

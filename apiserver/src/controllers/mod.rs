@@ -12,6 +12,7 @@
 //! changes. The others pass over what they read every minute or second, which costs
 //! little: [`event_ttl`] removes Events older than `--event-ttl`;
 //! `cluster_role_aggregation` (feature `rbac`) keeps aggregated ClusterRoles' rules;
+//! `resource_quota` counts what each ResourceQuota limits, every second;
 //! [`client_trust`] publishes the client CA and front proxy for extension servers.
 //! `apiservices` (feature `aggregation`) keeps the aggregator's APIServices (registration,
 //! local ones, availability); `crd` (feature `crds`) installs CustomResourceDefinitions.
@@ -27,6 +28,7 @@ pub mod event_ttl;
 mod follow;
 pub mod gc;
 pub mod namespace;
+pub(crate) mod resource_quota;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -184,6 +186,13 @@ impl Controllers {
             )));
         }
         tasks.extend([
+            tokio::spawn(run_passes(
+                registry.clone(),
+                "resource quota",
+                Duration::from_secs(1),
+                None,
+                resource_quota::sync,
+            )),
             tokio::spawn(namespace::run(registry.clone())),
             tokio::spawn(gc::run(registry.clone())),
             tokio::spawn(run_passes(
