@@ -45,6 +45,7 @@ pub const ORDER: &[&str] = &[
     "poststarthook/start-service-ip-repair-controllers",
     "poststarthook/rbac/bootstrap-roles",
     "poststarthook/scheduling/bootstrap-system-priority-classes",
+    "poststarthook/priority-and-fairness-config-producer",
     "poststarthook/start-cluster-authentication-info-controller",
     "poststarthook/start-kube-aggregator-informers",
     "poststarthook/apiservice-registration-controller",

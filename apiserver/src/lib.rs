@@ -37,6 +37,7 @@ pub mod builtin;
 pub mod controllers;
 pub mod endpoints;
 pub mod filters;
+pub mod flowcontrol;
 pub mod health;
 pub mod http;
 pub mod kubeconfig;

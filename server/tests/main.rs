@@ -35,6 +35,7 @@ mod durability;
 mod etcd;
 mod events;
 mod finalizers;
+mod flowcontrol;
 mod front_proxy;
 mod gateway_api;
 mod gc;

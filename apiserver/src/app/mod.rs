@@ -191,6 +191,28 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         }
         None => None,
     };
+    // API Priority and Fairness: kube's configuration objects, then the classifier of
+    // requests, before the server serves.
+    let flow_control = match registry
+        .scheme()
+        .by_resource("flowcontrol.apiserver.k8s.io", "flowschemas")
+    {
+        Some(_) => {
+            let hook = health.post_start_hook("priority-and-fairness-config-producer");
+            match crate::flowcontrol::bootstrap::ensure(&registry).await {
+                Ok(()) => hook.done(),
+                Err(error) => {
+                    tracing::warn!(%error, "unable to initialize APF bootstrap configuration")
+                }
+            }
+            let flow = Arc::new(crate::flowcontrol::FlowControl::default());
+            if let Err(error) = flow.sync(&registry).await {
+                tracing::warn!(%error, "cannot read the flow control configuration yet");
+            }
+            Some(flow)
+        }
+        None => None,
+    };
     // The built-in controllers (namespaces, garbage collection, event expiry): clients of
     // the registry.
     // What the controllers below keep is made before the server serves: the local
@@ -209,9 +231,11 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         aggregator: aggregator.clone(),
         published_trust,
         health: Arc::clone(&health),
+        flow_control: flow_control.clone(),
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
-    let (filters, rbac) = self::filters(&flags, &trust, &registry).await?;
+    let (mut filters, rbac) = self::filters(&flags, &trust, &registry).await?;
+    filters.flow_control = flow_control;
     // The request limits are in the chain; RBAC's bootstrap policy was reconciled.
     health.post_start_hook("max-in-flight-filter").done();
     if rbac {
@@ -551,6 +575,7 @@ async fn filters(
         auditor: flags.audit.auditor()?,
         limits: flags.run.limits(),
         request_timeout: flags.run.request_timeout,
+        flow_control: None,
     };
     Ok((filters, rbac))
 }

@@ -116,6 +116,9 @@ pub struct ControllerOptions {
     /// The server's health checks: each controller registers its kube counterpart's
     /// post-start hooks and reports them done.
     pub health: Arc<Health>,
+    /// The classifier of API Priority and Fairness, whose configuration the APF
+    /// controllers keep (none: not run).
+    pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
 }
 
 impl Default for ControllerOptions {
@@ -125,6 +128,7 @@ impl Default for ControllerOptions {
             aggregator: None,
             published_trust: None,
             health: Arc::default(),
+            flow_control: None,
         }
     }
 }
@@ -183,6 +187,26 @@ impl Controllers {
                 IDLE,
                 None,
                 cluster_role_aggregation::sync,
+            )));
+        }
+        if let Some(flow) = options.flow_control {
+            tasks.push(tokio::spawn(run_passes(
+                registry.clone(),
+                "priority and fairness config producer",
+                Duration::from_secs(60),
+                None,
+                async move |registry: &Registry| {
+                    crate::flowcontrol::bootstrap::ensure(registry)
+                        .await
+                        .map(|()| false)
+                },
+            )));
+            tasks.push(tokio::spawn(run_passes(
+                registry.clone(),
+                "priority and fairness config consumer",
+                Duration::from_millis(200),
+                None,
+                async move |registry: &Registry| flow.sync(registry).await,
             )));
         }
         tasks.extend([

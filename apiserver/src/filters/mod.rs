@@ -11,8 +11,10 @@
 //! 6. authentication ([`authentication`]): who sent it (`crate::authn`), or 401 (audited);
 //! 7. audit ([`audit`]): the request's audit events (`crate::audit`);
 //! 8. impersonation ([`impersonation`]): acting as another user, if allowed, or 403;
-//! 9. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
-//! 10. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
+//! 9. API Priority and Fairness ([`priority_and_fairness`]): the FlowSchema and priority
+//!    level the request matches, named in response headers (no queuing);
+//! 10. max in flight ([`max_inflight`]): a slot of the read-only or mutating pool, or 429;
+//! 11. authorization ([`authorization`]): whether they may (`crate::authz`), or 403;
 //!
 //! then the router. What later filters and handlers need travels as request extensions:
 //! [`RequestInfo`] and the resolved [`UserInfo`](crate::authn::UserInfo). Unknown paths
@@ -25,6 +27,7 @@ pub mod impersonation;
 pub mod log;
 pub mod max_inflight;
 pub mod metrics;
+pub mod priority_and_fairness;
 mod request_info;
 mod served;
 pub mod timeout;
@@ -62,6 +65,8 @@ pub struct Filters {
     pub limits: max_inflight::Limits,
     /// How long a request that is not long-running may take (0: no limit).
     pub request_timeout: std::time::Duration,
+    /// The classifier of API Priority and Fairness (none: requests are not classified).
+    pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
 }
 
 impl Default for Filters {
@@ -74,6 +79,7 @@ impl Default for Filters {
             auditor: None,
             limits: max_inflight::Limits::default(),
             request_timeout: timeout::DEFAULT_REQUEST_TIMEOUT,
+            flow_control: None,
         }
     }
 }
@@ -115,6 +121,7 @@ struct Chain {
     authentication: authentication::Authentication,
     authorizer: Mode,
     limits: max_inflight::Limits,
+    flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
     #[cfg_attr(not(feature = "aggregation"), allow(dead_code))]
     aggregator: Aggregation,
     router: Router,
@@ -133,6 +140,7 @@ impl Chain {
             authentication::authenticate[&self.authentication],
             audit::audit[self.authentication.auditor.as_ref()],
             impersonation::impersonate[&self.authorizer],
+            priority_and_fairness::classify[self.flow_control.as_ref()],
             max_inflight::limit[&self.limits],
             authorization::authorize[&self.authorizer],
             then |request| self.aggregate(request)
@@ -185,6 +193,7 @@ pub fn chain(
         },
         authorizer: filters.authorizer.clone(),
         limits: filters.limits.clone(),
+        flow_control: filters.flow_control.clone(),
         aggregator,
         router: handler,
     });
@@ -281,6 +290,7 @@ mod tests {
             auditor: None,
             limits: max_inflight::Limits::default(),
             request_timeout: timeout::DEFAULT_REQUEST_TIMEOUT,
+            flow_control: None,
         };
         let router = chain(routes, &filters, Arc::default(), None);
 

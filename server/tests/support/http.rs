@@ -29,6 +29,9 @@ pub(crate) struct Response {
     pub warnings: Vec<String>,
     /// The `Audit-Id` header, if any.
     pub audit_id: Option<String>,
+    /// API Priority and Fairness's `X-Kubernetes-PF-FlowSchema-UID` and
+    /// `X-Kubernetes-PF-PriorityLevel-UID` headers, if any.
+    pub priority_and_fairness: Option<(String, String)>,
     pub body: String,
 }
 
@@ -330,6 +333,13 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
     let audit_id = (response.headers().get("audit-id"))
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let header = |name: &str| {
+        (response.headers().get(name))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let priority_and_fairness =
+        header("x-kubernetes-pf-flowschema-uid").zip(header("x-kubernetes-pf-prioritylevel-uid"));
     let body = response.body_mut().read_to_string()?;
     Ok(Response {
         status,
@@ -337,6 +347,7 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Result<Response, ureq
         retry_after,
         warnings,
         audit_id,
+        priority_and_fairness,
         body,
     })
 }
