@@ -592,8 +592,17 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
     // too: `<prefix>/apiregistration.k8s.io/apiservices/<name>`).
     let api_service = "/custom/apiregistration.k8s.io/apiservices/v1.apps.example.dev";
     assert!(stored.contains_key(api_service), "{:?}", stored.keys());
+    // kube's API Priority and Fairness objects: every one of kube's FlowSchemas and
+    // levels (`flowcontrol.rs` checks them).
+    let flow_control = [
+        "/custom/flowschemas/",
+        "/custom/prioritylevelconfigurations/",
+    ];
+    let apf = (stored.keys()).filter(|key| flow_control.iter().any(|p| key.starts_with(p)));
+    assert_eq!(apf.count(), 13 + 8, "{:?}", stored.keys());
     let keys: Vec<&str> = (stored.keys().map(String::as_str))
         .filter(|key| !key.starts_with("/custom/apiregistration.k8s.io/apiservices/"))
+        .filter(|key| !flow_control.iter().any(|p| key.starts_with(p)))
         .collect();
     assert_eq!(
         keys,
@@ -709,6 +718,10 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
     let other_keys: Vec<&str> = (after.keys())
         .filter(|k| !k.starts_with("/custom/"))
         .filter(|k| !k.starts_with("/other/apiregistration.k8s.io/apiservices/"))
+        .filter(|k| {
+            !k.starts_with("/other/flowschemas/")
+                && !k.starts_with("/other/prioritylevelconfigurations/")
+        })
         .map(String::as_str)
         .collect();
     assert_eq!(
@@ -729,9 +742,9 @@ fn keys_are_kube_apiserver_layout_under_the_etcd_prefix() {
             "/other/services/specs/default/kubernetes",
         ]
     );
-    // (The server's lease is renewed every ten seconds.)
-    for (key, (value, mod_revision)) in stored.iter().filter(|(k, _)| !k.contains("/masterleases/"))
-    {
+    // (The server's lease is renewed every ten seconds; FlowSchemas get their status.)
+    let kept = |key: &str| !key.contains("/masterleases/") && !key.contains("/flowschemas/");
+    for (key, (value, mod_revision)) in stored.iter().filter(|(k, _)| kept(k)) {
         assert_eq!(
             after.get(key),
             Some(&(value.clone(), *mod_revision)),

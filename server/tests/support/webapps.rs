@@ -82,6 +82,18 @@ impl WebApps {
                 String::new,
                 || (client.get(&self.collection()).ok()?.status == 200).then_some(()),
             );
+            // And the group's APIService, which the aggregator writes once the group is
+            // served: nothing the definition causes is written after this returns.
+            let api_service = format!(
+                "/apis/apiregistration.k8s.io/v1/apiservices/v1.{}",
+                self.group()
+            );
+            super::wait_for(
+                std::time::Duration::from_secs(10),
+                "the WebApp group's APIService",
+                String::new,
+                || (client.get(&api_service).ok()?.status == 200).then_some(()),
+            );
         }
         server
     }
