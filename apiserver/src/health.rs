@@ -40,6 +40,7 @@ pub const ORDER: &[&str] = &[
     "poststarthook/start-apiextensions-informers",
     "poststarthook/start-apiextensions-controllers",
     "poststarthook/crd-informer-synced",
+    "poststarthook/start-system-namespaces-controller",
     "poststarthook/bootstrap-controller",
     // kube 1.32's (1.20's repair ran inside its bootstrap controller).
     "poststarthook/start-service-ip-repair-controllers",

@@ -43,3 +43,29 @@ impl kapi::Strategy for HorizontalPodAutoscaler {
         true
     }
 }
+
+/// kube's PriorityClass storage: its validation, and the system classes (which the API
+/// server makes at start) cannot be deleted.
+impl kapi::Strategy for crate::api::scheduling::v1::PriorityClass {
+    fn validate(&self) -> Vec<kapi::error::FieldError> {
+        crate::validation::scheduling::priority_class(self)
+    }
+
+    fn validate_update(&self, old: &Self) -> Vec<kapi::error::FieldError> {
+        crate::validation::scheduling::priority_class_update(self, old)
+    }
+
+    fn allow_unconditional_update() -> bool {
+        true
+    }
+
+    fn refuses_deletes() -> bool {
+        true
+    }
+
+    fn delete_refused(&self) -> Option<String> {
+        let name = self.metadata.name.as_deref().unwrap_or_default();
+        matches!(name, "system-node-critical" | "system-cluster-critical")
+            .then(|| "this is a system priority class and cannot be deleted".to_owned())
+    }
+}

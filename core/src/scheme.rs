@@ -510,6 +510,16 @@ impl KindEntry {
         self.hooks.grace_period.map(|grace| grace(hub, requested))
     }
 
+    /// Whether some objects of the kind may not be deleted ([`Strategy::refuses_deletes`]).
+    pub fn refuses_deletes(&self) -> bool {
+        self.hooks.delete_refused.is_some()
+    }
+
+    /// Why `hub` may not be deleted ([`Strategy::delete_refused`]).
+    pub fn delete_refused(&self, hub: &ErasedHub) -> Option<String> {
+        self.hooks.delete_refused.and_then(|refused| refused(hub))
+    }
+
     /// Whether the kind deletes gracefully ([`Strategy::deletes_gracefully`]).
     pub fn deletes_gracefully(&self) -> bool {
         self.hooks.grace_period.is_some()

@@ -260,6 +260,16 @@ impl Registry {
                 })?;
             let stored = object::decode(&kv)?;
             check_preconditions(info, &stored, kv.mod_revision, options)?;
+            // kube's REST overrides that refuse (a system PriorityClass).
+            if kind.refuses_deletes()
+                && let Some(message) = kind.delete_refused(&object::decode_hub(kind, &kv)?)
+            {
+                return Err(ApiError::Forbidden {
+                    resource,
+                    name: name.to_owned(),
+                    message,
+                });
+            }
             self.admit_delete(target, name, options, user, dry_run, &kv)
                 .await?;
             // A namespace is first marked terminating; it goes once its controller has

@@ -647,6 +647,12 @@ impl Registry {
         object::Keys::new(&self.prefix)
     }
 
+    /// kube's system namespaces controller: `default`, `kube-system`, `kube-public` and
+    /// `kube-node-lease` made again when missing (the registry makes them at start too).
+    pub async fn ensure_system_namespaces(&self) -> Result<(), ApiError> {
+        self.start_namespaces().await
+    }
+
     /// The storage key of `path` under the registry's prefix (`ranges/serviceips`:
     /// `/registry/ranges/serviceips`), for what the server keeps beside objects.
     pub fn raw_key(&self, path: &str) -> String {

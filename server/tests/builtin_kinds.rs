@@ -506,4 +506,60 @@ fn the_server_makes_kubes_system_objects() {
         "{}",
         ready.body
     );
+    // The system classes cannot be deleted (kube's PriorityClass storage).
+    kubectl
+        .fails(&["delete", "priorityclass", "system-node-critical"])
+        .stderr_has(
+            "priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: this is a \
+             system priority class and cannot be deleted",
+        );
+}
+
+/// kube-controller-manager's root CA publisher: with a client CA, every namespace holds
+/// `kube-root-ca.crt` with it, a new one within moments, and a changed one is put back.
+#[test]
+fn every_namespace_holds_the_root_ca() {
+    let server = Server::start_secure(support::pki::Pki::new(), support::Backend::Embedded, &[]);
+    let client = server.client();
+    let ca = String::from_utf8(server.pki().ca_pem()).unwrap();
+    let root_ca = |namespace: &str| {
+        let response = client
+            .get(&format!(
+                "/api/v1/namespaces/{namespace}/configmaps/kube-root-ca.crt"
+            ))
+            .ok()?;
+        (response.status == 200).then(|| response.json())
+    };
+    let wait = |namespace: &str, what: &str| {
+        support::wait_for(
+            std::time::Duration::from_secs(20),
+            what,
+            String::new,
+            || root_ca(namespace).filter(|map| map["data"]["ca.crt"] == ca.as_str()),
+        )
+    };
+    let published = wait("kube-system", "kube-system's kube-root-ca.crt");
+    assert!(
+        published["metadata"]["annotations"]["kubernetes.io/description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Contains a CA bundle that can be used to verify the kube-apiserver"),
+        "{published}"
+    );
+    let created = client
+        .post(
+            "/api/v1/namespaces",
+            &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}}),
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    wait("fresh", "the new namespace's kube-root-ca.crt");
+    let changed = client
+        .merge_patch(
+            "/api/v1/namespaces/fresh/configmaps/kube-root-ca.crt",
+            &json!({"data": {"ca.crt": "tampered"}}),
+        )
+        .unwrap();
+    assert_eq!(changed.status, 200, "{changed:?}");
+    wait("fresh", "kube-root-ca.crt put back");
 }

@@ -373,6 +373,7 @@ const LIVE_CHECKS: &[&str] = &[
     "poststarthook/start-apiextensions-informers",
     "poststarthook/start-apiextensions-controllers",
     "poststarthook/crd-informer-synced",
+    "poststarthook/start-system-namespaces-controller",
     "poststarthook/bootstrap-controller",
     "poststarthook/start-service-ip-repair-controllers",
     "poststarthook/rbac/bootstrap-roles",

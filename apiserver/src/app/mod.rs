@@ -232,6 +232,13 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         published_trust,
         health: Arc::clone(&health),
         flow_control: flow_control.clone(),
+        root_ca: match &flags.authentication.client_ca_file {
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("reading --client-ca-file {}", path.display()))?,
+            ),
+            None => None,
+        },
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
     let (mut filters, rbac) = self::filters(&flags, &trust, &registry).await?;

@@ -12,7 +12,9 @@
 //! changes. The others pass over what they read every minute or second, which costs
 //! little: [`event_ttl`] removes Events older than `--event-ttl`;
 //! `cluster_role_aggregation` (feature `rbac`) keeps aggregated ClusterRoles' rules;
-//! `resource_quota` counts what each ResourceQuota limits, every second;
+//! `resource_quota` counts what each ResourceQuota limits, every second; `root_ca`
+//! publishes the cluster's CA in every namespace; the system namespaces are made again
+//! each minute when missing;
 //! [`client_trust`] publishes the client CA and front proxy for extension servers.
 //! `apiservices` (feature `aggregation`) keeps the aggregator's APIServices (registration,
 //! local ones, availability); `crd` (feature `crds`) installs CustomResourceDefinitions.
@@ -29,6 +31,7 @@ mod follow;
 pub mod gc;
 pub mod namespace;
 pub(crate) mod resource_quota;
+pub mod root_ca;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -119,6 +122,8 @@ pub struct ControllerOptions {
     /// The classifier of API Priority and Fairness, whose configuration the APF
     /// controllers keep (none: not run).
     pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
+    /// The CA bundle (PEM) [`root_ca`] publishes in every namespace (none: not run).
+    pub root_ca: Option<String>,
 }
 
 impl Default for ControllerOptions {
@@ -129,6 +134,7 @@ impl Default for ControllerOptions {
             published_trust: None,
             health: Arc::default(),
             flow_control: None,
+            root_ca: None,
         }
     }
 }
@@ -189,6 +195,26 @@ impl Controllers {
                 cluster_role_aggregation::sync,
             )));
         }
+        if let Some(bundle) = options.root_ca {
+            let publisher = Arc::new(root_ca::Publisher::new(bundle));
+            tasks.push(tokio::spawn(run_passes(
+                registry.clone(),
+                "root CA publisher",
+                Duration::from_millis(200),
+                None,
+                async move |registry: &Registry| publisher.sync(registry).await,
+            )));
+        }
+        let started = health.post_start_hook("start-system-namespaces-controller");
+        tasks.push(tokio::spawn(run_passes(
+            registry.clone(),
+            "system namespaces",
+            Duration::from_secs(60),
+            Some(started),
+            async move |registry: &Registry| {
+                registry.ensure_system_namespaces().await.map(|()| false)
+            },
+        )));
         if let Some(flow) = options.flow_control {
             tasks.push(tokio::spawn(run_passes(
                 registry.clone(),

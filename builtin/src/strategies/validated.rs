@@ -55,7 +55,6 @@ validated! {
     crate::api::networking::v1::NetworkPolicy => networking::network_policy;
     crate::api::node::v1::RuntimeClass => scheduling::runtime_class, scheduling::runtime_class_update;
     crate::api::policy::v1::PodDisruptionBudget => policy::budget;
-    crate::api::scheduling::v1::PriorityClass => scheduling::priority_class, scheduling::priority_class_update;
     crate::api::storage::v1::StorageClass => storage::storage_class, storage::storage_class_update;
     crate::api::storage::v1::VolumeAttachment => storage::volume_attachment;
 }

@@ -117,6 +117,19 @@ pub trait Strategy: Sized {
     /// [`has_delete_rules`](Strategy::has_delete_rules).
     fn prepare_for_delete(&mut self) {}
 
+    /// Why the object may not be deleted, when it may not: kube's REST `Delete` overrides
+    /// that refuse (a system PriorityClass), answered 403. Only called when
+    /// [`refuses_deletes`](Strategy::refuses_deletes).
+    fn delete_refused(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether some of the kind's objects may not be deleted
+    /// ([`delete_refused`](Strategy::delete_refused)). Defaults to false.
+    fn refuses_deletes() -> bool {
+        false
+    }
+
     /// Whether the kind's objects are deleted gracefully
     /// ([`grace_period`](Strategy::grace_period)). Defaults to false: a delete removes the
     /// object at once (or marks it for its finalizers).

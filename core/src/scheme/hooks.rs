@@ -19,6 +19,7 @@ pub(super) struct StrategyHooks {
     pub(super) canonicalize: Option<fn(&mut ErasedHub)>,
     pub(super) prepare_for_delete: Option<fn(&mut ErasedHub)>,
     pub(super) grace_period: Option<fn(&ErasedHub, Option<i64>) -> i64>,
+    pub(super) delete_refused: Option<fn(&ErasedHub) -> Option<String>>,
     pub(super) allow_create_on_update: bool,
     pub(super) allow_unconditional_update: bool,
 }
@@ -75,6 +76,9 @@ impl StrategyHooks {
             grace_period: Hub::deletes_gracefully().then_some(|hub: &ErasedHub, requested| {
                 (hub.downcast_ref::<Hub>()).map_or(0, |hub| hub.grace_period(requested))
             }),
+            delete_refused: Hub::refuses_deletes().then_some(|hub: &ErasedHub| {
+                (hub.downcast_ref::<Hub>()).and_then(|hub| hub.delete_refused())
+            }),
             allow_create_on_update: Hub::allow_create_on_update(),
             allow_unconditional_update: Hub::allow_unconditional_update(),
         }
@@ -93,6 +97,7 @@ impl StrategyHooks {
         canonicalize: None,
         prepare_for_delete: None,
         grace_period: None,
+        delete_refused: None,
         allow_create_on_update: false,
         allow_unconditional_update: false,
     };
