@@ -275,14 +275,24 @@ fn admission_plugins_are_chosen_by_kube_names() {
     assert_eq!(plain["spec"].get("tolerations"), None, "{plain}");
 
     let start = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(tempfile::tempdir().unwrap().path())
+            .arg(dir.path())
             .args(args)
-            .output()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
-        assert_eq!(output.status.code(), Some(2), "{output:?}");
-        String::from_utf8_lossy(&output.stderr).into_owned()
+        let status = support::wait_exit(&mut child, std::time::Duration::from_secs(20));
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(
+            status.and_then(|s| s.code()),
+            Some(2),
+            "{args:?} started: {stderr}"
+        );
+        stderr
     };
     let stderr = start(&["--enable-admission-plugins=Priority,Nope"]);
     assert!(
@@ -299,9 +309,9 @@ fn admission_plugins_are_chosen_by_kube_names() {
         ),
         "{stderr}"
     );
-    let stderr = start(&["--enable-admission-plugins=PodSecurity"]);
+    let stderr = start(&["--enable-admission-plugins=ServiceAccount"]);
     assert!(
-        stderr.contains("\"PodSecurity\" is kube-apiserver's but not implemented by kapi"),
+        stderr.contains("\"ServiceAccount\" is kube-apiserver's but not implemented by kapi"),
         "{stderr}"
     );
 }
@@ -395,5 +405,117 @@ fn resource_quotas_count_and_refuse_what_exceeds_them() {
             &nodeport("np2")
         )
         .contains("exceeded quota: small, requested: services.nodeports=1"),
+    );
+}
+
+/// PodSecurity: a namespace labelled `enforce=restricted` refuses a privileged Pod with
+/// kube's message (kubectl 1.32 and 1.20), admits a compliant one; `warn=baseline` admits
+/// with kube's warning; a workload's template is only warned about; an invalid label is
+/// refused on the namespace; enforcing a stricter level warns about the Pods already there.
+#[test]
+fn namespaces_hold_their_pods_to_the_pod_security_standards() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let namespace = |name: &str, labels: Value| json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}});
+    created(
+        &client,
+        "/api/v1/namespaces",
+        &namespace(
+            "locked",
+            json!({"pod-security.kubernetes.io/enforce": "restricted"}),
+        ),
+    );
+    created(
+        &client,
+        "/api/v1/namespaces",
+        &namespace(
+            "watched",
+            json!({"pod-security.kubernetes.io/warn": "baseline"}),
+        ),
+    );
+    let privileged = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "app", "image": "nginx", "securityContext": {"privileged": true}}]}})
+    };
+    let expected = "pods \"root\" is forbidden: violates PodSecurity \"restricted:latest\": privileged \
+        (container \"app\" must not set securityContext.privileged=true), allowPrivilegeEscalation != false \
+        (container \"app\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities \
+        (container \"app\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true \
+        (pod or container \"app\" must set securityContext.runAsNonRoot=true), seccompProfile \
+        (pod or container \"app\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")";
+    assert_eq!(
+        refused(
+            &client,
+            "/api/v1/namespaces/locked/pods",
+            &privileged("root")
+        ),
+        expected
+    );
+    for version in [Version::V1_32, Version::V1_20] {
+        let kubectl = Kubectl::new(version, &server);
+        let file = kubectl.write_file("root.json", &privileged("root").to_string());
+        kubectl
+            .fails(&["create", "-n", "locked", "-f", &file])
+            .stderr_has(expected);
+    }
+    let compliant = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fine"},
+        "spec": {"securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "app", "image": "nginx", "securityContext": {
+                "allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}}]}});
+    created(&client, "/api/v1/namespaces/locked/pods", &compliant);
+
+    let warned = client
+        .post("/api/v1/namespaces/watched/pods", &privileged("loud"))
+        .unwrap();
+    assert_eq!(warned.status, 201, "{warned:?}");
+    assert_eq!(
+        warned.warnings,
+        [
+            "299 - \"would violate PodSecurity \\\"baseline:latest\\\": privileged (container \\\"app\\\" must not set securityContext.privileged=true)\""
+        ]
+    );
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"hostNetwork": true, "containers": [{"name": "app", "image": "nginx"}]}}}});
+    let templated = client
+        .post("/apis/apps/v1/namespaces/locked/deployments", &deployment)
+        .unwrap();
+    assert_eq!(
+        templated.status, 201,
+        "a template is warned about, not refused: {templated:?}"
+    );
+    assert!(
+        templated.warnings[0].contains("would violate PodSecurity \\\"restricted:latest\\\": host namespaces (hostNetwork=true)"),
+        "{:?}",
+        templated.warnings
+    );
+
+    let invalid = client
+        .post(
+            "/api/v1/namespaces",
+            &namespace(
+                "odd",
+                json!({"pod-security.kubernetes.io/enforce": "strict"}),
+            ),
+        )
+        .unwrap();
+    assert_eq!(invalid.status, 422, "{invalid:?}");
+    assert_eq!(
+        invalid.json()["message"],
+        "Namespace \"odd\" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: \"strict\": must be one of privileged, baseline, restricted"
+    );
+    let stricter = client
+        .merge_patch(
+            "/api/v1/namespaces/watched",
+            &json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": "baseline"}}}),
+        )
+        .unwrap();
+    assert_eq!(stricter.status, 200, "{stricter:?}");
+    assert_eq!(
+        stricter.warnings,
+        [
+            "299 - \"existing pods in namespace \\\"watched\\\" violate the new PodSecurity enforce level \\\"baseline:latest\\\"\"",
+            "299 - \"loud: privileged\"",
+        ]
     );
 }

@@ -70,12 +70,12 @@ impl Plugin for LimitRanger {
         attributes: &Attributes<'_>,
         object: Option<&Value>,
         old: Option<&Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         let Some(object) = object else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         if old.is_some_and(|o| o.pointer("/metadata/deletionTimestamp").is_some()) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         for range in ranges(registry, attributes).await? {
             let mut errors = Vec::new();
@@ -116,7 +116,7 @@ impl Plugin for LimitRanger {
             };
             return Err(forbidden(attributes, Some(object), message));
         }
-        Ok(())
+        Ok(Vec::new())
     }
 }
 

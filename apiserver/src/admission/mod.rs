@@ -8,11 +8,13 @@
 //! among kube's names; kapi implements those listed in [`IMPLEMENTED`], on by default as
 //! kube's are. A name kube knows and kapi does not implement may be disabled (envtest
 //! disables `ServiceAccount`), not enabled. Plugins: `priority`, `tolerations`
-//! (DefaultTolerationSeconds), `limit_ranger`, `storage` (DefaultStorageClass,
+//! (DefaultTolerationSeconds), `limit_ranger`, `pod_security` (PodSecurity), `storage`
+//! (DefaultStorageClass,
 //! StorageObjectInUseProtection, PersistentVolumeClaimResize), `resource_quota`
 //! (ResourceQuota, with the usage of `crate::quota`).
 
 mod limit_ranger;
+mod pod_security;
 mod priority;
 mod resource_quota;
 mod storage;
@@ -71,6 +73,7 @@ pub const KUBE_PLUGINS: &[(&str, bool)] = &[
 pub const IMPLEMENTED: &[&str] = &[
     "NamespaceLifecycle",
     "LimitRanger",
+    "PodSecurity",
     "Priority",
     "DefaultTolerationSeconds",
     "DefaultStorageClass",
@@ -153,16 +156,16 @@ pub(crate) trait Plugin: Send + Sync {
         Ok(())
     }
 
-    /// Judges the write (kube's `Validate`).
+    /// Judges the write (kube's `Validate`): its warnings, or why it refuses.
     async fn validate(
         &self,
         registry: &Registry,
         attributes: &Attributes<'_>,
         object: Option<&Value>,
         old: Option<&Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         let _ = (registry, attributes, object, old);
-        Ok(())
+        Ok(Vec::new())
     }
 }
 
@@ -183,6 +186,7 @@ impl Chain {
         for (name, _) in KUBE_PLUGINS.iter().filter(|(name, _)| enabled.has(name)) {
             let plugin: Arc<dyn Plugin> = match *name {
                 "LimitRanger" => Arc::new(limit_ranger::LimitRanger),
+                "PodSecurity" => Arc::new(pod_security::PodSecurity),
                 "Priority" => Arc::new(priority::Priority),
                 "DefaultTolerationSeconds" => Arc::new(tolerations::DefaultTolerationSeconds),
                 "DefaultStorageClass" => Arc::new(storage::DefaultStorageClass),
@@ -251,18 +255,18 @@ impl Admission for Chain {
         object: Option<&Value>,
         old: Option<&Value>,
     ) -> Result<Vec<String>, ApiError> {
+        let mut warnings = Vec::new();
         for plugin in &self.before {
             if plugin.handles(attributes).1 {
-                plugin.validate(registry, attributes, object, old).await?;
+                warnings.extend(plugin.validate(registry, attributes, object, old).await?);
             }
         }
-        let warnings = match &self.webhooks {
-            Some(webhooks) => webhooks.validate(registry, attributes, object, old).await?,
-            None => Vec::new(),
-        };
+        if let Some(webhooks) = &self.webhooks {
+            warnings.extend(webhooks.validate(registry, attributes, object, old).await?);
+        }
         for plugin in &self.after {
             if plugin.handles(attributes).1 {
-                plugin.validate(registry, attributes, object, old).await?;
+                warnings.extend(plugin.validate(registry, attributes, object, old).await?);
             }
         }
         Ok(warnings)

@@ -96,9 +96,9 @@ impl Plugin for Priority {
         attributes: &Attributes<'_>,
         class: Option<&Value>,
         _old: Option<&Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         let Some(class) = class.filter(|c| c["globalDefault"] == json!(true)) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let name = class["metadata"]["name"].as_str().unwrap_or_default();
         let classes = list(registry, "scheduling.k8s.io", "priorityclasses", None).await?;
@@ -113,7 +113,7 @@ impl Plugin for Priority {
                 );
                 Err(forbidden(attributes, Some(class), message))
             }
-            None => Ok(()),
+            None => Ok(Vec::new()),
         }
     }
 }

@@ -43,14 +43,14 @@ impl Plugin for ResourceQuota {
         attributes: &Attributes<'_>,
         object: Option<&Value>,
         old: Option<&Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         let (Some(object), Some(namespace)) = (object, attributes.namespace) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let info = attributes.kind.info;
         let quotas = list(registry, "", "resourcequotas", Some(namespace)).await?;
         if quotas.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let (group, plural) = (info.group, info.plural);
         let usage = quota::usage(group, plural, object);
@@ -105,7 +105,7 @@ impl Plugin for ResourceQuota {
             }
             charge(registry, attributes, object, &name, namespace, &requested).await?;
         }
-        Ok(())
+        Ok(Vec::new())
     }
 }
 

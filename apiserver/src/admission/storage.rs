@@ -130,9 +130,9 @@ impl Plugin for ClaimResize {
         attributes: &Attributes<'_>,
         claim: Option<&Value>,
         old: Option<&Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         let (Some(claim), Some(old)) = (claim, old) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let storage = |c: &Value| {
             (c.pointer("/spec/resources/requests/storage")
@@ -144,7 +144,7 @@ impl Plugin for ClaimResize {
             _ => false,
         };
         if !grows {
-            return Ok(());
+            return Ok(Vec::new());
         }
         if old["status"]["phase"] != "Bound" {
             let message = "Only bound persistent volume claims can be expanded";
@@ -172,6 +172,6 @@ impl Plugin for ClaimResize {
                            that provisions the pvc must support resize";
             return Err(forbidden(attributes, Some(claim), message));
         }
-        Ok(())
+        Ok(Vec::new())
     }
 }

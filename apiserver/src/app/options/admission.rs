@@ -7,9 +7,9 @@ use crate::admission::Enabled;
 #[command(next_help_heading = "Admission")]
 pub struct AdmissionOptions {
     /// Admission plugins to run besides the default ones (kube's names, comma-separated;
-    /// kapi implements LimitRanger, Priority, DefaultTolerationSeconds, DefaultStorageClass,
-    /// StorageObjectInUseProtection, PersistentVolumeClaimResize, NamespaceLifecycle and
-    /// the admission webhooks).
+    /// kapi implements NamespaceLifecycle, LimitRanger, PodSecurity, Priority,
+    /// DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection,
+    /// PersistentVolumeClaimResize, the admission webhooks and ResourceQuota).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub enable_admission_plugins: Vec<String>,
 
