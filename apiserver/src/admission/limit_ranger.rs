@@ -277,47 +277,9 @@ fn check(item: &Value, kind: &str, requests: &Value, limits: &Value) -> Vec<Stri
     errors
 }
 
-/// A Pod's requests and limits (kube's `PodRequests`/`PodLimits`): its containers'
-/// summed, raised to any init container's that is larger.
+/// A Pod's requests and limits (kube's `PodRequests`/`PodLimits`, `crate::quota`'s), as
+/// JSON resource lists.
 fn pod_totals(pod: &Value) -> (Value, Value) {
-    let mut totals = [BTreeMap::<String, Quantity>::new(), BTreeMap::new()];
-    for (i, field) in ["requests", "limits"].into_iter().enumerate() {
-        for container in pod["spec"]["containers"].as_array().into_iter().flatten() {
-            for (key, value) in container["resources"][field]
-                .as_object()
-                .into_iter()
-                .flatten()
-            {
-                if let Some(q) = quantity(value) {
-                    totals[i].entry(key.clone()).or_default().add(&q);
-                }
-            }
-        }
-        for container in pod["spec"]["initContainers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            for (key, value) in container["resources"][field]
-                .as_object()
-                .into_iter()
-                .flatten()
-            {
-                if let Some(q) = quantity(value) {
-                    let total = totals[i].entry(key.clone()).or_default();
-                    if q > *total {
-                        *total = q;
-                    }
-                }
-            }
-        }
-    }
-    let json = |map: &BTreeMap<String, Quantity>| {
-        Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), json!(v.to_string())))
-                .collect(),
-        )
-    };
-    (json(&totals[0]), json(&totals[1]))
+    let json = |field: &str| crate::quota::to_json(&crate::quota::pod_totals(pod, field));
+    (json("requests"), json("limits"))
 }

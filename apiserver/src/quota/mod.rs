@@ -136,37 +136,7 @@ fn pod_usage(pod: &Value, usage: &mut Usage) {
         return;
     }
     for (field, prefix) in [("requests", "requests."), ("limits", "limits.")] {
-        let mut totals: BTreeMap<String, Quantity> = BTreeMap::new();
-        for container in pod["spec"]["containers"].as_array().into_iter().flatten() {
-            for (key, value) in container["resources"][field]
-                .as_object()
-                .into_iter()
-                .flatten()
-            {
-                if let Some(q) = quantity(value) {
-                    totals.entry(key.clone()).or_default().add(&q);
-                }
-            }
-        }
-        for container in pod["spec"]["initContainers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            for (key, value) in container["resources"][field]
-                .as_object()
-                .into_iter()
-                .flatten()
-            {
-                if let Some(q) = quantity(value) {
-                    let total = totals.entry(key.clone()).or_default();
-                    if q > *total {
-                        *total = q;
-                    }
-                }
-            }
-        }
-        for (key, total) in totals {
+        for (key, total) in pod_totals(pod, field) {
             if field == "requests" && matches!(key.as_str(), "cpu" | "memory" | "ephemeral-storage")
             {
                 usage.insert(key.clone(), total.clone());
@@ -174,6 +144,38 @@ fn pod_usage(pod: &Value, usage: &mut Usage) {
             usage.insert(format!("{prefix}{key}"), total);
         }
     }
+}
+
+/// A Pod's `requests` or `limits` (kube's `PodRequests`/`PodLimits`): its containers'
+/// summed, raised to any init container's that is larger.
+pub(crate) fn pod_totals(pod: &Value, field: &str) -> Usage {
+    let resources = |container: &Value| -> Vec<(String, Quantity)> {
+        (container["resources"][field]
+            .as_object()
+            .into_iter()
+            .flatten())
+        .filter_map(|(key, value)| Some((key.clone(), quantity(value)?)))
+        .collect()
+    };
+    let mut totals = Usage::new();
+    for container in pod["spec"]["containers"].as_array().into_iter().flatten() {
+        for (key, q) in resources(container) {
+            totals.entry(key).or_default().add(&q);
+        }
+    }
+    for container in pod["spec"]["initContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        for (key, q) in resources(container) {
+            let total = totals.entry(key).or_default();
+            if q > *total {
+                *total = q;
+            }
+        }
+    }
+    totals
 }
 
 /// kube's pod evaluator's `Constraints`: with a quota on a compute resource, every
