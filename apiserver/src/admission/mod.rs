@@ -144,6 +144,13 @@ pub(crate) trait Plugin: Send + Sync {
     /// Whether it mutates, and whether it validates, this write.
     fn handles(&self, attributes: &Attributes<'_>) -> (bool, bool);
 
+    /// Whether nothing it judges by exists at all (no ResourceQuota anywhere), so that the
+    /// registry need not prepare what it would be handed. Read from the watch caches.
+    fn idle(&self, registry: &Registry) -> bool {
+        let _ = registry;
+        false
+    }
+
     /// Changes the object (kube's `Admit`).
     async fn admit(
         &self,
@@ -224,8 +231,9 @@ impl Admission for Chain {
         };
         for plugin in self.before.iter().chain(&self.after) {
             let (mutates, validates) = plugin.handles(attributes);
-            mutating |= mutates;
-            validating |= validates;
+            let busy = (mutates || validates) && !plugin.idle(registry);
+            mutating |= mutates && busy;
+            validating |= validates && busy;
         }
         Ok((mutating, validating))
     }
@@ -265,7 +273,7 @@ impl Admission for Chain {
             warnings.extend(webhooks.validate(registry, attributes, object, old).await?);
         }
         for plugin in &self.after {
-            if plugin.handles(attributes).1 {
+            if plugin.handles(attributes).1 && !plugin.idle(registry) {
                 warnings.extend(plugin.validate(registry, attributes, object, old).await?);
             }
         }

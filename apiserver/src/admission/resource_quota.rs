@@ -37,6 +37,13 @@ impl Plugin for ResourceQuota {
         (false, handled)
     }
 
+    /// No ResourceQuota in any namespace: nothing to charge (a quota is enforced only once
+    /// the quota controller, which reads the same cache, wrote its `status.hard`).
+    fn idle(&self, registry: &Registry) -> bool {
+        !(registry.object_counts().iter())
+            .any(|(resource, count)| resource == "resourcequotas" && *count > 0)
+    }
+
     async fn validate(
         &self,
         registry: &Registry,
