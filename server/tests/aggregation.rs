@@ -259,12 +259,21 @@ fn the_front_server_proxies_a_group_to_the_back_server() {
          \"crontabs\" in API group \"stable.example.com\" in the namespace \"default\"",
     );
     grant_devs(&back.client());
-    let made = bob
-        .post(
-            crontabs,
-            &crontab("nightly", json!({"cronSpec": "0 3 * * *"})),
-        )
-        .unwrap();
+    // The back server's authorizer learns the binding from its watch: soon, not at once.
+    let made = support::wait_for(
+        std::time::Duration::from_secs(20),
+        "the back server to allow devs",
+        String::new,
+        || {
+            let made = bob
+                .post(
+                    crontabs,
+                    &crontab("nightly", json!({"cronSpec": "0 3 * * *"})),
+                )
+                .unwrap();
+            (made.status != 403).then_some(made)
+        },
+    );
     assert_eq!(made.status, 201, "{made:?}");
     let stored = back.client().get(&format!("{crontabs}/nightly")).unwrap();
     assert_eq!(stored.status, 200, "{stored:?}");
