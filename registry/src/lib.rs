@@ -40,6 +40,7 @@ pub mod computed;
 mod connect;
 mod create;
 mod delete;
+pub mod derived;
 mod field_paths;
 mod guaranteed;
 mod hooks;
@@ -78,6 +79,7 @@ pub use kapi_storage::cache::{SharedObject, kept};
 use kapi_storage::instrumented::Instrumented;
 pub use table::{TableChunks, TableRows};
 
+pub use derived::{Derived, Passes, Stamp};
 pub use inventory::Content;
 pub use kapi_schema::metadata::{FOREGROUND, ORPHAN};
 pub use kapi_schema::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas, selector};
@@ -582,12 +584,6 @@ impl Registry {
                 kind.info.kind
             ))
         })
-    }
-
-    /// The revision the watch cache of `kind` has reached (`None`: it has none, or it is
-    /// not loaded): the cache holds the same objects whenever it is at the same revision.
-    pub fn cache_revision(&self, kind: &KindEntry) -> Option<kapi_storage::Revision> {
-        (self.caches.for_prefix(&self.keys().kind_prefix(kind.info)))?.revision()
     }
 
     /// The watch cache of `kind`, once it has loaded (kube answers 429 "storage is

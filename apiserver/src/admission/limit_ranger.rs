@@ -8,14 +8,25 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Plugin, forbidden, is, list};
+use super::{Lister, Objects, Plugin, forbidden, is};
 use kapi_core::error::ApiError;
 use kapi_core::quantity::Quantity;
 use kapi_registry::Registry;
 use kapi_registry::admission::{Attributes, Operation};
+use std::sync::Arc;
 
 /// The plugin.
-pub(super) struct LimitRanger;
+pub(super) struct LimitRanger {
+    ranges: Lister,
+}
+
+impl Default for LimitRanger {
+    fn default() -> Self {
+        LimitRanger {
+            ranges: Lister::new("", "limitranges"),
+        }
+    }
+}
 
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
@@ -29,6 +40,10 @@ impl Plugin for LimitRanger {
         (pods, pods || claims)
     }
 
+    fn idle(&self, registry: &Registry) -> bool {
+        self.ranges.is_empty(registry)
+    }
+
     async fn admit(
         &self,
         registry: &Registry,
@@ -36,9 +51,10 @@ impl Plugin for LimitRanger {
         pod: &mut Value,
         _old: Option<&Value>,
     ) -> Result<(), ApiError> {
-        for range in ranges(registry, attributes).await? {
+        let ranges = self.ranges(registry, attributes).await?;
+        for range in ranges.of(attributes.namespace.unwrap_or_default()) {
             let mut set = Vec::new();
-            for item in items(&range, "Container") {
+            for item in items(range, "Container") {
                 let (limits, requests) = container_defaults(item);
                 for (field, prefix) in [
                     ("containers", "container"),
@@ -77,10 +93,11 @@ impl Plugin for LimitRanger {
         if old.is_some_and(|o| o.pointer("/metadata/deletionTimestamp").is_some()) {
             return Ok(Vec::new());
         }
-        for range in ranges(registry, attributes).await? {
+        let ranges = self.ranges(registry, attributes).await?;
+        for range in ranges.of(attributes.namespace.unwrap_or_default()) {
             let mut errors = Vec::new();
             if attributes.kind.info.plural == "pods" {
-                for item in items(&range, "Container") {
+                for item in items(range, "Container") {
                     for field in ["containers", "initContainers"] {
                         for container in object["spec"][field].as_array().into_iter().flatten() {
                             let resources = &container["resources"];
@@ -93,12 +110,12 @@ impl Plugin for LimitRanger {
                         }
                     }
                 }
-                for item in items(&range, "Pod") {
+                for item in items(range, "Pod") {
                     let (requests, limits) = pod_totals(object);
                     errors.extend(check(item, "Pod", &requests, &limits));
                 }
             } else {
-                for item in items(&range, "PersistentVolumeClaim") {
+                for item in items(range, "PersistentVolumeClaim") {
                     let requests = &object["spec"]["resources"]["requests"];
                     errors.extend(check(item, "PersistentVolumeClaim", requests, &Value::Null));
                 }
@@ -120,11 +137,17 @@ impl Plugin for LimitRanger {
     }
 }
 
-/// The LimitRanges of the write's namespace.
-async fn ranges(registry: &Registry, attributes: &Attributes<'_>) -> Result<Vec<Value>, ApiError> {
-    match attributes.namespace {
-        Some(namespace) => list(registry, "", "limitranges", Some(namespace)).await,
-        None => Ok(Vec::new()),
+impl LimitRanger {
+    /// Every LimitRange (none for a write outside a namespace).
+    async fn ranges(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+    ) -> Result<Arc<Objects>, ApiError> {
+        match attributes.namespace {
+            Some(_) => self.ranges.objects(registry).await,
+            None => Ok(Arc::default()),
+        }
     }
 }
 

@@ -20,13 +20,14 @@ mod resource_quota;
 mod storage;
 mod tolerations;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use kapi_core::error::{ApiError, GroupResource};
-use kapi_registry::Registry;
 use kapi_registry::admission::{Admission, Attributes};
+use kapi_registry::{Derived, Registry};
 
 /// kube 1.32's plugins in the order they run (`AllOrderedPlugins`), with whether each is
 /// on by default.
@@ -192,13 +193,13 @@ impl Chain {
         let mut after: Vec<Arc<dyn Plugin>> = Vec::new();
         for (name, _) in KUBE_PLUGINS.iter().filter(|(name, _)| enabled.has(name)) {
             let plugin: Arc<dyn Plugin> = match *name {
-                "LimitRanger" => Arc::new(limit_ranger::LimitRanger),
-                "PodSecurity" => Arc::new(pod_security::PodSecurity),
-                "Priority" => Arc::new(priority::Priority),
+                "LimitRanger" => Arc::new(limit_ranger::LimitRanger::default()),
+                "PodSecurity" => Arc::new(pod_security::PodSecurity::default()),
+                "Priority" => Arc::new(priority::Priority::default()),
                 "DefaultTolerationSeconds" => Arc::new(tolerations::DefaultTolerationSeconds),
-                "DefaultStorageClass" => Arc::new(storage::DefaultStorageClass),
+                "DefaultStorageClass" => Arc::new(storage::DefaultStorageClass::default()),
                 "StorageObjectInUseProtection" => Arc::new(storage::InUseProtection),
-                "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize),
+                "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize::default()),
                 "ResourceQuota" => {
                     after.push(Arc::new(resource_quota::ResourceQuota));
                     continue;
@@ -311,6 +312,68 @@ fn forbidden(
         resource: GroupResource::new(info.group, info.plural),
         name,
         message: message.into(),
+    }
+}
+
+/// What a plugin reads of one kind, as kube's plugins read listers: every object from
+/// the watch cache, as JSON in the storage version, grouped by namespace and built again
+/// only when the kind changes (a write reads it without listing or decoding anything).
+struct Lister {
+    group: &'static str,
+    plural: &'static str,
+    objects: Derived<Objects>,
+}
+
+/// The objects of a [`Lister`]'s kind.
+#[derive(Default)]
+struct Objects {
+    /// By namespace (`""` for a cluster-scoped kind), as the cache lists them.
+    by_namespace: HashMap<String, Vec<Value>>,
+}
+
+impl Objects {
+    /// Those of `namespace` (`""`: a cluster-scoped kind's).
+    fn of(&self, namespace: &str) -> &[Value] {
+        self.by_namespace.get(namespace).map_or(&[], Vec::as_slice)
+    }
+
+    /// The one named `name` in `namespace`.
+    fn named(&self, namespace: &str, name: &str) -> Option<&Value> {
+        (self.of(namespace).iter()).find(|o| o["metadata"]["name"] == name)
+    }
+}
+
+impl Lister {
+    const fn new(group: &'static str, plural: &'static str) -> Lister {
+        Lister {
+            group,
+            plural,
+            objects: Derived::new(),
+        }
+    }
+
+    /// The objects now (none when the kind is not served).
+    async fn objects(&self, registry: &Registry) -> Result<Arc<Objects>, ApiError> {
+        let Some(kind) = registry.scheme().by_resource(self.group, self.plural) else {
+            return Ok(Arc::default());
+        };
+        let build = async || {
+            let mut objects = Objects::default();
+            for object in list(registry, self.group, self.plural, None).await? {
+                let namespace = object["metadata"]["namespace"].as_str().unwrap_or_default();
+                (objects.by_namespace.entry(namespace.to_owned()))
+                    .or_default()
+                    .push(object);
+            }
+            Ok(objects)
+        };
+        self.objects.get(registry, &[&kind], build).await
+    }
+
+    /// Whether the kind has no object at all (read from its cache's count).
+    fn is_empty(&self, registry: &Registry) -> bool {
+        let kind = registry.scheme().by_resource(self.group, self.plural);
+        kind.and_then(|kind| registry.cached_count(&kind)) == Some(0)
     }
 }
 

@@ -5,13 +5,23 @@
 
 use serde_json::{Value, json};
 
-use super::{Plugin, forbidden, is, list};
+use super::{Lister, Plugin, forbidden, is};
 use kapi_core::error::ApiError;
 use kapi_registry::Registry;
 use kapi_registry::admission::{Attributes, Operation};
 
 /// The plugin.
-pub(super) struct Priority;
+pub(super) struct Priority {
+    classes: Lister,
+}
+
+impl Default for Priority {
+    fn default() -> Self {
+        Priority {
+            classes: Lister::new("scheduling.k8s.io", "priorityclasses"),
+        }
+    }
+}
 
 const PREEMPT_LOWER: &str = "PreemptLowerPriority";
 
@@ -42,7 +52,8 @@ impl Plugin for Priority {
             }
             return Ok(());
         }
-        let classes = list(registry, "scheduling.k8s.io", "priorityclasses", None).await?;
+        let classes = self.classes.objects(registry).await?;
+        let classes = classes.of("");
         let name = pod["spec"]["priorityClassName"]
             .as_str()
             .unwrap_or_default()
@@ -101,8 +112,8 @@ impl Plugin for Priority {
             return Ok(Vec::new());
         };
         let name = class["metadata"]["name"].as_str().unwrap_or_default();
-        let classes = list(registry, "scheduling.k8s.io", "priorityclasses", None).await?;
-        let other = (classes.iter())
+        let classes = self.classes.objects(registry).await?;
+        let other = (classes.of("").iter())
             .filter(|c| c["globalDefault"] == json!(true))
             .find(|c| c["metadata"]["name"] != name);
         match other {

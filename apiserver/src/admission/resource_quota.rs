@@ -40,8 +40,8 @@ impl Plugin for ResourceQuota {
     /// No ResourceQuota in any namespace: nothing to charge (a quota is enforced only once
     /// the quota controller, which reads the same cache, wrote its `status.hard`).
     fn idle(&self, registry: &Registry) -> bool {
-        !(registry.object_counts().iter())
-            .any(|(resource, count)| resource == "resourcequotas" && *count > 0)
+        let quotas = registry.scheme().by_resource("", "resourcequotas");
+        quotas.and_then(|kind| registry.cached_count(&kind)) == Some(0)
     }
 
     async fn validate(

@@ -6,20 +6,42 @@
 
 use serde_json::{Value, json};
 
-use super::{Plugin, forbidden, is, list};
+use super::{Lister, Plugin, forbidden, is};
 use kapi_core::error::ApiError;
 use kapi_core::quantity::Quantity;
 use kapi_registry::Registry;
 use kapi_registry::admission::{Attributes, Operation};
 
 /// `DefaultStorageClass`.
-pub(super) struct DefaultStorageClass;
+pub(super) struct DefaultStorageClass {
+    classes: Lister,
+}
+
+impl Default for DefaultStorageClass {
+    fn default() -> Self {
+        DefaultStorageClass {
+            classes: Lister::new(GROUP, "storageclasses"),
+        }
+    }
+}
 
 /// `StorageObjectInUseProtection`.
 pub(super) struct InUseProtection;
 
 /// `PersistentVolumeClaimResize`.
-pub(super) struct ClaimResize;
+pub(super) struct ClaimResize {
+    classes: Lister,
+}
+
+impl Default for ClaimResize {
+    fn default() -> Self {
+        ClaimResize {
+            classes: Lister::new(GROUP, "storageclasses"),
+        }
+    }
+}
+
+const GROUP: &str = "storage.k8s.io";
 
 const BETA_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
 
@@ -52,7 +74,8 @@ impl Plugin for DefaultStorageClass {
         if has_class {
             return Ok(());
         }
-        let classes = list(registry, "storage.k8s.io", "storageclasses", None).await?;
+        let classes = self.classes.objects(registry).await?;
+        let classes = classes.of("");
         let is_default = |class: &Value| {
             [
                 "storageclass.kubernetes.io/is-default-class",
@@ -161,7 +184,8 @@ impl Plugin for ClaimResize {
             .to_owned()
         };
         let (class, before) = (class_of(claim), class_of(old));
-        let classes = list(registry, "storage.k8s.io", "storageclasses", None).await?;
+        let classes = self.classes.objects(registry).await?;
+        let classes = classes.of("");
         let expands = !class.is_empty()
             && class == before
             && (classes.iter()).any(|c| {

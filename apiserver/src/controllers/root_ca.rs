@@ -4,12 +4,10 @@
 //! that Pods (and the service account token volumes kube projects) can verify the API
 //! server. A pass does nothing while neither namespaces nor ConfigMaps changed.
 
-use std::sync::Mutex;
-
 use serde_json::json;
 
 use kapi_core::error::ApiError;
-use kapi_registry::{Registry, Target, WriteOptions};
+use kapi_registry::{Passes, Registry, Target, WriteOptions};
 
 /// The ConfigMap's name (kube's).
 pub const NAME: &str = "kube-root-ca.crt";
@@ -23,8 +21,8 @@ const DESCRIPTION: &str = "Contains a CA bundle that can be used to verify the k
 /// The publisher of one CA bundle.
 pub struct Publisher {
     bundle: String,
-    /// The caches' revisions of the last pass that published everything.
-    done_at: Mutex<Option<(u64, u64)>>,
+    /// Whether namespaces or ConfigMaps changed since a pass published everything.
+    passes: Passes,
 }
 
 impl Publisher {
@@ -32,7 +30,7 @@ impl Publisher {
     pub fn new(bundle: String) -> Publisher {
         Publisher {
             bundle,
-            done_at: Mutex::new(None),
+            passes: Passes::default(),
         }
     }
 
@@ -45,14 +43,9 @@ impl Publisher {
         ) else {
             return Ok(false);
         };
-        let revisions = registry
-            .cache_revision(&namespaces)
-            .zip(registry.cache_revision(&configmaps));
-        if revisions.is_some()
-            && *self.done_at.lock().unwrap_or_else(|e| e.into_inner()) == revisions
-        {
+        let Some(stamp) = self.passes.start(registry, &[&namespaces, &configmaps]) else {
             return Ok(false);
-        }
+        };
         let all = Target {
             kind: &namespaces,
             version: "v1",
@@ -114,8 +107,7 @@ impl Publisher {
                 }
             }
         }
-        *self.done_at.lock().unwrap_or_else(|e| e.into_inner()) =
-            if left { None } else { revisions };
+        self.passes.finish(stamp, left);
         Ok(left)
     }
 }

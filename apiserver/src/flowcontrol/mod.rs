@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 pub use classifier::{Classified, Classifier};
 use kapi_core::error::ApiError;
-use kapi_registry::{Registry, Subresource, Target, WriteOptions};
+use kapi_registry::{Passes, Registry, Subresource, Target, WriteOptions};
 
 /// The status writer's field manager (kube's).
 const CONSUMER: &str = "api-priority-and-fairness-config-consumer-v1";
@@ -29,8 +29,8 @@ const GROUP: &str = "flowcontrol.apiserver.k8s.io";
 #[derive(Default)]
 pub struct FlowControl {
     classifier: ArcSwap<Classifier>,
-    /// The revisions of the two kinds' caches the classifier was built at.
-    built_at: std::sync::Mutex<Option<(u64, u64)>>,
+    /// Whether a FlowSchema or a level changed since the classifier was built.
+    passes: Passes,
 }
 
 impl FlowControl {
@@ -50,14 +50,9 @@ impl FlowControl {
         ) else {
             return Ok(false);
         };
-        let revisions = registry
-            .cache_revision(&schemas)
-            .zip(registry.cache_revision(&levels));
-        if revisions.is_some()
-            && *self.built_at.lock().unwrap_or_else(|e| e.into_inner()) == revisions
-        {
+        let Some(stamp) = self.passes.start(registry, &[&schemas, &levels]) else {
             return Ok(false);
-        }
+        };
         let list = async |kind| -> Result<Vec<Value>, ApiError> {
             let target = Target {
                 kind,
@@ -139,8 +134,7 @@ impl FlowControl {
         }
         // Built from what was read: a write of a condition moved the cache, which the next
         // pass sees as a change (and finds nothing to write).
-        *self.built_at.lock().unwrap_or_else(|e| e.into_inner()) =
-            if left { None } else { revisions };
+        self.passes.finish(stamp, left);
         Ok(left)
     }
 }

@@ -33,8 +33,7 @@ use kapi_kinds::admissionregistration::{
     WebhookView,
 };
 use kapi_registry::admission::{Admission, Attributes, Operation};
-use kapi_registry::{GetOptions, ListOptions, Registry, SharedObject, Target};
-use kapi_storage::Revision;
+use kapi_registry::{GetOptions, ListOptions, Registry, SharedObject, Stamp, Target};
 
 /// One webhook, ready to call.
 pub struct Hook {
@@ -79,8 +78,8 @@ const VALIDATING: &str = "ValidatingWebhookConfiguration";
 /// The compiled webhooks, and the configurations (as the watch caches share them) they
 /// were compiled from.
 struct Compiled {
-    /// The revisions the two kinds' watch caches had reached before they were listed.
-    revisions: Option<(Revision, Revision)>,
+    /// The two kinds' stamp before they were listed.
+    revisions: Option<Stamp>,
     from: Vec<SharedObject>,
     mutating: Arc<Vec<Hook>>,
     validating: Arc<Vec<Hook>>,
@@ -95,15 +94,14 @@ impl Webhooks {
     /// name, as the caches list them; webhooks as each lists them). Compiled again only
     /// when a configuration changed: an unchanged one is the cache's same shared object.
     ///
-    /// Every write asks: while neither kind's watch cache has moved since the last
-    /// compilation, that one stands, with no list of either kind (the caches' revisions
-    /// are read before the lists, so a change during them only compiles again later).
+    /// Every write asks: while neither kind changed since the last compilation (their
+    /// [`Stamp`]), that one stands, with no list of either kind.
     async fn current(&self, registry: &Registry) -> Result<Arc<Compiled>, ApiError> {
-        let revision = |kind| {
-            let kind = registry.scheme().by_kind(GROUP, kind)?;
-            registry.cache_revision(&kind)
+        let kind = |kind| registry.scheme().by_kind(GROUP, kind);
+        let revisions = match (kind(MUTATING), kind(VALIDATING)) {
+            (Some(mutating), Some(validating)) => registry.stamp(&[&mutating, &validating]),
+            _ => None,
         };
-        let revisions = revision(MUTATING).zip(revision(VALIDATING));
         let compiled = || self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if let Some(current) =
             compiled().filter(|c| c.revisions.is_some() && c.revisions == revisions)

@@ -185,6 +185,8 @@ pub struct Snapshot {
 struct Progress {
     ready: bool,
     revision: Revision,
+    /// The revision of the last change the objects saw (a put, a delete, a relist).
+    changed: Revision,
 }
 
 /// A registered watcher, as the feed sees it.
@@ -232,6 +234,8 @@ struct State {
     history: VecDeque<Arc<CachedEvent>>,
     /// The revision the cache reflects.
     revision: Revision,
+    /// The revision of the last change to `objects` (progress moves `revision` only).
+    changed: Revision,
     /// Watches may start at this revision or later: every change after it is in
     /// `history`.
     oldest: Revision,
@@ -281,6 +285,7 @@ impl Cache {
                 objects: BTreeSet::new(),
                 history: VecDeque::new(),
                 revision: 0,
+                changed: 0,
                 oldest: 0,
                 ready: false,
                 closed: false,
@@ -351,6 +356,14 @@ impl Cache {
     pub fn revision(&self) -> Option<Revision> {
         let progress = *self.progress.borrow();
         progress.ready.then_some(progress.revision)
+    }
+
+    /// The revision of the last change to the objects (`None` until ready): unlike
+    /// [`Cache::revision`], progress without a change leaves it, so the cache holds the
+    /// same objects whenever it is the same. What derived values are rebuilt on.
+    pub fn changed(&self) -> Option<Revision> {
+        let progress = *self.progress.borrow();
+        progress.ready.then_some(progress.changed)
     }
 
     /// Waits until the cache is ready and has reached `revision`, at most `timeout`.
@@ -477,6 +490,7 @@ impl Cache {
         self.progress.send_replace(Progress {
             ready: state.ready,
             revision: state.revision,
+            changed: state.changed,
         });
     }
 
@@ -489,6 +503,7 @@ impl Cache {
             .collect();
         state.history.clear();
         state.revision = revision;
+        state.changed = revision;
         state.oldest = revision;
         state.ready = true;
         self.publish(&state);
@@ -525,6 +540,7 @@ impl Cache {
         });
         state.revision = revision;
         if !matches!(event.change, Change::Progress) {
+            state.changed = revision;
             state.dispatched.inc();
             state.history.push_back(Arc::clone(&event));
             while state.history.len() > state.options.history {

@@ -13,14 +13,24 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{Plugin, forbidden};
+use super::{Lister, Plugin, forbidden};
 use checks::Level;
 use kapi_core::error::{ApiError, FieldError};
 use kapi_registry::admission::{Attributes, Operation};
 use kapi_registry::{Registry, Target};
 
 /// The plugin.
-pub(super) struct PodSecurity;
+pub(super) struct PodSecurity {
+    namespaces: Lister,
+}
+
+impl Default for PodSecurity {
+    fn default() -> Self {
+        PodSecurity {
+            namespaces: Lister::new("", "namespaces"),
+        }
+    }
+}
 
 const PREFIX: &str = "pod-security.kubernetes.io/";
 
@@ -175,13 +185,18 @@ impl Plugin for PodSecurity {
         let Some(namespace) = attributes.namespace else {
             return Ok(Vec::new());
         };
-        let labels = match read(registry, "namespaces", None, namespace).await {
-            Some(stored) => labels_of(&stored),
-            None => {
-                return Err(ApiError::Internal(format!(
-                    "failed to lookup namespace {namespace:?}"
-                )));
-            }
+        // kube's lister, and a live read for a namespace it has not seen yet.
+        let namespaces = self.namespaces.objects(registry).await?;
+        let labels = match namespaces.named("", namespace) {
+            Some(stored) => labels_of(stored),
+            None => match read(registry, "namespaces", None, namespace).await {
+                Some(stored) => labels_of(&stored),
+                None => {
+                    return Err(ApiError::Internal(format!(
+                        "failed to lookup namespace {namespace:?}"
+                    )));
+                }
+            },
         };
         let policy = policy(&labels);
         let pod = info.plural == "pods";
