@@ -1,7 +1,8 @@
 //! kube-apiserver's range allocators: Service cluster IPs from a CIDR
 //! ([`IpAllocator`], kube's `ipallocator`) and node ports from a port range
-//! ([`PortAllocator`], kube's `portallocator`), each a bitmap ([`bitmap`]) of its range
-//! ([`range`]) kept in storage ([`stored`]) so that every server on one store shares it.
+//! ([`PortAllocator`], kube's `portallocator`): one [`Allocator`] over a [`Range`], a
+//! bitmap ([`bitmap`]) of the range's values ([`range`]) kept in storage ([`stored`]) so
+//! that every server on one store shares it.
 //!
 //! The allocators know values and ranges, not Services: which values a Service takes, and
 //! when they are given back, is the API server's (kube's Service REST storage).
@@ -10,11 +11,10 @@ pub mod bitmap;
 pub mod range;
 pub mod stored;
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 pub use bitmap::Bitmap;
-pub use range::{IpRange, PortRange};
+pub use range::{IpRange, PortRange, Range};
 pub use stored::{Snapshot, Stored};
 
 use kapi_storage::Storage;
@@ -25,8 +25,7 @@ pub enum Error {
     /// No value is free.
     #[error("range is full")]
     Full,
-    /// The value asked for is taken (the allocator says what of: [`IpAllocator`] and
-    /// [`PortAllocator`] map it to kube's wording).
+    /// The value asked for is taken ([`Allocator`] says what of, in kube's words).
     #[error("provided value is already allocated")]
     Allocated,
     /// The stored bitmap is of another range than the server's: the repair pass rewrites it.
@@ -45,20 +44,15 @@ pub enum Error {
     Storage(#[from] kapi_storage::Error),
 }
 
-/// Why an address could not be allocated; `Display` is kube's message.
+/// Why a value could not be allocated; `Display` is kube's message.
 #[derive(Debug, thiserror::Error)]
-pub enum IpError {
-    /// The address is outside what the range hands out.
-    #[error("the provided IP ({ip}) is not in the valid range. The range of valid IPs is {range}")]
-    NotInRange {
-        /// The address.
-        ip: IpAddr,
-        /// The range's CIDR.
-        range: String,
-    },
-    /// It is taken.
-    #[error("provided IP is already allocated")]
-    Allocated,
+pub enum AllocateError {
+    /// The value is outside what the range hands out (kube's message, from the range).
+    #[error("{0}")]
+    NotInRange(String),
+    /// It is taken (`IP`, `port`: what the range's values are called).
+    #[error("provided {0} is already allocated")]
+    Allocated(&'static str),
     /// Nothing is free.
     #[error("range is full")]
     Full,
@@ -67,55 +61,21 @@ pub enum IpError {
     Other(Error),
 }
 
-impl From<Error> for IpError {
-    fn from(error: Error) -> IpError {
-        match error {
-            Error::Full => IpError::Full,
-            Error::Allocated => IpError::Allocated,
-            other => IpError::Other(other),
-        }
-    }
-}
-
-/// Why a port could not be allocated; `Display` is kube's message.
-#[derive(Debug, thiserror::Error)]
-pub enum PortError {
-    /// The port is outside the range.
-    #[error("provided port is not in the valid range. The range of valid ports is {range}")]
-    NotInRange {
-        /// The range.
-        range: String,
-    },
-    /// It is taken.
-    #[error("provided port is already allocated")]
-    Allocated,
-    /// Nothing is free.
-    #[error("range is full")]
-    Full,
-    /// Anything else (storage).
-    #[error(transparent)]
-    Other(Error),
-}
-
-impl From<Error> for PortError {
-    fn from(error: Error) -> PortError {
-        match error {
-            Error::Full => PortError::Full,
-            Error::Allocated => PortError::Allocated,
-            other => PortError::Other(other),
-        }
-    }
-}
-
-/// The cluster IPs of one CIDR.
-pub struct IpAllocator {
-    range: IpRange,
+/// The values of one range, kept in storage.
+pub struct Allocator<R> {
+    range: R,
     stored: Stored,
 }
 
-impl IpAllocator {
-    /// The addresses of `range`, kept under `key`.
-    pub fn new(storage: Arc<dyn Storage>, key: String, range: IpRange) -> IpAllocator {
+/// Cluster IPs of one CIDR.
+pub type IpAllocator = Allocator<IpRange>;
+
+/// Node ports of one range.
+pub type PortAllocator = Allocator<PortRange>;
+
+impl<R: Range> Allocator<R> {
+    /// The values of `range`, kept under `key`.
+    pub fn new(storage: Arc<dyn Storage>, key: String, range: R) -> Allocator<R> {
         let stored = Stored::new(
             storage,
             key,
@@ -123,11 +83,11 @@ impl IpAllocator {
             range.size(),
             range.static_band(),
         );
-        IpAllocator { range, stored }
+        Allocator { range, stored }
     }
 
     /// The range.
-    pub fn range(&self) -> &IpRange {
+    pub fn range(&self) -> &R {
         &self.range
     }
 
@@ -136,90 +96,45 @@ impl IpAllocator {
         &self.stored
     }
 
-    /// Takes `ip`.
-    pub async fn allocate(&self, ip: IpAddr, dry_run: bool) -> Result<(), IpError> {
-        let offset = self.offset(ip)?;
-        Ok(self.stored.allocate(offset, dry_run).await?)
+    /// Whether `value` is one the range hands out.
+    pub fn check(&self, value: R::Value) -> Result<usize, AllocateError> {
+        (self.range.offset(value))
+            .ok_or_else(|| AllocateError::NotInRange(self.range.outside(value)))
     }
 
-    /// Takes a free address.
-    pub async fn allocate_next(&self, dry_run: bool) -> Result<IpAddr, IpError> {
-        let offset = self.stored.allocate_next(dry_run).await?;
-        Ok(self.range.ip(offset))
+    /// Takes `value`.
+    pub async fn allocate(&self, value: R::Value, dry_run: bool) -> Result<(), AllocateError> {
+        let offset = self.check(value)?;
+        (self.stored.allocate(offset, dry_run).await).map_err(|e| self.error(e))
     }
 
-    /// Gives `ip` back (nothing when it is outside the range or free).
-    pub async fn release(&self, ip: IpAddr) -> Result<(), Error> {
-        match self.range.offset(ip) {
-            Some(offset) => self.stored.release(offset).await,
-            None => Ok(()),
-        }
+    /// Takes a free value.
+    pub async fn allocate_next(&self, dry_run: bool) -> Result<R::Value, AllocateError> {
+        let offset = (self.stored.allocate_next(dry_run).await).map_err(|e| self.error(e))?;
+        Ok(self.range.value(offset))
     }
 
-    fn offset(&self, ip: IpAddr) -> Result<usize, IpError> {
-        self.range.offset(ip).ok_or_else(|| IpError::NotInRange {
-            ip,
-            range: self.range.to_string(),
-        })
-    }
-}
-
-/// The node ports of one range.
-pub struct PortAllocator {
-    range: PortRange,
-    stored: Stored,
-}
-
-impl PortAllocator {
-    /// The ports of `range`, kept under `key`.
-    pub fn new(storage: Arc<dyn Storage>, key: String, range: PortRange) -> PortAllocator {
-        let stored = Stored::new(
-            storage,
-            key,
-            range.to_string(),
-            range.size(),
-            range.static_band(),
-        );
-        PortAllocator { range, stored }
-    }
-
-    /// The range.
-    pub fn range(&self) -> &PortRange {
-        &self.range
-    }
-
-    /// The stored bitmap.
-    pub fn stored(&self) -> &Stored {
-        &self.stored
-    }
-
-    /// Takes `port`.
-    pub async fn allocate(&self, port: i32, dry_run: bool) -> Result<(), PortError> {
-        let offset = (self.range.offset(port)).ok_or_else(|| PortError::NotInRange {
-            range: self.range.to_string(),
-        })?;
-        Ok(self.stored.allocate(offset, dry_run).await?)
-    }
-
-    /// Whether `port` is taken now (`false` outside the range).
-    pub async fn is_taken(&self, port: i32) -> Result<bool, Error> {
-        let Some(offset) = self.range.offset(port) else {
+    /// Whether `value` is taken now (`false` outside the range).
+    pub async fn is_taken(&self, value: R::Value) -> Result<bool, Error> {
+        let Some(offset) = self.range.offset(value) else {
             return Ok(false);
         };
         Ok(self.stored.snapshot().await?.bitmap.has(offset))
     }
 
-    /// Takes a free port.
-    pub async fn allocate_next(&self, dry_run: bool) -> Result<i32, PortError> {
-        let offset = self.stored.allocate_next(dry_run).await?;
-        Ok(self.range.port(offset))
-    }
-
-    /// Gives `port` back (nothing when it is outside the range or free).
-    pub async fn release(&self, port: i32) -> Result<(), Error> {
-        match self.range.offset(port) {
+    /// Gives `value` back (nothing when it is outside the range or free).
+    pub async fn release(&self, value: R::Value) -> Result<(), Error> {
+        match self.range.offset(value) {
             Some(offset) => self.stored.release(offset).await,
             None => Ok(()),
+        }
+    }
+
+    fn error(&self, error: Error) -> AllocateError {
+        match error {
+            Error::Full => AllocateError::Full,
+            Error::Allocated => AllocateError::Allocated(R::NOUN),
+            other => AllocateError::Other(other),
         }
     }
 }

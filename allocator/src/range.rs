@@ -7,6 +7,71 @@ use std::net::IpAddr;
 
 use kapi_core::net::cidr::Cidr;
 
+/// What an [`Allocator`](crate::Allocator) hands out: values with an offset in a
+/// bitmap, and kube's static band of the range (values picked last when none is asked
+/// for). `Display` is the range as stored and as kube's messages name it.
+pub trait Range: fmt::Display {
+    /// A value of the range.
+    type Value: Copy;
+    /// What kube's messages call a value (`provided IP is already allocated`).
+    const NOUN: &'static str;
+
+    /// How many values it has.
+    fn size(&self) -> usize;
+    /// The size of its static band.
+    fn static_band(&self) -> usize;
+    /// The offset of `value`; `None` outside what the range hands out.
+    fn offset(&self, value: Self::Value) -> Option<usize>;
+    /// The value at `offset`.
+    fn value(&self, offset: usize) -> Self::Value;
+    /// kube's message for `value` outside the range.
+    fn outside(&self, value: Self::Value) -> String;
+}
+
+impl Range for IpRange {
+    type Value = IpAddr;
+    const NOUN: &'static str = "IP";
+
+    fn size(&self) -> usize {
+        self.size
+    }
+    fn static_band(&self) -> usize {
+        IpRange::static_band(self)
+    }
+    fn offset(&self, ip: IpAddr) -> Option<usize> {
+        IpRange::offset(self, ip)
+    }
+    fn value(&self, offset: usize) -> IpAddr {
+        self.ip(offset)
+    }
+    fn outside(&self, ip: IpAddr) -> String {
+        format!(
+            "the provided IP ({ip}) is not in the valid range. The range of valid IPs is {self}"
+        )
+    }
+}
+
+impl Range for PortRange {
+    type Value = i32;
+    const NOUN: &'static str = "port";
+
+    fn size(&self) -> usize {
+        self.size
+    }
+    fn static_band(&self) -> usize {
+        PortRange::static_band(self)
+    }
+    fn offset(&self, port: i32) -> Option<usize> {
+        PortRange::offset(self, port)
+    }
+    fn value(&self, offset: usize) -> i32 {
+        self.port(offset)
+    }
+    fn outside(&self, _port: i32) -> String {
+        format!("provided port is not in the valid range. The range of valid ports is {self}")
+    }
+}
+
 /// The largest bitmap kept for an IPv6 range, as kube: only its first 65536 addresses
 /// are handed out.
 const MAX_IPV6_SIZE: u128 = 1 << 16;

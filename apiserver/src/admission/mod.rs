@@ -377,6 +377,23 @@ impl Lister {
     }
 }
 
+/// The stored object of core `plural` (or `group`'s) named `name`, if any, as JSON.
+async fn get(
+    registry: &Registry,
+    group: &str,
+    plural: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Option<Value> {
+    let kind = registry.scheme().by_resource(group, plural)?;
+    let target = kapi_registry::Target {
+        kind: &kind,
+        version: kind.info.storage_version().name,
+        namespace,
+    };
+    registry.get(target, name, None).await.ok()
+}
+
 /// Every object of core `plural` (or `group`'s) in `namespace` (all when `None`), as JSON.
 async fn list(
     registry: &Registry,

@@ -13,11 +13,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{Lister, Plugin, forbidden};
+use super::{Lister, Plugin, forbidden, get, list};
 use checks::Level;
 use kapi_core::error::{ApiError, FieldError};
+use kapi_registry::Registry;
 use kapi_registry::admission::{Attributes, Operation};
-use kapi_registry::{Registry, Target};
 
 /// The plugin.
 pub(super) struct PodSecurity {
@@ -189,7 +189,7 @@ impl Plugin for PodSecurity {
         let namespaces = self.namespaces.objects(registry).await?;
         let labels = match namespaces.named("", namespace) {
             Some(stored) => labels_of(stored),
-            None => match read(registry, "namespaces", None, namespace).await {
+            None => match get(registry, "", "namespaces", None, namespace).await {
                 Some(stored) => labels_of(&stored),
                 None => {
                     return Err(ApiError::Internal(format!(
@@ -304,18 +304,9 @@ async fn namespace(
     if now == then || now.level == Level::Privileged || !stricter {
         return Ok(Vec::new());
     }
-    let Some(kind) = registry.scheme().by_resource("", "pods") else {
-        return Ok(Vec::new());
-    };
-    let target = Target {
-        kind: &kind,
-        version: "v1",
-        namespace: Some(&name),
-    };
-    let pods = registry.list(target, &Default::default()).await?;
+    let pods = list(registry, "", "pods", Some(&name)).await?;
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for item in pods.items.iter().take(3000) {
-        let pod = item.value();
+    for pod in pods.iter().take(3000) {
         let found = checks::check(now.level, &pod["metadata"], &pod["spec"]);
         if found.is_empty() {
             continue;
@@ -347,20 +338,4 @@ async fn namespace(
     )];
     warnings.extend(lines);
     Ok(warnings)
-}
-
-/// The stored `plural` (core) named `name`, if any.
-async fn read(
-    registry: &Registry,
-    plural: &str,
-    namespace: Option<&str>,
-    name: &str,
-) -> Option<Value> {
-    let kind = registry.scheme().by_resource("", plural)?;
-    let target = Target {
-        kind: &kind,
-        version: "v1",
-        namespace,
-    };
-    registry.get(target, name, None).await.ok()
 }

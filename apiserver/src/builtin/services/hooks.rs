@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Allocators;
-use kapi_allocator::{IpError, PortError};
+use kapi_allocator::AllocateError;
 use kapi_core::error::{ApiError, FieldError, FieldErrorType, go_strings};
 use kapi_kinds::builtin::core::v1::Service;
 use kapi_kinds::services::{
@@ -245,13 +245,7 @@ impl Transaction {
             .map_err(|_| ApiError::Internal(format!("failed to parse service IP {ip:?}")))?;
         let taken = match self.dry_run {
             // A dry run checks the range only, as kube's.
-            true => match allocator.range().offset(address) {
-                Some(_) => Ok(()),
-                None => Err(IpError::NotInRange {
-                    ip: address,
-                    range: allocator.range().to_string(),
-                }),
-            },
+            true => allocator.check(address).map(|_| ()),
             false => allocator.allocate(address, false).await,
         };
         if let Err(error) = taken {
@@ -360,7 +354,7 @@ impl Transaction {
     }
 
     /// A node port asked for that cannot be had: `Invalid` on its field.
-    fn port_invalid(&self, at: &str, port: i32, error: PortError) -> ApiError {
+    fn port_invalid(&self, at: &str, port: i32, error: AllocateError) -> ApiError {
         invalid_named(
             &self.name,
             vec![FieldError::invalid(at, port, error.to_string())],
@@ -368,11 +362,12 @@ impl Transaction {
     }
 
     /// Takes `port`; a dry run checks that it is free.
-    async fn allocate_port(&mut self, port: i32) -> Result<(), PortError> {
+    async fn allocate_port(&mut self, port: i32) -> Result<(), AllocateError> {
         if self.dry_run {
-            let taken = (self.allocators.ports.is_taken(port).await).map_err(PortError::Other)?;
+            let taken =
+                (self.allocators.ports.is_taken(port).await).map_err(AllocateError::Other)?;
             if taken || self.dry_ports.contains(&port) {
-                return Err(PortError::Allocated);
+                return Err(AllocateError::Allocated("port"));
             }
             self.dry_ports.push(port);
             return Ok(());
@@ -383,7 +378,7 @@ impl Transaction {
     }
 
     /// Takes a free port; a dry run makes one up.
-    async fn allocate_next_port(&mut self) -> Result<i32, PortError> {
+    async fn allocate_next_port(&mut self) -> Result<i32, AllocateError> {
         if self.dry_run {
             let port = DRY_RUN_PORTS + 1 + self.dry_ports.len() as i32;
             self.dry_ports.push(port);
