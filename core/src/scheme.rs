@@ -510,6 +510,11 @@ impl KindEntry {
         self.hooks.grace_period.map(|grace| grace(hub, requested))
     }
 
+    /// The metadata fields a status write may change ([`Strategy::status_metadata`]).
+    pub fn status_metadata(&self) -> &'static [&'static str] {
+        self.hooks.status_metadata
+    }
+
     /// Whether some objects of the kind may not be deleted ([`Strategy::refuses_deletes`]).
     pub fn refuses_deletes(&self) -> bool {
         self.hooks.delete_refused.is_some()

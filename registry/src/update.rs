@@ -407,7 +407,14 @@ impl Registry {
                     kind.hub_json(&hub).map_err(internal)?
                 }
             };
-            apply_update_rules(info, &mut new, &old, subresource, target.namespace, name);
+            apply_update_rules(
+                (info, kind.status_metadata()),
+                &mut new,
+                &old,
+                subresource,
+                target.namespace,
+                name,
+            );
             let finalizers = new.pointer("/spec/finalizers").cloned();
             // Ownership of what the write changed (an apply computed its own).
             let (mut new_hub, field_errors) = match change {

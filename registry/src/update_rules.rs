@@ -23,9 +23,10 @@ pub(super) fn deletes_on_update(old: &Value, new: &Value) -> bool {
 }
 
 /// The generic rules of an update, on hub JSON: server-owned metadata comes from the
-/// stored object, and the status subresource splits what each endpoint may change.
+/// stored object, and the status subresource splits what each endpoint may change (with
+/// the metadata fields the kind lets a status write change, `status_metadata`).
 pub(super) fn apply_update_rules(
-    info: &KindInfo,
+    (info, status_metadata): (&KindInfo, &[&str]),
     new: &mut Value,
     old: &Value,
     subresource: Option<Subresource>,
@@ -33,13 +34,18 @@ pub(super) fn apply_update_rules(
     name: &str,
 ) {
     match subresource {
-        // `/status` changes the status only (and managedFields, tracked per request).
+        // `/status` changes the status only (and managedFields, tracked per request, and
+        // the metadata the kind's status strategy lets through).
         Some(Subresource::Status) => {
             let status = new.get("status").cloned();
-            let managed = meta(new).and_then(|m| m.get("managedFields")).cloned();
+            let taken: Vec<_> = (["managedFields"].iter().chain(status_metadata))
+                .map(|field| (*field, meta(new).and_then(|m| m.get(*field)).cloned()))
+                .collect();
             *new = old.clone();
             set_top(new, "status", status);
-            set_meta(new, "managedFields", managed);
+            for (field, value) in taken {
+                set_meta(new, field, value);
+            }
         }
         // The Scale already wrote its path into a copy of the stored object.
         Some(Subresource::Scale) => {}

@@ -519,3 +519,90 @@ fn namespaces_hold_their_pods_to_the_pod_security_standards() {
         ]
     );
 }
+
+/// RuntimeClass: a Pod naming a class gets its overhead, node selector and tolerations
+/// (merged as kube merges them); a node selector contradicting the class's, an overhead
+/// of its own, or a class that does not exist is kube's 403 (e2e's "should reject a Pod
+/// requesting a RuntimeClass with conflicting node selector").
+#[test]
+fn pods_get_the_scheduling_and_overhead_of_their_runtime_class() {
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    created(
+        &client,
+        "/apis/node.k8s.io/v1/runtimeclasses",
+        &json!({
+            "apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+            "metadata": {"name": "sandboxed"}, "handler": "runsc",
+            "overhead": {"podFixed": {"cpu": "250m", "memory": "64Mi"}},
+            "scheduling": {
+                "nodeSelector": {"sandbox": "yes"},
+                "tolerations": [{"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}]
+            }
+        }),
+    );
+    let pod_of = |name: &str, extra: Value| {
+        let mut spec = json!({"runtimeClassName": "sandboxed"});
+        for (key, value) in extra.as_object().unwrap() {
+            spec[key] = value.clone();
+        }
+        pod(name, spec)
+    };
+    let admitted = created(
+        &client,
+        PODS,
+        &pod_of(
+            "sandboxed",
+            json!({
+                "nodeSelector": {"zone": "a"},
+                "tolerations": [{"key": "sandbox", "operator": "Equal", "value": "x", "effect": "NoSchedule"}]
+            }),
+        ),
+    );
+    let spec = &admitted["spec"];
+    assert_eq!(spec["overhead"], json!({"cpu": "250m", "memory": "64Mi"}));
+    assert_eq!(spec["nodeSelector"], json!({"sandbox": "yes", "zone": "a"}));
+    // The class's `Exists` toleration tolerates a superset of the Pod's `Equal` one.
+    let sandbox: Vec<&Value> = (spec["tolerations"].as_array().unwrap().iter())
+        .filter(|t| t["key"] == "sandbox")
+        .collect();
+    assert_eq!(
+        sandbox,
+        vec![&json!({"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"})]
+    );
+    assert_eq!(
+        refused(
+            &client,
+            PODS,
+            &pod_of("conflict", json!({"nodeSelector": {"sandbox": "no"}}))
+        ),
+        "pods \"conflict\" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; \
+         pod.spec.nodeSelector[sandbox] = no"
+    );
+    assert_eq!(
+        refused(
+            &client,
+            PODS,
+            &pod_of("heavy", json!({"overhead": {"cpu": "1"}}))
+        ),
+        "pods \"heavy\" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's \
+         defined Overhead"
+    );
+    assert_eq!(
+        refused(
+            &client,
+            PODS,
+            &pod("lost", json!({"runtimeClassName": "missing"}))
+        ),
+        "pods \"lost\" is forbidden: pod rejected: RuntimeClass \"missing\" not found"
+    );
+    assert_eq!(
+        refused(
+            &client,
+            PODS,
+            &pod("classless", json!({"overhead": {"cpu": "1"}}))
+        ),
+        "pods \"classless\" is forbidden: pod rejected: Pod Overhead set without corresponding \
+         RuntimeClass defined Overhead"
+    );
+}

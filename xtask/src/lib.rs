@@ -4,9 +4,11 @@
 //!
 //! - [`test`](mod@test): kapi's suite (its features and prerequisites).
 //! - [`bench`](mod@bench): `cargo xtask bench`, the performance figures.
+//! - [`e2e`](mod@e2e): `cargo xtask e2e`, Kubernetes' API-only end-to-end tests.
 //! - `cargo xtask new DIR`: a new project depending on this checkout ([`kapi_tasks::new`]).
 
 pub mod bench;
+pub mod e2e;
 pub mod test;
 
 use std::path::PathBuf;

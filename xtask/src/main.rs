@@ -32,6 +32,16 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },
+    /// Run Kubernetes 1.20's API-only end-to-end tests (`server/tests/e2e/calibrated.txt`)
+    /// against the release server; builds kube's `e2e.test` first (about 10 minutes).
+    E2e {
+        /// Parallel ginkgo nodes.
+        #[arg(long, default_value_t = 8)]
+        nodes: usize,
+        /// Run only the tests whose names contain one of these.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+    },
     /// Reduce k8s.io/api (a git directory, as `fetch` brings github.com/kubernetes/api) at
     /// TAG to the facts `apigen/inputs/` keeps, and copy the served kinds' round-trip
     /// fixtures; `cargo xtask generate` then renders the built-in kinds from them. The
@@ -100,6 +110,13 @@ fn main() -> Result<ExitCode> {
                 eprintln!("types.go and generated.proto disagree: {disagreement}");
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::E2e { nodes, only } => {
+            let status = xtask::e2e::run(&xtask::project_root(), nodes, &only)?;
+            Ok(match status.success() {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::FAILURE,
+            })
         }
         Command::Bench { quick, json, only } => {
             let status = xtask::bench::run(&xtask::project_root(), quick, json, &only)?;

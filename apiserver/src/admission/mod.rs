@@ -10,13 +10,15 @@
 //! disables `ServiceAccount`), not enabled. Plugins: `priority`, `tolerations`
 //! (DefaultTolerationSeconds), `limit_ranger`, `pod_security` (PodSecurity), `storage`
 //! (DefaultStorageClass,
-//! StorageObjectInUseProtection, PersistentVolumeClaimResize), `resource_quota`
+//! StorageObjectInUseProtection, PersistentVolumeClaimResize), `runtime_class`
+//! (RuntimeClass), `resource_quota`
 //! (ResourceQuota, with the usage of `crate::quota`).
 
 mod limit_ranger;
 mod pod_security;
 mod priority;
 mod resource_quota;
+mod runtime_class;
 mod storage;
 mod tolerations;
 
@@ -80,6 +82,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "DefaultStorageClass",
     "StorageObjectInUseProtection",
     "PersistentVolumeClaimResize",
+    "RuntimeClass",
     "MutatingAdmissionWebhook",
     "ValidatingAdmissionWebhook",
     "ResourceQuota",
@@ -200,6 +203,7 @@ impl Chain {
                 "DefaultStorageClass" => Arc::new(storage::DefaultStorageClass::default()),
                 "StorageObjectInUseProtection" => Arc::new(storage::InUseProtection),
                 "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize::default()),
+                "RuntimeClass" => Arc::new(runtime_class::RuntimeClass::default()),
                 "ResourceQuota" => {
                     after.push(Arc::new(resource_quota::ResourceQuota));
                     continue;

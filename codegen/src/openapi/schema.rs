@@ -116,8 +116,23 @@ fn map_array(value: &Value, f: fn(&Value) -> Value) -> Value {
 /// value validations v2 cannot carry (`allOf`, `anyOf`, `oneOf`, `not`), and untyped where
 /// kubectl's client-side validation would refuse what the server accepts: nullable fields
 /// (no type, items or properties, and never required), fields keeping unknown fields (no
-/// items or properties; no `object` type), arrays left without items.
+/// items or properties; no `object` type), arrays left without items. A kind whose root
+/// keeps unknown fields is a bare object naming its kind (kube's `buildKubeNative`: any
+/// property, even `metadata`, would make kubectl refuse the fields it does not know).
 pub(crate) fn definition_v2(schema: &Value) -> Value {
+    if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+        let mut bare = Map::new();
+        bare.insert("type".into(), json!("object"));
+        for extension in [
+            "x-kubernetes-group-version-kind",
+            "x-kubernetes-selectable-fields",
+        ] {
+            if let Some(value) = schema.get(extension) {
+                bare.insert(extension.into(), value.clone());
+            }
+        }
+        return Value::Object(bare);
+    }
     let mut schema = schema.clone();
     strip_for_v2(&mut schema);
     schema

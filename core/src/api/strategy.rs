@@ -145,4 +145,12 @@ pub trait Strategy: Sized {
     fn grace_period(&self, requested: Option<i64>) -> i64 {
         requested.unwrap_or(0)
     }
+
+    /// The metadata fields (`labels`, `annotations`, `finalizers`, `ownerReferences`) a
+    /// write through the `status` subresource may change, as the kind's status strategy
+    /// in kube leaves them (an Ingress's: all four; a Deployment's: all but its labels).
+    /// Defaults to none: the write changes the status only, as for custom resources.
+    fn status_metadata() -> &'static [&'static str] {
+        &[]
+    }
 }
