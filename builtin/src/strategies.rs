@@ -42,6 +42,10 @@ impl kapi::Strategy for HorizontalPodAutoscaler {
     fn allow_unconditional_update() -> bool {
         true
     }
+
+    fn status_metadata() -> &'static [&'static str] {
+        kapi::api::STATUS_METADATA
+    }
 }
 
 /// kube's PriorityClass storage: its validation, and the system classes (which the API

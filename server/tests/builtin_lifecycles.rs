@@ -344,8 +344,14 @@ spec:
         r#"{"metadata":{"annotations":{"patched":"true"}}}"#,
     ]);
     assert_eq!(event(&mut watch), ("MODIFIED".into(), "ingress1".into()));
-    // The controller's part: the load balancer, through the status subresource.
-    let status = json!({"status": {"loadBalancer": {"ingress": [{"ip": "169.1.1.1"}]}}});
+    // The controller's part: the load balancer, through the status subresource, which
+    // may change an Ingress's annotations too (kube's status strategy resets its spec
+    // only; e2e's "Ingress API operations" patches both).
+    let status = json!({
+        "metadata": {"annotations": {"patchedstatus": "true"}},
+        "status": {"loadBalancer": {"ingress": [{"ip": "169.1.1.1"}]}},
+        "spec": {"ingressClassName": "other"},
+    });
     let path = format!("{ingresses}/ingress1/status");
     let written = client.merge_patch(&path, &status).unwrap();
     assert_eq!(written.status, 200, "{written:?}");
@@ -355,6 +361,8 @@ spec:
         read["status"]["loadBalancer"]["ingress"][0]["ip"], "169.1.1.1",
         "{read}"
     );
+    assert_eq!(read["metadata"]["annotations"]["patchedstatus"], "true");
+    assert_eq!(read["spec"]["ingressClassName"], "ingressclass1");
     kubectl.ok(&["get", "ingress", "ingress1"]);
     kubectl.ok(&["delete", "ingress", "ingress1"]);
     assert_eq!(event(&mut watch), ("DELETED".into(), "ingress1".into()));
@@ -720,4 +728,62 @@ fn pods_are_deleted_at_once_or_gracefully_as_kube_deletes_them() {
     assert_eq!(finished.status, 200, "{finished:?}");
     kubectl.ok(&["delete", "pod", "done"]);
     assert_eq!(client.get(&format!("{pods}/done")).unwrap().status, 404);
+}
+
+/// What a status write may change besides the status is each kind's status strategy's:
+/// a Deployment's keeps its stored labels, a Pod's its owner references; both take new
+/// annotations. A custom resource's status write changes its status only.
+#[test]
+fn status_writes_change_the_metadata_their_kind_lets_them() {
+    let server = Server::start();
+    let client = server.client();
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "labels": {"tier": "front"}},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]}
+            }
+        }
+    });
+    assert_eq!(client.post(deployments, &deployment).unwrap().status, 201);
+    let patch = json!({
+        "metadata": {"labels": {"tier": "back"}, "annotations": {"seen": "yes"}},
+        "status": {"observedGeneration": 1},
+    });
+    let written = client
+        .merge_patch(&format!("{deployments}/web/status"), &patch)
+        .unwrap();
+    assert_eq!(written.status, 200, "{written:?}");
+    let written = written.json();
+    assert_eq!(written["metadata"]["labels"], json!({"tier": "front"}));
+    assert_eq!(written["metadata"]["annotations"]["seen"], "yes");
+    assert_eq!(written["status"]["observedGeneration"], 1);
+
+    let pods = "/api/v1/namespaces/default/pods";
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]}
+    });
+    assert_eq!(client.post(pods, &pod).unwrap().status, 201);
+    let owner = json!([{"apiVersion": "v1", "kind": "Node", "name": "n", "uid": "1"}]);
+    let patch = json!({
+        "metadata": {"labels": {"app": "api"}, "ownerReferences": owner},
+        "status": {"phase": "Running"},
+    });
+    let written = client
+        .merge_patch(&format!("{pods}/p/status"), &patch)
+        .unwrap();
+    assert_eq!(written.status, 200, "{written:?}");
+    let written = written.json();
+    assert_eq!(written["metadata"]["labels"], json!({"app": "api"}));
+    assert!(
+        written["metadata"].get("ownerReferences").is_none(),
+        "{written}"
+    );
+    assert_eq!(written["status"]["phase"], "Running");
 }

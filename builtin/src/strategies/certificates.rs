@@ -22,4 +22,8 @@ impl kapi::Strategy for CertificateSigningRequest {
     fn allow_unconditional_update() -> bool {
         true
     }
+
+    fn status_metadata() -> &'static [&'static str] {
+        kapi::api::STATUS_METADATA
+    }
 }

@@ -45,6 +45,10 @@ impl kapi::Strategy for DaemonSet {
     fn allow_unconditional_update() -> bool {
         true
     }
+
+    fn status_metadata() -> &'static [&'static str] {
+        kapi::api::STATUS_METADATA
+    }
 }
 
 /// The template generation the annotation holds (0 when absent or not a number).

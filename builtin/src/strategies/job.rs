@@ -35,6 +35,10 @@ impl kapi::Strategy for Job {
     fn allow_unconditional_update() -> bool {
         true
     }
+
+    fn status_metadata() -> &'static [&'static str] {
+        kapi::api::STATUS_METADATA
+    }
 }
 
 /// Labels the template with the Job's name and uid (labels already there are kept, and a

@@ -59,6 +59,12 @@ impl kapi::Strategy for Pod {
         true
     }
 
+    /// kube's Pod status strategy keeps the stored owner references (old kubelets corrupt
+    /// them); labels, annotations and finalizers may change.
+    fn status_metadata() -> &'static [&'static str] {
+        &["labels", "annotations", "finalizers"]
+    }
+
     fn deletes_gracefully() -> bool {
         true
     }

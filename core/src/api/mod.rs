@@ -29,7 +29,7 @@ pub use kind_sets::{concat_kinds, kinds_len};
 pub use protobuf::{ProtoField, ProtoKind, ProtoMessage};
 pub use route::{Action, Method, Route};
 pub use schema_keywords::SCHEMA_KEYWORDS;
-pub use strategy::Strategy;
+pub use strategy::{STATUS_METADATA, Strategy};
 
 use schemars::{Schema, SchemaGenerator};
 

@@ -12,6 +12,10 @@
 
 use crate::error::FieldError;
 
+/// What most of kube's status strategies let a status write change besides the status
+/// (they reset only the spec): [`Strategy::status_metadata`] of such kinds.
+pub const STATUS_METADATA: &[&str] = &["labels", "annotations", "finalizers", "ownerReferences"];
+
 /// A kind's own create/update rules. Every method has a neutral default.
 pub trait Strategy: Sized {
     /// Called on a new object before validation.

@@ -27,6 +27,10 @@ impl kapi_core::Strategy for Namespace {
         true
     }
 
+    fn status_metadata() -> &'static [&'static str] {
+        kapi_core::api::STATUS_METADATA
+    }
+
     fn prepare_for_create(&mut self) {
         // A namespace is born active; only deletion moves it to `Terminating`. Its content
         // is removed before it goes (kube's namespace strategy).
