@@ -510,9 +510,10 @@ impl KindEntry {
         self.hooks.grace_period.map(|grace| grace(hub, requested))
     }
 
-    /// The metadata fields a status write may change ([`Strategy::status_metadata`]).
-    pub fn status_metadata(&self) -> &'static [&'static str] {
-        self.hooks.status_metadata
+    /// The metadata fields a write through `subresource` may change
+    /// ([`Strategy::subresource_metadata`]).
+    pub fn subresource_metadata(&self, subresource: &str) -> &'static [&'static str] {
+        (self.hooks.subresource_metadata)(subresource)
     }
 
     /// Whether some objects of the kind may not be deleted ([`Strategy::refuses_deletes`]).

@@ -408,7 +408,10 @@ impl Registry {
                 }
             };
             apply_update_rules(
-                (info, kind.status_metadata()),
+                (
+                    info,
+                    kind.subresource_metadata(subresource.map_or("", |s| s.name())),
+                ),
                 &mut new,
                 &old,
                 subresource,

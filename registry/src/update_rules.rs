@@ -24,9 +24,9 @@ pub(super) fn deletes_on_update(old: &Value, new: &Value) -> bool {
 
 /// The generic rules of an update, on hub JSON: server-owned metadata comes from the
 /// stored object, and the status subresource splits what each endpoint may change (with
-/// the metadata fields the kind lets a status write change, `status_metadata`).
+/// the metadata fields the kind lets a write through the subresource change, `through`).
 pub(super) fn apply_update_rules(
-    (info, status_metadata): (&KindInfo, &[&str]),
+    (info, through): (&KindInfo, &[&str]),
     new: &mut Value,
     old: &Value,
     subresource: Option<Subresource>,
@@ -38,24 +38,23 @@ pub(super) fn apply_update_rules(
         // the metadata the kind's status strategy lets through).
         Some(Subresource::Status) => {
             let status = new.get("status").cloned();
-            let taken: Vec<_> = (["managedFields"].iter().chain(status_metadata))
-                .map(|field| (*field, meta(new).and_then(|m| m.get(*field)).cloned()))
-                .collect();
+            let metadata = taken_metadata(new, through);
             *new = old.clone();
             set_top(new, "status", status);
-            for (field, value) in taken {
+            for (field, value) in metadata {
                 set_meta(new, field, value);
             }
         }
         // The Scale already wrote its path into a copy of the stored object.
         Some(Subresource::Scale) => {}
-        // Another subresource changes its fields only (and managedFields, per request).
+        // Another subresource changes its fields only (and managedFields, per request, and
+        // the metadata the kind's strategy for it lets through).
         Some(Subresource::Fields(name)) => {
             let paths = super::object::fields_of(info, name).unwrap_or_default();
             let taken: Vec<_> = (paths.iter())
                 .map(|path| (*path, kapi_core::unstructured::get_path(new, path).cloned()))
                 .collect();
-            let managed = meta(new).and_then(|m| m.get("managedFields")).cloned();
+            let metadata = taken_metadata(new, through);
             *new = old.clone();
             for (path, value) in taken {
                 match value {
@@ -63,7 +62,9 @@ pub(super) fn apply_update_rules(
                     None => kapi_core::unstructured::remove_path(new, path),
                 }
             }
-            set_meta(new, "managedFields", managed);
+            for (field, value) in metadata {
+                set_meta(new, field, value);
+            }
         }
         // `/finalize` replaces all but the status (kube's finalize strategy).
         Some(Subresource::Finalize) => set_top(new, "status", old.get("status").cloned()),
@@ -97,6 +98,14 @@ pub(super) fn apply_update_rules(
         Scope::Cluster => None,
     };
     set_meta(new, "namespace", namespace);
+}
+
+/// The metadata a subresource write keeps from the request: `managedFields` (tracked per
+/// request) and the fields `through`.
+fn taken_metadata<'a>(new: &Value, through: &[&'a str]) -> Vec<(&'a str, Option<Value>)> {
+    (["managedFields"].iter().chain(through))
+        .map(|field| (*field, meta(new).and_then(|m| m.get(*field)).cloned()))
+        .collect()
 }
 
 fn set_top(object: &mut Value, field: &str, value: Option<Value>) {

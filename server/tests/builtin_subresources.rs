@@ -513,15 +513,27 @@ spec:
         approved["spec"]["signerName"],
         "kubernetes.io/kube-apiserver-client"
     );
-    // The approval takes conditions only: a spec change through it is dropped.
+    // The approval takes conditions (and, as kube's approval strategy, metadata) only: a
+    // spec change through it is dropped (e2e's "CSR API operations" patches both).
     let path = "/apis/certificates.k8s.io/v1/certificatesigningrequests/alice/approval";
     let patched = client
-        .merge_patch(path, &json!({"spec": {"signerName": "example.com/other"}}))
+        .merge_patch(
+            path,
+            &json!({
+                "metadata": {"annotations": {"patchedapproval": "true"}},
+                "spec": {"signerName": "example.com/other"},
+            }),
+        )
         .unwrap();
     assert_eq!(patched.status, 200, "{patched:?}");
+    let patched = patched.json();
     assert_eq!(
-        patched.json()["spec"]["signerName"],
+        patched["spec"]["signerName"],
         "kubernetes.io/kube-apiserver-client"
+    );
+    assert_eq!(
+        patched["metadata"]["annotations"]["patchedapproval"],
+        "true"
     );
     // Scale reports the selector as kube's apps kinds do.
     kubectl.ok(&[

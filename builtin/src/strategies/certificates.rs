@@ -23,7 +23,10 @@ impl kapi::Strategy for CertificateSigningRequest {
         true
     }
 
-    fn status_metadata() -> &'static [&'static str] {
-        kapi::api::STATUS_METADATA
+    fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "status" | "approval" => kapi::api::STATUS_METADATA,
+            _ => &[],
+        }
     }
 }

@@ -36,8 +36,11 @@ impl kapi::Strategy for Job {
         true
     }
 
-    fn status_metadata() -> &'static [&'static str] {
-        kapi::api::STATUS_METADATA
+    fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "status" => kapi::api::STATUS_METADATA,
+            _ => &[],
+        }
     }
 }
 

@@ -61,8 +61,11 @@ impl kapi::Strategy for Pod {
 
     /// kube's Pod status strategy keeps the stored owner references (old kubelets corrupt
     /// them); labels, annotations and finalizers may change.
-    fn status_metadata() -> &'static [&'static str] {
-        &["labels", "annotations", "finalizers"]
+    fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "status" => &["labels", "annotations", "finalizers"],
+            _ => &[],
+        }
     }
 
     fn deletes_gracefully() -> bool {

@@ -10,7 +10,7 @@ use kapi::api::STATUS_METADATA;
 /// `kind => create` or `kind => create, update`: a strategy that validates with them;
 /// `| create, update` after them: and warns with those (`crate::warnings`);
 /// `[status: fields]` last: the metadata its status writes may change, as kube's status
-/// strategy leaves it (`Strategy::status_metadata`).
+/// strategy leaves it (`Strategy::subresource_metadata`).
 macro_rules! validated {
     ($($kind:path => $create:path $(, $update:path)? $(| $warn:path, $warn_update:path)? $([status: $status:expr])?;)*) => {
         $(impl kapi::Strategy for $kind {
@@ -34,8 +34,11 @@ macro_rules! validated {
                 true
             }
 
-            $(fn status_metadata() -> &'static [&'static str] {
-                $status
+            $(fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+                match subresource {
+                    "status" => $status,
+                    _ => &[],
+                }
             })?
         })*
     };

@@ -135,8 +135,21 @@ pub(crate) fn definition_v2(schema: &Value) -> Value {
     }
     let mut schema = schema.clone();
     strip_for_v2(&mut schema);
+    // kube's builder describes the root's `metadata` beside its reference (kubectl 1.20
+    // explains `<kind>.metadata` with it); OpenAPI 3.0 cannot say both, v2 can.
+    if let Some(metadata) = schema.pointer_mut("/properties/metadata")
+        && let Some(metadata) = metadata.as_object_mut()
+        && metadata.contains_key("$ref")
+    {
+        metadata
+            .entry("description")
+            .or_insert_with(|| json!(METADATA_DESCRIPTION));
+    }
     schema
 }
+
+/// kube's description of a custom resource's `metadata` (its CRD OpenAPI builder's).
+const METADATA_DESCRIPTION: &str = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 fn strip_for_v2(schema: &mut Value) {
     let Some(node) = schema.as_object_mut() else {

@@ -13,7 +13,7 @@
 use crate::error::FieldError;
 
 /// What most of kube's status strategies let a status write change besides the status
-/// (they reset only the spec): [`Strategy::status_metadata`] of such kinds.
+/// (they reset only the spec): [`Strategy::subresource_metadata`] of their `status`.
 pub const STATUS_METADATA: &[&str] = &["labels", "annotations", "finalizers", "ownerReferences"];
 
 /// A kind's own create/update rules. Every method has a neutral default.
@@ -151,10 +151,12 @@ pub trait Strategy: Sized {
     }
 
     /// The metadata fields (`labels`, `annotations`, `finalizers`, `ownerReferences`) a
-    /// write through the `status` subresource may change, as the kind's status strategy
-    /// in kube leaves them (an Ingress's: all four; a Deployment's: all but its labels).
-    /// Defaults to none: the write changes the status only, as for custom resources.
-    fn status_metadata() -> &'static [&'static str] {
+    /// write through `subresource` (`status`, a CSR's `approval`) may change, as the
+    /// kind's strategy for it in kube leaves them (an Ingress's status: all four; a
+    /// Deployment's: all but its labels). Defaults to none: the write changes the
+    /// subresource's fields only, as for custom resources.
+    fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+        let _ = subresource;
         &[]
     }
 }

@@ -22,7 +22,7 @@ pub(super) struct StrategyHooks {
     pub(super) delete_refused: Option<fn(&ErasedHub) -> Option<String>>,
     pub(super) allow_create_on_update: bool,
     pub(super) allow_unconditional_update: bool,
-    pub(super) status_metadata: &'static [&'static str],
+    pub(super) subresource_metadata: fn(&str) -> &'static [&'static str],
 }
 
 impl StrategyHooks {
@@ -82,7 +82,7 @@ impl StrategyHooks {
             }),
             allow_create_on_update: Hub::allow_create_on_update(),
             allow_unconditional_update: Hub::allow_unconditional_update(),
-            status_metadata: Hub::status_metadata(),
+            subresource_metadata: Hub::subresource_metadata,
         }
     }
 }
@@ -102,7 +102,7 @@ impl StrategyHooks {
         delete_refused: None,
         allow_create_on_update: false,
         allow_unconditional_update: false,
-        status_metadata: &[],
+        subresource_metadata: |_| &[],
     };
 }
 

@@ -141,8 +141,11 @@ impl CustomResourceDefinition {
 impl kapi_core::Strategy for CustomResourceDefinition {
     /// kube 1.32's status strategy means to reset the metadata but passes the new object
     /// as the old (`ResetObjectMetaForStatus(&new, &new)`, since 1.21): all of it passes.
-    fn status_metadata() -> &'static [&'static str] {
-        kapi_core::api::STATUS_METADATA
+    fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "status" => kapi_core::api::STATUS_METADATA,
+            _ => &[],
+        }
     }
 
     fn prepare_for_create(&mut self) {

@@ -27,8 +27,11 @@ impl kapi_core::Strategy for Namespace {
         true
     }
 
-    fn status_metadata() -> &'static [&'static str] {
-        kapi_core::api::STATUS_METADATA
+    fn subresource_metadata(subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "status" => kapi_core::api::STATUS_METADATA,
+            _ => &[],
+        }
     }
 
     fn prepare_for_create(&mut self) {

@@ -386,22 +386,16 @@ fn write_value(
     Ok(())
 }
 
-/// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-26T01:02:03Z`; fractions
-/// dropped, as kube's `Time` keeps seconds).
-/// Seconds since the epoch and the nanoseconds past them (a time before the epoch has
-/// negative seconds and positive nanoseconds, as protobuf's Timestamp).
+/// Seconds since the Unix epoch of an RFC 3339 time (`2026-11-26T01:02:03.5Z`, or with
+/// an offset), and the nanoseconds past them: a time before the epoch has negative
+/// seconds and positive nanoseconds, as protobuf's Timestamp. Any year from 1 on (Go's
+/// zero time, `0001-01-01T00:00:00Z`, is a common value: humantime stops at 1970).
 fn since_epoch(text: &str) -> Option<(i64, u32)> {
-    let time = humantime::parse_rfc3339_weak(text).ok()?;
-    match time.duration_since(std::time::UNIX_EPOCH) {
-        Ok(after) => Some((i64::try_from(after.as_secs()).ok()?, after.subsec_nanos())),
-        Err(before) => {
-            let before = before.duration();
-            let seconds = i64::try_from(before.as_secs()).ok()?;
-            match before.subsec_nanos() {
-                0 => Some((-seconds, 0)),
-                nanos => Some((-seconds - 1, 1_000_000_000 - nanos)),
-            }
-        }
+    let time: jiff::Timestamp = text.parse().ok()?;
+    let (seconds, nanos) = (time.as_second(), time.subsec_nanosecond());
+    match nanos < 0 {
+        true => Some((seconds - 1, u32::try_from(1_000_000_000 + nanos).ok()?)),
+        false => Some((seconds, u32::try_from(nanos).ok()?)),
     }
 }
 
@@ -424,6 +418,28 @@ mod tests {
             ProtoField::repeated(6, "names", ProtoKind::String),
         ],
     };
+
+    #[test]
+    fn times_of_any_year_count_from_the_epoch() {
+        assert_eq!(
+            since_epoch("1970-01-01T00:00:01.5Z"),
+            Some((1, 500_000_000))
+        );
+        assert_eq!(
+            since_epoch("1969-12-31T23:59:59.25Z"),
+            Some((-1, 250_000_000))
+        );
+        // Go's zero time plus two seconds, as e2e's Lease test sends it.
+        assert_eq!(
+            since_epoch("0001-01-01T00:00:02.000000Z"),
+            Some((-62_135_596_798, 0))
+        );
+        assert_eq!(
+            since_epoch("2026-12-03T01:02:03+01:00"),
+            since_epoch("2026-12-03T00:02:03Z")
+        );
+        assert_eq!(since_epoch("yesterday"), None);
+    }
 
     #[test]
     fn objects_decode_back_to_their_json() {
