@@ -112,8 +112,8 @@ fn main() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::E2e { nodes, only } => {
-            let status = xtask::e2e::run(&xtask::project_root(), nodes, &only)?;
-            Ok(match status.success() {
+            let passed = xtask::e2e::run(&xtask::project_root(), nodes, &only)?;
+            Ok(match passed {
                 true => ExitCode::SUCCESS,
                 false => ExitCode::FAILURE,
             })
