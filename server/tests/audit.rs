@@ -240,3 +240,87 @@ fn requests_are_audited_per_policy() {
     assert_eq!(impersonated[0]["stage"], "ResponseComplete");
     assert_eq!(impersonated[0]["responseStatus"]["code"], 403);
 }
+
+/// Admission's audit annotations (kube's PodSecurity): a Pod's event names the policy it
+/// was admitted under, even in a namespace privileged in every mode, and what the
+/// namespace's audit level would refuse; the authorization decision stays beside them.
+#[test]
+fn admission_annotates_the_audit_events_of_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n",
+    )
+    .unwrap();
+    let log = dir.path().join("audit.log");
+    let server = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &[
+            "--audit-policy-file",
+            policy.to_str().unwrap(),
+            "--audit-log-path",
+            log.to_str().unwrap(),
+        ],
+    );
+    let admin = server.client();
+    let namespace = json!({
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "audited", "labels": {"pod-security.kubernetes.io/audit": "restricted"}}
+    });
+    assert_eq!(
+        admin.post("/api/v1/namespaces", &namespace).unwrap().status,
+        201
+    );
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "root"},
+        "spec": {"containers": [{"name": "app", "image": "nginx", "securityContext": {"privileged": true}}]}
+    });
+    let audited = admin.post("/api/v1/namespaces/audited/pods", &pod).unwrap();
+    assert_eq!(audited.status, 201, "{audited:?}");
+    let audited = audited.audit_id.clone().expect("an Audit-Id header");
+    let plain = admin.post("/api/v1/namespaces/default/pods", &pod).unwrap();
+    assert_eq!(plain.status, 201, "{plain:?}");
+    let plain = plain.audit_id.clone().expect("an Audit-Id header");
+    let events = events_until(&log, "both creates' last stage", |events| {
+        [&audited, &plain].iter().all(|id| {
+            events
+                .iter()
+                .any(|e| e["auditID"] == **id && e["stage"] == "ResponseComplete")
+        })
+    });
+    let annotations = |id: &str| {
+        let last = of_id(&events, id)
+            .into_iter()
+            .find(|e| e["stage"] == "ResponseComplete");
+        last.expect("a ResponseComplete event")["annotations"].clone()
+    };
+    let of_audited = annotations(&audited);
+    assert_eq!(
+        of_audited["pod-security.kubernetes.io/enforce-policy"], "privileged:latest",
+        "{of_audited}"
+    );
+    let violations = of_audited["pod-security.kubernetes.io/audit-violations"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        violations.starts_with("would violate PodSecurity \"restricted:latest\": ")
+            && violations.contains(
+                "privileged (container \"app\" must not set securityContext.privileged=true)"
+            ),
+        "{of_audited}"
+    );
+    assert_eq!(of_audited["authorization.k8s.io/decision"], "allow");
+    let of_plain = annotations(&plain);
+    assert_eq!(
+        of_plain["pod-security.kubernetes.io/enforce-policy"], "privileged:latest",
+        "{of_plain}"
+    );
+    assert!(
+        of_plain
+            .get("pod-security.kubernetes.io/audit-violations")
+            .is_none(),
+        "{of_plain}"
+    );
+}

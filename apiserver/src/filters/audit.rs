@@ -24,6 +24,7 @@ use crate::audit::{Auditor, Event, Level, Stage};
 use crate::authn::UserInfo;
 use crate::http::ErrorResponse as _;
 use kapi_core::error::ApiError;
+use kapi_registry::admission::AuditAnnotations;
 
 /// What inner filters learn about an audited request.
 #[derive(Clone, Default)]
@@ -214,11 +215,16 @@ async fn audited(
     emit(auditor, &omit, &mut event, Stage::RequestReceived);
     let notes = AuditNotes::default();
     parts.extensions.insert(notes.clone());
-    let mut response = next.run(Request::from_parts(parts, body)).await;
+    // What admission says of the write (kube's admission audit annotations).
+    let admission = AuditAnnotations::default();
+    let mut response = (admission.clone())
+        .scope(next.run(Request::from_parts(parts, body)))
+        .await;
     {
         let notes = notes.lock();
         event.impersonated_user = notes.impersonated.as_ref().map(User::from);
         event.annotations = notes.annotations.clone();
+        event.annotations.extend(admission.taken());
     }
     let code = response.status();
     if long_running && code.is_success() {

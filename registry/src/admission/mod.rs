@@ -10,12 +10,15 @@
 //!    one);
 //! 3. then storage.
 //!
-//! A DELETE goes through the admission too, with the object as `oldObject`.
+//! A DELETE goes through the admission too, with the object as `oldObject`. What
+//! admission says for the audit log is [`annotate`]d (`annotations`).
 
+mod annotations;
 mod checks;
 
 use serde_json::Value;
 
+pub use annotations::{AuditAnnotations, annotate};
 pub use checks::{Admit, Checks};
 
 use crate::Registry;

@@ -17,7 +17,7 @@ use super::{Lister, Plugin, forbidden, get, list};
 use checks::Level;
 use kapi_core::error::{ApiError, FieldError};
 use kapi_registry::Registry;
-use kapi_registry::admission::{Attributes, Operation};
+use kapi_registry::admission::{Attributes, Operation, annotate};
 
 /// The plugin.
 pub(super) struct PodSecurity {
@@ -62,9 +62,25 @@ impl LevelVersion {
 /// A namespace's policy and its label errors.
 struct Policy {
     enforce: LevelVersion,
+    audit: LevelVersion,
     warn: LevelVersion,
     errors: Vec<FieldError>,
 }
+
+impl Policy {
+    /// kube's `FullyPrivileged` with no label error: nothing to evaluate.
+    fn fully_privileged(&self) -> bool {
+        [&self.enforce, &self.audit, &self.warn]
+            .iter()
+            .all(|mode| mode.level == Level::Privileged)
+            && self.errors.is_empty()
+    }
+}
+
+/// The audit annotations kube's PodSecurity adds (under `pod-security.kubernetes.io/`).
+const ENFORCE_POLICY: &str = "pod-security.kubernetes.io/enforce-policy";
+const AUDIT_VIOLATIONS: &str = "pod-security.kubernetes.io/audit-violations";
+const POLICY_ERROR: &str = "pod-security.kubernetes.io/error";
 
 fn valid_version(version: &str) -> bool {
     version == "latest"
@@ -111,8 +127,7 @@ fn policy(labels: &Map<String, Value>) -> Policy {
         LevelVersion { level, version }
     };
     let enforce = mode("enforce", Level::Restricted);
-    // (Audit is checked for its labels' errors; kapi keeps no audit annotations.)
-    let _audit = mode("audit", Level::Privileged);
+    let audit = mode("audit", Level::Privileged);
     let mut warn = mode("warn", Level::Privileged);
     let enforce_valid = label("enforce").and_then(Level::parse).is_some();
     if label("warn").is_none() && enforce_valid && enforce.level > warn.level {
@@ -123,6 +138,7 @@ fn policy(labels: &Map<String, Value>) -> Policy {
     }
     Policy {
         enforce,
+        audit,
         warn,
         errors,
     }
@@ -200,10 +216,12 @@ impl Plugin for PodSecurity {
         };
         let policy = policy(&labels);
         let pod = info.plural == "pods";
-        if policy.enforce.level == Level::Privileged
-            && policy.warn.level == Level::Privileged
-            && policy.errors.is_empty()
-        {
+        // kube's short-circuit for a namespace privileged in every mode: a Pod's audit
+        // event still says which policy it was admitted under.
+        if policy.fully_privileged() {
+            if pod {
+                annotate(ENFORCE_POLICY, "privileged:latest");
+            }
             return Ok(Vec::new());
         }
         let (metadata, spec) = match pod {
@@ -225,7 +243,30 @@ impl Plugin for PodSecurity {
         {
             return Ok(Vec::new());
         }
-        if pod && let Some(detail) = forbidden_detail(policy.enforce.level, metadata, spec) {
+        if !policy.errors.is_empty() {
+            let errors: Vec<String> = policy.errors.iter().map(ToString::to_string).collect();
+            let errors = match errors.len() {
+                1 => errors[0].clone(),
+                _ => format!("[{}]", errors.join(", ")),
+            };
+            annotate(POLICY_ERROR, format!("Failed to parse policy: {errors}"));
+        }
+        let refused = match pod {
+            true => {
+                annotate(ENFORCE_POLICY, policy.enforce.shown());
+                forbidden_detail(policy.enforce.level, metadata, spec)
+            }
+            false => None,
+        };
+        // The audit level is judged whether or not the enforced one refuses.
+        if let Some(detail) = forbidden_detail(policy.audit.level, metadata, spec) {
+            let violations = format!(
+                "would violate PodSecurity \"{}\": {detail}",
+                policy.audit.shown()
+            );
+            annotate(AUDIT_VIOLATIONS, violations);
+        }
+        if let Some(detail) = refused {
             let message = format!(
                 "violates PodSecurity \"{}\": {detail}",
                 policy.enforce.shown()
