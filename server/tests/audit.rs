@@ -50,6 +50,24 @@ fn events_until(
     )
 }
 
+/// A secure server auditing per `policy` into `dir`'s `logs/audit.log` (which it returns).
+fn audited_server(dir: &std::path::Path, policy: &str) -> (Server, std::path::PathBuf) {
+    let policy_file = dir.join("policy.yaml");
+    std::fs::write(&policy_file, policy).unwrap();
+    let log = dir.join("logs/audit.log");
+    let server = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &[
+            "--audit-policy-file",
+            policy_file.to_str().unwrap(),
+            "--audit-log-path",
+            log.to_str().unwrap(),
+        ],
+    );
+    (server, log)
+}
+
 fn of_id<'a>(events: &'a [Value], id: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["auditID"] == id).collect()
 }
@@ -57,19 +75,7 @@ fn of_id<'a>(events: &'a [Value], id: &str) -> Vec<&'a Value> {
 #[test]
 fn requests_are_audited_per_policy() {
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("policy.yaml");
-    std::fs::write(&policy, POLICY).unwrap();
-    let log = dir.path().join("logs/audit.log");
-    let server = Server::start_secure(
-        Pki::new(),
-        Backend::Embedded,
-        &[
-            "--audit-policy-file",
-            policy.to_str().unwrap(),
-            "--audit-log-path",
-            log.to_str().unwrap(),
-        ],
-    );
+    let (server, log) = audited_server(dir.path(), POLICY);
     let admin = server.client();
     let ca = server.pki().ca_pem();
     let alice = Client::with_tls(&server.url(), &ca, ALICE_TOKEN);
@@ -247,23 +253,8 @@ fn requests_are_audited_per_policy() {
 #[test]
 fn admission_annotates_the_audit_events_of_pods() {
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("policy.yaml");
-    std::fs::write(
-        &policy,
-        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n",
-    )
-    .unwrap();
-    let log = dir.path().join("audit.log");
-    let server = Server::start_secure(
-        Pki::new(),
-        Backend::Embedded,
-        &[
-            "--audit-policy-file",
-            policy.to_str().unwrap(),
-            "--audit-log-path",
-            log.to_str().unwrap(),
-        ],
-    );
+    let metadata = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n";
+    let (server, log) = audited_server(dir.path(), metadata);
     let admin = server.client();
     let namespace = json!({
         "apiVersion": "v1", "kind": "Namespace",
