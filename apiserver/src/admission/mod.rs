@@ -28,6 +28,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use kapi_core::error::{ApiError, GroupResource};
+use kapi_core::scheme::KindEntry;
 use kapi_registry::admission::{Admission, Attributes};
 use kapi_registry::{Derived, Registry};
 
@@ -205,7 +206,7 @@ impl Chain {
                 "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize::default()),
                 "RuntimeClass" => Arc::new(runtime_class::RuntimeClass::default()),
                 "ResourceQuota" => {
-                    after.push(Arc::new(resource_quota::ResourceQuota));
+                    after.push(Arc::new(resource_quota::ResourceQuota::default()));
                     continue;
                 }
                 _ => continue,
@@ -251,7 +252,7 @@ impl Admission for Chain {
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
         for plugin in &self.before {
-            if plugin.handles(attributes).0 {
+            if plugin.handles(attributes).0 && !plugin.idle(registry) {
                 plugin.admit(registry, attributes, &mut object, old).await?;
             }
         }
@@ -270,7 +271,7 @@ impl Admission for Chain {
     ) -> Result<Vec<String>, ApiError> {
         let mut warnings = Vec::new();
         for plugin in &self.before {
-            if plugin.handles(attributes).1 {
+            if plugin.handles(attributes).1 && !plugin.idle(registry) {
                 warnings.extend(plugin.validate(registry, attributes, object, old).await?);
             }
         }
@@ -326,6 +327,9 @@ struct Lister {
     group: &'static str,
     plural: &'static str,
     objects: Derived<Objects>,
+    /// The kind, found once per generation of the scheme (a scan of every kind costs
+    /// more than the rest of a lookup).
+    kind: std::sync::Mutex<Option<(u64, Option<Arc<KindEntry>>)>>,
 }
 
 /// The objects of a [`Lister`]'s kind.
@@ -353,12 +357,28 @@ impl Lister {
             group,
             plural,
             objects: Derived::new(),
+            kind: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The kind listed, if the scheme serves it.
+    fn kind(&self, registry: &Registry) -> Option<Arc<KindEntry>> {
+        let scheme = registry.scheme();
+        let generation = scheme.generation();
+        let mut kind = self.kind.lock().unwrap_or_else(|e| e.into_inner());
+        match kind.as_ref() {
+            Some((at, found)) if *at == generation => found.clone(),
+            _ => {
+                let found = scheme.by_resource(self.group, self.plural);
+                *kind = Some((generation, found.clone()));
+                found
+            }
         }
     }
 
     /// The objects now (none when the kind is not served).
     async fn objects(&self, registry: &Registry) -> Result<Arc<Objects>, ApiError> {
-        let Some(kind) = registry.scheme().by_resource(self.group, self.plural) else {
+        let Some(kind) = self.kind(registry) else {
             return Ok(Arc::default());
         };
         let build = async || {
@@ -376,8 +396,7 @@ impl Lister {
 
     /// Whether the kind has no object at all (read from its cache's count).
     fn is_empty(&self, registry: &Registry) -> bool {
-        let kind = registry.scheme().by_resource(self.group, self.plural);
-        kind.and_then(|kind| registry.cached_count(&kind)) == Some(0)
+        (self.kind(registry)).and_then(|kind| registry.cached_count(&kind)) == Some(0)
     }
 }
 

@@ -10,14 +10,24 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{Plugin, forbidden, list};
+use super::{Lister, Plugin, forbidden, list};
 use crate::quota::{self, Usage};
 use kapi_core::error::ApiError;
 use kapi_registry::admission::{Attributes, Operation};
 use kapi_registry::{Registry, Target};
 
 /// The plugin.
-pub(super) struct ResourceQuota;
+pub(super) struct ResourceQuota {
+    quotas: Lister,
+}
+
+impl Default for ResourceQuota {
+    fn default() -> Self {
+        ResourceQuota {
+            quotas: Lister::new("", "resourcequotas"),
+        }
+    }
+}
 
 #[async_trait::async_trait]
 impl Plugin for ResourceQuota {
@@ -40,8 +50,7 @@ impl Plugin for ResourceQuota {
     /// No ResourceQuota in any namespace: nothing to charge (a quota is enforced only once
     /// the quota controller, which reads the same cache, wrote its `status.hard`).
     fn idle(&self, registry: &Registry) -> bool {
-        let quotas = registry.scheme().by_resource("", "resourcequotas");
-        quotas.and_then(|kind| registry.cached_count(&kind)) == Some(0)
+        self.quotas.is_empty(registry)
     }
 
     async fn validate(
