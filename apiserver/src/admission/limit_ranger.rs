@@ -8,12 +8,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Lister, Objects, Plugin, forbidden, is};
+use super::{Lister, Plugin, forbidden, is};
 use kapi_core::error::ApiError;
 use kapi_core::quantity::Quantity;
 use kapi_registry::Registry;
 use kapi_registry::admission::{Attributes, Operation};
-use std::sync::Arc;
 
 /// The plugin.
 pub(super) struct LimitRanger {
@@ -51,7 +50,8 @@ impl Plugin for LimitRanger {
         pod: &mut Value,
         _old: Option<&Value>,
     ) -> Result<(), ApiError> {
-        let ranges = self.ranges(registry, attributes).await?;
+        // LimitRanges are namespaced: a write outside a namespace finds none.
+        let ranges = self.ranges.objects(registry).await?;
         for range in ranges.of(attributes.namespace.unwrap_or_default()) {
             let mut set = Vec::new();
             for item in items(range, "Container") {
@@ -93,7 +93,8 @@ impl Plugin for LimitRanger {
         if old.is_some_and(|o| o.pointer("/metadata/deletionTimestamp").is_some()) {
             return Ok(Vec::new());
         }
-        let ranges = self.ranges(registry, attributes).await?;
+        // LimitRanges are namespaced: a write outside a namespace finds none.
+        let ranges = self.ranges.objects(registry).await?;
         for range in ranges.of(attributes.namespace.unwrap_or_default()) {
             let mut errors = Vec::new();
             if attributes.kind.info.plural == "pods" {
@@ -134,20 +135,6 @@ impl Plugin for LimitRanger {
             return Err(forbidden(attributes, Some(object), message));
         }
         Ok(Vec::new())
-    }
-}
-
-impl LimitRanger {
-    /// Every LimitRange (none for a write outside a namespace).
-    async fn ranges(
-        &self,
-        registry: &Registry,
-        attributes: &Attributes<'_>,
-    ) -> Result<Arc<Objects>, ApiError> {
-        match attributes.namespace {
-            Some(_) => self.ranges.objects(registry).await,
-            None => Ok(Arc::default()),
-        }
     }
 }
 
