@@ -323,3 +323,30 @@ fn creates_builtin_kinds(backend: Backend) {
         .fails(&["create", "namespace", "team-a"])
         .stderr_has(r#"namespaces "team-a" already exists"#);
 }
+
+/// A time before 1970 (e2e's Lease test sends Go's zero time plus two seconds) is
+/// served in protobuf as a Timestamp with negative seconds, not a 500.
+#[test]
+fn times_before_the_epoch_are_served_in_protobuf() {
+    let server = Server::start_on(Backend::Embedded);
+    let client = Client::new(server.addr());
+    let leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+    let lease = json!({
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "zero"},
+        "spec": {"holderIdentity": "holder", "acquireTime": "0001-01-01T00:00:02.000000Z"}
+    });
+    let created = client.post(leases, &lease).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let (status, content_type, body) = client
+        .get_typed(&format!("{leases}/zero"), PROTOBUF)
+        .unwrap();
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, PROTOBUF),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    assert!(has(&envelope(&body), 1, "zero"));
+    let read = client.get(&format!("{leases}/zero")).unwrap().json();
+    assert_eq!(read["spec"]["acquireTime"], "0001-01-01T00:00:02.000000Z");
+}
