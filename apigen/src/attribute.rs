@@ -194,7 +194,8 @@ fn subresource(name: &str, shape: &SubresourceShape, kind: &Resource) -> Result<
     if let Some(create) = &shape.create {
         let (group_version, body) = create.rsplit_once('/').context("a create's kind")?;
         let (group, version) = group_version.split_once('/').unwrap_or(("", group_version));
-        let module = module_name(if group.is_empty() { "core" } else { group });
+        let package = crate::extract::package_of(group_version);
+        let module = module_name(package.split_once('/').context("package path")?.0);
         parts.push(format!(
             "create(group = \"{group}\", version = \"{version}\", kind = \"{body}\", body = crate::api::{module}::{version}::{body}, protobuf)"
         ));

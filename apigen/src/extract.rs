@@ -185,13 +185,12 @@ pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
     for resource in resources.resources.iter().filter(|r| r.generated()) {
         roots.insert((package_of(&resource.group_version), resource.kind.clone()));
     }
-    // Subresources whose bodies are kinds of their own.
-    for (package, kind) in [
-        ("autoscaling/v1", "Scale"),
-        ("core/v1", "Binding"),
-        ("policy/v1", "Eviction"),
-    ] {
-        roots.insert((package.into(), kind.into()));
+    // The scale subresource's body, and the kinds other subresources' creates take.
+    roots.insert(("autoscaling/v1".into(), "Scale".into()));
+    for create in (resources.subresource_shapes.values()).filter_map(|s| s.create.as_deref()) {
+        if let Some((group_version, kind)) = create.rsplit_once('/') {
+            roots.insert((package_of(group_version), kind.to_owned()));
+        }
     }
     roots.into_iter().collect()
 }

@@ -181,7 +181,8 @@ pub struct SubresourceShape {
     /// The object's paths its updates take (`approval`: `.status.conditions`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<String>,
-    /// The `group/version/Kind` its creates take (`policy/v1/Eviction`; `v1/Binding`).
+    /// The `group/version/Kind` its creates take (`policy/v1/Eviction`; `v1/Binding`;
+    /// `authentication.k8s.io/v1/TokenRequest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub create: Option<String>,
     /// Only read (`log`).

@@ -115,7 +115,10 @@ pub fn render(api: &Api, resources: &Resources) -> Result<BTreeMap<String, Strin
             }
         );
         for (group, versions) in &groups {
-            if let Some(feature) = group_feature(resources, group)? {
+            // kapi-kinds' sets have features; kapi-builtin is compiled whole.
+            if krate == Crate::Kinds
+                && let Some(feature) = group_feature(resources, group)?
+            {
                 let _ = writeln!(root, "#[cfg(feature = \"{feature}\")]");
             }
             let _ = writeln!(root, "pub mod {};", module_name(group));

@@ -552,6 +552,8 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(SERVICE_ACCOUNT, 0, 9, Handler::Watch),
     // GET /api/v1/watch/serviceaccounts
     bind(SERVICE_ACCOUNT, 0, 10, Handler::WatchList),
+    // POST /api/v1/namespaces/{namespace}/serviceaccounts/{name}/token
+    bind(SERVICE_ACCOUNT, 0, 11, Handler::CreateOther),
     // LimitRange (v1):
     // GET /api/v1/namespaces/{namespace}/limitranges
     bind(LIMIT_RANGE, 0, 0, Handler::List),

@@ -4,6 +4,7 @@
 //! not edit: `cargo xtask generate` writes them.
 
 pub mod apps;
+pub mod authentication;
 pub mod autoscaling;
 pub mod batch;
 pub mod certificates;

@@ -10,6 +10,7 @@ kinds! {
     "apps.v1.ReplicaSet" => kapi_builtin::api::apps::v1::ReplicaSet,
     "apps.v1.StatefulSet" => kapi_builtin::api::apps::v1::StatefulSet,
     "authentication.k8s.io.v1.SelfSubjectReview" => kapi_kinds::api::authentication::v1::SelfSubjectReview,
+    "authentication.k8s.io.v1.TokenRequest" => kapi_builtin::api::authentication::v1::TokenRequest,
     "authentication.k8s.io.v1.TokenReview" => kapi_kinds::api::authentication::v1::TokenReview,
     "authorization.k8s.io.v1.LocalSubjectAccessReview" => kapi_kinds::api::authorization::v1::LocalSubjectAccessReview,
     "authorization.k8s.io.v1.SelfSubjectAccessReview" => kapi_kinds::api::authorization::v1::SelfSubjectAccessReview,
