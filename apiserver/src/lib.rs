@@ -42,5 +42,7 @@ pub mod health;
 pub mod http;
 pub mod kubeconfig;
 pub mod quota;
+#[cfg(feature = "builtin")]
+pub mod serviceaccount;
 #[cfg(feature = "admission-webhooks")]
 pub mod webhooks;

@@ -57,6 +57,7 @@ async fn api_with(health: Arc<kapi::server::health::Health>) -> Api {
         lifecycle: Default::default(),
         health,
         profiling: false,
+        extra: Default::default(),
         aggregator: None,
         render_documents: false,
     });

@@ -552,6 +552,7 @@ async fn table_watchers_share_each_row_encoding() {
         lifecycle: Default::default(),
         health: Default::default(),
         profiling: false,
+        extra: Default::default(),
         aggregator: None,
         render_documents: false,
     });

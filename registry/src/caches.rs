@@ -57,6 +57,25 @@ impl Registry {
             .map_err(object::cache_error)
     }
 
+    /// The object `name` of `kind` in `namespace` as its watch cache holds it now (stored
+    /// JSON, in the storage version), without waiting: `None` when the cache has not loaded
+    /// or holds no such object. For readers that cannot wait, as authentication reading a
+    /// token's objects on every request; a miss may be an object written a moment ago,
+    /// which [`get`](Registry::get) finds.
+    pub fn cached_object(
+        &self,
+        kind: &KindEntry,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<serde_json::Value> {
+        let keys = self.keys();
+        let key = keys.object(kind.info, namespace, name).ok()?;
+        let cache = self.caches.for_prefix(&keys.kind_prefix(kind.info))?;
+        cache.revision()?;
+        let (object, _) = cache.get(&key).ok()?;
+        object?.decode().ok()
+    }
+
     /// How many watches the caches serve now.
     pub fn watchers(&self) -> usize {
         self.caches.all().iter().map(|c| c.watchers()).sum()

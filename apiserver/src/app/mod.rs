@@ -226,6 +226,19 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     {
         tracing::warn!(%error, "cannot publish kube-system/extension-apiserver-authentication yet");
     }
+    #[cfg(feature = "builtin")]
+    let service_accounts = service_accounts(&flags, &registry)?;
+    #[cfg(feature = "builtin")]
+    let token_method = (service_accounts.as_ref()).map(|(tokens, _)| {
+        let objects = crate::serviceaccount::Objects::new(&registry);
+        let method = crate::serviceaccount::authenticator::ServiceAccountTokens::new(
+            Arc::clone(tokens),
+            objects,
+        );
+        Box::new(method) as Box<dyn crate::authn::Method>
+    });
+    #[cfg(not(feature = "builtin"))]
+    let token_method = None;
     let options = ControllerOptions {
         event_ttl: flags.run.event_ttl,
         aggregator: aggregator.clone(),
@@ -239,9 +252,13 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
             ),
             None => None,
         },
+        #[cfg(feature = "builtin")]
+        service_account_tokens: service_accounts
+            .as_ref()
+            .map(|(tokens, _)| Arc::clone(tokens)),
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
-    let (mut filters, rbac) = self::filters(&flags, &trust, &registry).await?;
+    let (mut filters, rbac) = self::filters(&flags, &trust, &registry, token_method).await?;
     filters.flow_control = flow_control;
     // The request limits are in the chain; RBAC's bootstrap policy was reconciled.
     health.post_start_hook("max-in-flight-filter").done();
@@ -267,6 +284,12 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         lifecycle: Arc::clone(&lifecycle),
         profiling: flags.features.profiling,
         aggregator,
+        extra: extra_routes(
+            #[cfg(feature = "builtin")]
+            service_accounts
+                .as_ref()
+                .and_then(|(_, discovery)| discovery.as_ref()),
+        ),
     });
 
     // Before the first request can be answered (tests and orchestrators signal a server
@@ -276,6 +299,10 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let addr = listener
         .local_addr()
         .context("reading the listening address")?;
+    #[cfg(feature = "builtin")]
+    if let Some((_, Some(discovery))) = &service_accounts {
+        discovery.listening_at(addr);
+    }
     // The `kubernetes` Service naming this server (kube's bootstrap controller).
     #[cfg(feature = "builtin")]
     let kubernetes_service = (allocators.as_ref())
@@ -561,8 +588,13 @@ async fn filters(
     flags: &Options,
     trust: &client_trust::ClientTrust,
     registry: &Arc<Registry>,
+    service_accounts: Option<Box<dyn crate::authn::Method>>,
 ) -> Result<(endpoints::Filters, bool)> {
-    let authenticator = Arc::new(flags.authentication.authenticator(trust)?);
+    let authenticator = Arc::new(
+        flags
+            .authentication
+            .authenticator(trust, service_accounts)?,
+    );
     let authorization = flags.authorization.modes(registry).await?;
     let rbac = authorization.rbac();
     #[cfg(feature = "rbac")]
@@ -585,6 +617,62 @@ async fn filters(
         flow_control: None,
     };
     Ok((filters, rbac))
+}
+
+/// Service-account tokens, when the scheme serves ServiceAccounts: what the flags say (an
+/// ephemeral key without them), the TokenRequest action registered, and the issuer's
+/// discovery documents when kube would serve them.
+#[cfg(feature = "builtin")]
+#[allow(clippy::type_complexity)]
+fn service_accounts(
+    flags: &Options,
+    registry: &Arc<Registry>,
+) -> Result<
+    Option<(
+        Arc<crate::serviceaccount::Tokens>,
+        Option<Arc<crate::serviceaccount::discovery::Discovery>>,
+    )>,
+> {
+    use crate::serviceaccount::{self, discovery::Discovery};
+    if registry
+        .scheme()
+        .by_resource("", "serviceaccounts")
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let tokens = Arc::new(flags.authentication.service_accounts.tokens()?);
+    serviceaccount::register(registry, &tokens);
+    let discovery = match Discovery::new(Arc::clone(&tokens)) {
+        Ok(discovery) => Some(discovery),
+        Err(why) => {
+            tracing::warn!(%why, "the service-account issuer's discovery documents are not served");
+            None
+        }
+    };
+    tracing::info!(
+        issuer = tokens.issuer(),
+        development = tokens.development,
+        "service-account tokens"
+    );
+    Ok(Some((tokens, discovery)))
+}
+
+/// The routes outside the API: the service-account issuer's discovery documents.
+fn extra_routes(
+    #[cfg(feature = "builtin")] discovery: Option<
+        &Arc<crate::serviceaccount::discovery::Discovery>,
+    >,
+) -> endpoints::Extra {
+    #[cfg(feature = "builtin")]
+    if let Some(discovery) = discovery {
+        use crate::serviceaccount::discovery::{CONFIGURATION, JWKS};
+        return endpoints::Extra {
+            routes: discovery.router(),
+            paths: vec![CONFIGURATION.to_owned(), JWKS.to_owned()],
+        };
+    }
+    endpoints::Extra::default()
 }
 
 /// The discovery and OpenAPI documents of a scheme that gained kinds while the server runs,

@@ -109,6 +109,13 @@ impl Authenticator {
         self
     }
 
+    /// Adds a boxed method, tried after those added before.
+    #[must_use]
+    pub fn with_boxed(mut self, method: Box<dyn Method>) -> Authenticator {
+        self.methods.push(method);
+        self
+    }
+
     /// Whether requests that present no credential are `system:anonymous`
     /// (`--anonymous-auth`).
     #[must_use]

@@ -13,7 +13,8 @@
 //! little: [`event_ttl`] removes Events older than `--event-ttl`;
 //! `cluster_role_aggregation` (feature `rbac`) keeps aggregated ClusterRoles' rules;
 //! `resource_quota` counts what each ResourceQuota limits, every second; `root_ca`
-//! publishes the cluster's CA in every namespace; the system namespaces are made again
+//! publishes the cluster's CA in every namespace; `service_account_tokens` (feature
+//! `builtin`) fills legacy token Secrets; the system namespaces are made again
 //! each minute when missing;
 //! [`client_trust`] publishes the client CA and front proxy for extension servers.
 //! `apiservices` (feature `aggregation`) keeps the aggregator's APIServices (registration,
@@ -32,6 +33,8 @@ pub mod gc;
 pub mod namespace;
 pub(crate) mod resource_quota;
 pub mod root_ca;
+#[cfg(feature = "builtin")]
+pub mod service_account_tokens;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -124,6 +127,10 @@ pub struct ControllerOptions {
     pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
     /// The CA bundle (PEM) [`root_ca`] publishes in every namespace (none: not run).
     pub root_ca: Option<String>,
+    /// The service-account tokens `service_account_tokens` writes into token Secrets
+    /// (none: not run).
+    #[cfg(feature = "builtin")]
+    pub service_account_tokens: Option<Arc<crate::serviceaccount::Tokens>>,
 }
 
 impl Default for ControllerOptions {
@@ -135,6 +142,8 @@ impl Default for ControllerOptions {
             health: Arc::default(),
             flow_control: None,
             root_ca: None,
+            #[cfg(feature = "builtin")]
+            service_account_tokens: None,
         }
     }
 }
@@ -198,6 +207,20 @@ impl Controllers {
                 IDLE,
                 None,
                 cluster_role_aggregation::sync,
+            )));
+        }
+        #[cfg(feature = "builtin")]
+        if let Some(tokens) = options.service_account_tokens {
+            let controller = Arc::new(service_account_tokens::TokensController::new(
+                tokens,
+                options.root_ca.clone(),
+            ));
+            tasks.push(tokio::spawn(run_passes(
+                registry.clone(),
+                "service-account tokens",
+                Duration::from_millis(200),
+                None,
+                async move |registry: &Registry| controller.sync(registry).await,
             )));
         }
         if let Some(bundle) = options.root_ca {

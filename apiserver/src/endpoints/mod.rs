@@ -86,6 +86,18 @@ pub struct Config {
     /// other servers and merges their documents (`crate::aggregator`, feature
     /// `aggregation`).
     pub aggregator: crate::filters::Aggregation,
+    /// Paths the server serves besides the API's (the service-account issuer's discovery
+    /// documents).
+    pub extra: Extra,
+}
+
+/// Routes of parts of the server outside the API, and their paths for the index (`/`).
+#[derive(Default)]
+pub struct Extra {
+    /// The routes.
+    pub routes: Router,
+    /// Their paths.
+    pub paths: Vec<String>,
 }
 
 pub use health::Lifecycle;
@@ -201,6 +213,7 @@ pub fn router(config: Config) -> Router {
         lifecycle,
         profiling,
         aggregator,
+        extra,
     } = config;
     let served = Arc::new(
         crate::filters::Served::new(routes).with_installed_kinds(registry.shared_scheme()),
@@ -220,7 +233,7 @@ pub fn router(config: Config) -> Router {
         min_request_timeout,
         discovery: Arc::clone(&live),
     });
-    let index = root_paths(routes, &documents, &shared.health);
+    let index = root_paths(routes, &documents, &shared.health, extra.paths);
     let dynamic = {
         let shared = Arc::clone(&shared);
         move |request| dynamic::serve(Arc::clone(&shared), request)
@@ -245,6 +258,7 @@ pub fn router(config: Config) -> Router {
         .merge(health::router(&shared))
         .merge(metrics::router(&shared))
         .merge(profiling_router(profiling))
+        .merge(extra.routes)
         .fallback(dynamic);
     // The aggregator sits after authorization, in front of the local router.
     crate::filters::chain(routes, &filters, served, aggregator)
@@ -256,8 +270,10 @@ fn root_paths(
     routes: &[RouteBinding],
     documents: &Documents,
     health: &crate::health::Health,
+    extra: Vec<String>,
 ) -> axum::body::Bytes {
     let mut paths = discovery::paths(routes, documents);
+    paths.extend(extra);
     paths.extend(["/metrics", "/openapi/v2", "/openapi/v3", "/version"].map(String::from));
     for endpoint in health::ENDPOINTS {
         paths.push(format!("/{endpoint}"));

@@ -121,6 +121,136 @@ pub struct AuthenticationOptions {
     /// `system:unauthenticated`), for authorization to judge.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub anonymous_auth: bool,
+
+    /// Service-account tokens.
+    #[command(flatten)]
+    pub service_accounts: ServiceAccountOptions,
+}
+
+/// Service-account tokens: the issuer, its keys, the tokens' audiences and lifetimes. With
+/// none of these flags the server makes an ephemeral key at start (development).
+#[derive(Debug, Default, clap::Args)]
+#[command(next_help_heading = "Service-account tokens")]
+pub struct ServiceAccountOptions {
+    /// The issuer tokens name (`iss`); repeated, the first issues new tokens and every one
+    /// is accepted (an issuer's rotation).
+    #[arg(long, value_name = "URL")]
+    pub service_account_issuer: Vec<String>,
+
+    /// What tokens are for (`aud`) unless a request says (default: the issuers).
+    #[arg(long, value_name = "AUDIENCE[,...]", value_delimiter = ',')]
+    pub api_audiences: Vec<String>,
+
+    /// Verify tokens with the keys in this PEM file (public keys, certificates, or private
+    /// keys); repeated for several (a key's rotation).
+    #[arg(long, value_name = "FILE")]
+    pub service_account_key_file: Vec<PathBuf>,
+
+    /// Sign tokens with this private key (RSA, or ECDSA P-256 or P-384; PEM).
+    #[arg(long, value_name = "FILE")]
+    pub service_account_signing_key_file: Option<PathBuf>,
+
+    /// The longest lifetime a TokenRequest gets (between 1h and 2^32s; 0: no cap).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub service_account_max_token_expiration: Option<std::time::Duration>,
+
+    /// Issue the tokens kube's projected volumes ask for (3607s, bound to a Pod) for a year,
+    /// reporting their use stale after 3607s.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub service_account_extend_token_expiration: bool,
+
+    /// Where the issuer's key set is, as the discovery document says (https; default:
+    /// this server's `/openid/v1/jwks`).
+    #[arg(long, value_name = "URL")]
+    pub service_account_jwks_uri: Option<String>,
+
+    /// Check a legacy token against the Secret that holds it, and its service account.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub service_account_lookup: bool,
+}
+
+#[cfg(feature = "builtin")]
+impl ServiceAccountOptions {
+    /// What the flags say, checked as kube checks them; `development` tokens when none is
+    /// set.
+    pub fn tokens(&self) -> Result<crate::serviceaccount::Tokens> {
+        use crate::serviceaccount::{SigningKey, Tokens, keys};
+        use anyhow::bail;
+        let issuers = &self.service_account_issuer;
+        if issuers.is_empty()
+            && self.service_account_key_file.is_empty()
+            && self.service_account_signing_key_file.is_none()
+            && self.api_audiences.is_empty()
+        {
+            let mut tokens = Tokens::development();
+            tokens.extend_expiration = self.service_account_extend_token_expiration;
+            tokens.jwks_uri = self.service_account_jwks_uri.clone();
+            return Ok(tokens);
+        }
+        if issuers.is_empty() {
+            bail!("service-account-issuer is a required flag");
+        }
+        for (i, issuer) in issuers.iter().enumerate() {
+            if issuer.is_empty() {
+                bail!("service-account-issuer should not be an empty string");
+            }
+            if issuers[..i].contains(issuer) {
+                bail!("service-account-issuer {issuer:?} is already specified");
+            }
+        }
+        if self.service_account_key_file.is_empty() {
+            bail!(
+                "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set"
+            );
+        }
+        let Some(signing) = &self.service_account_signing_key_file else {
+            bail!(
+                "--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together"
+            );
+        };
+        let read = |path: &PathBuf| {
+            std::fs::read(path).with_context(|| format!("reading {}", path.display()))
+        };
+        let signing_key = SigningKey::from_pem(&read(signing)?, &signing.display().to_string())
+            .context("failed to parse service-account-issuer-key-file")?;
+        let mut verifying = Vec::new();
+        for path in &self.service_account_key_file {
+            let source = path.display().to_string();
+            verifying.extend(
+                keys::public_keys_from_pem(&read(path)?, &source)
+                    .with_context(|| format!("error reading public key file {source}"))?,
+            );
+        }
+        let max = match self.service_account_max_token_expiration {
+            None => 0,
+            Some(max) if max.is_zero() => 0,
+            Some(max) if max.as_secs() < 3600 || max.as_secs() > 1 << 32 => {
+                bail!(
+                    "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"
+                )
+            }
+            Some(max) => max.as_secs() as i64,
+        };
+        if let Some(uri) = &self.service_account_jwks_uri
+            && !uri.starts_with("https://")
+        {
+            bail!("service-account-jwks-uri requires https scheme, parsed as: {uri}");
+        }
+        Ok(Tokens {
+            issuers: issuers.clone(),
+            api_audiences: match self.api_audiences.is_empty() {
+                true => issuers.clone(),
+                false => self.api_audiences.clone(),
+            },
+            signing_key: Some(signing_key),
+            keys: verifying,
+            max_expiration_seconds: max,
+            extend_expiration: self.service_account_extend_token_expiration,
+            jwks_uri: self.service_account_jwks_uri.clone(),
+            lookup: self.service_account_lookup,
+            development: false,
+        })
+    }
 }
 
 impl AuthenticationOptions {
@@ -131,11 +261,17 @@ impl AuthenticationOptions {
             || self.authentication_kubeconfig.is_some()
             || self.token_auth_file.is_some()
             || self.oidc_issuer_url.is_some()
+            || !self.service_accounts.service_account_key_file.is_empty()
     }
 
     /// The authenticator: a front proxy's user first (as kube's), then client
-    /// certificates, token files, OIDC, and the core cluster's TokenReviews.
-    pub fn authenticator(&self, trust: &ClientTrust) -> Result<Authenticator> {
+    /// certificates, token files, service-account tokens (`service_accounts`), OIDC, and
+    /// the core cluster's TokenReviews.
+    pub fn authenticator(
+        &self,
+        trust: &ClientTrust,
+        service_accounts: Option<Box<dyn crate::authn::Method>>,
+    ) -> Result<Authenticator> {
         let mut authenticator = Authenticator::new().anonymous(self.anonymous_auth);
         if let Some(request_header) = trust.request_header()? {
             authenticator = authenticator.with(request_header);
@@ -147,6 +283,9 @@ impl AuthenticationOptions {
             let tokens = TokenFile::load(path)?;
             tracing::info!(path = %path.display(), tokens = tokens.len(), "token authentication");
             authenticator = authenticator.with(tokens);
+        }
+        if let Some(method) = service_accounts {
+            authenticator = authenticator.with_boxed(method);
         }
         if let Some(issuer) = &self.oidc_issuer_url {
             let oidc = Oidc::start(OidcOptions {

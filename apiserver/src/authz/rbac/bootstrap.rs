@@ -7,7 +7,9 @@
 //!   (self reviews), bound to `system:authenticated`; `system:public-info-viewer`
 //!   (health and version), bound to `system:authenticated` and `system:unauthenticated`;
 //!   `system:monitoring` (metrics and every health check), bound to the group
-//!   `system:monitoring`, for scrapers;
+//!   `system:monitoring`, for scrapers; with ServiceAccounts served,
+//!   `system:service-account-issuer-discovery` (the token issuer's discovery documents),
+//!   bound to `system:serviceaccounts`;
 //! - `admin`, `edit` and `view`, aggregated (by the `clusterrole-aggregation` controller)
 //!   from ClusterRoles labelled `rbac.authorization.k8s.io/aggregate-to-{admin,edit,view}`
 //!   (`view` feeds `edit`, `edit` feeds `admin`, as in kube), and
@@ -141,12 +143,21 @@ pub fn cluster_roles(scheme: &Scheme) -> Vec<ClusterRole> {
     if scheme.by_resource("", "namespaces").is_some() {
         view.push(resource_rule(READ, "", vec!["namespaces".to_owned()]));
     }
-    let edit: Vec<PolicyRule> = (resources.iter())
+    let mut edit: Vec<PolicyRule> = (resources.iter())
         .map(|(group, resources)| {
             let resources = resources.iter().filter(|r| !r.contains('/')).cloned();
             resource_rule(WRITE, group, resources.collect())
         })
         .collect();
+    let service_accounts = serves_service_accounts(scheme);
+    if service_accounts {
+        // kube's editors may act as the service accounts they could run pods as.
+        edit.push(resource_rule(
+            &["create"],
+            "",
+            strings(&["serviceaccounts/token"]),
+        ));
+    }
     let all_verbs: Vec<&str> = READ.iter().chain(WRITE).copied().collect();
     let mut admin = vec![resource_rule(
         &all_verbs,
@@ -165,7 +176,7 @@ pub fn cluster_roles(scheme: &Scheme) -> Vec<ClusterRole> {
     }
     let to = |role: &str| format!("{AGGREGATE_TO}{role}");
     let (to_admin, to_edit, to_view) = (to("admin"), to("edit"), to("view"));
-    vec![
+    let mut roles = vec![
         role(
             "cluster-admin",
             &[],
@@ -241,7 +252,28 @@ pub fn cluster_roles(scheme: &Scheme) -> Vec<ClusterRole> {
         role("system:aggregate-to-admin", &[(&to_admin, "true")], admin),
         role("system:aggregate-to-edit", &[(&to_edit, "true")], edit),
         role("system:aggregate-to-view", &[(&to_view, "true")], view),
-    ]
+    ];
+    if service_accounts {
+        roles.push(role(
+            ISSUER_DISCOVERY,
+            &[],
+            vec![url_rule(&[
+                "/.well-known/openid-configuration",
+                "/.well-known/openid-configuration/",
+                "/openid/v1/jwks",
+                "/openid/v1/jwks/",
+            ])],
+        ));
+    }
+    roles
+}
+
+/// The role that reads the service-account issuer's discovery documents.
+const ISSUER_DISCOVERY: &str = "system:service-account-issuer-discovery";
+
+/// Whether the scheme serves ServiceAccounts, whose tokens the server issues.
+fn serves_service_accounts(scheme: &Scheme) -> bool {
+    scheme.by_resource("", "serviceaccounts").is_some()
 }
 
 fn group(name: &str) -> Subject {
@@ -266,8 +298,8 @@ fn binding(name: &str, groups: &[&str]) -> ClusterRoleBinding {
 }
 
 /// The ClusterRoleBindings of the policy.
-pub fn cluster_role_bindings() -> Vec<ClusterRoleBinding> {
-    vec![
+pub fn cluster_role_bindings(scheme: &Scheme) -> Vec<ClusterRoleBinding> {
+    let mut bindings = vec![
         binding("cluster-admin", &[MASTERS]),
         binding("system:discovery", &[AUTHENTICATED]),
         binding("system:basic-user", &[AUTHENTICATED]),
@@ -276,7 +308,12 @@ pub fn cluster_role_bindings() -> Vec<ClusterRoleBinding> {
             &[AUTHENTICATED, UNAUTHENTICATED],
         ),
         binding("system:monitoring", &["system:monitoring"]),
-    ]
+    ];
+    if serves_service_accounts(scheme) {
+        // Service accounts may read them; anyone else by a binding of their own.
+        bindings.push(binding(ISSUER_DISCOVERY, &["system:serviceaccounts"]));
+    }
+    bindings
 }
 
 /// Creates or reconciles every object of the policy.
@@ -295,7 +332,7 @@ pub async fn reconcile(registry: &Registry) -> Result<(), ApiError> {
         };
         reconcile_one(registry, target, to_value(&role)?, merge_role).await?;
     }
-    for binding in cluster_role_bindings() {
+    for binding in cluster_role_bindings(scheme) {
         let target = Target {
             kind: &bindings,
             version: "v1",
