@@ -53,6 +53,7 @@ mod python_client;
 mod reflector;
 mod rollouts;
 mod runtime_config;
+mod service_accounts;
 mod services;
 mod smoke;
 mod strategic;
