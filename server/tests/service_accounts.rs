@@ -43,6 +43,11 @@ fn key_file(name: &str) -> String {
 
 /// A secure server issuing tokens with `tests/tokens/sa.key`, and `extra` flags.
 fn secure(extra: &[&str]) -> Server {
+    secure_with(Pki::new(), extra)
+}
+
+/// [`secure`] with `pki`.
+fn secure_with(pki: Pki, extra: &[&str]) -> Server {
     let (key, public) = (key_file("sa.key"), key_file("sa.pub"));
     let mut flags = vec![
         "--service-account-issuer",
@@ -53,7 +58,7 @@ fn secure(extra: &[&str]) -> Server {
         &key,
     ];
     flags.extend(extra);
-    Server::start_secure(Pki::new(), Backend::Embedded, &flags)
+    Server::start_secure(pki, Backend::Embedded, &flags)
 }
 
 /// The claims of a JWT, unverified.
@@ -104,7 +109,9 @@ const UNAUTHORIZED: &str = "You must be logged in to the server";
 
 #[test]
 fn kubectl_tokens_authenticate_until_their_objects_go() {
-    let server = secure(&[]);
+    let pki = Pki::new();
+    let audit = pki.audit_flags();
+    let server = secure_with(pki, &audit.iter().map(String::as_str).collect::<Vec<_>>());
     let admin = Kubectl::new(Version::V1_32, &server);
     admin
         .ok(&["create", "serviceaccount", "robot"])
@@ -128,6 +135,26 @@ fn kubectl_tokens_authenticate_until_their_objects_go() {
         said["kubernetes.io"],
         json!({"namespace": "default", "serviceaccount": {"name": "robot", "uid": uid}})
     );
+    // The audit log names the token issued by its id.
+    let credential = format!("JTI={}", said["jti"].as_str().unwrap());
+    let log = server.log();
+    wait_for(
+        PROPAGATION,
+        "the TokenRequest's audit event",
+        || log.tail(5),
+        || {
+            let events = std::fs::read_to_string(server.pki().audit_log()).ok()?;
+            (events.lines())
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .any(|event| {
+                    event["objectRef"]["subresource"] == "token"
+                        && event["stage"] == "ResponseComplete"
+                        && event["annotations"]["authentication.kubernetes.io/issued-credential-id"]
+                            == credential.as_str()
+                })
+                .then_some(())
+        },
+    );
 
     // It authenticates as the account, in its groups.
     let robot = Kubectl::with_token(Version::V1_32, &server, &token);
@@ -148,7 +175,6 @@ fn kubectl_tokens_authenticate_until_their_objects_go() {
         "--clusterrole=view",
         "--serviceaccount=default:robot",
     ]);
-    let log = server.log();
     wait_for(
         PROPAGATION,
         "robot to list pods",
@@ -567,4 +593,121 @@ fn a_development_server_issues_tokens_with_a_key_of_its_own() {
     // The key set is served, for anyone to verify the tokens with.
     let jwks = server.client().get("/openid/v1/jwks").unwrap().json();
     assert_eq!(jwks["keys"][0]["alg"], "ES256");
+}
+
+/// kapi and kube-apiserver 1.20 (`shared/peer/`) sharing a key and an issuer accept each
+/// other's tokens, as two kube-apiservers sharing a key do. Two servers that share a key
+/// share storage too: the account kapi made is written into the peer's etcd as well (JSON,
+/// which kube reads beside protobuf), so both know it by one uid. Then a token kapi issues
+/// passes the peer's TokenReview, and one the peer issues (bound to the account, checked
+/// against it) authenticates to kapi. Needs the peer running (`KAPI_PEER_DIR`, fixed
+/// ports): run one at a time.
+#[test]
+#[ignore = "needs the kube-apiserver of shared/peer/ running"]
+fn tokens_are_interchangeable_with_kube_apiserver() {
+    let peer = support::Peer::from_env();
+    let dir = PathBuf::from(std::env::var("KAPI_PEER_DIR").unwrap());
+    let key = |name: &str| dir.join("pki").join(name).display().to_string();
+    let (signing, public) = (key("sa.key"), key("sa.pub"));
+    let issuer = "https://kubernetes.default.svc";
+    let server = Server::start_secure(
+        Pki::new(),
+        Backend::Embedded,
+        &[
+            "--service-account-issuer",
+            issuer,
+            "--service-account-key-file",
+            &public,
+            "--service-account-signing-key-file",
+            &signing,
+        ],
+    );
+    let admin = Kubectl::new(Version::V1_32, &server);
+    admin.ok(&["create", "serviceaccount", "kapi-robot"]);
+    let account = admin.ok(&["get", "sa", "kapi-robot", "-o", "json"]).json();
+
+    // The same account in the peer's storage.
+    let peer_client = peer.client();
+    let path = "/api/v1/namespaces/default/serviceaccounts/kapi-robot";
+    let _ = peer_client.delete(path);
+    let stored = json!({
+        "kind": "ServiceAccount", "apiVersion": "v1",
+        "metadata": {
+            "name": "kapi-robot", "namespace": "default",
+            "uid": account["metadata"]["uid"],
+            "creationTimestamp": account["metadata"]["creationTimestamp"],
+        },
+    });
+    let put = json!({
+        "key": STANDARD.encode("/registry/serviceaccounts/default/kapi-robot"),
+        "value": STANDARD.encode(stored.to_string()),
+    });
+    let etcd = ureq::post("http://127.0.0.1:2379/v3/kv/put")
+        .send_json(&put)
+        .expect("the peer's etcd takes the account");
+    assert_eq!(etcd.status(), 200);
+    let log = server.log();
+    wait_for(
+        PROPAGATION,
+        "the peer to read the account",
+        || log.tail(5),
+        || {
+            let read = peer_client.get(path).ok()?;
+            (read.status == 200 && read.json()["metadata"]["uid"] == account["metadata"]["uid"])
+                .then_some(())
+        },
+    );
+
+    // kapi's token passes the peer's TokenReview.
+    let token = create_token(&admin, &["kapi-robot"]);
+    let review = |token: &str| json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}});
+    let reviewed = peer_client
+        .post(
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            &review(&token),
+        )
+        .unwrap()
+        .json();
+    assert_eq!(reviewed["status"]["authenticated"], true, "{reviewed}");
+    assert_eq!(
+        reviewed["status"]["user"]["username"],
+        "system:serviceaccount:default:kapi-robot"
+    );
+
+    // The peer's token authenticates to kapi.
+    let request =
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}});
+    let issued = peer_client
+        .post(&format!("{path}/token"), &request)
+        .unwrap();
+    assert_eq!(issued.status, 201, "{issued:?}");
+    let peer_token = issued.json()["status"]["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(claims(&peer_token)["iss"], issuer);
+    let user = whoami(&server, &peer_token).expect("kapi accepts the peer's token");
+    assert_eq!(user["username"], "system:serviceaccount:default:kapi-robot");
+    assert_eq!(user["uid"], account["metadata"]["uid"]);
+    // And kapi's own TokenReview agrees with the peer's about kapi's token.
+    let client = Client::with_tls(
+        &server.url(),
+        &server.pki().ca_pem(),
+        support::pki::ADMIN_TOKEN,
+    );
+    let ours = client
+        .post(
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            &review(&token),
+        )
+        .unwrap()
+        .json();
+    // (kube 1.20 predates the token id kube 1.32 reports as `credential-id`.)
+    for field in ["username", "uid", "groups"] {
+        assert_eq!(
+            ours["status"]["user"][field],
+            reviewed["status"]["user"][field]
+        );
+    }
+    let _ = peer_client.delete(path);
 }

@@ -172,11 +172,17 @@ async fn issue(
         ))),
     };
     kapi_registry::admission::annotate(ISSUED_CREDENTIAL_ID, format!("JTI={id}"));
-    let mut answer =
-        serde_json::to_value(&token_request).map_err(|e| ApiError::Internal(e.to_string()))?;
-    answer["apiVersion"] = Value::from("authentication.k8s.io/v1");
-    answer["kind"] = Value::from("TokenRequest");
-    Ok(Written::new(answer, true, warnings))
+    // Type meta first, as kube writes it.
+    let mut answer = serde_json::Map::new();
+    answer.insert("kind".into(), Value::from("TokenRequest"));
+    answer.insert("apiVersion".into(), Value::from("authentication.k8s.io/v1"));
+    let Value::Object(fields) =
+        serde_json::to_value(&token_request).map_err(|e| ApiError::Internal(e.to_string()))?
+    else {
+        return Err(ApiError::Internal("a TokenRequest is an object".into()));
+    };
+    answer.extend(fields);
+    Ok(Written::new(Value::Object(answer), true, warnings))
 }
 
 /// What a token for `account` bound to `reference` is bound to, read now.
