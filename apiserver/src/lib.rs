@@ -13,6 +13,8 @@
 //!   admission hook.
 //! - [`controllers`]: the built-in controllers (namespaces, garbage collection, event
 //!   expiry, CRDs, APIServices, RBAC aggregation), clients of the registry.
+//! - `serviceaccount` (feature `builtin`): service-account tokens issued (TokenRequest),
+//!   accepted (an `authn` method), and published (the issuer's discovery documents).
 //! - [`kubeconfig`]: kubeconfig files, for clients of other servers.
 //! - [`app`]: the server as a program: its flags under kube-apiserver's names and its
 //!   start-up and shutdown, for an API `cargo xtask generate` made.
