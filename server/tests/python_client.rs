@@ -483,6 +483,7 @@ fn the_typed_apis_reach_discovery_core_kinds_and_custom_objects() {
             "resourcequotas/status",
             "secrets",
             "serviceaccounts",
+            "serviceaccounts/token",
             "services",
             "services/proxy",
             "services/status"
