@@ -22,9 +22,13 @@
 //! `authentication.kubernetes.io/credential-id`.
 //!
 //! Objects are read from the watch caches, falling back to storage (`super::Objects`).
+//! A token whose signature verified is remembered for ten seconds (kube keeps whole
+//! answers that long): a client's next requests skip the cryptography, never the checks
+//! of times and objects, so a deletion still revokes at once.
 
-use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -40,22 +44,56 @@ pub const LAST_USED: &str = "kubernetes.io/legacy-token-last-used";
 /// The label that marks a legacy token's Secret invalid.
 pub const INVALID_SINCE: &str = "kubernetes.io/legacy-token-invalid-since";
 
+/// How long a verified signature is remembered.
+const VERIFIED_FOR: Duration = Duration::from_secs(10);
+/// Past this many remembered tokens, the stale ones are dropped (all, if none is stale).
+const REMEMBERED: usize = 4096;
+
 /// The method.
 pub struct ServiceAccountTokens {
     tokens: Arc<Tokens>,
     objects: Objects,
+    /// Tokens whose signature verified, when, and their claims.
+    verified: Mutex<HashMap<String, (Instant, Arc<Claims>)>>,
 }
 
 impl ServiceAccountTokens {
     /// Accepts the tokens `tokens` describes, reading objects through `objects`.
     pub(crate) fn new(tokens: Arc<Tokens>, objects: Objects) -> ServiceAccountTokens {
-        ServiceAccountTokens { tokens, objects }
+        ServiceAccountTokens {
+            tokens,
+            objects,
+            verified: Mutex::default(),
+        }
     }
 
-    /// The user of `token`, whose claims say `iss`; the reason for the log when it is
-    /// refused.
-    fn user(&self, token: &str) -> Result<UserInfo, String> {
-        let claims = self.verify(token)?;
+    /// The claims of `token` if its signature verified less than [`VERIFIED_FOR`] ago.
+    fn remembered(&self, token: &str) -> Option<Arc<Claims>> {
+        let now = Instant::now();
+        (self.verified.lock().unwrap_or_else(|e| e.into_inner()))
+            .get(token)
+            .filter(|(at, _)| now.duration_since(*at) < VERIFIED_FOR)
+            .map(|(_, claims)| Arc::clone(claims))
+    }
+
+    /// The claims of `token`, verified now, and remembered.
+    fn verified(&self, token: &str) -> Result<Arc<Claims>, String> {
+        let now = Instant::now();
+        let claims = Arc::new(self.verify(token)?);
+        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        if verified.len() >= REMEMBERED {
+            verified.retain(|_, (at, _)| now.duration_since(*at) < VERIFIED_FOR);
+            if verified.len() >= REMEMBERED {
+                verified.clear();
+            }
+        }
+        verified.insert(token.to_owned(), (now, Arc::clone(&claims)));
+        Ok(claims)
+    }
+
+    /// The user of `token`, whose verified claims are `claims`; the reason for the log
+    /// when it is refused.
+    fn user(&self, token: &str, claims: &Claims) -> Result<UserInfo, String> {
         let legacy = claims.iss == LEGACY_ISSUER;
         let token_audiences = match claims.aud.list() {
             audiences if audiences.is_empty() => self.tokens.api_audiences.clone(),
@@ -72,8 +110,8 @@ impl ServiceAccountTokens {
             .unwrap_or_default()
             .as_secs() as i64;
         match legacy {
-            true => self.legacy(token, &claims),
-            false => self.bound(&claims, now),
+            true => self.legacy(token, claims),
+            false => self.bound(claims, now),
         }
     }
 
@@ -265,13 +303,20 @@ impl Method for ServiceAccountTokens {
         let Some(token) = request.bearer_token() else {
             return Outcome::NotPresented;
         };
-        let Some(issuer) = issuer(token) else {
-            return Outcome::NotPresented;
+        // A token remembered is one of this method's, verified: no need to read it again.
+        let claims = match self.remembered(token) {
+            Some(claims) => Ok(claims),
+            None => {
+                let Some(issuer) = issuer(token) else {
+                    return Outcome::NotPresented;
+                };
+                if issuer != LEGACY_ISSUER && !self.tokens.issuers.contains(&issuer) {
+                    return Outcome::NotPresented;
+                }
+                self.verified(token)
+            }
         };
-        if issuer != LEGACY_ISSUER && !self.tokens.issuers.contains(&issuer) {
-            return Outcome::NotPresented;
-        }
-        match self.user(token) {
+        match claims.and_then(|claims| self.user(token, &claims)) {
             Ok(user) => Outcome::User(user),
             Err(why) => Outcome::Rejected(format!("service account token: {why}")),
         }

@@ -156,6 +156,40 @@ fn rbac_gets(options: &Options, report: &mut Report) {
         secured,
         allowed,
     );
+
+    // The same reads by a service account, with a token of the TokenRequest API (the
+    // server's own key: it was given none): a signature and the account's existence are
+    // checked on every request.
+    post(
+        "/api/v1/namespaces/default/serviceaccounts",
+        r#"{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"bench-robot"}}"#.into(),
+    );
+    post(
+        &format!("{rbac}/rolebindings"),
+        r#"{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"robot"},"roleRef":{"kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"bench-robot","namespace":"default"}]}"#.into(),
+    );
+    let issued = (agent
+        .post(server.url("/api/v1/namespaces/default/serviceaccounts/bench-robot/token")))
+    .header("Authorization", "Bearer bench-admin")
+    .header("Content-Type", "application/json")
+    .send(r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}"#)
+    .expect("a TokenRequest")
+    .body_mut()
+    .read_to_string()
+    .expect("its answer");
+    let issued: serde_json::Value = serde_json::from_str(&issued).expect("a TokenRequest");
+    let token = issued["status"]["token"].as_str().expect("a token");
+    let (ops, elapsed) = read_configmaps(options, &server, Some(&format!("Bearer {token}")));
+    let robot = report.add(
+        format!("{what}, RBAC + service-account token: ConfigMap GETs"),
+        rate(ops, elapsed),
+        "ops/s",
+    );
+    report.share(
+        format!("{what}: service-account token GETs / token-file GETs"),
+        robot,
+        secured,
+    );
 }
 
 /// Ten ConfigMaps created (with `tokens.0` when given), then GETs of them by [`CLIENTS`]
@@ -179,32 +213,42 @@ fn configmap_gets(
         }
         assert_eq!(status_of(request.send(body).expect("POST")), 201);
     }
-    // The reader's binding reaches the RBAC index shortly after it is written.
-    if let Some((_, reader)) = tokens {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let url = format!("{base}/get-0");
-        while (agent.get(&url).header("Authorization", auth(reader)).call())
-            .expect("GET")
-            .status()
-            .as_u16()
-            != 200
-        {
-            assert!(Instant::now() < deadline, "the reader was never allowed");
-            std::thread::sleep(Duration::from_millis(10));
+    read_configmaps(
+        options,
+        server,
+        tokens.map(|(_, reader)| auth(reader)).as_deref(),
+    )
+}
+
+/// GETs of the ten ConfigMaps of [`configmap_gets`] by [`CLIENTS`] clients, with the
+/// `Authorization` header `authorization` when given, once the reader is allowed them (a
+/// binding reaches the RBAC index shortly after it is written).
+fn read_configmaps(
+    options: &Options,
+    server: &ServerProcess,
+    authorization: Option<&str>,
+) -> (u64, Duration) {
+    let agent = agent();
+    let url = server.url("/api/v1/namespaces/default/configmaps/get-0");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut request = agent.get(&url);
+        if let Some(authorization) = authorization {
+            request = request.header("Authorization", authorization);
         }
+        if request.call().expect("GET").status().as_u16() == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the reader was never allowed");
+        std::thread::sleep(Duration::from_millis(10));
     }
-    let authorization = tokens.map(|(_, reader)| auth(reader));
     let reads = clients(server, options, |connection, client, i| {
         let path = format!(
             "/api/v1/namespaces/default/configmaps/get-{}",
             (client as u64 + i) % 10
         );
         let mut headers = vec![("Accept", "application/json")];
-        headers.extend(
-            authorization
-                .as_deref()
-                .map(|token| ("Authorization", token)),
-        );
+        headers.extend(authorization.map(|token| ("Authorization", token)));
         assert_eq!(connection.send("GET", &path, &headers, b"").status, 200);
     });
     (reads.ops, reads.elapsed)
