@@ -727,3 +727,60 @@ fn tokens_are_interchangeable_with_kube_apiserver() {
     }
     let _ = peer_client.delete(path);
 }
+
+/// TokenReview for other audiences (as a system that verifies tokens meant for itself asks,
+/// Vault's Kubernetes auth for one): a token is authenticated for the audiences it shares
+/// with those asked, which the review reports; a token for the API alone, or of the token
+/// file, is not authenticated for another audience.
+#[test]
+fn token_reviews_answer_for_the_audiences_they_ask() {
+    let server = secure(&[]);
+    let admin = Kubectl::new(Version::V1_32, &server);
+    admin.ok(&["create", "serviceaccount", "robot"]);
+    let vault = create_token(
+        &admin,
+        &["robot", "--audience", "vault", "--audience", "other"],
+    );
+    let api = create_token(&admin, &["robot"]);
+    let client = Client::with_tls(
+        &server.url(),
+        &server.pki().ca_pem(),
+        support::pki::ADMIN_TOKEN,
+    );
+    let review = |token: &str, audiences: Value| {
+        let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+            "spec": {"token": token, "audiences": audiences}});
+        client
+            .post("/apis/authentication.k8s.io/v1/tokenreviews", &body)
+            .unwrap()
+            .json()["status"]
+            .clone()
+    };
+    let status = review(&vault, json!(["vault"]));
+    assert_eq!(status["authenticated"], true, "{status}");
+    assert_eq!(status["audiences"], json!(["vault"]));
+    assert_eq!(
+        status["user"]["username"],
+        "system:serviceaccount:default:robot"
+    );
+    // Asked for the API's audiences (none given), the same token is not good.
+    let status = review(&vault, json!([]));
+    assert_eq!(status["authenticated"], Value::Null, "{status}");
+    assert!(
+        status["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("is invalid for the target audiences")),
+        "{status}"
+    );
+    let status = review(&api, json!([]));
+    assert_eq!(status["audiences"], json!([ISSUER]), "{status}");
+    assert_eq!(review(&api, json!(["vault"]))["authenticated"], Value::Null);
+    assert_eq!(
+        review(ALICE_TOKEN, json!(["vault"]))["authenticated"],
+        Value::Null
+    );
+    assert_eq!(
+        review(ALICE_TOKEN, json!([ISSUER]))["user"]["username"],
+        "alice"
+    );
+}

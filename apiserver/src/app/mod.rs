@@ -235,7 +235,8 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
             Arc::clone(tokens),
             objects,
         );
-        Box::new(method) as Box<dyn crate::authn::Method>
+        let method = Box::new(method) as Box<dyn crate::authn::Method>;
+        (method, tokens.api_audiences.clone())
     });
     #[cfg(not(feature = "builtin"))]
     let token_method = None;
@@ -588,7 +589,7 @@ async fn filters(
     flags: &Options,
     trust: &client_trust::ClientTrust,
     registry: &Arc<Registry>,
-    service_accounts: Option<Box<dyn crate::authn::Method>>,
+    service_accounts: Option<(Box<dyn crate::authn::Method>, Vec<String>)>,
 ) -> Result<(endpoints::Filters, bool)> {
     let authenticator = Arc::new(
         flags

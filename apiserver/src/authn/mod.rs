@@ -13,6 +13,13 @@
 //! `system:unauthenticated` when `--anonymous-auth` allows it, else 401. Every
 //! authenticated user is also in `system:authenticated`.
 //!
+//! Audiences (kube's `authenticator.Audiences`): a request is for the server's API
+//! audiences (`--api-audiences`); a TokenReview may ask for others. A method that knows
+//! what its tokens are for (service-account tokens) answers for the audiences its token
+//! shares with those asked for ([`Outcome::UserFor`]); the others answer for the asked
+//! audiences that are API audiences, and for none when they share none: such a token is
+//! then not authenticated, as kube's audience-agnostic authenticators are not.
+//!
 //! Credentials never reach a log: rejections carry a reason for the log that names the
 //! method and what was wrong, never the token.
 
@@ -33,8 +40,12 @@ pub use kapi_core::user::{ANONYMOUS, AUTHENTICATED, MASTERS, UNAUTHENTICATED, Us
 /// What one method concluded about a request.
 #[derive(Debug)]
 pub enum Outcome {
-    /// The request carries this method's credential, and it names this user.
+    /// The request carries this method's credential, and it names this user (for the
+    /// audiences asked for that are API audiences).
     User(UserInfo),
+    /// The request carries this method's credential, and it names this user for these of
+    /// the audiences asked for.
+    UserFor(UserInfo, Vec<String>),
     /// The request carries no credential of this method.
     NotPresented,
     /// The request carries a credential of this method that is not valid; the reason is
@@ -48,6 +59,8 @@ pub struct Request<'a> {
     pub headers: &'a HeaderMap,
     /// The certificates the client presented in the TLS handshake, if any.
     pub certificates: Option<&'a PeerCertificates>,
+    /// The audiences asked for (a TokenReview's); `None`: the API audiences.
+    pub audiences: Option<&'a [String]>,
 }
 
 impl Request<'_> {
@@ -83,6 +96,16 @@ pub trait Method: Send + Sync {
 pub struct Authenticator {
     methods: Vec<Box<dyn Method>>,
     anonymous: bool,
+    api_audiences: Vec<String>,
+}
+
+/// Who a token names, for which audiences.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Authenticated {
+    /// The user.
+    pub user: UserInfo,
+    /// The audiences asked for that the token is good for.
+    pub audiences: Vec<String>,
 }
 
 /// Why a request is not authenticated (401), for the log.
@@ -124,14 +147,27 @@ impl Authenticator {
         self
     }
 
+    /// The server's API audiences (`--api-audiences`, else the service-account issuers):
+    /// what requests are for.
+    #[must_use]
+    pub fn api_audiences(mut self, audiences: Vec<String>) -> Authenticator {
+        self.api_audiences = audiences;
+        self
+    }
+
     /// Whether any method is configured.
     pub fn has_methods(&self) -> bool {
         !self.methods.is_empty()
     }
 
-    /// The user of a bearer token, by the methods alone (no anonymous fallback): `None`
-    /// when no method knows it, the reasons when one rejects it. For `TokenReview`.
-    pub fn authenticate_token(&self, token: &str) -> Result<Option<UserInfo>, String> {
+    /// The user of a bearer token for `audiences` (none: the API audiences), by the
+    /// methods alone (no anonymous fallback): `None` when no method knows it, the reasons
+    /// when one rejects it. For `TokenReview`.
+    pub fn authenticate_token(
+        &self,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<Option<Authenticated>, String> {
         let mut headers = HeaderMap::new();
         let Ok(value) = format!("Bearer {token}").parse() else {
             return Ok(None);
@@ -140,24 +176,40 @@ impl Authenticator {
         self.union(&Request {
             headers: &headers,
             certificates: None,
+            audiences: (!audiences.is_empty()).then_some(audiences),
         })
     }
 
     /// kube's union: the first method's user (also in `system:authenticated`), else the
     /// rejections, else nothing.
-    fn union(&self, request: &Request<'_>) -> Result<Option<UserInfo>, String> {
+    fn union(&self, request: &Request<'_>) -> Result<Option<Authenticated>, String> {
         let mut rejections = Vec::new();
+        let asked = request.audiences.unwrap_or(&self.api_audiences);
         for method in &self.methods {
-            match method.authenticate(request) {
-                Outcome::User(mut user) => {
-                    if !user.in_group(AUTHENTICATED) {
-                        user.groups.push(AUTHENTICATED.to_owned());
+            let (mut user, audiences) = match method.authenticate(request) {
+                Outcome::UserFor(user, audiences) => (user, audiences),
+                Outcome::User(user) => {
+                    // kube's audience-agnostic authenticators: good for the asked
+                    // audiences that are API audiences, and for nothing else.
+                    let shared: Vec<String> = (asked.iter())
+                        .filter(|a| self.api_audiences.contains(a))
+                        .cloned()
+                        .collect();
+                    if shared.is_empty() && !self.api_audiences.is_empty() {
+                        continue;
                     }
-                    return Ok(Some(user));
+                    (user, shared)
                 }
-                Outcome::NotPresented => {}
-                Outcome::Rejected(reason) => rejections.push(reason),
+                Outcome::NotPresented => continue,
+                Outcome::Rejected(reason) => {
+                    rejections.push(reason);
+                    continue;
+                }
+            };
+            if !user.in_group(AUTHENTICATED) {
+                user.groups.push(AUTHENTICATED.to_owned());
             }
+            return Ok(Some(Authenticated { user, audiences }));
         }
         if rejections.is_empty() {
             Ok(None)
@@ -168,8 +220,8 @@ impl Authenticator {
 
     /// Who sent `request`.
     pub fn authenticate(&self, request: &Request<'_>) -> Result<UserInfo, AuthnError> {
-        if let Some(user) = self.union(request).map_err(AuthnError::Rejected)? {
-            return Ok(user);
+        if let Some(authenticated) = self.union(request).map_err(AuthnError::Rejected)? {
+            return Ok(authenticated.user);
         }
         // A bearer token no token method owns is still a credential that failed (kube's
         // bearertoken authenticator answers `invalid bearer token`); with no token method
@@ -237,6 +289,7 @@ mod tests {
         authn.authenticate(&Request {
             headers: &headers,
             certificates: None,
+            audiences: None,
         })
     }
 
@@ -265,6 +318,39 @@ mod tests {
             Err(AuthnError::Rejected("expired".into()))
         );
         assert_eq!(check(&strict, None), Err(AuthnError::NoCredentials));
+    }
+
+    /// A method that knows its tokens' audiences.
+    struct For(&'static [&'static str]);
+
+    impl Method for For {
+        fn authenticate(&self, request: &Request<'_>) -> Outcome {
+            let asked = request.audiences.unwrap_or_default();
+            let shared = (self.0.iter())
+                .filter(|a| asked.iter().any(|b| b == *a))
+                .map(|a| (*a).to_owned())
+                .collect();
+            match request.bearer_token() {
+                Some("scoped") => Outcome::UserFor(UserInfo::default(), shared),
+                _ => Outcome::NotPresented,
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_are_good_for_the_audiences_they_share_with_those_asked() {
+        let api = vec!["api".to_owned()];
+        let authn = Authenticator::new()
+            .with(Fixed("plain", Some("alice")))
+            .with(For(&["vault", "api"]))
+            .api_audiences(api.clone());
+        let vault = ["vault".to_owned()];
+        let scoped = authn.authenticate_token("scoped", &vault).unwrap().unwrap();
+        assert_eq!(scoped.audiences, vault);
+        // A method that does not know: good for the asked API audiences only.
+        let plain = authn.authenticate_token("plain", &api).unwrap().unwrap();
+        assert_eq!((plain.user.name.as_str(), plain.audiences), ("alice", api));
+        assert_eq!(authn.authenticate_token("plain", &vault), Ok(None));
     }
 
     #[test]
@@ -298,6 +384,7 @@ mod tests {
             let request = Request {
                 headers: &headers,
                 certificates: None,
+                audiences: None,
             };
             assert_eq!(request.bearer_token(), token, "{header:?}");
         }

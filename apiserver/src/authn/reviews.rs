@@ -1,6 +1,8 @@
 //! The answers of `authentication.k8s.io/v1`'s reviews (`kapi_kinds::authentication`):
 //! `SelfSubjectReview` reports the requesting user (kube's `selfsubjectreview` REST
-//! storage); `TokenReview` runs a token through the token methods (kube's `tokenreview`).
+//! storage); `TokenReview` runs a token through the token methods for the audiences it
+//! asks for (none: the API audiences), and reports those the token is good for (kube's
+//! `tokenreview`).
 
 use std::sync::Arc;
 
@@ -56,10 +58,20 @@ struct Tokens(Arc<Authenticator>);
 impl Review for Tokens {
     fn review(&self, _: Option<&UserInfo>, object: Value) -> Result<Value, ApiError> {
         let mut review: TokenReview = serde_json::from_value(object).map_err(internal)?;
-        match self.0.authenticate_token(&review.spec.token) {
-            Ok(Some(user)) => {
+        match self
+            .0
+            .authenticate_token(&review.spec.token, &review.spec.audiences)
+        {
+            // kube's check that the audiences asked for are the token's.
+            Ok(Some(authenticated))
+                if !review.spec.audiences.is_empty() && authenticated.audiences.is_empty() =>
+            {
+                return Err(ApiError::Internal("error validating audiences".into()));
+            }
+            Ok(Some(authenticated)) => {
                 review.status.authenticated = true;
-                review.status.user = reviewed(&user);
+                review.status.user = reviewed(&authenticated.user);
+                review.status.audiences = authenticated.audiences;
             }
             Ok(None) => review.status.user = ReviewedUser::default(),
             Err(error) => {

@@ -35,6 +35,7 @@ pub async fn authenticate(
     let outcome = authenticator.authenticate(&authn::Request {
         headers: request.headers(),
         certificates: request.extensions().get::<PeerCertificates>(),
+        audiences: None,
     });
     match outcome {
         Ok(user) => {

@@ -91,28 +91,40 @@ impl ServiceAccountTokens {
         Ok(claims)
     }
 
-    /// The user of `token`, whose verified claims are `claims`; the reason for the log
-    /// when it is refused.
-    fn user(&self, token: &str, claims: &Claims) -> Result<UserInfo, String> {
+    /// The user of `token`, whose verified claims are `claims`, and the audiences of
+    /// `asked` (none: the API audiences) it is good for; the reason for the log when it is
+    /// refused.
+    fn user(
+        &self,
+        token: &str,
+        claims: &Claims,
+        asked: Option<&[String]>,
+    ) -> Result<(UserInfo, Vec<String>), String> {
         let legacy = claims.iss == LEGACY_ISSUER;
+        // A legacy token, for no audience in particular, is for the API's.
         let token_audiences = match claims.aud.list() {
             audiences if audiences.is_empty() => self.tokens.api_audiences.clone(),
             audiences => audiences,
         };
-        let api = &self.tokens.api_audiences;
-        if !api.is_empty() && !api.iter().any(|a| token_audiences.contains(a)) {
+        let asked = asked.unwrap_or(&self.tokens.api_audiences);
+        let shared: Vec<String> = (asked.iter())
+            .filter(|a| token_audiences.contains(a))
+            .cloned()
+            .collect();
+        if shared.is_empty() && !self.tokens.api_audiences.is_empty() {
             return Err(format!(
-                "token audiences {token_audiences:?} is invalid for the target audiences {api:?}"
+                "token audiences {token_audiences:?} is invalid for the target audiences {asked:?}"
             ));
         }
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs() as i64;
-        match legacy {
-            true => self.legacy(token, claims),
-            false => self.bound(claims, now),
-        }
+        let user = match legacy {
+            true => self.legacy(token, claims)?,
+            false => self.bound(claims, now)?,
+        };
+        Ok((user, shared))
     }
 
     /// The claims of `token` once one of the keys verifies its signature.
@@ -316,8 +328,8 @@ impl Method for ServiceAccountTokens {
                 self.verified(token)
             }
         };
-        match claims.and_then(|claims| self.user(token, &claims)) {
-            Ok(user) => Outcome::User(user),
+        match claims.and_then(|claims| self.user(token, &claims, request.audiences)) {
+            Ok((user, audiences)) => Outcome::UserFor(user, audiences),
             Err(why) => Outcome::Rejected(format!("service account token: {why}")),
         }
     }

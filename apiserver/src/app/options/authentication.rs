@@ -270,9 +270,16 @@ impl AuthenticationOptions {
     pub fn authenticator(
         &self,
         trust: &ClientTrust,
-        service_accounts: Option<Box<dyn crate::authn::Method>>,
+        service_accounts: Option<(Box<dyn crate::authn::Method>, Vec<String>)>,
     ) -> Result<Authenticator> {
         let mut authenticator = Authenticator::new().anonymous(self.anonymous_auth);
+        // What requests are for: the service-account tokens' API audiences (the flag's,
+        // else the issuers), else the flag's.
+        let (service_accounts, audiences) = match service_accounts {
+            Some((method, audiences)) => (Some(method), audiences),
+            None => (None, self.service_accounts.api_audiences.clone()),
+        };
+        authenticator = authenticator.api_audiences(audiences);
         if let Some(request_header) = trust.request_header()? {
             authenticator = authenticator.with(request_header);
         }
