@@ -45,6 +45,14 @@ use crate::health::{Health, Hook};
 use kapi_core::error::ApiError;
 use kapi_registry::Registry;
 
+/// How kube-controller-manager's controllers write: as its field manager.
+fn manager_writes() -> kapi_registry::WriteOptions {
+    kapi_registry::WriteOptions {
+        field_manager: Some("kube-controller-manager".into()),
+        ..kapi_registry::WriteOptions::default()
+    }
+}
+
 /// How often a controller passes again while it has work left.
 const BUSY: Duration = Duration::from_millis(200);
 /// How often it passes otherwise.

@@ -10,10 +10,7 @@ use serde_json::{Value, json};
 
 use crate::quota;
 use kapi_core::error::ApiError;
-use kapi_registry::{Registry, Subresource, Target, WriteOptions};
-
-/// The manager the statuses are written as (kube's).
-const MANAGER: &str = "kube-controller-manager";
+use kapi_registry::{Registry, Subresource, Target};
 
 /// One pass over every ResourceQuota; whether work is left (a status that could not be
 /// written).
@@ -51,10 +48,7 @@ pub(crate) async fn sync(registry: &Registry) -> Result<bool, ApiError> {
             namespace: Some(namespace),
             ..all
         };
-        let options = WriteOptions {
-            field_manager: Some(MANAGER.into()),
-            ..WriteOptions::default()
-        };
+        let options = super::manager_writes();
         match registry
             .update(target, name, updated, Some(Subresource::Status), &options)
             .await

@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use kapi_core::error::ApiError;
-use kapi_registry::{Passes, Registry, Target, WriteOptions};
+use kapi_registry::{Passes, Registry, Target};
 
 /// The ConfigMap's name (kube's).
 pub const NAME: &str = "kube-root-ca.crt";
@@ -51,10 +51,7 @@ impl Publisher {
             version: "v1",
             namespace: None,
         };
-        let options = WriteOptions {
-            field_manager: Some("kube-controller-manager".into()),
-            ..WriteOptions::default()
-        };
+        let options = super::manager_writes();
         let mut left = false;
         for item in &registry.list(all, &Default::default()).await?.items {
             let namespace = item.value();

@@ -19,7 +19,7 @@ use crate::serviceaccount::legacy::{ACCOUNT_NAME, ACCOUNT_UID, SECRET_TYPE, toke
 use kapi_core::error::ApiError;
 use kapi_core::meta::{DeleteOptions, Preconditions};
 use kapi_core::unstructured::meta_str;
-use kapi_registry::{Passes, Registry, Target, WriteOptions};
+use kapi_registry::{Passes, Registry, Target};
 
 /// The controller.
 pub struct TokensController {
@@ -57,10 +57,7 @@ impl TokensController {
             version: "v1",
             namespace: None,
         };
-        let options = WriteOptions {
-            field_manager: Some("kube-controller-manager".into()),
-            ..WriteOptions::default()
-        };
+        let options = super::manager_writes();
         let mut left = false;
         for item in &registry.list(all, &Default::default()).await?.items {
             let secret = item.value();
