@@ -491,10 +491,10 @@ impl Registry {
             // A changed definition gets a cache of its own, as kube builds new storage for
             // it: what the old cache made from its objects (their encodings per version,
             // Table rows, selectable fields) was made under the old definition. Its watches
-            // end, and clients watch again and get the kind as it now is.
+            // end, and clients watch again and get the kind as it now is. Replaced in one
+            // step, so that no request finds the kind without a cache.
             self.scheme.install(kind);
-            self.caches.remove(&prefix);
-            self.caches.add(prefix, info.qualified_resource());
+            self.caches.replace(prefix, info.qualified_resource());
         } else {
             self.caches.add(prefix, info.qualified_resource());
             self.scheme.install(kind);

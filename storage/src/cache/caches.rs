@@ -80,6 +80,24 @@ impl Caches {
         Some(cache)
     }
 
+    /// A new cache of `prefix` in place of the one holding it, in one step: a reader finds
+    /// the old cache or the new one, never none. The old one's watches end.
+    pub fn replace(&self, prefix: String, resource: String) -> Option<Arc<Cache>> {
+        let mut inner = self.write();
+        let storage = inner.storage.clone()?;
+        inner.caches.retain(|(cache, task)| {
+            let keep = cache.prefix() != prefix;
+            if !keep {
+                cache.close();
+                task.abort();
+            }
+            keep
+        });
+        let (cache, task) = Cache::start(&storage, prefix, resource, inner.options);
+        inner.caches.push((Arc::clone(&cache), task));
+        Some(cache)
+    }
+
     /// Stops the cache of `prefix`: its watches end ([`Cache::close`]) and its feed stops.
     pub fn remove(&self, prefix: &str) {
         let mut inner = self.write();
