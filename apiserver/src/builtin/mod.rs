@@ -59,7 +59,7 @@ pub fn register(registry: &Registry, storage: &Arc<dyn Storage>, etcd: bool) {
 }
 
 /// The core group's `plural` in `v1`, in `namespace`.
-fn core_kind(registry: &Registry, plural: &str) -> Result<Arc<KindEntry>, ApiError> {
+pub(crate) fn core_kind(registry: &Registry, plural: &str) -> Result<Arc<KindEntry>, ApiError> {
     registry
         .scheme()
         .by_resource("", plural)
@@ -67,7 +67,7 @@ fn core_kind(registry: &Registry, plural: &str) -> Result<Arc<KindEntry>, ApiErr
 }
 
 /// `kind` in its storage version and `namespace`.
-fn target<'a>(kind: &'a KindEntry, namespace: Option<&'a str>) -> Target<'a> {
+pub(crate) fn target<'a>(kind: &'a KindEntry, namespace: Option<&'a str>) -> Target<'a> {
     Target {
         kind,
         version: kind.info.storage_version().name,

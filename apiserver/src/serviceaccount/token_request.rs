@@ -21,7 +21,7 @@ use super::claims::{Binding, Issue as Claims, Ref};
 use kapi_core::error::{ApiError, FieldError, FieldErrorType, GroupResource};
 use kapi_core::unstructured::meta_str;
 use kapi_kinds::builtin::authentication::v1::{TokenRequest, TokenRequestStatus};
-use kapi_registry::{Action, ActionRequest, Answer, Registry, Target, Written};
+use kapi_registry::{Action, ActionRequest, Answer, Registry, Written};
 
 /// kube's shortest token (`MinTokenAgeSec`).
 const MIN_SECONDS: i64 = 10 * 60;
@@ -270,14 +270,8 @@ async fn get(
     namespace: Option<&str>,
     name: &str,
 ) -> Result<Value, ApiError> {
-    let kind = registry
-        .scheme()
-        .by_resource("", plural)
-        .ok_or(ApiError::NoRoute)?;
-    let target = Target {
-        kind: &kind,
-        version: kind.info.storage_version().name,
-        namespace,
-    };
-    registry.get(target, name, None).await
+    let kind = crate::builtin::core_kind(registry, plural)?;
+    registry
+        .get(crate::builtin::target(&kind, namespace), name, None)
+        .await
 }

@@ -85,14 +85,7 @@ impl Caches {
     pub fn replace(&self, prefix: String, resource: String) -> Option<Arc<Cache>> {
         let mut inner = self.write();
         let storage = inner.storage.clone()?;
-        inner.caches.retain(|(cache, task)| {
-            let keep = cache.prefix() != prefix;
-            if !keep {
-                cache.close();
-                task.abort();
-            }
-            keep
-        });
+        stop(&mut inner.caches, &prefix);
         let (cache, task) = Cache::start(&storage, prefix, resource, inner.options);
         inner.caches.push((Arc::clone(&cache), task));
         Some(cache)
@@ -100,15 +93,7 @@ impl Caches {
 
     /// Stops the cache of `prefix`: its watches end ([`Cache::close`]) and its feed stops.
     pub fn remove(&self, prefix: &str) {
-        let mut inner = self.write();
-        inner.caches.retain(|(cache, task)| {
-            let keep = cache.prefix() != prefix;
-            if !keep {
-                cache.close();
-                task.abort();
-            }
-            keep
-        });
+        stop(&mut self.write().caches, prefix);
     }
 
     /// The cache holding the keys under `prefix`.
@@ -200,4 +185,16 @@ impl Drop for Caches {
             task.abort();
         }
     }
+}
+
+/// Stops and drops the cache of `prefix` among `caches`: its watches end, its feed stops.
+fn stop(caches: &mut Vec<(Arc<Cache>, tokio::task::AbortHandle)>, prefix: &str) {
+    caches.retain(|(cache, task)| {
+        let keep = cache.prefix() != prefix;
+        if !keep {
+            cache.close();
+            task.abort();
+        }
+        keep
+    });
 }
