@@ -88,7 +88,7 @@ pub use kapi_kinds as kinds;
 /// The derives, and `deflated!` for the generated crate's documents, with the `derive`
 /// feature.
 #[cfg(feature = "derive")]
-pub use kapi_macros::{Convert, Protobuf, Resource, deflated};
+pub use kapi_macros::{Convert, Protobuf, Resource, deflated, rules};
 
 #[cfg(feature = "server")]
 pub use kapi_apiserver as server;

@@ -25,6 +25,8 @@ mod json_path;
 mod model;
 mod names;
 mod protobuf;
+mod rules;
+mod serde_names;
 
 use darling::FromDeriveInput;
 use proc_macro::TokenStream;
@@ -195,6 +197,54 @@ pub fn derive_convert(input: TokenStream) -> TokenStream {
 pub fn derive_protobuf(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
     protobuf::derive(&input).into()
+}
+
+/// CEL validation rules on a version type and its fields, as kube's
+/// `x-kubernetes-validations`: published in the type's schema (so in the OpenAPI documents
+/// and in a CustomResourceDefinition made from the kind), enforced by the server with the
+/// engine and semantics of custom resources' rules, and checked twice before any server
+/// runs: here, on what the item shows, and by `cargo xtask generate` against the whole
+/// schema (types and costs).
+///
+/// ```ignore
+/// #[kapi::rules]
+/// #[derive(Serialize, Deserialize, JsonSchema, Convert)]
+/// #[rule("!self.container.image.endsWith(':latest')",
+///        message = "the image must name a tag other than latest",
+///        field_path = ".container.image")]
+/// pub struct WebAppSpec {
+///     pub container: Container,
+///     #[rule("self == oldSelf", message = "displayName is immutable")]
+///     pub display_name: Option<String>,
+/// }
+/// ```
+///
+/// It goes above `#[derive(...)]`: it must see the derives, and schemars what it writes.
+///
+/// # Keys of `#[rule(...)]`
+///
+/// | key | meaning |
+/// |---|---|
+/// | `"expr"` (first) or `rule = "expr"` | required; the CEL expression, true when the value is valid; `self` is the value where the rule sits, `oldSelf` the value before an update (a transition rule) |
+/// | `message = "..."` | what a failure says; no line breaks; by default kube's `failed rule: <rule>` |
+/// | `message_expression = "..."` | a CEL expression making the message |
+/// | `reason = "FieldValueForbidden"` | the error type: `FieldValueInvalid` (the default), `FieldValueForbidden`, `FieldValueRequired` or `FieldValueDuplicate` |
+/// | `field_path = ".container.image"` | where a failure is reported, below the rule's place |
+/// | `optional_old_self` | a transition rule that also runs on create, `oldSelf` then an empty optional |
+///
+/// # What is checked where
+///
+/// - Here, with spans: the keys as kube checks them, the rule and message expression
+///   parsed, and on a struct the fields `self.x`/`oldSelf.x` select and the first step of
+///   `field_path` (serde's JSON names, escaped as kube escapes them: `self.__namespace__`).
+/// - By `cargo xtask generate`, naming the rule's file and line: the rule compiled against
+///   the whole schema of where it sits (nested types, lists, maps, optional fields,
+///   int-or-string), `oldSelf` only where kube can correlate old values, and its estimated
+///   cost within kube's limits per rule and per kind (naming the fields that need a
+///   `maxItems`, `maxProperties` or `maxLength`).
+#[proc_macro_attribute]
+pub fn rules(args: TokenStream, item: TokenStream) -> TokenStream {
+    rules::expand(args.into(), item.into()).into()
 }
 
 /// A file of the calling crate compiled in deflated: a `kapi::api::Deflated` that
