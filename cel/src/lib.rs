@@ -14,6 +14,7 @@
 pub mod checker;
 pub mod comprehensions;
 pub mod cost;
+pub mod definition;
 pub mod environment;
 pub mod escape;
 pub mod interpreter;

@@ -6,6 +6,8 @@
 //! - [`scheme()`]: every kind with its hub type and version types, for conversions.
 //! - [`ROUTES`]: every route of every served version, bound to its generic handler.
 //! - [`documents`]: the OpenAPI (v2, v2 protobuf, v3) and discovery documents, as served.
+//! - [`validator()`]: objects judged against their version's schema and validation rules
+//!   as the server judges them, with no server.
 //!
 //! The API:
 //!
@@ -40,6 +42,19 @@ mod scheme;
 
 pub use routes::ROUTES;
 pub use scheme::scheme;
+
+/// Judges objects of this API against their version's schema and validation rules, as
+/// the server would, with no server: `validator().create(&object)` is `Ok` with the
+/// server's warnings, or the `ApiError` (a 422 `Status`) the server would answer. The
+/// schemas are compiled on the first call.
+pub fn validator() -> &'static kapi::schema::offline::Validator {
+    static VALIDATOR: std::sync::LazyLock<kapi::schema::offline::Validator> =
+        std::sync::LazyLock::new(|| {
+            kapi::schema::offline::Validator::new(&scheme(), documents::OPENAPI_V3)
+                .expect("the generated documents hold every kind's schema")
+        });
+    &VALIDATOR
+}
 
 #[cfg(test)]
 mod tests {

@@ -73,7 +73,7 @@
 //! |---|---|---|
 //! | [`api`], [`meta`], [`error`], [`scheme`], [`validation`], [`unstructured`], [`user`] | `kapi-core` | the API description the derives emit, `meta.k8s.io` types, errors as `Status`, the scheme |
 //! | [`kinds`](mod@kinds) | `kapi-kinds` | Kubernetes' own kinds in feature sets |
-//! | `schema` (server, testing) | `kapi-schema` | compiled schemas, metadata rules, selectors |
+//! | `schema` (schema, server, testing) | `kapi-schema` | compiled schemas, metadata rules, selectors; objects validated with no server (`schema::offline`) |
 //! | `storage` (server) | `kapi-storage` | storage with etcd's semantics, the watch cache |
 //! | `fieldmanager` (server) | `kapi-fieldmanager` | field management, server-side apply |
 //! | `registry` (server) | `kapi-registry` | the generic store, admission as a hook |
@@ -98,7 +98,7 @@ pub use kapi_fieldmanager as fieldmanager;
 pub use kapi_metrics as metrics;
 #[cfg(feature = "server")]
 pub use kapi_registry as registry;
-#[cfg(any(feature = "server", feature = "testing"))]
+#[cfg(feature = "schema")]
 pub use kapi_schema as schema;
 /// Test support for an API (feature `testing`).
 #[cfg(feature = "testing")]

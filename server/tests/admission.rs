@@ -1,7 +1,7 @@
 //! Admission webhooks against the real `kapi-server`: a test webhook server
 //! (`python/admission_webhook.py`, HTTPS on loopback with a certificate of the test's CA,
 //! trusted through each configuration's `caBundle`) labels new WebApps (a mutating
-//! webhook's JSON patch) and refuses those tagged `:latest` (a validating webhook), with
+//! webhook's JSON patch) and refuses those tagged `:edge` (a validating webhook), with
 //! kubectl 1.32 and 1.20 showing the webhook's message and warning; on the compiled
 //! WebApp and on the same kind defined by a CustomResourceDefinition. Also: a webhook that
 //! is down under `failurePolicy: Fail` and `Ignore`, a namespace selector, dry runs, a
@@ -166,15 +166,15 @@ fn webhooks_label_and_refuse(kind: WebApps) {
         // The validating webhook's refusal, as kubectl shows it.
         let latest = kubectl.write_file(
             "latest.yaml",
-            &serde_json::to_string(&webapp(kind, "latest", "nginx:latest")).unwrap(),
+            &serde_json::to_string(&webapp(kind, "latest", "nginx:edge")).unwrap(),
         );
         kubectl
             .fails(&["create", "-f", &latest, "-n", "default"])
             .stderr_has(
                 "admission webhook \"policy.example.com\" denied the request: images tagged \
-                 :latest are not allowed",
+                 :edge are not allowed",
             );
-        let patch = r#"{"spec":{"container":{"image":"nginx:latest"}}}"#;
+        let patch = r#"{"spec":{"container":{"image":"nginx:edge"}}}"#;
         kubectl
             .fails(&[
                 "patch",
@@ -187,7 +187,7 @@ fn webhooks_label_and_refuse(kind: WebApps) {
                 "-p",
                 patch,
             ])
-            .stderr_has("denied the request: images tagged :latest are not allowed");
+            .stderr_has("denied the request: images tagged :edge are not allowed");
     }
 
     // What the webhooks were sent.

@@ -21,6 +21,7 @@ mod builtin_subresources;
 mod builtin_tables;
 mod builtin_versions;
 mod builtin_warnings;
+mod compiled_rules;
 mod component_statuses;
 mod configmap;
 mod controller;

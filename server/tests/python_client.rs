@@ -306,6 +306,24 @@ fn invalid_webapps_raise_422_with_the_causes() {
             "message": "Invalid value: 1001: must be less than or equal to 1000",
         }])
     );
+
+    // The validation rule on WebApp v1's spec, reported at its field path.
+    let rule = &line(&lines, "case", "rule")["status"];
+    assert_eq!(
+        rule["message"],
+        format!(
+            "{web} \"latest\" is invalid: spec.container.image: Invalid value: \"object\": \
+             the image must name a tag other than latest"
+        )
+    );
+    assert_eq!(
+        rule["details"]["causes"],
+        json!([{
+            "reason": "FieldValueInvalid",
+            "field": "spec.container.image",
+            "message": "Invalid value: \"object\": the image must name a tag other than latest",
+        }])
+    );
 }
 
 /// `limit=2` and `_continue` over five ConfigMaps: three pages at one resourceVersion.

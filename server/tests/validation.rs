@@ -419,7 +419,8 @@ fn kubectl_1_20_explain_shows_defaults() {
 
 /// The kind's own cross-field rule (`Strategy::validate`: an image tagged `latest` runs at
 /// most one replica) is reported at the image's path in the version the client wrote: v1's
-/// `spec.container.image`, v1beta1's `spec.image`; on create and on update.
+/// `spec.container.image` (beside the validation rule on v1's spec, which refuses the tag
+/// whatever the replicas), v1beta1's `spec.image`; on create and on update.
 fn cross_field_rule_paths_are_in_the_request_version(version: Version) {
     let (_server, kubectl) = start_with(version);
     let message = |path: &str| {
@@ -433,9 +434,18 @@ fn cross_field_rule_paths_are_in_the_request_version(version: Version) {
         "apiVersion: apps.example.dev/v1\nkind: WebApp\nmetadata:\n  name: web\n\
          spec:\n  replicas: 2\n  container:\n    image: nginx:latest\n",
     );
+    // v1 also refuses the tag outright, by the validation rule on its spec, which the
+    // schema checks report first.
     kubectl
         .fails(&["create", "-f", &v1])
-        .stderr_has(&message("spec.container.image"));
+        .stderr_has(
+            "* spec.container.image: Invalid value: \"object\": the image must name a tag \
+             other than latest",
+        )
+        .stderr_has(
+            "* spec.container.image: Invalid value: \"nginx:latest\": an image tagged \
+             `latest` may run only one replica: pin a version or a digest",
+        );
     let beta = |replicas: u32| {
         format!(
             "apiVersion: apps.example.dev/v1beta1\nkind: WebApp\nmetadata:\n  name: web\n\

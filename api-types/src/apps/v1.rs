@@ -22,9 +22,15 @@ pub struct WebApp {
 }
 
 /// Desired state of a [`WebApp`].
+#[kapi::rules]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, Convert)]
 #[convert(hub = super::WebAppSpec)]
 #[serde(rename_all = "camelCase")]
+#[rule(
+    "!self.container.image.endsWith(':latest')",
+    message = "the image must name a tag other than latest",
+    field_path = ".container.image"
+)]
 pub struct WebAppSpec {
     /// How many instances to run.
     #[serde(default = "default_replicas")]

@@ -39,11 +39,16 @@ pub struct Tenant {
 }
 
 /// Desired state of a [`Tenant`].
+#[kapi::rules]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TenantSpec {
-    /// Human-friendly name of the tenant.
+    /// Human-friendly name of the tenant. Once set, it cannot change.
     #[serde(default)]
+    #[rule(
+        "oldSelf == '' || self == oldSelf",
+        message = "displayName is immutable"
+    )]
     #[schemars(length(max = 63))]
     pub display_name: String,
     /// Users who administer the tenant: at least one when given, at most ten.

@@ -19,6 +19,7 @@ use crate::version_priority;
 
 pub(crate) mod normalize;
 mod patch_strategy;
+mod rules;
 
 /// Where the OpenAPI 3 schemas of a group-version live.
 pub const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
@@ -151,6 +152,18 @@ pub enum ModelError {
         list_type: String,
         /// What they imply: `x-kubernetes-patch-strategy: merge, x-kubernetes-patch-merge-key: port`.
         implied: String,
+    },
+    /// Validation rules (`#[kapi::rules]`) kube-apiserver would refuse in a
+    /// CustomResourceDefinition: each error is kube's, prefixed with where the rule was
+    /// written.
+    #[error("{kind} in {api_version}: validation rules kube-apiserver would refuse:\n  {}", errors.join("\n  "))]
+    Rules {
+        /// The kind.
+        kind: String,
+        /// Its group-version.
+        api_version: String,
+        /// kube's errors, located.
+        errors: Vec<String>,
     },
     /// Two different schemas got the same qualified name.
     #[error("schema {name} is generated twice with different content in {group_version}")]
@@ -342,6 +355,18 @@ impl GroupVersionModel {
                 bodies,
             });
         }
+        for resource in &resources {
+            if let VersionSchema::Type(_) = resource.version.schema {
+                let api_version = api_version(group, version);
+                rules::check(
+                    resource.kind.kind,
+                    &api_version,
+                    &resource.schema_name,
+                    &schemas,
+                )?;
+            }
+        }
+        schemas.values_mut().for_each(rules::strip_sources);
         schemas.sort_keys();
         Ok(GroupVersionModel {
             group,

@@ -34,8 +34,13 @@ pub const SCHEMA_KEYWORDS: &[&str] = &[
     "enum",
     "minItems",
     "maxItems",
+    "minProperties",
+    "maxProperties",
     "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
+    // CEL validation rules (`#[kapi::rules]`), checked by `cargo xtask generate` and
+    // applied with the schema's own checks, as custom resources' rules are.
+    "x-kubernetes-validations",
     // Merge semantics, which the field manager (server-side apply) follows.
     "x-kubernetes-map-type",
     "x-kapi-immutable",

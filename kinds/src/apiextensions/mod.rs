@@ -15,7 +15,6 @@ mod defaults;
 #[cfg(feature = "server")]
 pub mod install;
 mod openapi_schema;
-mod rules;
 mod structural;
 mod validation;
 

@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::structural::{children, flag, object, text};
+use kapi_cel::definition::Previous;
 use kapi_core::error::FieldError as E;
 use kapi_core::error::{FieldError, go_strings};
 
@@ -35,14 +36,10 @@ struct Context {
 }
 
 /// Every generic error of `schema`, a version's `openAPIV3Schema` reported at `path`.
-pub(super) fn errors(
-    schema: &Value,
-    path: &str,
-    previous: Option<&super::rules::Previous>,
-) -> Vec<FieldError> {
+pub(super) fn errors(schema: &Value, path: &str, previous: Option<&Previous>) -> Vec<FieldError> {
     let mut errors = Vec::new();
     check(schema, path, &Context::default(), true, &mut errors);
-    errors.extend(super::rules::errors(schema, path, previous));
+    errors.extend(kapi_cel::definition::errors(schema, path, previous));
     errors
 }
 

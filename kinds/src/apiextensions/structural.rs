@@ -30,7 +30,7 @@ enum Level {
 pub(super) fn errors(
     schema: &Value,
     path: &str,
-    previous: Option<&super::rules::Previous>,
+    previous: Option<&kapi_cel::definition::Previous>,
 ) -> Vec<FieldError> {
     let errors = super::openapi_schema::errors(schema, path, previous);
     // kube reports the structural rules of a schema that passed the generic checks (it

@@ -10,13 +10,13 @@
 
 use serde_json::json;
 
-use super::rules;
 use super::structural;
 use super::{
     CLUSTER, CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition,
     CustomResourceDefinitionNames, CustomResourceDefinitionVersion, CustomResourceSubresources,
     NAMESPACED,
 };
+use kapi_cel::definition::Previous;
 use kapi_core::error::FieldError;
 use kapi_core::error::FieldError as E;
 use kapi_core::validation as strings;
@@ -80,7 +80,10 @@ pub(super) fn update(
     crd: &CustomResourceDefinition,
     old: &CustomResourceDefinition,
 ) -> Vec<FieldError> {
-    let previous = rules::Previous::of(old);
+    let schemas = (old.spec.versions.iter())
+        .filter_map(|v| Some(v.schema.as_ref()?.open_apiv3_schema.clone()?.0))
+        .collect();
+    let previous = Previous::of(schemas);
     let mut errors = spec_errors(crd, Some(&previous));
     let immutable = |field: &str, new: &str, old: &str| {
         (new != old).then(|| E::invalid(field, new, "field is immutable"))
@@ -117,10 +120,7 @@ fn established(crd: &CustomResourceDefinition) -> bool {
 }
 
 /// `validateCustomResourceDefinitionSpec`.
-fn spec_errors(
-    crd: &CustomResourceDefinition,
-    previous: Option<&rules::Previous>,
-) -> Vec<FieldError> {
+fn spec_errors(crd: &CustomResourceDefinition, previous: Option<&Previous>) -> Vec<FieldError> {
     let spec = &crd.spec;
     let mut errors = Vec::new();
     if spec.group.is_empty() {

@@ -273,6 +273,16 @@ impl Schemas {
                 };
                 let root =
                     compiler.reference(&Value::String(format!("#/components/schemas/{name}")))?;
+                // A kind its strategy judges is never judged by its schema's rules.
+                if !info.strategy_validates && !schemas.rules.contains_key(&root) {
+                    let lookup = |name: &str| {
+                        (Components::Raw(components).get(name))
+                            .map_err(|e| SchemaError(format!("OpenAPI v3 document {path}: {e}")))
+                    };
+                    if let Some(rules) = compiled_kind_rules(name, &lookup)? {
+                        schemas.rules.insert(root, rules);
+                    }
+                }
                 schemas
                     .roots
                     .insert((info.group.into(), version.into(), info.kind.into()), root);
@@ -337,6 +347,21 @@ impl Schemas {
         };
         compiler.reference(&Value::String(format!("#/components/schemas/{name}")))
     }
+}
+
+/// The validation rules of a compiled kind whose schema is component `name`, if it has
+/// any: compiled once, on the structural form of its schema, in the environment stored
+/// rules get (what `cargo xtask generate` accepted in the stricter one keeps compiling).
+fn compiled_kind_rules(
+    name: &str,
+    lookup: &crate::structural::Lookup<'_>,
+) -> Result<Option<std::sync::Arc<kapi_cel::validation::Validator>>, SchemaError> {
+    if !crate::structural::reaches_rules(name, lookup)? {
+        return Ok(None);
+    }
+    let schema = crate::structural::inline_resource(name, lookup)?;
+    let features = kapi_cel::environment::stored_expressions(kapi_cel::environment::KUBERNETES);
+    Ok(kapi_cel::validation::Validator::new(&schema, &features).map(std::sync::Arc::new))
 }
 
 /// A document's components as written, by name.

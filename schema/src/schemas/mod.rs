@@ -58,7 +58,7 @@ const GENERIC_PROPERTIES: [&str; 3] = ["apiVersion", "kind", "metadata"];
 /// A schema that cannot be used: missing, or with a `$ref` or keyword that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct SchemaError(String);
+pub struct SchemaError(pub(crate) String);
 
 /// The compiled schemas of every kind and served version of a scheme.
 #[derive(Debug, Default)]

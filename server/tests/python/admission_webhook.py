@@ -4,7 +4,7 @@ the certificate and key given as arguments, answering AdmissionReview v1 request
 - `/label`: a mutating webhook that labels every object it sees `admitted-by: test`
   (a JSON patch), with a warning.
 - `/annotate`: a mutating webhook that annotates it `annotated-by: test`.
-- `/policy`: a validating webhook that refuses WebApps whose image is tagged `:latest`,
+- `/policy`: a validating webhook that refuses WebApps whose image is tagged `:edge`,
   and the deletion of objects named `keep`.
 
 Prints `listening on PORT` first, then one JSON line per review received (path,
@@ -52,9 +52,9 @@ def policy(request):
         return {"allowed": True}
     obj = request.get("object") or {}
     image = ((obj.get("spec") or {}).get("container") or {}).get("image", "")
-    if image.endswith(":latest"):
+    if image.endswith(":edge"):
         return {"allowed": False, "status": {"code": 403, "reason": "Forbidden",
-                                             "message": "images tagged :latest are not allowed"}}
+                                             "message": "images tagged :edge are not allowed"}}
     return {"allowed": True}
 
 

@@ -63,3 +63,10 @@ expect(
     1,
     "spec.replicas after the rejected patch",
 )
+
+# A validation rule written on the version type (`#[kapi::rules]` on WebApp v1's spec):
+# an image tagged `latest` is refused at the rule's field path, with its message.
+latest = webapp("latest", {"container": {"image": "nginx:latest"}})
+status = expect_api_error(422, "Invalid", webapps.create, body=latest, namespace=NAMESPACE)
+emit(case="rule", status=status)
+expect_api_error(404, "NotFound", webapps.get, name="latest", namespace=NAMESPACE)

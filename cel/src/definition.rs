@@ -1,5 +1,7 @@
-//! A CustomResourceDefinition's validation rules (`x-kubernetes-validations`) checked as
-//! kube's `validateExtensions` and its cost checks do when the definition is written:
+//! A definition's validation rules (`x-kubernetes-validations` in a structural schema: a
+//! CustomResourceDefinition's `openAPIV3Schema`, or a compiled kind's schema with its
+//! references inlined) checked as kube's `validateExtensions` and its cost checks do when
+//! a CustomResourceDefinition is written:
 //! each rule non-empty, its `message`, `messageExpression`, `reason` and `fieldPath` well
 //! formed; the rule and its message expression compiled in the environment new rules get
 //! (the previous Kubernetes version's); `oldSelf` only where old and new values can be
@@ -11,12 +13,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::CustomResourceDefinition;
-
-use kapi_cel::cost::limits::{CostLimits, child_cardinality};
-use kapi_cel::environment::{KUBERNETES, new_expressions, stored_expressions};
-use kapi_cel::types::DeclType;
-use kapi_cel::validation::{Rule, compile_rules};
+use crate::cost::limits::{CostLimits, child_cardinality};
+use crate::environment::{KUBERNETES, new_expressions, stored_expressions};
+use crate::types::DeclType;
+use crate::validation::{Rule, compile_rules};
 use kapi_core::error::FieldError as E;
 use kapi_core::error::{FieldError, FieldErrorType};
 
@@ -32,14 +32,14 @@ const REASONS: &[&str] = &[
 /// compile in the stored-expressions environment, so that an update never refuses what
 /// was accepted once) and its versions' schemas (whose rules are not held to the
 /// per-expression cost limit again).
-pub(super) struct Previous {
+pub struct Previous {
     expressions: HashSet<String>,
     schemas: Vec<Value>,
 }
 
 impl Previous {
-    /// What `old` had.
-    pub(super) fn of(old: &CustomResourceDefinition) -> Previous {
+    /// What a definition whose versions had `schemas` had.
+    pub fn of(schemas: Vec<Value>) -> Previous {
         fn collect(v: &Value, into: &mut HashSet<String>) {
             match v {
                 Value::Object(fields) => {
@@ -58,9 +58,6 @@ impl Previous {
                 _ => {}
             }
         }
-        let schemas: Vec<Value> = (old.spec.versions.iter())
-            .filter_map(|v| Some(v.schema.as_ref()?.open_apiv3_schema.clone()?.0))
-            .collect();
         let mut expressions = HashSet::new();
         schemas.iter().for_each(|s| collect(s, &mut expressions));
         Previous {
@@ -72,7 +69,7 @@ impl Previous {
 
 /// The errors of every rule of a version's `openAPIV3Schema` (reported at `path`), then
 /// those of their total cost; `previous` on update.
-pub(super) fn errors(schema: &Value, path: &str, previous: Option<&Previous>) -> Vec<FieldError> {
+pub fn errors(schema: &Value, path: &str, previous: Option<&Previous>) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let unchanged = previous.is_some_and(|p| p.schemas.contains(schema));
     let mut limits = CostLimits::new(!unchanged);
@@ -162,7 +159,7 @@ fn walk(
         );
     }
     // An `allOf` branch's rules, typed by this node's schema.
-    for (i, branch) in kapi_cel::validation::all_of_branches(schema)
+    for (i, branch) in crate::validation::all_of_branches(schema)
         .iter()
         .enumerate()
     {
@@ -234,7 +231,7 @@ fn node(
             } else if path.contains('\n') {
                 let detail = "fieldPath must not contain line breaks";
                 errors.push(E::invalid(field(i, "fieldPath"), path, detail));
-            } else if kapi_cel::validation::valid_field_path(path, schema).is_err() {
+            } else if crate::validation::valid_field_path(path, schema).is_err() {
                 let detail = "fieldPath must be a valid path";
                 errors.push(E::invalid(field(i, "fieldPath"), path, detail));
             }
