@@ -4,6 +4,7 @@
 //! Invariant: this crate does no I/O. It takes `&'static KindInfo`s and returns strings and
 //! bytes; `xtask` decides where they go.
 
+pub mod crd;
 pub mod discovery;
 pub mod glue;
 pub mod model;

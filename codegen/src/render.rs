@@ -59,6 +59,9 @@ pub enum RenderError {
     /// A document the renderers should have made is missing (a bug).
     #[error("no {0} was rendered")]
     Missing(String),
+    /// A kind's CustomResourceDefinition could not be made.
+    #[error("CustomResourceDefinition: {0}")]
+    Definition(String),
     /// A document did not serialize (a bug: every document is a `serde_json::Value`).
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -108,6 +111,13 @@ pub fn render(model: &ApiModel) -> Result<Vec<GeneratedFile>, RenderError> {
         contents: glue::api_reference(model, schemas)?.into_bytes(),
         kind: FileKind::Markdown,
     });
+
+    // The API's own kinds as CustomResourceDefinitions, for kube-apiserver.
+    for (name, definition) in
+        crate::crd::custom_resource_definitions(model).map_err(RenderError::Definition)?
+    {
+        files.push(json(format!("crds/{name}"), &definition)?);
+    }
 
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)

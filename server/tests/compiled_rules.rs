@@ -255,3 +255,61 @@ fn the_generated_validator_answers_as_the_server() {
         answered.json()
     );
 }
+
+/// The kinds exported as CustomResourceDefinitions (`generated/crds/`) carry their rules
+/// where a definition holds them, and pass kube's definition checks as kapi runs them
+/// (structure, defaults, rules' compilation and costs): a dry-run create is accepted.
+#[test]
+fn the_exported_definitions_carry_the_rules_and_pass_kubes_checks() {
+    let server = Server::start();
+    let client = server.client();
+    let directory = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/crds");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&directory).unwrap() {
+        let path = entry.unwrap().path();
+        let definition: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let answer = client
+            .post(
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All",
+                &definition,
+            )
+            .unwrap();
+        assert_eq!(answer.status, 201, "{}: {}", path.display(), answer.body);
+        names.push(definition["metadata"]["name"].as_str().unwrap().to_owned());
+        assert!(
+            !definition.to_string().contains("x-kapi-"),
+            "{}",
+            path.display()
+        );
+        let schema = |version: usize| {
+            definition["spec"]["versions"][version]["schema"]["openAPIV3Schema"].clone()
+        };
+        match names.last().unwrap().as_str() {
+            "webapps.apps.example.dev" => {
+                let v1 = (0..2)
+                    .map(schema)
+                    .find(|s| {
+                        s["properties"]["spec"]["properties"]
+                            .get("container")
+                            .is_some()
+                    })
+                    .unwrap();
+                assert_eq!(
+                    v1["properties"]["spec"]["x-kubernetes-validations"][0]["rule"],
+                    "!self.container.image.endsWith(':latest')"
+                );
+            }
+            "tenants.platform.example.dev" => assert_eq!(
+                schema(0)["properties"]["spec"]["properties"]["displayName"]["x-kubernetes-validations"]
+                    [0]["message"],
+                "displayName is immutable"
+            ),
+            other => panic!("unexpected definition {other}"),
+        }
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        ["tenants.platform.example.dev", "webapps.apps.example.dev"]
+    );
+}

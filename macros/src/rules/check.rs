@@ -355,3 +355,31 @@ pub(super) fn derives_json_schema(input: &DeriveInput) -> bool {
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    /// The attribute escapes names as `kapi-cel` does (which the proc-macro cannot depend
+    /// on: built for the host, it would compile k8s-openapi a second time).
+    #[test]
+    fn names_are_escaped_as_kapi_cel_escapes_them() {
+        for word in super::RESERVED {
+            assert!(kapi_cel::escape::is_reserved(word), "{word}");
+        }
+        for name in [
+            "namespace",
+            "in",
+            "minReplicas",
+            "a__b",
+            "x-y",
+            "a.b",
+            "a/b",
+            "self_link",
+        ] {
+            assert_eq!(
+                Some(super::escape(name)),
+                kapi_cel::escape::escape(name),
+                "{name}"
+            );
+        }
+    }
+}
