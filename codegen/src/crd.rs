@@ -24,7 +24,13 @@ pub fn custom_resource_definitions(model: &ApiModel) -> Result<Vec<(String, Valu
     let mut kinds: Vec<&'static KindInfo> = Vec::new();
     for (_, resource) in model.resources() {
         let kind = resource.kind;
-        let exported = !kind.strategy_validates
+        // A definition's group is a domain with a dot; kube's own (`""`, `*.k8s.io`) are
+        // not for definitions.
+        let group = kind.group;
+        let own_group =
+            !group.contains('.') || group.ends_with(".k8s.io") || group.ends_with(".kubernetes.io");
+        let exported = !own_group
+            && !kind.strategy_validates
             && !kind.create_only
             && !kind.read_only
             && kind.stored_with.is_none()

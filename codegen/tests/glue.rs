@@ -68,6 +68,8 @@ fn layout() {
         files,
         [
             "Markdown README.md",
+            "Json crds/tenants.platform.example.dev.json",
+            "Json crds/webapps.apps.example.dev.json",
             "Json discovery/aggregated/api.json",
             "Json discovery/aggregated/apis.json",
             "Json discovery/api.json",
