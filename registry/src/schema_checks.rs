@@ -41,27 +41,9 @@ impl Registry {
                     info.kind
                 ))
             })?;
-        schema.default(object);
-        let mut errors = schema.validate(object);
-        let old = old.map(|old| {
-            let mut old = old.clone();
-            schema.default(&mut old);
-            old
-        });
-        if let Some(old) = &old {
-            errors.extend(schema.validate_update(object, old));
-        }
-        let mut warnings = Vec::new();
-        if schema.has_rules() {
-            // Rules may cost up to kube's budget of CPU: an object whose rules cost more
-            // than a little is evaluated off the async workers, so that it never stalls
-            // other requests.
-            let (rule_errors, ratcheted) =
-                schema.validate_rules(object, old.as_ref(), &errors, |run| blocking(run));
-            errors.extend(rule_errors);
-            warnings = ratcheted;
-        }
-        Ok((errors, warnings))
+        // Rules may cost up to kube's budget of CPU: an object whose rules cost more than a
+        // little is evaluated off the async workers, so that it never stalls other requests.
+        Ok(schema.judge(object, old, |run| blocking(run)))
     }
 
     /// Whether the schema of `target` marks any field immutable or has validation rules

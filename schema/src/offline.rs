@@ -60,23 +60,8 @@ impl Validator {
             ))
         })?;
         let mut object = object.clone();
-        schema.default(&mut object);
-        let old = old.map(|old| {
-            let mut old = old.clone();
-            schema.default(&mut old);
-            old
-        });
-        let mut errors = schema.validate(&object);
-        if let Some(old) = &old {
-            errors.extend(schema.validate_update(&object, old));
-        }
-        let mut warnings = Vec::new();
-        if schema.has_rules() {
-            let (rule_errors, ratcheted) =
-                schema.validate_rules(&object, old.as_ref(), &errors, |run| run());
-            errors.extend(rule_errors);
-            warnings = ratcheted;
-        }
+        // The registry's own judgement; no async workers to spare here.
+        let (errors, warnings) = schema.judge(&mut object, old, |run| run());
         if errors.is_empty() {
             return Ok(warnings);
         }

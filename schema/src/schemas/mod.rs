@@ -570,6 +570,37 @@ impl KindSchema<'_> {
         }
     }
 
+    /// A write's whole judgement by its schema, in the order kube runs it: `object`
+    /// defaulted, validated, checked against `old` (defaulted too: immutable fields), then
+    /// the validation rules (transition rules on `old`), a costly evaluation handed to
+    /// `long`. Returns the errors and the warnings of ratcheted rules.
+    pub fn judge(
+        &self,
+        object: &mut Value,
+        old: Option<&Value>,
+        long: impl FnOnce(
+            &mut dyn FnMut() -> kapi_cel::validation::Outcome,
+        ) -> kapi_cel::validation::Outcome,
+    ) -> (Vec<FieldError>, Vec<String>) {
+        self.default(object);
+        let mut errors = self.validate(object);
+        let old = old.map(|old| {
+            let mut old = old.clone();
+            self.default(&mut old);
+            old
+        });
+        if let Some(old) = &old {
+            errors.extend(self.validate_update(object, old));
+        }
+        let mut warnings = Vec::new();
+        if self.has_rules() {
+            let (rule_errors, ratcheted) = self.validate_rules(object, old.as_ref(), &errors, long);
+            errors.extend(rule_errors);
+            warnings = ratcheted;
+        }
+        (errors, warnings)
+    }
+
     /// Whether the schema has validation rules (updates then need the stored object, for
     /// transition rules and ratcheting).
     pub fn has_rules(&self) -> bool {
