@@ -454,7 +454,7 @@ fn call_cost_of(
 }
 
 /// The error a value holds, when it is one held as a value.
-fn held_error(value: &Value) -> Option<Error> {
+pub(crate) fn held_error(value: &Value) -> Option<Error> {
     match value {
         Value::Opaque(o) => o.as_any().downcast_ref::<ErrorValue>().map(|e| e.0.clone()),
         _ => None,

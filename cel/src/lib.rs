@@ -10,7 +10,10 @@
 //!   cost estimator reads (kube's `SchemaDeclType`).
 //! - [`environment`]: what the language and its libraries offer a rule, by Kubernetes
 //!   version, for rules written now and for rules already stored.
+//! - [`admission`]: the expressions of admission policies and webhooks' match
+//!   conditions, with kube's variables (`object`, `request`, `params`, `authorizer`, ...).
 
+pub mod admission;
 pub mod checker;
 pub mod comprehensions;
 pub mod cost;

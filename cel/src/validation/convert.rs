@@ -223,7 +223,7 @@ fn date_time(text: &str) -> Option<Timestamp> {
 }
 
 /// A JSON value without a schema.
-fn plain(json: &Json) -> Value {
+pub(crate) fn plain(json: &Json) -> Value {
     match json {
         Json::Null => Value::Null,
         Json::Bool(b) => Value::Bool(*b),

@@ -30,6 +30,7 @@ use crate::ty::Type;
 use crate::types::{DeclType, with_type_and_object_meta};
 use crate::value::Value;
 
+pub(crate) use convert::plain;
 pub use convert::to_value;
 pub use field_path::valid_field_path;
 

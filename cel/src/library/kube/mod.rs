@@ -1,6 +1,7 @@
 //! kube's own CEL libraries (`k8s.io/apiserver/pkg/cel/library`) and the runtime costs
 //! kube's cost estimator gives calls by function name, ahead of cel-go's.
 
+pub mod authz;
 pub mod cidr;
 pub mod cost;
 pub mod format;
@@ -37,6 +38,9 @@ pub fn install(env: &mut Env, features: &[Feature]) {
     }
     if has(Feature::Format) {
         format::install(env);
+    }
+    if has(Feature::Authz) {
+        authz::install(env);
     }
 }
 
