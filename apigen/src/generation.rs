@@ -15,7 +15,11 @@ pub(crate) fn generation(group: &str, kind: &str) -> &'static str {
         | ("policy", "PodDisruptionBudget")
         | ("flowcontrol.apiserver.k8s.io", "FlowSchema" | "PriorityLevelConfiguration")
         | ("storage.k8s.io", "CSIDriver") => "generation(path = \".spec\")",
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => "generation(path = \".spec\")",
+        ("apiextensions.k8s.io", "CustomResourceDefinition")
+        | (
+            "admissionregistration.k8s.io",
+            "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding",
+        ) => "generation(path = \".spec\")",
         ("", "PodTemplate") => "generation(path = \".template\")",
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration")
         | ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {

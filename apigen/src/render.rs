@@ -664,7 +664,8 @@ pub(crate) fn rust_type(api: &Api, package: &str, go: &str) -> Result<Shape> {
         return Ok(Shape::Map(item(value)?));
     }
     Ok(match go {
-        "string" | "types.UID" => Shape::Scalar("String".into()),
+        // `meta/v1.StatusReason`: a string (a policy's validation `reason`).
+        "string" | "types.UID" | "meta/v1.StatusReason" => Shape::Scalar("String".into()),
         "int32" => Shape::Scalar("i32".into()),
         "int64" => Shape::Scalar("i64".into()),
         "bool" => Shape::Scalar("bool".into()),

@@ -43,6 +43,8 @@ pub mod flowcontrol;
 pub mod health;
 pub mod http;
 pub mod kubeconfig;
+#[cfg(feature = "admission-webhooks")]
+pub mod policies;
 pub mod quota;
 #[cfg(feature = "builtin")]
 pub mod serviceaccount;

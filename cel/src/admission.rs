@@ -210,11 +210,10 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// Binds `inputs` and evaluates `variables` (name, program or compile error, source)
-    /// in order under `budget`; `Err(OUT_OF_BUDGET)` when they spend it.
+    /// Binds `inputs` and evaluates `variables` (name, program or compile error) in order under `budget`; `Err(OUT_OF_BUDGET)` when they spend it.
     pub fn new(
         inputs: Inputs,
-        variables: &[(&str, Result<&Compiled, &str>, &str)],
+        variables: &[(&str, Result<&Compiled, &str>)],
         budget: u64,
     ) -> Result<Evaluation, String> {
         let mut activation: Vec<(&'static str, Value)> = vec![
@@ -233,14 +232,19 @@ impl Evaluation {
             remaining: budget,
         };
         let mut values = crate::value::Map::default();
-        for (name, program, source) in variables {
+        for (name, program) in variables {
             evaluation.set_variables(&values);
+            // An expression reading a variable that fails fails with kube's words.
             let value = match program {
-                Ok(program) => match evaluation.eval(program, source)? {
-                    Outcome::Value(value) => value,
-                    Outcome::Error(error) => error_value(Error::new(error)),
+                Ok(program) => match evaluation.run(program)? {
+                    Ok(value) => value,
+                    Err(error) => error_value(Error::new(format!(
+                        "composited variable {name:?} fails to evaluate: {error}"
+                    ))),
                 },
-                Err(error) => error_value(Error::new(format!("compilation error: {error}"))),
+                Err(error) => error_value(Error::new(format!(
+                    "composited variable {name:?} fails to compile: {error}"
+                ))),
             };
             values
                 .entries
@@ -261,6 +265,15 @@ impl Evaluation {
     /// Runs `program` (whose text is `source`): its value or kube's error; `Err` when the
     /// evaluation's budget is spent (no further expression runs).
     pub fn eval(&mut self, program: &Compiled, source: &str) -> Result<Outcome, String> {
+        Ok(match self.run(program)? {
+            Ok(value) => Outcome::Value(value),
+            Err(error) => Outcome::Error(resulted_in(source, &error)),
+        })
+    }
+
+    /// Runs `program`: its value or its error as CEL words it; `Err` when the budget is
+    /// spent.
+    fn run(&mut self, program: &Compiled) -> Result<Result<Value, String>, String> {
         let (result, cost) = program.program.eval(&self.activation, PER_CALL_LIMIT);
         if cost > self.remaining {
             self.remaining = 0;
@@ -269,14 +282,13 @@ impl Evaluation {
         self.remaining -= cost;
         Ok(match result {
             Ok(value) => match crate::interpreter::held_error(&value) {
-                Some(error) => Outcome::Error(resulted_in(source, &error.to_string())),
-                None => Outcome::Value(value),
+                Some(error) => Err(error.to_string()),
+                None => Ok(value),
             },
-            Err(Failure::Error(error)) => Outcome::Error(resulted_in(source, &error.to_string())),
-            Err(Failure::CostLimitExceeded) => Outcome::Error(resulted_in(
-                source,
-                "operation cancelled: actual cost limit exceeded",
-            )),
+            Err(Failure::Error(error)) => Err(error.to_string()),
+            Err(Failure::CostLimitExceeded) => {
+                Err("operation cancelled: actual cost limit exceeded".to_owned())
+            }
         })
     }
 
@@ -354,6 +366,27 @@ fn namespace_type() -> Type {
     )
 }
 
+/// `ty` with its objects' fields named as the JSON names them: kube declares the types of
+/// admission's variables with their plain names (`request.namespace`), where a schema's
+/// properties are escaped (`__namespace__`).
+fn plain_names(ty: &Type) -> Type {
+    match ty {
+        Type::Object(object) => Type::Object(Arc::new(ObjectType {
+            name: object.name.clone(),
+            fields: (object.fields.iter())
+                .map(|(field, ty)| {
+                    let plain = crate::escape::unescape(field).unwrap_or_else(|| field.clone());
+                    (plain, plain_names(ty))
+                })
+                .collect(),
+            decl: object.decl.clone(),
+        })),
+        Type::List(item) => Type::list(plain_names(item)),
+        Type::Map(key, value) => Type::map((**key).clone(), plain_names(value)),
+        other => other.clone(),
+    }
+}
+
 /// The object type of `schema` named `name`, its fields' object types named as `names`
 /// says (by field).
 fn named(schema: &Json, name: &str, names: &[(&str, &str)]) -> Type {
@@ -362,7 +395,7 @@ fn named(schema: &Json, name: &str, names: &[(&str, &str)]) -> Type {
         max_elements: 0,
         min_serialized_size: 1,
     });
-    let Type::Object(object) = Type::of_decl(&decl, name) else {
+    let Type::Object(object) = plain_names(&Type::of_decl(&decl, name)) else {
         return Type::Dyn;
     };
     let fields = (object.fields.iter())

@@ -222,6 +222,32 @@ impl LabelSelector {
                 }
             })
     }
+
+    /// kube's `LabelSelectorAsSelector(...).String()`: the requirements sorted by key
+    /// (`k=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`), empty for none; `None` for a
+    /// selector kube cannot read (an unknown operator, values where none belong).
+    pub fn text(&self) -> Option<String> {
+        let mut requirements: Vec<(&str, String)> = (self.match_labels.iter().flatten())
+            .map(|(k, v)| (k.as_str(), format!("{k}={v}")))
+            .collect();
+        for r in &self.match_expressions {
+            let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+            values.sort_unstable();
+            values.dedup();
+            let key = &r.key;
+            let shown = match r.operator.as_str() {
+                "In" if !values.is_empty() => format!("{key} in ({})", values.join(",")),
+                "NotIn" if !values.is_empty() => format!("{key} notin ({})", values.join(",")),
+                "Exists" if values.is_empty() => key.clone(),
+                "DoesNotExist" if values.is_empty() => format!("!{key}"),
+                _ => return None,
+            };
+            requirements.push((key, shown));
+        }
+        requirements.sort();
+        let shown: Vec<String> = requirements.into_iter().map(|(_, s)| s).collect();
+        Some(shown.join(","))
+    }
 }
 
 /// The result of an operation that returns no object, and every error.

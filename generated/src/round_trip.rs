@@ -143,6 +143,26 @@ mod admissionregistration_k8s_io {
             "v1",
         );
     }
+
+    /// `admissionregistration.k8s.io/v1` `ValidatingAdmissionPolicy`.
+    #[test]
+    fn validating_admission_policy_v1() {
+        ROUND_TRIP.check(
+            "admissionregistration.k8s.io",
+            "ValidatingAdmissionPolicy",
+            "v1",
+        );
+    }
+
+    /// `admissionregistration.k8s.io/v1` `ValidatingAdmissionPolicyBinding`.
+    #[test]
+    fn validating_admission_policy_binding_v1() {
+        ROUND_TRIP.check(
+            "admissionregistration.k8s.io",
+            "ValidatingAdmissionPolicyBinding",
+            "v1",
+        );
+    }
 }
 
 /// `apiextensions.k8s.io`.

@@ -54,6 +54,11 @@ const MUTATING_WEBHOOK_CONFIGURATION: &KindInfo =
 /// `ValidatingWebhookConfiguration`, `admissionregistration.k8s.io`.
 const VALIDATING_WEBHOOK_CONFIGURATION: &KindInfo =
     <kapi::kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration as Resource>::INFO;
+/// `ValidatingAdmissionPolicy`, `admissionregistration.k8s.io`.
+const VALIDATING_ADMISSION_POLICY: &KindInfo =
+    <kapi::kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy as Resource>::INFO;
+/// `ValidatingAdmissionPolicyBinding`, `admissionregistration.k8s.io`.
+const VALIDATING_ADMISSION_POLICY_BINDING: &KindInfo = <kapi::kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as Resource>::INFO;
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
     <kapi::kinds::api::apiextensions::v1::CustomResourceDefinition as Resource>::INFO;
@@ -712,6 +717,60 @@ pub static ROUTES: &[RouteBinding] = &[
     bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 7, Handler::WatchList),
     // GET /apis/admissionregistration.k8s.io/v1/watch/validatingwebhookconfigurations/{name}
     bind(VALIDATING_WEBHOOK_CONFIGURATION, 0, 8, Handler::Watch),
+    // ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1):
+    // GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies
+    bind(VALIDATING_ADMISSION_POLICY, 0, 0, Handler::List),
+    // POST /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies
+    bind(VALIDATING_ADMISSION_POLICY, 0, 1, Handler::Create),
+    // DELETE /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies
+    bind(VALIDATING_ADMISSION_POLICY, 0, 2, Handler::DeleteCollection),
+    // GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}
+    bind(VALIDATING_ADMISSION_POLICY, 0, 3, Handler::Get),
+    // PUT /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}
+    bind(VALIDATING_ADMISSION_POLICY, 0, 4, Handler::Update),
+    // PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}
+    bind(VALIDATING_ADMISSION_POLICY, 0, 5, Handler::Patch),
+    // DELETE /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}
+    bind(VALIDATING_ADMISSION_POLICY, 0, 6, Handler::Delete),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/validatingadmissionpolicies
+    bind(VALIDATING_ADMISSION_POLICY, 0, 7, Handler::WatchList),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/validatingadmissionpolicies/{name}
+    bind(VALIDATING_ADMISSION_POLICY, 0, 8, Handler::Watch),
+    // GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}/status
+    bind(VALIDATING_ADMISSION_POLICY, 0, 9, Handler::GetStatus),
+    // PUT /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}/status
+    bind(VALIDATING_ADMISSION_POLICY, 0, 10, Handler::UpdateStatus),
+    // PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}/status
+    bind(VALIDATING_ADMISSION_POLICY, 0, 11, Handler::PatchStatus),
+    // ValidatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1):
+    // GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 0, Handler::List),
+    // POST /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 1, Handler::Create),
+    // DELETE /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings
+    bind(
+        VALIDATING_ADMISSION_POLICY_BINDING,
+        0,
+        2,
+        Handler::DeleteCollection,
+    ),
+    // GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/{name}
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 3, Handler::Get),
+    // PUT /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/{name}
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 4, Handler::Update),
+    // PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/{name}
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 5, Handler::Patch),
+    // DELETE /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/{name}
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 6, Handler::Delete),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/validatingadmissionpolicybindings
+    bind(
+        VALIDATING_ADMISSION_POLICY_BINDING,
+        0,
+        7,
+        Handler::WatchList,
+    ),
+    // GET /apis/admissionregistration.k8s.io/v1/watch/validatingadmissionpolicybindings/{name}
+    bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 8, Handler::Watch),
     // CustomResourceDefinition (apiextensions.k8s.io/v1):
     // GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions
     bind(CUSTOM_RESOURCE_DEFINITION, 0, 0, Handler::List),

@@ -90,6 +90,14 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration, kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration>("v1")
         )
         .add(
+            KindEntry::new::<kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy>()
+                .version::<kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy, kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy>("v1")
+        )
+        .add(
+            KindEntry::new::<kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding>()
+                .version::<kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding, kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding>("v1")
+        )
+        .add(
             KindEntry::new::<kinds::api::apiextensions::v1::CustomResourceDefinition>()
                 .version::<kinds::api::apiextensions::v1::CustomResourceDefinition, kinds::api::apiextensions::v1::CustomResourceDefinition>("v1")
         )

@@ -31,6 +31,10 @@ pub const LATENCY_BUCKETS: [f64; 23] = [
 
 /// kube's admission webhook latency buckets, in seconds.
 pub const WEBHOOK_BUCKETS: [f64; 6] = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
+/// kube's buckets of `apiserver_validating_admission_policy_check_duration_seconds`.
+pub const POLICY_CHECK_BUCKETS: [f64; 5] = [0.0000005, 0.001, 0.01, 0.1, 1.0];
+/// kube's buckets of `apiserver_admission_match_condition_evaluation_seconds`.
+pub const MATCH_CONDITION_BUCKETS: [f64; 7] = [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25];
 
 /// `apiserver_response_sizes`: 1 kB to 1 GB, by tens.
 pub const RESPONSE_SIZE_BUCKETS: [f64; 7] = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
@@ -118,6 +122,32 @@ pub struct WebhookLabels {
     pub type_: String,
     pub operation: String,
     pub rejected: String,
+}
+
+/// A ValidatingAdmissionPolicy's verdict on a write
+/// (`apiserver_validating_admission_policy_check_total` and `..._duration_seconds`):
+/// `error_type` is `no_error`, `compile_error`, `invalid_error` or `out_of_budget`;
+/// `enforcement_action` `allow`, `deny`, `warn` or `audit`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct PolicyCheckLabels {
+    pub policy: String,
+    pub policy_binding: String,
+    pub error_type: String,
+    pub enforcement_action: String,
+}
+
+/// A match condition's evaluation (`apiserver_admission_match_condition_*`): the webhook's
+/// or policy's name, `webhook` or `policy`, `admit`/`validating` (`validate` in
+/// exclusions), and the operation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct MatchConditionLabels {
+    pub name: String,
+    pub kind: String,
+    #[label(rename = "type")]
+    pub type_: String,
+    pub operation: String,
 }
 
 /// A write an admission webhook refused or failed (`apiserver_admission_webhook_rejection_count`):
@@ -232,6 +262,16 @@ pub struct Metrics {
     pub webhook_duration: Family<WebhookLabels, Histogram>,
     /// `apiserver_admission_webhook_rejection_count`.
     pub webhook_rejections: Family<WebhookRejectionLabels, Counter>,
+    /// `apiserver_validating_admission_policy_check_total`.
+    pub policy_checks: Family<PolicyCheckLabels, Counter>,
+    /// `apiserver_validating_admission_policy_check_duration_seconds`.
+    pub policy_check_duration: Family<PolicyCheckLabels, Histogram>,
+    /// `apiserver_admission_match_condition_evaluation_errors_total`.
+    pub match_condition_errors: Family<MatchConditionLabels, Counter>,
+    /// `apiserver_admission_match_condition_exclusions_total`.
+    pub match_condition_exclusions: Family<MatchConditionLabels, Counter>,
+    /// `apiserver_admission_match_condition_evaluation_seconds`.
+    pub match_condition_duration: Family<MatchConditionLabels, Histogram>,
     /// `aggregator_unavailable_apiservice`: 1 while an APIService is not available.
     pub unavailable_apiservices: Family<ApiServiceLabels, Gauge>,
     /// `aggregator_unavailable_apiservice_total`.
@@ -278,6 +318,11 @@ impl Metrics {
             storage_errors: Family::default(),
             webhook_duration: histograms(&WEBHOOK_BUCKETS),
             webhook_rejections: Family::default(),
+            policy_checks: Family::default(),
+            policy_check_duration: histograms(&POLICY_CHECK_BUCKETS),
+            match_condition_errors: Family::default(),
+            match_condition_exclusions: Family::default(),
+            match_condition_duration: histograms(&MATCH_CONDITION_BUCKETS),
             unavailable_apiservices: Family::default(),
             unavailable_apiservice_marks: Family::default(),
             audit_events: Counter::default(),
@@ -401,6 +446,31 @@ impl Metrics {
             "apiserver_admission_webhook_rejection_count",
             "[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
             self.webhook_rejections
+        );
+        register!(
+            "apiserver_validating_admission_policy_check_total",
+            "[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.",
+            self.policy_checks
+        );
+        register!(
+            "apiserver_validating_admission_policy_check_duration_seconds",
+            "[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.",
+            self.policy_check_duration
+        );
+        register!(
+            "apiserver_admission_match_condition_evaluation_errors_total",
+            "[ALPHA] Admission match condition evaluation errors count, identified by name of resource containing the match condition and broken out for each kind containing matchConditions (webhook or policy), operation and admission type (validate or admit).",
+            self.match_condition_errors
+        );
+        register!(
+            "apiserver_admission_match_condition_exclusions_total",
+            "[ALPHA] Admission match condition evaluation exclusions count, identified by name of resource containing the match condition and broken out for each kind containing matchConditions (webhook or policy), operation and admission type (validate or admit).",
+            self.match_condition_exclusions
+        );
+        register!(
+            "apiserver_admission_match_condition_evaluation_seconds",
+            "[ALPHA] Admission match condition evaluation time in seconds, identified by name and broken out for each kind containing matchConditions (webhook or policy), operation and type (validate or admit).",
+            self.match_condition_duration
         );
         register!(
             "aggregator_unavailable_apiservice",

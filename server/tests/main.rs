@@ -7,6 +7,7 @@ mod support;
 
 mod admission;
 mod admission_plugins;
+mod admission_policies;
 mod aggregation;
 mod apply;
 mod apply_clients;

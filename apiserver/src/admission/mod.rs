@@ -85,6 +85,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "PersistentVolumeClaimResize",
     "RuntimeClass",
     "MutatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
     "ValidatingAdmissionWebhook",
     "ResourceQuota",
 ];
@@ -191,8 +192,15 @@ pub struct Chain {
 }
 
 impl Chain {
-    /// The `enabled` plugins kapi implements, around `webhooks`.
-    pub fn new(enabled: &Enabled, webhooks: Option<Arc<dyn Admission>>) -> Chain {
+    /// The `enabled` plugins kapi implements, around `webhooks`; the admission policies
+    /// ask the authorization modes `authorizer` will hold.
+    pub fn new(
+        enabled: &Enabled,
+        webhooks: Option<Arc<dyn Admission>>,
+        authorizer: &crate::authz::AuthorizerSlot,
+    ) -> Chain {
+        // Only the admission policies (feature `admission-webhooks`) ask the authorizer.
+        let _ = authorizer;
         let mut before: Vec<Arc<dyn Plugin>> = Vec::new();
         let mut after: Vec<Arc<dyn Plugin>> = Vec::new();
         for (name, _) in KUBE_PLUGINS.iter().filter(|(name, _)| enabled.has(name)) {
@@ -205,6 +213,10 @@ impl Chain {
                 "StorageObjectInUseProtection" => Arc::new(storage::InUseProtection),
                 "PersistentVolumeClaimResize" => Arc::new(storage::ClaimResize::default()),
                 "RuntimeClass" => Arc::new(runtime_class::RuntimeClass::default()),
+                #[cfg(feature = "admission-webhooks")]
+                "ValidatingAdmissionPolicy" => Arc::new(crate::policies::ValidatingPolicies::new(
+                    Arc::clone(authorizer),
+                )),
                 "ResourceQuota" => {
                     after.push(Arc::new(resource_quota::ResourceQuota::default()));
                     continue;
@@ -295,7 +307,7 @@ fn is(attributes: &Attributes<'_>, group: &str, plural: &str) -> bool {
 
 /// kube's `admission.NewForbidden`: 403 naming the object (the write's name, else the
 /// object's name or `generateName`).
-fn forbidden(
+pub(crate) fn forbidden(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     message: impl Into<String>,

@@ -119,14 +119,18 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
         .context("compiling the OpenAPI v3 schemas")?;
     let registry = registry.with_schemas(Arc::new(schemas));
     // The admission plugins and webhooks, which the registry calls as its admission hook.
+    // Admission policies and webhooks' match conditions ask the authorization modes, which
+    // are built after the registry.
+    let authorizer = crate::authz::AuthorizerSlot::default();
     #[cfg(feature = "admission-webhooks")]
-    let webhooks: Option<Arc<dyn kapi_registry::admission::Admission>> =
-        Some(Arc::new(crate::webhooks::Webhooks::default()));
+    let webhooks: Option<Arc<dyn kapi_registry::admission::Admission>> = Some(Arc::new(
+        crate::webhooks::Webhooks::new(Arc::clone(&authorizer)),
+    ));
     #[cfg(not(feature = "admission-webhooks"))]
     let webhooks = None;
     let plugins =
         (flags.admission.enabled()).map_err(|errors| anyhow::anyhow!(errors.join("; ")))?;
-    let chain = crate::admission::Chain::new(&plugins, webhooks);
+    let chain = crate::admission::Chain::new(&plugins, webhooks, &authorizer);
     let registry = registry.with_admission(Arc::new(chain));
     let registry = registry.with_watch_cache(flags.storage.cache());
     let registry = Arc::new(registry);
@@ -260,6 +264,7 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     };
     let controllers = Controllers::start(Arc::downgrade(&registry), options);
     let (mut filters, rbac) = self::filters(&flags, &trust, &registry, token_method).await?;
+    let _ = authorizer.set(filters.authorizer.clone());
     filters.flow_control = flow_control;
     // The request limits are in the chain; RBAC's bootstrap policy was reconciled.
     health.post_start_hook("max-in-flight-filter").done();

@@ -133,6 +133,11 @@ impl Authorizer for AlwaysDeny {
     }
 }
 
+/// Where the server's authorization modes are put once they are built, for what needs
+/// them but is made before them (the admission policies, in the admission chain the
+/// registry takes first).
+pub type AuthorizerSlot = Arc<std::sync::OnceLock<Mode>>;
+
 /// The modes of `--authorization-mode`, in order. Cloned by every request that passes
 /// the chain: the list is shared.
 #[derive(Clone, Default)]

@@ -12,11 +12,16 @@ use serde_json::Value;
 
 use super::Hook;
 use kapi_core::api::Scope;
+use kapi_core::meta::LabelSelector;
 use kapi_kinds::admissionregistration::RuleWithOperations;
 use kapi_registry::admission::Attributes;
 
 /// Whether `rule` names a write of `attributes` in `version`.
-fn rule_matches(rule: &RuleWithOperations, attributes: &Attributes<'_>, version: &str) -> bool {
+pub(crate) fn rule_matches(
+    rule: &RuleWithOperations,
+    attributes: &Attributes<'_>,
+    version: &str,
+) -> bool {
     let info = attributes.kind.info;
     let any = |values: &[String], value: &str| values.iter().any(|v| v == "*" || v == value);
     let operation = attributes.operation.name();
@@ -53,11 +58,21 @@ pub fn version_for(hook: &Hook, attributes: &Attributes<'_>) -> Option<String> {
             .iter()
             .any(|r| rule_matches(r, attributes, version))
     };
+    version_named(named, hook.equivalent, attributes)
+}
+
+/// The version a write is judged in when `named` says which versions rules name: the
+/// request's when named, else (`equivalent`) the first other served version named.
+pub(crate) fn version_named(
+    named: impl Fn(&str) -> bool,
+    equivalent: bool,
+    attributes: &Attributes<'_>,
+) -> Option<String> {
     if named(attributes.version) {
         return Some(attributes.version.to_owned());
     }
     // A Scale is the same whatever the kind's version.
-    if !hook.equivalent || attributes.subresource == "scale" {
+    if !equivalent || attributes.subresource == "scale" {
         return None;
     }
     (attributes.kind.versions())
@@ -75,7 +90,19 @@ pub fn labels(object: Option<&Value>) -> BTreeMap<String, String> {
 
 /// Whether the object selector of `hook` matches the object or the old object.
 pub fn object_selected(hook: &Hook, object: Option<&Value>, old: Option<&Value>) -> bool {
-    let selected = |o: Option<&Value>| o.is_some() && hook.object_selector.matches(&labels(o));
+    objects_selected(&hook.object_selector, object, old)
+}
+
+/// Whether `selector` matches the object or the old object (the empty one always).
+pub(crate) fn objects_selected(
+    selector: &LabelSelector,
+    object: Option<&Value>,
+    old: Option<&Value>,
+) -> bool {
+    if *selector == LabelSelector::default() {
+        return true;
+    }
+    let selected = |o: Option<&Value>| o.is_some() && selector.matches(&labels(o));
     selected(object) || selected(old)
 }
 

@@ -35,6 +35,9 @@ use kapi_kinds::admissionregistration::{
 use kapi_registry::admission::{Admission, Attributes, Operation};
 use kapi_registry::{GetOptions, ListOptions, Registry, SharedObject, Stamp, Target};
 
+use crate::authz::AuthorizerSlot;
+use crate::policies::conditions::{MatchConditions, Matched};
+
 /// One webhook, ready to call.
 pub struct Hook {
     /// Its name (`label.example.com`).
@@ -48,13 +51,19 @@ pub struct Hook {
     object_selector: LabelSelector,
     /// `reinvocationPolicy: IfNeeded` (mutating webhooks).
     reinvoke: bool,
+    /// A mutating webhook.
+    mutating: bool,
+    /// `matchConditions`, compiled.
+    conditions: Arc<MatchConditions>,
     client: call::Client,
 }
 
 impl Hook {
-    fn new(spec: WebhookView<'_>) -> Hook {
+    fn new(spec: WebhookView<'_>, mutating: bool) -> Hook {
         let seconds = spec.timeout_seconds.unwrap_or(10).clamp(1, 30);
         Hook {
+            mutating,
+            conditions: Arc::new(MatchConditions::new(spec.match_conditions, false)),
             name: spec.name.to_owned(),
             rules: spec.rules.to_vec(),
             fail: spec.failure_policy != Some("Ignore"),
@@ -87,9 +96,21 @@ struct Compiled {
 
 /// The registry's webhooks, compiled from its configurations as they change.
 #[derive(Default)]
-pub struct Webhooks(Mutex<Option<Arc<Compiled>>>);
+pub struct Webhooks {
+    compiled: Mutex<Option<Arc<Compiled>>>,
+    /// The authorization modes match conditions ask (`authorizer`).
+    authorizer: AuthorizerSlot,
+}
 
 impl Webhooks {
+    /// Webhooks whose match conditions ask the modes `authorizer` will hold.
+    pub fn new(authorizer: AuthorizerSlot) -> Webhooks {
+        Webhooks {
+            compiled: Mutex::default(),
+            authorizer,
+        }
+    }
+
     /// The current mutating and validating webhooks, in kube's order (configurations by
     /// name, as the caches list them; webhooks as each lists them). Compiled again only
     /// when a configuration changed: an unchanged one is the cache's same shared object.
@@ -102,7 +123,12 @@ impl Webhooks {
             (Some(mutating), Some(validating)) => registry.stamp(&[&mutating, &validating]),
             _ => None,
         };
-        let compiled = || self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let compiled = || {
+            self.compiled
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+        };
         if let Some(current) =
             compiled().filter(|c| c.revisions.is_some() && c.revisions == revisions)
         {
@@ -118,7 +144,7 @@ impl Webhooks {
                 mutating: Arc::clone(&current.mutating),
                 validating: Arc::clone(&current.validating),
             });
-            *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
+            *self.compiled.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
             return Ok(current);
         }
         let mut mutating_hooks = Vec::new();
@@ -128,7 +154,7 @@ impl Webhooks {
                 configuration
                     .webhooks
                     .iter()
-                    .map(|hook| Hook::new(hook.view())),
+                    .map(|hook| Hook::new(hook.view(), true)),
             );
         }
         let mut validating_hooks = Vec::new();
@@ -138,7 +164,7 @@ impl Webhooks {
                 configuration
                     .webhooks
                     .iter()
-                    .map(|hook| Hook::new(hook.view())),
+                    .map(|hook| Hook::new(hook.view(), false)),
             );
         }
         let current = Arc::new(Compiled {
@@ -147,7 +173,7 @@ impl Webhooks {
             mutating: Arc::new(mutating_hooks),
             validating: Arc::new(validating_hooks),
         });
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
+        *self.compiled.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&current));
         Ok(current)
     }
 }
@@ -192,8 +218,16 @@ impl Admission for Webhooks {
         // What each webhook saw last: reinvoked when the object changed after it.
         let mut seen: Vec<Option<Value>> = vec![None; compiled.mutating.len()];
         for (index, hook) in compiled.mutating.iter().enumerate() {
-            if let Some(after) =
-                mutate_one(registry, hook, attributes, &object, old, &mut warnings).await?
+            if let Some(after) = mutate_one(
+                registry,
+                hook,
+                attributes,
+                &object,
+                old,
+                &mut warnings,
+                &self.authorizer,
+            )
+            .await?
             {
                 object = after;
                 seen[index] = Some(object.clone());
@@ -203,8 +237,16 @@ impl Admission for Webhooks {
             let changed_since = seen[index].as_ref().is_some_and(|s| *s != object);
             if hook.reinvoke
                 && changed_since
-                && let Some(after) =
-                    mutate_one(registry, hook, attributes, &object, old, &mut warnings).await?
+                && let Some(after) = mutate_one(
+                    registry,
+                    hook,
+                    attributes,
+                    &object,
+                    old,
+                    &mut warnings,
+                    &self.authorizer,
+                )
+                .await?
             {
                 object = after;
             }
@@ -232,7 +274,9 @@ impl Admission for Webhooks {
             .chain((compiled.mutating.iter().filter(|_| deleting)).map(|hook| (hook, true)));
         let calls = hooks.map(|(hook, mutating)| async move {
             let mut warnings = Vec::new();
-            let Some(version) = matched(registry, hook, attributes, object, old).await? else {
+            let Some(version) =
+                matched(registry, hook, attributes, object, old, &self.authorizer).await?
+            else {
                 return Ok(warnings);
             };
             let sent = in_version(attributes, object, &version)?;
@@ -299,8 +343,10 @@ async fn mutate_one(
     object: &Value,
     old: Option<&Value>,
     warnings: &mut Vec<String>,
+    authorizer: &AuthorizerSlot,
 ) -> Result<Option<Value>, ApiError> {
-    let Some(version) = matched(registry, hook, attributes, Some(object), old).await? else {
+    let Some(version) = matched(registry, hook, attributes, Some(object), old, authorizer).await?
+    else {
         return Ok(None);
     };
     let sent = in_version(attributes, Some(object), &version)?.unwrap_or_default();
@@ -342,6 +388,7 @@ async fn matched(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     old: Option<&Value>,
+    authorizer: &AuthorizerSlot,
 ) -> Result<Option<String>, ApiError> {
     let Some(version) = matching::version_for(hook, attributes) else {
         return Ok(None);
@@ -349,22 +396,109 @@ async fn matched(
     if !matching::object_selected(hook, object, old) {
         return Ok(None);
     }
-    if !namespace_selected(registry, hook, attributes, object, old).await? {
+    if !namespace_selected(registry, &hook.namespace_selector, attributes, object, old).await? {
+        return Ok(None);
+    }
+    if !conditions_hold(hook, attributes, &version, object, old, authorizer).await? {
         return Ok(None);
     }
     Ok(Some(version))
 }
 
-/// Whether the namespace selector of `hook` matches: on the namespace's labels, on a
-/// Namespace's own, and always for other cluster-scoped objects.
-async fn namespace_selected(
-    registry: &Registry,
+/// Whether `hook`'s match conditions hold for this write, seen in `version` (kube's
+/// `ShouldCallHook`): evaluated on the blocking pool; errors under `failurePolicy: Fail`
+/// refuse the write with kube's 403.
+async fn conditions_hold(
     hook: &Hook,
+    attributes: &Attributes<'_>,
+    version: &str,
+    object: Option<&Value>,
+    old: Option<&Value>,
+    authorizer: &AuthorizerSlot,
+) -> Result<bool, ApiError> {
+    if hook.conditions.is_empty() {
+        return Ok(true);
+    }
+    use kapi_cel::admission::value;
+    let name = attributes.name;
+    let seen = in_version(attributes, object, version)?;
+    let seen_old = in_version(attributes, old, version)?;
+    let inputs = kapi_cel::admission::Inputs {
+        object: seen.as_ref().map_or(kapi_cel::value::Value::Null, value),
+        old_object: seen_old
+            .as_ref()
+            .map_or(kapi_cel::value::Value::Null, value),
+        request: value(&crate::policies::inputs::request(attributes, version, name)),
+        authorizer: authorizer.get().map(|modes| {
+            let modes = Arc::new(crate::policies::inputs::ServerAuthorizer(modes.clone()));
+            crate::policies::inputs::authorizer(modes, attributes, name)
+        }),
+        ..kapi_cel::admission::Inputs::default()
+    };
+    let labels = |type_: &str| kapi_metrics::MatchConditionLabels {
+        name: hook.name.clone(),
+        kind: "webhook".to_owned(),
+        type_: type_.to_owned(),
+        operation: attributes.operation.name().to_owned(),
+    };
+    let (checked, excluded) = match hook.mutating {
+        true => ("admit", "admit"),
+        false => ("validating", "validate"),
+    };
+    let conditions = Arc::clone(&hook.conditions);
+    let fail = hook.fail;
+    let error_labels = labels(checked);
+    let started = std::time::Instant::now();
+    let matched = tokio::task::spawn_blocking(move || {
+        let metrics = kapi_metrics::global();
+        let counted = || {
+            (metrics.match_condition_errors)
+                .with_or_new(&error_labels, |c| c.clone())
+                .inc()
+        };
+        conditions.evaluate(&inputs, fail, counted)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("evaluating match conditions: {e}")))?;
+    let metrics = kapi_metrics::global();
+    match matched {
+        Matched::Yes => Ok(true),
+        Matched::No(_) => {
+            (metrics
+                .match_condition_duration
+                .with_or_new(&labels(checked), |h| h.clone()))
+            .observe(started.elapsed().as_secs_f64());
+            (metrics
+                .match_condition_exclusions
+                .with_or_new(&labels(excluded), |c| c.clone()))
+            .inc();
+            Ok(false)
+        }
+        Matched::Failed(message) => {
+            (metrics
+                .match_condition_duration
+                .with_or_new(&labels(checked), |h| h.clone()))
+            .observe(started.elapsed().as_secs_f64());
+            tracing::warn!(webhook = %hook.name, "failed evaluating match conditions, failing closed: {message}");
+            let info = attributes.kind.info;
+            Err(ApiError::Forbidden {
+                resource: kapi_core::error::GroupResource::new(info.group, info.plural),
+                name: attributes.name.to_owned(),
+                message,
+            })
+        }
+    }
+}
+
+/// Whether a namespace selector matches: on the namespace's labels, on a Namespace's own,
+/// and always for other cluster-scoped objects.
+pub(crate) async fn namespace_selected(
+    registry: &Registry,
+    selector: &LabelSelector,
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     old: Option<&Value>,
 ) -> Result<bool, ApiError> {
-    let selector = &hook.namespace_selector;
     if *selector == LabelSelector::default() {
         return Ok(true);
     }
@@ -396,7 +530,7 @@ async fn namespace_selected(
 }
 
 /// `object` (in the request's version) in `version`.
-fn in_version(
+pub(crate) fn in_version(
     attributes: &Attributes<'_>,
     object: Option<&Value>,
     version: &str,
@@ -415,7 +549,7 @@ fn in_version(
 }
 
 /// The `AdmissionRequest` of this write, the object sent in `version`.
-fn request(
+pub(crate) fn request(
     attributes: &Attributes<'_>,
     version: &str,
     object: Option<&Value>,

@@ -3,6 +3,8 @@
 
 kinds! {
     "admissionregistration.k8s.io.v1.MutatingWebhookConfiguration" => kapi_kinds::api::admissionregistration::v1::MutatingWebhookConfiguration,
+    "admissionregistration.k8s.io.v1.ValidatingAdmissionPolicy" => kapi_kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy,
+    "admissionregistration.k8s.io.v1.ValidatingAdmissionPolicyBinding" => kapi_kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
     "admissionregistration.k8s.io.v1.ValidatingWebhookConfiguration" => kapi_kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration,
     "apps.v1.ControllerRevision" => kapi_builtin::api::apps::v1::ControllerRevision,
     "apps.v1.DaemonSet" => kapi_builtin::api::apps::v1::DaemonSet,

@@ -42,6 +42,8 @@ fn expressions_see_the_object_request_and_params() {
     assert_eq!(run(&c, "object.spec.replicas <= int(params.data.max)"), yes);
     assert_eq!(run(&c, "request.operation == 'CREATE'"), yes);
     assert_eq!(run(&c, "request.userInfo.username == 'alice'"), yes);
+    // A keyword names its field plainly, as the JSON does.
+    assert_eq!(run(&c, "!has(request.namespace)"), yes);
     assert_eq!(run(&c, "oldObject == null"), yes);
     assert_eq!(run(&c, "namespaceObject == null"), yes);
 }
@@ -89,9 +91,9 @@ fn variables_are_typed_in_order_and_fail_only_where_read() {
             .contains("undefined field 'later'")
     );
     let variables = [
-        ("replicas", Ok(&replicas), "object.spec.replicas"),
-        ("double", Ok(&double), "variables.replicas * 2"),
-        ("broken", Ok(&broken), "object.spec.missing + 1"),
+        ("replicas", Ok(&replicas)),
+        ("double", Ok(&double)),
+        ("broken", Ok(&broken)),
     ];
     let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET).unwrap();
     let reads = c.compile("variables.double == 6", Returns::Bool).unwrap();
@@ -102,7 +104,9 @@ fn variables_are_typed_in_order_and_fail_only_where_read() {
     let fails = c.compile("variables.broken > 0", Returns::Bool).unwrap();
     match evaluation.eval(&fails, "variables.broken > 0").unwrap() {
         Outcome::Error(error) => assert!(
-            error.starts_with("expression 'variables.broken > 0' resulted in error: "),
+            error.starts_with(
+                "expression 'variables.broken > 0' resulted in error: composited variable \"broken\" fails to evaluate: no such key: missing"
+            ),
             "{error}"
         ),
         other => panic!("{other:?}"),

@@ -1,4 +1,5 @@
-//! `admissionregistration.k8s.io/v1`: the admission webhooks a server calls on writes.
+//! `admissionregistration.k8s.io/v1`: the admission webhooks a server calls on writes,
+//! and the admission policies (CEL) it evaluates itself (`policies`).
 //! A `MutatingWebhookConfiguration`'s webhooks may change the objects written (JSON
 //! patches), a `ValidatingWebhookConfiguration`'s may refuse them; each webhook says which
 //! writes it sees (rules of operations, groups, versions, resources and scope; namespace
@@ -11,14 +12,21 @@
 //! selectors, `timeoutSeconds: 10`, `reinvocationPolicy: Never`, `scope: "*"`, a service's
 //! port 443) and kube's validation (`validation`).
 
+mod expressions;
+pub(crate) mod policies;
+mod policy_validation;
 pub(crate) mod validation;
 
 use kapi_core::error::FieldError;
 use kapi_core::meta::LabelSelector;
 
 pub use crate::api::admissionregistration::v1::{
-    MatchCondition, MutatingWebhook, MutatingWebhookConfiguration, Rule, RuleWithOperations,
-    ServiceReference, ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
+    AuditAnnotation, ExpressionWarning, MatchCondition, MatchResources, MutatingWebhook,
+    MutatingWebhookConfiguration, NamedRuleWithOperations, ParamKind, ParamRef, Rule,
+    RuleWithOperations, ServiceReference, TypeChecking, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec,
+    ValidatingAdmissionPolicySpec, ValidatingAdmissionPolicyStatus, ValidatingWebhook,
+    ValidatingWebhookConfiguration, Validation, Variable, WebhookClientConfig,
 };
 
 /// The fields both kinds of webhook share, as a [`WebhookView`] without reinvocation.

@@ -4,9 +4,9 @@
 //! subresources, scope); its policies (`failurePolicy`, `matchPolicy`, `sideEffects` of v1:
 //! `None` or `NoneOnDryRun`, `reinvocationPolicy`); `timeoutSeconds` between 1 and 30; its
 //! selectors; exactly one of an HTTPS URL or a service; and the `AdmissionReview`
-//! versions (one of `v1`, `v1beta1`). Match conditions are refused: they are CEL, which
-//! this server does not evaluate.
+//! versions (one of `v1`, `v1beta1`); its match conditions (`expressions`).
 
+use super::expressions::match_conditions;
 use crate::webhook_url::url_errors;
 use serde_json::Value;
 
@@ -119,15 +119,15 @@ fn hook_errors(hook: &WebhookView<'_>, path: &str) -> Vec<FieldError> {
             REINVOCATION_POLICIES,
         ));
     }
-    if !hook.match_conditions.is_empty() {
-        errors.push(FieldError::forbidden(
-            format!("{path}.matchConditions"),
-            "match conditions (CEL) are not supported by this server",
-        ));
-    }
     errors.extend(client_config_errors(
         hook.client_config,
         &format!("{path}.clientConfig"),
+    ));
+    errors.extend(match_conditions(
+        hook.match_conditions,
+        &format!("{path}.matchConditions"),
+        false,
+        &[],
     ));
     errors
 }
@@ -152,7 +152,7 @@ fn fully_qualified_name(name: &str, path: &str) -> Vec<FieldError> {
 }
 
 /// `validateRuleWithOperations`.
-fn rule_errors(rule: &RuleWithOperations, path: &str) -> Vec<FieldError> {
+pub(crate) fn rule_errors(rule: &RuleWithOperations, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let wildcard = |values: &[String]| values.iter().any(|v| v == "*");
     let invalid_list = |field: &str, values: &[String], detail: &str| {

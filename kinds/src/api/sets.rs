@@ -9,6 +9,8 @@ use kapi::api::KindInfo;
 pub const ADMISSION_WEBHOOKS: &[&KindInfo] = &[
     crate::api::admissionregistration::v1::MutatingWebhookConfiguration::INFO,
     crate::api::admissionregistration::v1::ValidatingWebhookConfiguration::INFO,
+    crate::api::admissionregistration::v1::ValidatingAdmissionPolicy::INFO,
+    crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding::INFO,
 ];
 
 /// The `aggregation` set.

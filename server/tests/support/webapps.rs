@@ -4,7 +4,6 @@
 use serde_json::json;
 
 use super::Server;
-use super::http::Client;
 
 /// The WebApps a scenario runs on: the compiled kind, or the same kind (its published v1
 /// schema) defined by a CustomResourceDefinition in another group, served through the
@@ -53,7 +52,7 @@ impl WebApps {
     /// [`WebApps::Defined`]).
     pub(crate) fn serve(self, server: Server) -> Server {
         if let WebApps::Defined = self {
-            let client = Client::new(server.addr());
+            let client = server.client();
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let mut crd = super::webapp_crd::webapp_crd(&root);
             crd["metadata"]["name"] = json!(format!("webapps.{}", self.group()));

@@ -11,6 +11,34 @@ use kapi_macros::Resource;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.AuditAnnotation")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.AuditAnnotation")]
+pub struct AuditAnnotation {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 1)]
+    pub key: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 2)]
+    pub value_expression: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ExpressionWarning")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ExpressionWarning")]
+pub struct ExpressionWarning {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 2)]
+    pub field_ref: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 3)]
+    pub warning: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.admissionregistration.v1.MatchCondition")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.admissionregistration.v1.MatchCondition")]
@@ -21,6 +49,41 @@ pub struct MatchCondition {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 2)]
     pub expression: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.MatchResources")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.MatchResources")]
+pub struct MatchResources {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 1)]
+    pub namespace_selector: Option<kapi::meta::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub object_selector: Option<kapi::meta::LabelSelector>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    #[protobuf(tag = 3)]
+    pub resource_rules: Vec<NamedRuleWithOperations>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    #[protobuf(tag = 4)]
+    pub exclude_resource_rules: Vec<NamedRuleWithOperations>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Equivalent", "Exact"]))]
+    #[protobuf(tag = 7)]
+    pub match_policy: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -124,6 +187,78 @@ pub struct MutatingWebhookConfiguration {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.NamedRuleWithOperations")]
+pub struct NamedRuleWithOperations {
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    #[protobuf(tag = 1)]
+    pub resource_names: Vec<String>,
+    #[serde(flatten)]
+    #[protobuf(tag = 2)]
+    pub rule_with_operations: RuleWithOperations,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ParamKind")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ParamKind")]
+pub struct ParamKind {
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 1)]
+    pub api_version: String,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 2)]
+    pub kind: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ParamRef")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ParamRef")]
+pub struct ParamRef {
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 1)]
+    pub name: String,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 2)]
+    pub namespace: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub selector: Option<kapi::meta::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 4)]
+    pub parameter_not_found_action: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
 #[schemars(rename = "io.k8s.api.admissionregistration.v1.Rule")]
 #[schemars(transform = kapi::api::wire::drop_defaults)]
 #[protobuf(name = "k8s.io.api.admissionregistration.v1.Rule")]
@@ -195,6 +330,197 @@ pub struct ServiceReference {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[protobuf(tag = 4)]
     pub port: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.TypeChecking")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.TypeChecking")]
+pub struct TypeChecking {
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    #[protobuf(tag = 1)]
+    pub expression_warnings: Vec<ExpressionWarning>,
+}
+
+/// Rules in CEL that judge the writes they match.
+#[derive(
+    Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
+)]
+#[resource(
+    group = "admissionregistration.k8s.io",
+    kind = "ValidatingAdmissionPolicy",
+    plural = "validatingadmissionpolicies",
+    delete_status,
+    strategy_validates,
+    zero_object,
+    generation(path = ".spec"),
+    category = "api-extensions",
+    status,
+    printer_column(name = "Validations", type = "integer", json_path = ".spec.validations", cell = crate::admissionregistration::policies::validations_cell),
+    printer_column(name = "ParamKind", type = "string", json_path = ".spec.paramKind", cell = crate::admissionregistration::policies::param_kind_cell),
+    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
+    storage_key = "validatingadmissionpolicies",
+    version(name = "v1", storage),
+    protobuf,
+)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy")]
+pub struct ValidatingAdmissionPolicy {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 1)]
+    pub metadata: kapi::meta::ObjectMeta,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 2)]
+    pub spec: ValidatingAdmissionPolicySpec,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 3)]
+    pub status: ValidatingAdmissionPolicyStatus,
+}
+
+/// Where a ValidatingAdmissionPolicy applies, with which parameters and actions.
+#[derive(
+    Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf, Resource,
+)]
+#[resource(
+    group = "admissionregistration.k8s.io",
+    kind = "ValidatingAdmissionPolicyBinding",
+    plural = "validatingadmissionpolicybindings",
+    delete_status,
+    strategy_validates,
+    zero_object,
+    generation(path = ".spec"),
+    category = "api-extensions",
+    printer_column(name = "PolicyName", type = "string", json_path = ".spec.policyName"),
+    printer_column(name = "ParamRef", type = "string", json_path = ".spec.paramRef", cell = crate::admissionregistration::policies::param_ref_cell),
+    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
+    storage_key = "validatingadmissionpolicybindings",
+    version(name = "v1", storage),
+    protobuf,
+)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding")]
+pub struct ValidatingAdmissionPolicyBinding {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 1)]
+    pub metadata: kapi::meta::ObjectMeta,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 2)]
+    pub spec: ValidatingAdmissionPolicyBindingSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec")]
+pub struct ValidatingAdmissionPolicyBindingSpec {
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 1)]
+    pub policy_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub param_ref: Option<ParamRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub match_resources: Option<MatchResources>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "set"))]
+    #[protobuf(tag = 4)]
+    pub validation_actions: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec")]
+pub struct ValidatingAdmissionPolicySpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 1)]
+    pub param_kind: Option<ParamKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub match_constraints: Option<MatchResources>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    #[protobuf(tag = 3)]
+    pub validations: Vec<Validation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["Fail", "Ignore"]))]
+    #[protobuf(tag = 4)]
+    pub failure_policy: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "atomic"))]
+    #[protobuf(tag = 5)]
+    pub audit_annotations: Vec<AuditAnnotation>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
+    #[protobuf(tag = 6)]
+    pub match_conditions: Vec<MatchCondition>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
+    #[protobuf(tag = 7)]
+    pub variables: Vec<Variable>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus")]
+pub struct ValidatingAdmissionPolicyStatus {
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 1)]
+    pub observed_generation: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 2)]
+    pub type_checking: Option<TypeChecking>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[protobuf(tag = 3)]
+    pub conditions: Vec<kapi::meta::Condition>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
@@ -290,6 +616,49 @@ pub struct ValidatingWebhookConfiguration {
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["name"], "x-kubernetes-patch-merge-key" = "name", "x-kubernetes-patch-strategy" = "merge"))]
     #[protobuf(tag = 2)]
     pub webhooks: Vec<ValidatingWebhook>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.Validation")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.Validation")]
+pub struct Validation {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 1)]
+    pub expression: String,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 2)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[protobuf(tag = 3)]
+    pub reason: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "kapi::api::wire::is_zero",
+        deserialize_with = "kapi::api::wire::null_as_default"
+    )]
+    #[protobuf(tag = 4)]
+    pub message_expression: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "io.k8s.api.admissionregistration.v1.Variable")]
+#[schemars(transform = kapi::api::wire::drop_defaults)]
+#[schemars(transform = kapi::api::wire::atomic_struct)]
+#[protobuf(name = "k8s.io.api.admissionregistration.v1.Variable")]
+pub struct Variable {
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 1)]
+    pub name: String,
+    #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
+    #[protobuf(tag = 2)]
+    pub expression: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]

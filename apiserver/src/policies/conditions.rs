@@ -1,0 +1,106 @@
+//! Match conditions (kube's `webhook/matchconditions`), of webhooks and policies alike:
+//! CEL that says whether a write is for them, every condition evaluated in order under
+//! one budget. A false one says no at once (whatever the others' errors); errors without
+//! a false one fail the write under `failurePolicy: Fail` and skip it under `Ignore`.
+
+use kapi_cel::admission::{
+    Compiler, Declarations, Evaluation, Inputs, MATCH_CONDITIONS_BUDGET, Outcome, Returns,
+};
+use kapi_cel::environment::{KUBERNETES, stored_expressions};
+use kapi_cel::value::Value;
+use kapi_kinds::admissionregistration::MatchCondition;
+
+use super::compile::Expression;
+
+/// Compiled match conditions.
+pub(crate) struct MatchConditions(Vec<(String, Expression)>);
+
+/// What match conditions say of a write.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Matched {
+    /// All hold (or there are none).
+    Yes,
+    /// The named condition is false, or they erred under `Ignore`.
+    No(Option<String>),
+    /// They erred under `Fail`: kube's message (one error, or `[e1, e2]`).
+    Failed(String),
+}
+
+impl MatchConditions {
+    /// Compiles `conditions` (`params`: the policy has a param kind), in the environment of
+    /// stored expressions, with the authorizer.
+    pub(crate) fn new(conditions: &[MatchCondition], params: bool) -> MatchConditions {
+        if conditions.is_empty() {
+            return MatchConditions(Vec::new());
+        }
+        let compiler = Compiler::new(
+            &stored_expressions(KUBERNETES),
+            Declarations {
+                params,
+                authorizer: true,
+            },
+        );
+        MatchConditions(
+            (conditions.iter())
+                .map(|c| {
+                    let source = c.expression.trim();
+                    let expression = Expression::new(&compiler, source, Returns::Bool);
+                    (c.name.clone(), expression)
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether there are none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// What they say of a write with `inputs` (whose namespace object they never see);
+    /// `errors`: called with each condition's error, for the metrics.
+    pub(crate) fn evaluate(
+        &self,
+        inputs: &Inputs,
+        fail: bool,
+        mut errors_seen: impl FnMut(),
+    ) -> Matched {
+        if self.0.is_empty() {
+            return Matched::Yes;
+        }
+        let failed = |message: String| match fail {
+            true => Matched::Failed(message),
+            false => Matched::No(None),
+        };
+        let mut bound = inputs.clone();
+        bound.namespace_object = Value::Null;
+        let mut evaluation = match Evaluation::new(bound, &[], MATCH_CONDITIONS_BUDGET) {
+            Ok(evaluation) => evaluation,
+            Err(error) => return failed(error),
+        };
+        let mut errors: Vec<String> = Vec::new();
+        for (name, condition) in &self.0 {
+            let outcome = match &condition.program {
+                Ok(program) => match evaluation.eval(program, &condition.source) {
+                    Ok(outcome) => outcome,
+                    Err(error) => return failed(error),
+                },
+                Err(error) => Outcome::Error(format!("compilation error: {error}")),
+            };
+            match outcome {
+                Outcome::Value(Value::Bool(false)) => return Matched::No(Some(name.clone())),
+                Outcome::Value(_) => {}
+                Outcome::Error(error) => {
+                    errors_seen();
+                    if !errors.contains(&error) {
+                        errors.push(error);
+                    }
+                }
+            }
+        }
+        match errors.len() {
+            0 => Matched::Yes,
+            1 => failed(errors.remove(0)),
+            _ => failed(format!("[{}]", errors.join(", "))),
+        }
+    }
+}
