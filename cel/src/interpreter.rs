@@ -839,7 +839,12 @@ fn select(value: &Value, field: &Value) -> Result<Value, Error> {
             .ok_or_else(|| standard::no_such_key(field)),
         Value::Optional(Some(v)) => Ok(optional_field(v, field)),
         Value::Optional(None) => Ok(Value::Optional(None)),
-        _ => Err(held_error(value).unwrap_or_else(|| Error::new("no such overload"))),
+        Value::List(_) | Value::Opaque(_) | Value::Type(_) => {
+            Err(held_error(value).unwrap_or_else(|| Error::new("no such overload")))
+        }
+        // cel-go qualifies what is neither a map nor a list (`null.x`, a null `params`)
+        // as a missing key.
+        _ => Err(standard::no_such_key(field)),
     }
 }
 

@@ -23,7 +23,7 @@ pub fn scheme() -> Scheme {
         )
         .add(
             KindEntry::new::<kinds::api::core::v1::Namespace>()
-                .version::<kinds::api::core::v1::Namespace, kinds::api::core::v1::Namespace>("v1")
+                .defaulted_version::<kinds::api::core::v1::Namespace, kinds::api::core::v1::Namespace>("v1")
         )
         .add(
             KindEntry::new::<kinds::builtin::core::v1::Binding>()

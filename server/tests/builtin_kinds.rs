@@ -130,6 +130,16 @@ fn body(resource: &Value) -> String {
             "  attacher: disk.example.com\n  nodeName: node-1\n  source:\n    persistentVolumeName: pv-1\n"
                 .into()
         }
+        // A policy that holds for every ConfigMap, and its binding.
+        (Some("admissionregistration.k8s.io/v1"), Some("ValidatingAdmissionPolicy")) => {
+            "  matchConstraints:\n    resourceRules:\n    - apiGroups: [\"\"]\n      \
+             apiVersions: [v1]\n      operations: [CREATE]\n      resources: [configmaps]\n  \
+             validations:\n  - expression: \"true\"\n"
+                .into()
+        }
+        (Some("admissionregistration.k8s.io/v1"), Some("ValidatingAdmissionPolicyBinding")) => {
+            "  policyName: sample-v1\n  validationActions: [Audit]\n".into()
+        }
         (Some("autoscaling/v1" | "autoscaling/v2"), Some("HorizontalPodAutoscaler")) => {
             "  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  maxReplicas: 3\n"
                 .into()

@@ -70,14 +70,19 @@ pub(crate) struct Verdict {
 /// What `policy` says of a request with `inputs`; `None` when its match conditions keep it
 /// from applying.
 pub(crate) fn evaluate(policy: &CompiledPolicy, inputs: &Inputs) -> Option<Verdict> {
+    evaluate_within(policy, inputs, POLICY_BUDGET)
+}
+
+/// [`evaluate`] with the validations' and the audit annotations' budgets `budget`.
+fn evaluate_within(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Option<Verdict> {
     if let Some(verdict) = conditions(policy, inputs)? {
         return Some(verdict);
     }
     let mut verdict = Verdict {
-        decisions: validations(policy, inputs),
+        decisions: validations(policy, inputs, budget),
         annotations: Vec::new(),
     };
-    match annotations(policy, inputs) {
+    match annotations(policy, inputs, budget) {
         Ok((annotations, errors)) => {
             verdict.annotations = annotations;
             verdict.decisions.extend(errors);
@@ -149,9 +154,9 @@ fn variables(policy: &CompiledPolicy) -> Vec<(&str, Result<&Compiled, &str>)> {
 }
 
 /// The validations' decisions.
-fn validations(policy: &CompiledPolicy, inputs: &Inputs) -> Vec<Decision> {
+fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Vec<Decision> {
     let fail = policy.fail;
-    let mut evaluation = match Evaluation::new(inputs.clone(), &variables(policy), POLICY_BUDGET) {
+    let mut evaluation = match Evaluation::new(inputs.clone(), &variables(policy), budget) {
         Ok(evaluation) => evaluation,
         Err(error) => return vec![Decision::error(fail, error, 0)],
     };
@@ -231,7 +236,11 @@ type Annotated = (Vec<(String, String)>, Vec<Decision>);
 
 /// The audit annotations' values and errors; an `Err` replaces the whole verdict (the
 /// budget ran out).
-fn annotations(policy: &CompiledPolicy, inputs: &Inputs) -> Result<Annotated, Decision> {
+fn annotations(
+    policy: &CompiledPolicy,
+    inputs: &Inputs,
+    budget: u64,
+) -> Result<Annotated, Decision> {
     if policy.audit_annotations.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -239,7 +248,7 @@ fn annotations(policy: &CompiledPolicy, inputs: &Inputs) -> Result<Annotated, De
     let mut bound = inputs.clone();
     // kube declares the authorizer to audit annotations but binds none.
     bound.authorizer = None;
-    let mut evaluation = Evaluation::new(bound, &variables(policy), POLICY_BUDGET)
+    let mut evaluation = Evaluation::new(bound, &variables(policy), budget)
         .map_err(|error| Decision::error(fail, error, 0))?;
     let mut values = Vec::new();
     let mut errors = Vec::new();

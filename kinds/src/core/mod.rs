@@ -34,6 +34,16 @@ impl kapi_core::Strategy for Namespace {
         }
     }
 
+    fn has_canonical_form() -> bool {
+        true
+    }
+
+    /// The name label once the name is known (a generated name is chosen after the
+    /// defaults, `SetDefaults_Namespace`, ran), as kube's strategy canonicalizes a namespace.
+    fn canonicalize(&mut self) {
+        crate::defaults::core_v1::namespace(self);
+    }
+
     fn prepare_for_create(&mut self) {
         // A namespace is born active; only deletion moves it to `Terminating`. Its content
         // is removed before it goes (kube's namespace strategy).
@@ -69,6 +79,9 @@ impl kapi_core::Strategy for Namespace {
         errors
     }
 }
+
+/// The label kube gives every namespace, its name (so that selectors can name namespaces).
+pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 /// A `FieldValueInvalid` error showing the string `value`.
 fn invalid(field: impl Into<String>, value: &str, message: String) -> FieldError {

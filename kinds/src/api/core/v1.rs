@@ -222,6 +222,7 @@ pub struct EventSource {
     strategy_validates,
     zero_object,
     generation(untracked),
+    defaults,
     short_name = "ns",
     names = "dns_label",
     status,
@@ -247,6 +248,12 @@ pub struct Namespace {
     #[serde(default, deserialize_with = "kapi::api::wire::null_as_default")]
     #[protobuf(tag = 3)]
     pub status: NamespaceStatus,
+}
+
+impl kapi::defaults::Defaults for Namespace {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::namespace(self);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, Protobuf)]
