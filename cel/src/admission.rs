@@ -97,6 +97,12 @@ impl Compiler {
         compiler
     }
 
+    /// Declares `name` (`object`, `params`) as of `ty` rather than `dyn`: the type checking
+    /// of a policy against the kinds it names.
+    pub fn declare(&mut self, name: &str, ty: Type) {
+        self.env.variable(name, ty);
+    }
+
     /// Compiles `source`, which must evaluate to `returns`: the program, or kube's error
     /// (`compilation failed: ...`, `must evaluate to bool but got string`).
     pub fn compile(&self, source: &str, returns: Returns) -> Result<Compiled, String> {

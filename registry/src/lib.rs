@@ -464,8 +464,13 @@ impl Registry {
         self.schemas.as_deref()
     }
 
-    /// The compiled schemas of `kind`: its own when it was installed while the server runs,
-    /// else the scheme's.
+    /// The compiled schemas of `kind`: its own when it was installed while the server runs
+    /// (a kind a CustomResourceDefinition defines), else the scheme's.
+    pub fn kind_schemas(&self, kind: &KindEntry) -> Option<Arc<Schemas>> {
+        self.schemas_for(kind)
+    }
+
+    /// [`Registry::kind_schemas`].
     pub(crate) fn schemas_for(&self, kind: &KindEntry) -> Option<Arc<Schemas>> {
         let installed = self
             .installed_schemas

@@ -594,3 +594,82 @@ fn match_conditions_decide_whether_a_webhook_is_called() {
         "{metrics}"
     );
 }
+
+/// A policy's status says which of its expressions name what the kinds it matches do not
+/// have (kube's type checking), once per generation.
+#[test]
+fn type_checking_warns_about_fields_the_kinds_lack() {
+    let server = Server::start();
+    let client = server.client();
+    let kind = WebApps::Compiled;
+    let checked = policy(
+        "typo",
+        kind,
+        json!({
+            "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "validations": [
+                {"expression": "object.spec.replicas <= int(params.data.max)"},
+                {"expression": "object.spec.replicaz > 1",
+                 "messageExpression": "'at most ' + params.nothing"}],
+        }),
+    );
+    let path = format!("{ADMISSION}/validatingadmissionpolicies");
+    created(client.post(&path, &checked));
+    let last = std::cell::RefCell::new(Value::Null);
+    let status = wait_for(
+        Duration::from_secs(10),
+        "the policy's status",
+        || last.borrow().to_string(),
+        || {
+            let status = client.get(&format!("{path}/typo")).ok()?.json()["status"].clone();
+            *last.borrow_mut() = status.clone();
+            (status["observedGeneration"] == 1).then_some(status)
+        },
+    );
+    let warnings = status["typeChecking"]["expressionWarnings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{status}"))
+        .clone();
+    let fields: Vec<&str> = (warnings.iter())
+        .map(|w| w["fieldRef"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "spec.validations[1].expression",
+            "spec.validations[1].messageExpression"
+        ],
+        "{status}"
+    );
+    let warning = warnings[0]["warning"].as_str().unwrap();
+    assert!(
+        warning.starts_with(
+            "apps.example.dev/v1, Kind=WebApp: ERROR: <input>:1:12: undefined field 'replicaz'"
+        ),
+        "{warning}"
+    );
+    assert!(
+        warnings[1]["warning"]
+            .as_str()
+            .unwrap()
+            .contains("undefined field 'nothing'"),
+        "{status}"
+    );
+    // A change of the spec is checked again.
+    let fixed = json!({"spec": {"validations": [{"expression": "object.spec.replicas > 1"}]}});
+    let changed = created(client.merge_patch(&format!("{path}/typo"), &fixed));
+    assert_eq!(changed["metadata"]["generation"], 2);
+    wait_for(
+        Duration::from_secs(10),
+        "the policy's status to be checked again",
+        String::new,
+        || {
+            let status = client.get(&format!("{path}/typo")).ok()?.json()["status"].clone();
+            (status["observedGeneration"] == 2
+                && status["typeChecking"]["expressionWarnings"]
+                    .as_array()
+                    .is_none_or(Vec::is_empty))
+            .then_some(())
+        },
+    );
+}

@@ -17,6 +17,8 @@
 //! `builtin`) fills legacy token Secrets; the system namespaces are made again
 //! each minute when missing;
 //! [`client_trust`] publishes the client CA and front proxy for extension servers.
+//! `policy_status` (feature `admission-webhooks`) type checks ValidatingAdmissionPolicies
+//! into their status, every second for those whose generation moved;
 //! `apiservices` (feature `aggregation`) keeps the aggregator's APIServices (registration,
 //! local ones, availability); `crd` (feature `crds`) installs CustomResourceDefinitions.
 
@@ -31,6 +33,8 @@ pub mod event_ttl;
 mod follow;
 pub mod gc;
 pub mod namespace;
+#[cfg(feature = "admission-webhooks")]
+pub(crate) mod policy_status;
 pub(crate) mod resource_quota;
 pub mod root_ca;
 #[cfg(feature = "builtin")]
@@ -271,6 +275,14 @@ impl Controllers {
                 async move |registry: &Registry| flow.sync(registry).await,
             )));
         }
+        #[cfg(feature = "admission-webhooks")]
+        tasks.push(tokio::spawn(run_passes(
+            registry.clone(),
+            "validating admission policy status",
+            Duration::from_secs(1),
+            None,
+            policy_status::sync,
+        )));
         tasks.extend([
             tokio::spawn(run_passes(
                 registry.clone(),

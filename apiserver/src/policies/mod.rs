@@ -20,12 +20,15 @@
 //! - Counted in kube's `apiserver_validating_admission_policy_check_*` metrics.
 //! - The policies and bindings themselves are exempt (kube's rule), as are kube's
 //!   reviews.
+//! - `typecheck` checks a policy's expressions against the kinds it names, for the
+//!   warnings of its status (`controllers::policy_status` writes them).
 
 mod compile;
 pub(crate) mod conditions;
 mod evaluate;
 pub(crate) mod inputs;
 mod matching;
+mod typecheck;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -46,6 +49,7 @@ use crate::authz::AuthorizerSlot;
 use compile::CompiledPolicy;
 use evaluate::{Decision, Verdict};
 use inputs::ConfigError;
+pub(crate) use typecheck::type_check;
 
 const POLICY: &str = "ValidatingAdmissionPolicy";
 const BINDING: &str = "ValidatingAdmissionPolicyBinding";

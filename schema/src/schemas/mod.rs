@@ -35,6 +35,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Number, Value};
 use smallvec::SmallVec;
 
+mod cel_schema;
 mod compile;
 mod definition;
 mod formats;
