@@ -673,3 +673,112 @@ fn type_checking_warns_about_fields_the_kinds_lack() {
         },
     );
 }
+
+/// Pointing a policy at params takes the right to read them (kube's strategies' checks):
+/// a new `paramKind` asks `get` on all its objects, a binding's `paramRef` `get` on the
+/// object it names.
+#[test]
+fn params_are_pointed_at_only_by_who_may_read_them() {
+    let server = Server::start_secure(Pki::new(), Backend::Embedded, &[]);
+    let admin = server.client();
+    let alice = Client::with_tls(&server.url(), &server.pki().ca_pem(), ALICE_TOKEN);
+    let rbac = "/apis/rbac.authorization.k8s.io/v1";
+    let grant = |name: &str, rules: Value| {
+        created(admin.post(
+            &format!("{rbac}/clusterroles"),
+            &json!({"metadata": {"name": name}, "rules": rules}),
+        ));
+        created(admin.post(
+            &format!("{rbac}/clusterrolebindings"),
+            &json!({"metadata": {"name": name},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}]}),
+        ));
+    };
+    grant(
+        "policy-writer",
+        json!([{"apiGroups": ["admissionregistration.k8s.io"],
+            "resources": ["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
+            "verbs": ["create", "get"]}]),
+    );
+    let with_params = |name: &str, kind: &str| {
+        policy(
+            name,
+            WebApps::Compiled,
+            json!({"paramKind": {"apiVersion": "v1", "kind": kind},
+                "validations": [{"expression": "true"}]}),
+        )
+    };
+    let policies = format!("{ADMISSION}/validatingadmissionpolicies");
+    let refused = wait_for(
+        Duration::from_secs(10),
+        "alice's RBAC to apply",
+        String::new,
+        || {
+            let answer = alice
+                .post(&policies, &with_params("limits", "ConfigMap"))
+                .ok()?;
+            (answer.status == 422).then_some(answer)
+        },
+    );
+    let message = refused.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("spec.paramKind: Forbidden: user &{alice alice-uid [")
+            && message.ends_with(
+                "must have \"get\" permission on all objects of the referenced paramKind \
+                 (kind=ConfigMap, apiVersion=v1)"
+            ),
+        "{message}"
+    );
+    // Once she may read ConfigMaps, she may point a policy and a binding at them.
+    grant(
+        "configmap-reader",
+        json!([{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]),
+    );
+    wait_for(
+        Duration::from_secs(10),
+        "alice's new rights to apply",
+        String::new,
+        || {
+            (alice
+                .post(&policies, &with_params("limits", "ConfigMap"))
+                .ok()?
+                .status
+                == 201)
+                .then_some(())
+        },
+    );
+    let bindings = format!("{ADMISSION}/validatingadmissionpolicybindings");
+    let limits = binding(
+        "limits",
+        "limits",
+        json!({"paramRef": {"name": "limits", "namespace": "default",
+            "parameterNotFoundAction": "Deny"}, "validationActions": ["Deny"]}),
+    );
+    // (The binding is judged by the policy's param kind once the server's cache holds it.)
+    wait_for(
+        Duration::from_secs(10),
+        "alice's binding",
+        String::new,
+        || (alice.post(&bindings, &limits).ok()?.status == 201).then_some(()),
+    );
+    // Secrets she may not read: the administrator's policy, and her binding refused.
+    created(admin.post(&policies, &with_params("secrets", "Secret")));
+    let secret = binding(
+        "secret",
+        "secrets",
+        json!({"paramRef": {"name": "token", "namespace": "default",
+            "parameterNotFoundAction": "Deny"}, "validationActions": ["Deny"]}),
+    );
+    let refused = alice.post(&bindings, &secret).unwrap();
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let message = refused.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("spec.paramRef: Forbidden: user &{alice alice-uid [")
+            && message
+                .ends_with("does not have \"get\" permission on the object referenced by paramRef"),
+        "{message}"
+    );
+    // The administrator is not asked.
+    created(admin.post(&bindings, &secret));
+}

@@ -603,6 +603,12 @@ async fn filters(
     );
     let authorization = flags.authorization.modes(registry).await?;
     let rbac = authorization.rbac();
+    // Who may point admission policies at params.
+    #[cfg(feature = "admission-webhooks")]
+    registry.add_admission(Arc::new(crate::policies::access::ParamAccess::new(
+        authorization.modes.clone(),
+        Arc::downgrade(registry),
+    )));
     #[cfg(feature = "rbac")]
     {
         crate::authn::reviews::register(registry, &authenticator);

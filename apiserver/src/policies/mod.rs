@@ -20,9 +20,12 @@
 //! - Counted in kube's `apiserver_validating_admission_policy_check_*` metrics.
 //! - The policies and bindings themselves are exempt (kube's rule), as are kube's
 //!   reviews.
+//! - `access`: who may point policies and bindings at params (an in-process check of
+//!   their writes, as kube's strategies authorize them).
 //! - `typecheck` checks a policy's expressions against the kinds it names, for the
 //!   warnings of its status (`controllers::policy_status` writes them).
 
+pub mod access;
 mod compile;
 pub(crate) mod conditions;
 mod evaluate;
