@@ -14,6 +14,8 @@
 //!   consistent), paginated LIST (`limit=500`) p99, the server's RSS growth against the
 //!   objects' JSON size, and the time to ready after a restart;
 //! - `rules`: HTTPRoute creates with Gateway API's validation rules and without them;
+//! - `policies`: ConfigMap creates with a ValidatingAdmissionPolicy bound to them and
+//!   without;
 //! - `kinds`: Kubernetes' built-in kinds beside the example's: Pod creates, GETs and a
 //!   LIST of 10k Pods against the same for WebApps, and the start-up to ready with every
 //!   set served;
@@ -43,6 +45,7 @@ mod http1;
 mod kinds;
 mod limits;
 mod peer;
+mod policies;
 mod report;
 mod requests;
 mod rules;
@@ -69,6 +72,9 @@ pub(crate) fn run(options: Options) -> Report {
     }
     if options.runs("rules") {
         rules::measure(&options, &mut report);
+    }
+    if options.runs("policies") {
+        policies::measure(&options, &mut report);
     }
     if options.runs("kinds") {
         kinds::measure(&options, &mut report);
