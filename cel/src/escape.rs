@@ -46,6 +46,14 @@ fn plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
+/// Whether `name` is a CEL identifier as it is (`[a-zA-Z_][a-zA-Z0-9_]*`, no reserved
+/// word): what an admission policy's variables may be named.
+pub fn is_identifier(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(plain)
+        && !is_reserved(name)
+}
+
 /// Whether `name` is one of CEL's reserved words, which escaping wraps in `__`.
 pub fn is_reserved(name: &str) -> bool {
     RESERVED.contains(&name)

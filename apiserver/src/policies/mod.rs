@@ -45,10 +45,11 @@ use kapi_kinds::admissionregistration::{
     GROUP, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 };
 use kapi_registry::admission::{Attributes, annotate};
-use kapi_registry::{ListOptions, Registry, SharedObject, Stamp, Target};
+use kapi_registry::{Registry, SharedObject, Stamp};
 
 use crate::admission::{Plugin, forbidden};
 use crate::authz::AuthorizerSlot;
+use crate::webhooks::{configurations, same};
 use compile::CompiledPolicy;
 use evaluate::{Decision, Verdict};
 use inputs::ConfigError;
@@ -121,8 +122,8 @@ impl ValidatingPolicies {
         {
             return Ok(Arc::clone(&current.hooks));
         }
-        let policies = listed(registry, POLICY).await?;
-        let bindings = listed(registry, BINDING).await?;
+        let policies = configurations(registry, POLICY).await?;
+        let bindings = configurations(registry, BINDING).await?;
         let from: Vec<SharedObject> = policies.iter().chain(&bindings).cloned().collect();
         let previous = last();
         if let Some(previous) = previous.as_ref().filter(|c| same(&c.from, &from)) {
@@ -179,27 +180,6 @@ impl ValidatingPolicies {
 fn exempt(attributes: &Attributes<'_>) -> bool {
     let info = attributes.kind.info;
     EXEMPT.contains(&(info.group, info.plural))
-}
-
-/// The objects of `kind`, as the watch cache lists them (by name).
-async fn listed(registry: &Registry, kind: &str) -> Result<Vec<SharedObject>, ApiError> {
-    let Some(kind) = registry.scheme().by_kind(GROUP, kind) else {
-        return Ok(Vec::new());
-    };
-    let target = Target {
-        kind: &kind,
-        version: "v1",
-        namespace: None,
-    };
-    let options = ListOptions {
-        resource_version: Some("0".into()),
-        ..ListOptions::default()
-    };
-    Ok(registry.list(target, &options).await?.items)
-}
-
-fn same(a: &[SharedObject], b: &[SharedObject]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| SharedObject::ptr_eq(a, b))
 }
 
 fn typed<K: serde::de::DeserializeOwned>(object: &SharedObject) -> Result<K, ApiError> {

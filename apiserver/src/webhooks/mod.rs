@@ -305,9 +305,13 @@ fn exempt(attributes: &Attributes<'_>) -> bool {
     attributes.kind.info.group == GROUP
 }
 
-/// The configurations of `kind`, as the watch cache lists them (by name); none when the
-/// scheme does not serve the kind.
-async fn configurations(registry: &Registry, kind: &str) -> Result<Vec<SharedObject>, ApiError> {
+/// The objects of `admissionregistration.k8s.io/v1` `kind` (webhook configurations,
+/// policies, bindings), as the watch cache lists them (by name); none when the scheme does
+/// not serve the kind.
+pub(crate) async fn configurations(
+    registry: &Registry,
+    kind: &str,
+) -> Result<Vec<SharedObject>, ApiError> {
     let Some(kind) = registry.scheme().by_kind(GROUP, kind) else {
         return Ok(Vec::new());
     };
@@ -324,7 +328,7 @@ async fn configurations(registry: &Registry, kind: &str) -> Result<Vec<SharedObj
 }
 
 /// Whether two lists of configurations are the same shared objects.
-fn same(a: &[SharedObject], b: &[SharedObject]) -> bool {
+pub(crate) fn same(a: &[SharedObject], b: &[SharedObject]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| SharedObject::ptr_eq(a, b))
 }
 

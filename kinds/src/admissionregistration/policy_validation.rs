@@ -12,12 +12,13 @@ use kapi_core::validation as names;
 use kapi_core::validation::label_selector;
 use serde_json::Value;
 
-use super::expressions::{Compilers, invalid, is_cel_identifier, match_conditions};
+use super::expressions::{Compilers, invalid, match_conditions};
 use super::validation::rule_errors;
 use super::{
     MatchResources, ParamKind, ParamRef, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding,
 };
+use kapi_cel::escape::is_identifier;
 
 const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
@@ -124,7 +125,7 @@ pub(crate) fn policy(
                 format!("{at}.name"),
                 "name is not specified",
             ));
-        } else if !is_cel_identifier(&variable.name) {
+        } else if !is_identifier(&variable.name) {
             errors.push(FieldError::invalid(
                 format!("{at}.name"),
                 variable.name.as_str(),
