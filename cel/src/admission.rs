@@ -237,9 +237,11 @@ impl Evaluation {
             activation,
             remaining: budget,
         };
-        let mut values = crate::value::Map::default();
+        evaluation.activation.push((
+            "variables",
+            Value::Map(Arc::new(crate::value::Map::default())),
+        ));
         for (name, program) in variables {
-            evaluation.set_variables(&values);
             // An expression reading a variable that fails fails with kube's words.
             let value = match program {
                 Ok(program) => match evaluation.run(program)? {
@@ -252,20 +254,14 @@ impl Evaluation {
                     "composited variable {name:?} fails to compile: {error}"
                 ))),
             };
-            values
-                .entries
-                .insert(crate::value::Key::String((*name).into()), value);
+            // Visible to the variables after it (the map is the activation's alone
+            // between evaluations, so it grows in place).
+            if let Some((_, Value::Map(values))) = evaluation.activation.last_mut() {
+                (Arc::make_mut(values).entries)
+                    .insert(crate::value::Key::String((*name).into()), value);
+            }
         }
-        evaluation.set_variables(&values);
         Ok(evaluation)
-    }
-
-    fn set_variables(&mut self, values: &crate::value::Map) {
-        let value = Value::Map(Arc::new(values.clone()));
-        match self.activation.iter_mut().find(|(n, _)| *n == "variables") {
-            Some((_, slot)) => *slot = value,
-            None => self.activation.push(("variables", value)),
-        }
     }
 
     /// Runs `program` (whose text is `source`): its value or kube's error; `Err` when the

@@ -267,6 +267,22 @@ fn params_deny_warn_and_audit(kind: WebApps) {
         )
     );
 
+    // A configuration error refuses under `failurePolicy: Fail` whatever the actions say:
+    // once the binding only warns (its param found again, the warning shows it applied),
+    // a missing param still refuses.
+    let warn_only =
+        json!({"spec": {"validationActions": ["Warn"], "paramRef": {"name": "limits"}}});
+    created(admin.merge_patch(&path, &warn_only));
+    wait_judged(&admin, kind, "default", &webapp(kind, "probe", 9), |r| {
+        r.status == 201 && !r.warnings.is_empty()
+    });
+    let absent = json!({"spec": {"paramRef": {"name": "absent"}}});
+    let still_warns = created(admin.merge_patch(&path, &absent));
+    assert_eq!(still_warns["spec"]["validationActions"], json!(["Warn"]));
+    wait_judged(&admin, kind, "default", &webapp(kind, "probe", 1), |r| {
+        r.status == 422 && r.body.contains("no params found")
+    });
+
     // kube's policy metrics.
     let metrics = admin.get("/metrics").unwrap().body;
     for action in ["deny", "warn", "audit"] {

@@ -36,8 +36,12 @@ pub(crate) async fn sync(registry: &Registry) -> Result<bool, ApiError> {
         if generation <= observed {
             continue;
         }
-        let Ok(policy) = serde_json::from_value::<ValidatingAdmissionPolicy>(value.clone()) else {
-            continue;
+        let policy = match serde_json::from_value::<ValidatingAdmissionPolicy>(value.clone()) {
+            Ok(policy) => policy,
+            Err(error) => {
+                tracing::warn!(%error, "a ValidatingAdmissionPolicy that does not read is not checked");
+                continue;
+            }
         };
         let checking = TypeChecking {
             expression_warnings: crate::policies::type_check(registry, &policy),
@@ -54,7 +58,8 @@ pub(crate) async fn sync(registry: &Registry) -> Result<bool, ApiError> {
         match (registry.update(target, &name, updated, Some(Subresource::Status), &options)).await {
             Ok(_) => {}
             Err(ApiError::Conflict { .. } | ApiError::NotFound { .. }) => busy = true,
-            Err(error) => return Err(error),
+            // One policy's status refused leaves the others to be checked.
+            Err(error) => tracing::warn!(%error, policy = name, "cannot write its status"),
         }
     }
     Ok(busy)

@@ -70,10 +70,7 @@ impl ParamAccess {
         let resource = (self.registry.upgrade())
             .and_then(|registry| registry.scheme().by_kind(group, kind))
             .map(|entry| entry.info.plural.to_owned());
-        match resource {
-            Some(resource) => (group.to_owned(), resource),
-            None => ("*".to_owned(), "*".to_owned()),
-        }
+        (group.to_owned(), resource.unwrap_or_else(|| "*".to_owned()))
     }
 }
 

@@ -37,6 +37,9 @@ pub(crate) struct Decision {
     pub(crate) deny: bool,
     /// Whether it comes of an error rather than of a validation's value.
     pub(crate) error: bool,
+    /// Whether it denies whatever the binding's actions (kube's configuration and audit
+    /// annotation errors under `Fail`).
+    pub(crate) forced: bool,
     /// Why.
     pub(crate) message: String,
     /// A false validation's `reason` (kube's default `Invalid`).
@@ -48,10 +51,11 @@ pub(crate) struct Decision {
 }
 
 impl Decision {
-    fn error(deny: bool, message: String, index: usize) -> Decision {
+    pub(crate) fn error(deny: bool, message: String, index: usize) -> Decision {
         Decision {
             deny,
             error: true,
+            forced: false,
             message,
             reason: None,
             index,
@@ -69,19 +73,33 @@ pub(crate) struct Verdict {
 
 /// What `policy` says of a request with `inputs`; `None` when its match conditions keep it
 /// from applying.
-pub(crate) fn evaluate(policy: &CompiledPolicy, inputs: &Inputs) -> Option<Verdict> {
-    evaluate_within(policy, inputs, POLICY_BUDGET)
+pub(crate) fn evaluate(
+    policy: &CompiledPolicy,
+    inputs: &Inputs,
+    requested: &Value,
+) -> Option<Verdict> {
+    evaluate_within(policy, inputs, requested, POLICY_BUDGET)
 }
 
 /// [`evaluate`] with the validations' and the audit annotations' budgets `budget`.
-fn evaluate_within(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Option<Verdict> {
-    if let Some(verdict) = conditions(policy, inputs)? {
+fn evaluate_within(
+    policy: &CompiledPolicy,
+    inputs: &Inputs,
+    requested: &Value,
+    budget: u64,
+) -> Option<Verdict> {
+    if let Some(verdict) = conditions(policy, inputs, requested)? {
         return Some(verdict);
     }
+    let (decisions, aborted) = validations(policy, inputs, budget);
     let mut verdict = Verdict {
-        decisions: validations(policy, inputs, budget),
+        decisions,
         annotations: Vec::new(),
     };
+    // kube answers with the one error when the validations' evaluation itself failed.
+    if aborted {
+        return Some(verdict);
+    }
     match annotations(policy, inputs, budget) {
         Ok((annotations, errors)) => {
             verdict.annotations = annotations;
@@ -95,12 +113,22 @@ fn evaluate_within(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Opt
 
 /// The match conditions: `None` when they keep the policy from applying,
 /// `Some(Some(error))` when they fail it, `Some(None)` when they hold.
-fn conditions(policy: &CompiledPolicy, inputs: &Inputs) -> Option<Option<Verdict>> {
+fn conditions(
+    policy: &CompiledPolicy,
+    inputs: &Inputs,
+    requested: &Value,
+) -> Option<Option<Verdict>> {
+    if policy.match_conditions.is_empty() {
+        return Some(None);
+    }
+    let mut inputs = inputs.clone();
+    inputs.request = requested.clone();
+    let inputs = &inputs;
     let metrics = kapi_metrics::global();
     let labels = || kapi_metrics::MatchConditionLabels {
         name: policy.name().to_owned(),
         kind: "policy".to_owned(),
-        type_: "validating".to_owned(),
+        type_: "validate".to_owned(),
         operation: inputs_operation(inputs),
     };
     let counted = || {
@@ -154,17 +182,19 @@ fn variables(policy: &CompiledPolicy) -> Vec<(&str, Result<&Compiled, &str>)> {
 }
 
 /// The validations' decisions.
-fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Vec<Decision> {
+/// The validations' decisions, and whether the evaluation itself failed (one decision in
+/// place of all).
+fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> (Vec<Decision>, bool) {
     let fail = policy.fail;
     let mut evaluation = match Evaluation::new(inputs.clone(), &variables(policy), budget) {
         Ok(evaluation) => evaluation,
-        Err(error) => return vec![Decision::error(fail, error, 0)],
+        Err(error) => return (vec![Decision::error(fail, error, 0)], true),
     };
     let mut decisions = Vec::new();
     for (index, validation) in policy.validations.iter().enumerate() {
         let (outcome, elapsed) = match run(&mut evaluation, &validation.expression) {
             Ok(ran) => ran,
-            Err(error) => return vec![Decision::error(fail, error, 0)],
+            Err(error) => return (vec![Decision::error(fail, error, 0)], true),
         };
         decisions.push(match outcome {
             Outcome::Error(message) => Decision {
@@ -174,6 +204,7 @@ fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Vec<Dec
             Outcome::Value(Value::Bool(true)) => Decision {
                 deny: false,
                 error: false,
+                forced: false,
                 message: String::new(),
                 reason: None,
                 index,
@@ -182,6 +213,7 @@ fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Vec<Dec
             Outcome::Value(_) => Decision {
                 deny: true,
                 error: false,
+                forced: false,
                 message: String::new(),
                 reason: validation.reason.clone(),
                 index,
@@ -215,7 +247,7 @@ fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Vec<Dec
                         )
                     };
                 }
-                return decisions;
+                return (decisions, false);
             }
         }
     }
@@ -228,7 +260,7 @@ fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> Vec<Dec
             None => format!("failed expression: {}", validation.expression.source.trim()),
         };
     }
-    decisions
+    (decisions, false)
 }
 
 /// Audit annotations' values (key, value), and the errors that deny under `Fail`.
@@ -269,12 +301,28 @@ fn annotations(
                 }
                 values.push((key.clone(), text));
             }
-            Ok((Outcome::Value(_), _)) => {}
+            Ok((Outcome::Value(Value::Null), _)) => {}
+            Ok((Outcome::Value(other), elapsed)) if fail => errors.push(Decision {
+                elapsed,
+                forced: true,
+                ..Decision::error(
+                    true,
+                    format!(
+                        "valueExpression '{}' resulted in unsupported return type: {}. Return \
+                         type must be either string or null.",
+                        expression.source,
+                        other.type_name()
+                    ),
+                    0,
+                )
+            }),
+            // kube denies for an annotation's error under `Fail`, whatever the actions.
             Ok((Outcome::Error(error), elapsed)) if fail => errors.push(Decision {
                 elapsed,
+                forced: true,
                 ..Decision::error(true, error, 0)
             }),
-            Ok((Outcome::Error(_), _)) => {}
+            Ok((Outcome::Value(_) | Outcome::Error(_), _)) => {}
         }
     }
     Ok((values, errors))

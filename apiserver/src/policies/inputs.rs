@@ -88,10 +88,16 @@ pub(crate) fn authorizer(
     )
 }
 
-/// `request`: kube's admission request without its uid and objects, the kind in the
-/// version matched and the resource as requested, empty strings left out (as Go's
-/// `omitempty` leaves them, so that `has(request.name)` says whether there is one).
-pub(crate) fn request(attributes: &Attributes<'_>, version: &str, name: &str) -> Value {
+/// `request`: kube's admission request without its uid and objects, the kind and resource
+/// in the version matched (the resource as requested when `as_requested`, as match
+/// conditions see it), empty strings left out (as Go's `omitempty` leaves them, so that
+/// `has(request.name)` says whether there is one).
+pub(crate) fn request(
+    attributes: &Attributes<'_>,
+    version: &str,
+    name: &str,
+    as_requested: bool,
+) -> Value {
     let mut request = crate::webhooks::request(attributes, version, None, None);
     let Some(fields) = request.as_object_mut() else {
         return request;
@@ -100,7 +106,7 @@ pub(crate) fn request(attributes: &Attributes<'_>, version: &str, name: &str) ->
         fields.remove(field);
     }
     fields.insert("name".to_owned(), json!(name));
-    if let Some(resource) = fields.get("requestResource").cloned() {
+    if as_requested && let Some(resource) = fields.get("requestResource").cloned() {
         fields.insert("resource".to_owned(), resource);
     }
     drop_empty(fields);
@@ -216,9 +222,13 @@ pub(crate) async fn params(
     };
     let found = match (reference.name.as_str(), &reference.selector) {
         ("", Some(selector)) => {
+            // Validation keeps an unreadable selector from being stored.
+            let Some(selector) = selector.text() else {
+                return Err(binding("paramRef.selector is not a valid label selector"));
+            };
             let options = ListOptions {
                 resource_version: Some("0".into()),
-                label_selector: selector.text(),
+                label_selector: Some(selector),
                 ..ListOptions::default()
             };
             let listed = registry.list(target, &options).await;

@@ -138,7 +138,9 @@ impl ValidatingPolicies {
         }
         let mut named: BTreeMap<String, Vec<ValidatingAdmissionPolicyBinding>> = BTreeMap::new();
         for object in &bindings {
-            let binding: ValidatingAdmissionPolicyBinding = typed(object)?;
+            let Some(binding) = typed::<ValidatingAdmissionPolicyBinding>(object) else {
+                continue;
+            };
             (named.entry(binding.spec.policy_name.clone()))
                 .or_default()
                 .push(binding);
@@ -146,7 +148,9 @@ impl ValidatingPolicies {
         let mut hooks = Vec::new();
         let mut by_name = HashMap::new();
         for object in &policies {
-            let policy: ValidatingAdmissionPolicy = typed(object)?;
+            let Some(policy) = typed::<ValidatingAdmissionPolicy>(object) else {
+                continue;
+            };
             let name = policy.metadata.name.clone().unwrap_or_default();
             // A policy no binding names is neither compiled nor evaluated.
             let Some(bindings) = named.remove(&name) else {
@@ -182,15 +186,24 @@ fn exempt(attributes: &Attributes<'_>) -> bool {
     EXEMPT.contains(&(info.group, info.plural))
 }
 
-fn typed<K: serde::de::DeserializeOwned>(object: &SharedObject) -> Result<K, ApiError> {
-    serde_json::from_value(object.value())
-        .map_err(|e| ApiError::Internal(format!("reading an admission policy: {e}")))
+/// A stored policy or binding as its type; one that does not read (which validation
+/// keeps from being stored) is logged and left out rather than failing every write.
+fn typed<K: serde::de::DeserializeOwned>(object: &SharedObject) -> Option<K> {
+    match serde_json::from_value(object.value()) {
+        Ok(typed) => Some(typed),
+        Err(error) => {
+            tracing::warn!(%error, "an admission policy or binding that does not read is ignored");
+            None
+        }
+    }
 }
 
-/// One evaluation to run: a policy and the inputs of one param.
+/// One evaluation to run: a policy, the inputs of one param, and the request as the
+/// match conditions see it.
 struct Job {
     policy: Arc<CompiledPolicy>,
     inputs: Inputs,
+    requested: kapi_cel::value::Value,
 }
 
 /// What one binding of a policy decided, to act on.
@@ -230,12 +243,11 @@ impl Plugin for ValidatingPolicies {
                 .unwrap_or_default(),
             name => name,
         };
-        let authorizer: Option<Arc<dyn kapi_cel::library::kube::authz::Authorize>> =
-            (self.authorizer.get())
-                .map(|modes| Arc::new(inputs::ServerAuthorizer(modes.clone())) as Arc<_>);
         let mut outcomes: Vec<Outcome> = Vec::new();
         let mut jobs: Vec<(usize, Job)> = Vec::new();
-        let mut namespace_object: Option<Value> = None;
+        // What the expressions see, made once per version a policy matched in.
+        let mut bases: Vec<(String, Inputs, kapi_cel::value::Value)> = Vec::new();
+        let mut namespace_object: Option<kapi_cel::value::Value> = None;
         for hook in hooks.iter() {
             let policy = &hook.policy;
             let Some(constraints) = &policy.policy.spec.match_constraints else {
@@ -285,22 +297,32 @@ impl Plugin for ValidatingPolicies {
                 if params.is_empty() {
                     continue;
                 }
-                let seen = crate::webhooks::in_version(attributes, object, &version)?;
-                let seen_old = crate::webhooks::in_version(attributes, old, &version)?;
                 if namespace_object.is_none() {
-                    namespace_object = Some(inputs::namespace_object(registry, attributes).await?);
+                    let trimmed = inputs::namespace_object(registry, attributes).await?;
+                    namespace_object = Some(value(&trimmed));
                 }
-                let base = Inputs {
-                    object: seen.as_ref().map_or(kapi_cel::value::Value::Null, value),
-                    old_object: seen_old
-                        .as_ref()
-                        .map_or(kapi_cel::value::Value::Null, value),
-                    request: value(&inputs::request(attributes, &version, name)),
-                    params: kapi_cel::value::Value::Null,
-                    namespace_object: value(namespace_object.as_ref().unwrap_or(&Value::Null)),
-                    authorizer: (authorizer.clone())
-                        .map(|authorizer| inputs::authorizer(authorizer, attributes, name)),
-                };
+                if !bases.iter().any(|(v, _, _)| *v == version) {
+                    let seen = crate::webhooks::in_version(attributes, object, &version)?;
+                    let seen_old = crate::webhooks::in_version(attributes, old, &version)?;
+                    let authorizer = self.authorizer.get().map(|modes| {
+                        let modes = Arc::new(inputs::ServerAuthorizer(modes.clone()));
+                        inputs::authorizer(modes, attributes, name)
+                    });
+                    let base = Inputs {
+                        object: seen.as_ref().map_or(kapi_cel::value::Value::Null, value),
+                        old_object: (seen_old.as_ref()).map_or(kapi_cel::value::Value::Null, value),
+                        request: value(&inputs::request(attributes, &version, name, false)),
+                        params: kapi_cel::value::Value::Null,
+                        namespace_object: (namespace_object.clone())
+                            .unwrap_or(kapi_cel::value::Value::Null),
+                        authorizer,
+                    };
+                    let requested = value(&inputs::request(attributes, &version, name, true));
+                    bases.push((version.clone(), base, requested));
+                }
+                let (_, base, requested) = (bases.iter())
+                    .find(|(v, _, _)| *v == version)
+                    .expect("made above");
                 outcomes.push(Outcome {
                     policy: Arc::clone(policy),
                     binding: binding.clone(),
@@ -315,15 +337,22 @@ impl Plugin for ValidatingPolicies {
                         Job {
                             policy: Arc::clone(policy),
                             inputs,
+                            requested: requested.clone(),
                         },
                     ));
                 }
             }
         }
+        if jobs.is_empty() {
+            return act(attributes, object.or(old), outcomes);
+        }
         // The expressions run off the async workers: a policy may spend its whole budget.
         let verdicts = tokio::task::spawn_blocking(move || {
             (jobs.into_iter())
-                .map(|(slot, job)| (slot, evaluate::evaluate(&job.policy, &job.inputs)))
+                .map(|(slot, job)| {
+                    let verdict = evaluate::evaluate(&job.policy, &job.inputs, &job.requested);
+                    (slot, verdict)
+                })
                 .collect::<Vec<_>>()
         })
         .await
@@ -346,14 +375,11 @@ fn configuration(
     binding: Option<&ValidatingAdmissionPolicyBinding>,
     error: ConfigError,
 ) -> Outcome {
+    // kube denies a configuration error under `Fail`, whatever the binding's actions.
     let decisions = match policy.fail {
         true => vec![Decision {
-            deny: true,
-            error: true,
-            message: error.message(),
-            reason: None,
-            index: 0,
-            elapsed: Default::default(),
+            forced: true,
+            ..Decision::error(true, error.message(), 0)
         }],
         false => Vec::new(),
     };
@@ -398,6 +424,22 @@ fn act(
             }
         }
         for decision in &outcome.verdict.decisions {
+            let denial = || match outcome.binding.metadata.name.as_deref() {
+                Some(binding) => format!(
+                    "ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {}",
+                    decision.message
+                ),
+                None => format!(
+                    "ValidatingAdmissionPolicy '{policy}' denied request: {}",
+                    decision.message
+                ),
+            };
+            if decision.forced {
+                if denied.is_none() {
+                    denied = Some((denial(), None));
+                }
+                continue;
+            }
             let observe = |action: &str| {
                 let labels = kapi_metrics::PolicyCheckLabels {
                     policy: policy.to_owned(),
@@ -425,17 +467,7 @@ fn act(
                     "Deny" => {
                         observe("deny");
                         if denied.is_none() {
-                            let message = match outcome.binding.metadata.name.as_deref() {
-                                Some(binding) => format!(
-                                    "ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {}",
-                                    decision.message
-                                ),
-                                None => format!(
-                                    "ValidatingAdmissionPolicy '{policy}' denied request: {}",
-                                    decision.message
-                                ),
-                            };
-                            denied = Some((message, decision.reason.clone()));
+                            denied = Some((denial(), decision.reason.clone()));
                         }
                     }
                     "Warn" => {

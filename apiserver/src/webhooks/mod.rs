@@ -424,7 +424,13 @@ async fn conditions_hold(
         return Ok(true);
     }
     use kapi_cel::admission::value;
-    let name = attributes.name;
+    // The name the object has by now (a generated one included), as kube's attributes.
+    let name = match attributes.name {
+        "" => (object.or(old))
+            .and_then(|o| o.pointer("/metadata/name")?.as_str())
+            .unwrap_or_default(),
+        name => name,
+    };
     let seen = in_version(attributes, object, version)?;
     let seen_old = in_version(attributes, old, version)?;
     let inputs = kapi_cel::admission::Inputs {
@@ -432,7 +438,9 @@ async fn conditions_hold(
         old_object: seen_old
             .as_ref()
             .map_or(kapi_cel::value::Value::Null, value),
-        request: value(&crate::policies::inputs::request(attributes, version, name)),
+        request: value(&crate::policies::inputs::request(
+            attributes, version, name, true,
+        )),
         authorizer: authorizer.get().map(|modes| {
             let modes = Arc::new(crate::policies::inputs::ServerAuthorizer(modes.clone()));
             crate::policies::inputs::authorizer(modes, attributes, name)

@@ -26,7 +26,7 @@ fn inputs() -> Inputs {
 }
 
 fn verdict(spec: serde_json::Value) -> Verdict {
-    evaluate(&policy(spec), &inputs()).expect("the policy applies")
+    evaluate(&policy(spec), &inputs(), &inputs().request).expect("the policy applies")
 }
 
 /// (deny, error, message, reason) of each decision.
@@ -148,6 +148,10 @@ fn audit_annotations() {
     // "audit annotation error, Fail"
     let erring = json!([{"key": "k", "valueExpression": "string(object.nothing)"}]);
     let v = verdict(json!({"failurePolicy": "Fail", "auditAnnotations": erring}));
+    assert!(
+        v.decisions[0].forced,
+        "denies whatever the binding's actions"
+    );
     assert_eq!(
         decided(&v),
         [(
@@ -168,11 +172,11 @@ fn match_conditions_come_first() {
     // "matchConditions no match suppresses failure"
     let spec = json!({"matchConditions": [{"name": "never", "expression": "false"}],
         "validations": [{"expression": ERROR}]});
-    assert_eq!(evaluate(&policy(spec), &inputs()), None);
+    assert_eq!(evaluate(&policy(spec), &inputs(), &inputs().request), None);
     // "matchCondition error => deny (Fail)": the error is the decision's message.
     let spec = json!({"matchConditions": [{"name": "erring", "expression": ERROR}],
         "validations": [{"expression": "true"}]});
-    let v = evaluate(&policy(spec), &inputs()).unwrap();
+    let v = evaluate(&policy(spec), &inputs(), &inputs().request).unwrap();
     assert_eq!(
         decided(&v),
         [(
@@ -186,16 +190,18 @@ fn match_conditions_come_first() {
     let spec = json!({"failurePolicy": "Ignore",
         "matchConditions": [{"name": "erring", "expression": ERROR}],
         "validations": [{"expression": "false"}]});
-    assert_eq!(evaluate(&policy(spec), &inputs()), None);
+    assert_eq!(evaluate(&policy(spec), &inputs(), &inputs().request), None);
     // A false condition wins over an earlier error.
     let spec = json!({"matchConditions": [{"name": "erring", "expression": ERROR},
         {"name": "never", "expression": "false"}], "validations": [{"expression": "false"}]});
-    assert_eq!(evaluate(&policy(spec), &inputs()), None);
+    assert_eq!(evaluate(&policy(spec), &inputs(), &inputs().request), None);
 }
 
 #[test]
 fn a_spent_budget_is_one_error() {
-    let within = |spec, budget| evaluate_within(&policy(spec), &inputs(), budget).unwrap();
+    let within = |spec, budget| {
+        evaluate_within(&policy(spec), &inputs(), &inputs().request, budget).unwrap()
+    };
     // The validations spend it: one error in place of every decision.
     let v = within(
         json!({"validations": [{"expression": "1 < 2"}, {"expression": "2 < 3"}]}),
