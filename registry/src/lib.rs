@@ -86,6 +86,7 @@ pub use inventory::Content;
 pub use kapi_schema::metadata::{FOREGROUND, ORPHAN};
 pub use kapi_schema::{IMMUTABLE_EXTENSION, KindSchema, SchemaError, Schemas, selector};
 pub use namespaces::NAMESPACE_FINALIZER;
+pub use schema_checks::blocking;
 
 /// What a request addresses: a kind in one of its served versions, in a namespace or not.
 #[derive(Clone, Copy, Debug)]

@@ -70,8 +70,10 @@ impl Registry {
 }
 
 /// Runs `f` where it may take a while: on a multi-threaded runtime the worker hands its
-/// other tasks over first; elsewhere (tests, a current-thread runtime) it just runs.
-fn blocking<T>(f: impl FnOnce() -> T) -> T {
+/// other tasks over first; elsewhere (tests, a current-thread runtime) it just runs. For
+/// CPU work too short for a hop to the blocking pool and too long for a worker (costly
+/// rules; compiling an admission policy).
+pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
             tokio::task::block_in_place(f)

@@ -44,7 +44,10 @@ pub(crate) async fn sync(registry: &Registry) -> Result<bool, ApiError> {
             }
         };
         let checking = TypeChecking {
-            expression_warnings: crate::policies::type_check(registry, &policy),
+            // Compiling against up to ten kinds' schemas leaves the worker.
+            expression_warnings: kapi_registry::blocking(|| {
+                crate::policies::type_check(registry, &policy)
+            }),
         };
         let mut updated = value;
         updated["status"]["observedGeneration"] = generation.into();

@@ -161,7 +161,10 @@ impl ValidatingPolicies {
                 .and_then(|p| p.by_name.get(&name))
                 .filter(|(at, _)| *at == version)
                 .map(|(_, compiled)| Arc::clone(compiled));
-            let compiled = reused.unwrap_or_else(|| Arc::new(CompiledPolicy::new(policy)));
+            // Compiling leaves the worker: a policy may hold many expressions.
+            let compiled = reused.unwrap_or_else(|| {
+                Arc::new(kapi_registry::blocking(|| CompiledPolicy::new(policy)))
+            });
             by_name.insert(name, (version, Arc::clone(&compiled)));
             hooks.push(Hook {
                 policy: compiled,
