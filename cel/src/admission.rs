@@ -13,6 +13,9 @@
 //!   as kube's lazy variables fail), then each expression run under the per-call limit and
 //!   the evaluation's shared runtime budget, with kube's errors.
 //!
+//! - [`patches`]: what mutating policies' expressions build (`Object{...}`,
+//!   `JSONPatch{...}`), declared with [`Declarations::patch_types`], and read back as JSON.
+//!
 //! Values are JSON read as kube reads unstructured objects (plain maps by JSON name,
 //! [`value`]); this module knows no resource types.
 
@@ -49,6 +52,9 @@ pub struct Declarations {
     pub params: bool,
     /// `authorizer` and `authorizer.requestResource`.
     pub authorizer: bool,
+    /// The types mutations build (`Object`, `JSONPatch`) and `jsonpatch.escapeKey`
+    /// (kube's `HasPatchTypes`: a mutating policy's mutations alone).
+    pub patch_types: bool,
 }
 
 /// What an expression must evaluate to.
@@ -62,6 +68,10 @@ pub enum Returns {
     String,
     /// A string or null (an audit annotation's value).
     StringOrNull,
+    /// An `Object` (an apply configuration).
+    Object,
+    /// A `list(JSONPatch)` (a JSON patch).
+    JsonPatches,
 }
 
 /// Compiles admission expressions in kube's environment, with the variables compiled so
@@ -89,6 +99,9 @@ impl Compiler {
             env.variable("authorizer", Type::opaque(AUTHORIZER));
             env.variable("authorizer.requestResource", Type::opaque(RESOURCE_CHECK));
         }
+        if declarations.patch_types {
+            patches::declare(&mut env);
+        }
         let mut compiler = Compiler {
             env,
             variables: Vec::new(),
@@ -114,6 +127,8 @@ impl Compiler {
             Returns::Bool => *output == Type::Bool,
             Returns::String => *output == Type::String,
             Returns::StringOrNull => matches!(output, Type::String | Type::Null),
+            Returns::Object => *output == patches::object_type(),
+            Returns::JsonPatches => *output == patches::json_patch_type(),
         };
         if !accepted {
             return Err(match returns {
@@ -121,6 +136,10 @@ impl Compiler {
                     format!("must evaluate to one of [string null_type] but got {output}")
                 }
                 Returns::Bool => format!("must evaluate to bool but got {output}"),
+                Returns::Object => format!("must evaluate to Object but got {output}"),
+                Returns::JsonPatches => {
+                    format!("must evaluate to list(JSONPatch) but got {output}")
+                }
                 _ => format!("must evaluate to string but got {output}"),
             });
         }
@@ -420,5 +439,6 @@ fn named(schema: &Json, name: &str, names: &[(&str, &str)]) -> Type {
     }))
 }
 
+pub mod patches;
 #[cfg(test)]
 mod tests;

@@ -126,6 +126,45 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
+    /// `name{fields}`: a value of the environment's struct type `name`, each field's value
+    /// of the field's type (cel-go's errors otherwise).
+    fn make_struct(&mut self, id: u64, name: &str, fields: &[(String, Expr, bool)]) -> Type {
+        let Some(declared) = self.env.find_struct(name) else {
+            return self.error(
+                id,
+                format!("undeclared reference to '{name}' (in container '')"),
+            );
+        };
+        for (field, value, optional) in fields {
+            let mut ty = self.check(value);
+            if *optional {
+                ty = match self.resolved(&ty) {
+                    Type::Opaque(name, params) if &*name == OPTIONAL => params[0].clone(),
+                    _ => Type::Dyn,
+                };
+            }
+            let Some(types) = &declared.fields else {
+                continue;
+            };
+            match types.get(field) {
+                None => _ = self.error(value.id, format!("undefined field '{field}'")),
+                Some(expected) => {
+                    let mut subs = self.subs.clone();
+                    if expected.accepts(&ty, &mut subs) {
+                        self.subs = subs;
+                    } else {
+                        let message = format!(
+                            "expected type of field '{field}' is '{expected}' but provided type is '{}'",
+                            self.resolved(&ty)
+                        );
+                        self.error(value.id, message);
+                    }
+                }
+            }
+        }
+        Type::Opaque(declared.name, Vec::new())
+    }
+
     fn error(&mut self, id: u64, message: String) -> Type {
         self.issues.push(self.ast.issue(id, message));
         Type::Error
@@ -218,10 +257,7 @@ impl Checker<'_> {
                 let value = value.unwrap_or_else(|| self.fresh_var());
                 Type::map(key, value)
             }
-            ExprKind::Struct { name } => self.error(
-                e.id,
-                format!("undeclared reference to '{name}' (in container '')"),
-            ),
+            ExprKind::Struct { name, fields } => self.make_struct(e.id, name, fields),
             ExprKind::Comprehension(c) => {
                 let range = self.check(&c.range);
                 let (var, var2) = match self.resolved(&range) {
@@ -349,6 +385,20 @@ impl Checker<'_> {
             Type::Opaque(name, params) if &*name == OPTIONAL => {
                 let inner = self.select(id, &params[0], field);
                 Type::optional(inner)
+            }
+            // A field of a struct value the expression made (`Object{a: 1}.a`).
+            Type::Opaque(name, params) if params.is_empty() => {
+                match self.env.find_struct(&name).map(|s| s.fields) {
+                    Some(None) => Type::Dyn,
+                    Some(Some(fields)) => match fields.get(field) {
+                        Some(t) => t.clone(),
+                        None => self.error(id, format!("undefined field '{field}'")),
+                    },
+                    None => self.error(
+                        id,
+                        format!("type '{name}' does not support field selection"),
+                    ),
+                }
             }
             other => self.error(
                 id,
@@ -569,6 +619,9 @@ fn validate_literals(e: &Expr, ast: &Ast, issues: &mut Vec<Issue>) {
                 validate_literals(k, ast, issues);
                 validate_literals(v, ast, issues);
             }),
+            ExprKind::Struct { fields, .. } => fields
+                .iter()
+                .for_each(|(_, v, _)| validate_literals(v, ast, issues)),
             ExprKind::Comprehension(c) => {
                 for x in [&c.range, &c.init, &c.cond, &c.step, &c.result] {
                     validate_literals(x, ast, issues);

@@ -68,6 +68,11 @@ enum Node {
     Map {
         entries: Vec<(Node, Node, bool)>,
     },
+    /// A struct value: its fields by name (whether optional), made as a map.
+    Struct {
+        name: Arc<str>,
+        fields: Vec<(Arc<str>, Node, bool)>,
+    },
     Fold(Box<Fold>),
 }
 
@@ -230,7 +235,14 @@ impl Planner<'_> {
                     }
                     Node::Map { entries }
                 }
-                ExprKind::Struct { .. } => Node::Const(Value::Null),
+                ExprKind::Struct { name, fields } => Node::Struct {
+                    name: name.as_str().into(),
+                    fields: (fields.iter())
+                        .map(|(name, value, optional)| {
+                            (name.as_str().into(), self.plan(value), *optional)
+                        })
+                        .collect(),
+                },
                 ExprKind::Comprehension(c) => Node::Fold(Box::new(Fold {
                     range: self.plan(&c.range),
                     var: c.var.as_str().into(),
@@ -676,6 +688,27 @@ impl State {
                         }
                     }
                     self.charge(30)?;
+                    Ok(Value::Map(Arc::new(map)))
+                }
+                // The environment's struct types are kube's unstructured objects: a value is
+                // the map of the fields set (an optional field without a value is unset).
+                Node::Struct { name, fields } => {
+                    let mut map = Map {
+                        type_name: Some(name.clone()),
+                        ..Map::default()
+                    };
+                    for (name, v, optional) in fields {
+                        let mut value = self.eval(v)?;
+                        if *optional {
+                            match value {
+                                Value::Optional(Some(v)) => value = (*v).clone(),
+                                Value::Optional(None) => continue,
+                                _ => return Err(Error::new("no such overload").into()),
+                            }
+                        }
+                        map.entries.insert(Key::String(name.clone()), value);
+                    }
+                    self.charge(40)?;
                     Ok(Value::Map(Arc::new(map)))
                 }
                 Node::Fold(fold) => self.fold(fold),

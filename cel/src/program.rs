@@ -51,6 +51,7 @@ pub fn instantiation_error(checked: &Checked) -> Option<crate::library::Error> {
             ExprKind::Map { entries } => entries
                 .iter()
                 .find_map(|(k, v, _)| walk(k).or_else(|| walk(v))),
+            ExprKind::Struct { fields, .. } => fields.iter().find_map(|(_, v, _)| walk(v)),
             ExprKind::Comprehension(c) => [&c.range, &c.init, &c.cond, &c.step, &c.result]
                 .into_iter()
                 .find_map(walk),

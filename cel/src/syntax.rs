@@ -71,10 +71,13 @@ pub enum ExprKind {
         /// Key, value, and whether the entry is optional.
         entries: Vec<(Expr, Expr, bool)>,
     },
-    /// `Type{field: value}`: parsed, refused by the checker (no message types here).
+    /// `Type{field: value, ?field2: value2}`: a value of a type the environment declares
+    /// (kube's `Object{...}` and `JSONPatch{...}` of mutating policies).
     Struct {
-        /// The type's name.
+        /// The type's name, as written (`Object.spec`).
         name: String,
+        /// Field, value, and whether the field is optional.
+        fields: Vec<(String, Expr, bool)>,
     },
     /// A macro's loop.
     Comprehension(Box<Comprehension>),
@@ -227,7 +230,10 @@ const MAX_AST_DEPTH: usize = MAX_RECURSION_DEPTH as usize + 1;
 fn depth(e: &Expr) -> usize {
     crate::stack::guard(|| {
         1 + match &e.kind {
-            ExprKind::Literal(_) | ExprKind::Ident(_) | ExprKind::Struct { .. } => 0,
+            ExprKind::Literal(_) | ExprKind::Ident(_) => 0,
+            ExprKind::Struct { fields, .. } => {
+                fields.iter().map(|(_, v, _)| depth(v)).max().unwrap_or(0)
+            }
             ExprKind::Select { operand, .. } => depth(operand),
             ExprKind::Call { target, args, .. } => (target.iter().map(|t| depth(t)))
                 .chain(args.iter().map(depth))
@@ -353,6 +359,14 @@ fn convert(
             },
             CelExpr::Struct(s) => ExprKind::Struct {
                 name: s.type_name.clone(),
+                fields: (s.entries.iter())
+                    .filter_map(|entry| match &entry.expr {
+                        EntryExpr::StructField(field) => {
+                            Some((field.field.clone(), go(&field.value), field.optional))
+                        }
+                        EntryExpr::MapEntry(_) => None,
+                    })
+                    .collect(),
             },
             // The `cel` crate binds `optMap`'s and `optFlatMap`'s target to `@target` and
             // reads it twice; cel-go v0.22 (kube 1.32's) writes the target out twice instead,

@@ -93,6 +93,9 @@ pub enum Key {
 pub struct Map {
     /// The entries.
     pub entries: BTreeMap<Key, Value>,
+    /// The struct type it was made as (`Object.spec{...}`), if any: kube checks the names
+    /// of nested `Object` values against their fields when it reads them.
+    pub type_name: Option<Arc<str>>,
 }
 
 impl Key {
@@ -178,7 +181,7 @@ impl Value {
             Value::Duration(_) => "google.protobuf.Duration",
             Value::Timestamp(_) => "google.protobuf.Timestamp",
             Value::List(_) => "list",
-            Value::Map(_) => "map",
+            Value::Map(m) => m.type_name.as_deref().unwrap_or("map"),
             Value::Type(_) => "type",
             Value::Optional(_) => "optional_type",
             Value::Opaque(o) => o.type_name(),

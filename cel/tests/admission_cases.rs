@@ -48,6 +48,7 @@ fn results(case: &Json) -> Result<Vec<Result<bool, String>>, String> {
         Declarations {
             params: case["params_declared"].as_bool().unwrap_or(false),
             authorizer: true,
+            ..Default::default()
         },
     );
     let mut variables = Vec::new();

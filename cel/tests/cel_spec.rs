@@ -482,7 +482,10 @@ fn to_value(v: &Json) -> Value {
                     )
                 })
                 .collect();
-            Value::Map(Arc::new(Map { entries }))
+            Value::Map(Arc::new(Map {
+                entries,
+                type_name: None,
+            }))
         }
         other => panic!("a binding of {other}"),
     }

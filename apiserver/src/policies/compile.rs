@@ -61,7 +61,11 @@ impl CompiledPolicy {
         let spec = &policy.spec;
         let features = stored_expressions(KUBERNETES);
         let params = spec.param_kind.is_some();
-        let declarations = |authorizer| Declarations { params, authorizer };
+        let declarations = |authorizer| Declarations {
+            params,
+            authorizer,
+            ..Default::default()
+        };
         // Variables are visible to everything but the match conditions, which kube
         // checks without them.
         let mut with_variables = Compiler::new(&features, declarations(true));

@@ -38,6 +38,7 @@ impl MatchConditions {
             Declarations {
                 params,
                 authorizer: true,
+                ..Default::default()
             },
         );
         MatchConditions(

@@ -96,6 +96,7 @@ pub(crate) fn type_check(
                 Declarations {
                     params: params.is_some(),
                     authorizer: true,
+                    ..Default::default()
                 },
             );
             compiler.declare("object", checked.ty.clone());

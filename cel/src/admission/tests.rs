@@ -37,6 +37,7 @@ fn expressions_see_the_object_request_and_params() {
     let c = compiler(Declarations {
         params: true,
         authorizer: false,
+        ..Default::default()
     });
     let yes = Outcome::Value(Value::Bool(true));
     assert_eq!(run(&c, "object.spec.replicas <= int(params.data.max)"), yes);
@@ -160,6 +161,7 @@ fn the_authorizer_asks_the_servers_authorizer_for_the_requesting_user() {
     let c = compiler(Declarations {
         params: false,
         authorizer: true,
+        ..Default::default()
     });
     let fake = Arc::new(Fake::default());
     let alice = UserInfo {
@@ -218,6 +220,7 @@ fn a_check_costs_what_kube_says() {
     let c = compiler(Declarations {
         params: false,
         authorizer: true,
+        ..Default::default()
     });
     let fake: Arc<dyn Authorize> = Arc::new(Fake::default());
     let mut bound = inputs();

@@ -224,7 +224,11 @@ impl<'a> Estimator<'a> {
                         sum.add(self.cost(key)).add(self.cost(value))
                     })
                     .add(MAP_CREATE),
-                ExprKind::Struct { .. } => STRUCT_CREATE,
+                ExprKind::Struct { fields, .. } => (fields.iter())
+                    .fold(CostEstimate::default(), |sum, (_, value, _)| {
+                        sum.add(self.cost(value))
+                    })
+                    .add(STRUCT_CREATE),
                 ExprKind::Comprehension(c) => {
                     let mut sum = self.cost(&c.range).add(self.cost(&c.init));
                     self.ranges

@@ -15,7 +15,7 @@ pub mod sets;
 pub mod standard;
 pub mod strings;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -143,6 +143,21 @@ pub struct Env {
     pub variables: HashMap<String, Type>,
     /// The language options and libraries enabled.
     pub features: Vec<Feature>,
+    /// The struct types values may be made of (`JSONPatch{op: "add"}`), by name.
+    structs: HashMap<String, StructType>,
+    /// Names whose struct types take any field (kube's `Object`: `Object`,
+    /// `Object.spec`, `Object.spec.template`, ...).
+    open_structs: Vec<Arc<str>>,
+}
+
+/// A struct type of an environment: what `Name{field: value}` makes.
+#[derive(Clone, Debug)]
+pub struct StructType {
+    /// Its name.
+    pub name: Arc<str>,
+    /// Its fields and their types; `None` when it takes any field, as `dyn` (kube's
+    /// `Object` types, whose fields only the object's schema knows).
+    pub fields: Option<BTreeMap<String, Type>>,
 }
 
 impl Env {
@@ -191,6 +206,36 @@ impl Env {
     /// Declares a variable.
     pub fn variable(&mut self, name: &str, ty: Type) {
         self.variables.insert(name.to_owned(), ty);
+    }
+
+    /// Declares a struct type with these fields.
+    pub fn struct_type(&mut self, name: &str, fields: BTreeMap<String, Type>) {
+        let ty = StructType {
+            name: name.into(),
+            fields: Some(fields),
+        };
+        self.structs.insert(name.to_owned(), ty);
+    }
+
+    /// Declares `root` and every name under it (`root.a.b`) open struct types: any field,
+    /// of type `dyn`.
+    pub fn open_struct_types(&mut self, root: &str) {
+        self.open_structs.push(root.into());
+    }
+
+    /// The struct type named `name`, if declared.
+    pub fn find_struct(&self, name: &str) -> Option<StructType> {
+        if let Some(ty) = self.structs.get(name) {
+            return Some(ty.clone());
+        }
+        let open = self.open_structs.iter().any(|root| {
+            name.strip_prefix(&**root)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        });
+        open.then(|| StructType {
+            name: name.into(),
+            fields: None,
+        })
     }
 }
 

@@ -782,6 +782,7 @@ pub fn string_map(entries: impl IntoIterator<Item = (String, Value)>) -> Value {
             .into_iter()
             .map(|(k, v)| (Key::String(k.into()), v))
             .collect(),
+        type_name: None,
     }))
 }
 

@@ -238,6 +238,7 @@ pub(crate) fn plain(json: &Json) -> Value {
                 .iter()
                 .map(|(k, v)| (Key::String(k.as_str().into()), plain(v)))
                 .collect(),
+            type_name: None,
         })),
     }
 }

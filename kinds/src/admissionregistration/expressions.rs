@@ -76,6 +76,7 @@ pub(crate) fn match_conditions(
     let compilers = Compilers::new(Declarations {
         params,
         authorizer: true,
+        ..Default::default()
     });
     let mut seen: Vec<&str> = Vec::new();
     for (i, condition) in conditions.iter().enumerate() {

@@ -113,10 +113,12 @@ pub(crate) fn policy(
     let mut compilers = Compilers::new(Declarations {
         params,
         authorizer: true,
+        ..Default::default()
     });
     let mut messages = Compilers::new(Declarations {
         params,
         authorizer: false,
+        ..Default::default()
     });
     for (i, variable) in spec.variables.iter().enumerate() {
         let at = format!("spec.variables[{i}]");

@@ -6,6 +6,7 @@ pub mod cidr;
 pub mod cost;
 pub mod format;
 pub mod ip;
+pub mod jsonpatch;
 pub mod lists;
 pub mod quantity;
 pub mod regex;

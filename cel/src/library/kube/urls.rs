@@ -97,5 +97,8 @@ fn query(parameters: BTreeMap<String, Vec<String>>) -> Value {
             (Key::String(k.into()), Value::list(values))
         })
         .collect();
-    Value::Map(Arc::new(Map { entries }))
+    Value::Map(Arc::new(Map {
+        entries,
+        type_name: None,
+    }))
 }
