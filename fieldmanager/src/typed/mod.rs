@@ -11,7 +11,8 @@
 //! - [`field_set`]: the fields a value sets (an applied configuration's ownership);
 //! - [`compare`]: what changed between two values (added, modified, removed);
 //! - [`merge`]: an applied configuration over a live value (`merge.rs`);
-//! - [`remove`]: a value without some of its fields (pruning).
+//! - [`remove`]: a value without some of its fields (pruning);
+//! - [`check`]: what typing refuses of a value merged without an apply.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,6 +23,7 @@ use super::set::Set;
 use kapi_schema::KindSchema;
 use kapi_schema::ListType;
 
+pub mod check;
 mod merge;
 
 pub use merge::merge;
