@@ -3,6 +3,14 @@
 //! the types the served kinds reach kept, without kube's descriptions. k8s.io/api holds
 //! nearly every kind; the CustomResourceDefinition and the APIService are their servers'
 //! own modules' ([`MODULES`]).
+//!
+//! A module's facts are read at the release's tag, except the kinds whose resources name a
+//! later one (`"tag": "v0.34.1"`: a kind the release does not serve yet): those are read at
+//! it, into a facts file of their own holding only their packages. What they reach in a
+//! package the release's facts hold (`admissionregistration/v1.RuleWithOperations`,
+//! which `v1beta1` names through a Go alias) is taken from those, once read at the later
+//! tag too and found the same; a type that changed is refused, since each package's facts
+//! come from one tag.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -10,7 +18,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::facts::{Api, Field, Package, Resources, Source, Type};
+use crate::facts::{Api, Field, Package, Resource, Resources, Source, Type};
 use crate::go::{self, GoType, TypeBody};
 use crate::proto;
 
@@ -122,16 +130,53 @@ struct Read {
     messages: BTreeMap<String, proto::Message>,
 }
 
-/// Reads the packages of `module` the resources' kinds need from its git directory at
-/// `tag`, and keeps what they reach.
-pub fn extract(module: &Module, git_dir: &Path, tag: &str, resources: &Resources) -> Result<Api> {
+/// Which facts file of a module an extraction writes.
+#[derive(Clone, Copy, Debug)]
+pub enum Reading<'a> {
+    /// The release's, at its tag: the kinds whose resources name no later tag, the kinds
+    /// subresources take and the types conversions use.
+    Release,
+    /// A later tag's: the kinds whose resources name it, and what they reach that
+    /// `release` (the release's facts of every module, merged) does not hold.
+    Later {
+        /// The release's facts.
+        release: &'a Api,
+    },
+}
+
+/// Reads the packages of `module` the resources' kinds read at `tag` need from its git
+/// directory at `tag`, and keeps what they reach (for a later tag, what the release's facts
+/// do not already hold).
+pub fn extract(
+    module: &Module,
+    git_dir: &Path,
+    tag: &str,
+    resources: &Resources,
+    reading: Reading<'_>,
+) -> Result<Api> {
     let commit = git(git_dir, &["rev-parse", &format!("{tag}^{{commit}}")])?
         .trim()
         .to_string();
     let mut read = BTreeMap::new();
-    let roots: Vec<(String, String)> = (extracted(resources).into_iter())
+    let roots: Vec<(String, String)> = match reading {
+        Reading::Release => extracted_at(resources, None),
+        Reading::Later { .. } => extracted_at(resources, Some(tag)),
+    };
+    let roots: Vec<(String, String)> = (roots.into_iter())
         .filter(|(package, _)| module.holds(package))
         .collect();
+    let release = match reading {
+        Reading::Release => None,
+        Reading::Later { release } => Some(release),
+    };
+    if let Some(release) = release
+        && let Some((package, _)) = roots.iter().find(|(p, _)| release.packages.contains_key(p))
+    {
+        bail!(
+            "{package} is in the release's facts: a kind read at {tag} must be in a package \
+             of its own, since each package's facts come from one tag"
+        );
+    }
     let mut pending: Vec<String> = roots.iter().map(|(package, _)| package.clone()).collect();
     while let Some(package) = pending.pop() {
         if read.contains_key(&package) {
@@ -164,7 +209,7 @@ pub fn extract(module: &Module, git_dir: &Path, tag: &str, resources: &Resources
         disagreements: Vec::new(),
         packages: BTreeMap::new(),
     };
-    reduce(module, &read, &roots, &mut api)?;
+    reduce(module, &read, &roots, release, &mut api)?;
     for (package, package_read) in &read {
         if let Some(kept) = api.packages.get(package) {
             compare(
@@ -181,15 +226,27 @@ pub fn extract(module: &Module, git_dir: &Path, tag: &str, resources: &Resources
 /// The kinds the resources serve (their packages and names), and the kinds their
 /// subresources take.
 pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
+    roots_where(resources, |_| true, true)
+}
+
+/// The kinds of the resources `keep` keeps, and with `subresources` the kinds subresources
+/// take.
+fn roots_where(
+    resources: &Resources,
+    keep: impl Fn(&Resource) -> bool,
+    subresources: bool,
+) -> Vec<(String, String)> {
     let mut roots = BTreeSet::new();
-    for resource in resources.resources.iter().filter(|r| r.generated()) {
+    for resource in (resources.resources.iter()).filter(|r| r.generated() && keep(r)) {
         roots.insert((package_of(&resource.group_version), resource.kind.clone()));
     }
-    // The scale subresource's body, and the kinds other subresources' creates take.
-    roots.insert(("autoscaling/v1".into(), "Scale".into()));
-    for create in (resources.subresource_shapes.values()).filter_map(|s| s.create.as_deref()) {
-        if let Some((group_version, kind)) = create.rsplit_once('/') {
-            roots.insert((package_of(group_version), kind.to_owned()));
+    if subresources {
+        // The scale subresource's body, and the kinds other subresources' creates take.
+        roots.insert(("autoscaling/v1".into(), "Scale".into()));
+        for create in (resources.subresource_shapes.values()).filter_map(|s| s.create.as_deref()) {
+            if let Some((group_version, kind)) = create.rsplit_once('/') {
+                roots.insert((package_of(group_version), kind.to_owned()));
+            }
         }
     }
     roots.into_iter().collect()
@@ -198,12 +255,38 @@ pub(crate) fn roots(resources: &Resources) -> Vec<(String, String)> {
 /// What the facts keep types from: the [`roots`], and the types conversions use.
 pub(crate) fn extracted(resources: &Resources) -> Vec<(String, String)> {
     let mut types = roots(resources);
-    for qualified in &resources.conversion_types {
-        if let Some((package, name)) = qualified.rsplit_once('.') {
-            types.push((package.to_string(), name.to_string()));
-        }
+    types.extend(conversion_types(resources));
+    types
+}
+
+/// What one facts file keeps types from: at the release's tag (`None`) the kinds of the
+/// resources naming no later tag, the kinds subresources take and the types conversions
+/// use; at a later tag the kinds of the resources naming it.
+pub(crate) fn extracted_at(resources: &Resources, later: Option<&str>) -> Vec<(String, String)> {
+    let mut types = roots_where(resources, |r| r.tag.as_deref() == later, later.is_none());
+    if later.is_none() {
+        types.extend(conversion_types(resources));
     }
     types
+}
+
+fn conversion_types(resources: &Resources) -> impl Iterator<Item = (String, String)> + '_ {
+    (resources.conversion_types.iter())
+        .filter_map(|qualified| qualified.rsplit_once('.'))
+        .map(|(package, name)| (package.to_string(), name.to_string()))
+}
+
+/// The later tags the resources of `module`'s kinds name, each once, in order; a resource
+/// naming the `release`'s own tag is refused (it names none).
+pub fn later_tags(module: &Module, resources: &Resources, release: &str) -> Result<Vec<String>> {
+    let tags: BTreeSet<&str> = (resources.resources.iter())
+        .filter(|r| r.generated() && module.holds(&package_of(&r.group_version)))
+        .filter_map(|r| r.tag.as_deref())
+        .collect();
+    if tags.contains(release) {
+        bail!("a resource names the release's tag {release}: the release's kinds name none");
+    }
+    Ok(tags.into_iter().map(str::to_owned).collect())
 }
 
 /// `apps/v1` → `apps/v1`; `v1` → `core/v1`; `networking.k8s.io/v1` → `networking/v1`;
@@ -247,15 +330,24 @@ pub fn git_bytes(git_dir: &Path, args: &[&str]) -> Result<Vec<u8>> {
 fn read_package(module: &Module, package: &str, types_go: &str, proto_text: &str) -> Result<Read> {
     let file = go::parse(types_go)?;
     let (proto_package, messages) = proto::parse(proto_text)?;
-    let aliases: BTreeMap<&str, String> = file
-        .imports
-        .iter()
-        .map(|(alias, path)| (alias.as_str(), canonical_package(module, path)))
-        .collect();
+    let names = Names {
+        package,
+        imports: (file.imports.iter())
+            .map(|(alias, path)| (alias.as_str(), canonical_package(module, path)))
+            .collect(),
+        aliases: (file.types.iter())
+            .filter_map(|decl| match &decl.body {
+                TypeBody::Alias(aliased) => Some((decl.name.as_str(), aliased)),
+                _ => None,
+            })
+            .collect(),
+    };
     let mut types = BTreeMap::new();
     for decl in &file.types {
         let markers = kept(&decl.markers);
         let ty = match &decl.body {
+            // Another name for a type: every use of it is written as the aliased type.
+            TypeBody::Alias(_) => continue,
             TypeBody::Struct(fields) => {
                 let mut out = Vec::new();
                 for field in fields {
@@ -266,7 +358,7 @@ fn read_package(module: &Module, package: &str, types_go: &str, proto_text: &str
                     if name == "-" {
                         continue;
                     }
-                    let ty = type_string(&field.ty, package, &aliases)?;
+                    let ty = names.type_string(&field.ty)?;
                     if ty == "meta/v1.TypeMeta" {
                         continue;
                     }
@@ -295,7 +387,7 @@ fn read_package(module: &Module, package: &str, types_go: &str, proto_text: &str
             TypeBody::Named(underlying) => Type {
                 markers,
                 fields: None,
-                underlying: Some(type_string(underlying, package, &aliases)?),
+                underlying: Some(names.type_string(underlying)?),
                 values: file
                     .consts
                     .iter()
@@ -363,28 +455,48 @@ fn canonical_package(module: &Module, path: &str) -> String {
         .map_or_else(|| path.to_string(), str::to_string)
 }
 
-/// A Go type as the facts write it.
-fn type_string(ty: &GoType, package: &str, aliases: &BTreeMap<&str, String>) -> Result<String> {
-    Ok(match ty {
-        GoType::Name(alias, name) if alias.is_empty() => {
-            if PREDECLARED.contains(&name.as_str()) {
-                name.clone()
-            } else {
-                format!("{package}.{name}")
+/// How one package's `types.go` names types: its own package, its imports' aliases (to
+/// canonical packages) and its type aliases (`type Rule = v1.Rule`).
+struct Names<'a> {
+    package: &'a str,
+    imports: BTreeMap<&'a str, String>,
+    aliases: BTreeMap<&'a str, &'a GoType>,
+}
+
+impl Names<'_> {
+    /// A Go type as the facts write it, an alias written as the type it names.
+    fn type_string(&self, ty: &GoType) -> Result<String> {
+        self.written(ty, 0)
+    }
+
+    fn written(&self, ty: &GoType, depth: usize) -> Result<String> {
+        Ok(match ty {
+            GoType::Name(alias, name) if alias.is_empty() => {
+                if PREDECLARED.contains(&name.as_str()) {
+                    name.clone()
+                } else if let Some(aliased) = self.aliases.get(name.as_str()) {
+                    // Go refuses alias cycles; a bound keeps a bad file from looping here.
+                    if depth > 8 {
+                        bail!("type alias `{name}` does not resolve");
+                    }
+                    self.written(aliased, depth + 1)?
+                } else {
+                    format!("{}.{name}", self.package)
+                }
             }
-        }
-        GoType::Name(alias, name) => match aliases.get(alias.as_str()) {
-            Some(path) => format!("{path}.{name}"),
-            None => bail!("unknown package `{alias}`"),
-        },
-        GoType::Pointer(inner) => format!("*{}", type_string(inner, package, aliases)?),
-        GoType::Slice(inner) => format!("[]{}", type_string(inner, package, aliases)?),
-        GoType::Map(key, value) => format!(
-            "map[{}]{}",
-            type_string(key, package, aliases)?,
-            type_string(value, package, aliases)?
-        ),
-    })
+            GoType::Name(alias, name) => match self.imports.get(alias.as_str()) {
+                Some(path) => format!("{path}.{name}"),
+                None => bail!("unknown package `{alias}`"),
+            },
+            GoType::Pointer(inner) => format!("*{}", self.written(inner, depth)?),
+            GoType::Slice(inner) => format!("[]{}", self.written(inner, depth)?),
+            GoType::Map(key, value) => format!(
+                "map[{}]{}",
+                self.written(key, depth)?,
+                self.written(value, depth)?
+            ),
+        })
+    }
 }
 
 /// The named types (`package.Name`) a type's declaration mentions.
@@ -410,14 +522,17 @@ pub(crate) fn referenced(ty: &Type) -> Vec<String> {
 }
 
 /// Keeps the types the roots reach, but those kapi declares itself (`render::PROVIDED`)
-/// and what only they reach.
+/// and what only they reach. With the `release`'s facts (a later tag's reading), a type of
+/// a package they hold is not kept but checked: it must be there, as read at this tag.
 fn reduce(
     module: &Module,
     read: &BTreeMap<String, Read>,
     roots: &[(String, String)],
+    release: Option<&Api>,
     api: &mut Api,
 ) -> Result<()> {
     let mut pending: Vec<(String, String)> = roots.to_vec();
+    let mut checked: BTreeSet<(String, String)> = BTreeSet::new();
     while let Some((package, name)) = pending.pop() {
         let qualified = format!("{package}.{name}");
         if crate::render::PROVIDED
@@ -432,17 +547,36 @@ fn reduce(
         let Some(ty) = package_read.types.get(&name) else {
             bail!("{package} has no type {name}");
         };
-        let entry = api
-            .packages
-            .entry(package.clone())
-            .or_insert_with(|| Package {
-                import_path: package_read.import_path.clone(),
-                proto_package: package_read.proto_package.clone(),
-                types: BTreeMap::new(),
-                origin: None,
-            });
-        if entry.types.insert(name.clone(), ty.clone()).is_some() {
-            continue;
+        if let Some(held) = release.and_then(|r| r.packages.get(&package)) {
+            if !checked.insert((package.clone(), name.clone())) {
+                continue;
+            }
+            match held.types.get(&name) {
+                Some(kept) if kept == ty => {}
+                Some(_) => bail!(
+                    "{qualified} differs from the release's facts at {}: a package's facts \
+                     come from one tag",
+                    api.source.tag
+                ),
+                None => bail!(
+                    "{qualified}, reached at {}, is not in the release's facts: a package's \
+                     facts come from one tag",
+                    api.source.tag
+                ),
+            }
+        } else {
+            let entry = api
+                .packages
+                .entry(package.clone())
+                .or_insert_with(|| Package {
+                    import_path: package_read.import_path.clone(),
+                    proto_package: package_read.proto_package.clone(),
+                    types: BTreeMap::new(),
+                    origin: None,
+                });
+            if entry.types.insert(name.clone(), ty.clone()).is_some() {
+                continue;
+            }
         }
         for reference in referenced(ty) {
             let (other, other_name) = reference.rsplit_once('.').expect("qualified");
@@ -508,5 +642,157 @@ fn compare(
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1BETA1: &str = r#"package v1beta1
+
+import (
+	v1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+type Rule = v1.Rule
+
+type RuleWithOperations = v1.RuleWithOperations
+
+type NamedRuleWithOperations struct {
+	ResourceNames []string `json:"resourceNames,omitempty" protobuf:"bytes,1,rep,name=resourceNames"`
+	RuleWithOperations `json:",inline" protobuf:"bytes,2,opt,name=ruleWithOperations"`
+}
+
+type Policy struct {
+	metav1.TypeMeta `json:",inline"`
+	Rules []NamedRuleWithOperations `json:"rules,omitempty" protobuf:"bytes,1,rep,name=rules"`
+	Reinvocation *ReinvocationPolicyType `json:"reinvocation,omitempty" protobuf:"bytes,2,opt,name=reinvocation"`
+}
+
+type ReinvocationPolicyType = v1.ReinvocationPolicyType
+"#;
+
+    const PROTO: &str = "syntax = \"proto2\";\npackage k8s.io.api.admissionregistration.v1beta1;\n";
+
+    #[test]
+    fn aliases_are_written_as_the_types_they_name() {
+        let read = read_package(&API, "admissionregistration/v1beta1", V1BETA1, PROTO).unwrap();
+        assert_eq!(
+            read.types.keys().collect::<Vec<_>>(),
+            ["NamedRuleWithOperations", "Policy"]
+        );
+        let fields = read.types["NamedRuleWithOperations"]
+            .fields
+            .as_ref()
+            .unwrap();
+        assert_eq!(fields[1].ty, "admissionregistration/v1.RuleWithOperations");
+        assert_eq!(fields[1].json, None);
+        let fields = read.types["Policy"].fields.as_ref().unwrap();
+        assert_eq!(
+            fields[1].ty,
+            "*admissionregistration/v1.ReinvocationPolicyType"
+        );
+    }
+
+    fn named(underlying: &str) -> Type {
+        Type {
+            markers: BTreeMap::new(),
+            fields: None,
+            underlying: Some(underlying.into()),
+            values: vec!["Never".into()],
+        }
+    }
+
+    fn source(tag: &str) -> Source {
+        Source {
+            repository: API.repository.into(),
+            tag: tag.into(),
+            commit: String::new(),
+        }
+    }
+
+    /// `v1beta1`'s `Policy` reduced at a later tag, `v1`'s types read there as `v1`, against
+    /// release facts holding `v1`'s `held`.
+    fn later(v1: &[(&str, Type)], held: &[(&str, Type)]) -> Result<Api> {
+        let beta = read_package(&API, "admissionregistration/v1beta1", V1BETA1, PROTO)?;
+        let types = |types: &[(&str, Type)]| -> BTreeMap<String, Type> {
+            (types.iter())
+                .map(|(name, ty)| (name.to_string(), ty.clone()))
+                .collect()
+        };
+        let v1_read = Read {
+            import_path: None,
+            proto_package: "k8s.io.api.admissionregistration.v1".into(),
+            types: types(v1),
+            messages: BTreeMap::new(),
+        };
+        let read = BTreeMap::from([
+            ("admissionregistration/v1beta1".to_string(), beta),
+            ("admissionregistration/v1".to_string(), v1_read),
+        ]);
+        let release = Api {
+            source: source("v0.32.1"),
+            disagreements: Vec::new(),
+            packages: BTreeMap::from([(
+                "admissionregistration/v1".to_string(),
+                Package {
+                    import_path: None,
+                    proto_package: "k8s.io.api.admissionregistration.v1".into(),
+                    types: types(held),
+                    origin: None,
+                },
+            )]),
+        };
+        let mut api = Api {
+            source: source("v0.34.1"),
+            disagreements: Vec::new(),
+            packages: BTreeMap::new(),
+        };
+        let roots = [("admissionregistration/v1beta1".into(), "Policy".into())];
+        reduce(&API, &read, &roots, Some(&release), &mut api)?;
+        Ok(api)
+    }
+
+    #[test]
+    fn a_later_tag_keeps_its_own_packages_and_takes_the_releases() {
+        let v1 = [
+            ("RuleWithOperations", named("string")),
+            ("ReinvocationPolicyType", named("string")),
+        ];
+        let api = later(&v1, &v1).unwrap();
+        assert_eq!(
+            api.packages.keys().collect::<Vec<_>>(),
+            ["admissionregistration/v1beta1"]
+        );
+        assert_eq!(
+            (api.packages["admissionregistration/v1beta1"].types.keys()).collect::<Vec<_>>(),
+            ["NamedRuleWithOperations", "Policy"]
+        );
+    }
+
+    #[test]
+    fn a_type_that_changed_since_the_release_is_refused() {
+        let v1 = [
+            ("RuleWithOperations", named("string")),
+            ("ReinvocationPolicyType", named("string")),
+        ];
+        let changed = [
+            ("RuleWithOperations", named("string")),
+            ("ReinvocationPolicyType", named("int32")),
+        ];
+        let error = later(&v1, &changed).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "admissionregistration/v1.ReinvocationPolicyType differs from the release's facts \
+             at v0.34.1: a package's facts come from one tag"
+        );
+        let error = later(&v1, &v1[..1]).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "admissionregistration/v1.ReinvocationPolicyType, reached at v0.34.1, is not in the \
+             release's facts: a package's facts come from one tag"
+        );
     }
 }

@@ -21,12 +21,24 @@ pub struct Api {
 }
 
 impl Api {
-    /// Adds another module's packages, each remembering where it comes from.
-    pub fn merge(&mut self, other: Api) {
+    /// Adds another facts file's packages (another module's, or a later tag's), each
+    /// remembering where it comes from; a package has one source, so one both hold is
+    /// refused.
+    pub fn merge(&mut self, other: Api) -> anyhow::Result<()> {
         for (name, mut package) in other.packages {
+            if self.packages.contains_key(&name) {
+                anyhow::bail!(
+                    "{name} is in two facts files ({} {} and {} {})",
+                    self.source_of(&name).repository,
+                    self.source_of(&name).tag,
+                    other.source.repository,
+                    other.source.tag
+                );
+            }
             package.origin = Some(other.source.clone());
             self.packages.insert(name, package);
         }
+        Ok(())
     }
 
     /// Where a package's facts come from.
@@ -128,7 +140,8 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// The resources kube-apiserver 1.32 serves by default in its GA groups, as its
-/// discovery lists them, with what discovery does not say (field selectors, storage keys).
+/// discovery lists them, with what discovery does not say (field selectors, storage keys),
+/// and those of later kubes kapi serves too (each naming the tag its kind is read at).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Resources {
     /// Where these facts come from.
@@ -301,6 +314,11 @@ pub struct Resource {
     /// Why kapi does not serve it yet, when it does not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<String>,
+    /// The tag of its module its kind is read at when not the release's (`v0.34.1`: a kind
+    /// of a later kube), into a facts file of that tag holding only what such kinds reach
+    /// beyond the release's facts (see `extract`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
 }
 
 impl Resource {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::extract::{MODULES, Module};
+use crate::extract::{MODULES, Module, Reading, later_tags};
 use crate::facts::{Api, Resources};
 
 /// The tag of kube's API modules kube 1.32 ships with (k8s.io/api, apiextensions-apiserver
@@ -30,19 +30,32 @@ pub fn resources_facts(root: &Path) -> PathBuf {
     root.join(INPUTS).join("kube-1.32-resources.json")
 }
 
-/// Reads the checked-in inputs: every module's facts as one [`Api`].
+/// Reads the checked-in inputs: every module's facts (the release's, then those of the
+/// later tags its resources name) as one [`Api`].
 pub fn inputs(root: &Path) -> Result<(Api, Resources)> {
-    let read = |path: PathBuf| -> Result<String> {
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
-    };
+    let resources: Resources = serde_json::from_str(&read(resources_facts(root))?)?;
+    let mut api = release_facts(root, TAG)?;
+    for module in MODULES {
+        for tag in later_tags(module, &resources, TAG)? {
+            api.merge(serde_json::from_str(&read(api_facts(root, module, &tag))?)?)?;
+        }
+    }
+    Ok((api, resources))
+}
+
+/// The release's facts (at `tag`) of every module, merged.
+fn release_facts(root: &Path, tag: &str) -> Result<Api> {
     let mut modules = MODULES.iter();
     let first = modules.next().context("no modules")?;
-    let mut api: Api = serde_json::from_str(&read(api_facts(root, first, TAG))?)?;
+    let mut api: Api = serde_json::from_str(&read(api_facts(root, first, tag))?)?;
     for module in modules {
-        api.merge(serde_json::from_str(&read(api_facts(root, module, TAG))?)?);
+        api.merge(serde_json::from_str(&read(api_facts(root, module, tag))?)?)?;
     }
-    let resources = serde_json::from_str(&read(resources_facts(root))?)?;
-    Ok((api, resources))
+    Ok(api)
+}
+
+fn read(path: PathBuf) -> Result<String> {
+    std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
 }
 
 /// Every rendered file, by path relative to the workspace root, formatted.
@@ -113,32 +126,57 @@ fn owned_files(dir: &Path) -> Result<Vec<String>> {
 
 /// `cargo xtask builtin-inputs`: reduces each module at `tag` (a git directory, as `fetch`
 /// brings it; k8s.io/api's first, then those of [`MODULES`]' others given) to its facts
-/// file, and copies the served kinds' round-trip fixtures from k8s.io/api.
+/// file, and the kinds whose resources name a later tag at that tag to a facts file of its
+/// own (checked against the release's facts, as just written), and copies the served kinds'
+/// round-trip fixtures from k8s.io/api, each at the tag its kind is read at.
 pub fn extract_inputs(root: &Path, git_dirs: &[Option<&Path>], tag: &str) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(resources_facts(root))?;
     let resources: Resources = serde_json::from_str(&text)?;
+    let laters = (MODULES.iter())
+        .map(|module| later_tags(module, &resources, tag))
+        .collect::<Result<Vec<_>>>()?;
     let mut disagreements = Vec::new();
+    let write = |module: &Module, tag: &str, api: &Api| -> Result<()> {
+        let mut text = serde_json::to_string_pretty(api)?;
+        text.push('\n');
+        std::fs::write(api_facts(root, module, tag), text)?;
+        Ok(())
+    };
     for (module, git_dir) in MODULES.iter().zip(git_dirs) {
         let Some(git_dir) = git_dir else {
             continue;
         };
-        let api = crate::extract::extract(module, git_dir, tag, &resources)?;
-        let mut text = serde_json::to_string_pretty(&api)?;
-        text.push('\n');
-        std::fs::write(api_facts(root, module, tag), text)?;
+        let api = crate::extract::extract(module, git_dir, tag, &resources, Reading::Release)?;
+        write(module, tag, &api)?;
         disagreements.extend(api.disagreements);
+    }
+    let release = match laters.iter().any(|tags| !tags.is_empty()) {
+        true => Some(release_facts(root, tag)?),
+        false => None,
+    };
+    for ((module, git_dir), laters) in MODULES.iter().zip(git_dirs).zip(&laters) {
+        let (Some(git_dir), Some(release)) = (git_dir, &release) else {
+            continue;
+        };
+        for later in laters {
+            let reading = Reading::Later { release };
+            let api = crate::extract::extract(module, git_dir, later, &resources, reading)?;
+            write(module, later, &api)?;
+            disagreements.extend(api.disagreements);
+        }
     }
     let Some(git_dir) = git_dirs.first().copied().flatten() else {
         return Ok(disagreements);
     };
     let fixtures = root.join(FIXTURES);
     std::fs::create_dir_all(&fixtures)?;
-    for name in crate::render::fixture_names(&resources) {
+    for (name, later) in crate::render::fixture_names(&resources) {
+        let at = later.as_deref().unwrap_or(tag);
         for extension in ["json", "yaml", "pb"] {
             let file = format!("{name}.{extension}");
             let bytes = crate::extract::git_bytes(
                 git_dir,
-                &["show", &format!("{tag}:testdata/HEAD/{file}")],
+                &["show", &format!("{at}:testdata/HEAD/{file}")],
             )?;
             std::fs::write(fixtures.join(&file), bytes)?;
         }

@@ -18,7 +18,10 @@ pub(crate) fn generation(group: &str, kind: &str) -> &'static str {
         ("apiextensions.k8s.io", "CustomResourceDefinition")
         | (
             "admissionregistration.k8s.io",
-            "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding",
+            "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding",
         ) => "generation(path = \".spec\")",
         ("", "PodTemplate") => "generation(path = \".template\")",
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration")

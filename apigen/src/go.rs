@@ -31,6 +31,9 @@ pub enum TypeBody {
     Struct(Vec<FieldDecl>),
     /// `type X string`, `type X map[string]Y`, `type X []string`.
     Named(GoType),
+    /// `type X = v1.X`: another name for a type, not a type of its own (k8s.io/api's
+    /// `admissionregistration/v1beta1` names `v1`'s rules so).
+    Alias(GoType),
 }
 
 /// One field of a struct.
@@ -380,9 +383,14 @@ impl Parser {
     fn type_spec(&mut self) -> Result<TypeDecl> {
         let markers = self.take_markers();
         let name = self.ident()?;
-        // `type A = B`, an alias: read as a type named after B.
+        // `type A = B`, an alias: another name for B.
         if self.peek() == Some(&Token::Punct('=')) {
             self.next();
+            return Ok(TypeDecl {
+                name,
+                markers,
+                body: TypeBody::Alias(self.go_type()?),
+            });
         }
         let body = if self.peek() == Some(&Token::Ident("struct".into())) {
             self.next();
@@ -672,5 +680,51 @@ func (p *Pod) Method() string { return "}" }
         assert_eq!(file.consts.len(), 3);
         assert_eq!(file.consts[2].value, "X");
         assert_eq!(file.consts[1].value, "UDP");
+    }
+
+    #[test]
+    fn reads_type_aliases_as_aliases() {
+        let file = parse(
+            r#"package v1beta1
+
+import v1 "k8s.io/api/admissionregistration/v1"
+
+// Rule is another package's.
+type Rule = v1.Rule
+
+type (
+	ScopeType = v1.ScopeType
+	Rules     = []Rule
+)
+
+const (
+	AllScopes ScopeType = v1.AllScopes
+)
+"#,
+        )
+        .unwrap();
+        let bodies: Vec<(&str, &TypeBody)> = (file.types.iter())
+            .map(|t| (t.name.as_str(), &t.body))
+            .collect();
+        let rule = GoType::Name("v1".into(), "Rule".into());
+        assert_eq!(
+            bodies,
+            [
+                ("Rule", &TypeBody::Alias(rule)),
+                (
+                    "ScopeType",
+                    &TypeBody::Alias(GoType::Name("v1".into(), "ScopeType".into()))
+                ),
+                (
+                    "Rules",
+                    &TypeBody::Alias(GoType::Slice(Box::new(GoType::Name(
+                        String::new(),
+                        "Rule".into()
+                    ))))
+                ),
+            ]
+        );
+        // A constant valued by another package's is no enum value of this one.
+        assert!(file.consts.is_empty());
     }
 }

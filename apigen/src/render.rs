@@ -170,6 +170,32 @@ fn group_feature(resources: &Resources, group: &str) -> Result<Option<&'static s
 /// its `testdata/HEAD` names them, with the Rust paths of their types (the other modules
 /// keep no such fixtures).
 pub fn fixture_kinds(resources: &Resources) -> Vec<(String, String)> {
+    fixtures(resources)
+        .into_iter()
+        .map(|fixture| (fixture.name, fixture.path))
+        .collect()
+}
+
+/// The fixtures' names, each with the later tag its kind is read at (`None`: the
+/// release's), where its fixture is taken from too.
+pub fn fixture_names(resources: &Resources) -> Vec<(String, Option<String>)> {
+    fixtures(resources)
+        .into_iter()
+        .map(|fixture| (fixture.name, fixture.tag))
+        .collect()
+}
+
+/// One of k8s.io/api's round-trip fixtures.
+struct Fixture {
+    /// `core.v1.Pod`.
+    name: String,
+    /// The Rust path of its type.
+    path: String,
+    /// The later tag its kind is read at, if any.
+    tag: Option<String>,
+}
+
+fn fixtures(resources: &Resources) -> Vec<Fixture> {
     crate::extract::roots(resources)
         .into_iter()
         .filter(|(package, _)| crate::extract::API.holds(package))
@@ -184,14 +210,20 @@ pub fn fixture_kinds(resources: &Resources) -> Vec<(String, String)> {
                     None => "core".to_string(),
                 })
                 .unwrap_or_else(|| group.to_string());
-            (
-                format!("{fixture_group}.{version}.{kind}"),
-                format!(
+            let tag = (resources.resources.iter())
+                .find(|r| {
+                    r.generated() && package_of(&r.group_version) == package && r.kind == kind
+                })
+                .and_then(|r| r.tag.clone());
+            Fixture {
+                name: format!("{fixture_group}.{version}.{kind}"),
+                path: format!(
                     "{}::api::{}::{version}::{kind}",
                     home(resources, &package, &kind).name(),
                     module_name(group)
                 ),
-            )
+                tag,
+            }
         })
         .collect()
 }
@@ -202,14 +234,6 @@ fn home(resources: &Resources, package: &str, kind: &str) -> Crate {
     (resources.resources.iter())
         .find(|r| r.generated() && package_of(&r.group_version) == package && r.kind == kind)
         .map_or(Crate::Builtin, crate_of)
-}
-
-/// The fixtures' names.
-pub fn fixture_names(resources: &Resources) -> Vec<String> {
-    fixture_kinds(resources)
-        .into_iter()
-        .map(|(name, _)| name)
-        .collect()
 }
 
 fn test_kinds(resources: &Resources) -> String {

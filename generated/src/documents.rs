@@ -29,6 +29,11 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         json: kapi::deflated!("openapi/v3/apis/admissionregistration.k8s.io/v1.json"),
     },
     OpenApiV3Document {
+        path: "apis/admissionregistration.k8s.io/v1beta1",
+        hash: "D823FD7ADF56544C042E37A4A973E7BD4AE09256394E5F3B7DC6DF96B4D84651993CCEC253C2FE1CF52A03D1E09208A0B4D8E273CAEAA40B66614210D495A6C3",
+        json: kapi::deflated!("openapi/v3/apis/admissionregistration.k8s.io/v1beta1.json"),
+    },
+    OpenApiV3Document {
         path: "apis/apiextensions.k8s.io/v1",
         hash: "67E8B4821C283432ACA200271AF14DDF931EFF17C89CDD9F232803672B97841343E442595A753878C1BA242738B88C34CF627AF315846EA041ED6090ABCC59B0",
         json: kapi::deflated!("openapi/v3/apis/apiextensions.k8s.io/v1.json"),
@@ -157,6 +162,9 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         )),
         "/apis/admissionregistration.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/admissionregistration.k8s.io/v1.json"
+        )),
+        "/apis/admissionregistration.k8s.io/v1beta1" => Some(include_str!(
+            "../discovery/apis/admissionregistration.k8s.io/v1beta1.json"
         )),
         "/apis/apiextensions.k8s.io" => {
             Some(include_str!("../discovery/apis/apiextensions.k8s.io.json"))

@@ -12,7 +12,7 @@
 //! The API:
 //!
 //! - the core group (`/api`): versions `v1`; kinds `ConfigMap`, `Event`, `Namespace`, `Binding`, `Pod`, `PodTemplate`, `ReplicationController`, `Endpoints`, `Service`, `PersistentVolumeClaim`, `PersistentVolume`, `Secret`, `ServiceAccount`, `LimitRange`, `ResourceQuota`, `ComponentStatus`, `Node`.
-//! - `admissionregistration.k8s.io` (`/apis/admissionregistration.k8s.io`): versions `v1`; kinds `MutatingWebhookConfiguration`, `ValidatingWebhookConfiguration`, `ValidatingAdmissionPolicy`, `ValidatingAdmissionPolicyBinding`.
+//! - `admissionregistration.k8s.io` (`/apis/admissionregistration.k8s.io`): versions `v1`, `v1beta1`; kinds `MutatingWebhookConfiguration`, `ValidatingWebhookConfiguration`, `ValidatingAdmissionPolicy`, `ValidatingAdmissionPolicyBinding`, `MutatingAdmissionPolicy`, `MutatingAdmissionPolicyBinding`.
 //! - `apiextensions.k8s.io` (`/apis/apiextensions.k8s.io`): versions `v1`; kinds `CustomResourceDefinition`.
 //! - `apiregistration.k8s.io` (`/apis/apiregistration.k8s.io`): versions `v1`; kinds `APIService`.
 //! - `apps` (`/apis/apps`): versions `v1`; kinds `ControllerRevision`, `DaemonSet`, `Deployment`, `ReplicaSet`, `StatefulSet`.

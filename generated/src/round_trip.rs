@@ -163,6 +163,26 @@ mod admissionregistration_k8s_io {
             "v1",
         );
     }
+
+    /// `admissionregistration.k8s.io/v1beta1` `MutatingAdmissionPolicy`.
+    #[test]
+    fn mutating_admission_policy_v1beta1() {
+        ROUND_TRIP.check(
+            "admissionregistration.k8s.io",
+            "MutatingAdmissionPolicy",
+            "v1beta1",
+        );
+    }
+
+    /// `admissionregistration.k8s.io/v1beta1` `MutatingAdmissionPolicyBinding`.
+    #[test]
+    fn mutating_admission_policy_binding_v1beta1() {
+        ROUND_TRIP.check(
+            "admissionregistration.k8s.io",
+            "MutatingAdmissionPolicyBinding",
+            "v1beta1",
+        );
+    }
 }
 
 /// `apiextensions.k8s.io`.

@@ -59,6 +59,11 @@ const VALIDATING_ADMISSION_POLICY: &KindInfo =
     <kapi::kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy as Resource>::INFO;
 /// `ValidatingAdmissionPolicyBinding`, `admissionregistration.k8s.io`.
 const VALIDATING_ADMISSION_POLICY_BINDING: &KindInfo = <kapi::kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as Resource>::INFO;
+/// `MutatingAdmissionPolicy`, `admissionregistration.k8s.io`.
+const MUTATING_ADMISSION_POLICY: &KindInfo =
+    <kapi::kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as Resource>::INFO;
+/// `MutatingAdmissionPolicyBinding`, `admissionregistration.k8s.io`.
+const MUTATING_ADMISSION_POLICY_BINDING: &KindInfo = <kapi::kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as Resource>::INFO;
 /// `CustomResourceDefinition`, `apiextensions.k8s.io`.
 const CUSTOM_RESOURCE_DEFINITION: &KindInfo =
     <kapi::kinds::api::apiextensions::v1::CustomResourceDefinition as Resource>::INFO;
@@ -771,6 +776,49 @@ pub static ROUTES: &[RouteBinding] = &[
     ),
     // GET /apis/admissionregistration.k8s.io/v1/watch/validatingadmissionpolicybindings/{name}
     bind(VALIDATING_ADMISSION_POLICY_BINDING, 0, 8, Handler::Watch),
+    // MutatingAdmissionPolicy (admissionregistration.k8s.io/v1beta1):
+    // GET /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies
+    bind(MUTATING_ADMISSION_POLICY, 0, 0, Handler::List),
+    // POST /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies
+    bind(MUTATING_ADMISSION_POLICY, 0, 1, Handler::Create),
+    // DELETE /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies
+    bind(MUTATING_ADMISSION_POLICY, 0, 2, Handler::DeleteCollection),
+    // GET /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies/{name}
+    bind(MUTATING_ADMISSION_POLICY, 0, 3, Handler::Get),
+    // PUT /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies/{name}
+    bind(MUTATING_ADMISSION_POLICY, 0, 4, Handler::Update),
+    // PATCH /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies/{name}
+    bind(MUTATING_ADMISSION_POLICY, 0, 5, Handler::Patch),
+    // DELETE /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies/{name}
+    bind(MUTATING_ADMISSION_POLICY, 0, 6, Handler::Delete),
+    // GET /apis/admissionregistration.k8s.io/v1beta1/watch/mutatingadmissionpolicies
+    bind(MUTATING_ADMISSION_POLICY, 0, 7, Handler::WatchList),
+    // GET /apis/admissionregistration.k8s.io/v1beta1/watch/mutatingadmissionpolicies/{name}
+    bind(MUTATING_ADMISSION_POLICY, 0, 8, Handler::Watch),
+    // MutatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1beta1):
+    // GET /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 0, Handler::List),
+    // POST /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 1, Handler::Create),
+    // DELETE /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings
+    bind(
+        MUTATING_ADMISSION_POLICY_BINDING,
+        0,
+        2,
+        Handler::DeleteCollection,
+    ),
+    // GET /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings/{name}
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 3, Handler::Get),
+    // PUT /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings/{name}
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 4, Handler::Update),
+    // PATCH /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings/{name}
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 5, Handler::Patch),
+    // DELETE /apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings/{name}
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 6, Handler::Delete),
+    // GET /apis/admissionregistration.k8s.io/v1beta1/watch/mutatingadmissionpolicybindings
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 7, Handler::WatchList),
+    // GET /apis/admissionregistration.k8s.io/v1beta1/watch/mutatingadmissionpolicybindings/{name}
+    bind(MUTATING_ADMISSION_POLICY_BINDING, 0, 8, Handler::Watch),
     // CustomResourceDefinition (apiextensions.k8s.io/v1):
     // GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions
     bind(CUSTOM_RESOURCE_DEFINITION, 0, 0, Handler::List),

@@ -98,6 +98,14 @@ pub fn scheme() -> Scheme {
                 .version::<kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding, kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding>("v1")
         )
         .add(
+            KindEntry::new::<kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicy>()
+                .version::<kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicy, kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicy>("v1beta1")
+        )
+        .add(
+            KindEntry::new::<kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding>()
+                .version::<kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding, kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding>("v1beta1")
+        )
+        .add(
             KindEntry::new::<kinds::api::apiextensions::v1::CustomResourceDefinition>()
                 .version::<kinds::api::apiextensions::v1::CustomResourceDefinition, kinds::api::apiextensions::v1::CustomResourceDefinition>("v1")
         )

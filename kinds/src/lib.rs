@@ -13,7 +13,9 @@
 //!   scheme.
 //! - [`ADMISSION_WEBHOOKS`] (feature `admission-webhooks`):
 //!   `admissionregistration.k8s.io/v1` webhook configurations, which the API server's
-//!   admission calls.
+//!   admission calls, and the admission policies it evaluates itself (`v1`'s
+//!   ValidatingAdmissionPolicies, `v1beta1`'s MutatingAdmissionPolicies), with their
+//!   bindings.
 //! - [`AGGREGATION`] (feature `aggregation`): `apiregistration.k8s.io/v1` APIServices, the
 //!   group-versions the aggregator serves itself or proxies to other servers.
 //!

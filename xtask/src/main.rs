@@ -43,7 +43,8 @@ enum Command {
         only: Vec<String>,
     },
     /// Reduce k8s.io/api (a git directory, as `fetch` brings github.com/kubernetes/api) at
-    /// TAG to the facts `apigen/inputs/` keeps, and copy the served kinds' round-trip
+    /// TAG to the facts `apigen/inputs/` keeps (the kinds whose resources name a later tag
+    /// at that tag, into a facts file of its own), and copy the served kinds' round-trip
     /// fixtures; `cargo xtask generate` then renders the built-in kinds from them. The
     /// CustomResourceDefinition's and the APIService's modules are read when given.
     BuiltinInputs {

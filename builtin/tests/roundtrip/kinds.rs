@@ -6,6 +6,8 @@ kinds! {
     "admissionregistration.k8s.io.v1.ValidatingAdmissionPolicy" => kapi_kinds::api::admissionregistration::v1::ValidatingAdmissionPolicy,
     "admissionregistration.k8s.io.v1.ValidatingAdmissionPolicyBinding" => kapi_kinds::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
     "admissionregistration.k8s.io.v1.ValidatingWebhookConfiguration" => kapi_kinds::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+    "admissionregistration.k8s.io.v1beta1.MutatingAdmissionPolicy" => kapi_kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicy,
+    "admissionregistration.k8s.io.v1beta1.MutatingAdmissionPolicyBinding" => kapi_kinds::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding,
     "apps.v1.ControllerRevision" => kapi_builtin::api::apps::v1::ControllerRevision,
     "apps.v1.DaemonSet" => kapi_builtin::api::apps::v1::DaemonSet,
     "apps.v1.Deployment" => kapi_builtin::api::apps::v1::Deployment,

@@ -112,3 +112,39 @@ pub(crate) fn match_conditions(
     }
     errors
 }
+
+/// Which of a MutatingAdmissionPolicy's mutation expressions, by its `patchType`: what it
+/// must evaluate to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Patch {
+    /// `applyConfiguration.expression`: an apply configuration, `Object{...}`.
+    ApplyConfiguration,
+    /// `jsonPatch.expression`: a list of `JSONPatch{...}` operations.
+    JsonPatch,
+}
+
+/// kube's `validateApplyConfiguration` and `validateJSONPatch` of a mutation's
+/// `expression` (at `path`, `spec.mutations[i].applyConfiguration.expression`): required
+/// once trimmed, then compiled, trimmed, in the environment of new expressions (`stored`:
+/// of stored ones) with the policy's variables (`compilers`, which declare them and
+/// `params` when the policy has a `paramKind`), the authorizer, and the patch types
+/// (`Object`, `Object.<field>...`, `JSONPatch`, `jsonpatch.escapeKey`); a compile error is
+/// kube's `Invalid` with the trimmed expression as its value.
+pub(crate) fn mutation_expression(
+    compilers: &Compilers,
+    patch: Patch,
+    expression: &str,
+    stored: bool,
+    path: &str,
+) -> Option<FieldError> {
+    let expression = expression.trim();
+    if expression.is_empty() {
+        return Some(FieldError::required(path, ""));
+    }
+    let returns = match patch {
+        Patch::ApplyConfiguration => Returns::Object,
+        Patch::JsonPatch => Returns::JsonPatches,
+    };
+    let error = compilers.check(expression, returns, stored)?;
+    Some(invalid(path, expression, error))
+}

@@ -1,5 +1,7 @@
-//! `admissionregistration.k8s.io/v1`: the admission webhooks a server calls on writes,
-//! and the admission policies (CEL) it evaluates itself (`policies`).
+//! `admissionregistration.k8s.io`: the admission webhooks a server calls on writes, and
+//! the admission policies (CEL) it evaluates itself: `v1`'s ValidatingAdmissionPolicies
+//! (`policies`) and `v1beta1`'s MutatingAdmissionPolicies (kube 1.34's, `mutating_policies`),
+//! each with its bindings.
 //! A `MutatingWebhookConfiguration`'s webhooks may change the objects written (JSON
 //! patches), a `ValidatingWebhookConfiguration`'s may refuse them; each webhook says which
 //! writes it sees (rules of operations, groups, versions, resources and scope; namespace
@@ -7,12 +9,17 @@
 //! bundle that signs its certificate), and what happens when it cannot be reached
 //! (`failurePolicy`). The API server's admission webhooks call them.
 //!
-//! Generated with kube's other kinds ([`crate::api::admissionregistration::v1`]); their
-//! strategies give kube's defaults (`failurePolicy: Fail`, `matchPolicy: Equivalent`, empty
-//! selectors, `timeoutSeconds: 10`, `reinvocationPolicy: Never`, `scope: "*"`, a service's
-//! port 443) and kube's validation (`validation`).
+//! Generated with kube's other kinds ([`crate::api::admissionregistration::v1`], and
+//! [`v1beta1`] from k8s.io/api v0.34.1); their strategies give kube's defaults
+//! (`failurePolicy: Fail`, `matchPolicy: Equivalent`, empty selectors, `timeoutSeconds:
+//! 10`, `reinvocationPolicy: Never` of a webhook, `scope: "*"`, a service's port 443) and
+//! kube's validation (`validation`). `v1beta1`'s own versions of the types both kinds of
+//! policy share ([`v1beta1::MatchResources`], [`v1beta1::ParamRef`], ...) convert to
+//! `v1`'s (`From`), which the checks and the admission plugin read.
 
 mod expressions;
+pub(crate) mod mutating_policies;
+mod mutating_policy_validation;
 pub(crate) mod policies;
 mod policy_validation;
 pub(crate) mod validation;
@@ -27,6 +34,13 @@ pub use crate::api::admissionregistration::v1::{
     ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec,
     ValidatingAdmissionPolicySpec, ValidatingAdmissionPolicyStatus, ValidatingWebhook,
     ValidatingWebhookConfiguration, Validation, Variable, WebhookClientConfig,
+};
+/// `admissionregistration.k8s.io/v1beta1`: the MutatingAdmissionPolicy kinds, and the
+/// versions of the types they share with ValidatingAdmissionPolicies.
+pub use crate::api::admissionregistration::v1beta1;
+pub use crate::api::admissionregistration::v1beta1::{
+    ApplyConfiguration, JSONPatch, MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding,
+    MutatingAdmissionPolicyBindingSpec, MutatingAdmissionPolicySpec, Mutation,
 };
 
 /// The fields both kinds of webhook share, as a [`WebhookView`] without reinvocation.

@@ -11,23 +11,30 @@ use kapi_core::error::FieldError;
 use kapi_core::meta::LabelSelector;
 
 use super::policy_validation;
-use super::{MatchResources, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use super::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 
-/// kube's `SetDefaults_MatchResources` and `SetDefaults_Rule` of its rules.
-fn default_match_resources(resources: &mut MatchResources) {
-    resources
-        .match_policy
-        .get_or_insert_with(|| "Equivalent".to_owned());
-    resources
-        .namespace_selector
-        .get_or_insert_with(LabelSelector::default);
-    resources
-        .object_selector
-        .get_or_insert_with(LabelSelector::default);
-    for rule in (resources.resource_rules.iter_mut()).chain(&mut resources.exclude_resource_rules) {
-        (rule.rule_with_operations.rule.scope).get_or_insert_with(|| "*".to_owned());
-    }
+/// kube's `SetDefaults_MatchResources` and `SetDefaults_Rule` of its rules, of `v1`'s
+/// match resources and `v1beta1`'s alike (MutatingAdmissionPolicies').
+macro_rules! default_match_resources {
+    ($resources:expr) => {{
+        let resources = $resources;
+        resources
+            .match_policy
+            .get_or_insert_with(|| "Equivalent".to_owned());
+        resources
+            .namespace_selector
+            .get_or_insert_with(kapi_core::meta::LabelSelector::default);
+        resources
+            .object_selector
+            .get_or_insert_with(kapi_core::meta::LabelSelector::default);
+        for rule in
+            (resources.resource_rules.iter_mut()).chain(&mut resources.exclude_resource_rules)
+        {
+            (rule.rule_with_operations.rule.scope).get_or_insert_with(|| "*".to_owned());
+        }
+    }};
 }
+pub(super) use default_match_resources;
 
 impl kapi_core::Strategy for ValidatingAdmissionPolicy {
     fn prepare_for_create(&mut self) {
@@ -35,7 +42,7 @@ impl kapi_core::Strategy for ValidatingAdmissionPolicy {
             .failure_policy
             .get_or_insert_with(|| "Fail".to_owned());
         if let Some(constraints) = &mut self.spec.match_constraints {
-            default_match_resources(constraints);
+            default_match_resources!(constraints);
         }
     }
 
@@ -55,7 +62,7 @@ impl kapi_core::Strategy for ValidatingAdmissionPolicy {
 impl kapi_core::Strategy for ValidatingAdmissionPolicyBinding {
     fn prepare_for_create(&mut self) {
         if let Some(resources) = &mut self.spec.match_resources {
-            default_match_resources(resources);
+            default_match_resources!(resources);
         }
     }
 

@@ -16,11 +16,11 @@ use super::expressions::{Compilers, invalid, match_conditions};
 use super::validation::rule_errors;
 use super::{
     MatchResources, ParamKind, ParamRef, ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding,
+    ValidatingAdmissionPolicyBinding, Variable,
 };
 use kapi_cel::escape::is_identifier;
 
-const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
+pub(super) const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
 const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
 const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
@@ -120,41 +120,13 @@ pub(crate) fn policy(
         authorizer: false,
         ..Default::default()
     });
-    for (i, variable) in spec.variables.iter().enumerate() {
-        let at = format!("spec.variables[{i}]");
-        if variable.name.trim().is_empty() {
-            errors.push(FieldError::required(
-                format!("{at}.name"),
-                "name is not specified",
-            ));
-        } else if !is_identifier(&variable.name) {
-            errors.push(FieldError::invalid(
-                format!("{at}.name"),
-                variable.name.as_str(),
-                "name is not a valid CEL identifier",
-            ));
-        }
-        if variable.expression.trim().is_empty() {
-            errors.push(FieldError::required(
-                format!("{at}.expression"),
-                "expression is not specified",
-            ));
-            continue;
-        }
-        // kube looks a variable up among the stored validations' expressions.
-        let stored = preexisting
-            .validations
-            .contains(&variable.expression.as_str());
-        let error = compilers.variable(&variable.name, &variable.expression, stored);
-        messages.variable(&variable.name, &variable.expression, stored);
-        if let Some(error) = error {
-            errors.push(invalid(
-                &format!("{at}.expression"),
-                &variable.expression,
-                error,
-            ));
-        }
-    }
+    // kube looks a variable up among the stored validations' expressions.
+    errors.extend(variables(
+        &spec.variables,
+        &mut compilers,
+        Some(&mut messages),
+        &preexisting.validations,
+    ));
     if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
         let detail = "validations or auditAnnotations must contain at least one item";
         errors.push(FieldError::required("spec.validations", detail));
@@ -287,8 +259,56 @@ pub(crate) fn policy(
     errors
 }
 
+/// `validateVariable` of each of a policy's `spec.variables`, in order: a name that is a
+/// CEL identifier, an expression that compiles, which `compilers` (and `messages`, the
+/// compilers of a ValidatingAdmissionPolicy's message expressions) then declare to what
+/// follows. `stored`: the expressions a variable compiles in the stored environment for.
+pub(super) fn variables(
+    variables: &[Variable],
+    compilers: &mut Compilers,
+    mut messages: Option<&mut Compilers>,
+    stored: &[&str],
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (i, variable) in variables.iter().enumerate() {
+        let at = format!("spec.variables[{i}]");
+        if variable.name.trim().is_empty() {
+            errors.push(FieldError::required(
+                format!("{at}.name"),
+                "name is not specified",
+            ));
+        } else if !is_identifier(&variable.name) {
+            errors.push(FieldError::invalid(
+                format!("{at}.name"),
+                variable.name.as_str(),
+                "name is not a valid CEL identifier",
+            ));
+        }
+        if variable.expression.trim().is_empty() {
+            errors.push(FieldError::required(
+                format!("{at}.expression"),
+                "expression is not specified",
+            ));
+            continue;
+        }
+        let stored = stored.contains(&variable.expression.as_str());
+        let error = compilers.variable(&variable.name, &variable.expression, stored);
+        if let Some(messages) = messages.as_deref_mut() {
+            messages.variable(&variable.name, &variable.expression, stored);
+        }
+        if let Some(error) = error {
+            errors.push(invalid(
+                &format!("{at}.expression"),
+                &variable.expression,
+                error,
+            ));
+        }
+    }
+    errors
+}
+
 /// `validateParamKind`.
-fn param_kind(kind: &ParamKind, path: &str) -> Vec<FieldError> {
+pub(super) fn param_kind(kind: &ParamKind, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let at = format!("{path}.apiVersion");
     let api_version = kind.api_version.as_str();
@@ -346,7 +366,7 @@ fn param_kind(kind: &ParamKind, path: &str) -> Vec<FieldError> {
 }
 
 /// `validateMatchResources`, of a policy's constraints and a binding's resources.
-fn match_resources(resources: &MatchResources, path: &str) -> Vec<FieldError> {
+pub(super) fn match_resources(resources: &MatchResources, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     match resources.match_policy.as_deref() {
         None => errors.push(FieldError::required(format!("{path}.matchPolicy"), "")),
@@ -452,7 +472,7 @@ pub(crate) fn binding(binding: &ValidatingAdmissionPolicyBinding) -> Vec<FieldEr
 }
 
 /// `validateParamRef`.
-fn param_ref(reference: &ParamRef, path: &str) -> Vec<FieldError> {
+pub(super) fn param_ref(reference: &ParamRef, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let exclusive = "name and selector are mutually exclusive";
     if !reference.name.is_empty() {

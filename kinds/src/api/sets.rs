@@ -11,6 +11,8 @@ pub const ADMISSION_WEBHOOKS: &[&KindInfo] = &[
     crate::api::admissionregistration::v1::ValidatingWebhookConfiguration::INFO,
     crate::api::admissionregistration::v1::ValidatingAdmissionPolicy::INFO,
     crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding::INFO,
+    crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicy::INFO,
+    crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding::INFO,
 ];
 
 /// The `aggregation` set.

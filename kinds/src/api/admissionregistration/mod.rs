@@ -2,3 +2,4 @@
 //! The `admissionregistration` packages of k8s.io/api.
 
 pub mod v1;
+pub mod v1beta1;
