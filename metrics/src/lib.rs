@@ -137,6 +137,17 @@ pub struct PolicyCheckLabels {
     pub enforcement_action: String,
 }
 
+/// One mutation of a MutatingAdmissionPolicy on a write
+/// (`apiserver_mutating_admission_policy_check_total` and `..._duration_seconds`):
+/// `error_type` is `no_error`, `compile_error`, `invalid_error` or `out_of_budget`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, LabelSet)]
+#[allow(missing_docs)] // The fields are the label names.
+pub struct MutationCheckLabels {
+    pub policy: String,
+    pub policy_binding: String,
+    pub error_type: String,
+}
+
 /// A match condition's evaluation (`apiserver_admission_match_condition_*`): the webhook's
 /// or policy's name, `webhook` or `policy`, `admit`/`validating` (`validate` in
 /// exclusions), and the operation.
@@ -266,6 +277,10 @@ pub struct Metrics {
     pub policy_checks: Family<PolicyCheckLabels, Counter>,
     /// `apiserver_validating_admission_policy_check_duration_seconds`.
     pub policy_check_duration: Family<PolicyCheckLabels, Histogram>,
+    /// `apiserver_mutating_admission_policy_check_total`.
+    pub mutation_checks: Family<MutationCheckLabels, Counter>,
+    /// `apiserver_mutating_admission_policy_check_duration_seconds`.
+    pub mutation_check_duration: Family<MutationCheckLabels, Histogram>,
     /// `apiserver_admission_match_condition_evaluation_errors_total`.
     pub match_condition_errors: Family<MatchConditionLabels, Counter>,
     /// `apiserver_admission_match_condition_exclusions_total`.
@@ -320,6 +335,8 @@ impl Metrics {
             webhook_rejections: Family::default(),
             policy_checks: Family::default(),
             policy_check_duration: histograms(&POLICY_CHECK_BUCKETS),
+            mutation_checks: Family::default(),
+            mutation_check_duration: histograms(&POLICY_CHECK_BUCKETS),
             match_condition_errors: Family::default(),
             match_condition_exclusions: Family::default(),
             match_condition_duration: histograms(&MATCH_CONDITION_BUCKETS),
@@ -456,6 +473,16 @@ impl Metrics {
             "apiserver_validating_admission_policy_check_duration_seconds",
             "[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.",
             self.policy_check_duration
+        );
+        register!(
+            "apiserver_mutating_admission_policy_check_total",
+            "[ALPHA] Mutations of writes by MutatingAdmissionPolicies, by policy, binding and error type.",
+            self.mutation_checks
+        );
+        register!(
+            "apiserver_mutating_admission_policy_check_duration_seconds",
+            "[ALPHA] How long each mutation of a MutatingAdmissionPolicy took, in seconds, by policy, binding and error type.",
+            self.mutation_check_duration
         );
         register!(
             "apiserver_admission_match_condition_evaluation_errors_total",

@@ -219,6 +219,15 @@ pub(crate) fn check_unknown_fields_within(
     Ok(messages)
 }
 
+/// The fields of `body` that `typed` (the same object through its version's type) does not
+/// have, as a strict decoding names them (`spec.ports[0].x`): what kube's strict decoder
+/// refuses of an object admission changed.
+pub fn unknown_fields(body: &Value, typed: &Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    walk(&mut String::new(), body, typed, None, &mut unknown);
+    unknown
+}
+
 /// Collects the paths of `input` that `typed` does not have. Values a type may leave out
 /// when empty (`null`, `[]`, `{}`, `""`, `false`, `0`) are not reported: the round trip
 /// cannot tell them from unknown fields.

@@ -81,6 +81,7 @@ pub use kapi_storage::cache::{SharedObject, kept};
 use kapi_storage::instrumented::Instrumented;
 pub use table::{TableChunks, TableRows};
 
+pub use body::unknown_fields;
 pub use derived::{Derived, Passes, Stamp};
 pub use inventory::Content;
 pub use kapi_schema::metadata::{FOREGROUND, ORPHAN};

@@ -33,9 +33,16 @@ fn qualified(resource: &Value) -> String {
     }
 }
 
+/// The flags that serve every built-in kind: kube's beta APIs off by default, and the
+/// resources behind feature gates that are off by default, turned on.
+const EVERY_KIND: [&str; 2] = [
+    "--feature-gates=MutatingAdmissionPolicy=true",
+    "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+];
+
 #[test]
 fn kubectl_lists_every_ga_resource_of_kube_1_32() {
-    let server = Server::start();
+    let server = Server::start_with(&EVERY_KIND);
     let kubectl = Kubectl::new(Version::V1_32, &server);
     let listed = kubectl.ok(&["api-resources", "-o", "name"]).stdout.clone();
     let listed: Vec<&str> = listed.lines().collect();
@@ -140,6 +147,17 @@ fn body(resource: &Value) -> String {
         (Some("admissionregistration.k8s.io/v1"), Some("ValidatingAdmissionPolicyBinding")) => {
             "  policyName: sample-v1\n  validationActions: [Audit]\n".into()
         }
+        // A policy that changes no ConfigMap, and its binding.
+        (Some("admissionregistration.k8s.io/v1beta1"), Some("MutatingAdmissionPolicy")) => {
+            "  matchConstraints:\n    resourceRules:\n    - apiGroups: [\"\"]\n      \
+             apiVersions: [v1]\n      operations: [CREATE]\n      resources: [configmaps]\n  \
+             reinvocationPolicy: Never\n  mutations:\n  - patchType: ApplyConfiguration\n    \
+             applyConfiguration:\n      expression: \"Object{}\"\n"
+                .into()
+        }
+        (Some("admissionregistration.k8s.io/v1beta1"), Some("MutatingAdmissionPolicyBinding")) => {
+            "  policyName: sample-v1beta1\n".into()
+        }
         (Some("autoscaling/v1" | "autoscaling/v2"), Some("HorizontalPodAutoscaler")) => {
             "  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  maxReplicas: 3\n"
                 .into()
@@ -208,7 +226,7 @@ fn read_all(kubectl: &Kubectl, version: Version, file: &str) -> Vec<Value> {
 /// them. What kubectl can do for many objects at once it does once (`-f`): every kubectl
 /// run costs a Go program's start.
 fn every_built_in_kind(version: Version) {
-    let server = Server::start();
+    let server = Server::start_with(&EVERY_KIND);
     let kubectl = Kubectl::new(version, &server);
     let kinds: Vec<Value> = kube_resources()
         .into_iter()

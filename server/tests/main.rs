@@ -36,6 +36,7 @@ mod durability;
 #[cfg(feature = "etcd")]
 mod etcd;
 mod events;
+mod feature_gates;
 mod finalizers;
 mod flowcontrol;
 mod front_proxy;
@@ -47,6 +48,7 @@ mod leases;
 mod lists;
 mod logging;
 mod metrics;
+mod mutating_admission_policies;
 mod namespaces;
 mod oidc;
 mod operations;

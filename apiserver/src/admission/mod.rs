@@ -17,6 +17,7 @@
 mod limit_ranger;
 mod pod_security;
 mod priority;
+pub mod reinvocation;
 mod resource_quota;
 mod runtime_class;
 mod storage;
@@ -31,6 +32,8 @@ use kapi_core::error::{ApiError, GroupResource};
 use kapi_core::scheme::KindEntry;
 use kapi_registry::admission::{Admission, Attributes};
 use kapi_registry::{Derived, Registry};
+
+pub use reinvocation::{Invoked, Reinvocation};
 
 /// kube 1.32's plugins in the order they run (`AllOrderedPlugins`), with whether each is
 /// on by default.
@@ -84,6 +87,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "StorageObjectInUseProtection",
     "PersistentVolumeClaimResize",
     "RuntimeClass",
+    "MutatingAdmissionPolicy",
     "MutatingAdmissionWebhook",
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionWebhook",
@@ -182,23 +186,52 @@ pub(crate) trait Plugin: Send + Sync {
     }
 }
 
+/// What mutates as kube reinvokes (the mutating admission policies, the webhooks): one
+/// pass over a write, its steps recorded in the write's [`Reinvocation`].
+#[async_trait::async_trait]
+pub trait Reinvocable: Send + Sync {
+    /// Mutates `object` (in the request's version; `old` for an update) in this pass: the
+    /// object as it leaves, and warnings.
+    async fn mutate_pass(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        object: Value,
+        old: Option<&Value>,
+        reinvocation: &mut Reinvocation,
+    ) -> Result<(Value, Vec<String>), ApiError>;
+}
+
+/// The admission webhooks as the chain calls them: an [`Admission`] whose mutation is
+/// [`Reinvocable`].
+pub trait Webhooks: Admission + Reinvocable {}
+
+impl<T: Admission + Reinvocable> Webhooks for T {}
+
 /// The admission of a server: its plugins around its webhooks, in kube's order.
 pub struct Chain {
     /// The plugins kube runs before the webhooks, in its order.
     before: Vec<Arc<dyn Plugin>>,
-    webhooks: Option<Arc<dyn Admission>>,
+    /// The mutating admission policies (the last of `before` to mutate, kube's
+    /// `MutatingAdmissionPolicy`), when on.
+    mutating_policies: Option<Arc<dyn Reinvocable>>,
+    webhooks: Option<Arc<dyn Webhooks>>,
     /// Those it runs after them (ResourceQuota).
     after: Vec<Arc<dyn Plugin>>,
 }
 
 impl Chain {
     /// The `enabled` plugins kapi implements, around `webhooks`; the admission policies
-    /// ask the authorization modes `authorizer` will hold.
+    /// ask the authorization modes `authorizer` will hold. The mutating admission policies
+    /// run only with `mutating_policies` (kube's `MutatingAdmissionPolicy` feature gate).
     pub fn new(
         enabled: &Enabled,
-        webhooks: Option<Arc<dyn Admission>>,
+        webhooks: Option<Arc<dyn Webhooks>>,
         authorizer: &crate::authz::AuthorizerSlot,
+        mutating_policies: bool,
     ) -> Chain {
+        let _ = mutating_policies;
+        let mut reinvocable: Option<Arc<dyn Reinvocable>> = None;
         // Only the admission policies (feature `admission-webhooks`) ask the authorizer.
         let _ = authorizer;
         let mut before: Vec<Arc<dyn Plugin>> = Vec::new();
@@ -217,6 +250,14 @@ impl Chain {
                 "ValidatingAdmissionPolicy" => Arc::new(crate::policies::ValidatingPolicies::new(
                     Arc::clone(authorizer),
                 )),
+                #[cfg(feature = "admission-webhooks")]
+                "MutatingAdmissionPolicy" if mutating_policies => {
+                    let policies = Arc::new(crate::policies::mutate::MutatingPolicies::new(
+                        Arc::clone(authorizer),
+                    ));
+                    reinvocable = Some(Arc::clone(&policies) as Arc<dyn Reinvocable>);
+                    policies
+                }
                 "ResourceQuota" => {
                     after.push(Arc::new(resource_quota::ResourceQuota::default()));
                     continue;
@@ -230,6 +271,7 @@ impl Chain {
         });
         Chain {
             before,
+            mutating_policies: reinvocable,
             webhooks,
             after,
         }
@@ -256,22 +298,25 @@ impl Admission for Chain {
         Ok((mutating, validating))
     }
 
+    /// kube's reinvoking chain: a second pass when a policy or webhook changed the object.
     async fn mutate(
         &self,
         registry: &Registry,
         attributes: &Attributes<'_>,
-        mut object: Value,
+        object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
-        for plugin in &self.before {
-            if plugin.handles(attributes).0 && !plugin.idle(registry) {
-                plugin.admit(registry, attributes, &mut object, old).await?;
-            }
+        let mut reinvocation = Reinvocation::default();
+        let (object, mut warnings) =
+            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
+        if !reinvocation.wanted {
+            return Ok((object, warnings));
         }
-        match &self.webhooks {
-            Some(webhooks) => webhooks.mutate(registry, attributes, object, old).await,
-            None => Ok((object, Vec::new())),
-        }
+        reinvocation.again = true;
+        let (object, more) =
+            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
+        warnings.extend(more);
+        Ok((object, warnings))
     }
 
     async fn validate(
@@ -296,6 +341,37 @@ impl Admission for Chain {
             }
         }
         Ok(warnings)
+    }
+}
+
+impl Chain {
+    /// One pass of the mutating chain: the plugins, the mutating policies, the webhooks.
+    async fn mutate_pass(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        mut object: Value,
+        old: Option<&Value>,
+        reinvocation: &mut Reinvocation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        let mut warnings = Vec::new();
+        for plugin in &self.before {
+            if plugin.handles(attributes).0 && !plugin.idle(registry) {
+                plugin.admit(registry, attributes, &mut object, old).await?;
+            }
+        }
+        let reinvocable = (self.mutating_policies.iter().cloned()).chain(
+            self.webhooks
+                .iter()
+                .map(|w| Arc::clone(w) as Arc<dyn Reinvocable>),
+        );
+        for mutator in reinvocable {
+            let (after, more) =
+                (mutator.mutate_pass(registry, attributes, object, old, reinvocation)).await?;
+            object = after;
+            warnings.extend(more);
+        }
+        Ok((object, warnings))
     }
 }
 

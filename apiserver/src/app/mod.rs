@@ -66,7 +66,10 @@ pub fn main_with(flags: Options, api: Api) -> ExitCode {
     let mut errors = flags.validate();
     if errors.is_empty() {
         // `--runtime-config` against the API: no I/O, a usage error as the others.
-        errors = (flags.api_enablement).check(&(api.scheme)(), api.routes);
+        errors = match flags.features.gates() {
+            Ok(gates) => (flags.api_enablement).check(&(api.scheme)(), api.routes, &gates),
+            Err(error) => vec![error],
+        };
     }
     if !errors.is_empty() {
         for error in errors {
@@ -97,8 +100,12 @@ pub fn main_with(flags: Options, api: Api) -> ExitCode {
 pub async fn run(flags: Options, api: Api) -> Result<()> {
     let started = Instant::now();
     let scheme = Arc::new((api.scheme)());
-    // `--runtime-config`: the group-versions switched off leave the scheme and the routes.
-    let enabled = flags.api_enablement.apply(&scheme, api.routes)?;
+    // kube's feature gates (`--feature-gates`): they hold resources back, below, and switch
+    // admission plugins on.
+    let gates = (flags.features.gates()).map_err(anyhow::Error::msg)?;
+    // `--runtime-config`: the group-versions switched off, and the resources the gates hold
+    // back, leave the scheme and the routes.
+    let enabled = flags.api_enablement.apply(&scheme, api.routes, &gates)?;
     let trust = client_trust::ClientTrust::resolve(&flags.authentication)?;
     let tls = (flags.serving).tls(trust.handshake_cas()?.as_ref())?;
     // Every served version's schema, for defaulting and validation: a missing one is a
@@ -123,14 +130,15 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     // are built after the registry.
     let authorizer = crate::authz::AuthorizerSlot::default();
     #[cfg(feature = "admission-webhooks")]
-    let webhooks: Option<Arc<dyn kapi_registry::admission::Admission>> = Some(Arc::new(
+    let webhooks: Option<Arc<dyn crate::admission::Webhooks>> = Some(Arc::new(
         crate::webhooks::Webhooks::new(Arc::clone(&authorizer)),
     ));
     #[cfg(not(feature = "admission-webhooks"))]
     let webhooks = None;
     let plugins =
         (flags.admission.enabled()).map_err(|errors| anyhow::anyhow!(errors.join("; ")))?;
-    let chain = crate::admission::Chain::new(&plugins, webhooks, &authorizer);
+    let mutating_policies = gates.mutating_admission_policy();
+    let chain = crate::admission::Chain::new(&plugins, webhooks, &authorizer, mutating_policies);
     let registry = registry.with_admission(Arc::new(chain));
     let registry = registry.with_watch_cache(flags.storage.cache());
     let registry = Arc::new(registry);

@@ -31,10 +31,12 @@ pub(crate) mod conditions;
 mod evaluate;
 pub(crate) mod inputs;
 mod matching;
+pub(crate) mod mutate;
+pub(crate) mod source;
 mod typecheck;
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -44,12 +46,11 @@ use kapi_core::meta::{Status, StatusCause};
 use kapi_kinds::admissionregistration::{
     GROUP, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 };
+use kapi_registry::Registry;
 use kapi_registry::admission::{Attributes, annotate};
-use kapi_registry::{Registry, SharedObject, Stamp};
 
 use crate::admission::{Plugin, forbidden};
 use crate::authz::AuthorizerSlot;
-use crate::webhooks::{configurations, same};
 use compile::CompiledPolicy;
 use evaluate::{Decision, Verdict};
 use inputs::ConfigError;
@@ -75,130 +76,48 @@ const EXEMPT: &[(&str, &str)] = &[
     ("authorization.k8s.io", "subjectaccessreviews"),
 ];
 
-/// A policy with the bindings that name it.
-struct Hook {
-    policy: Arc<CompiledPolicy>,
-    bindings: Vec<ValidatingAdmissionPolicyBinding>,
-}
+/// ValidatingAdmissionPolicies and their bindings, as [`source::Source`] reads them.
+pub(crate) struct Validating;
 
-/// The compiled policies, and what they were compiled from.
-struct Compiled {
-    revisions: Option<Stamp>,
-    from: Vec<SharedObject>,
-    hooks: Arc<Vec<Hook>>,
-    /// Each policy compiled, by name, with the resource version it was compiled at.
-    by_name: HashMap<String, (String, Arc<CompiledPolicy>)>,
+impl source::PolicyKind for Validating {
+    type Policy = ValidatingAdmissionPolicy;
+    type Binding = ValidatingAdmissionPolicyBinding;
+    type Compiled = CompiledPolicy;
+    const POLICY: &'static str = POLICY;
+    const BINDING: &'static str = BINDING;
+
+    fn metadata(policy: &ValidatingAdmissionPolicy) -> &kapi_core::meta::ObjectMeta {
+        &policy.metadata
+    }
+
+    fn policy_name(binding: &ValidatingAdmissionPolicyBinding) -> &str {
+        &binding.spec.policy_name
+    }
+
+    fn compile(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
+        CompiledPolicy::new(policy)
+    }
 }
 
 /// kube's ValidatingAdmissionPolicy admission plugin.
 pub(crate) struct ValidatingPolicies {
-    compiled: Mutex<Option<Arc<Compiled>>>,
+    source: source::Source<Validating>,
     authorizer: AuthorizerSlot,
 }
 
 impl ValidatingPolicies {
     pub(crate) fn new(authorizer: AuthorizerSlot) -> ValidatingPolicies {
         ValidatingPolicies {
-            compiled: Mutex::new(None),
+            source: source::Source::default(),
             authorizer,
         }
-    }
-
-    /// The policies that have bindings, compiled, in name order; compiled again only
-    /// when a policy changed.
-    async fn current(&self, registry: &Registry) -> Result<Arc<Vec<Hook>>, ApiError> {
-        let kind = |kind| registry.scheme().by_kind(GROUP, kind);
-        let revisions = match (kind(POLICY), kind(BINDING)) {
-            (Some(policies), Some(bindings)) => registry.stamp(&[&policies, &bindings]),
-            _ => None,
-        };
-        let last = || {
-            self.compiled
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
-        };
-        if let Some(current) = last().filter(|c| c.revisions.is_some() && c.revisions == revisions)
-        {
-            return Ok(Arc::clone(&current.hooks));
-        }
-        let policies = configurations(registry, POLICY).await?;
-        let bindings = configurations(registry, BINDING).await?;
-        let from: Vec<SharedObject> = policies.iter().chain(&bindings).cloned().collect();
-        let previous = last();
-        if let Some(previous) = previous.as_ref().filter(|c| same(&c.from, &from)) {
-            let current = Arc::new(Compiled {
-                revisions,
-                from,
-                hooks: Arc::clone(&previous.hooks),
-                by_name: previous.by_name.clone(),
-            });
-            *self.compiled.lock().unwrap_or_else(|e| e.into_inner()) = Some(current);
-            return Ok(Arc::clone(&previous.hooks));
-        }
-        let mut named: BTreeMap<String, Vec<ValidatingAdmissionPolicyBinding>> = BTreeMap::new();
-        for object in &bindings {
-            let Some(binding) = typed::<ValidatingAdmissionPolicyBinding>(object) else {
-                continue;
-            };
-            (named.entry(binding.spec.policy_name.clone()))
-                .or_default()
-                .push(binding);
-        }
-        let mut hooks = Vec::new();
-        let mut by_name = HashMap::new();
-        for object in &policies {
-            let Some(policy) = typed::<ValidatingAdmissionPolicy>(object) else {
-                continue;
-            };
-            let name = policy.metadata.name.clone().unwrap_or_default();
-            // A policy no binding names is neither compiled nor evaluated.
-            let Some(bindings) = named.remove(&name) else {
-                continue;
-            };
-            let version = policy.metadata.resource_version.clone().unwrap_or_default();
-            let reused = (previous.as_ref())
-                .and_then(|p| p.by_name.get(&name))
-                .filter(|(at, _)| *at == version)
-                .map(|(_, compiled)| Arc::clone(compiled));
-            // Compiling leaves the worker: a policy may hold many expressions.
-            let compiled = reused.unwrap_or_else(|| {
-                Arc::new(kapi_registry::blocking(|| CompiledPolicy::new(policy)))
-            });
-            by_name.insert(name, (version, Arc::clone(&compiled)));
-            hooks.push(Hook {
-                policy: compiled,
-                bindings,
-            });
-        }
-        let hooks = Arc::new(hooks);
-        let current = Arc::new(Compiled {
-            revisions,
-            from,
-            hooks: Arc::clone(&hooks),
-            by_name,
-        });
-        *self.compiled.lock().unwrap_or_else(|e| e.into_inner()) = Some(current);
-        Ok(hooks)
     }
 }
 
 /// Whether no policy applies to writes of this resource.
-fn exempt(attributes: &Attributes<'_>) -> bool {
+pub(crate) fn exempt(attributes: &Attributes<'_>) -> bool {
     let info = attributes.kind.info;
     EXEMPT.contains(&(info.group, info.plural))
-}
-
-/// A stored policy or binding as its type; one that does not read (which validation
-/// keeps from being stored) is logged and left out rather than failing every write.
-fn typed<K: serde::de::DeserializeOwned>(object: &SharedObject) -> Option<K> {
-    match serde_json::from_value(object.value()) {
-        Ok(typed) => Some(typed),
-        Err(error) => {
-            tracing::warn!(%error, "an admission policy or binding that does not read is ignored");
-            None
-        }
-    }
 }
 
 /// One evaluation to run: a policy, the inputs of one param, and the request as the
@@ -224,8 +143,7 @@ impl Plugin for ValidatingPolicies {
 
     /// Idle while no binding exists.
     fn idle(&self, registry: &Registry) -> bool {
-        let bindings = registry.scheme().by_kind(GROUP, BINDING);
-        bindings.is_none_or(|kind| registry.cached_count(&kind) == Some(0))
+        source::Source::<Validating>::idle(registry)
     }
 
     async fn validate(
@@ -235,7 +153,7 @@ impl Plugin for ValidatingPolicies {
         object: Option<&Value>,
         old: Option<&Value>,
     ) -> Result<Vec<String>, ApiError> {
-        let hooks = self.current(registry).await?;
+        let hooks = self.source.current(registry).await?;
         if hooks.is_empty() {
             return Ok(Vec::new());
         }

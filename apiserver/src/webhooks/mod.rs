@@ -35,6 +35,7 @@ use kapi_kinds::admissionregistration::{
 use kapi_registry::admission::{Admission, Attributes, Operation};
 use kapi_registry::{GetOptions, ListOptions, Registry, SharedObject, Stamp, Target};
 
+use crate::admission::{Reinvocable, Reinvocation};
 use crate::authz::AuthorizerSlot;
 use crate::policies::conditions::{MatchConditions, Matched};
 
@@ -199,58 +200,25 @@ impl Admission for Webhooks {
     }
 
     /// Calls the mutating webhooks that match a write of `object` (in the request's
-    /// version; `old` for an update): the object as they leave it, and their warnings.
+    /// version; `old` for an update), reinvoking as kube does when they are the only
+    /// reinvocable admission: the object as they leave it, and their warnings.
     async fn mutate(
         &self,
         registry: &Registry,
         attributes: &Attributes<'_>,
-        mut object: Value,
+        object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
-        let mut warnings = Vec::new();
-        if exempt(attributes) {
+        let mut reinvocation = Reinvocation::default();
+        let (object, mut warnings) =
+            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
+        if !reinvocation.wanted {
             return Ok((object, warnings));
         }
-        let compiled = self.current(registry).await?;
-        if compiled.mutating.is_empty() {
-            return Ok((object, warnings));
-        }
-        // What each webhook saw last: reinvoked when the object changed after it.
-        let mut seen: Vec<Option<Value>> = vec![None; compiled.mutating.len()];
-        for (index, hook) in compiled.mutating.iter().enumerate() {
-            if let Some(after) = mutate_one(
-                registry,
-                hook,
-                attributes,
-                &object,
-                old,
-                &mut warnings,
-                &self.authorizer,
-            )
-            .await?
-            {
-                object = after;
-                seen[index] = Some(object.clone());
-            }
-        }
-        for (index, hook) in compiled.mutating.iter().enumerate() {
-            let changed_since = seen[index].as_ref().is_some_and(|s| *s != object);
-            if hook.reinvoke
-                && changed_since
-                && let Some(after) = mutate_one(
-                    registry,
-                    hook,
-                    attributes,
-                    &object,
-                    old,
-                    &mut warnings,
-                    &self.authorizer,
-                )
-                .await?
-            {
-                object = after;
-            }
-        }
+        reinvocation.again = true;
+        let (object, more) =
+            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
+        warnings.extend(more);
         Ok((object, warnings))
     }
 
@@ -299,13 +267,67 @@ impl Admission for Webhooks {
     }
 }
 
+/// The name webhooks' records go by in a write's reinvocation context.
+const REINVOCATION: &str = "MutatingAdmissionWebhook";
+
+#[async_trait::async_trait]
+impl Reinvocable for Webhooks {
+    /// One pass of the mutating webhooks, each on what the previous ones made (kube's
+    /// dispatcher): in the second pass only those with `reinvocationPolicy: IfNeeded`
+    /// that something changed the object after; a webhook not called in the first pass
+    /// is not called in the second.
+    async fn mutate_pass(
+        &self,
+        registry: &Registry,
+        attributes: &Attributes<'_>,
+        mut object: Value,
+        old: Option<&Value>,
+        reinvocation: &mut Reinvocation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        let mut warnings = Vec::new();
+        if exempt(attributes) {
+            return Ok((object, warnings));
+        }
+        let compiled = self.current(registry).await?;
+        if compiled.mutating.is_empty() {
+            return Ok((object, warnings));
+        }
+        let again = reinvocation.again;
+        reinvocation.record(REINVOCATION).begin(&object);
+        for (index, hook) in compiled.mutating.iter().enumerate() {
+            let key = index.to_string();
+            if !reinvocation.record(REINVOCATION).runs(&key, again) {
+                continue;
+            }
+            let after = mutate_one(
+                registry,
+                hook,
+                attributes,
+                &object,
+                old,
+                &mut warnings,
+                &self.authorizer,
+            )
+            .await?;
+            if let Some(after) = after {
+                let changed = after != object;
+                object = after;
+                reinvocation.wanted |= changed;
+                (reinvocation.record(REINVOCATION)).ran(key, hook.reinvoke, changed);
+            }
+        }
+        reinvocation.record(REINVOCATION).end(&object);
+        Ok((object, warnings))
+    }
+}
+
 /// The webhook configurations are never sent to webhooks (kube exempts them, so that a
 /// broken webhook cannot keep itself from being fixed).
 fn exempt(attributes: &Attributes<'_>) -> bool {
     attributes.kind.info.group == GROUP
 }
 
-/// The objects of `admissionregistration.k8s.io/v1` `kind` (webhook configurations,
+/// The objects of `admissionregistration.k8s.io` `kind` (webhook configurations,
 /// policies, bindings), as the watch cache lists them (by name); none when the scheme does
 /// not serve the kind.
 pub(crate) async fn configurations(
@@ -315,9 +337,13 @@ pub(crate) async fn configurations(
     let Some(kind) = registry.scheme().by_kind(GROUP, kind) else {
         return Ok(Vec::new());
     };
+    // Read in the version the kind is served in (`v1`; the mutating policies' `v1beta1`).
+    let Some(version) = kind.versions().next() else {
+        return Ok(Vec::new());
+    };
     let target = Target {
         kind: &kind,
-        version: "v1",
+        version,
         namespace: None,
     };
     let options = ListOptions {

@@ -26,7 +26,9 @@ pub fn undeclared(value: &Value, tr: TypeRef<'_>) -> Vec<Path> {
             else {
                 return;
             };
-            if tr.node.is_none() || elem.is_some() || tr.preserves_unknown() {
+            // An object that declares no properties is a map of anything (kube's `FieldsV1`).
+            let declares = fields.0.iter().any(|node| !node.properties.is_empty());
+            if tr.node.is_none() || elem.is_some() || tr.preserves_unknown() || !declares {
                 return;
             }
             for key in map.keys().filter(|key| !fields.contains_key(key)) {

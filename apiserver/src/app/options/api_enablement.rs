@@ -1,10 +1,13 @@
 //! API enablement (kube's `APIEnablementOptions`): `--runtime-config`, which switches
 //! group-versions the server has compiled off at start (or, after `api/all=false`, back on).
 //!
-//! kapi turns a kind off whole: a kind served in several versions is off only when all
-//! of them are (a key that would leave some on is an error), and the core group
-//! (Namespaces) is always on. A disabled group-version has no routes, and the discovery
-//! and OpenAPI documents are rendered again without it.
+//! As kube's, some beta group-versions are off unless `--runtime-config` turns them on
+//! ([`OFF_BY_DEFAULT`]), and a resource behind a feature gate that is off is not served
+//! whatever its group-version ([`super::FeatureGates`]). kapi turns a kind off whole: a
+//! kind served in several versions is off only when all of them are (a key that would
+//! leave some on is an error; a version off only by default stays on with the kind's
+//! others), and the core group (Namespaces) is always on. A disabled group-version has no
+//! routes, and the discovery and OpenAPI documents are rendered again without it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,13 +15,21 @@ use anyhow::Result;
 use kapi_core::api::RouteBinding;
 use kapi_core::scheme::Scheme;
 
+use super::FeatureGates;
+
+/// kube 1.34's `betaAPIGroupVersionsDisabledByDefault`, as far as kapi serves them: served
+/// only when `--runtime-config` names them, or `api/beta` or `api/all`, true.
+pub(crate) const OFF_BY_DEFAULT: &[(&str, &str)] = &[("admissionregistration.k8s.io", "v1beta1")];
+
 /// Which group-versions are served.
 #[derive(Debug, clap::Args)]
 #[command(next_help_heading = "API enablement")]
 pub struct ApiEnablementOptions {
     /// Group-versions to switch off or on, `<group>/<version>=<bool>`
-    /// (`rbac.authorization.k8s.io/v1=false`); `api/all` names every one (a key naming one
-    /// wins over it). The core group (`api/v1`) is always on.
+    /// (`rbac.authorization.k8s.io/v1=false`); `api/all` names every one, `api/ga`,
+    /// `api/beta` and `api/alpha` those of a level (a key naming one wins over them). The
+    /// core group (`api/v1`) is always on; admissionregistration.k8s.io/v1beta1 is off
+    /// unless turned on, as in kube.
     #[arg(long, value_name = "KEY=VALUE[,...]", value_delimiter = ',')]
     pub runtime_config: Vec<String>,
 }
@@ -68,14 +79,21 @@ impl Level {
 
 impl Enablement {
     /// Whether `version` of `group` is served: a key naming it wins over its level's, which
-    /// wins over `api/all`; the core group always is.
+    /// wins over `api/all`, which wins over the default (on but for [`OFF_BY_DEFAULT`]);
+    /// the core group always is.
     fn enabled(&self, group: &str, version: &str) -> bool {
         if group.is_empty() {
             return true;
         }
+        let default = !OFF_BY_DEFAULT.contains(&(group, version));
+        self.said(group, version).unwrap_or(default)
+    }
+
+    /// What the keys say of `version` of `group`, if any says anything.
+    fn said(&self, group: &str, version: &str) -> Option<bool> {
         let named = self.versions.get(&(group.to_owned(), version.to_owned()));
         let level = Level::of(version).and_then(|level| self.levels.get(&level));
-        *named.or(level).or(self.all.as_ref()).unwrap_or(&true)
+        named.or(level).or(self.all.as_ref()).copied()
     }
 }
 
@@ -139,13 +157,14 @@ impl ApiEnablementOptions {
         }
     }
 
-    /// The compiled kinds `--runtime-config` switches off in the API of `scheme` and
-    /// `routes` (group and plural), or why it cannot.
+    /// What `--runtime-config` and `gates` leave of the API of `scheme` and `routes`, or
+    /// why kapi cannot serve it so.
     fn plan(
         &self,
         scheme: &Scheme,
         routes: &[RouteBinding],
-    ) -> Result<(Enablement, Vec<Resource>), Vec<String>> {
+        gates: &FeatureGates,
+    ) -> Result<Plan, Vec<String>> {
         let enablement = self.enablement()?;
         let served: BTreeSet<(&str, &str)> =
             (routes.iter()).map(|b| (b.kind.group, b.version)).collect();
@@ -157,63 +176,129 @@ impl ApiEnablementOptions {
                 ));
             }
         }
-        let mut off = Vec::new();
-        for kind in scheme.kinds().iter() {
+        let compiled = scheme.kinds();
+        let kinds = (compiled.iter()).map(|kind| {
             let info = kind.info;
-            let versions: BTreeSet<&str> = (routes.iter())
+            let versions = (routes.iter())
                 // By name: a kind's `&'static KindInfo` may have more than one address.
                 .filter(|b| (b.kind.group, b.kind.kind) == (info.group, info.kind))
                 .map(|b| b.version)
                 .collect();
+            (info.group, info.kind, info.plural, versions)
+        });
+        let plan = Plan::new(enablement, gates, kinds);
+        errors.extend(plan.errors.iter().cloned());
+        match errors.is_empty() {
+            true => Ok(plan),
+            false => Err(errors),
+        }
+    }
+
+    /// The checks against the API (`api`'s scheme and routes, with the feature `gates`):
+    /// every group-version named is the server's, and no kind is left served in some of
+    /// its versions only.
+    pub fn check(
+        &self,
+        scheme: &Scheme,
+        routes: &[RouteBinding],
+        gates: &FeatureGates,
+    ) -> Vec<String> {
+        self.plan(scheme, routes, gates).err().unwrap_or_default()
+    }
+
+    /// Takes the disabled group-versions, and the resources `gates` hold back, out of
+    /// `scheme` and `routes`: the routes left, or `None` when everything stays on.
+    pub fn apply(
+        &self,
+        scheme: &Scheme,
+        routes: &'static [RouteBinding],
+        gates: &FeatureGates,
+    ) -> Result<Option<&'static [RouteBinding]>> {
+        let plan = self
+            .plan(scheme, routes, gates)
+            .map_err(|errors| anyhow::anyhow!(errors.join("; ")))?;
+        let left: Vec<RouteBinding> = (routes.iter())
+            .filter(|b| plan.keeps(b.kind.group, b.kind.kind, b.kind.plural, b.version))
+            .copied()
+            .collect();
+        if plan.off.is_empty() && left.len() == routes.len() {
+            return Ok(None);
+        }
+        for &(group, plural) in &plan.off {
+            scheme.switch_off(group, plural);
+        }
+        // Made once at start-up and served for the program's life, as the generated table.
+        Ok(Some(left.leak()))
+    }
+}
+
+/// What `--runtime-config` and the feature gates leave of an API.
+struct Plan {
+    enablement: Enablement,
+    /// The compiled kinds switched off (group and plural).
+    off: Vec<Resource>,
+    /// The kinds served in all their versions though some are off by default (group and
+    /// kind): kapi cannot serve a kind in some of its versions only.
+    whole: BTreeSet<(&'static str, &'static str)>,
+    /// Why some kinds cannot be served as asked.
+    errors: Vec<String>,
+}
+
+impl Plan {
+    /// The plan for the compiled `kinds` (group, kind, plural and the versions served).
+    fn new<'a>(
+        enablement: Enablement,
+        gates: &FeatureGates,
+        kinds: impl Iterator<Item = (&'static str, &'static str, &'static str, BTreeSet<&'a str>)>,
+    ) -> Plan {
+        let held_back: BTreeSet<Resource> = gates.held_back().collect();
+        let mut plan = Plan {
+            enablement,
+            off: Vec::new(),
+            whole: BTreeSet::new(),
+            errors: Vec::new(),
+        };
+        for (group, kind, plural, versions) in kinds {
+            if versions.is_empty() {
+                continue;
+            }
+            if held_back.contains(&(group, plural)) {
+                plan.off.push((group, plural));
+                continue;
+            }
+            let enablement = &plan.enablement;
             let (on, switched): (Vec<&str>, Vec<&str>) =
-                (versions.iter()).partition(|version| enablement.enabled(info.group, version));
+                (versions.iter()).partition(|version| enablement.enabled(group, version));
             match (on.is_empty(), switched.is_empty()) {
                 (_, true) => {}
-                (true, false) => off.push((info.group, info.plural)),
-                (false, false) => errors.push(format!(
-                    "--runtime-config serves {} ({}) in {} but not in {}; kapi switches a \
-                     kind's versions on and off together",
-                    info.kind,
-                    info.group,
+                (true, false) => plan.off.push((group, plural)),
+                (false, false)
+                    if (switched.iter())
+                        .all(|version| enablement.said(group, version).is_none()) =>
+                {
+                    _ = plan.whole.insert((group, kind));
+                }
+                (false, false) => plan.errors.push(format!(
+                    "--runtime-config serves {kind} ({group}) in {} but not in {}; kapi \
+                     switches a kind's versions on and off together",
                     on.join(", "),
                     switched.join(", ")
                 )),
             }
         }
-        match errors.is_empty() {
-            true => Ok((enablement, off)),
-            false => Err(errors),
-        }
+        plan
     }
 
-    /// The checks against the API (`api`'s scheme and routes): every group-version named is
-    /// the server's, and no kind is left served in some of its versions only.
-    pub fn check(&self, scheme: &Scheme, routes: &[RouteBinding]) -> Vec<String> {
-        self.plan(scheme, routes).err().unwrap_or_default()
-    }
-
-    /// Takes the disabled group-versions out of `scheme` and `routes`: the routes left, or
-    /// `None` when everything stays on.
-    pub fn apply(
+    /// Whether the route of `version` of the kind `kind` (`plural`) of `group` is served.
+    fn keeps(
         &self,
-        scheme: &Scheme,
-        routes: &'static [RouteBinding],
-    ) -> Result<Option<&'static [RouteBinding]>> {
-        let (enablement, off) = self
-            .plan(scheme, routes)
-            .map_err(|errors| anyhow::anyhow!(errors.join("; ")))?;
-        if off.is_empty() {
-            return Ok(None);
-        }
-        for (group, plural) in off {
-            scheme.switch_off(group, plural);
-        }
-        let left: Vec<RouteBinding> = (routes.iter())
-            .filter(|b| enablement.enabled(b.kind.group, b.version))
-            .copied()
-            .collect();
-        // Made once at start-up and served for the program's life, as the generated table.
-        Ok(Some(left.leak()))
+        group: &'static str,
+        kind: &'static str,
+        plural: &'static str,
+        version: &str,
+    ) -> bool {
+        !self.off.contains(&(group, plural))
+            && (self.enablement.enabled(group, version) || self.whole.contains(&(group, kind)))
     }
 }
 
@@ -254,5 +339,136 @@ mod tests {
         assert!(enablement.enabled("g.io", "v2beta1"));
         assert!(!enablement.enabled("g.io", "v1beta1"));
         assert!(enablement.enabled("", "v1"));
+    }
+
+    const GROUP: &str = "admissionregistration.k8s.io";
+
+    fn options(pairs: &[&str]) -> ApiEnablementOptions {
+        ApiEnablementOptions {
+            runtime_config: pairs.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+
+    fn gates(values: &[&str]) -> FeatureGates {
+        FeatureGates::parse(values).unwrap()
+    }
+
+    /// The admission registration kinds kapi compiles, in the versions they are served in.
+    fn kinds() -> impl Iterator<
+        Item = (
+            &'static str,
+            &'static str,
+            &'static str,
+            BTreeSet<&'static str>,
+        ),
+    > {
+        [
+            (
+                "ValidatingAdmissionPolicy",
+                "validatingadmissionpolicies",
+                &["v1"][..],
+            ),
+            (
+                "MutatingAdmissionPolicy",
+                "mutatingadmissionpolicies",
+                &["v1beta1"],
+            ),
+            (
+                "MutatingAdmissionPolicyBinding",
+                "mutatingadmissionpolicybindings",
+                &["v1beta1"],
+            ),
+        ]
+        .into_iter()
+        .map(|(kind, plural, versions)| (GROUP, kind, plural, versions.iter().copied().collect()))
+    }
+
+    /// The plurals served under `pairs` of `--runtime-config` and `gates`, or the errors.
+    fn served(pairs: &[&str], gates: FeatureGates) -> Result<Vec<&'static str>, Vec<String>> {
+        let plan = Plan::new(options(pairs).enablement()?, &gates, kinds());
+        if !plan.errors.is_empty() {
+            return Err(plan.errors);
+        }
+        let served = kinds()
+            .filter(|(_, kind, plural, versions)| {
+                (versions.iter()).any(|version| plan.keeps(GROUP, kind, plural, version))
+            })
+            .map(|(_, _, plural, _)| plural);
+        Ok(served.collect())
+    }
+
+    #[test]
+    fn beta_versions_kube_turns_off_are_off_unless_turned_on() {
+        let enablement = options(&[]).enablement().unwrap();
+        assert!(!enablement.enabled(GROUP, "v1beta1"));
+        assert!(enablement.enabled(GROUP, "v1"));
+        // Other groups' betas (kube's list names none kapi serves) are on.
+        assert!(enablement.enabled("apps.example.dev", "v1beta1"));
+        for pairs in [
+            &["admissionregistration.k8s.io/v1beta1=true"][..],
+            &["api/beta=true"],
+            &["api/all=true"],
+            &["api/all=false", "admissionregistration.k8s.io/v1beta1"],
+        ] {
+            let enablement = options(pairs).enablement().unwrap();
+            assert!(enablement.enabled(GROUP, "v1beta1"), "{pairs:?}");
+        }
+        for pairs in [
+            &["admissionregistration.k8s.io/v1beta1=false"][..],
+            &["api/all=true", "api/beta=false"],
+            &["api/all=true", "admissionregistration.k8s.io/v1beta1=false"],
+            &["api/ga=true"],
+        ] {
+            let enablement = options(pairs).enablement().unwrap();
+            assert!(!enablement.enabled(GROUP, "v1beta1"), "{pairs:?}");
+        }
+    }
+
+    #[test]
+    fn gated_resources_need_their_gate_and_their_version() {
+        let on = gates(&["MutatingAdmissionPolicy=true"]);
+        let off = FeatureGates::default();
+        let all = [
+            "validatingadmissionpolicies",
+            "mutatingadmissionpolicies",
+            "mutatingadmissionpolicybindings",
+        ];
+        let v1beta1 = "admissionregistration.k8s.io/v1beta1=true";
+        assert_eq!(served(&[], off).unwrap(), all[..1]);
+        assert_eq!(served(&[], on).unwrap(), all[..1]);
+        assert_eq!(served(&[v1beta1], off).unwrap(), all[..1]);
+        assert_eq!(served(&["api/all=true"], off).unwrap(), all[..1]);
+        assert_eq!(served(&[v1beta1], on).unwrap(), all);
+        assert_eq!(
+            served(&["api/beta=true"], gates(&["AllBeta=true"])).unwrap(),
+            all
+        );
+        assert_eq!(
+            served(&["admissionregistration.k8s.io/v1=false", v1beta1], on).unwrap(),
+            all[1..]
+        );
+    }
+
+    #[test]
+    fn a_version_off_by_default_stays_on_with_its_kind_s_others() {
+        let kinds = [(GROUP, "Thing", "things", BTreeSet::from(["v1", "v1beta1"]))];
+        let plan = Plan::new(
+            Enablement::default(),
+            &FeatureGates::default(),
+            kinds.clone().into_iter(),
+        );
+        assert!(plan.errors.is_empty() && plan.off.is_empty());
+        assert!(plan.keeps(GROUP, "Thing", "things", "v1beta1"));
+        assert!(plan.keeps(GROUP, "Thing", "things", "v1"));
+        // Switched off by a key, it is the usual error.
+        let enablement = options(&["api/beta=false"]).enablement().unwrap();
+        let plan = Plan::new(enablement, &FeatureGates::default(), kinds.into_iter());
+        assert_eq!(
+            plan.errors,
+            [
+                "--runtime-config serves Thing (admissionregistration.k8s.io) in v1 but not in \
+              v1beta1; kapi switches a kind's versions on and off together"
+            ]
+        );
     }
 }

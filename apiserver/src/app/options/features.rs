@@ -1,4 +1,7 @@
-//! Features (kube's `FeatureOptions`): what the server offers besides its API.
+//! Features (kube's `FeatureOptions`, with kube's `--feature-gates`): what the server
+//! offers besides its API, and which of kube's feature gates are on ([`super::FeatureGates`]).
+
+use super::FeatureGates;
 
 /// Optional features.
 #[derive(Debug, clap::Args)]
@@ -9,4 +12,25 @@ pub struct FeatureOptions {
     /// `profiling` feature).
     #[arg(long, value_name = "BOOL", default_value_t = cfg!(feature = "profiling"), action = clap::ArgAction::Set)]
     pub profiling: bool,
+
+    /// kube's feature gates to set, `<name>=<bool>` pairs, comma-separated (the flag may
+    /// be repeated; `kube:<name>=<bool>` as kube allows). kapi knows AllAlpha=true|false
+    /// (ALPHA - default=false), AllBeta=true|false (BETA - default=false),
+    /// MutatingAdmissionPolicy=true|false (BETA - default=false).
+    #[arg(long, value_name = "NAME=BOOL[,...]")]
+    pub feature_gates: Vec<String>,
+}
+
+impl FeatureOptions {
+    /// The gates `--feature-gates` sets, or kube's error.
+    pub fn gates(&self) -> Result<FeatureGates, String> {
+        FeatureGates::parse(&self.feature_gates)
+    }
+
+    /// The checks that need no I/O: `--feature-gates` as kube reads it.
+    pub fn validate(&self) -> Vec<String> {
+        (self.gates().err().into_iter())
+            .map(|error| format!("--feature-gates: {error}"))
+            .collect()
+    }
 }

@@ -1,8 +1,8 @@
 //! The flags of an API server under kube-apiserver's names, grouped as kube's option
 //! structs are (`k8s.io/apiserver/pkg/server/options`, kube-apiserver's
 //! `ServerRunOptions`): secure serving, storage, authentication, authorization, auditing,
-//! the server's run, the aggregator, Services' addresses, API enablement, features and
-//! logging. Each group is a `clap::Args`
+//! the server's run, the aggregator, Services' addresses, API enablement, features (with
+//! kube's feature gates) and logging. Each group is a `clap::Args`
 //! (its flags, under a heading of `--help` of its own), with `validate` (the checks that
 //! need no I/O, every error listed, as kube's `Validate() []error`) and what applying it
 //! makes (a listener, a store, an authenticator, the modes, an auditor). [`Options`] holds
@@ -14,6 +14,7 @@ mod api_enablement;
 mod audit;
 mod authentication;
 mod authorization;
+mod feature_gates;
 mod features;
 mod logging;
 mod run;
@@ -27,6 +28,7 @@ pub use api_enablement::ApiEnablementOptions;
 pub use audit::AuditOptions;
 pub use authentication::AuthenticationOptions;
 pub use authorization::{Authorization, AuthorizationOptions};
+pub use feature_gates::{FeatureGates, GATES, Gate, Stage};
 pub use features::FeatureOptions;
 pub use logging::{LogFormat, LoggingOptions};
 pub use run::ServerRunOptions;
@@ -90,6 +92,7 @@ impl Options {
         errors.extend(self.api_enablement.validate());
         errors.extend(self.services.validate());
         errors.extend(self.admission.validate());
+        errors.extend(self.features.validate());
         errors.extend(self.exposure());
         errors
     }

@@ -1,0 +1,147 @@
+//! `--feature-gates` and kube's beta APIs off by default: admissionregistration.k8s.io/v1beta1
+//! is not served without `--runtime-config` turning it on, and its MutatingAdmissionPolicies
+//! only with the `MutatingAdmissionPolicy` gate on too, as kube-apiserver 1.34 serves them; a
+//! gate the server does not know is a start-up error with kube's message.
+
+use crate::support;
+
+use serde_json::Value;
+use support::{Kubectl, Server, Version};
+
+const GROUP: &str = "/apis/admissionregistration.k8s.io";
+
+/// The versions the group's discovery document lists.
+fn versions(server: &Server) -> Vec<String> {
+    let group = server.client().get(GROUP).unwrap().json();
+    (group["versions"].as_array().unwrap().iter())
+        .map(|v| v["version"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The status of `GET path`.
+fn status(server: &Server, path: &str) -> u16 {
+    match server.client().get(path) {
+        Ok(response) => response.status,
+        Err(ureq::Error::StatusCode(code)) => code,
+        Err(e) => panic!("GET {path}: {e}"),
+    }
+}
+
+/// What `kubectl api-resources` lists of the group.
+fn api_resources(server: &Server) -> String {
+    let kubectl = Kubectl::new(Version::V1_32, server);
+    let args = [
+        "api-resources",
+        "--api-group=admissionregistration.k8s.io",
+        "-o",
+        "name",
+    ];
+    kubectl.ok(&args).stdout.clone()
+}
+
+#[test]
+fn v1beta1_is_off_by_default() {
+    let server = Server::start();
+    assert_eq!(versions(&server), ["v1"]);
+    assert_eq!(status(&server, &format!("{GROUP}/v1beta1")), 404);
+    assert_eq!(
+        status(
+            &server,
+            &format!("{GROUP}/v1beta1/mutatingadmissionpolicies")
+        ),
+        404
+    );
+    let resources = api_resources(&server);
+    assert!(
+        resources.contains("validatingadmissionpolicies"),
+        "{resources}"
+    );
+    assert!(
+        !resources.contains("mutatingadmissionpolicies"),
+        "{resources}"
+    );
+}
+
+#[test]
+fn the_gate_and_the_version_on_serve_mutating_admission_policies() {
+    let server = Server::start_with(&[
+        "--feature-gates=MutatingAdmissionPolicy=true",
+        "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+    ]);
+    assert_eq!(versions(&server), ["v1", "v1beta1"]);
+    let v1beta1: Value = server
+        .client()
+        .get(&format!("{GROUP}/v1beta1"))
+        .unwrap()
+        .json();
+    let names: Vec<&str> = (v1beta1["resources"].as_array().unwrap().iter())
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"mutatingadmissionpolicies"), "{names:?}");
+    assert!(
+        names.contains(&"mutatingadmissionpolicybindings"),
+        "{names:?}"
+    );
+    assert_eq!(
+        status(
+            &server,
+            &format!("{GROUP}/v1beta1/mutatingadmissionpolicies")
+        ),
+        200
+    );
+    let resources = api_resources(&server);
+    for name in [
+        "mutatingadmissionpolicies.admissionregistration.k8s.io",
+        "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
+    ] {
+        assert!(resources.lines().any(|r| r == name), "{resources}");
+    }
+}
+
+#[test]
+fn the_version_without_the_gate_serves_no_mutating_admission_policies() {
+    let server =
+        Server::start_with(&["--runtime-config=admissionregistration.k8s.io/v1beta1=true"]);
+    assert!(!versions(&server).contains(&"v1beta1".to_owned()));
+    assert_eq!(
+        status(
+            &server,
+            &format!("{GROUP}/v1beta1/mutatingadmissionpolicies")
+        ),
+        404
+    );
+    // The gate without the version serves none either.
+    let server = Server::start_with(&["--feature-gates=MutatingAdmissionPolicy=true"]);
+    assert_eq!(versions(&server), ["v1"]);
+}
+
+#[test]
+fn gates_kapi_does_not_know_are_start_up_errors() {
+    let data = tempfile::tempdir().unwrap();
+    for (gates, message) in [
+        (
+            "Nope=true",
+            "--feature-gates: unrecognized feature gate: Nope",
+        ),
+        (
+            "MutatingAdmissionPolicy=maybe",
+            "invalid value of MutatingAdmissionPolicy=maybe, err: strconv.ParseBool: parsing \
+             \"maybe\": invalid syntax",
+        ),
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(data.path())
+            .arg(format!("--feature-gates={gates}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A server that started after all is killed (`None`), and the test fails below.
+        let exit = support::wait_exit(&mut child, std::time::Duration::from_secs(30));
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(exit.and_then(|s| s.code()), Some(2), "{gates}: {stderr}");
+        assert!(stderr.contains(message), "{gates}: {stderr}");
+    }
+}

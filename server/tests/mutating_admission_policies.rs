@@ -1,0 +1,244 @@
+//! MutatingAdmissionPolicies (admissionregistration.k8s.io/v1beta1) against the real
+//! `kapi-server` with kube's `MutatingAdmissionPolicy` feature gate and the beta API on,
+//! driven by kubectl 1.32 and raw HTTP: a policy adding a label through an apply
+//! configuration and a default through a JSON patch, on the compiled WebApp and on the
+//! same kind defined by a CustomResourceDefinition (what it set in the stored object and
+//! owned by no manager, as kube's field manager runs before admission); a failing
+//! mutation refusing the write under `failurePolicy: Fail` (kube's 403, reason `Invalid`)
+//! and skipped under `Ignore`; kube's reinvocation of `IfNeeded` policies; kubectl's
+//! table of the policies.
+
+use crate::support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::http::{Client, Response};
+use support::webapps::{WebApps, on_both_kinds};
+use support::{Kubectl, Server, Version, wait_for};
+
+/// The flags kube 1.34 needs to serve and run the policies.
+const ENABLED: [&str; 2] = [
+    "--feature-gates=MutatingAdmissionPolicy=true",
+    "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+];
+
+const POLICIES: &str = "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies";
+const BINDINGS: &str = "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings";
+
+/// A policy on creates and updates of WebApps of `kind`, with `spec`'s mutations.
+fn policy(name: &str, kind: WebApps, spec: Value) -> Value {
+    let mut spec = spec;
+    spec["matchConstraints"] = json!({"resourceRules": [{"apiGroups": [kind.group()],
+        "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["webapps"]}]});
+    json!({"apiVersion": "admissionregistration.k8s.io/v1beta1",
+        "kind": "MutatingAdmissionPolicy", "metadata": {"name": name}, "spec": spec})
+}
+
+/// Creates `policy` and a binding of it, both through kubectl.
+fn install(kubectl: &Kubectl, policy: &Value) {
+    let name = policy["metadata"]["name"].as_str().unwrap();
+    let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1beta1",
+        "kind": "MutatingAdmissionPolicyBinding", "metadata": {"name": format!("{name}-binding")},
+        "spec": {"policyName": name}});
+    for (file, object) in [("policy", policy), ("binding", &binding)] {
+        let path = kubectl.write_file(&format!("{name}-{file}.json"), &object.to_string());
+        kubectl.ok(&["create", "-f", &path]);
+    }
+}
+
+fn webapp(kind: WebApps, name: &str) -> Value {
+    json!({"apiVersion": kind.api_version(), "kind": "WebApp", "metadata": {"name": name},
+        "spec": {"replicas": 2, "container": {"image": "nginx:1.27"}}})
+}
+
+/// Waits until a dry-run create of a WebApp answers as `ready` wants (policies reach
+/// admission through the watch cache, a moment after their writes).
+#[track_caller]
+fn wait_admitted(client: &Client, kind: WebApps, ready: impl Fn(&Response) -> bool) {
+    let path = format!("{}?dryRun=All", kind.collection());
+    let probe = webapp(kind, "probe");
+    let last = std::cell::RefCell::new(String::new());
+    wait_for(
+        Duration::from_secs(10),
+        "the policy to mutate writes",
+        || last.borrow().clone(),
+        || {
+            let response = client.post(&path, &probe).ok()?;
+            *last.borrow_mut() = format!("{}: {}", response.status, response.body);
+            ready(&response).then_some(())
+        },
+    );
+}
+
+fn label_and_default(kind: WebApps) {
+    let server = kind.serve(Server::start_with(&ENABLED));
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let labels = "Object{metadata: Object.metadata{labels: {'mutated-by': 'policy'}}}";
+    let default = "object.spec.paused ? [] : \
+        [JSONPatch{op: 'replace', path: '/spec/paused', value: true}, \
+         JSONPatch{op: 'add', path: '/metadata/annotations', value: {}}, \
+         JSONPatch{op: 'add', path: '/metadata/annotations/' + \
+           jsonpatch.escapeKey('example.com/replicas'), value: string(object.spec.replicas)}]";
+    install(
+        &kubectl,
+        &policy(
+            "defaults",
+            kind,
+            json!({"reinvocationPolicy": "Never", "mutations": [
+                {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": labels}},
+                {"patchType": "JSONPatch", "jsonPatch": {"expression": default}},
+            ]}),
+        ),
+    );
+    wait_admitted(&client, kind, |r| {
+        r.status == 201 && r.json()["metadata"]["labels"]["mutated-by"] == "policy"
+    });
+    let path = kubectl.write_file("app.json", &webapp(kind, "app").to_string());
+    kubectl.ok(&["create", "-f", &path]);
+    let app: Value = serde_json::from_str(
+        &kubectl
+            .ok(&[
+                "get",
+                &kind.resource(),
+                "app",
+                "-o",
+                "json",
+                "--show-managed-fields",
+            ])
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(app["metadata"]["labels"]["mutated-by"], "policy", "{app}");
+    assert_eq!(app["spec"]["paused"], true, "{app}");
+    assert_eq!(
+        app["metadata"]["annotations"]["example.com/replicas"], "2",
+        "{app}"
+    );
+    // kube's field manager runs before admission: the creator owns what it sent, and
+    // what the policy set is nobody's.
+    let managed = app["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(managed.len(), 1, "{app}");
+    assert_eq!(managed[0]["manager"], "kubectl-create");
+    let fields = &managed[0]["fieldsV1"];
+    assert!(fields["f:spec"]["f:replicas"].is_object(), "{fields}");
+    assert!(fields.get("f:metadata").is_none(), "{fields}");
+    // An update keeps what was sent, and the policy applies again.
+    let mut changed = app.clone();
+    changed["spec"]["replicas"] = json!(3);
+    changed["metadata"]["labels"] = json!({});
+    let path = format!("{}/app", kind.collection());
+    let response = client.put(&path, &changed).unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    let updated = response.json();
+    assert_eq!(updated["metadata"]["labels"]["mutated-by"], "policy");
+    assert_eq!(updated["spec"]["replicas"], 3);
+}
+
+on_both_kinds! {
+    label_and_default => policies_label_and_default_compiled_webapps,
+        policies_label_and_default_defined_webapps;
+}
+
+/// A mutation that fails refuses the write under `Fail` with kube's 403, and is skipped
+/// under `Ignore`.
+#[test]
+fn failing_mutations_follow_the_failure_policy() {
+    let kind = WebApps::Compiled;
+    let server = kind.serve(Server::start_with(&ENABLED));
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let undeclared = "Object{spec: Object.spec{replicasx: 1}}";
+    let mut failing = policy(
+        "undeclared",
+        kind,
+        json!({"failurePolicy": "Fail", "reinvocationPolicy": "Never", "mutations": [
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": undeclared}}]}),
+    );
+    install(&kubectl, &failing);
+    wait_admitted(&client, kind, |r| r.status == 403);
+    let refused = client
+        .post(&kind.collection(), &webapp(kind, "refused"))
+        .unwrap();
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let status = refused.json();
+    assert_eq!(status["reason"], "Invalid", "{status}");
+    assert_eq!(
+        status["message"],
+        "policy 'undeclared' with binding 'undeclared-binding' denied request: error applying \
+         patch: failed to convert patch object to typed object: .spec.replicasx: field not \
+         declared in schema"
+    );
+    assert_eq!(status["details"]["kind"], "webapps", "{status}");
+    assert_eq!(status["details"]["name"], "refused", "{status}");
+    // kubectl prints kube's message.
+    let path = kubectl.write_file("refused.json", &webapp(kind, "refused").to_string());
+    let run = kubectl.fails(&["create", "-f", &path]);
+    assert!(
+        run.stderr.contains("denied request: error applying patch"),
+        "{}",
+        run.stderr
+    );
+    // Nothing was stored.
+    let missing = client
+        .get(&format!("{}/refused", kind.collection()))
+        .unwrap();
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    // Under `Ignore` the write goes through unchanged.
+    failing["spec"]["failurePolicy"] = json!("Ignore");
+    let current = client
+        .get(&format!("{POLICIES}/undeclared"))
+        .unwrap()
+        .json();
+    failing["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"].clone();
+    let response = client
+        .put(&format!("{POLICIES}/undeclared"), &failing)
+        .unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    wait_admitted(&client, kind, |r| r.status == 201);
+    let created = client
+        .post(&kind.collection(), &webapp(kind, "admitted"))
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert!(created.json()["spec"].get("replicasx").is_none());
+}
+
+/// kube's reinvocation: three policies incrementing an annotation, two of them
+/// `IfNeeded`, make it 5 (three in the first pass, the two again in the second).
+#[test]
+fn if_needed_policies_are_reinvoked_once() {
+    let kind = WebApps::Compiled;
+    let server = kind.serve(Server::start_with(&ENABLED));
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let increment = "Object{metadata: Object.metadata{annotations: {'count': \
+        string(int(object.metadata.?annotations['count'].orValue('0')) + 1)}}}";
+    for (name, reinvocation) in [("p1", "IfNeeded"), ("p2", "IfNeeded"), ("p3", "Never")] {
+        install(
+            &kubectl,
+            &policy(
+                name,
+                kind,
+                json!({"reinvocationPolicy": reinvocation, "mutations": [{
+                    "patchType": "ApplyConfiguration",
+                    "applyConfiguration": {"expression": increment}}]}),
+            ),
+        );
+    }
+    wait_admitted(&client, kind, |r| {
+        r.status == 201 && r.json()["metadata"]["annotations"]["count"] == "5"
+    });
+    let created = client
+        .post(&kind.collection(), &webapp(kind, "counted"))
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(created.json()["metadata"]["annotations"]["count"], "5");
+    // kubectl lists the policies with kube's columns.
+    let table = kubectl.ok(&["get", "mutatingadmissionpolicies"]).stdout;
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["NAME", "MUTATIONS", "PARAMKIND", "AGE"], "{table}");
+    assert!(table.contains("p1"), "{table}");
+    let bindings = client.get(BINDINGS).unwrap().json();
+    assert_eq!(bindings["items"].as_array().unwrap().len(), 3);
+}
