@@ -306,17 +306,7 @@ impl Admission for Chain {
         object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
-        let mut reinvocation = Reinvocation::default();
-        let (object, mut warnings) =
-            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
-        if !reinvocation.wanted {
-            return Ok((object, warnings));
-        }
-        reinvocation.again = true;
-        let (object, more) =
-            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
-        warnings.extend(more);
-        Ok((object, warnings))
+        reinvocation::reinvoking(self, registry, attributes, object, old).await
     }
 
     async fn validate(
@@ -344,7 +334,8 @@ impl Admission for Chain {
     }
 }
 
-impl Chain {
+#[async_trait::async_trait]
+impl Reinvocable for Chain {
     /// One pass of the mutating chain: the plugins, the mutating policies, the webhooks.
     async fn mutate_pass(
         &self,

@@ -12,6 +12,34 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
+use kapi_core::error::ApiError;
+use kapi_registry::Registry;
+use kapi_registry::admission::Attributes;
+
+use super::Reinvocable;
+
+/// Runs `mutator`'s passes over a write: once, and again when it asked (kube's
+/// `reinvoker`): the object as they leave it, and their warnings.
+pub async fn reinvoking(
+    mutator: &(impl Reinvocable + ?Sized),
+    registry: &Registry,
+    attributes: &Attributes<'_>,
+    object: Value,
+    old: Option<&Value>,
+) -> Result<(Value, Vec<String>), ApiError> {
+    let mut reinvocation = Reinvocation::default();
+    let (object, mut warnings) =
+        (mutator.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
+    if !reinvocation.wanted {
+        return Ok((object, warnings));
+    }
+    reinvocation.again = true;
+    let (object, more) =
+        (mutator.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
+    warnings.extend(more);
+    Ok((object, warnings))
+}
+
 /// One write's reinvocation context.
 #[derive(Default)]
 pub struct Reinvocation {

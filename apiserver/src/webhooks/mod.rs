@@ -209,17 +209,7 @@ impl Admission for Webhooks {
         object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
-        let mut reinvocation = Reinvocation::default();
-        let (object, mut warnings) =
-            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
-        if !reinvocation.wanted {
-            return Ok((object, warnings));
-        }
-        reinvocation.again = true;
-        let (object, more) =
-            (self.mutate_pass(registry, attributes, object, old, &mut reinvocation)).await?;
-        warnings.extend(more);
-        Ok((object, warnings))
+        crate::admission::reinvocation::reinvoking(self, registry, attributes, object, old).await
     }
 
     /// Calls the validating webhooks that match a write (`object` in the request's

@@ -9,11 +9,10 @@
 
 use kapi_cel::admission::Declarations;
 use kapi_core::error::FieldError;
-use kapi_core::validation as names;
 
 use super::expressions::{Compilers, Patch, match_conditions, mutation_expression};
 use super::policy_validation::{
-    FAILURE_POLICIES, match_resources, param_kind, param_ref, variables,
+    FAILURE_POLICIES, match_resources, param_kind, param_ref, policy_name, variables,
 };
 use super::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, Mutation, v1beta1};
 use crate::api::admissionregistration::v1;
@@ -203,18 +202,7 @@ fn mutating_operations(resources: &v1beta1::MatchResources, path: &str) -> Vec<F
 /// A binding's errors.
 pub(crate) fn binding(binding: &MutatingAdmissionPolicyBinding) -> Vec<FieldError> {
     let spec = &binding.spec;
-    let mut errors = Vec::new();
-    if spec.policy_name.is_empty() {
-        errors.push(FieldError::required("spec.policyName", ""));
-    } else {
-        for detail in names::name_is_dns_subdomain(&spec.policy_name, false) {
-            errors.push(FieldError::invalid(
-                "spec.policyName",
-                spec.policy_name.as_str(),
-                detail,
-            ));
-        }
-    }
+    let mut errors = policy_name(&spec.policy_name);
     if let Some(reference) = &spec.param_ref {
         errors.extend(param_ref(&reference.into(), "spec.paramRef"));
     }

@@ -417,21 +417,20 @@ pub(super) fn match_resources(resources: &MatchResources, path: &str) -> Vec<Fie
     errors
 }
 
+/// A binding's `policyName`: required, a DNS subdomain.
+pub(super) fn policy_name(name: &str) -> Vec<FieldError> {
+    if name.is_empty() {
+        return vec![FieldError::required("spec.policyName", "")];
+    }
+    (names::name_is_dns_subdomain(name, false).into_iter())
+        .map(|detail| FieldError::invalid("spec.policyName", name, detail))
+        .collect()
+}
+
 /// A binding's errors.
 pub(crate) fn binding(binding: &ValidatingAdmissionPolicyBinding) -> Vec<FieldError> {
     let spec = &binding.spec;
-    let mut errors = Vec::new();
-    if spec.policy_name.is_empty() {
-        errors.push(FieldError::required("spec.policyName", ""));
-    } else {
-        for detail in names::name_is_dns_subdomain(&spec.policy_name, false) {
-            errors.push(FieldError::invalid(
-                "spec.policyName",
-                spec.policy_name.as_str(),
-                detail,
-            ));
-        }
-    }
+    let mut errors = policy_name(&spec.policy_name);
     if let Some(reference) = &spec.param_ref {
         errors.extend(param_ref(reference, "spec.paramRef"));
     }
