@@ -22,7 +22,13 @@ use support::{Kubectl, Server, Version, wait_for};
 const CONFIGS: &str = "/apis/admissionregistration.k8s.io/v1";
 
 /// A webhook entry calling `url` for WebApps of `kind` (`operations`).
-fn hook(name: &str, url: String, pki: &Pki, kind: WebApps, operations: &[&str]) -> Value {
+pub(crate) fn hook(
+    name: &str,
+    url: String,
+    pki: &Pki,
+    kind: WebApps,
+    operations: &[&str],
+) -> Value {
     json!({
         "name": name,
         "clientConfig": {
@@ -39,7 +45,7 @@ fn hook(name: &str, url: String, pki: &Pki, kind: WebApps, operations: &[&str]) 
 /// Creates a configuration of `kind` (`mutatingwebhookconfigurations` or
 /// `validatingwebhookconfigurations`) with `hooks`.
 #[track_caller]
-fn configure(client: &Client, resource: &str, name: &str, hooks: Vec<Value>) {
+pub(crate) fn configure(client: &Client, resource: &str, name: &str, hooks: Vec<Value>) {
     let kind = match resource {
         "mutatingwebhookconfigurations" => "MutatingWebhookConfiguration",
         _ => "ValidatingWebhookConfiguration",

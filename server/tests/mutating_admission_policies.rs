@@ -12,9 +12,12 @@ use crate::support;
 
 use std::time::Duration;
 
+use crate::admission::{configure, hook};
 use serde_json::{Value, json};
 use support::http::{Client, Response};
+use support::pki::Pki;
 use support::webapps::{WebApps, on_both_kinds};
+use support::webhook::Webhook;
 use support::{Kubectl, Server, Version, wait_for};
 
 /// The flags kube 1.34 needs to serve and run the policies.
@@ -150,11 +153,15 @@ fn failing_mutations_follow_the_failure_policy() {
     let client = server.client();
     let kubectl = Kubectl::new(Version::V1_32, &server);
     let undeclared = "Object{spec: Object.spec{replicasx: 1}}";
+    let labelled = "Object{metadata: Object.metadata{labels: {'next': 'ran'}}}";
+    let mistyped = "Object{spec: Object.spec{replicas: 'three'}}";
     let mut failing = policy(
         "undeclared",
         kind,
         json!({"failurePolicy": "Fail", "reinvocationPolicy": "Never", "mutations": [
-            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": undeclared}}]}),
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": undeclared}},
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": labelled}},
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": mistyped}}]}),
     );
     install(&kubectl, &failing);
     wait_admitted(&client, kind, |r| r.status == 403);
@@ -169,6 +176,14 @@ fn failing_mutations_follow_the_failure_policy() {
         "policy 'undeclared' with binding 'undeclared-binding' denied request: error applying \
          patch: failed to convert patch object to typed object: .spec.replicasx: field not \
          declared in schema"
+    );
+    // Every error is a cause: the mutation after the first failure still ran.
+    let causes = status["details"]["causes"].as_array().unwrap();
+    assert_eq!(causes.len(), 2, "{status}");
+    let second = causes[1]["message"].as_str().unwrap();
+    assert!(
+        second.ends_with(".spec.replicas: expected numeric (int or float), got string"),
+        "{second}"
     );
     assert_eq!(status["details"]["kind"], "webapps", "{status}");
     assert_eq!(status["details"]["name"], "refused", "{status}");
@@ -201,7 +216,11 @@ fn failing_mutations_follow_the_failure_policy() {
         .post(&kind.collection(), &webapp(kind, "admitted"))
         .unwrap();
     assert_eq!(created.status, 201, "{}", created.body);
-    assert!(created.json()["spec"].get("replicasx").is_none());
+    // The policy ran: its failing mutations were skipped, the one between them applied.
+    let created = created.json();
+    assert!(created["spec"].get("replicasx").is_none(), "{created}");
+    assert_eq!(created["spec"]["replicas"], 2, "{created}");
+    assert_eq!(created["metadata"]["labels"]["next"], "ran", "{created}");
 }
 
 /// kube's reinvocation: three policies incrementing an annotation, two of them
@@ -241,4 +260,61 @@ fn if_needed_policies_are_reinvoked_once() {
     assert!(table.contains("p1"), "{table}");
     let bindings = client.get(BINDINGS).unwrap().json();
     assert_eq!(bindings["items"].as_array().unwrap().len(), 3);
+}
+
+/// kube's reinvocation across policies and webhooks: a policy counting its runs and a
+/// labelling webhook, both `IfNeeded`, each change the object after the other ran, so
+/// that both run again in the second pass (the count is 2, the webhook sees it).
+#[test]
+fn policies_and_webhooks_reinvoke_each_other() {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let kind = WebApps::Compiled;
+    let server = kind.serve(Server::start_with(&ENABLED));
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let increment = "Object{metadata: Object.metadata{annotations: {'count': \
+        string(int(object.metadata.?annotations['count'].orValue('0')) + 1)}}}";
+    install(
+        &kubectl,
+        &policy(
+            "count",
+            kind,
+            json!({"reinvocationPolicy": "IfNeeded", "mutations": [{
+                "patchType": "ApplyConfiguration",
+                "applyConfiguration": {"expression": increment}}]}),
+        ),
+    );
+    let mut label = hook(
+        "label.example.com",
+        webhook.url("/label"),
+        &pki,
+        kind,
+        &["CREATE"],
+    );
+    label["reinvocationPolicy"] = json!("IfNeeded");
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "label",
+        vec![label],
+    );
+    wait_admitted(&client, kind, |r| {
+        let object = r.json();
+        r.status == 201
+            && object["metadata"]["labels"]["admitted-by"] == "test"
+            && object["metadata"]["annotations"]["count"] == "2"
+    });
+    webhook.drain();
+    let created = client
+        .post(&kind.collection(), &webapp(kind, "both"))
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(created.json()["metadata"]["annotations"]["count"], "2");
+    let seen: Vec<Value> = (0..2)
+        .map(|_| webhook.next_for("both")["annotations"].clone())
+        .collect();
+    assert_eq!(seen, [json!({"count": "1"}), json!({"count": "2"})]);
+    let later = webhook.drain();
+    assert!(later.iter().all(|r| r["name"] != "both"), "no third call");
 }

@@ -97,9 +97,10 @@ impl Invoked {
         self.again.extend(self.previously.drain(..));
     }
 
-    /// Ends a pass, the object as the plugin leaves it.
+    /// Ends a pass, the object as the plugin leaves it (kept only while an `IfNeeded` hook
+    /// could run again for a later change: nothing to compare otherwise).
     pub fn end(&mut self, object: &Value) {
-        self.last_output = Some(object.clone());
+        self.last_output = (!self.previously.is_empty()).then(|| object.clone());
     }
 }
 

@@ -1,5 +1,6 @@
-//! k8s.io/api's round-trip fixtures (`testdata/HEAD` at the tag kube 1.32 ships, copied
-//! into `data/` by `cargo xtask builtin-inputs`): one fully populated object of each kind
+//! k8s.io/api's round-trip fixtures (`testdata/HEAD` at the tag kube 1.32 ships, or the
+//! later tag a kind is read at, copied into `data/` by `cargo xtask builtin-inputs`): one
+//! fully populated object of each kind
 //! in JSON, YAML and protobuf. Each decodes to the same object, and encodes again to the
 //! same JSON document and the same protobuf bytes, except where `known_differences.json`
 //! says why kapi's encoding differs (a list that may only shrink: a case listed that

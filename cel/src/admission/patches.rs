@@ -148,6 +148,11 @@ pub fn to_json(value: &Value) -> Result<Json, String> {
             Value::Bool(b) => Json::Bool(*b),
             Value::Int(i) => Json::from(*i),
             Value::Uint(u) => Json::from(*u),
+            // Go writes a whole float64 without a fraction (`3`, not `3.0`), which integer
+            // fields then read.
+            Value::Double(d) if d.fract() == 0.0 && d.abs() < 9_007_199_254_740_992.0 => {
+                Json::from(*d as i64)
+            }
             Value::Double(d) => serde_json::Number::from_f64(*d)
                 .map(Json::Number)
                 .ok_or_else(|| format!("json: unsupported value: {d}"))?,

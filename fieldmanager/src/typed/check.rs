@@ -43,6 +43,51 @@ pub fn undeclared(value: &Value, tr: TypeRef<'_>) -> Vec<Path> {
     out
 }
 
+/// The values of `value` whose JSON type is not the one `tr` declares there, with what
+/// was expected (structured-merge-diff's `expected numeric (int or float), got string`).
+pub fn mistyped(value: &Value, tr: TypeRef<'_>) -> Vec<(Path, String)> {
+    let mut out = Vec::new();
+    walk(
+        value,
+        tr,
+        &mut Vec::new(),
+        &mut |value, tr, path, out: &mut Vec<(Path, String)>| {
+            let nodes = tr.nodes();
+            if nodes.iter().any(|n| n.int_or_string) || value.is_null() {
+                return;
+            }
+            let Some(declared) = nodes.iter().find_map(|n| n.ty.as_deref()) else {
+                return;
+            };
+            let (fits, expected) = match declared {
+                "string" => (value.is_string(), "string"),
+                "integer" | "number" => (value.is_number(), "numeric (int or float)"),
+                "boolean" => (value.is_boolean(), "boolean"),
+                "object" => (value.is_object(), "map"),
+                "array" => (value.is_array(), "list"),
+                _ => (true, ""),
+            };
+            if !fits {
+                let got = match value {
+                    Value::String(_) => "string",
+                    Value::Number(_) => "numeric",
+                    Value::Bool(_) => "boolean",
+                    Value::Object(_) => "map",
+                    Value::Array(_) => "list",
+                    Value::Null => "null",
+                };
+                out.push((
+                    Path(path.to_vec()),
+                    format!("expected {expected}, got {got}"),
+                ));
+            }
+        },
+        &mut out,
+    );
+    out.sort();
+    out
+}
+
 /// The paths where `value` sets a value `tr` declares atomic: a struct or map with
 /// `x-kubernetes-map-type: atomic`, a list that is neither a set nor a map. What is
 /// below such a value is not looked at.
@@ -172,6 +217,20 @@ mod tests {
         assert_eq!(
             printed(atomic(&value, tr)),
             [".spec.args", ".spec.selector"]
+        );
+    }
+
+    #[test]
+    fn values_of_another_json_type_are_found() {
+        let (schemas, root) = schemas();
+        let tr = TypeRef::root(KindSchema::of(&schemas, root));
+        let value = json!({"spec": {"replicas": "3", "args": ["x"], "extra": {"any": 1}}});
+        let found: Vec<String> = (mistyped(&value, tr).iter())
+            .map(|(path, why)| format!("{path}: {why}"))
+            .collect();
+        assert_eq!(
+            found,
+            [".spec.replicas: expected numeric (int or float), got string"]
         );
     }
 }

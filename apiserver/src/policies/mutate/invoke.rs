@@ -39,14 +39,14 @@ pub(crate) struct Invocation {
 
 /// Runs `policy` on `object` (in the matched version) with `inputs` (their `object`
 /// replaced as the mutations go) and, for the match conditions, `requested`; `default`
-/// defaults what a mutation made.
+/// defaults what a mutation made (or says why it does not decode).
 pub(crate) fn invoke(
     policy: &CompiledPolicy,
     inputs: &Inputs,
     requested: &kapi_cel::value::Value,
     object: &mut Value,
     target: Target<'_>,
-    default: &dyn Fn(Value) -> Result<Value, ApiError>,
+    default: &dyn Fn(Value) -> Result<Value, String>,
 ) -> Result<Invocation, ApiError> {
     let mut invocation = Invocation::default();
     let mut inputs = inputs.clone();
@@ -86,7 +86,9 @@ pub(crate) fn invoke(
         };
         let applied = outcome.map_err(Failure::Policy).and_then(|value| {
             let patched = patch::apply(*kind, &value, object, target)?;
-            default(patched).map_err(Failure::Status)
+            // What does not decode into the kind is the policy's error (kube's conversion
+            // back to the typed object).
+            default(patched).map_err(Failure::Policy)
         });
         let elapsed = start.elapsed();
         match applied {

@@ -291,18 +291,26 @@ fn invoke_on(
     };
     // Compiled kinds decode into their types; a definition's objects are unstructured.
     let through_type = |object: &Value| {
-        let hub = kind.to_hub(object.clone(), version).ok()?;
-        kind.from_hub_ref(&hub, version).ok()
+        let hub = (kind.to_hub(object.clone(), version)).map_err(|e| e.to_string())?;
+        kind.from_hub_ref(&hub, version).map_err(|e| e.to_string())
     };
     let target = patch::Target {
         schema,
         gvk: &gvk,
         typed: (!kind.is_dynamic()).then_some(&through_type as &patch::ThroughType<'_>),
     };
-    let default = |patched: Value| {
-        kind.default_in(&patched, version)
+    // Defaulted again as the kind is: a compiled kind by its defaulter, a definition's
+    // by its schema's defaults (kube's structural defaulting).
+    let default = |mut patched: Value| {
+        if kind.is_dynamic() {
+            if let Some(schema) = schema {
+                schema.default(&mut patched);
+            }
+            return Ok(patched);
+        }
+        (kind.default_in(&patched, version))
             .map(|defaulted| defaulted.unwrap_or(patched))
-            .map_err(|e| ApiError::Internal(format!("defaulting what a policy made: {e}")))
+            .map_err(|e| e.to_string())
     };
     let invocation = kapi_registry::blocking(|| {
         invoke::invoke(policy, inputs, requested, &mut object, target, &default)
@@ -357,8 +365,10 @@ fn observe(policy: &str, binding: &str, observations: &[invoke::Observation]) {
 fn refusal(
     attributes: &Attributes<'_>,
     object: &Value,
-    errors: Vec<PolicyError>,
+    mut errors: Vec<PolicyError>,
 ) -> Option<ApiError> {
+    // kube gathers configuration errors before the errors of what ran.
+    errors.sort_by_key(|error| error.invalid);
     let first = errors.first()?;
     let mut status: Status = forbidden(
         attributes,

@@ -29,8 +29,9 @@ pub(crate) enum Failure {
     Status(ApiError),
 }
 
-/// An object through its kind's type (what the type keeps of it), if it decodes.
-pub(crate) type ThroughType<'a> = dyn Fn(&Value) -> Option<Value> + 'a;
+/// An object through its kind's type (what the type keeps of it), or why it does not
+/// decode.
+pub(crate) type ThroughType<'a> = dyn Fn(&Value) -> Result<Value, String> + 'a;
 
 /// What a mutation changes: the object's kind as the patches see it.
 #[derive(Clone, Copy)]
@@ -71,10 +72,18 @@ fn apply_configuration(
     };
     let tr = TypeRef::root(schema);
     let failed = |e: String| Failure::Policy(format!("error applying patch: {e}"));
-    let undeclared = check::undeclared(&patch, tr);
-    if !undeclared.is_empty() {
-        let errors: Vec<String> = (undeclared.iter())
-            .map(|path| format!("{path}: field not declared in schema"))
+    // What typing the configuration refuses: fields the schema lacks, values of another
+    // JSON type than it declares.
+    let mut errors: Vec<(String, String)> = (check::undeclared(&patch, tr).iter())
+        .map(|path| (path.to_string(), "field not declared in schema".to_owned()))
+        .collect();
+    errors.extend(
+        (check::mistyped(&patch, tr).into_iter()).map(|(path, why)| (path.to_string(), why)),
+    );
+    if !errors.is_empty() {
+        errors.sort();
+        let errors: Vec<String> = (errors.iter())
+            .map(|(path, why)| format!("{path}: {why}"))
             .collect();
         let errors = match errors.len() {
             1 => errors.concat(),
@@ -110,9 +119,8 @@ fn json_patch(
             Err(Some(error)) => return Err(Failure::Policy(format!("JSON Patch: {error}"))),
         }
     }
-    if let Some(typed) = target.typed
-        && let Some(through) = typed(&patched)
-    {
+    if let Some(typed) = target.typed {
+        let through = typed(&patched).map_err(|e| Failure::Status(ApiError::Internal(e)))?;
         let unknown = kapi_registry::unknown_fields(&patched, &through);
         if !unknown.is_empty() {
             let fields: Vec<String> = (unknown.iter())

@@ -15,7 +15,6 @@ use serde_json::{Map, Value, json};
 
 use kapi_cel::admission::{Inputs, value};
 use kapi_cel::library::kube::authz::{Authorize, AuthorizerValue, Decision, Request};
-use kapi_core::error::ApiError;
 use kapi_core::user::UserInfo;
 use kapi_kinds::admissionregistration::MutatingAdmissionPolicy;
 use kapi_registry::{KindSchema, Schemas};
@@ -125,7 +124,7 @@ fn run(case: &Value, schemas: &(Schemas, usize)) -> Result<Value, Vec<String>> {
     let through_type = |object: &Value| {
         let mut typed = object.clone();
         schema.prune(&mut typed);
-        Some(typed)
+        Ok(typed)
     };
     let target = Target {
         schema: Some(schema),
@@ -133,7 +132,7 @@ fn run(case: &Value, schemas: &(Schemas, usize)) -> Result<Value, Vec<String>> {
         typed: Some(&through_type),
     };
     let fake_defaulter = case.get("defaulter").is_some();
-    let default = |mut patched: Value| -> Result<Value, ApiError> {
+    let default = |mut patched: Value| -> Result<Value, String> {
         if fake_defaulter
             && patched["spec"]["strategy"]["type"]
                 .as_str()
