@@ -8,10 +8,10 @@
 //!   (when the policy has a `paramKind`), `authorizer` and `authorizer.requestResource`
 //!   (kube's authorizer library), and `variables`, the policy's named expressions, each
 //!   typed as it compiled and visible to those after it.
-//! - [`Evaluation`]: one request's inputs bound once, the variables evaluated in order
-//!   (an erroring one held as an error value, failing only the expressions that read it,
-//!   as kube's lazy variables fail), then each expression run under the per-call limit and
-//!   the evaluation's shared runtime budget, with kube's errors.
+//! - [`Evaluation`]: one request's inputs bound once, each variable evaluated when an
+//!   expression first reads it ([`variables`]: one that fails fails only the expressions
+//!   that read it, one nothing reads costs nothing), each expression run under the
+//!   per-call limit and the evaluation's shared runtime budget, with kube's errors.
 //!
 //! - [`patches`]: what mutating policies' expressions build (`Object{...}`,
 //!   `JSONPatch{...}`), declared with [`Declarations::patch_types`], and read back as JSON.
@@ -25,8 +25,7 @@ use std::sync::Arc;
 use serde_json::{Value as Json, json};
 
 use crate::environment::Feature;
-use crate::interpreter::{Failure, error_value};
-use crate::library::{Env, Error};
+use crate::library::Env;
 use crate::program::{Compiled, compile};
 use crate::ty::{ObjectType, Type};
 use crate::types::{DeclType, Kind};
@@ -227,20 +226,18 @@ pub enum Outcome {
     Error(String),
 }
 
-/// One request's evaluation: its inputs, its variables' values, and what is left of its
-/// budget.
-pub struct Evaluation {
+/// One request's evaluation: its inputs, its variables (each evaluated when first read),
+/// and what is left of its budget.
+pub struct Evaluation<'p> {
     activation: Vec<(&'static str, Value)>,
+    variables: Variables<'p>,
     remaining: u64,
 }
 
-impl Evaluation {
-    /// Binds `inputs` and evaluates `variables` (name, program or compile error) in order under `budget`; `Err(OUT_OF_BUDGET)` when they spend it.
-    pub fn new(
-        inputs: Inputs,
-        variables: &[(&str, Result<&Compiled, &str>)],
-        budget: u64,
-    ) -> Result<Evaluation, String> {
+impl<'p> Evaluation<'p> {
+    /// Binds `inputs` and `variables` (name, program or compile error, in order), with
+    /// `budget` to spend.
+    pub fn new(inputs: Inputs, variables: &[Variable<'p>], budget: u64) -> Evaluation<'p> {
         let mut activation: Vec<(&'static str, Value)> = vec![
             ("object", inputs.object),
             ("oldObject", inputs.old_object),
@@ -252,35 +249,11 @@ impl Evaluation {
             activation.push(("authorizer", authorizer));
             activation.push(("authorizer.requestResource", request_resource));
         }
-        let mut evaluation = Evaluation {
+        Evaluation {
             activation,
+            variables: Variables::new(variables),
             remaining: budget,
-        };
-        evaluation.activation.push((
-            "variables",
-            Value::Map(Arc::new(crate::value::Map::default())),
-        ));
-        for (name, program) in variables {
-            // An expression reading a variable that fails fails with kube's words.
-            let value = match program {
-                Ok(program) => match evaluation.run(program)? {
-                    Ok(value) => value,
-                    Err(error) => error_value(Error::new(format!(
-                        "composited variable {name:?} fails to evaluate: {error}"
-                    ))),
-                },
-                Err(error) => error_value(Error::new(format!(
-                    "composited variable {name:?} fails to compile: {error}"
-                ))),
-            };
-            // Visible to the variables after it (the map is the activation's alone
-            // between evaluations, so it grows in place).
-            if let Some((_, Value::Map(values))) = evaluation.activation.last_mut() {
-                (Arc::make_mut(values).entries)
-                    .insert(crate::value::Key::String((*name).into()), value);
-            }
         }
-        Ok(evaluation)
     }
 
     /// Runs `program` (whose text is `source`): its value or kube's error; `Err` when the
@@ -293,24 +266,19 @@ impl Evaluation {
     }
 
     /// Runs `program`: its value or its error as CEL words it; `Err` when the budget is
-    /// spent.
+    /// spent, by the variables it read first (as kube counts them), or by itself.
     fn run(&mut self, program: &Compiled) -> Result<Result<Value, String>, String> {
-        let (result, cost) = program.program.eval(&self.activation, PER_CALL_LIMIT);
-        if cost > self.remaining {
-            self.remaining = 0;
-            return Err(OUT_OF_BUDGET.to_owned());
-        }
-        self.remaining -= cost;
-        Ok(match result {
-            Ok(value) => match crate::interpreter::held_error(&value) {
-                Some(error) => Err(error.to_string()),
-                None => Ok(value),
-            },
-            Err(Failure::Error(error)) => Err(error.to_string()),
-            Err(Failure::CostLimitExceeded) => {
-                Err("operation cancelled: actual cost limit exceeded".to_owned())
+        let lazy = self.variables.in_activation(&self.activation);
+        let (result, cost) =
+            (program.program).eval_with(&self.activation, Some(&lazy), PER_CALL_LIMIT);
+        for cost in [self.variables.take_cost(), cost] {
+            if cost > self.remaining {
+                self.remaining = 0;
+                return Err(OUT_OF_BUDGET.to_owned());
             }
-        })
+            self.remaining -= cost;
+        }
+        Ok(variables::outcome(result))
     }
 
     /// What is left of the budget.
@@ -440,5 +408,9 @@ fn named(schema: &Json, name: &str, names: &[(&str, &str)]) -> Type {
 }
 
 pub mod patches;
+mod variables;
+
+pub use variables::Variable;
+use variables::Variables;
 #[cfg(test)]
 mod tests;

@@ -112,6 +112,18 @@ pub struct Program {
 /// Variables of an evaluation, by name.
 pub type Activation<'a> = &'a [(&'a str, Value)];
 
+/// A variable whose fields are evaluated when first read, as kube's admission `variables`
+/// are (cel-go's lazy map): `name.field` asks for that field alone, other uses of the
+/// variable for every field.
+pub trait LazyFields {
+    /// The variable's name.
+    fn name(&self) -> &str;
+    /// Field `field`, evaluated now unless it was before; `None` when there is none.
+    fn field(&self, field: &str) -> Option<Value>;
+    /// Every field, as a map.
+    fn all(&self) -> Value;
+}
+
 impl Program {
     /// Plans `checked`.
     pub fn plan(checked: &Checked) -> Program {
@@ -123,6 +135,17 @@ impl Program {
     /// Evaluates with `variables`, stopping when the cost passes `limit`. Returns the result
     /// and the cost.
     pub fn eval(&self, variables: Activation<'_>, limit: u64) -> (Result<Value, Failure>, u64) {
+        self.eval_with(variables, None, limit)
+    }
+
+    /// [`Program::eval`] with `lazy`, one more variable, whose fields are evaluated when
+    /// read (their cost is `lazy`'s to count, not the result's).
+    pub fn eval_with(
+        &self,
+        variables: Activation<'_>,
+        lazy: Option<&dyn LazyFields>,
+        limit: u64,
+    ) -> (Result<Value, Failure>, u64) {
         let mut state = State {
             cost: 0,
             limit,
@@ -130,6 +153,7 @@ impl Program {
                 .iter()
                 .map(|(n, v)| (Arc::<str>::from(*n), v.clone()))
                 .collect(),
+            lazy,
         };
         let result = state.eval(&self.root);
         (result, state.cost)
@@ -473,13 +497,14 @@ pub(crate) fn held_error(value: &Value) -> Option<Error> {
     }
 }
 
-struct State {
+struct State<'l> {
     cost: u64,
     limit: u64,
     locals: Vec<(Arc<str>, Value)>,
+    lazy: Option<&'l dyn LazyFields>,
 }
 
-impl State {
+impl<'l> State<'l> {
     fn charge(&mut self, cost: u64) -> Result<(), Failure> {
         self.cost = self.cost.saturating_add(cost);
         if self.cost > self.limit {
@@ -495,6 +520,16 @@ impl State {
                 Node::Var(name) => {
                     self.charge(1)?;
                     self.lookup(name)
+                }
+                Node::Select {
+                    operand,
+                    field,
+                    test: false,
+                    relative: false,
+                } if let Some(lazy) = self.lazy_root(operand) => {
+                    self.charge(1)?;
+                    self.charge(1)?;
+                    lazy_field(lazy, field)
                 }
                 Node::Select {
                     operand,
@@ -739,9 +774,26 @@ impl State {
     /// The innermost variable named `name`.
     fn lookup(&self, name: &str) -> Result<Value, Failure> {
         let value = self.locals.iter().rev().find(|(n, _)| &**n == name);
-        value
-            .map(|(_, v)| v.clone())
-            .ok_or_else(|| Failure::Error(Error::new(format!("no such attribute(s): {name}"))))
+        match (value, self.lazy) {
+            (Some((_, value)), _) => Ok(value.clone()),
+            (None, Some(lazy)) if lazy.name() == name => Ok(lazy.all()),
+            (None, _) => Err(Failure::Error(Error::new(format!(
+                "no such attribute(s): {name}"
+            )))),
+        }
+    }
+
+    /// The lazy variable `operand` names, unless a local of its name hides it.
+    fn lazy_root(&self, operand: &Node) -> Option<&'l dyn LazyFields> {
+        let lazy = self.lazy?;
+        match operand {
+            Node::Var(name)
+                if lazy.name() == &**name && !self.locals.iter().any(|(n, _)| n == name) =>
+            {
+                Some(lazy)
+            }
+            _ => None,
+        }
     }
 
     /// A branch of `?:`: cel-go resolves an attribute there without observing its root
@@ -749,6 +801,15 @@ impl State {
     fn eval_branch(&mut self, node: &Node) -> Result<Value, Failure> {
         match node {
             Node::Var(name) => self.lookup(name),
+            Node::Select {
+                operand,
+                field,
+                test: false,
+                relative: false,
+            } if let Some(lazy) = self.lazy_root(operand) => {
+                self.charge(1)?;
+                lazy_field(lazy, field)
+            }
             Node::Select {
                 operand,
                 field,
@@ -879,6 +940,15 @@ fn select(value: &Value, field: &Value) -> Result<Value, Error> {
         // as a missing key.
         _ => Err(standard::no_such_key(field)),
     }
+}
+
+/// `lazy.field`, evaluated now if it was not.
+fn lazy_field(lazy: &dyn LazyFields, field: &Value) -> Result<Value, Failure> {
+    let found = match field {
+        Value::String(name) => lazy.field(name),
+        _ => None,
+    };
+    found.ok_or_else(|| Failure::Error(standard::no_such_key(field)))
 }
 
 /// `value.?field`.

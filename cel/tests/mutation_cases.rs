@@ -34,7 +34,7 @@ fn mismatch(case: &Json) -> Option<String> {
         (Ok(_), Some(_)) => return Some("compiles".to_owned()),
         (Ok(program), None) => program,
     };
-    let mut evaluation = Evaluation::new(Inputs::default(), &[], POLICY_BUDGET).unwrap();
+    let mut evaluation = Evaluation::new(Inputs::default(), &[], POLICY_BUDGET);
     let value = match evaluation.eval(&program, source) {
         Ok(Outcome::Value(value)) => value,
         other => return Some(format!("evaluated to {other:?}")),
@@ -84,7 +84,7 @@ fn nested_objects_must_be_named_for_their_fields() {
     );
     let run = |source: &str| {
         let program = compiler.compile(source, Returns::Object).unwrap();
-        let mut evaluation = Evaluation::new(Inputs::default(), &[], POLICY_BUDGET).unwrap();
+        let mut evaluation = Evaluation::new(Inputs::default(), &[], POLICY_BUDGET);
         match evaluation.eval(&program, source).unwrap() {
             Outcome::Value(value) => patches::apply_configuration(&value),
             Outcome::Error(error) => Err(error),

@@ -74,10 +74,7 @@ impl MatchConditions {
         };
         let mut bound = inputs.clone();
         bound.namespace_object = Value::Null;
-        let mut evaluation = match Evaluation::new(bound, &[], MATCH_CONDITIONS_BUDGET) {
-            Ok(evaluation) => evaluation,
-            Err(error) => return failed(error),
-        };
+        let mut evaluation = Evaluation::new(bound, &[], MATCH_CONDITIONS_BUDGET);
         let mut errors: Vec<String> = Vec::new();
         for (name, condition) in &self.0 {
             let outcome = match &condition.program {

@@ -18,8 +18,7 @@
 
 use std::time::{Duration, Instant};
 
-use kapi_cel::admission::{Evaluation, Inputs, Outcome, POLICY_BUDGET};
-use kapi_cel::program::Compiled;
+use kapi_cel::admission::{Evaluation, Inputs, Outcome, POLICY_BUDGET, Variable};
 use kapi_cel::value::Value;
 
 use super::compile::{CompiledPolicy, Expression};
@@ -175,7 +174,7 @@ fn run(
 }
 
 /// The variables as [`Evaluation::new`] takes them.
-fn variables(policy: &CompiledPolicy) -> Vec<(&str, Result<&Compiled, &str>)> {
+fn variables(policy: &CompiledPolicy) -> Vec<Variable<'_>> {
     (policy.variables.iter())
         .map(|(name, e)| (name.as_str(), e.program.as_ref().map_err(String::as_str)))
         .collect()
@@ -186,10 +185,7 @@ fn variables(policy: &CompiledPolicy) -> Vec<(&str, Result<&Compiled, &str>)> {
 /// place of all).
 fn validations(policy: &CompiledPolicy, inputs: &Inputs, budget: u64) -> (Vec<Decision>, bool) {
     let fail = policy.fail;
-    let mut evaluation = match Evaluation::new(inputs.clone(), &variables(policy), budget) {
-        Ok(evaluation) => evaluation,
-        Err(error) => return (vec![Decision::error(fail, error, 0)], true),
-    };
+    let mut evaluation = Evaluation::new(inputs.clone(), &variables(policy), budget);
     let mut decisions = Vec::new();
     for (index, validation) in policy.validations.iter().enumerate() {
         let (outcome, elapsed) = match run(&mut evaluation, &validation.expression) {
@@ -280,8 +276,7 @@ fn annotations(
     let mut bound = inputs.clone();
     // kube declares the authorizer to audit annotations but binds none.
     bound.authorizer = None;
-    let mut evaluation = Evaluation::new(bound, &variables(policy), budget)
-        .map_err(|error| Decision::error(fail, error, 0))?;
+    let mut evaluation = Evaluation::new(bound, &variables(policy), budget);
     let mut values = Vec::new();
     let mut errors = Vec::new();
     for (key, expression) in &policy.audit_annotations {

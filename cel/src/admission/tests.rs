@@ -28,7 +28,7 @@ fn inputs() -> Inputs {
 
 fn run(compiler: &Compiler, source: &str) -> Outcome {
     let program = compiler.compile(source, Returns::Any).expect(source);
-    let mut evaluation = Evaluation::new(inputs(), &[], POLICY_BUDGET).unwrap();
+    let mut evaluation = Evaluation::new(inputs(), &[], POLICY_BUDGET);
     evaluation.eval(&program, source).unwrap()
 }
 
@@ -96,7 +96,7 @@ fn variables_are_typed_in_order_and_fail_only_where_read() {
         ("double", Ok(&double)),
         ("broken", Ok(&broken)),
     ];
-    let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET).unwrap();
+    let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET);
     let reads = c.compile("variables.double == 6", Returns::Bool).unwrap();
     assert_eq!(
         evaluation.eval(&reads, "variables.double == 6").unwrap(),
@@ -114,6 +114,47 @@ fn variables_are_typed_in_order_and_fail_only_where_read() {
     }
 }
 
+/// kube's variables are lazy: one nothing reads costs nothing, one read twice is
+/// evaluated once, and what it costs is charged to the budget when it is first read.
+#[test]
+fn variables_are_evaluated_when_first_read() {
+    let mut c = compiler(Declarations::default());
+    let heavy = c
+        .variable(
+            "heavy",
+            "[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, a * b))",
+        )
+        .unwrap();
+    let ten = c.variable("ten", "variables.heavy[0].size()").unwrap();
+    let variables = [("heavy", Ok(&heavy)), ("ten", Ok(&ten))];
+    let light = c.compile("1 + 1 == 2", Returns::Bool).unwrap();
+    let reads = c.compile("variables.ten == 10", Returns::Bool).unwrap();
+    // Read twice, they are evaluated (and charged) once.
+    let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET);
+    let mut spent = Vec::new();
+    for _ in 0..2 {
+        let before = evaluation.remaining();
+        let outcome = evaluation.eval(&reads, "variables.ten == 10").unwrap();
+        assert_eq!(outcome, Outcome::Value(Value::Bool(true)));
+        spent.push(before - evaluation.remaining());
+    }
+    let (first, again) = (spent[0], spent[1]);
+    assert!(first > 100 * again, "{spent:?}");
+    // Unread, they cost nothing: a budget too small for them is enough.
+    let mut evaluation = Evaluation::new(inputs(), &variables, again);
+    let outcome = evaluation.eval(&light, "1 + 1 == 2").unwrap();
+    assert_eq!(outcome, Outcome::Value(Value::Bool(true)));
+    // Read, they spend the budget.
+    let mut poor = Evaluation::new(inputs(), &variables, first - 1);
+    assert_eq!(poor.eval(&reads, "").unwrap_err(), OUT_OF_BUDGET);
+    // A field tested reads every one.
+    let tests = c.compile("has(variables.ten)", Returns::Bool).unwrap();
+    let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET);
+    let outcome = evaluation.eval(&tests, "has(variables.ten)").unwrap();
+    assert_eq!(outcome, Outcome::Value(Value::Bool(true)));
+    assert!(POLICY_BUDGET - evaluation.remaining() > first - again);
+}
+
 #[test]
 fn the_budget_is_shared_and_the_per_call_limit_is_an_error() {
     let c = compiler(Declarations::default());
@@ -121,7 +162,7 @@ fn the_budget_is_shared_and_the_per_call_limit_is_an_error() {
                   [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, \
                   [1,2,3,4,5,6,7,8,9,10].all(e, a + b + c + d + e > 0)))))";
     let heavy = c.compile(source, Returns::Bool).unwrap();
-    let mut evaluation = Evaluation::new(inputs(), &[], POLICY_BUDGET).unwrap();
+    let mut evaluation = Evaluation::new(inputs(), &[], POLICY_BUDGET);
     match evaluation.eval(&heavy, source).unwrap() {
         Outcome::Error(error) => assert!(
             error.ends_with("resulted in error: operation cancelled: actual cost limit exceeded"),
@@ -130,7 +171,7 @@ fn the_budget_is_shared_and_the_per_call_limit_is_an_error() {
         other => panic!("{other:?}"),
     }
     let light = c.compile("1 + 1 == 2", Returns::Bool).unwrap();
-    let mut poor = Evaluation::new(inputs(), &[], 1).unwrap();
+    let mut poor = Evaluation::new(inputs(), &[], 1);
     assert_eq!(poor.eval(&light, "1 + 1 == 2").unwrap_err(), OUT_OF_BUDGET);
 }
 
@@ -180,7 +221,7 @@ fn the_authorizer_asks_the_servers_authorizer_for_the_requesting_user() {
         AuthorizerValue::value(fake.clone(), alice.clone()),
         AuthorizerValue::request_resource(fake.clone(), alice, &target),
     ));
-    let mut evaluation = Evaluation::new(bound, &[], POLICY_BUDGET).unwrap();
+    let mut evaluation = Evaluation::new(bound, &[], POLICY_BUDGET);
     let mut eval = |source: &str| {
         let program = c.compile(source, Returns::Any).expect(source);
         match evaluation.eval(&program, source).unwrap() {
@@ -230,7 +271,7 @@ fn a_check_costs_what_kube_says() {
     ));
     let source = "authorizer.path('/healthz').check('get').allowed()";
     let program = c.compile(source, Returns::Bool).unwrap();
-    let mut evaluation = Evaluation::new(bound, &[], POLICY_BUDGET).unwrap();
+    let mut evaluation = Evaluation::new(bound, &[], POLICY_BUDGET);
     evaluation.eval(&program, source).unwrap();
     // kube's cost test: 350003 for this expression.
     assert_eq!(POLICY_BUDGET - evaluation.remaining(), 350_003);

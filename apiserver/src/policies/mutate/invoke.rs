@@ -66,7 +66,7 @@ pub(crate) fn invoke(
             }
         }
     }
-    let variables: Vec<(&str, Result<&kapi_cel::program::Compiled, &str>)> = (policy.variables)
+    let variables: Vec<kapi_cel::admission::Variable<'_>> = (policy.variables)
         .iter()
         .map(|(name, e)| (name.as_str(), e.program.as_ref().map_err(String::as_str)))
         .collect();
@@ -78,7 +78,7 @@ pub(crate) fn invoke(
         let outcome = match &expression.program {
             Err(error) => Err(error.clone()),
             Ok(program) => Evaluation::new(inputs.clone(), &variables, POLICY_BUDGET)
-                .and_then(|mut evaluation| evaluation.eval(program, &expression.source))
+                .eval(program, &expression.source)
                 .and_then(|outcome| match outcome {
                     Outcome::Value(value) => Ok(value),
                     Outcome::Error(error) => Err(error),
