@@ -120,11 +120,15 @@ pub(crate) fn resource_attribute(
         } else {
             items.push(format!("storage_key = \"{}\"", kind.plural));
         }
+        let off = match kind.off_by_default {
+            true => ", off_by_default",
+            false => "",
+        };
         match &kind.deprecation {
             Some(warning) => items.push(format!(
-                "version(name = \"{version}\", storage, deprecated = \"{warning}\")"
+                "version(name = \"{version}\", storage, deprecated = \"{warning}\"{off})"
             )),
-            None => items.push(format!("version(name = \"{version}\", storage)")),
+            None => items.push(format!("version(name = \"{version}\", storage{off})")),
         }
     }
     for other in others {

@@ -267,6 +267,10 @@ pub struct Resource {
     /// and `list` alone).
     #[serde(default, skip_serializing_if = "is_false")]
     pub read_only: bool,
+    /// Served only when `--runtime-config` turns its group-version on (kube's
+    /// `betaAPIGroupVersionsDisabledByDefault`): the derive's `off_by_default`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub off_by_default: bool,
     /// A delete answers with the object as deleted (its store sets
     /// `ReturnDeletedObject`), not with a `Success` Status.
     #[serde(default, skip_serializing_if = "is_false")]

@@ -53,6 +53,10 @@ pub enum RenderError {
     /// The Rust glue.
     #[error(transparent)]
     Glue(#[from] GlueError),
+    /// The API as served by default does not make a model (a kind stored with one off by
+    /// default).
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
     /// An OpenAPI document.
     #[error("OpenAPI: {0}")]
     OpenApi(#[from] openapi::Error),
@@ -67,14 +71,19 @@ pub enum RenderError {
     Json(#[from] serde_json::Error),
 }
 
-/// Renders every file of `generated/`, sorted by path.
+/// Renders every file of `generated/`, sorted by path: the glue, the reference and the
+/// definitions of the whole API, the discovery and OpenAPI documents of the API as served
+/// by default ([`ApiModel::served_by_default`]: a server switching more on renders its
+/// own).
 pub fn render(model: &ApiModel) -> Result<Vec<GeneratedFile>, RenderError> {
     let mut files = Vec::new();
     let mut index = DocumentIndex::default();
 
-    let v3_documents = openapi(model, &mut files, &mut index)?;
+    let served = model.served_by_default()?;
+    openapi(&served, &mut files, &mut index)?;
+    let v3_documents = off_by_default(model, &mut files, &mut index)?;
 
-    for document in discovery_documents(model)? {
+    for document in discovery_documents(&served)? {
         let path = discovery_file(&document);
         files.push(GeneratedFile {
             path: path.clone(),
@@ -124,14 +133,12 @@ pub fn render(model: &ApiModel) -> Result<Vec<GeneratedFile>, RenderError> {
 }
 
 /// The OpenAPI documents: v2 (JSON and protobuf), v3 per group-version, and the v3 index
-/// with the hash of each v3 file as written (its `?hash=` and `ETag`). Returns the v3
-/// documents by key.
+/// with the hash of each v3 file as written (its `?hash=` and `ETag`).
 fn openapi(
     model: &ApiModel,
     files: &mut Vec<GeneratedFile>,
     index: &mut DocumentIndex,
-) -> Result<Vec<(String, serde_json::Value)>, RenderError> {
-    let mut documents = Vec::new();
+) -> Result<(), RenderError> {
     let v2 = openapi::v2::render(model)?;
     let proto = openapi::v2_proto::encode(&v2);
     files.push(json("openapi/v2.json".into(), &v2)?);
@@ -149,7 +156,6 @@ fn openapi(
         let key = gv.openapi_v3_key();
         let document = serde_json::to_value(openapi::v3::render(gv)?)?;
         let file = json(format!("openapi/v3/{key}.json"), &document)?;
-        documents.push((key.clone(), document));
         index.openapi_v3.push(OpenApiV3File {
             hash: openapi::v3::hash(&file.contents),
             file: file.path.clone(),
@@ -164,6 +170,35 @@ fn openapi(
     )?;
     index.openapi_v3_index = Some(v3_index.path.clone());
     files.push(v3_index);
+    Ok(())
+}
+
+/// The OpenAPI v3 documents of the whole API, and the files of those the API as served by
+/// default lacks or describes otherwise (group-versions of kinds off by default), under
+/// `openapi/v3-off-by-default/`: not served, but where the schemas of those kinds are read
+/// from for validation and defaulting once a server turns them on. Returns every v3
+/// document by key (the reference describes every kind).
+fn off_by_default(
+    model: &ApiModel,
+    files: &mut Vec<GeneratedFile>,
+    index: &mut DocumentIndex,
+) -> Result<Vec<(String, serde_json::Value)>, RenderError> {
+    let mut documents = Vec::new();
+    for gv in model.group_versions() {
+        let key = gv.openapi_v3_key();
+        let document = serde_json::to_value(openapi::v3::render(gv)?)?;
+        let file = json(format!("openapi/v3-off-by-default/{key}.json"), &document)?;
+        let served = format!("openapi/v3/{key}.json");
+        if !(files.iter()).any(|f| f.path == served && f.contents == file.contents) {
+            index.openapi_v3_off_by_default.push(OpenApiV3File {
+                hash: openapi::v3::hash(&file.contents),
+                file: file.path.clone(),
+                key: key.clone(),
+            });
+            files.push(file);
+        }
+        documents.push((key, document));
+    }
     Ok(documents)
 }
 

@@ -457,6 +457,7 @@ fn thing(rust_type: &'static str, routes: &'static [Route]) -> KindInfo {
             storage: true,
             deprecated: false,
             deprecation_warning: None,
+            off_by_default: false,
             lossy: false,
             rust_type,
             schema: kapi_core::api::VersionSchema::Type(|g| g.subschema_for::<String>()),

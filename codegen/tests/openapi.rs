@@ -1428,6 +1428,7 @@ mod fixture {
             storage: true,
             deprecated: false,
             deprecation_warning: None,
+            off_by_default: false,
             lossy: false,
             rust_type: "fixture",
             schema: kapi_core::api::VersionSchema::Type(schema),

@@ -16,8 +16,10 @@ pub const OPENAPI_V2_PROTO: Deflated = kapi::deflated!("openapi/v2.pb");
 /// `GET /openapi/v3`: where each group-version's document is, its URL carrying its hash.
 pub const OPENAPI_V3_INDEX: &str = include_str!("../openapi/v3/index.json");
 
-/// Every group-version's OpenAPI 3.0 document, served at `/openapi/v3/<path>`.
-pub static OPENAPI_V3: &[OpenApiV3Document] = &[
+/// The OpenAPI 3.0 documents: first each group-version's as served by default (at
+/// `/openapi/v3/<path>`), then those of group-versions of kinds off by default as they are
+/// once a server turns them on (later documents of a path win).
+static ALL_OPENAPI_V3: &[OpenApiV3Document] = &[
     OpenApiV3Document {
         path: "api/v1",
         hash: "BF96308C7F7C9A45E8AE9F5CB5B12DA49E369EDA7964A60C8DE870EC16A8FADB701040046542FA90F761BF38D5D3E290EFF331F0EBF6950A513F4F18B46D1844",
@@ -27,11 +29,6 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         path: "apis/admissionregistration.k8s.io/v1",
         hash: "2A76648B9E3E2822F9C59A9D39DAA482F5C838721666D845F75C3166B2F4CCB25DC29C9402285BED9CB904C278FB649507B4D4CBDBAEBDCBAC05967C4EF67CCA",
         json: kapi::deflated!("openapi/v3/apis/admissionregistration.k8s.io/v1.json"),
-    },
-    OpenApiV3Document {
-        path: "apis/admissionregistration.k8s.io/v1beta1",
-        hash: "D823FD7ADF56544C042E37A4A973E7BD4AE09256394E5F3B7DC6DF96B4D84651993CCEC253C2FE1CF52A03D1E09208A0B4D8E273CAEAA40B66614210D495A6C3",
-        json: kapi::deflated!("openapi/v3/apis/admissionregistration.k8s.io/v1beta1.json"),
     },
     OpenApiV3Document {
         path: "apis/apiextensions.k8s.io/v1",
@@ -143,7 +140,22 @@ pub static OPENAPI_V3: &[OpenApiV3Document] = &[
         hash: "C6D957502FF81344FE99197E4392611CFBDDB620A92E16F59009CB22E45881BBCDD390435F87E6CBA19A3DC3FE42E2D8CB1304966FD4269DC045D4D58FF1EB3C",
         json: kapi::deflated!("openapi/v3/apis/storage.k8s.io/v1.json"),
     },
+    OpenApiV3Document {
+        path: "apis/admissionregistration.k8s.io/v1beta1",
+        hash: "D823FD7ADF56544C042E37A4A973E7BD4AE09256394E5F3B7DC6DF96B4D84651993CCEC253C2FE1CF52A03D1E09208A0B4D8E273CAEAA40B66614210D495A6C3",
+        json: kapi::deflated!(
+            "openapi/v3-off-by-default/apis/admissionregistration.k8s.io/v1beta1.json"
+        ),
+    },
 ];
+
+/// Every group-version's OpenAPI 3.0 document as served by default, at
+/// `/openapi/v3/<path>`.
+pub static OPENAPI_V3: &[OpenApiV3Document] = ALL_OPENAPI_V3.split_at(24).0;
+
+/// The documents every kind's schema is read from, those off by default too: what
+/// validation and defaulting compile (`kapi::registry::Schemas::compiled_in`).
+pub static SCHEMAS_V3: &[OpenApiV3Document] = ALL_OPENAPI_V3;
 
 /// The OpenAPI 3.0 document of a group-version, by its key (`apis/apps.example.dev/v1`).
 pub fn openapi_v3(path: &str) -> Option<&'static OpenApiV3Document> {
@@ -162,9 +174,6 @@ pub fn discovery(path: &str) -> Option<&'static str> {
         )),
         "/apis/admissionregistration.k8s.io/v1" => Some(include_str!(
             "../discovery/apis/admissionregistration.k8s.io/v1.json"
-        )),
-        "/apis/admissionregistration.k8s.io/v1beta1" => Some(include_str!(
-            "../discovery/apis/admissionregistration.k8s.io/v1beta1.json"
         )),
         "/apis/apiextensions.k8s.io" => {
             Some(include_str!("../discovery/apis/apiextensions.k8s.io.json"))
@@ -274,6 +283,7 @@ pub static DOCUMENTS: Documents = Documents {
     openapi_v2_protobuf: OPENAPI_V2_PROTO,
     openapi_v3_index: OPENAPI_V3_INDEX,
     openapi_v3: OPENAPI_V3,
+    schemas_v3: SCHEMAS_V3,
     discovery,
     aggregated_discovery,
 };

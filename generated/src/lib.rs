@@ -50,7 +50,7 @@ pub use scheme::scheme;
 pub fn validator() -> &'static kapi::schema::offline::Validator {
     static VALIDATOR: std::sync::LazyLock<kapi::schema::offline::Validator> =
         std::sync::LazyLock::new(|| {
-            kapi::schema::offline::Validator::new(&scheme(), documents::OPENAPI_V3)
+            kapi::schema::offline::Validator::new(&scheme(), documents::SCHEMAS_V3)
                 .expect("the generated documents hold every kind's schema")
         });
     &VALIDATOR

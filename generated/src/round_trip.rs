@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use kapi::testing::RoundTrip;
 
 static ROUND_TRIP: LazyLock<RoundTrip> =
-    LazyLock::new(|| RoundTrip::new(crate::scheme(), crate::documents::OPENAPI_V3));
+    LazyLock::new(|| RoundTrip::new(crate::scheme(), crate::documents::SCHEMAS_V3));
 
 /// the core group.
 mod core_group {

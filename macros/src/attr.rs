@@ -295,6 +295,8 @@ pub(crate) struct VersionAttrs {
     pub deprecated: Option<Deprecation>,
     /// `lossy`: converting through this version loses what it cannot express.
     pub lossy: Word,
+    /// `off_by_default`: served only when the server is told to.
+    pub off_by_default: Word,
 }
 
 /// The value of `deprecated`: a flag, or the warning clients get.

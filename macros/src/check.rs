@@ -551,6 +551,15 @@ fn check_versions(kind: &Kind, errors: &mut Accumulator) {
                  for the default warning",
             ));
         }
+        if !version.served && version.off_by_default.is_present() {
+            errors.push(error(
+                version.off_by_default.span(),
+                format!(
+                    "version `{name}` is not served (`served = false`), so it cannot be served \
+                     off by default: remove `off_by_default` or `served = false`"
+                ),
+            ));
+        }
     }
 
     for (name, span) in duplicates(versions.iter().map(|v| (v.name.value(), v.name.span()))) {

@@ -537,6 +537,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
     let deprecated = version.deprecated;
     let warning = option_str(version.deprecation_warning.as_ref().map(|l| l.value()));
     let lossy = version.lossy;
+    let off_by_default = version.off_by_default.is_present();
     let ty = version_type(kind, version);
     let rust_type = match (&version.ty, &kind.stored_with) {
         (VersionType::Hub, Some(path)) => {
@@ -601,6 +602,7 @@ fn version_info(kind: &Kind, group: &str, version: &Version) -> TokenStream {
             storage: #storage,
             deprecated: #deprecated,
             deprecation_warning: #warning,
+            off_by_default: #off_by_default,
             lossy: #lossy,
             rust_type: #rust_type,
             schema: __kapi::api::VersionSchema::Type(

@@ -215,6 +215,8 @@ pub(crate) struct Version {
     pub deprecation_warning: Option<LitStr>,
     /// Converting through the version loses what it cannot express.
     pub lossy: bool,
+    /// The `off_by_default` word when present.
+    pub off_by_default: Word,
 }
 
 /// The Rust type of a version.
@@ -483,6 +485,7 @@ impl Version {
             deprecated,
             deprecation_warning,
             lossy: attrs.lossy.is_present(),
+            off_by_default: attrs.off_by_default,
         }
     }
 }

@@ -25,7 +25,7 @@ pub struct Validator {
 
 impl Validator {
     /// The validator of the kinds of `scheme`, whose schemas `documents` (the generated
-    /// `documents::OPENAPI_V3`) hold.
+    /// `documents::SCHEMAS_V3`) hold.
     pub fn new(scheme: &Scheme, documents: &[OpenApiV3Document]) -> Result<Validator, SchemaError> {
         Ok(Validator {
             schemas: Schemas::compiled_in(scheme, documents)?,

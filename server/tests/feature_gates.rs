@@ -27,6 +27,17 @@ fn status(server: &Server, path: &str) -> u16 {
     }
 }
 
+/// Whether the OpenAPI documents describe the group's v1beta1: in the v3 index, and in v2.
+fn described(server: &Server) -> (bool, bool) {
+    let index = server.client().get("/openapi/v3").unwrap().json();
+    let v3 = (index["paths"].as_object().unwrap())
+        .contains_key("apis/admissionregistration.k8s.io/v1beta1");
+    let v2 = server.client().get("/openapi/v2").unwrap().json();
+    let v2 = (v2["definitions"].as_object().unwrap())
+        .contains_key("io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy");
+    (v3, v2)
+}
+
 /// What `kubectl api-resources` lists of the group.
 fn api_resources(server: &Server) -> String {
     let kubectl = Kubectl::new(Version::V1_32, server);
@@ -44,6 +55,15 @@ fn v1beta1_is_off_by_default() {
     let server = Server::start();
     assert_eq!(versions(&server), ["v1"]);
     assert_eq!(status(&server, &format!("{GROUP}/v1beta1")), 404);
+    // The documents are the generated ones, which describe what is served by default.
+    assert_eq!(described(&server), (false, false));
+    assert_eq!(
+        status(
+            &server,
+            "/openapi/v3/apis/admissionregistration.k8s.io/v1beta1"
+        ),
+        404
+    );
     assert_eq!(
         status(
             &server,
@@ -69,6 +89,18 @@ fn the_gate_and_the_version_on_serve_mutating_admission_policies() {
         "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
     ]);
     assert_eq!(versions(&server), ["v1", "v1beta1"]);
+    // Rendered for what is served, the schemas of the kinds off by default included.
+    assert_eq!(described(&server), (true, true));
+    let document = server
+        .client()
+        .get("/openapi/v3/apis/admissionregistration.k8s.io/v1beta1")
+        .unwrap()
+        .json();
+    assert!(
+        document["components"]["schemas"]
+            ["io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy"]
+            .is_object()
+    );
     let v1beta1: Value = server
         .client()
         .get(&format!("{GROUP}/v1beta1"))
@@ -113,6 +145,7 @@ fn the_version_without_the_gate_serves_no_mutating_admission_policies() {
     // The gate without the version serves none either.
     let server = Server::start_with(&["--feature-gates=MutatingAdmissionPolicy=true"]);
     assert_eq!(versions(&server), ["v1"]);
+    assert_eq!(described(&server), (false, false));
 }
 
 #[test]

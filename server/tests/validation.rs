@@ -607,10 +607,10 @@ fn unknown_fields_are_rejected() {
 #[test]
 fn schemas_compile_at_start_up() {
     use kapi::registry::Schemas;
-    use kapi_generated::documents::OPENAPI_V3;
+    use kapi_generated::documents::SCHEMAS_V3;
 
     let scheme = kapi_generated::scheme();
-    let schemas = Schemas::compiled_in(&scheme, OPENAPI_V3).expect("every version has a schema");
+    let schemas = Schemas::compiled_in(&scheme, SCHEMAS_V3).expect("every version has a schema");
     for (group, version, kind) in [
         ("apps.example.dev", "v1", "WebApp"),
         ("apps.example.dev", "v1beta1", "WebApp"),
@@ -624,7 +624,7 @@ fn schemas_compile_at_start_up() {
         );
     }
 
-    let without_core: Vec<_> = (OPENAPI_V3.iter())
+    let without_core: Vec<_> = (SCHEMAS_V3.iter())
         .filter(|d| d.path != "api/v1")
         .copied()
         .collect();

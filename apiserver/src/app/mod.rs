@@ -105,14 +105,14 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     let gates = (flags.features.gates()).map_err(anyhow::Error::msg)?;
     // `--runtime-config`: the group-versions switched off, and the resources the gates hold
     // back, leave the scheme and the routes.
-    let enabled = flags.api_enablement.apply(&scheme, api.routes, &gates)?;
+    let served = flags.api_enablement.apply(&scheme, api.routes, &gates)?;
     let trust = client_trust::ClientTrust::resolve(&flags.authentication)?;
     let tls = (flags.serving).tls(trust.handshake_cas()?.as_ref())?;
     // Every served version's schema, for defaulting and validation: a missing one is a
     // start-up error, never a failed request. Compiled on a thread of its own while the
     // storage opens: the two are most of the start-up.
     let compiling = {
-        let (scheme, documents) = (Arc::clone(&scheme), api.documents.openapi_v3);
+        let (scheme, documents) = (Arc::clone(&scheme), api.documents.schemas_v3);
         std::thread::spawn(move || Schemas::compiled_in(&scheme, documents))
     };
     let storage = flags.storage.open().await?;
@@ -285,13 +285,14 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     #[cfg(feature = "builtin")]
     let storage_handle = Arc::clone(&storage);
     let app = endpoints::router(Config {
-        routes: enabled.unwrap_or(api.routes),
+        routes: served.routes,
         registry: Arc::clone(&registry),
         storage,
         health,
         documents: *api.documents,
         renderer: Some(renderer()),
-        render_documents: enabled.is_some(),
+        // The generated documents describe what is served by default.
+        render_documents: !served.as_by_default,
         version: api.version.clone(),
         filters,
         min_request_timeout: Duration::from_secs(flags.run.min_request_timeout),

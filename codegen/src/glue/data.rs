@@ -16,8 +16,10 @@ pub struct DocumentIndex {
     pub openapi_v2: Option<OpenApiV2Files>,
     /// `openapi/v3/index.json`: the body of `GET /openapi/v3`.
     pub openapi_v3_index: Option<String>,
-    /// One file per group-version.
+    /// One file per group-version served by default.
     pub openapi_v3: Vec<OpenApiV3File>,
+    /// The files of group-versions of kinds off by default, as they are once turned on.
+    pub openapi_v3_off_by_default: Vec<OpenApiV3File>,
     /// Every discovery document.
     pub discovery: Vec<DiscoveryFile>,
 }
@@ -345,6 +347,9 @@ pub(super) struct Documents {
     openapi_v2: Option<Files>,
     openapi_v3_index: Option<String>,
     openapi_v3: Vec<V3Document>,
+    /// How many of the v3 documents are served by default (the first ones).
+    served_v3: usize,
+    openapi_v3_off_by_default: Vec<V3Document>,
     discovery: Vec<DiscoveryDocument>,
     aggregated: Vec<DiscoveryDocument>,
 }
@@ -388,15 +393,21 @@ pub(super) fn documents(index: &DocumentIndex) -> Documents {
             proto: v2.proto.clone(),
         }),
         openapi_v3_index: index.openapi_v3_index.as_deref().map(from_src),
-        openapi_v3: (index.openapi_v3.iter())
-            .map(|d| V3Document {
-                key: d.key.clone(),
-                hash: d.hash.clone(),
-                file: d.file.clone(),
-            })
+        openapi_v3: index.openapi_v3.iter().map(v3_document).collect(),
+        served_v3: index.openapi_v3.len(),
+        openapi_v3_off_by_default: (index.openapi_v3_off_by_default.iter())
+            .map(v3_document)
             .collect(),
         discovery: discovery(false),
         aggregated: discovery(true),
+    }
+}
+
+fn v3_document(file: &OpenApiV3File) -> V3Document {
+    V3Document {
+        key: file.key.clone(),
+        hash: file.hash.clone(),
+        file: file.file.clone(),
     }
 }
 

@@ -39,7 +39,7 @@ struct Kind {
 struct Version {
     /// `apps.example.dev/v1`.
     api_version: String,
-    /// ` (storage version)`, ` (deprecated)`, or empty.
+    /// ` (storage version)`, ` (deprecated)`, ` (off by default: ...)`, or empty.
     note: String,
     /// The `Warning` a deprecated version is served with.
     deprecation: Option<String>,
@@ -150,11 +150,15 @@ fn version(
     schemas: Option<&Map<String, Value>>,
 ) -> Version {
     let info = resource.version;
-    let note = match (info.storage, info.deprecated) {
+    let mut note = match (info.storage, info.deprecated) {
         (true, _) => " (storage version)",
         (false, true) => " (deprecated)",
         (false, false) => "",
-    };
+    }
+    .to_owned();
+    if info.off_by_default {
+        note.push_str(" (off by default: `--runtime-config` turns it on)");
+    }
     let deprecation = (info.deprecated).then(|| {
         let warning = info.deprecation_warning.map(str::to_owned);
         warning
@@ -173,7 +177,7 @@ fn version(
     }
     Version {
         api_version: api_version(gv.group, gv.version),
-        note: note.to_owned(),
+        note,
         deprecation,
         collection,
         fields,

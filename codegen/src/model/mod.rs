@@ -29,6 +29,8 @@ pub const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 pub struct ApiModel {
     /// The core group (name `""`) first when present, then named groups by name.
     pub groups: Vec<GroupModel>,
+    /// The kinds it was built of.
+    kinds: Vec<&'static KindInfo>,
 }
 
 /// One API group.
@@ -201,7 +203,21 @@ impl ApiModel {
                 versions,
             });
         }
-        Ok(ApiModel { groups })
+        Ok(ApiModel {
+            groups,
+            kinds: kinds.to_vec(),
+        })
+    }
+
+    /// The API as a server serves it by default: without the kinds all of whose versions
+    /// are off by default ([`KindInfo::off_by_default`]), which a server serves only when
+    /// told to (and then describes with documents it renders itself).
+    pub fn served_by_default(&self) -> Result<ApiModel, ModelError> {
+        let kinds: Vec<&'static KindInfo> = (self.kinds.iter())
+            .copied()
+            .filter(|kind| !kind.off_by_default())
+            .collect();
+        ApiModel::build(&kinds)
     }
 
     /// The core group, when the API has one.

@@ -17,6 +17,10 @@ pub struct Documents {
     pub openapi_v3_index: &'static str,
     /// `/openapi/v3/<path>`: one document per group-version.
     pub openapi_v3: &'static [OpenApiV3Document],
+    /// The documents every kind's schema is read from for validation and defaulting:
+    /// `openapi_v3`, then the group-versions of kinds off by default as they are once
+    /// turned on (a later document of a path wins).
+    pub schemas_v3: &'static [OpenApiV3Document],
     /// The legacy discovery document at a path (`/api`, `/api/v1`, `/apis`, `/apis/<g>`,
     /// `/apis/<g>/<v>`).
     pub discovery: fn(&str) -> Option<&'static str>,

@@ -165,6 +165,13 @@ impl KindInfo {
         self.group.is_empty()
     }
 
+    /// Not served unless the server is told to: every served version is off by default
+    /// ([`VersionInfo::off_by_default`]). A kind with some versions on is served whole.
+    pub fn off_by_default(&self) -> bool {
+        let mut served = self.versions.iter().filter(|v| v.served).peekable();
+        served.peek().is_some() && served.all(|v| v.off_by_default)
+    }
+
     /// `webapps.apps.example.dev`, or `namespaces` for the core group: the name
     /// kube-apiserver uses in messages (`webapps.apps.example.dev "web" not found`).
     pub fn qualified_resource(&self) -> String {
@@ -375,6 +382,11 @@ pub struct VersionInfo {
     pub deprecated: bool,
     /// The warning text for a deprecated version (a default is built when empty).
     pub deprecation_warning: Option<&'static str>,
+    /// Served only when the server is told to (`#[resource(version(off_by_default))]`, as
+    /// kube-apiserver serves some beta group-versions only when `--runtime-config` names
+    /// them): a kind all of whose versions are off by default is left out of the documents
+    /// `generated/` holds, which describe the API as a server serves it by default.
+    pub off_by_default: bool,
     /// Converting through this version loses what it cannot express, as kube's own
     /// conversion of it does (`autoscaling/v1` HorizontalPodAutoscaler keeps part of v2 in
     /// annotations, and gives a v1 object without a target kube's CPU default): reading

@@ -216,6 +216,7 @@ fn kind_info(crd: &CustomResourceDefinition, compiled: &Schemas) -> KindInfo {
                     storage: version.storage,
                     deprecated: version.deprecated,
                     deprecation_warning: version.deprecation_warning.as_deref().map(leak_str),
+                    off_by_default: false,
                     lossy: false,
                     rust_type: "",
                     schema: VersionSchema::Json(leak(published(

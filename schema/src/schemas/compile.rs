@@ -292,7 +292,7 @@ impl Schemas {
     }
 
     /// [`Schemas::new`] on the OpenAPI v3 documents compiled into the program (the
-    /// generated `documents::OPENAPI_V3`), inflated while their schemas compile.
+    /// generated `documents::SCHEMAS_V3`), inflated while their schemas compile.
     pub fn compiled_in(
         scheme: &Scheme,
         documents: &[OpenApiV3Document],

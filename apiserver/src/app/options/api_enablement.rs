@@ -2,12 +2,14 @@
 //! group-versions the server has compiled off at start (or, after `api/all=false`, back on).
 //!
 //! As kube's, some beta group-versions are off unless `--runtime-config` turns them on
-//! ([`OFF_BY_DEFAULT`]), and a resource behind a feature gate that is off is not served
+//! (the versions declared `off_by_default`, kube's `betaAPIGroupVersionsDisabledByDefault`
+//! for its own kinds), and a resource behind a feature gate that is off is not served
 //! whatever its group-version ([`super::FeatureGates`]). kapi turns a kind off whole: a
 //! kind served in several versions is off only when all of them are (a key that would
 //! leave some on is an error; a version off only by default stays on with the kind's
 //! others), and the core group (Namespaces) is always on. A disabled group-version has no
-//! routes, and the discovery and OpenAPI documents are rendered again without it.
+//! routes; the generated discovery and OpenAPI documents describe the API as served by
+//! default, so any other choice has them rendered again for what is served.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,10 +18,6 @@ use kapi_core::api::RouteBinding;
 use kapi_core::scheme::Scheme;
 
 use super::FeatureGates;
-
-/// kube 1.34's `betaAPIGroupVersionsDisabledByDefault`, as far as kapi serves them: served
-/// only when `--runtime-config` names them, or `api/beta` or `api/all`, true.
-pub(crate) const OFF_BY_DEFAULT: &[(&str, &str)] = &[("admissionregistration.k8s.io", "v1beta1")];
 
 /// Which group-versions are served.
 #[derive(Debug, clap::Args)]
@@ -36,6 +34,9 @@ pub struct ApiEnablementOptions {
 
 /// A compiled kind's group and plural.
 type Resource = (&'static str, &'static str);
+
+/// A compiled kind's versions served, each with whether it is off by default.
+type Versions = BTreeMap<&'static str, bool>;
 
 /// What `--runtime-config` says.
 #[derive(Default)]
@@ -79,14 +80,13 @@ impl Level {
 
 impl Enablement {
     /// Whether `version` of `group` is served: a key naming it wins over its level's, which
-    /// wins over `api/all`, which wins over the default (on but for [`OFF_BY_DEFAULT`]);
-    /// the core group always is.
-    fn enabled(&self, group: &str, version: &str) -> bool {
+    /// wins over `api/all`, which wins over the default (on, unless the version is
+    /// `off_by_default`); the core group always is.
+    fn enabled(&self, group: &str, version: &str, off_by_default: bool) -> bool {
         if group.is_empty() {
             return true;
         }
-        let default = !OFF_BY_DEFAULT.contains(&(group, version));
-        self.said(group, version).unwrap_or(default)
+        self.said(group, version).unwrap_or(!off_by_default)
     }
 
     /// What the keys say of `version` of `group`, if any says anything.
@@ -182,7 +182,10 @@ impl ApiEnablementOptions {
             let versions = (routes.iter())
                 // By name: a kind's `&'static KindInfo` may have more than one address.
                 .filter(|b| (b.kind.group, b.kind.kind) == (info.group, info.kind))
-                .map(|b| b.version)
+                .map(|b| {
+                    let version = (info.versions.iter()).find(|v| v.name == b.version);
+                    (b.version, version.is_some_and(|v| v.off_by_default))
+                })
                 .collect();
             (info.group, info.kind, info.plural, versions)
         });
@@ -207,13 +210,13 @@ impl ApiEnablementOptions {
     }
 
     /// Takes the disabled group-versions, and the resources `gates` hold back, out of
-    /// `scheme` and `routes`: the routes left, or `None` when everything stays on.
+    /// `scheme` and `routes`: what is served.
     pub fn apply(
         &self,
         scheme: &Scheme,
         routes: &'static [RouteBinding],
         gates: &FeatureGates,
-    ) -> Result<Option<&'static [RouteBinding]>> {
+    ) -> Result<Served> {
         let plan = self
             .plan(scheme, routes, gates)
             .map_err(|errors| anyhow::anyhow!(errors.join("; ")))?;
@@ -221,15 +224,30 @@ impl ApiEnablementOptions {
             .filter(|b| plan.keeps(b.kind.group, b.kind.kind, b.kind.plural, b.version))
             .copied()
             .collect();
-        if plan.off.is_empty() && left.len() == routes.len() {
-            return Ok(None);
-        }
         for &(group, plural) in &plan.off {
             scheme.switch_off(group, plural);
         }
-        // Made once at start-up and served for the program's life, as the generated table.
-        Ok(Some(left.leak()))
+        Ok(Served {
+            routes: match left.len() == routes.len() {
+                true => routes,
+                // Made once at start-up and served for the program's life, as the
+                // generated table.
+                false => left.leak(),
+            },
+            as_by_default: plan.as_by_default,
+        })
     }
+}
+
+/// What `--runtime-config` and the feature gates leave served.
+pub struct Served {
+    /// The routes served.
+    pub routes: &'static [RouteBinding],
+    /// Exactly the kinds served by default are ([`KindInfo::off_by_default`]): those the
+    /// generated documents describe.
+    ///
+    /// [`KindInfo::off_by_default`]: kapi_core::api::KindInfo::off_by_default
+    pub as_by_default: bool,
 }
 
 /// What `--runtime-config` and the feature gates leave of an API.
@@ -240,35 +258,56 @@ struct Plan {
     /// The kinds served in all their versions though some are off by default (group and
     /// kind): kapi cannot serve a kind in some of its versions only.
     whole: BTreeSet<(&'static str, &'static str)>,
+    /// The group-versions off by default (group and version).
+    off_by_default: BTreeSet<(&'static str, &'static str)>,
+    /// The kinds switched off are exactly those all of whose versions are off by default.
+    as_by_default: bool,
     /// Why some kinds cannot be served as asked.
     errors: Vec<String>,
 }
 
 impl Plan {
-    /// The plan for the compiled `kinds` (group, kind, plural and the versions served).
-    fn new<'a>(
+    /// The plan for the compiled `kinds` (group, kind, plural and the versions served, each
+    /// with whether it is off by default).
+    fn new(
         enablement: Enablement,
         gates: &FeatureGates,
-        kinds: impl Iterator<Item = (&'static str, &'static str, &'static str, BTreeSet<&'a str>)>,
+        kinds: impl Iterator<Item = (&'static str, &'static str, &'static str, Versions)>,
     ) -> Plan {
         let held_back: BTreeSet<Resource> = gates.held_back().collect();
+        let kinds: Vec<_> = kinds
+            .filter(|(.., versions)| !versions.is_empty())
+            .collect();
         let mut plan = Plan {
             enablement,
             off: Vec::new(),
             whole: BTreeSet::new(),
+            off_by_default: (kinds.iter())
+                .flat_map(|(group, .., versions)| {
+                    (versions.iter())
+                        .filter(|(_, off)| **off)
+                        .map(|(v, _)| (*group, *v))
+                })
+                .collect(),
+            as_by_default: true,
             errors: Vec::new(),
         };
         for (group, kind, plural, versions) in kinds {
-            if versions.is_empty() {
-                continue;
-            }
+            let off_by_default = versions.values().all(|off| *off);
             if held_back.contains(&(group, plural)) {
                 plan.off.push((group, plural));
+                plan.as_by_default &= off_by_default;
                 continue;
             }
             let enablement = &plan.enablement;
-            let (on, switched): (Vec<&str>, Vec<&str>) =
-                (versions.iter()).partition(|version| enablement.enabled(group, version));
+            let (mut on, mut switched): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+            for (&version, &off) in &versions {
+                match enablement.enabled(group, version, off) {
+                    true => on.push(version),
+                    false => switched.push(version),
+                }
+            }
+            plan.as_by_default &= on.is_empty() == off_by_default;
             match (on.is_empty(), switched.is_empty()) {
                 (_, true) => {}
                 (true, false) => plan.off.push((group, plural)),
@@ -297,8 +336,10 @@ impl Plan {
         plural: &'static str,
         version: &str,
     ) -> bool {
+        let off_by_default = self.off_by_default.contains(&(group, version));
         !self.off.contains(&(group, plural))
-            && (self.enablement.enabled(group, version) || self.whole.contains(&(group, kind)))
+            && (self.enablement.enabled(group, version, off_by_default)
+                || self.whole.contains(&(group, kind)))
     }
 }
 
@@ -335,10 +376,10 @@ mod tests {
             .to_vec(),
         };
         let enablement = options.enablement().unwrap();
-        assert!(!enablement.enabled("g.io", "v1"));
-        assert!(enablement.enabled("g.io", "v2beta1"));
-        assert!(!enablement.enabled("g.io", "v1beta1"));
-        assert!(enablement.enabled("", "v1"));
+        assert!(!enablement.enabled("g.io", "v1", false));
+        assert!(enablement.enabled("g.io", "v2beta1", true));
+        assert!(!enablement.enabled("g.io", "v1beta1", false));
+        assert!(enablement.enabled("", "v1", false));
     }
 
     const GROUP: &str = "admissionregistration.k8s.io";
@@ -353,15 +394,9 @@ mod tests {
         FeatureGates::parse(values).unwrap()
     }
 
-    /// The admission registration kinds kapi compiles, in the versions they are served in.
-    fn kinds() -> impl Iterator<
-        Item = (
-            &'static str,
-            &'static str,
-            &'static str,
-            BTreeSet<&'static str>,
-        ),
-    > {
+    /// The admission registration kinds kapi compiles, in the versions they are served in
+    /// (v1beta1 off by default, as kube's).
+    fn kinds() -> impl Iterator<Item = (&'static str, &'static str, &'static str, Versions)> {
         [
             (
                 "ValidatingAdmissionPolicy",
@@ -380,7 +415,10 @@ mod tests {
             ),
         ]
         .into_iter()
-        .map(|(kind, plural, versions)| (GROUP, kind, plural, versions.iter().copied().collect()))
+        .map(|(kind, plural, versions)| {
+            let versions = versions.iter().map(|v| (*v, *v == "v1beta1"));
+            (GROUP, kind, plural, versions.collect())
+        })
     }
 
     /// The plurals served under `pairs` of `--runtime-config` and `gates`, or the errors.
@@ -391,19 +429,19 @@ mod tests {
         }
         let served = kinds()
             .filter(|(_, kind, plural, versions)| {
-                (versions.iter()).any(|version| plan.keeps(GROUP, kind, plural, version))
+                (versions.keys()).any(|version| plan.keeps(GROUP, kind, plural, version))
             })
             .map(|(_, _, plural, _)| plural);
         Ok(served.collect())
     }
 
     #[test]
-    fn beta_versions_kube_turns_off_are_off_unless_turned_on() {
+    fn versions_off_by_default_are_off_unless_turned_on() {
         let enablement = options(&[]).enablement().unwrap();
-        assert!(!enablement.enabled(GROUP, "v1beta1"));
-        assert!(enablement.enabled(GROUP, "v1"));
-        // Other groups' betas (kube's list names none kapi serves) are on.
-        assert!(enablement.enabled("apps.example.dev", "v1beta1"));
+        assert!(!enablement.enabled(GROUP, "v1beta1", true));
+        assert!(enablement.enabled(GROUP, "v1", false));
+        // Other betas are on.
+        assert!(enablement.enabled("apps.example.dev", "v1beta1", false));
         for pairs in [
             &["admissionregistration.k8s.io/v1beta1=true"][..],
             &["api/beta=true"],
@@ -411,7 +449,7 @@ mod tests {
             &["api/all=false", "admissionregistration.k8s.io/v1beta1"],
         ] {
             let enablement = options(pairs).enablement().unwrap();
-            assert!(enablement.enabled(GROUP, "v1beta1"), "{pairs:?}");
+            assert!(enablement.enabled(GROUP, "v1beta1", true), "{pairs:?}");
         }
         for pairs in [
             &["admissionregistration.k8s.io/v1beta1=false"][..],
@@ -420,7 +458,7 @@ mod tests {
             &["api/ga=true"],
         ] {
             let enablement = options(pairs).enablement().unwrap();
-            assert!(!enablement.enabled(GROUP, "v1beta1"), "{pairs:?}");
+            assert!(!enablement.enabled(GROUP, "v1beta1", true), "{pairs:?}");
         }
     }
 
@@ -450,14 +488,33 @@ mod tests {
     }
 
     #[test]
+    fn only_what_is_served_by_default_is_as_by_default() {
+        let as_by_default = |pairs: &[&str], gates: FeatureGates| {
+            Plan::new(options(pairs).enablement().unwrap(), &gates, kinds()).as_by_default
+        };
+        let on = || gates(&["MutatingAdmissionPolicy=true"]);
+        let v1beta1 = "admissionregistration.k8s.io/v1beta1=true";
+        assert!(as_by_default(&[], FeatureGates::default()));
+        // Half of what serves them changes nothing.
+        assert!(as_by_default(&[v1beta1], FeatureGates::default()));
+        assert!(as_by_default(&[], on()));
+        assert!(!as_by_default(&[v1beta1], on()));
+        assert!(!as_by_default(
+            &["admissionregistration.k8s.io/v1=false"],
+            FeatureGates::default()
+        ));
+    }
+
+    #[test]
     fn a_version_off_by_default_stays_on_with_its_kind_s_others() {
-        let kinds = [(GROUP, "Thing", "things", BTreeSet::from(["v1", "v1beta1"]))];
+        let versions = BTreeMap::from([("v1", false), ("v1beta1", true)]);
+        let kinds = [(GROUP, "Thing", "things", versions)];
         let plan = Plan::new(
             Enablement::default(),
             &FeatureGates::default(),
             kinds.clone().into_iter(),
         );
-        assert!(plan.errors.is_empty() && plan.off.is_empty());
+        assert!(plan.errors.is_empty() && plan.off.is_empty() && plan.as_by_default);
         assert!(plan.keeps(GROUP, "Thing", "things", "v1beta1"));
         assert!(plan.keeps(GROUP, "Thing", "things", "v1"));
         // Switched off by a key, it is the usual error.

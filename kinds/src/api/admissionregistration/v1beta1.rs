@@ -104,7 +104,7 @@ pub struct MatchResources {
     printer_column(name = "ParamKind", type = "string", json_path = ".spec.paramKind", cell = crate::admissionregistration::policies::param_kind_cell),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     storage_key = "mutatingadmissionpolicies",
-    version(name = "v1beta1", storage),
+    version(name = "v1beta1", storage, off_by_default),
     protobuf,
 )]
 #[serde(rename_all = "camelCase")]
@@ -137,7 +137,7 @@ pub struct MutatingAdmissionPolicy {
     printer_column(name = "ParamRef", type = "string", json_path = ".spec.paramRef", cell = crate::admissionregistration::policies::param_ref_cell),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp"),
     storage_key = "mutatingadmissionpolicybindings",
-    version(name = "v1beta1", storage),
+    version(name = "v1beta1", storage, off_by_default),
     protobuf,
 )]
 #[serde(rename_all = "camelCase")]
