@@ -8,6 +8,8 @@
 //! `matchConditions` (the test webhook counts its calls) or failed by them per
 //! `failurePolicy`.
 
+mod e2e;
+mod operations;
 mod replay;
 
 use crate::support;
