@@ -32,6 +32,7 @@ pub mod meta;
 pub mod net;
 pub mod quantity;
 pub mod scheme;
+pub mod strconv;
 pub mod unstructured;
 pub mod user;
 pub mod validation;

@@ -2,15 +2,21 @@
 //! `Connect`: kube's Pod `log`, `exec`, `attach`, `portforward` and `proxy`, Service and
 //! Node `proxy`): the registry hands each request to the [`Connector`] the server
 //! registered for the subresource, which reads what it needs through the registry and
-//! says where the request goes ([`Connection`]), or why it cannot.
+//! says where the request goes ([`Connection`]), or why it cannot. A connect is admitted
+//! first, as kube admits it: its options ([`Connector::options`], `PodExecOptions` for an
+//! exec) are the object the validating admission judges, operation `CONNECT`.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use super::{Registry, Target};
+use crate::admission::{Attributes, Operation};
 use kapi_core::api::{Method, SubresourceShape};
 use kapi_core::error::ApiError;
+use kapi_core::user::UserInfo;
 
 /// A boxed future of a connector's answer.
 pub type Connecting<'a> = Pin<Box<dyn Future<Output = Result<Connection, ApiError>> + Send + 'a>>;
@@ -20,6 +26,14 @@ pub trait Connector: Send + Sync {
     /// Where `request` goes, or why it cannot.
     fn connect<'a>(&'a self, registry: &'a Registry, request: ConnectRequest<'a>)
     -> Connecting<'a>;
+
+    /// The options a connect is admitted with, as kube decodes them from the query: their
+    /// kind (`PodExecOptions`, in the resource's group and the request's version) and the
+    /// object. `None`: the request is not admitted (a read, as a pod's `log` is).
+    fn options(&self, request: &ConnectRequest<'_>) -> Option<(&'static str, Value)> {
+        let _ = request;
+        None
+    }
 }
 
 /// One connect (or read) of a subresource.
@@ -39,6 +53,8 @@ pub struct ConnectRequest<'a> {
     pub path: Option<&'a str>,
     /// The request asks to upgrade the connection (`Connection: Upgrade`).
     pub upgrade: bool,
+    /// Who connects; `None` for the server itself.
+    pub user: Option<&'a UserInfo>,
 }
 
 impl ConnectRequest<'_> {
@@ -78,9 +94,12 @@ impl Registry {
     }
 
     /// A connect to, or read of, a `Read` or `Connect` subresource, answered by its
-    /// connector; a subresource without one is not supported (405), as kube answers a verb
-    /// its storage lacks.
-    pub async fn connect(&self, request: ConnectRequest<'_>) -> Result<Connection, ApiError> {
+    /// connector once admitted (with the validating admission's warnings); a subresource
+    /// without one is not supported (405), as kube answers a verb its storage lacks.
+    pub async fn connect(
+        &self,
+        request: ConnectRequest<'_>,
+    ) -> Result<(Connection, Vec<String>), ApiError> {
         let info = request.target.kind.info;
         let shape = info
             .subresources
@@ -99,6 +118,38 @@ impl Registry {
                 action: "connect".into(),
             });
         };
-        connector.connect(self, request).await
+        let warnings = match connector.options(&request) {
+            Some((kind, options)) if matches!(shape, Some(SubresourceShape::Connect { .. })) => {
+                self.admit_connect(&request, kind, &options).await?
+            }
+            _ => Vec::new(),
+        };
+        Ok((connector.connect(self, request).await?, warnings))
+    }
+
+    /// The validating admission of a connect, its options the object: its warnings.
+    async fn admit_connect(
+        &self,
+        request: &ConnectRequest<'_>,
+        kind: &str,
+        options: &Value,
+    ) -> Result<Vec<String>, ApiError> {
+        let attributes = Attributes {
+            operation: Operation::Connect,
+            kind: request.target.kind,
+            version: request.target.version,
+            subresource: request.subresource,
+            namespace: request.target.namespace,
+            name: request.name,
+            user: request.user,
+            dry_run: false,
+            options: &Value::Null,
+            object_kind: Some(kind),
+        };
+        if !self.webhooks_configured(&attributes).await?.1 {
+            return Ok(Vec::new());
+        }
+        self.validating_admission(&attributes, Some(options), None, None)
+            .await
     }
 }

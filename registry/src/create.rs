@@ -89,6 +89,7 @@ impl Registry {
             user: options.user.as_ref(),
             dry_run: options.dry_run,
             options: &admission_options,
+            object_kind: None,
         };
         let (mutating, validating) = self.webhooks_configured(&attributes).await?;
         // The mutating admission, on the object as decoded; what it makes is defaulted and

@@ -402,6 +402,7 @@ impl Registry {
             user,
             dry_run,
             options: &admission_options,
+            object_kind: None,
         };
         if self.webhooks_configured(&attributes).await? == (false, false) {
             return Ok(());

@@ -355,6 +355,7 @@ impl Registry {
                 user: options.user.as_ref(),
                 dry_run: options.dry_run,
                 options: &admission_options,
+                object_kind: None,
             };
             let (mutating, validating) = self.webhooks_configured(&attributes).await?;
             let old_admitted = match mutating || validating {

@@ -25,6 +25,7 @@ mod builtin_warnings;
 mod compiled_rules;
 mod component_statuses;
 mod configmap;
+mod connect_admission;
 mod controller;
 mod conversion;
 mod crd_rules;

@@ -10,6 +10,7 @@
 
 mod binding;
 mod component_status;
+mod connect_options;
 mod eviction;
 mod nodes;
 mod priority_classes;

@@ -48,6 +48,10 @@ impl Connector for Pods {
             }
         })
     }
+
+    fn options(&self, request: &ConnectRequest<'_>) -> Option<(&'static str, Value)> {
+        super::connect_options::options("pods", request)
+    }
 }
 
 impl Connector for Services {
@@ -58,6 +62,10 @@ impl Connector for Services {
     ) -> Connecting<'a> {
         Box::pin(service_proxy(registry, request))
     }
+
+    fn options(&self, request: &ConnectRequest<'_>) -> Option<(&'static str, Value)> {
+        super::connect_options::options("services", request)
+    }
 }
 
 impl Connector for Nodes {
@@ -67,6 +75,10 @@ impl Connector for Nodes {
         request: ConnectRequest<'a>,
     ) -> Connecting<'a> {
         Box::pin(node_proxy(registry, request))
+    }
+
+    fn options(&self, request: &ConnectRequest<'_>) -> Option<(&'static str, Value)> {
+        super::connect_options::options("nodes", request)
     }
 }
 

@@ -12,14 +12,17 @@ use axum::response::Response;
 use super::params::Query;
 use super::resources::Call;
 use kapi_core::error::ApiError;
+use kapi_core::user::UserInfo;
 use kapi_registry::{ConnectRequest, Connection, Registry, Target};
 
-/// Answers a connect to (or read of) `call`'s subresource.
+/// Answers a connect to (or read of) `call`'s subresource; its admission's warnings go to
+/// `warnings`.
 pub(super) async fn serve(
     registry: &Registry,
     call: &Call<'_>,
     target: Target<'_>,
     parts: &Parts,
+    warnings: &mut Vec<String>,
 ) -> Result<Response, ApiError> {
     let query = Query::parse(parts.uri.query());
     let subresource = call.subresource.unwrap_or_default();
@@ -44,8 +47,11 @@ pub(super) async fn serve(
         query: query.pairs(),
         path: call.names.path.as_deref(),
         upgrade,
+        user: parts.extensions.get::<UserInfo>(),
     };
-    let response = match registry.connect(request).await? {
+    let (connection, admitted) = registry.connect(request).await?;
+    warnings.extend(admitted);
+    let response = match connection {
         Connection::NoContent => Response::builder()
             .status(StatusCode::NO_CONTENT)
             .body(Body::empty()),

@@ -174,7 +174,9 @@ pub(super) fn negotiate(
         let Some(format) = format_of(range, tables, protobuf) else {
             continue;
         };
-        let param_pretty = range.param("pretty").and_then(super::params::parse_bool);
+        let param_pretty = range
+            .param("pretty")
+            .and_then(kapi_core::strconv::parse_bool);
         let pretty = pretty.or(param_pretty).unwrap_or_else(user_agent_pretty);
         return Ok(Output { format, pretty });
     }

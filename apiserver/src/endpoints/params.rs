@@ -6,6 +6,7 @@ use serde_json::json;
 
 use kapi_core::error::{ApiError, FieldError, FieldErrorType};
 use kapi_core::meta::DeleteOptions;
+use kapi_core::strconv::parse_bool;
 use kapi_registry::{FieldValidation, ListOptions, PatchType, WatchOptions, WriteOptions};
 
 /// The longest `fieldManager` kube-apiserver accepts.
@@ -343,15 +344,6 @@ fn manager_from_user_agent(user_agent: Option<&str>) -> String {
     let prefix = agent.split('/').next().unwrap_or("");
     let printable: String = prefix.chars().filter(|c| !c.is_control()).collect();
     printable.chars().take(FIELD_MANAGER_MAX_LENGTH).collect()
-}
-
-/// Go's `strconv.ParseBool`, which kube-apiserver uses for boolean parameters.
-pub(super) fn parse_bool(value: &str) -> Option<bool> {
-    match value {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

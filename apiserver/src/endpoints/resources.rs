@@ -281,7 +281,10 @@ async fn handle(
     let handler = call.handler;
     // A read answered by a connector (`log`), whatever the client accepts.
     if handler == Handler::Read {
-        return Box::pin(super::connect::serve(registry, call, target, &parts)).await;
+        return Box::pin(super::connect::serve(
+            registry, call, target, &parts, warnings,
+        ))
+        .await;
     }
     let tables = matches!(
         handler,
@@ -414,7 +417,10 @@ async fn handle(
             Ok(media::respond(StatusCode::OK, &object, output))
         }
         Handler::Read | Handler::Connect => {
-            Box::pin(super::connect::serve(registry, call, target, &parts)).await
+            Box::pin(super::connect::serve(
+                registry, call, target, &parts, warnings,
+            ))
+            .await
         }
         Handler::CreateOther => {
             let body = read_body(body).await?;

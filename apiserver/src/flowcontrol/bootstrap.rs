@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use kapi_core::error::ApiError;
 use kapi_core::scheme::KindEntry;
+use kapi_core::strconv::parse_bool;
 use kapi_registry::{Registry, Target, WriteOptions};
 
 /// The annotation that says whether the keeper keeps an object's spec.
@@ -106,15 +107,6 @@ pub async fn ensure(registry: &Registry) -> Result<(), ApiError> {
         }
     }
     Ok(())
-}
-
-/// Go's `strconv.ParseBool`.
-fn parse_bool(value: &str) -> Option<bool> {
-    match value {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
-        _ => None,
-    }
 }
 
 /// kube's `EnsureConfiguration` of one object.

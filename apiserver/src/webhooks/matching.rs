@@ -131,6 +131,7 @@ mod tests {
             user: None,
             dry_run: false,
             options: &options,
+            object_kind: None,
         };
         let create = attributes(Operation::Create, "");
         let status = attributes(Operation::Update, "status");

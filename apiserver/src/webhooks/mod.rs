@@ -585,9 +585,11 @@ pub(crate) fn request(
 ) -> Value {
     let info = attributes.kind.info;
     let scale = attributes.subresource == "scale";
-    let kind = |version: &str| match scale {
-        true => json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
-        false => json!({"group": info.group, "version": version, "kind": info.kind}),
+    let kind = |version: &str| match (scale, attributes.object_kind) {
+        (true, _) => json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
+        // A connect's options, in the resource's group and version.
+        (false, Some(kind)) => json!({"group": info.group, "version": version, "kind": kind}),
+        (false, None) => json!({"group": info.group, "version": version, "kind": info.kind}),
     };
     let resource =
         |version: &str| json!({"group": info.group, "version": version, "resource": info.plural});

@@ -10,7 +10,9 @@
 //!    one);
 //! 3. then storage.
 //!
-//! A DELETE goes through the admission too, with the object as `oldObject`. What
+//! A DELETE goes through the admission too, with the object as `oldObject`, and a CONNECT
+//! (`pods/exec`, the proxies) with its options as the object (the connector says what they
+//! are), on the validating side. What
 //! admission says for the audit log is [`annotate`]d (`annotations`).
 
 mod annotations;
@@ -35,15 +37,19 @@ pub enum Operation {
     Update,
     /// A delete.
     Delete,
+    /// A connect to a subresource (`pods/exec`, `services/proxy`): admitted with its
+    /// options as the object, on the validating side only.
+    Connect,
 }
 
 impl Operation {
-    /// kube's name of it: `CREATE`, `UPDATE`, `DELETE`.
+    /// kube's name of it: `CREATE`, `UPDATE`, `DELETE`, `CONNECT`.
     pub fn name(self) -> &'static str {
         match self {
             Operation::Create => "CREATE",
             Operation::Update => "UPDATE",
             Operation::Delete => "DELETE",
+            Operation::Connect => "CONNECT",
         }
     }
 }
@@ -67,8 +73,12 @@ pub struct Attributes<'a> {
     pub user: Option<&'a UserInfo>,
     /// `dryRun=All`.
     pub dry_run: bool,
-    /// The request's options (`CreateOptions`, `UpdateOptions`, `DeleteOptions`) as JSON.
+    /// The request's options (`CreateOptions`, `UpdateOptions`, `DeleteOptions`) as JSON;
+    /// null for a connect, whose options are its object.
     pub options: &'a Value,
+    /// The kind of the object admitted when it is not the resource's: a connect's options
+    /// (`PodExecOptions`), in the resource's group and the request's version.
+    pub object_kind: Option<&'a str>,
 }
 
 /// Admission that calls out of the registry, as kube's mutating and validating admission

@@ -6,6 +6,8 @@ the certificate and key given as arguments, answering AdmissionReview v1 request
 - `/annotate`: a mutating webhook that annotates it `annotated-by: test`.
 - `/policy`: a validating webhook that refuses WebApps whose image is tagged `:edge`,
   and the deletion of objects named `keep`.
+- `/connect`: a validating webhook for connects, whose object is the connect's options:
+  it refuses an exec of `reboot`.
 
 Prints `listening on PORT` first, then one JSON line per review received (path,
 operation, kinds, name, namespace, dryRun, user, and the object's labels), for the Rust
@@ -58,6 +60,14 @@ def policy(request):
     return {"allowed": True}
 
 
+def connect(request):
+    command = (request.get("object") or {}).get("command") or []
+    if "reboot" in command:
+        return {"allowed": False, "status": {"code": 403, "reason": "Forbidden",
+                                             "message": "reboots are not allowed"}}
+    return {"allowed": True}
+
+
 def answer(review, full_path):
     request = review["request"]
     path, _, query = full_path.partition("?")
@@ -79,8 +89,9 @@ def answer(review, full_path):
         "annotations": (obj.get("metadata") or {}).get("annotations"),
         "hasOldObject": request.get("oldObject") is not None,
         "spec": obj.get("spec"),
+        "object": obj,
     }), flush=True)
-    handlers = {"/label": label, "/annotate": annotate}
+    handlers = {"/label": label, "/annotate": annotate, "/connect": connect}
     response = handlers.get(path, policy)(request)
     response["uid"] = request["uid"]
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}

@@ -100,9 +100,8 @@ impl Enablement {
 /// Go's `strconv.ParseBool`, which kube reads the values with (empty is true).
 fn parse_bool(value: &str) -> Option<bool> {
     match value {
-        "" | "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
-        _ => None,
+        "" => Some(true),
+        value => kapi_core::strconv::parse_bool(value),
     }
 }
 

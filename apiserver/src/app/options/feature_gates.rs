@@ -6,6 +6,8 @@
 //! resources: while it is off they are not served, whatever `--runtime-config` says, as
 //! kube's registry installs no storage for them.
 
+use kapi_core::strconv::parse_bool;
+
 /// A gate's stage (kube's `featuregate.prerelease`), which `AllAlpha` and `AllBeta` select by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -184,15 +186,6 @@ impl FeatureGates {
         (GATES.iter().zip(self.on))
             .filter(|(_, on)| !on)
             .flat_map(|(gate, _)| gate.resources.iter().copied())
-    }
-}
-
-/// Go's `strconv.ParseBool`, which kube reads a gate's value with.
-fn parse_bool(value: &str) -> Option<bool> {
-    match value {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
-        _ => None,
     }
 }
 

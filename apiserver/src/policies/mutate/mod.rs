@@ -91,8 +91,8 @@ impl MutatingPolicies {
     }
 }
 
-/// Whether policies mutate this write: creates and updates (kube's CONNECT too, which
-/// kapi's admission does not see), of anything but the exempt kinds.
+/// Whether policies mutate this write: creates and updates (kube's CONNECT too, whose
+/// options kapi admits on the validating side only), of anything but the exempt kinds.
 fn handled(attributes: &Attributes<'_>) -> bool {
     matches!(attributes.operation, Operation::Create | Operation::Update)
         && !super::exempt(attributes)
