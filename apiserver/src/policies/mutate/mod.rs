@@ -26,6 +26,7 @@
 
 mod compile;
 mod invoke;
+mod json_patch;
 mod patch;
 #[cfg(test)]
 mod tests;

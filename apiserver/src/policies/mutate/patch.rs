@@ -5,10 +5,10 @@
 //!   does not declare is refused), may set no atomic value (a merge would replace it
 //!   whole), and is merged into the object as structured-merge-diff merges (no field
 //!   removed, list maps merged by key, no field manager: nobody owns what a policy sets).
-//! - A JSON patch (`[JSONPatch{...}]`) applies as kube's JSON patch library applies it:
-//!   a `test` that fails leaves the object as it was (the patch is skipped, not an
-//!   error), `replace` of a missing map key adds it, errors are worded as kube's. A
-//!   compiled kind's object must then decode strictly (an unknown field is kube's 500).
+//! - A JSON patch (`[JSONPatch{...}]`) applies as kube's JSON patch library applies it
+//!   (`super::json_patch`): a `test` that fails leaves the object as it was (the patch is
+//!   skipped, not an error). A compiled kind's object must then decode strictly (an
+//!   unknown field is kube's 500).
 
 use serde_json::Value;
 
@@ -18,6 +18,7 @@ use kapi_fieldmanager::typed::{self, TypeRef, check};
 use kapi_registry::KindSchema;
 
 use super::compile::PatchKind;
+use super::json_patch;
 
 /// Where a mutation's failure goes.
 #[derive(Debug)]
@@ -110,15 +111,15 @@ fn json_patch(
     target: Target<'_>,
 ) -> Result<Value, Failure> {
     let operations = patches::json_patch(value).map_err(Failure::Policy)?;
-    let mut patched = object.clone();
-    for operation in operations.as_array().into_iter().flatten() {
-        match apply_one(&mut patched, operation) {
-            Ok(()) => {}
-            // A failed test skips the whole patch.
-            Err(None) => return Ok(object.clone()),
-            Err(Some(error)) => return Err(Failure::Policy(format!("JSON Patch: {error}"))),
+    let operations = operations.as_array().map_or(&[][..], Vec::as_slice);
+    let patched = match super::json_patch::apply(object, operations) {
+        Ok(patched) => patched,
+        // A failed test skips the whole patch.
+        Err(json_patch::Failed::Test) => return Ok(object.clone()),
+        Err(json_patch::Failed::Error(error)) => {
+            return Err(Failure::Policy(format!("JSON Patch: {error}")));
         }
-    }
+    };
     if let Some(typed) = target.typed {
         let through = typed(&patched).map_err(|e| Failure::Status(ApiError::Internal(e)))?;
         let unknown = kapi_registry::unknown_fields(&patched, &through);
@@ -133,62 +134,4 @@ fn json_patch(
         }
     }
     Ok(patched)
-}
-
-/// Applies one operation: `Err(None)` when it is a `test` that fails, `Err(Some(_))` with
-/// kube's JSON patch library's words when it cannot apply.
-fn apply_one(doc: &mut Value, operation: &Value) -> Result<(), Option<String>> {
-    let text = |field: &str| operation[field].as_str().unwrap_or_default().to_owned();
-    let (op, path, from) = (text("op"), text("path"), text("from"));
-    let missing = |what: &str| Some(format!("{what}: missing value"));
-    let parent_of = |path: &str| path.rsplit_once('/').map(|(parent, _)| parent.to_owned());
-    let exists = |doc: &Value, path: &str| doc.pointer(path).is_some();
-    let container = |doc: &Value, path: &str| {
-        parent_of(path)
-            .is_some_and(|p| matches!(doc.pointer(&p), Some(Value::Object(_) | Value::Array(_))))
-    };
-    let mut operation = operation.clone();
-    match op.as_str() {
-        "add" if !container(doc, &path) && !path.is_empty() => {
-            return Err(missing(&format!(
-                "add operation does not apply: doc is missing path: \"{path}\""
-            )));
-        }
-        "remove" if !exists(doc, &path) => {
-            let key = path.rsplit('/').next().unwrap_or_default();
-            return Err(missing(&format!("Unable to remove nonexistent key: {key}")));
-        }
-        "replace" if !exists(doc, &path) => {
-            let parent = parent_of(&path).and_then(|p| doc.pointer(&p).cloned());
-            match parent {
-                // kube's library adds a key that is not there.
-                Some(Value::Object(_)) => operation["op"] = Value::from("add"),
-                _ => {
-                    return Err(missing(&format!(
-                        "replace operation does not apply: doc is missing key: {path}"
-                    )));
-                }
-            }
-        }
-        "test" if !container(doc, &path) && !path.is_empty() => {
-            return Err(missing(&format!(
-                "test operation does not apply: is missing path: {path}"
-            )));
-        }
-        "test" if !exists(doc, &path) => return Err(None),
-        "move" | "copy" if !exists(doc, &from) => {
-            return Err(missing(&format!(
-                "{op} operation does not apply: doc is missing from path: {from}"
-            )));
-        }
-        "add" | "remove" | "replace" | "move" | "copy" | "test" => {}
-        other => return Err(Some(format!("Unexpected kind: {other}"))),
-    }
-    let parsed: json_patch::PatchOperation =
-        serde_json::from_value(operation).map_err(|e| Some(e.to_string()))?;
-    match json_patch::patch(doc, &[parsed]) {
-        Ok(()) => Ok(()),
-        Err(e) if matches!(e.kind, json_patch::PatchErrorKind::TestFailed) => Err(None),
-        Err(e) => Err(Some(e.to_string())),
-    }
 }
