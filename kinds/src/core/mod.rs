@@ -62,9 +62,8 @@ impl kapi_core::Strategy for Namespace {
     }
 
     fn prepare_for_update(&mut self, old: &Self) {
-        // The status is the server's, and `spec.finalizers` changes only through
-        // `/finalize` (kube's namespace strategy).
-        self.status = old.status.clone();
+        // `spec.finalizers` changes only through `/finalize` (kube's namespace strategy);
+        // the status only through `/status`, as for every kind with that subresource.
         self.spec.finalizers = old.spec.finalizers.clone();
     }
 

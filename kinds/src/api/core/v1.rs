@@ -253,6 +253,7 @@ pub struct Namespace {
 impl kapi::defaults::Defaults for Namespace {
     fn set_defaults(&mut self) {
         crate::defaults::core_v1::namespace(self);
+        kapi::defaults::Defaults::set_defaults(&mut self.status);
     }
 }
 
@@ -325,4 +326,10 @@ pub struct NamespaceStatus {
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"], "x-kubernetes-patch-merge-key" = "type", "x-kubernetes-patch-strategy" = "merge"))]
     #[protobuf(tag = 2)]
     pub conditions: Vec<NamespaceCondition>,
+}
+
+impl kapi::defaults::Defaults for NamespaceStatus {
+    fn set_defaults(&mut self) {
+        crate::defaults::core_v1::namespace_status(self);
+    }
 }
