@@ -8,6 +8,8 @@
 //! and skipped under `Ignore`; kube's reinvocation of `IfNeeded` policies; kubectl's
 //! table of the policies.
 
+mod replay;
+
 use crate::support;
 
 use std::time::Duration;
