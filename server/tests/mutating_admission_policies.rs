@@ -6,7 +6,7 @@
 //! owned by no manager, as kube's field manager runs before admission); a failing
 //! mutation refusing the write under `failurePolicy: Fail` (kube's 403, reason `Invalid`)
 //! and skipped under `Ignore`; kube's reinvocation of `IfNeeded` policies; kubectl's
-//! table of the policies.
+//! table of the policies; kube's integration scenarios replayed as data (`replay`).
 
 mod replay;
 
