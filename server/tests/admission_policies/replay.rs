@@ -14,26 +14,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::http::{Client, Response};
+use crate::support::http::{Client, Response, collection};
 use crate::support::{Server, wait_for};
 
 const ADMISSION: &str = "/apis/admissionregistration.k8s.io/v1";
 const MARKER: &str = "marker denied; policy is ready";
-
-/// The collection path of `resource` (`{group, version, resource}`) in `namespace`.
-fn collection(resource: &Value, namespace: Option<&str>) -> String {
-    let group = resource["group"].as_str().unwrap_or_default();
-    let version = resource["version"].as_str().unwrap_or("v1");
-    let plural = resource["resource"].as_str().unwrap();
-    let root = match group {
-        "" => format!("/api/{version}"),
-        group => format!("/apis/{group}/{version}"),
-    };
-    match namespace {
-        Some(namespace) => format!("{root}/namespaces/{namespace}/{plural}"),
-        None => format!("{root}/{plural}"),
-    }
-}
 
 /// The path to create `object` of `resource` at.
 fn path_of(resource: &Value, object: &Value) -> String {

@@ -493,3 +493,18 @@ impl Frames {
         }
     }
 }
+
+/// The collection path of `resource` (`{group, version, resource}`) in `namespace`.
+pub(crate) fn collection(resource: &Value, namespace: Option<&str>) -> String {
+    let group = resource["group"].as_str().unwrap_or_default();
+    let version = resource["version"].as_str().unwrap_or("v1");
+    let plural = resource["resource"].as_str().unwrap();
+    let root = match group {
+        "" => format!("/api/{version}"),
+        group => format!("/apis/{group}/{version}"),
+    };
+    match namespace {
+        Some(namespace) => format!("{root}/namespaces/{namespace}/{plural}"),
+        None => format!("{root}/{plural}"),
+    }
+}
