@@ -118,11 +118,13 @@ impl Registry {
                 action: "connect".into(),
             });
         };
-        let warnings = match connector.options(&request) {
-            Some((kind, options)) if matches!(shape, Some(SubresourceShape::Connect { .. })) => {
-                self.admit_connect(&request, kind, &options).await?
-            }
-            _ => Vec::new(),
+        // Reads (a pod's `log`) are not admitted.
+        let admitted = matches!(shape, Some(SubresourceShape::Connect { .. }))
+            .then(|| connector.options(&request))
+            .flatten();
+        let warnings = match admitted {
+            Some((kind, options)) => self.admit_connect(&request, kind, &options).await?,
+            None => Vec::new(),
         };
         Ok((connector.connect(self, request).await?, warnings))
     }

@@ -5,8 +5,6 @@
 //! `--disable-admission-plugins` under kube's names (envtest's
 //! `--disable-admission-plugins=ServiceAccount` accepted).
 
-use std::process::Command;
-
 use crate::support;
 
 use serde_json::{Value, json};
@@ -275,23 +273,8 @@ fn admission_plugins_are_chosen_by_kube_names() {
     assert_eq!(plain["spec"].get("tolerations"), None, "{plain}");
 
     let start = |args: &[&str]| {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kapi-server"))
-            .args(["--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(dir.path())
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let status = support::wait_exit(&mut child, std::time::Duration::from_secs(20));
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-        assert_eq!(
-            status.and_then(|s| s.code()),
-            Some(2),
-            "{args:?} started: {stderr}"
-        );
+        let (code, stderr) = support::start_refused(args);
+        assert_eq!(code, Some(2), "{args:?} started: {stderr}");
         stderr
     };
     let stderr = start(&["--enable-admission-plugins=Priority,Nope"]);

@@ -150,7 +150,6 @@ fn the_version_without_the_gate_serves_no_mutating_admission_policies() {
 
 #[test]
 fn gates_kapi_does_not_know_are_start_up_errors() {
-    let data = tempfile::tempdir().unwrap();
     for (gates, message) in [
         (
             "Nope=true",
@@ -162,19 +161,8 @@ fn gates_kapi_does_not_know_are_start_up_errors() {
              \"maybe\": invalid syntax",
         ),
     ] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
-            .args(["--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data.path())
-            .arg(format!("--feature-gates={gates}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A server that started after all is killed (`None`), and the test fails below.
-        let exit = support::wait_exit(&mut child, std::time::Duration::from_secs(30));
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-        assert_eq!(exit.and_then(|s| s.code()), Some(2), "{gates}: {stderr}");
+        let (code, stderr) = support::start_refused(&[&format!("--feature-gates={gates}")]);
+        assert_eq!(code, Some(2), "{gates}: {stderr}");
         assert!(stderr.contains(message), "{gates}: {stderr}");
     }
 }

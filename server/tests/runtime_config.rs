@@ -112,22 +112,7 @@ fn api_all_false_serves_the_core_group_and_the_groups_switched_back_on() {
 
 #[test]
 fn what_cannot_be_switched_off_is_a_start_up_error() {
-    let data = tempfile::tempdir().unwrap();
-    let run = |config: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
-            .args(["--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data.path())
-            .arg(format!("--runtime-config={config}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A server that started after all is killed (`None`), and the test fails below.
-        let exit = support::wait_exit(&mut child, std::time::Duration::from_secs(30));
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-        (exit.and_then(|status| status.code()), stderr)
-    };
+    let run = |config: &str| support::start_refused(&[&format!("--runtime-config={config}")]);
     for (config, code, message) in [
         (
             "api/v1=false",

@@ -12,7 +12,7 @@ use kapi_core::error::FieldError;
 
 use super::expressions::{Compilers, Patch, match_conditions, mutation_expression};
 use super::policy_validation::{
-    FAILURE_POLICIES, match_resources, param_kind, param_ref, policy_name, variables,
+    failure_policy, match_resources, param_kind, param_ref, policy_name, variables,
 };
 use super::{MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, Mutation, v1beta1};
 use crate::api::admissionregistration::v1;
@@ -30,15 +30,7 @@ pub(crate) fn policy(
 ) -> Vec<FieldError> {
     let spec = &policy.spec;
     let mut errors = Vec::new();
-    match spec.failure_policy.as_deref() {
-        None => errors.push(FieldError::required("spec.failurePolicy", "")),
-        Some(p) if !FAILURE_POLICIES.contains(&p) => errors.push(FieldError::not_supported(
-            "spec.failurePolicy",
-            p,
-            FAILURE_POLICIES,
-        )),
-        Some(_) => {}
-    }
+    errors.extend(failure_policy(spec.failure_policy.as_deref()));
     let params = spec.param_kind.is_some();
     if let Some(kind) = &spec.param_kind {
         errors.extend(param_kind(&kind.into(), "spec.paramKind"));

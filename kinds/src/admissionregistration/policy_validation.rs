@@ -20,7 +20,7 @@ use super::{
 };
 use kapi_cel::escape::is_identifier;
 
-pub(super) const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
+const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
 const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
 const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
@@ -65,6 +65,20 @@ impl<'a> Preexisting<'a> {
     }
 }
 
+/// `spec.failurePolicy`'s error: it is required (defaulted to `Fail` before), and one of
+/// kube's.
+pub(super) fn failure_policy(value: Option<&str>) -> Option<FieldError> {
+    match value {
+        None => Some(FieldError::required("spec.failurePolicy", "")),
+        Some(p) if !FAILURE_POLICIES.contains(&p) => Some(FieldError::not_supported(
+            "spec.failurePolicy",
+            p,
+            FAILURE_POLICIES,
+        )),
+        Some(_) => None,
+    }
+}
+
 /// A policy's errors; `old`: the stored policy of an update.
 pub(crate) fn policy(
     policy: &ValidatingAdmissionPolicy,
@@ -73,15 +87,7 @@ pub(crate) fn policy(
     let spec = &policy.spec;
     let preexisting = Preexisting::of(old);
     let mut errors = Vec::new();
-    match spec.failure_policy.as_deref() {
-        None => errors.push(FieldError::required("spec.failurePolicy", "")),
-        Some(p) if !FAILURE_POLICIES.contains(&p) => errors.push(FieldError::not_supported(
-            "spec.failurePolicy",
-            p,
-            FAILURE_POLICIES,
-        )),
-        Some(_) => {}
-    }
+    errors.extend(failure_policy(spec.failure_policy.as_deref()));
     let params = spec.param_kind.is_some();
     if let Some(kind) = &spec.param_kind {
         errors.extend(param_kind(kind, "spec.paramKind"));

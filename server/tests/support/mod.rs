@@ -125,6 +125,25 @@ pub(crate) fn wait_for<T>(
     }
 }
 
+/// Runs `kapi-server` with `args` (on a free port, in a data directory of its own) as a
+/// server that should refuse to start: its exit code and what it wrote to stderr. One
+/// that starts after all is killed after 30 s, and its code is `None`.
+pub(crate) fn start_refused(args: &[&str]) -> (Option<i32>, String) {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kapi-server"))
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data.path())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let exit = wait_exit(&mut child, Duration::from_secs(30));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (exit.and_then(|status| status.code()), stderr)
+}
+
 /// Waits up to `timeout` for `child` to exit and returns its status; past the deadline,
 /// kills and reaps it and returns `None`, so that a process that hangs fails its test
 /// instead of blocking it.
