@@ -147,6 +147,19 @@ fn variables_are_evaluated_when_first_read() {
     // Read, they spend the budget.
     let mut poor = Evaluation::new(inputs(), &variables, first - 1);
     assert_eq!(poor.eval(&reads, "").unwrap_err(), OUT_OF_BUDGET);
+    // A variable reading the whole map sees those before it, never itself.
+    let whole = c
+        .variable("whole", "has(variables.ten) && [variables].size() == 1")
+        .unwrap();
+    let variables = [
+        ("heavy", Ok(&heavy)),
+        ("ten", Ok(&ten)),
+        ("whole", Ok(&whole)),
+    ];
+    let reads_whole = c.compile("variables.whole", Returns::Bool).unwrap();
+    let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET);
+    let outcome = evaluation.eval(&reads_whole, "variables.whole").unwrap();
+    assert_eq!(outcome, Outcome::Value(Value::Bool(true)));
     // A field tested reads every one.
     let tests = c.compile("has(variables.ten)", Returns::Bool).unwrap();
     let mut evaluation = Evaluation::new(inputs(), &variables, POLICY_BUDGET);

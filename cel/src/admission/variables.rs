@@ -22,6 +22,9 @@ pub(super) struct Variables<'p> {
     values: RefCell<Vec<Option<Value>>>,
     /// What evaluating them has cost since it was last taken.
     cost: Cell<u64>,
+    /// The variable being evaluated, if any: it and those after it are not visible to it
+    /// (as they are not declared to it), so that no variable evaluates itself.
+    evaluating: Cell<Option<usize>>,
 }
 
 impl<'p> Variables<'p> {
@@ -30,6 +33,7 @@ impl<'p> Variables<'p> {
             programs: programs.to_vec(),
             values: RefCell::new(vec![None; programs.len()]),
             cost: Cell::new(0),
+            evaluating: Cell::new(None),
         }
     }
 
@@ -66,8 +70,10 @@ impl Lazy<'_, '_> {
         let (name, program) = self.variables.programs[index];
         let value = match program {
             Ok(program) => {
+                let outer = self.variables.evaluating.replace(Some(index));
                 let (result, cost) =
                     (program.program).eval_with(self.activation, Some(self), PER_CALL_LIMIT);
+                self.variables.evaluating.set(outer);
                 let spent = &self.variables.cost;
                 spent.set(spent.get().saturating_add(cost));
                 match outcome(result) {
@@ -86,19 +92,28 @@ impl Lazy<'_, '_> {
     }
 }
 
+impl Lazy<'_, '_> {
+    /// The variables visible now: all of them to an expression, those before it to a
+    /// variable.
+    fn visible(&self) -> &[Variable<'_>] {
+        let programs = &self.variables.programs;
+        &programs[..self.variables.evaluating.get().unwrap_or(programs.len())]
+    }
+}
+
 impl LazyFields for Lazy<'_, '_> {
     fn name(&self) -> &str {
         "variables"
     }
 
     fn field(&self, field: &str) -> Option<Value> {
-        let index = (self.variables.programs.iter()).position(|(name, _)| *name == field)?;
+        let index = (self.visible().iter()).position(|(name, _)| *name == field)?;
         Some(self.value(index))
     }
 
     fn all(&self) -> Value {
         let mut map = Map::default();
-        for (index, (name, _)) in self.variables.programs.iter().enumerate() {
+        for (index, (name, _)) in self.visible().iter().enumerate() {
             map.entries
                 .insert(Key::String((*name).into()), self.value(index));
         }
