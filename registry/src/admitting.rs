@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::{Registry, WriteOptions};
-use crate::admission::{Admit, Attributes};
+use crate::admission::{Admit, Attributes, Operation};
 use kapi_core::api::KindInfo;
 use kapi_core::error::ApiError;
 use kapi_core::user::UserInfo;
@@ -43,19 +43,24 @@ impl Registry {
         json
     }
 
-    /// The mutating admission webhooks on `object` (in the request's version; `old` in
-    /// the same version for an update): the object as they leave it, and their warnings.
-    /// They see it with the defaults its type sets by code, as kube's webhooks see objects
-    /// defaulted on decode (one that does not decode is refused with its reason after).
+    /// The mutating admission on `object` (in the request's version; `old` in the same
+    /// version for an update or delete; null for a delete, a connect's options for a
+    /// connect): the object as it leaves it, and its warnings. A written object is seen
+    /// with the defaults its type sets by code, as kube's webhooks see objects defaulted
+    /// on decode (one that does not decode is refused with its reason after).
     pub(super) async fn mutating_admission(
         &self,
         attributes: &Attributes<'_>,
         object: Value,
         old: Option<&Value>,
     ) -> Result<(Value, Vec<String>), ApiError> {
-        let object = match attributes.kind.default_in(&object, attributes.version) {
-            Ok(Some(defaulted)) => defaulted,
-            _ => object,
+        let written = matches!(attributes.operation, Operation::Create | Operation::Update);
+        let object = match written && attributes.object_kind.is_none() {
+            true => match attributes.kind.default_in(&object, attributes.version) {
+                Ok(Some(defaulted)) => defaulted,
+                _ => object,
+            },
+            false => object,
         };
         match &self.admission {
             Some(admission) => admission.mutate(self, attributes, object, old).await,

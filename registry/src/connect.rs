@@ -4,7 +4,10 @@
 //! registered for the subresource, which reads what it needs through the registry and
 //! says where the request goes ([`Connection`]), or why it cannot. A connect is admitted
 //! first, as kube admits it: its options ([`Connector::options`], `PodExecOptions` for an
-//! exec) are the object the validating admission judges, operation `CONNECT`.
+//! exec) are the object, operation `CONNECT`, that the mutating admission may change and
+//! the validating admission judges; the connector then reads the options as admission left
+//! them ([`ConnectRequest::options`]), as kube's connectors read the options object it
+//! admitted (a webhook that swaps an exec's container sends the exec there).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -55,6 +58,10 @@ pub struct ConnectRequest<'a> {
     pub upgrade: bool,
     /// Who connects; `None` for the server itself.
     pub user: Option<&'a UserInfo>,
+    /// The options as admission left them (the registry sets them before the connector
+    /// runs; `None` for a read, which is not admitted). What they carry (an exec's
+    /// `container`, a proxy's `path`) is read from here, not from the query.
+    pub options: Option<Value>,
 }
 
 impl ConnectRequest<'_> {
@@ -63,6 +70,15 @@ impl ConnectRequest<'_> {
         (self.query.iter().rev())
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
+    }
+
+    /// The admitted options' string field `name` (an exec's `container`, a proxy's
+    /// `path`), when set and not empty.
+    pub fn option(&self, name: &str) -> Option<&str> {
+        (self.options.as_ref())
+            .and_then(|options| options.get(name))
+            .and_then(Value::as_str)
+            .filter(|value| !value.is_empty())
     }
 }
 
@@ -94,11 +110,12 @@ impl Registry {
     }
 
     /// A connect to, or read of, a `Read` or `Connect` subresource, answered by its
-    /// connector once admitted (with the validating admission's warnings); a subresource
-    /// without one is not supported (405), as kube answers a verb its storage lacks.
+    /// connector once admitted (with the admission's warnings), on the options as the
+    /// admission left them; a subresource without one is not supported (405), as kube
+    /// answers a verb its storage lacks.
     pub async fn connect(
         &self,
-        request: ConnectRequest<'_>,
+        mut request: ConnectRequest<'_>,
     ) -> Result<(Connection, Vec<String>), ApiError> {
         let info = request.target.kind.info;
         let shape = info
@@ -122,20 +139,24 @@ impl Registry {
         let admitted = matches!(shape, Some(SubresourceShape::Connect { .. }))
             .then(|| connector.options(&request))
             .flatten();
-        let warnings = match admitted {
-            Some((kind, options)) => self.admit_connect(&request, kind, &options).await?,
-            None => Vec::new(),
-        };
+        let mut warnings = Vec::new();
+        if let Some((kind, options)) = admitted {
+            let (options, admitted) = self.admit_connect(&request, kind, options).await?;
+            request.options = Some(options);
+            warnings = admitted;
+        }
         Ok((connector.connect(self, request).await?, warnings))
     }
 
-    /// The validating admission of a connect, its options the object: its warnings.
+    /// The admission of a connect, its options the object (kube's connect handler): the
+    /// mutating side, then the validating side on what it made: the options as they
+    /// leave it, and its warnings.
     async fn admit_connect(
         &self,
         request: &ConnectRequest<'_>,
         kind: &str,
-        options: &Value,
-    ) -> Result<Vec<String>, ApiError> {
+        options: Value,
+    ) -> Result<(Value, Vec<String>), ApiError> {
         let attributes = Attributes {
             operation: Operation::Connect,
             kind: request.target.kind,
@@ -148,10 +169,15 @@ impl Registry {
             options: &Value::Null,
             object_kind: Some(kind),
         };
-        if !self.webhooks_configured(&attributes).await?.1 {
-            return Ok(Vec::new());
+        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+        let (options, mut warnings) = match mutating {
+            true => self.mutating_admission(&attributes, options, None).await?,
+            false => (options, Vec::new()),
+        };
+        if validating {
+            let more = (self.validating_admission(&attributes, Some(&options), None, None)).await?;
+            warnings.extend(more);
         }
-        self.validating_admission(&attributes, Some(options), None, None)
-            .await
+        Ok((options, warnings))
     }
 }

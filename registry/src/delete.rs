@@ -378,8 +378,10 @@ impl Registry {
         })
     }
 
-    /// The validating admission of a delete: the webhooks that name it, sent the stored
-    /// object (in the request's version) as `oldObject`.
+    /// The admission of a delete, the stored object (in the request's version) its
+    /// `oldObject` and no object (kube's `AdmissionToValidateObjectDeleteFunc`): the
+    /// mutating side, which may refuse it but has nothing to change, then the validating
+    /// side.
     async fn admit_delete(
         &self,
         target: Target<'_>,
@@ -404,13 +406,18 @@ impl Registry {
             options: &admission_options,
             object_kind: None,
         };
-        if self.webhooks_configured(&attributes).await? == (false, false) {
+        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+        if !mutating && !validating {
             return Ok(());
         }
         let old = object::stored_in_version(target.kind, kv, target.version, kv.mod_revision)?;
-        self.validating_admission(&attributes, None, Some(&old), None)
-            .await
-            .map(drop)
+        if mutating {
+            (self.mutating_admission(&attributes, Value::Null, Some(&old))).await?;
+        }
+        if validating {
+            (self.validating_admission(&attributes, None, Some(&old), None)).await?;
+        }
+        Ok(())
     }
 
     pub(super) async fn delete_objects(

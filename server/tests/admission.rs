@@ -5,7 +5,8 @@
 //! kubectl 1.32 and 1.20 showing the webhook's message and warning; on the compiled
 //! WebApp and on the same kind defined by a CustomResourceDefinition. Also: a webhook that
 //! is down under `failurePolicy: Fail` and `Ignore`, a namespace selector, dry runs, a
-//! refused delete, and `matchPolicy: Equivalent` sending a v1beta1 write as v1.
+//! refused delete, and `matchPolicy: Equivalent` sending a v1beta1 write as v1; mutating
+//! webhooks judging deletes before the validating ones, and failing one they patch.
 
 use crate::support;
 
@@ -509,4 +510,127 @@ fn webhooks_are_reinvoked_if_needed() {
     );
     let later = webhook.drain();
     assert!(later.iter().all(|r| r["name"] != "web"), "no fourth call");
+}
+
+/// A delete goes to the mutating webhooks that name it, with its stored object as
+/// `oldObject` and no object, before the validating ones: a mutating webhook may refuse
+/// it (the validating webhooks are then not called) and fails it with kube's 500 when it
+/// answers with a patch, having nothing to patch; the object stays.
+#[test]
+fn mutating_webhooks_judge_deletes_before_validating_ones() {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let kind = WebApps::Compiled;
+    for name in ["keep", "other", "last"] {
+        let created = client
+            .post(&kind.collection(), &webapp(kind, name, "nginx:1.27"))
+            .unwrap();
+        assert_eq!(created.status, 201, "{created:?}");
+    }
+    let deletes = &["DELETE"];
+    let refuse = hook(
+        "refuse.example.com",
+        webhook.url("/policy"),
+        &pki,
+        kind,
+        deletes,
+    );
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "refuse",
+        vec![refuse],
+    );
+    let check = hook(
+        "check.example.com",
+        webhook.url("/validating"),
+        &pki,
+        kind,
+        deletes,
+    );
+    configure(
+        &client,
+        "validatingwebhookconfigurations",
+        "check",
+        vec![check],
+    );
+    let delete = |name: &str, dry: bool| {
+        let dry = if dry { "?dryRun=All" } else { "" };
+        client
+            .delete(&format!("{}/{name}{dry}", kind.collection()))
+            .unwrap()
+    };
+    wait_for(
+        Duration::from_secs(10),
+        "the mutating webhook to judge deletes",
+        String::new,
+        || (delete("keep", true).status == 403).then_some(()),
+    );
+
+    webhook.drain();
+    let refused = delete("keep", false);
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(
+        refused.json()["message"],
+        "admission webhook \"refuse.example.com\" denied the request: objects named keep stay"
+    );
+    assert_eq!(delete("other", false).status, 200);
+    // In order: the refused delete's mutating call only, then both calls of the other
+    // (the waiting's dry runs, whose lines may trail, passed over).
+    let reviews: Vec<Value> = std::iter::repeat_with(|| webhook.next())
+        .filter(|review| review["dryRun"] != true)
+        .take(3)
+        .collect();
+    let calls: Vec<(&str, &str)> = (reviews.iter())
+        .map(|r| (r["name"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("keep", "/policy"),
+            ("other", "/policy"),
+            ("other", "/validating")
+        ],
+        "{reviews:?}"
+    );
+    assert_eq!(reviews[0]["operation"], "DELETE");
+    assert_eq!(reviews[0]["hasOldObject"], true);
+    assert_eq!(reviews[0]["object"]["metadata"]["name"], "keep");
+
+    // A mutating webhook that patches a delete fails it; nothing is deleted.
+    let label = hook(
+        "label.example.com",
+        webhook.url("/label"),
+        &pki,
+        kind,
+        deletes,
+    );
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "patch",
+        vec![label],
+    );
+    let failed = "Internal error occurred: admission webhook \"label.example.com\" attempted \
+        to modify the object, which is not supported for this operation";
+    wait_for(
+        Duration::from_secs(10),
+        "the patching webhook to be called",
+        String::new,
+        || (delete("last", true).status == 500).then_some(()),
+    );
+    let refused = delete("last", false);
+    assert_eq!(
+        (refused.status, refused.json()["message"].clone()),
+        (500, json!(failed)),
+        "{refused:?}"
+    );
+    assert_eq!(refused.json()["reason"], "InternalError");
+    Kubectl::new(Version::V1_32, &server)
+        .fails(&["delete", "wa", "last", "-n", "default"])
+        .stderr_has(failed);
+    let kept = client.get(&format!("{}/last", kind.collection())).unwrap();
+    assert_eq!(kept.status, 200, "{kept:?}");
 }

@@ -6,7 +6,9 @@
 //! owned by no manager, as kube's field manager runs before admission); a failing
 //! mutation refusing the write under `failurePolicy: Fail` (kube's 403, reason `Invalid`)
 //! and skipped under `Ignore`; kube's reinvocation of `IfNeeded` policies; kubectl's
-//! table of the policies; kube's integration scenarios replayed as data (`replay`).
+//! table of the policies; policies on connects (their options mutated) and deletes (no
+//! object: matched, never mutated); kube's integration scenarios replayed as data
+//! (`replay`).
 
 mod replay;
 
@@ -319,4 +321,140 @@ fn policies_and_webhooks_reinvoke_each_other() {
     assert_eq!(seen, [json!({"count": "1"}), json!({"count": "2"})]);
     let later = webhook.drain();
     assert!(later.iter().all(|r| r["name"] != "both"), "no third call");
+}
+
+/// A policy named `name` on `resources` of the core group for `operations`, with `spec`.
+fn core_policy(name: &str, resources: &[&str], operations: &[&str], spec: Value) -> Value {
+    let mut spec = spec;
+    spec["failurePolicy"] = json!("Fail");
+    spec["reinvocationPolicy"] = json!("Never");
+    spec["matchConstraints"] = json!({"resourceRules": [{"apiGroups": [""],
+        "apiVersions": ["v1"], "operations": operations, "resources": resources}]});
+    json!({"apiVersion": "admissionregistration.k8s.io/v1beta1",
+        "kind": "MutatingAdmissionPolicy", "metadata": {"name": name}, "spec": spec})
+}
+
+/// Waits until `probe` answers `status` with a message containing `text`: its message.
+#[track_caller]
+fn wait_answer(probe: impl Fn() -> Response, status: u16, text: &str) -> String {
+    let last = std::cell::RefCell::new(String::new());
+    wait_for(
+        Duration::from_secs(10),
+        "the policy to judge the request",
+        || last.borrow().clone(),
+        || {
+            let response = probe();
+            let message = response.json()["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            *last.borrow_mut() = format!("{}: {message}", response.status);
+            (response.status == status && message.contains(text)).then_some(message)
+        },
+    )
+}
+
+/// A policy on `pods/exec` sends every exec to the container `app` (a JSON patch of the
+/// `PodExecOptions`), and the connect goes there: an exec of a container the pod lacks
+/// reaches the pod (kubectl 1.32 shows the pod's answer). An apply configuration cannot be
+/// typed against options kube has no schema for: the policy's error, refusing the attach
+/// under `Fail`. A policy on every operation of ConfigMaps sees a delete with the stored
+/// object as `oldObject` and no object: its match condition reading `object` fails, which
+/// refuses the delete under `Fail`; one it does not match goes.
+#[test]
+fn policies_mutate_connects_and_judge_deletes() {
+    let server = Server::start_with(&ENABLED);
+    let client = server.client();
+    let kubectl = Kubectl::new(Version::V1_32, &server);
+    let pods = "/api/v1/namespaces/default/pods";
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]}});
+    assert_eq!(client.post(pods, &pod).unwrap().status, 201);
+    for name in ["keep", "other"] {
+        let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+        assert_eq!(client.post(configmaps, &map).unwrap().status, 201);
+    }
+    let connect = |subresource: &str| {
+        let path = format!("{pods}/web/{subresource}?container=nope&stdout=true&command=true");
+        client.request("POST", &path, "", None).unwrap()
+    };
+    assert_eq!(connect("exec").status, 400);
+
+    let to_app = "[JSONPatch{op: 'add', path: '/container', value: 'app'}]";
+    let typed = "Object{container: 'app'}";
+    let reads_object = "request.operation == 'DELETE' && oldObject.metadata.name == 'keep' && \
+        object.metadata.name == ''";
+    let label = "Object{metadata: Object.metadata{labels: {'seen': 'yes'}}}";
+    for policy in [
+        core_policy(
+            "exec-in-app",
+            &["pods/exec"],
+            &["CONNECT"],
+            json!({"mutations": [
+            {"patchType": "JSONPatch", "jsonPatch": {"expression": to_app}}]}),
+        ),
+        core_policy(
+            "attach-typed",
+            &["pods/attach"],
+            &["CONNECT"],
+            json!({"mutations": [
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": typed}}]}),
+        ),
+        core_policy(
+            "deletes",
+            &["configmaps"],
+            &["*"],
+            json!({
+            "matchConditions": [{"name": "keep", "expression": reads_object}],
+            "mutations": [{"patchType": "ApplyConfiguration",
+                "applyConfiguration": {"expression": label}}]}),
+        ),
+    ] {
+        install(&kubectl, &policy);
+    }
+
+    wait_answer(
+        || connect("exec"),
+        400,
+        "pod web does not have a host assigned",
+    );
+    kubectl
+        .fails(&["exec", "web", "-c", "nope", "--", "true"])
+        .stderr_has("pod web does not have a host assigned");
+    let refused = wait_answer(|| connect("attach"), 403, "attach-typed");
+    assert_eq!(
+        refused,
+        "policy 'attach-typed' with binding 'attach-typed-binding' denied request: error \
+         applying patch: failed to convert patch object to typed object: no corresponding \
+         type for /v1, Kind=PodAttachOptions"
+    );
+
+    let delete = |name: &str| {
+        client
+            .delete(&format!("{configmaps}/{name}?dryRun=All"))
+            .unwrap()
+    };
+    let refused = wait_answer(|| delete("keep"), 403, "deletes");
+    assert!(
+        refused.starts_with("policy 'deletes' with binding 'deletes-binding' denied request: "),
+        "{refused}"
+    );
+    kubectl
+        .fails(&["delete", "configmap", "keep"])
+        .stderr_has("policy 'deletes' with binding 'deletes-binding' denied request");
+    assert_eq!(
+        client.get(&format!("{configmaps}/keep")).unwrap().status,
+        200
+    );
+    kubectl.ok(&["delete", "configmap", "other"]);
+    // Creates are not matched by the condition, and nothing mutated the ConfigMaps.
+    let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new"}});
+    let created = client.post(configmaps, &map).unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    assert!(
+        created.json()["metadata"].get("labels").is_none(),
+        "{}",
+        created.body
+    );
 }

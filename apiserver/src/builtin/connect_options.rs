@@ -54,11 +54,13 @@ pub(super) fn options(
                 object.insert("ports".into(), Value::Array(ports));
             }
         }
-        // The path after the subresource, or the `path` parameter.
+        // The path after the subresource (`/` for `proxy/`: kube keeps a trailing slash),
+        // or on the route without one the `path` parameter.
         _ => {
-            let path = (request.path.filter(|p| !p.is_empty()))
-                .map(|p| format!("/{}", p.trim_start_matches('/')))
-                .or_else(|| request.param("path").map(str::to_owned));
+            let path = match request.path {
+                Some(path) => Some(format!("/{}", path.trim_start_matches('/'))),
+                None => request.param("path").map(str::to_owned),
+            };
             if let Some(path) = path.filter(|p| !p.is_empty()) {
                 object.insert("path".into(), json!(path));
             }

@@ -162,7 +162,7 @@ async fn stream(
     let name = request.name;
     let pod = pod(registry, request, name).await?;
     if containers {
-        container(&pod, name, request.param("container"))?;
+        container(&pod, name, request.option("container"))?;
     }
     let Some(node) = node_name(&pod) else {
         return Err(ApiError::BadRequest(format!(
@@ -287,10 +287,11 @@ async fn node_proxy(
 }
 
 /// What a proxy whose target passed every check answers: a `GET` or `HEAD` of the proxy
-/// without a trailing slash is sent to `.../proxy/` first (so relative links resolve), as
-/// kube's proxy handler does; anything else would be proxied.
+/// with no path (as admitted: the path after `proxy/`, else the `path` parameter) is sent
+/// to `.../proxy/` first (so relative links resolve), as kube's proxy handler does;
+/// anything else would be proxied.
 fn proxied(request: &ConnectRequest<'_>, what: &str) -> Result<Connection, ApiError> {
-    let root = request.path.is_none();
+    let root = request.option("path").is_none();
     if root && matches!(request.method, Method::Get | Method::Head) {
         return Ok(Connection::AddTrailingSlash);
     }

@@ -48,6 +48,7 @@ pub(super) async fn serve(
         path: call.names.path.as_deref(),
         upgrade,
         user: parts.extensions.get::<UserInfo>(),
+        options: None,
     };
     let (connection, admitted) = registry.connect(request).await?;
     warnings.extend(admitted);

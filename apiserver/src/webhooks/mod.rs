@@ -32,7 +32,7 @@ use kapi_kinds::admissionregistration::{
     GROUP, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhookConfiguration,
     WebhookView,
 };
-use kapi_registry::admission::{Admission, Attributes, Operation};
+use kapi_registry::admission::{Admission, Attributes};
 use kapi_registry::{GetOptions, ListOptions, Registry, SharedObject, Stamp, Target};
 
 use crate::admission::{Reinvocable, Reinvocation};
@@ -214,8 +214,7 @@ impl Admission for Webhooks {
 
     /// Calls the validating webhooks that match a write (`object` in the request's
     /// version, none for a delete; `old` for an update or delete), together: their warnings,
-    /// or the first refusal or failure in their order. A delete also goes to the mutating
-    /// webhooks that name it, which may only refuse it.
+    /// or the first refusal or failure in their order.
     async fn validate(
         &self,
         registry: &Registry,
@@ -227,10 +226,7 @@ impl Admission for Webhooks {
             return Ok(Vec::new());
         }
         let compiled = self.current(registry).await?;
-        let deleting = attributes.operation == Operation::Delete;
-        let hooks = (compiled.validating.iter().map(|hook| (hook, false)))
-            .chain((compiled.mutating.iter().filter(|_| deleting)).map(|hook| (hook, true)));
-        let calls = hooks.map(|(hook, mutating)| async move {
+        let calls = compiled.validating.iter().map(|hook| async move {
             let mut warnings = Vec::new();
             let Some(version) =
                 matched(registry, hook, attributes, object, old, &self.authorizer).await?
@@ -240,7 +236,7 @@ impl Admission for Webhooks {
             let sent = in_version(attributes, object, &version)?;
             let old_sent = in_version(attributes, old, &version)?;
             let request = request(attributes, &version, sent.as_ref(), old_sent.as_ref());
-            if let Some(verdict) = judged(hook, request, mutating).await? {
+            if let Some(verdict) = judged(hook, request, false).await? {
                 warnings.extend(verdict.warnings);
                 if !verdict.allowed {
                     return Err(denied(&hook.name, verdict.status));
@@ -355,7 +351,8 @@ fn typed<K: serde::de::DeserializeOwned>(object: &SharedObject) -> Result<K, Api
 }
 
 /// Calls one mutating webhook when it matches: the object as its patch leaves it (in the
-/// request's version), or `None` when it was not called or skipped.
+/// request's version), or `None` when it was not called or skipped. A delete's object is
+/// null: the webhook is sent none, and a patch fails the delete (kube's words).
 async fn mutate_one(
     registry: &Registry,
     hook: &Hook,
@@ -365,13 +362,13 @@ async fn mutate_one(
     warnings: &mut Vec<String>,
     authorizer: &AuthorizerSlot,
 ) -> Result<Option<Value>, ApiError> {
-    let Some(version) = matched(registry, hook, attributes, Some(object), old, authorizer).await?
-    else {
+    let given = (!object.is_null()).then_some(object);
+    let Some(version) = matched(registry, hook, attributes, given, old, authorizer).await? else {
         return Ok(None);
     };
-    let sent = in_version(attributes, Some(object), &version)?.unwrap_or_default();
+    let sent = in_version(attributes, given, &version)?;
     let old_sent = in_version(attributes, old, &version)?;
-    let request = request(attributes, &version, Some(&sent), old_sent.as_ref());
+    let request = request(attributes, &version, sent.as_ref(), old_sent.as_ref());
     let Some(verdict) = judged(hook, request, true).await? else {
         return Ok(None);
     };
@@ -379,10 +376,15 @@ async fn mutate_one(
     if !verdict.allowed {
         return Err(denied(&hook.name, verdict.status));
     }
-    let Some(patch) = verdict.patch else {
+    let Some(patch) = verdict.patch.filter(|patch| !patch.0.is_empty()) else {
         return Ok(Some(object.clone()));
     };
-    let mut patched = sent;
+    let Some(mut patched) = sent else {
+        return Err(ApiError::Internal(format!(
+            "admission webhook {:?} attempted to modify the object, which is not supported for this operation",
+            hook.name
+        )));
+    };
     json_patch::patch(&mut patched, &patch).map_err(|e| {
         ApiError::Internal(format!(
             "applying the patch of webhook {:?}: {e}",

@@ -10,10 +10,11 @@
 //!    one);
 //! 3. then storage.
 //!
-//! A DELETE goes through the admission too, with the object as `oldObject`, and a CONNECT
-//! (`pods/exec`, the proxies) with its options as the object (the connector says what they
-//! are), on the validating side. What
-//! admission says for the audit log is [`annotate`]d (`annotations`).
+//! A DELETE goes through both sides too, with the stored object as `oldObject` and no
+//! object (the mutating side may refuse it, not change it), and a CONNECT (`pods/exec`, the
+//! proxies) with its options as the object (the connector says what they are), which the
+//! mutating side may change before the connector reads them. What admission says for the
+//! audit log is [`annotate`]d (`annotations`).
 
 mod annotations;
 mod checks;
@@ -38,7 +39,7 @@ pub enum Operation {
     /// A delete.
     Delete,
     /// A connect to a subresource (`pods/exec`, `services/proxy`): admitted with its
-    /// options as the object, on the validating side only.
+    /// options as the object.
     Connect,
 }
 
@@ -95,8 +96,10 @@ pub trait Admission: Send + Sync {
         attributes: &Attributes<'_>,
     ) -> Result<(bool, bool), ApiError>;
 
-    /// The object (in the request's version; `old` in the same version for an update) as
-    /// the mutating side leaves it, with its warnings.
+    /// The object (in the request's version; `old` in the same version for an update or
+    /// delete) as the mutating side leaves it, with its warnings. A delete's object is
+    /// null: nothing may change it (kube's mutating webhooks fail a delete they patch); a
+    /// connect's is its options.
     async fn mutate(
         &self,
         registry: &Registry,

@@ -4,10 +4,12 @@ the certificate and key given as arguments, answering AdmissionReview v1 request
 - `/label`: a mutating webhook that labels every object it sees `admitted-by: test`
   (a JSON patch), with a warning.
 - `/annotate`: a mutating webhook that annotates it `annotated-by: test`.
-- `/policy`: a validating webhook that refuses WebApps whose image is tagged `:edge`,
-  and the deletion of objects named `keep`.
+- `/policy` (and any other path): a validating webhook that refuses WebApps whose image
+  is tagged `:edge`, and the deletion of objects named `keep`.
 - `/connect`: a validating webhook for connects, whose object is the connect's options:
   it refuses an exec of `reboot`.
+- `/exec-in-app`: a mutating webhook for connects that sends every exec to the container
+  `app` (a JSON patch of the options).
 
 Prints `listening on PORT` first, then one JSON line per review received (path,
 operation, kinds, name, namespace, dryRun, user, and the object's labels), for the Rust
@@ -68,6 +70,12 @@ def connect(request):
     return {"allowed": True}
 
 
+def exec_in_app(request):
+    patch = [{"op": "add", "path": "/container", "value": "app"}]
+    return {"allowed": True, "patchType": "JSONPatch",
+            "patch": base64.b64encode(json.dumps(patch).encode()).decode()}
+
+
 def answer(review, full_path):
     request = review["request"]
     path, _, query = full_path.partition("?")
@@ -91,7 +99,8 @@ def answer(review, full_path):
         "spec": obj.get("spec"),
         "object": obj,
     }), flush=True)
-    handlers = {"/label": label, "/annotate": annotate, "/connect": connect}
+    handlers = {"/label": label, "/annotate": annotate, "/connect": connect,
+                "/exec-in-app": exec_in_app}
     response = handlers.get(path, policy)(request)
     response["uid"] = request["uid"]
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}

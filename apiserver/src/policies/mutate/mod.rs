@@ -42,7 +42,7 @@ use kapi_kinds::admissionregistration::{
     MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ParamRef,
 };
 use kapi_registry::Registry;
-use kapi_registry::admission::{Attributes, Operation};
+use kapi_registry::admission::Attributes;
 
 use super::inputs::{self, ConfigError};
 use super::matching;
@@ -92,11 +92,11 @@ impl MutatingPolicies {
     }
 }
 
-/// Whether policies mutate this write: creates and updates (kube's CONNECT too, whose
-/// options kapi admits on the validating side only), of anything but the exempt kinds.
+/// Whether policies see this write: every operation (a delete's, whose object is null,
+/// only to be matched and refused: kube calls no mutation without an object; a connect's
+/// options mutated as an object), of anything but the exempt kinds.
 fn handled(attributes: &Attributes<'_>) -> bool {
-    matches!(attributes.operation, Operation::Create | Operation::Update)
-        && !super::exempt(attributes)
+    !super::exempt(attributes)
 }
 
 #[async_trait::async_trait]
@@ -164,7 +164,8 @@ impl Reinvocable for MutatingPolicies {
             let Some(version) = matching::version(constraints, attributes, &name) else {
                 continue;
             };
-            if !matching::selected(registry, constraints, attributes, Some(&object), old).await? {
+            let given = (!object.is_null()).then_some(&object);
+            if !matching::selected(registry, constraints, attributes, given, old).await? {
                 continue;
             }
             if let Some(kind) = &policy.param_kind
@@ -180,8 +181,14 @@ impl Reinvocable for MutatingPolicies {
                 if let Some(resources) = &binding.spec.match_resources {
                     let resources = resources.into();
                     let matched = matching::version(&resources, attributes, &name).is_some()
-                        && matching::selected(registry, &resources, attributes, Some(&object), old)
-                            .await?;
+                        && matching::selected(
+                            registry,
+                            &resources,
+                            attributes,
+                            (!object.is_null()).then_some(&object),
+                            old,
+                        )
+                        .await?;
                     if !matched {
                         continue;
                     }
@@ -212,7 +219,8 @@ impl Reinvocable for MutatingPolicies {
                         let trimmed = inputs::namespace_object(registry, attributes).await?;
                         namespace_object = Some(value(&trimmed));
                     }
-                    let seen = crate::webhooks::in_version(attributes, Some(&object), &version)?
+                    let given = (!object.is_null()).then_some(&object);
+                    let seen = crate::webhooks::in_version(attributes, given, &version)?
                         .unwrap_or_default();
                     let seen_old = crate::webhooks::in_version(attributes, old, &version)?;
                     let authorizer = self.authorizer.get().map(|modes| {
@@ -272,7 +280,9 @@ impl Reinvocable for MutatingPolicies {
 }
 
 /// Runs one invocation on `object` (in `version`) on the blocking pool: the object as it
-/// leaves it, and what it did.
+/// leaves it, and what it did. A connect's object is its options, of a kind kube's
+/// schemas name no type for and no defaulter sets: JSON patches apply, apply
+/// configurations cannot be typed (the policy's error).
 fn invoke_on(
     registry: &Registry,
     attributes: &Attributes<'_>,
@@ -284,12 +294,15 @@ fn invoke_on(
 ) -> Result<(Value, invoke::Invocation), ApiError> {
     let kind = attributes.kind;
     let info = kind.info;
+    let options = attributes.object_kind;
+    let kind_name = options.unwrap_or(info.kind);
     let schemas = registry.kind_schemas(kind);
-    let schema = (schemas.as_deref()).and_then(|s| s.kind(info.group, version, info.kind));
+    let schema = (schemas.as_deref()).and_then(|s| s.kind(info.group, version, kind_name));
     let gvk = match info.group {
-        "" => format!("/{version}, Kind={}", info.kind),
-        group => format!("{group}/{version}, Kind={}", info.kind),
+        "" => format!("/{version}, Kind={kind_name}"),
+        group => format!("{group}/{version}, Kind={kind_name}"),
     };
+    let typed = !kind.is_dynamic() && options.is_none();
     // Compiled kinds decode into their types; a definition's objects are unstructured.
     let through_type = |object: &Value| {
         let hub = (kind.to_hub(object.clone(), version)).map_err(|e| e.to_string())?;
@@ -298,11 +311,15 @@ fn invoke_on(
     let target = patch::Target {
         schema,
         gvk: &gvk,
-        typed: (!kind.is_dynamic()).then_some(&through_type as &patch::ThroughType<'_>),
+        typed: typed.then_some(&through_type as &patch::ThroughType<'_>),
+        served_without_schema: options.is_some() && schema.is_none(),
     };
     // Defaulted again as the kind is: a compiled kind by its defaulter, a definition's
     // by its schema's defaults (kube's structural defaulting).
     let default = |mut patched: Value| {
+        if options.is_some() {
+            return Ok(patched);
+        }
         if kind.is_dynamic() {
             if let Some(schema) = schema {
                 schema.default(&mut patched);

@@ -44,6 +44,10 @@ pub(crate) struct Target<'a> {
     /// A compiled kind's object through its version's type (a JSON patch's result must
     /// decode into it strictly); none for a kind a definition installed.
     pub(crate) typed: Option<&'a ThroughType<'a>>,
+    /// The object's group-version is served, its kind is not among its schemas (a
+    /// connect's options): kube's type converter of the group-version exists and does not
+    /// know the kind, the policy's error, not the 503 of a group-version not served yet.
+    pub(crate) served_without_schema: bool,
 }
 
 /// `object` with the mutation's `value` applied.
@@ -65,14 +69,20 @@ fn apply_configuration(
     target: Target<'_>,
 ) -> Result<Value, Failure> {
     let patch = patches::apply_configuration(value).map_err(Failure::Policy)?;
+    let failed = |e: String| Failure::Policy(format!("error applying patch: {e}"));
     let Some(schema) = target.schema else {
+        if target.served_without_schema {
+            return Err(failed(format!(
+                "failed to convert patch object to typed object: no corresponding type for {}",
+                target.gvk
+            )));
+        }
         return Err(Failure::Status(ApiError::ServiceUnavailable(format!(
             "Resource kind {} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.",
             target.gvk
         ))));
     };
     let tr = TypeRef::root(schema);
-    let failed = |e: String| Failure::Policy(format!("error applying patch: {e}"));
     // What typing the configuration refuses: fields the schema lacks, values of another
     // JSON type than it declares.
     let mut errors: Vec<(String, String)> = (check::undeclared(&patch, tr).iter())

@@ -130,6 +130,7 @@ fn run(case: &Value, schemas: &(Schemas, usize)) -> Result<Value, Vec<String>> {
         schema: Some(schema),
         gvk: "apps/v1, Kind=Deployment",
         typed: Some(&through_type),
+        served_without_schema: false,
     };
     let fake_defaulter = case.get("defaulter").is_some();
     let default = |mut patched: Value| -> Result<Value, String> {
