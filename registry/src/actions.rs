@@ -4,7 +4,11 @@
 //! (the body names the body kind, in the path's namespace), then hands it to the
 //! [`Action`] the server registered, which changes objects through the registry:
 //! [`Registry::change_stored`] (kube's `GuaranteedUpdate`, no strategy or admission, as
-//! kube's binding writes a pod; in `guaranteed`) or the ordinary verbs.
+//! kube's binding writes a pod; in `guaranteed`) or the ordinary verbs. The create itself
+//! is admitted first, as kube's create handler admits every create: its body is the
+//! object (of the body kind: a `policy/v1` `Eviction` on `pods/eviction`) that the
+//! mutating side may change and the validating side judges, and the action runs on the
+//! body as admission left it, answering with admission's warnings too.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,6 +18,7 @@ use serde_json::Value;
 
 use super::object::{self, meta_str};
 use super::{Registry, Target, WriteOptions, Written};
+use crate::admission::{Attributes, ObjectKind, Operation};
 use kapi_core::api::SubresourceShape;
 use kapi_core::error::ApiError;
 
@@ -75,13 +80,14 @@ impl Registry {
         let api_version = target.kind.api_version(target.version);
         check_body(&body, &api_version, info.kind, target.namespace)?;
         let name = meta_str(&body, "name").unwrap_or_default().to_owned();
+        let (body, warnings) = (self.admit_action(target, &name, "", None, body, options)).await?;
         let request = ActionRequest {
             target,
             name: &name,
             body,
             options,
         };
-        action.create(self, request).await
+        warned(action.create(self, request).await, warnings)
     }
 
     /// `POST .../{name}/<subresource>` of a `Create` subresource: the body checked against
@@ -104,14 +110,69 @@ impl Registry {
         let Some(action) = self.actions.get(info.group, info.plural, subresource) else {
             return Err(not_supported(info, "create"));
         };
+        let body_kind = ObjectKind {
+            group: kind.group,
+            version: kind.version,
+            kind: kind.kind,
+        };
+        let admitted = self.admit_action(target, name, subresource, Some(body_kind), body, options);
+        let (body, warnings) = admitted.await?;
         let request = ActionRequest {
             target,
             name,
             body,
             options,
         };
-        action.create(self, request).await
+        warned(action.create(self, request).await, warnings)
     }
+
+    /// The admission of a create an action answers, its body the object (`body_kind`, when
+    /// it is not `target`'s kind): the mutating side, then the validating side on what it
+    /// made: the body as they leave it, and their warnings.
+    async fn admit_action(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        subresource: &str,
+        body_kind: Option<ObjectKind<'_>>,
+        body: Value,
+        options: &WriteOptions,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        let admission_options = Registry::options_json("CreateOptions", options);
+        let attributes = Attributes {
+            operation: Operation::Create,
+            kind: target.kind,
+            version: target.version,
+            subresource,
+            namespace: target.namespace,
+            name,
+            user: options.user.as_ref(),
+            dry_run: options.dry_run,
+            options: &admission_options,
+            object_kind: body_kind,
+        };
+        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+        let (body, mut warnings) = match mutating {
+            true => self.mutating_admission(&attributes, body, None).await?,
+            false => (body, Vec::new()),
+        };
+        if validating {
+            let more = (self.validating_admission(&attributes, Some(&body), None, None)).await?;
+            warnings.extend(more);
+        }
+        Ok((body, warnings))
+    }
+}
+
+/// An action's answer with admission's `warnings` before its own.
+fn warned(
+    answer: Result<Written, ApiError>,
+    mut warnings: Vec<String>,
+) -> Result<Written, ApiError> {
+    let mut written = answer?;
+    warnings.append(&mut written.warnings);
+    written.warnings = warnings;
+    Ok(written)
 }
 
 fn not_supported(info: &kapi_core::api::KindInfo, action: &str) -> ApiError {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Registry, Target};
-use crate::admission::{Attributes, Operation};
+use crate::admission::{Attributes, ObjectKind, Operation};
 use kapi_core::api::{Method, SubresourceShape};
 use kapi_core::error::ApiError;
 use kapi_core::user::UserInfo;
@@ -167,7 +167,11 @@ impl Registry {
             user: request.user,
             dry_run: false,
             options: &Value::Null,
-            object_kind: Some(kind),
+            object_kind: Some(ObjectKind {
+                group: request.target.kind.info.group,
+                version: request.target.version,
+                kind,
+            }),
         };
         let (mutating, validating) = self.webhooks_configured(&attributes).await?;
         let (options, mut warnings) = match mutating {

@@ -230,15 +230,40 @@ pub(super) fn answer(info: &KindInfo, deleted: Value) -> Value {
 /// The namespaces kube-apiserver makes at start.
 const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
+/// What a delete did.
+#[derive(Debug)]
+pub struct Deleted {
+    /// What the delete answers: the object as it was when it is gone (a `Success`
+    /// Status instead for kube's own kinds, as kube's store answers), or as it now is when
+    /// its grace period or finalizers hold it.
+    pub answer: Value,
+    /// The object is gone (rather than held).
+    pub gone: bool,
+    /// Admission's warnings, for the client.
+    pub warnings: Vec<String>,
+}
+
+impl Deleted {
+    fn new(answer: Value, gone: bool, warnings: Vec<String>) -> Deleted {
+        Deleted {
+            answer,
+            gone,
+            warnings,
+        }
+    }
+}
+
 impl Registry {
-    /// Deletes (or, with finalizers, marks) an object; returns it and whether it is gone.
+    /// Deletes (or, with finalizers, marks) an object (`admit`: through admission, unless
+    /// it was admitted as something else); returns it as it was or now is.
     pub(super) async fn delete_object(
         &self,
         target: Target<'_>,
         name: &str,
         options: &DeleteOptions,
         user: Option<&UserInfo>,
-    ) -> Result<(Value, bool), ApiError> {
+        admit: bool,
+    ) -> Result<Deleted, ApiError> {
         let kind = target.kind;
         let info = kind.info;
         let resource = object::resource(info);
@@ -270,8 +295,10 @@ impl Registry {
                     message,
                 });
             }
-            self.admit_delete(target, name, options, user, dry_run, &kv)
-                .await?;
+            let warnings = match admit {
+                true => (self.admit_delete(target, name, options, user, dry_run, &kv)).await?,
+                false => Vec::new(),
+            };
             // A namespace is first marked terminating; it goes once its controller has
             // emptied it and cleared `spec.finalizers` (`namespaces.rs`).
             if is_namespaces(info)
@@ -279,7 +306,7 @@ impl Registry {
                     .delete_namespace(target, name, kv.clone(), dry_run)
                     .await?
             {
-                return Ok((namespace, false));
+                return Ok(Deleted::new(namespace, false, warnings));
             }
             let mut held = stored.clone();
             // The kind's own rules for a first delete (a definition's cleanup finalizer).
@@ -302,7 +329,7 @@ impl Registry {
                 Grace::Pending => {
                     let object =
                         object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
-                    return Ok((object, false));
+                    return Ok(Deleted::new(object, false, warnings));
                 }
                 Grace::Mark { until, period } => {
                     if meta_str(&held, "deletionTimestamp").is_none() {
@@ -330,7 +357,7 @@ impl Registry {
                         true => object,
                         false => with_deletion_marks(object, &held),
                     };
-                    return Ok((object, false));
+                    return Ok(Deleted::new(object, false, warnings));
                 }
                 match (self.storage)
                     .update(&key, object::encode(held)?, kv.mod_revision)
@@ -343,7 +370,7 @@ impl Registry {
                             target.version,
                             updated.mod_revision,
                         )?;
-                        return Ok((object, false));
+                        return Ok(Deleted::new(object, false, warnings));
                     }
                     Err(storage::Error::Conflict { .. }) => continue,
                     Err(e) => return Err(object::storage_error(e, &resource, name)),
@@ -351,7 +378,7 @@ impl Registry {
             }
             if dry_run {
                 let object = object::stored_in_version(kind, &kv, target.version, kv.mod_revision)?;
-                return Ok((object, true));
+                return Ok(Deleted::new(object, true, warnings));
             }
             match self.storage.delete(&key, Some(kv.mod_revision)).await {
                 Ok(deleted) => {
@@ -365,7 +392,7 @@ impl Registry {
                         target.version,
                         deleted.revision,
                     )?;
-                    return Ok((object, true));
+                    return Ok(Deleted::new(object, true, warnings));
                 }
                 Err(storage::Error::Conflict { .. }) => continue,
                 Err(e) => return Err(object::storage_error(e, &resource, name)),
@@ -381,7 +408,7 @@ impl Registry {
     /// The admission of a delete, the stored object (in the request's version) its
     /// `oldObject` and no object (kube's `AdmissionToValidateObjectDeleteFunc`): the
     /// mutating side, which may refuse it but has nothing to change, then the validating
-    /// side.
+    /// side: their warnings.
     async fn admit_delete(
         &self,
         target: Target<'_>,
@@ -390,7 +417,7 @@ impl Registry {
         user: Option<&UserInfo>,
         dry_run: bool,
         kv: &storage::KeyValue,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         let mut admission_options = serde_json::to_value(options).unwrap_or_default();
         admission_options["kind"] = Value::from("DeleteOptions");
         admission_options["apiVersion"] = Value::from("meta.k8s.io/v1");
@@ -407,28 +434,34 @@ impl Registry {
             object_kind: None,
         };
         let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+        let mut warnings = Vec::new();
         if !mutating && !validating {
-            return Ok(());
+            return Ok(warnings);
         }
         let old = object::stored_in_version(target.kind, kv, target.version, kv.mod_revision)?;
         if mutating {
-            (self.mutating_admission(&attributes, Value::Null, Some(&old))).await?;
+            let (_, more) = (self.mutating_admission(&attributes, Value::Null, Some(&old))).await?;
+            warnings.extend(more);
         }
         if validating {
-            (self.validating_admission(&attributes, None, Some(&old), None)).await?;
+            let more = (self.validating_admission(&attributes, None, Some(&old), None)).await?;
+            warnings.extend(more);
         }
-        Ok(())
+        Ok(warnings)
     }
 
+    /// Deletes the objects of `target` that `list` matches, each through admission: the
+    /// list of them as they were or now are, and admission's warnings.
     pub(super) async fn delete_objects(
         &self,
         target: Target<'_>,
         list: &ListOptions,
         options: &DeleteOptions,
         user: Option<&UserInfo>,
-    ) -> Result<ObjectList, ApiError> {
+    ) -> Result<(ObjectList, Vec<String>), ApiError> {
         let matching = self.list_objects(target, list).await?;
         let mut deleted = Vec::with_capacity(matching.items.len());
+        let mut warnings = Vec::new();
         for item in &matching.items {
             let item = item.value();
             let name = meta_str(&item, "name").unwrap_or_default();
@@ -436,16 +469,20 @@ impl Registry {
                 namespace: meta_str(&item, "namespace").or(target.namespace),
                 ..target
             };
-            match self.delete_object(one, name, options, user).await {
-                Ok((object, _)) => deleted.push(SharedObject::from(object)),
+            match self.delete_object(one, name, options, user, true).await {
+                Ok(one) => {
+                    deleted.push(SharedObject::from(one.answer));
+                    warnings.extend(one.warnings);
+                }
                 Err(ApiError::NotFound { .. }) => {}
                 Err(e) => return Err(e),
             }
         }
-        Ok(ObjectList {
+        let list = ObjectList {
             items: deleted,
             ..matching
-        })
+        };
+        Ok((list, warnings))
     }
 
     /// Deletes every namespaced object in `namespace` created at or before `created_by`.

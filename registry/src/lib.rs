@@ -64,6 +64,7 @@ mod written_json;
 
 pub use actions::{Action, ActionRequest, Answer};
 pub use connect::{ConnectRequest, Connecting, Connection, Connector};
+pub use delete::Deleted;
 pub use watch::{DEFAULT_BOOKMARK_INTERVAL, EventStream, INITIAL_EVENTS_END};
 
 use std::collections::HashMap;
@@ -663,33 +664,53 @@ impl Registry {
         name: &str,
         options: &DeleteOptions,
     ) -> Result<Value, ApiError> {
-        self.delete_as(target, name, options, None).await
+        Ok(self.delete_as(target, name, options, None).await?.answer)
     }
 
     /// [`Registry::delete`] by `user` (none for the server's own deletes), as admission
-    /// webhooks are told.
+    /// is told: what it answers, and admission's warnings.
     pub async fn delete_as(
         &self,
         target: Target<'_>,
         name: &str,
         options: &DeleteOptions,
         user: Option<&kapi_core::user::UserInfo>,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<Deleted, ApiError> {
+        let mut deleted = (self.delete_object(target, name, options, user, true)).await?;
         // An object its finalizers hold is answered as it now is, for every kind.
-        match self.delete_object(target, name, options, user).await? {
-            (deleted, true) => Ok(delete::answer(target.kind.info, deleted)),
-            (held, false) => Ok(held),
+        if deleted.gone {
+            deleted.answer = delete::answer(target.kind.info, deleted.answer);
         }
+        Ok(deleted)
     }
 
-    /// Deletes the objects of a collection that match `list`, returning them.
+    /// [`Registry::delete_as`] of a delete admitted as something else, which admission
+    /// does not see again: an eviction, admitted as the create of `pods/eviction`, deletes
+    /// its pod as kube's eviction does (`rest.ValidateAllObjectFunc`), so that what refuses
+    /// pod deletes does not refuse evictions.
+    pub async fn delete_admitted(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        options: &DeleteOptions,
+        user: Option<&kapi_core::user::UserInfo>,
+    ) -> Result<Value, ApiError> {
+        let deleted = (self.delete_object(target, name, options, user, false)).await?;
+        Ok(match deleted.gone {
+            true => delete::answer(target.kind.info, deleted.answer),
+            false => deleted.answer,
+        })
+    }
+
+    /// Deletes the objects of a collection that match `list`, each through admission:
+    /// them, and admission's warnings.
     pub async fn delete_collection(
         &self,
         target: Target<'_>,
         list: &ListOptions,
         options: &DeleteOptions,
         user: Option<&kapi_core::user::UserInfo>,
-    ) -> Result<ObjectList, ApiError> {
+    ) -> Result<(ObjectList, Vec<String>), ApiError> {
         self.delete_objects(target, list, options, user).await
     }
 

@@ -6,8 +6,9 @@
 //! and on the same kind defined by a CustomResourceDefinition. Also: a policy asking the
 //! server's authorizer, `namespaceObject` and `variables`, and webhooks skipped by their
 //! `matchConditions` (the test webhook counts its calls) or failed by them per
-//! `failurePolicy`.
+//! `failurePolicy`; policies on deletes and evictions (`deletes_and_actions`).
 
+mod deletes_and_actions;
 mod e2e;
 mod operations;
 mod replay;

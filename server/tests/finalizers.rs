@@ -1,7 +1,9 @@
 //! Finalizers and deletion with kubectl 1.32 and 1.20 against the real `kapi-server`:
 //! a delete of an object with a finalizer leaves it with a `deletionTimestamp`, a new
 //! finalizer is then refused with kube's message, removing the last finalizer deletes it,
-//! `kubectl wait --for=delete` returns then, and a watcher sees MODIFIED, then DELETED.
+//! `kubectl wait --for=delete` returns then, and a watcher sees MODIFIED, then DELETED;
+//! a delete asking for dependents to go first (`orphanDependents: false`) is answered 202
+//! while the object is held.
 //! kube's answers to the same requests on a ConfigMap are rows of the differential table.
 
 use crate::support;
@@ -59,6 +61,21 @@ fn held_until_the_last_finalizer_goes(version: Version) {
     // Deleting again changes nothing.
     kubectl.ok(&["delete", "wa", "web", "--wait=false"]);
     assert_eq!(kubectl.ok(&["get", "wa", "web", "-o", "json"]).json(), held);
+    // kube answers 202 to a delete that leaves the object held though it asked for its
+    // dependents to go (the deprecated `orphanDependents: false`).
+    let body = r#"{"kind":"DeleteOptions","apiVersion":"v1","orphanDependents":false}"#;
+    let path = "/apis/apps.example.dev/v1/namespaces/default/webapps/web";
+    let accepted = client
+        .request("DELETE", path, "application/json", Some(body))
+        .unwrap();
+    assert_eq!(accepted.status, 202, "{accepted:?}");
+    let answered = accepted.json();
+    for field in ["deletionTimestamp", "resourceVersion", "finalizers"] {
+        assert_eq!(
+            answered["metadata"][field], held["metadata"][field],
+            "{field}"
+        );
+    }
 
     // No new finalizers while deleting.
     kubectl

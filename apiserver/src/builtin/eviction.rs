@@ -61,7 +61,7 @@ async fn evict(registry: &Registry, request: ActionRequest<'_>) -> Result<Writte
             preconditions.resource_version = meta_str(&pod, "resourceVersion").map(str::to_owned);
         }
         registry
-            .delete_as(pods_target, name, &options, user)
+            .delete_admitted(pods_target, name, &options, user)
             .await?;
         return Ok(Written::new(success(), true, Vec::new()));
     }
@@ -93,7 +93,7 @@ async fn evict(registry: &Registry, request: ActionRequest<'_>) -> Result<Writte
         marked.await?;
     }
     registry
-        .delete_as(pods_target, name, &options, user)
+        .delete_admitted(pods_target, name, &options, user)
         .await?;
     Ok(Written::new(success(), true, Vec::new()))
 }

@@ -412,9 +412,16 @@ async fn handle(
         Handler::Delete => {
             let body = read_body(body).await?;
             let options = delete_options(headers, &body, &query)?;
-            let object =
+            let deleted =
                 Box::pin(registry.delete_as(target, name, &options, user.as_ref())).await?;
-            Ok(media::respond(StatusCode::OK, &object, output))
+            warnings.extend(deleted.warnings);
+            // kube's 202: not gone yet, though the client asked its dependents to go first
+            // (the deprecated `orphanDependents: false`).
+            let status = match !deleted.gone && options.orphan_dependents == Some(false) {
+                true => StatusCode::ACCEPTED,
+                false => StatusCode::OK,
+            };
+            Ok(media::respond(status, &deleted.answer, output))
         }
         Handler::Read | Handler::Connect => {
             Box::pin(super::connect::serve(
@@ -439,7 +446,8 @@ async fn handle(
             let options = delete_options(headers, &body, &query)?;
             let list_options = query.list_options()?;
             let delete = registry.delete_collection(target, &list_options, &options, user.as_ref());
-            let list = Box::pin(delete).await?;
+            let (list, admitted) = Box::pin(delete).await?;
+            warnings.extend(admitted);
             Ok(super::list::render(target, list, output))
         }
     }

@@ -589,8 +589,10 @@ pub(crate) fn request(
     let scale = attributes.subresource == "scale";
     let kind = |version: &str| match (scale, attributes.object_kind) {
         (true, _) => json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
-        // A connect's options, in the resource's group and version.
-        (false, Some(kind)) => json!({"group": info.group, "version": version, "kind": kind}),
+        // A connect's options, an action's body.
+        (false, Some(object)) => {
+            json!({"group": object.group, "version": object.version, "kind": object.kind})
+        }
         (false, None) => json!({"group": info.group, "version": version, "kind": info.kind}),
     };
     let resource =

@@ -125,7 +125,7 @@ async fn a_deleted_configmap_answers_with_a_success_status() {
     );
 
     env.create(target, configmap("d", json!({}))).await.unwrap();
-    let deleted = (env.registry)
+    let (deleted, _) = (env.registry)
         .delete_collection(target, &list_options(), &DeleteOptions::default(), None)
         .await
         .unwrap();

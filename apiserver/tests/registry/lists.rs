@@ -286,7 +286,7 @@ async fn selectors_filter_lists_and_delete_collections() {
         ["w2"]
     );
 
-    let deleted = (env.registry)
+    let (deleted, _) = (env.registry)
         .delete_collection(target, &labels("app=web"), &DeleteOptions::default(), None)
         .await
         .unwrap();

@@ -10,7 +10,9 @@
 //!    one);
 //! 3. then storage.
 //!
-//! A DELETE goes through both sides too, with the stored object as `oldObject` and no
+//! A create answered by an action (`pods/eviction`, `pods/binding`,
+//! `serviceaccounts/token`) goes through both sides with its body as the object, before
+//! the action runs on the body as the mutating side left it. A DELETE goes through both sides too, with the stored object as `oldObject` and no
 //! object (the mutating side may refuse it, not change it), and a CONNECT (`pods/exec`, the
 //! proxies) with its options as the object (the connector says what they are), which the
 //! mutating side may change before the connector reads them. What admission says for the
@@ -77,9 +79,22 @@ pub struct Attributes<'a> {
     /// The request's options (`CreateOptions`, `UpdateOptions`, `DeleteOptions`) as JSON;
     /// null for a connect, whose options are its object.
     pub options: &'a Value,
-    /// The kind of the object admitted when it is not the resource's: a connect's options
-    /// (`PodExecOptions`), in the resource's group and the request's version.
-    pub object_kind: Option<&'a str>,
+    /// The kind of the object admitted when it is not the resource's (kube's request kind
+    /// of such a subresource): a connect's options (`PodExecOptions`, in the resource's
+    /// group and the request's version), the body of a create an action answers
+    /// (`policy/v1` `Eviction` for `pods/eviction`).
+    pub object_kind: Option<ObjectKind<'a>>,
+}
+
+/// The kind of an object admitted on a resource of another kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObjectKind<'a> {
+    /// Its group (empty for the core group).
+    pub group: &'a str,
+    /// Its version.
+    pub version: &'a str,
+    /// Its kind.
+    pub kind: &'a str,
 }
 
 /// Admission that calls out of the registry, as kube's mutating and validating admission

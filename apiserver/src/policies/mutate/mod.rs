@@ -280,9 +280,10 @@ impl Reinvocable for MutatingPolicies {
 }
 
 /// Runs one invocation on `object` (in `version`) on the blocking pool: the object as it
-/// leaves it, and what it did. A connect's object is its options, of a kind kube's
-/// schemas name no type for and no defaulter sets: JSON patches apply, apply
-/// configurations cannot be typed (the policy's error).
+/// leaves it, and what it did. An object of another kind than the resource's (a
+/// connect's options, an eviction) is typed by its own kind's schema when there is one (a
+/// connect's options have none: apply configurations cannot be typed, the policy's
+/// error), and not defaulted again.
 fn invoke_on(
     registry: &Registry,
     attributes: &Attributes<'_>,
@@ -295,12 +296,15 @@ fn invoke_on(
     let kind = attributes.kind;
     let info = kind.info;
     let options = attributes.object_kind;
-    let kind_name = options.unwrap_or(info.kind);
+    let (group, version_of, kind_name) = match options {
+        Some(object) => (object.group, object.version, object.kind),
+        None => (info.group, version, info.kind),
+    };
     let schemas = registry.kind_schemas(kind);
-    let schema = (schemas.as_deref()).and_then(|s| s.kind(info.group, version, kind_name));
-    let gvk = match info.group {
-        "" => format!("/{version}, Kind={kind_name}"),
-        group => format!("{group}/{version}, Kind={kind_name}"),
+    let schema = (schemas.as_deref()).and_then(|s| s.kind(group, version_of, kind_name));
+    let gvk = match group {
+        "" => format!("/{version_of}, Kind={kind_name}"),
+        group => format!("{group}/{version_of}, Kind={kind_name}"),
     };
     let typed = !kind.is_dynamic() && options.is_none();
     // Compiled kinds decode into their types; a definition's objects are unstructured.
