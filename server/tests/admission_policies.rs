@@ -6,10 +6,12 @@
 //! and on the same kind defined by a CustomResourceDefinition. Also: a policy asking the
 //! server's authorizer, `namespaceObject` and `variables`, and webhooks skipped by their
 //! `matchConditions` (the test webhook counts its calls) or failed by them per
-//! `failurePolicy`; policies on deletes and evictions (`deletes_and_actions`).
+//! `failurePolicy`; policies on deletes and evictions (`deletes_and_actions`); variables
+//! evaluated only when read (`lazy_variables`).
 
 mod deletes_and_actions;
 mod e2e;
+mod lazy_variables;
 mod operations;
 mod replay;
 
