@@ -447,6 +447,22 @@ fn policies_mutate_connects_and_judge_deletes() {
         client.get(&format!("{configmaps}/keep")).unwrap().status,
         200
     );
+    // Counted as kube's matcher of a policy counts it.
+    let metrics = client.get("/metrics").unwrap().body;
+    let counted = |name: &str| {
+        metrics.lines().any(|l| {
+            l.starts_with(name)
+                && l.contains(r#"kind="policy""#)
+                && l.contains(r#"name="deletes""#)
+                && l.contains(r#"operation="DELETE""#)
+                && l.contains(r#"type="validate""#)
+        })
+    };
+    assert!(
+        counted("apiserver_admission_match_condition_evaluation_errors_total")
+            && counted("apiserver_admission_match_condition_evaluation_seconds_count"),
+        "{metrics}"
+    );
     kubectl.ok(&["delete", "configmap", "other"]);
     // Creates are not matched by the condition, and nothing mutated the ConfigMaps.
     let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new"}});

@@ -2,11 +2,15 @@
 //! CEL that says whether a write is for them, every condition evaluated in order under
 //! one budget. A false one says no at once (whatever the others' errors); errors without
 //! a false one fail the write under `failurePolicy: Fail` and skip it under `Ignore`.
+//! A policy's (validating or mutating) are counted in kube's match condition metrics as
+//! kube's policy matcher counts them ([`MatchConditions::evaluate_for_policy`]).
 
 use kapi_cel::admission::{
     Compiler, Declarations, Evaluation, Inputs, MATCH_CONDITIONS_BUDGET, Outcome, Returns,
 };
 use kapi_cel::environment::{KUBERNETES, stored_expressions};
+use std::time::Instant;
+
 use kapi_cel::value::Value;
 use kapi_kinds::admissionregistration::MatchCondition;
 
@@ -100,5 +104,48 @@ impl MatchConditions {
             1 => failed(errors.remove(0)),
             _ => failed(format!("[{}]", errors.join(", "))),
         }
+    }
+}
+
+impl MatchConditions {
+    /// [`MatchConditions::evaluate`] for the policy `name`, with kube's metrics of a
+    /// policy's matcher (`kind` `policy`, `type` `validate` for validating and mutating
+    /// policies alike): each erring condition counted, the time observed when they do not
+    /// all hold.
+    pub(crate) fn evaluate_for_policy(&self, name: &str, inputs: &Inputs, fail: bool) -> Matched {
+        if self.is_empty() {
+            return Matched::Yes;
+        }
+        let metrics = kapi_metrics::global();
+        let labels = kapi_metrics::MatchConditionLabels {
+            name: name.to_owned(),
+            kind: "policy".to_owned(),
+            type_: "validate".to_owned(),
+            operation: operation(inputs),
+        };
+        let counted = || {
+            (metrics.match_condition_errors)
+                .with_or_new(&labels, |c| c.clone())
+                .inc()
+        };
+        let started = Instant::now();
+        let matched = self.evaluate(inputs, fail, counted);
+        if matched != Matched::Yes {
+            (metrics.match_condition_duration)
+                .with_or_new(&labels, |h| h.clone())
+                .observe(started.elapsed().as_secs_f64());
+        }
+        matched
+    }
+}
+
+/// The operation of the request `inputs` bind, for metrics.
+fn operation(inputs: &Inputs) -> String {
+    match &inputs.request {
+        Value::Map(map) => match map.field("operation") {
+            Some(Value::String(operation)) => operation.to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
     }
 }

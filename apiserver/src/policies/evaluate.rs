@@ -122,41 +122,13 @@ fn conditions(
     }
     let mut inputs = inputs.clone();
     inputs.request = requested.clone();
-    let inputs = &inputs;
-    let metrics = kapi_metrics::global();
-    let labels = || kapi_metrics::MatchConditionLabels {
-        name: policy.name().to_owned(),
-        kind: "policy".to_owned(),
-        type_: "validate".to_owned(),
-        operation: inputs_operation(inputs),
-    };
-    let counted = || {
-        (metrics
-            .match_condition_errors
-            .with_or_new(&labels(), |c| c.clone()))
-        .inc();
-    };
-    match policy
-        .match_conditions
-        .evaluate(inputs, policy.fail, counted)
-    {
+    match (policy.match_conditions).evaluate_for_policy(policy.name(), &inputs, policy.fail) {
         Matched::Yes => Some(None),
         Matched::No(_) => None,
         Matched::Failed(message) => Some(Some(Verdict {
             decisions: vec![Decision::error(true, message, 0)],
             annotations: Vec::new(),
         })),
-    }
-}
-
-/// The operation of the request `inputs` bind, for metrics.
-fn inputs_operation(inputs: &Inputs) -> String {
-    match &inputs.request {
-        Value::Map(map) => match map.field("operation") {
-            Some(Value::String(operation)) => operation.to_string(),
-            _ => String::new(),
-        },
-        _ => String::new(),
     }
 }
 

@@ -54,9 +54,7 @@ pub(crate) fn invoke(
     if !policy.match_conditions.is_empty() {
         let mut conditions = inputs.clone();
         conditions.request = requested.clone();
-        match policy
-            .match_conditions
-            .evaluate(&conditions, policy.fail, || {})
+        match (policy.match_conditions).evaluate_for_policy(&policy.name, &conditions, policy.fail)
         {
             Matched::Yes => {}
             Matched::No(_) => return Ok(invocation),

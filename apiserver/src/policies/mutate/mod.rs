@@ -6,7 +6,8 @@
 //!
 //! - Policies and bindings come from the watch caches ([`source`](super::source)),
 //!   compiled when a policy changes (`compile`).
-//! - A create or update goes through each policy whose `matchConstraints` match it (the
+//! - A write (a connect's options too; a delete only matched, nothing to mutate) goes
+//!   through each policy whose `matchConstraints` match it (the
 //!   validating policies' `matching`, `inputs` and params: one invocation per binding and
 //!   param), in the policy's and the binding's name order (kube's order is its caches'),
 //!   each on the object as the previous ones left it, seen in the matched version.
@@ -20,7 +21,8 @@
 //! - Reinvocation (kube's): any mutation asks for a second pass of the mutating chain, in
 //!   which the invocations of `reinvocationPolicy: IfNeeded` policies run again when
 //!   something changed the object after them.
-//! - Counted in kube's `apiserver_mutating_admission_policy_check_*` metrics. No field
+//! - Counted in kube's `apiserver_mutating_admission_policy_check_*` metrics, and their
+//!   match conditions in kube's `apiserver_admission_match_condition_*`. No field
 //!   manager owns what a policy sets (kube's field manager runs before admission).
 //! - The policies' own kinds and kube's reviews are exempt, as for validating policies.
 
