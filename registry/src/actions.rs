@@ -39,10 +39,52 @@ pub struct ActionRequest<'a> {
     /// The object the subresource belongs to (from the path), or for a `create_only` kind
     /// the body's `metadata.name`.
     pub name: &'a str,
-    /// The body (JSON), its `apiVersion` and `kind` checked.
+    /// The body (JSON), its `apiVersion` and `kind` checked and set to the body kind's,
+    /// as the mutating admission left it.
     pub body: Value,
     /// `dryRun`, the field manager, the user.
     pub options: &'a WriteOptions,
+    /// The subresource (`eviction`); empty for a `create_only` kind's creates.
+    pub subresource: &'a str,
+    /// The body's kind when it is not the target's (`policy/v1` `Eviction`).
+    pub body_kind: Option<ObjectKind<'static>>,
+    /// Where admission's warnings go: the response carries them, whatever it answers.
+    pub warnings: &'a mut Vec<String>,
+}
+
+impl ActionRequest<'_> {
+    /// The validating admission of the create, `object` (the body as the action made it
+    /// ready: named, defaulted) the object: kube's REST storages call it
+    /// (`createValidation`) once their own checks of the body passed and before they
+    /// change anything, and so does every action. Its warnings go to
+    /// [`ActionRequest::warnings`].
+    pub async fn validate(&mut self, registry: &Registry, object: &Value) -> Result<(), ApiError> {
+        let admission_options = Registry::options_json("CreateOptions", self.options);
+        let attributes = attributes(self, &admission_options);
+        let (_, validating) = registry.webhooks_configured(&attributes).await?;
+        if !validating {
+            return Ok(());
+        }
+        let more = (registry.validating_admission(&attributes, Some(object), None, None)).await?;
+        self.warnings.extend(more);
+        Ok(())
+    }
+}
+
+/// The admission attributes of `request`, its options `options`.
+fn attributes<'r>(request: &'r ActionRequest<'_>, options: &'r Value) -> Attributes<'r> {
+    Attributes {
+        operation: Operation::Create,
+        kind: request.target.kind,
+        version: request.target.version,
+        subresource: request.subresource,
+        namespace: request.target.namespace,
+        name: request.name,
+        user: request.options.user.as_ref(),
+        dry_run: request.options.dry_run,
+        options,
+        object_kind: request.body_kind,
+    }
 }
 
 /// The registered actions, by group, resource and subresource (`""` for a kind's own
@@ -80,18 +122,28 @@ impl Registry {
         let api_version = target.kind.api_version(target.version);
         check_body(&body, &api_version, info.kind, target.namespace)?;
         let name = meta_str(&body, "name").unwrap_or_default().to_owned();
-        let (body, warnings) = (self.admit_action(target, &name, "", None, body, options)).await?;
+        // What admission warns of goes with the answer (lost, as the create path's are,
+        // when the create fails after it).
+        let mut warnings = Vec::new();
         let request = ActionRequest {
             target,
             name: &name,
             body,
             options,
+            subresource: "",
+            body_kind: None,
+            warnings: &mut warnings,
         };
-        warned(action.create(self, request).await, warnings)
+        let answer = self.act(action, request).await;
+        let mut written = answer?;
+        warnings.append(&mut written.warnings);
+        written.warnings = warnings;
+        Ok(written)
     }
 
     /// `POST .../{name}/<subresource>` of a `Create` subresource: the body checked against
-    /// the body kind, then answered by the subresource's action.
+    /// the body kind, then answered by the subresource's action; admission's warnings go
+    /// to `warnings`, whatever the answer.
     pub async fn create_on(
         &self,
         target: Target<'_>,
@@ -99,6 +151,7 @@ impl Registry {
         subresource: &str,
         body: Value,
         options: &WriteOptions,
+        warnings: &mut Vec<String>,
     ) -> Result<Written, ApiError> {
         let info = target.kind.info;
         let Some(SubresourceShape::Create(kind)) =
@@ -110,69 +163,55 @@ impl Registry {
         let Some(action) = self.actions.get(info.group, info.plural, subresource) else {
             return Err(not_supported(info, "create"));
         };
-        let body_kind = ObjectKind {
-            group: kind.group,
-            version: kind.version,
-            kind: kind.kind,
-        };
-        let admitted = self.admit_action(target, name, subresource, Some(body_kind), body, options);
-        let (body, warnings) = admitted.await?;
         let request = ActionRequest {
             target,
             name,
             body,
             options,
-        };
-        warned(action.create(self, request).await, warnings)
-    }
-
-    /// The admission of a create an action answers, its body the object (`body_kind`, when
-    /// it is not `target`'s kind): the mutating side, then the validating side on what it
-    /// made: the body as they leave it, and their warnings.
-    async fn admit_action(
-        &self,
-        target: Target<'_>,
-        name: &str,
-        subresource: &str,
-        body_kind: Option<ObjectKind<'_>>,
-        body: Value,
-        options: &WriteOptions,
-    ) -> Result<(Value, Vec<String>), ApiError> {
-        let admission_options = Registry::options_json("CreateOptions", options);
-        let attributes = Attributes {
-            operation: Operation::Create,
-            kind: target.kind,
-            version: target.version,
             subresource,
-            namespace: target.namespace,
-            name,
-            user: options.user.as_ref(),
-            dry_run: options.dry_run,
-            options: &admission_options,
-            object_kind: body_kind,
+            body_kind: Some(ObjectKind {
+                group: kind.group,
+                version: kind.version,
+                kind: kind.kind,
+            }),
+            warnings,
         };
-        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
-        let (body, mut warnings) = match mutating {
-            true => self.mutating_admission(&attributes, body, None).await?,
-            false => (body, Vec::new()),
-        };
-        if validating {
-            let more = (self.validating_admission(&attributes, Some(&body), None, None)).await?;
-            warnings.extend(more);
-        }
-        Ok((body, warnings))
+        self.act(action, request).await
     }
-}
 
-/// An action's answer with admission's `warnings` before its own.
-fn warned(
-    answer: Result<Written, ApiError>,
-    mut warnings: Vec<String>,
-) -> Result<Written, ApiError> {
-    let mut written = answer?;
-    warnings.append(&mut written.warnings);
-    written.warnings = warnings;
-    Ok(written)
+    /// Runs `action` on `request` once the mutating admission has had the body, in the
+    /// body kind's `apiVersion` and `kind` (kube decodes it into that kind first: a
+    /// `policy/v1beta1` Eviction is admitted as `policy/v1`).
+    async fn act(
+        &self,
+        action: Arc<dyn Action>,
+        mut request: ActionRequest<'_>,
+    ) -> Result<Written, ApiError> {
+        let api_version = match request.body_kind {
+            Some(kind) if kind.group.is_empty() => kind.version.to_owned(),
+            Some(kind) => format!("{}/{}", kind.group, kind.version),
+            None => (request.target.kind).api_version(request.target.version),
+        };
+        let kind = request
+            .body_kind
+            .map_or(request.target.kind.info.kind, |k| k.kind);
+        if let Some(body) = request.body.as_object_mut() {
+            body.insert("apiVersion".into(), Value::from(api_version));
+            body.insert("kind".into(), Value::from(kind));
+        }
+        let body = std::mem::take(&mut request.body);
+        let (body, more) = {
+            let admission_options = Registry::options_json("CreateOptions", request.options);
+            let attributes = attributes(&request, &admission_options);
+            match self.webhooks_configured(&attributes).await?.0 {
+                true => self.mutating_admission(&attributes, body, None).await?,
+                false => (body, Vec::new()),
+            }
+        };
+        request.body = body;
+        request.warnings.extend(more);
+        action.create(self, request).await
+    }
 }
 
 fn not_supported(info: &kapi_core::api::KindInfo, action: &str) -> ApiError {

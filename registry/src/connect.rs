@@ -110,13 +110,14 @@ impl Registry {
     }
 
     /// A connect to, or read of, a `Read` or `Connect` subresource, answered by its
-    /// connector once admitted (with the admission's warnings), on the options as the
-    /// admission left them; a subresource without one is not supported (405), as kube
-    /// answers a verb its storage lacks.
+    /// connector once admitted, on the options as the admission left them (its warnings go
+    /// to `warnings`, whatever the connector answers); a subresource without one is not
+    /// supported (405), as kube answers a verb its storage lacks.
     pub async fn connect(
         &self,
         mut request: ConnectRequest<'_>,
-    ) -> Result<(Connection, Vec<String>), ApiError> {
+        warnings: &mut Vec<String>,
+    ) -> Result<Connection, ApiError> {
         let info = request.target.kind.info;
         let shape = info
             .subresources
@@ -139,24 +140,23 @@ impl Registry {
         let admitted = matches!(shape, Some(SubresourceShape::Connect { .. }))
             .then(|| connector.options(&request))
             .flatten();
-        let mut warnings = Vec::new();
         if let Some((kind, options)) = admitted {
-            let (options, admitted) = self.admit_connect(&request, kind, options).await?;
+            let options = (self.admit_connect(&request, kind, options, warnings)).await?;
             request.options = Some(options);
-            warnings = admitted;
         }
-        Ok((connector.connect(self, request).await?, warnings))
+        connector.connect(self, request).await
     }
 
     /// The admission of a connect, its options the object (kube's connect handler): the
     /// mutating side, then the validating side on what it made: the options as they
-    /// leave it, and its warnings.
+    /// leave it (its warnings added to `warnings` as they come).
     async fn admit_connect(
         &self,
         request: &ConnectRequest<'_>,
         kind: &str,
         options: Value,
-    ) -> Result<(Value, Vec<String>), ApiError> {
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, ApiError> {
         let attributes = Attributes {
             operation: Operation::Connect,
             kind: request.target.kind,
@@ -174,14 +174,18 @@ impl Registry {
             }),
         };
         let (mutating, validating) = self.webhooks_configured(&attributes).await?;
-        let (options, mut warnings) = match mutating {
-            true => self.mutating_admission(&attributes, options, None).await?,
-            false => (options, Vec::new()),
+        let options = match mutating {
+            true => {
+                let (options, more) = self.mutating_admission(&attributes, options, None).await?;
+                warnings.extend(more);
+                options
+            }
+            false => options,
         };
         if validating {
             let more = (self.validating_admission(&attributes, Some(&options), None, None)).await?;
             warnings.extend(more);
         }
-        Ok((options, warnings))
+        Ok(options)
     }
 }

@@ -233,9 +233,9 @@ const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "
 /// What a delete did.
 #[derive(Debug)]
 pub struct Deleted {
-    /// What the delete answers: the object as it was when it is gone (a `Success`
-    /// Status instead for kube's own kinds, as kube's store answers), or as it now is when
-    /// its grace period or finalizers hold it.
+    /// The object as it was when it is gone, or as it now is when its grace period or
+    /// finalizers hold it; from [`Registry::delete_as`], what the delete answers (a
+    /// `Success` Status for kube's own kinds once gone, as kube's store answers).
     pub answer: Value,
     /// The object is gone (rather than held).
     pub gone: bool,

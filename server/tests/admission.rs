@@ -596,6 +596,7 @@ fn mutating_webhooks_judge_deletes_before_validating_ones() {
         "{reviews:?}"
     );
     assert_eq!(reviews[0]["operation"], "DELETE");
+    assert_eq!(reviews[0]["hasObject"], false);
     assert_eq!(reviews[0]["hasOldObject"], true);
     assert_eq!(reviews[0]["object"]["metadata"]["name"], "keep");
 

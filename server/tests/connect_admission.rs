@@ -227,6 +227,16 @@ fn connects_are_mutated_before_they_are_judged_and_run() {
     kubectl
         .fails(&["exec", "web", "-c", "nope", "--", "true"])
         .stderr_has("pod web does not have a host assigned");
+    // The webhook's warning comes with the pod's refusal, as kube's warning headers come
+    // with any answer.
+    let path = format!("{PODS}/web/exec?container=nope&stdout=true&command=true");
+    let refused = client.request("POST", &path, "", None).unwrap();
+    assert_eq!(refused.status, 400, "{refused:?}");
+    assert_eq!(
+        refused.warnings,
+        ["299 - \"exec sent to app\""],
+        "{refused:?}"
+    );
 
     // The mutating webhook first, sent the options as asked; the validating one after,
     // sent them as the mutating one left them, and refusing what it refuses.

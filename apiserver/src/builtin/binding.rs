@@ -19,8 +19,9 @@ impl Action for Bind {
     }
 }
 
-async fn bind(registry: &Registry, request: ActionRequest<'_>) -> Result<Written, ApiError> {
-    let binding = &request.body;
+async fn bind(registry: &Registry, mut request: ActionRequest<'_>) -> Result<Written, ApiError> {
+    let body = request.body.clone();
+    let binding = &body;
     let on_pod = request.target.kind.info.plural == "pods";
     let name = meta_str(binding, "name").unwrap_or_default();
     if on_pod && name != request.name {
@@ -29,6 +30,8 @@ async fn bind(registry: &Registry, request: ActionRequest<'_>) -> Result<Written
         ));
     }
     validate(binding)?;
+    // kube's `createValidation`: once the Binding is valid, before the pod is written.
+    request.validate(registry, binding).await?;
     let node = binding
         .pointer("/target/name")
         .and_then(Value::as_str)

@@ -54,13 +54,11 @@ pub(super) fn options(
                 object.insert("ports".into(), Value::Array(ports));
             }
         }
-        // The path after the subresource (`/` for `proxy/`: kube keeps a trailing slash),
-        // or on the route without one the `path` parameter.
+        // The path after the subresource (`/` for `proxy/`: kube keeps a trailing slash).
+        // kube sets the `path` parameter from the URL on both routes, so that a `path`
+        // given in the query counts for nothing.
         _ => {
-            let path = match request.path {
-                Some(path) => Some(format!("/{}", path.trim_start_matches('/'))),
-                None => request.param("path").map(str::to_owned),
-            };
+            let path = (request.path).map(|path| format!("/{}", path.trim_start_matches('/')));
             if let Some(path) = path.filter(|p| !p.is_empty()) {
                 object.insert("path".into(), json!(path));
             }

@@ -29,10 +29,10 @@ impl Action for Evict {
     }
 }
 
-async fn evict(registry: &Registry, request: ActionRequest<'_>) -> Result<Written, ApiError> {
-    let eviction = &request.body;
+async fn evict(registry: &Registry, mut request: ActionRequest<'_>) -> Result<Written, ApiError> {
+    let eviction = request.body.clone();
     let name = request.name;
-    if meta_str(eviction, "name").unwrap_or_default() != name {
+    if meta_str(&eviction, "name").unwrap_or_default() != name {
         return Err(ApiError::BadRequest(
             "name in URL does not match name in Eviction object".into(),
         ));
@@ -43,6 +43,8 @@ async fn evict(registry: &Registry, request: ActionRequest<'_>) -> Result<Writte
             .map_err(|e| ApiError::BadRequest(format!("the Eviction's deleteOptions: {e}")))?,
     };
     let dry_run = dry_run(&mut options, request.options.dry_run)?;
+    // kube's `createValidation`: after the checks of the Eviction, before the pod is read.
+    request.validate(registry, &eviction).await?;
     let pods = core_kind(registry, "pods")?;
     let namespace = request.target.namespace;
     let pods_target = target(&pods, namespace);

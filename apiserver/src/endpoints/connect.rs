@@ -50,8 +50,7 @@ pub(super) async fn serve(
         user: parts.extensions.get::<UserInfo>(),
         options: None,
     };
-    let (connection, admitted) = registry.connect(request).await?;
-    warnings.extend(admitted);
+    let connection = registry.connect(request, warnings).await?;
     let response = match connection {
         Connection::NoContent => Response::builder()
             .status(StatusCode::NO_CONTENT)

@@ -437,7 +437,7 @@ async fn handle(
             options.duplicate_fields = duplicates;
             options.user = user;
             let subresource = call.subresource.unwrap_or_default();
-            let create = registry.create_on(target, name, subresource, object, &options);
+            let create = registry.create_on(target, name, subresource, object, &options, warnings);
             let written = Box::pin(create).await?;
             Ok(render_written(written, output, warnings))
         }

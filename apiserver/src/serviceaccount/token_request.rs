@@ -59,7 +59,7 @@ fn invalid(name: &str, causes: Vec<FieldError>) -> ApiError {
 async fn issue(
     tokens: &Tokens,
     registry: &Registry,
-    request: ActionRequest<'_>,
+    mut request: ActionRequest<'_>,
 ) -> Result<Written, ApiError> {
     let Some(signing_key) = &tokens.signing_key else {
         return Err(ApiError::Internal(
@@ -68,7 +68,7 @@ async fn issue(
     };
     let name = request.name;
     let namespace = request.target.namespace.unwrap_or_default();
-    let mut token_request: TokenRequest = serde_json::from_value(request.body)
+    let mut token_request: TokenRequest = serde_json::from_value(std::mem::take(&mut request.body))
         .map_err(|e| ApiError::BadRequest(format!("the TokenRequest: {e}")))?;
     let metadata = &mut token_request.metadata;
     if metadata
@@ -128,6 +128,12 @@ async fn issue(
     if !causes.is_empty() {
         return Err(invalid("", causes));
     }
+    // kube's `createValidation`: the request as it will be answered, once it is valid.
+    let mut admitted = serde_json::to_value(&token_request)
+        .map_err(|e| ApiError::Internal(format!("encoding the TokenRequest: {e}")))?;
+    admitted["apiVersion"] = Value::from("authentication.k8s.io/v1");
+    admitted["kind"] = Value::from("TokenRequest");
+    request.validate(registry, &admitted).await?;
     let spec = &mut token_request.spec;
     let binding = match &spec.bound_object_ref {
         Some(reference) => bind(registry, namespace, name, reference).await?,

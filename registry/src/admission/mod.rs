@@ -11,12 +11,14 @@
 //! 3. then storage.
 //!
 //! A create answered by an action (`pods/eviction`, `pods/binding`,
-//! `serviceaccounts/token`) goes through both sides with its body as the object, before
-//! the action runs on the body as the mutating side left it. A DELETE goes through both sides too, with the stored object as `oldObject` and no
-//! object (the mutating side may refuse it, not change it), and a CONNECT (`pods/exec`, the
-//! proxies) with its options as the object (the connector says what they are), which the
-//! mutating side may change before the connector reads them. What admission says for the
-//! audit log is [`annotate`]d (`annotations`).
+//! `serviceaccounts/token`, `bindings`) goes through the mutating side with its body as the
+//! object before the action runs on the body as it left it; the action asks for the
+//! validating side once its own checks passed (`ActionRequest::validate`), as kube's REST
+//! storages call `createValidation`. A DELETE goes through both sides too, with the
+//! stored object as `oldObject` and no object (the mutating side may refuse it, not change
+//! it), and a CONNECT (`pods/exec`, the proxies) with its options as the object (the
+//! connector says what they are), which the mutating side may change before the connector
+//! reads them. What admission says for the audit log is [`annotate`]d (`annotations`).
 
 mod annotations;
 mod checks;

@@ -2,7 +2,8 @@
 //! `kapi-server`: a `Warn` binding on ConfigMap deletes reaches the client as a warning
 //! (kubectl 1.32 prints it; a collection delete's response carries one per object); an
 //! eviction is judged as the create of `pods/eviction`, its object an `Eviction` of
-//! `policy/v1`, and not as a delete of its pod (kube's eviction deletes the pod without
+//! `policy/v1` (a `policy/v1beta1` one converted), with the policies' warnings, and not as
+//! a delete of its pod (kube's eviction deletes the pod without
 //! admitting the delete again): a policy refusing pod deletes leaves evictions be.
 
 use std::cell::RefCell;
@@ -139,6 +140,16 @@ fn evictions_are_admitted_as_creates_of_their_subresource() {
             "spec": {"containers": [{"name": "app", "image": "nginx"}]}});
         create(&client, PODS, pod);
     }
+    let noted = json!([{"expression": "false",
+        "messageExpression": "'evicting ' + object.metadata.name"}]);
+    // Installed first: once the policies after it judge, it does (the same watch caches).
+    install(
+        &client,
+        "evictions-noted",
+        (&["pods/eviction"], &["CREATE"]),
+        noted,
+        &["Warn"],
+    );
     let no_deletes = json!([{"expression": "false", "message": "pods are not deleted here"}]);
     install(
         &client,
@@ -150,7 +161,8 @@ fn evictions_are_admitted_as_creates_of_their_subresource() {
     let evictions = json!([
         {"expression": "request.kind.group == 'policy' && request.kind.version == 'v1' && \
             request.kind.kind == 'Eviction' && request.subResource == 'eviction' && \
-            object.kind == 'Eviction' && request.name == object.metadata.name",
+            object.apiVersion == 'policy/v1' && object.kind == 'Eviction' && \
+            request.name == object.metadata.name",
          "message": "not the eviction sent"},
         {"expression": "object.metadata.name != 'guarded'",
          "messageExpression": "'pod ' + object.metadata.name + ' stays'"}]);
@@ -186,8 +198,21 @@ fn evictions_are_admitted_as_creates_of_their_subresource() {
     );
     assert_eq!(client.get(&format!("{PODS}/guarded")).unwrap().status, 200);
     // The eviction of a pod no node runs deletes it at once, the delete not admitted again.
-    let evicted = evict("web");
+    // kubectl 1.20's drain sends `policy/v1beta1` Evictions: admitted as `policy/v1`.
+    let eviction = json!({"apiVersion": "policy/v1beta1", "kind": "Eviction",
+        "metadata": {"name": "web", "namespace": "default"}});
+    let evicted = client
+        .post(&format!("{PODS}/web/eviction"), &eviction)
+        .unwrap();
     assert_eq!(evicted.status, 201, "{evicted:?}");
+    assert_eq!(
+        evicted.warnings,
+        [
+            "299 - \"Validation failed for ValidatingAdmissionPolicy 'evictions-noted' with \
+          binding 'evictions-noted-binding': evicting web\""
+        ],
+        "{evicted:?}"
+    );
     let gone = client.get(&format!("{PODS}/web")).unwrap();
     assert_eq!(gone.status, 404, "{gone:?}");
 }

@@ -71,13 +71,15 @@ fn unread_variables_cost_nothing() {
     let kubectl = Kubectl::new(Version::V1_32, &server);
     let reads_limit = json!({"expression": "size(object.data) <= variables.limit",
         "messageExpression": "'at most ' + string(variables.limit) + ' entries'"});
-    install(&client, "lazy", reads_limit);
     let reads_all: Vec<String> = (0..14).map(|i| format!("variables.heavy{i}")).collect();
+    // `eager` first: its policy and binding come before `lazy`'s through the same watch
+    // caches, so once `lazy` judges, `eager` does too.
     install(
         &client,
         "eager",
         json!({"expression": reads_all.join(" && ")}),
     );
+    install(&client, "lazy", reads_limit);
 
     // The policy judges: too much data is refused.
     let dry_run = format!("{CONFIGMAPS}?dryRun=All");
@@ -90,6 +92,17 @@ fn unread_variables_cost_nothing() {
             let response = client.post(&dry_run, &configmap("probe", "lazy", 4)).ok()?;
             *last.borrow_mut() = format!("{response:?}");
             (response.status == 422 && response.body.contains("at most 3 entries")).then_some(())
+        },
+    );
+    let probe = configmap("probe", "eager", 0);
+    wait_for(
+        Duration::from_secs(10),
+        "the second policy to judge creates",
+        || last.borrow().clone(),
+        || {
+            let response = client.post(&dry_run, &probe).ok()?;
+            *last.borrow_mut() = format!("{response:?}");
+            (response.status == 422).then_some(())
         },
     );
     // What it admits is judged without the heavy variables, which nothing read.

@@ -9,7 +9,7 @@ the certificate and key given as arguments, answering AdmissionReview v1 request
 - `/connect`: a validating webhook for connects, whose object is the connect's options:
   it refuses an exec of `reboot`.
 - `/exec-in-app`: a mutating webhook for connects that sends every exec to the container
-  `app` (a JSON patch of the options).
+  `app` (a JSON patch of the options), with a warning.
 
 Prints `listening on PORT` first, then one JSON line per review received (path,
 operation, kinds, name, namespace, dryRun, user, and the object's labels), for the Rust
@@ -73,7 +73,8 @@ def connect(request):
 def exec_in_app(request):
     patch = [{"op": "add", "path": "/container", "value": "app"}]
     return {"allowed": True, "patchType": "JSONPatch",
-            "patch": base64.b64encode(json.dumps(patch).encode()).decode()}
+            "patch": base64.b64encode(json.dumps(patch).encode()).decode(),
+            "warnings": ["exec sent to app"]}
 
 
 def answer(review, full_path):
@@ -95,6 +96,7 @@ def answer(review, full_path):
         "objectVersion": obj.get("apiVersion"),
         "labels": (obj.get("metadata") or {}).get("labels"),
         "annotations": (obj.get("metadata") or {}).get("annotations"),
+        "hasObject": request.get("object") is not None,
         "hasOldObject": request.get("oldObject") is not None,
         "spec": obj.get("spec"),
         "object": obj,

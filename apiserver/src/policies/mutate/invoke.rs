@@ -64,10 +64,6 @@ pub(crate) fn invoke(
             }
         }
     }
-    // A delete's: nothing to mutate (kube calls no patcher without an object).
-    if object.is_null() {
-        return Ok(invocation);
-    }
     let variables: Vec<kapi_cel::admission::Variable<'_>> = (policy.variables)
         .iter()
         .map(|(name, e)| (name.as_str(), e.program.as_ref().map_err(String::as_str)))

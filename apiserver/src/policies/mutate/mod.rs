@@ -6,8 +6,8 @@
 //!
 //! - Policies and bindings come from the watch caches ([`source`](super::source)),
 //!   compiled when a policy changes (`compile`).
-//! - A write (a connect's options too; a delete only matched, nothing to mutate) goes
-//!   through each policy whose `matchConstraints` match it (the
+//! - A create or update (a connect's options too; never a delete) goes through each
+//!   policy whose `matchConstraints` match it (the
 //!   validating policies' `matching`, `inputs` and params: one invocation per binding and
 //!   param), in the policy's and the binding's name order (kube's order is its caches'),
 //!   each on the object as the previous ones left it, seen in the matched version.
@@ -44,7 +44,7 @@ use kapi_kinds::admissionregistration::{
     MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ParamRef,
 };
 use kapi_registry::Registry;
-use kapi_registry::admission::Attributes;
+use kapi_registry::admission::{Attributes, Operation};
 
 use super::inputs::{self, ConfigError};
 use super::matching;
@@ -94,11 +94,11 @@ impl MutatingPolicies {
     }
 }
 
-/// Whether policies see this write: every operation (a delete's, whose object is null,
-/// only to be matched and refused: kube calls no mutation without an object; a connect's
-/// options mutated as an object), of anything but the exempt kinds.
+/// Whether policies see this write: creates, updates and connects (their options
+/// mutated as an object), of anything but the exempt kinds. Never a delete: kube's plugin
+/// does not handle deletes, which have no object to mutate.
 fn handled(attributes: &Attributes<'_>) -> bool {
-    !super::exempt(attributes)
+    attributes.operation != Operation::Delete && !super::exempt(attributes)
 }
 
 #[async_trait::async_trait]
