@@ -149,11 +149,20 @@ fn the_version_without_the_gate_serves_no_mutating_admission_policies() {
 }
 
 #[test]
-fn gates_kapi_does_not_know_are_start_up_errors() {
+fn gates_kube_refuses_are_start_up_errors() {
     for (gates, message) in [
         (
             "Nope=true",
             "--feature-gates: unrecognized feature gate: Nope",
+        ),
+        // Gone from kube before 1.34.
+        (
+            "ValidatingAdmissionPolicy=true",
+            "--feature-gates: unrecognized feature gate: ValidatingAdmissionPolicy",
+        ),
+        (
+            "APIServerTracing=false",
+            "cannot set feature gate APIServerTracing to false, feature is locked to true",
         ),
         (
             "MutatingAdmissionPolicy=maybe",
@@ -165,4 +174,31 @@ fn gates_kapi_does_not_know_are_start_up_errors() {
         assert_eq!(code, Some(2), "{gates}: {stderr}");
         assert!(stderr.contains(message), "{gates}: {stderr}");
     }
+}
+
+/// kube 1.34's other gates are accepted as kube accepts them, with kube's warning of a GA
+/// gate set and kapi's of a gate it does not act on set off its default.
+#[test]
+fn kubes_other_gates_are_accepted_and_warned_of() {
+    let server = Server::start_with(&[
+        "--feature-gates=APIServerTracing=true,APIResponseCompression=false",
+        "--feature-gates=MutatingAdmissionPolicy=true",
+        "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+    ]);
+    assert_eq!(versions(&server), ["v1", "v1beta1"]);
+    let log = server.log();
+    let warned = [
+        "Setting GA feature gate APIServerTracing=true. It will be removed in a future release.",
+        "kapi does not implement feature gate APIResponseCompression: setting it to false \
+         changes nothing",
+    ];
+    support::wait_for(
+        std::time::Duration::from_secs(10),
+        "the warnings in the server's log",
+        || log.tail(40),
+        || {
+            let text = log.tail(400);
+            warned.iter().all(|w| text.contains(w)).then_some(())
+        },
+    );
 }

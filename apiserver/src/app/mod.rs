@@ -103,6 +103,9 @@ pub async fn run(flags: Options, api: Api) -> Result<()> {
     // kube's feature gates (`--feature-gates`): they hold resources back, below, and switch
     // admission plugins on.
     let gates = (flags.features.gates()).map_err(anyhow::Error::msg)?;
+    for warning in flags.features.warnings() {
+        tracing::warn!("{warning}");
+    }
     // `--runtime-config`: the group-versions switched off, and the resources the gates hold
     // back, leave the scheme and the routes.
     let served = flags.api_enablement.apply(&scheme, api.routes, &gates)?;

@@ -1,10 +1,17 @@
-//! kube's feature gates (`k8s.io/component-base/featuregate`), as far as kapi has them: the
-//! gates it knows, each with kube 1.34's stage and default ([`GATES`]), and what
-//! `--feature-gates` sets ([`FeatureGates`]), read as kube-apiserver 1.34 reads the flag
-//! (pairs `Name=bool`, comma-separated, the flag repeatable, `kube:` as an optional prefix)
-//! and refused with kube's messages (`unrecognized feature gate: Foo`). A gate may hold back
+//! kube's feature gates (`k8s.io/component-base/featuregate`): every gate kube-apiserver
+//! 1.34 knows, with its stage, default and lock (`kube_feature_gates.json`, facts from
+//! kube's sources), the gates kapi acts on ([`GATES`]), and what `--feature-gates` sets
+//! ([`FeatureGates`]), read as kube-apiserver 1.34 reads the flag (pairs `Name=bool`,
+//! comma-separated, the flag repeatable, `kube:` as an optional prefix): a name kube does
+//! not know, or a locked gate set against its lock, refused with kube's messages; a GA or
+//! deprecated gate set warned of as kube warns; a gate kapi does not act on accepted, and
+//! warned of when set off its default (it changes nothing here). A gate may hold back
 //! resources: while it is off they are not served, whatever `--runtime-config` says, as
 //! kube's registry installs no storage for them.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
 
 use kapi_core::strconv::parse_bool;
 
@@ -62,6 +69,31 @@ pub const GATES: &[Gate] = &[
     },
 ];
 
+/// One of kube-apiserver 1.34's gates, as `kube_feature_gates.json` has it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct KubeGate {
+    name: String,
+    /// `ALPHA`, `BETA`, `GA` or `DEPRECATED`.
+    pre_release: String,
+    default: bool,
+    lock_to_default: bool,
+}
+
+/// kube-apiserver 1.34's gates, by name.
+fn kube_gates() -> &'static [KubeGate] {
+    #[derive(Deserialize)]
+    struct Facts {
+        gates: Vec<KubeGate>,
+    }
+    static GATES: OnceLock<Vec<KubeGate>> = OnceLock::new();
+    GATES.get_or_init(|| {
+        let facts: Facts = serde_json::from_str(include_str!("kube_feature_gates.json"))
+            .expect("kube_feature_gates.json is kube's gates");
+        facts.gates
+    })
+}
+
 /// Which gates are on: each of [`GATES`], by its index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FeatureGates {
@@ -81,6 +113,14 @@ impl FeatureGates {
     /// The gates the values of `--feature-gates` set (one value per occurrence of the
     /// flag), or kube's error: the first one kube meets, as kube stops there.
     pub fn parse<S: AsRef<str>>(values: &[S]) -> Result<FeatureGates, String> {
+        Self::parse_warned(values).map(|(gates, _)| gates)
+    }
+
+    /// [`FeatureGates::parse`], with what is to be warned of: kube's warnings of GA and
+    /// deprecated gates set, and kapi's of gates it does not act on set off their default.
+    pub fn parse_warned<S: AsRef<str>>(
+        values: &[S],
+    ) -> Result<(FeatureGates, Vec<String>), String> {
         // kube's `ColonSeparatedMultimapStringString`: pairs split on commas, each with an
         // optional `component:` prefix (none meaning kube's).
         let mut components: Vec<(&str, Vec<&str>)> = Vec::new();
@@ -107,17 +147,18 @@ impl FeatureGates {
             );
         }
         let mut gates = FeatureGates::default();
+        let mut warnings = Vec::new();
         for (component, pairs) in &components {
             if !matches!(*component, "" | "kube") {
                 return Err(format!("component not registered: {component}"));
             }
-            gates.set(pairs)?;
+            gates.set(pairs, &mut warnings)?;
         }
-        Ok(gates)
+        Ok((gates, warnings))
     }
 
     /// kube's `featureGate.Set` of the pairs given to one component, then `SetFromMap`.
-    fn set(&mut self, pairs: &[&str]) -> Result<(), String> {
+    fn set(&mut self, pairs: &[&str], warnings: &mut Vec<String>) -> Result<(), String> {
         let mut settings: Vec<(&str, bool)> = Vec::new();
         for pair in pairs.iter().flat_map(|p| p.split(',')) {
             if pair.is_empty() {
@@ -142,8 +183,31 @@ impl FeatureGates {
         let mut named = [false; GATES.len()];
         let mut special = Vec::new();
         for (name, on) in settings {
-            let Some(index) = GATES.iter().position(|gate| gate.name == name) else {
+            let Some(kube) = kube_gates().iter().find(|gate| gate.name == name) else {
                 return Err(format!("unrecognized feature gate: {name}"));
+            };
+            if kube.lock_to_default && on != kube.default {
+                return Err(format!(
+                    "cannot set feature gate {name} to {on}, feature is locked to {}",
+                    kube.default
+                ));
+            }
+            match kube.pre_release.as_str() {
+                "GA" => warnings.push(format!(
+                    "Setting GA feature gate {name}={on}. It will be removed in a future release."
+                )),
+                "DEPRECATED" => warnings.push(format!(
+                    "Setting deprecated feature gate {name}={on}. It will be removed in a future release."
+                )),
+                _ => {}
+            }
+            let Some(index) = GATES.iter().position(|gate| gate.name == name) else {
+                if on != kube.default {
+                    warnings.push(format!(
+                        "kapi does not implement feature gate {name}: setting it to {on} changes nothing"
+                    ));
+                }
+                continue;
             };
             self.on[index] = on;
             named[index] = true;
@@ -281,6 +345,11 @@ mod tests {
                 "missing bool value for MutatingAdmissionPolicy",
             ),
             (&["wardle:Foo=true"], "component not registered: wardle"),
+            // A gate kube locked (GA) cannot be turned off.
+            (
+                &["APIServerTracing=false"],
+                "cannot set feature gate APIServerTracing to false, feature is locked to true",
+            ),
             (
                 &["kube:AllBeta=true", "MutatingAdmissionPolicy=true"],
                 "set kube feature gates with default empty prefix or kube: prefix \
@@ -289,6 +358,47 @@ mod tests {
         ] {
             let got = parse(values).unwrap_err();
             assert!(got.starts_with(error), "{values:?}: {got}");
+        }
+    }
+
+    #[test]
+    fn kube_s_other_gates_are_accepted_and_warned_of() {
+        let values = [
+            "APIServerTracing=true,APIResponseCompression=false",
+            "MutatingAdmissionPolicy=true,AllowDNSOnlyNodeCSR=false",
+        ];
+        let (gates, warnings) = FeatureGates::parse_warned(&values).unwrap();
+        assert!(gates.mutating_admission_policy());
+        assert_eq!(
+            warnings,
+            [
+                "Setting GA feature gate APIServerTracing=true. It will be removed in a future release.",
+                "kapi does not implement feature gate APIResponseCompression: setting it to false changes nothing",
+                "Setting deprecated feature gate AllowDNSOnlyNodeCSR=false. It will be removed in a future release.",
+            ]
+        );
+        // Gates of later releases, and those kube removed before 1.34, are unknown.
+        for gone in ["ValidatingAdmissionPolicy", "ServerSideApply"] {
+            let error = parse(&[&format!("{gone}=true")]).unwrap_err();
+            assert_eq!(error, format!("unrecognized feature gate: {gone}"));
+        }
+    }
+
+    #[test]
+    fn the_gates_kapi_acts_on_are_kube_s() {
+        assert!(kube_gates().len() > 200);
+        for gate in GATES {
+            let kube = (kube_gates().iter().find(|k| k.name == gate.name)).expect(gate.name);
+            let stage = match gate.stage {
+                Stage::Alpha => "ALPHA",
+                Stage::Beta => "BETA",
+            };
+            let facts = (
+                kube.pre_release.as_str(),
+                kube.default,
+                kube.lock_to_default,
+            );
+            assert_eq!(facts, (stage, gate.default, false), "{}", gate.name);
         }
     }
 }

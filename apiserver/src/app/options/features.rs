@@ -14,9 +14,11 @@ pub struct FeatureOptions {
     pub profiling: bool,
 
     /// kube's feature gates to set, `<name>=<bool>` pairs, comma-separated (the flag may
-    /// be repeated; `kube:<name>=<bool>` as kube allows). kapi knows AllAlpha=true|false
-    /// (ALPHA - default=false), AllBeta=true|false (BETA - default=false),
-    /// MutatingAdmissionPolicy=true|false (BETA - default=false).
+    /// be repeated; `kube:<name>=<bool>` as kube allows). Every gate of kube-apiserver 1.34
+    /// is accepted as kube accepts it; kapi acts on AllAlpha=true|false (ALPHA -
+    /// default=false), AllBeta=true|false (BETA - default=false) and
+    /// MutatingAdmissionPolicy=true|false (BETA - default=false), and warns that setting
+    /// another off its default changes nothing.
     #[arg(long, value_name = "NAME=BOOL[,...]")]
     pub feature_gates: Vec<String>,
 }
@@ -25,6 +27,14 @@ impl FeatureOptions {
     /// The gates `--feature-gates` sets, or kube's error.
     pub fn gates(&self) -> Result<FeatureGates, String> {
         FeatureGates::parse(&self.feature_gates)
+    }
+
+    /// What setting the gates is to be warned of (kube's warnings of GA and deprecated
+    /// gates; kapi's of gates it does not act on).
+    pub fn warnings(&self) -> Vec<String> {
+        (FeatureGates::parse_warned(&self.feature_gates))
+            .map(|(_, warnings)| warnings)
+            .unwrap_or_default()
     }
 
     /// The checks that need no I/O: `--feature-gates` as kube reads it.
