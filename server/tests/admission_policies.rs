@@ -83,6 +83,20 @@ fn policy(name: &str, kind: WebApps, spec: Value) -> Value {
         "metadata": {"name": name}, "spec": spec})
 }
 
+/// Creates a ValidatingAdmissionPolicy and a binding of it.
+#[track_caller]
+fn create_policy_and_binding(client: &Client, policy: &Value, binding: &Value) {
+    for (resource, object) in [
+        ("validatingadmissionpolicies", policy),
+        ("validatingadmissionpolicybindings", binding),
+    ] {
+        let created = client
+            .post(&format!("{ADMISSION}/{resource}"), object)
+            .unwrap();
+        assert_eq!(created.status, 201, "{created:?}");
+    }
+}
+
 fn binding(name: &str, policy: &str, spec: Value) -> Value {
     let mut spec = spec;
     spec["policyName"] = json!(policy);

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use crate::admission::{configure, hook};
 use serde_json::{Value, json};
-use support::http::{Client, Response};
+use support::http::{Client, Response, wait_for_answer};
 use support::pki::Pki;
 use support::webapps::{WebApps, on_both_kinds};
 use support::webhook::Webhook;
@@ -336,21 +336,11 @@ fn core_policy(name: &str, resources: &[&str], operations: &[&str], spec: Value)
 /// Waits until `probe` answers `status` with a message containing `text`: its message.
 #[track_caller]
 fn wait_answer(probe: impl Fn() -> Response, status: u16, text: &str) -> String {
-    let last = std::cell::RefCell::new(String::new());
-    wait_for(
-        Duration::from_secs(10),
-        "the policy to judge the request",
-        || last.borrow().clone(),
-        || {
-            let response = probe();
-            let message = response.json()["message"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            *last.borrow_mut() = format!("{}: {message}", response.status);
-            (response.status == status && message.contains(text)).then_some(message)
-        },
-    )
+    let message = |r: &Response| r.json()["message"].as_str().unwrap_or_default().to_owned();
+    let answer = wait_for_answer("the policy to judge the request", probe, |r| {
+        r.status == status && message(r).contains(text)
+    });
+    message(&answer)
 }
 
 /// A policy on `pods/exec` sends every exec to the container `app` (a JSON patch of the

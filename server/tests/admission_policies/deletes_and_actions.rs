@@ -6,15 +6,11 @@
 //! a delete of its pod (kube's eviction deletes the pod without
 //! admitting the delete again): a policy refusing pod deletes leaves evictions be.
 
-use std::cell::RefCell;
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
-use crate::support::http::{Client, Response};
-use crate::support::{Kubectl, Server, Version, wait_for};
+use crate::support::http::{Client, Response, wait_for_answer};
+use crate::support::{Kubectl, Server, Version};
 
-const ADMISSION: &str = "/apis/admissionregistration.k8s.io/v1";
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
@@ -37,32 +33,7 @@ fn install(
         "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": format!("{name}-binding")},
         "spec": {"policyName": name, "validationActions": actions}});
-    for (resource, object) in [
-        ("validatingadmissionpolicies", policy),
-        ("validatingadmissionpolicybindings", binding),
-    ] {
-        let created = client
-            .post(&format!("{ADMISSION}/{resource}"), &object)
-            .unwrap();
-        assert_eq!(created.status, 201, "{created:?}");
-    }
-}
-
-/// Waits until `probe` answers as `ready` wants (policies reach admission through the
-/// watch cache, a moment after their writes).
-#[track_caller]
-fn wait_until(probe: impl Fn() -> Response, ready: impl Fn(&Response) -> bool) {
-    let last = RefCell::new(String::new());
-    wait_for(
-        Duration::from_secs(10),
-        "the policy to judge the request",
-        || last.borrow().clone(),
-        || {
-            let response = probe();
-            *last.borrow_mut() = format!("{response:?}");
-            ready(&response).then_some(())
-        },
-    );
+    super::create_policy_and_binding(client, &policy, &binding);
 }
 
 fn create(client: &Client, path: &str, object: Value) {
@@ -99,7 +70,9 @@ fn warnings_of_deletes_reach_the_client() {
             .delete(&format!("{CONFIGMAPS}/probe?dryRun=All"))
             .unwrap()
     };
-    wait_until(probe, |r| r.status == 200 && !r.warnings.is_empty());
+    wait_for_answer("the policy to judge the request", probe, |r| {
+        r.status == 200 && !r.warnings.is_empty()
+    });
 
     let warned = "Validation failed for ValidatingAdmissionPolicy 'deletes' with binding \
         'deletes-binding': deleting important";
@@ -183,8 +156,14 @@ fn evictions_are_admitted_as_creates_of_their_subresource() {
     let message = |r: &Response| r.json()["message"].as_str().unwrap_or_default().to_owned();
     let delete_web = || client.delete(&format!("{PODS}/web?dryRun=All")).unwrap();
     // kube's status for a policy's refusal without a reason: 422 Invalid.
-    wait_until(delete_web, |r| r.status == 422);
-    wait_until(|| evict("guarded"), |r| r.status == 422);
+    wait_for_answer("the policy to judge the request", delete_web, |r| {
+        r.status == 422
+    });
+    wait_for_answer(
+        "the policy to judge the request",
+        || evict("guarded"),
+        |r| r.status == 422,
+    );
 
     kubectl
         .fails(&["delete", "pod", "web"])

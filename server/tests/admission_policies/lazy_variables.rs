@@ -4,15 +4,11 @@
 //! creates it), and the same variables read by a validation run out of the budget (kube's
 //! refusal), so they do cost what they would.
 
-use std::cell::RefCell;
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
-use crate::support::http::Client;
-use crate::support::{Kubectl, Server, Version, wait_for};
+use crate::support::http::{Client, wait_for_answer};
+use crate::support::{Kubectl, Server, Version};
 
-const ADMISSION: &str = "/apis/admissionregistration.k8s.io/v1";
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 
 /// Variables that cost about 740,000 each in kube's units (under kube's 1,000,000 per
@@ -44,15 +40,7 @@ fn install(client: &Client, name: &str, validation: Value) {
         "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": format!("{name}-binding")},
         "spec": {"policyName": name, "validationActions": ["Deny"]}});
-    for (resource, object) in [
-        ("validatingadmissionpolicies", policy),
-        ("validatingadmissionpolicybindings", binding),
-    ] {
-        let created = client
-            .post(&format!("{ADMISSION}/{resource}"), &object)
-            .unwrap();
-        assert_eq!(created.status, 201, "{created:?}");
-    }
+    super::create_policy_and_binding(client, &policy, &binding);
 }
 
 /// A ConfigMap labelled for `policy`, with `entries` entries of data.
@@ -83,28 +71,14 @@ fn unread_variables_cost_nothing() {
 
     // The policy judges: too much data is refused.
     let dry_run = format!("{CONFIGMAPS}?dryRun=All");
-    let last = RefCell::new(String::new());
-    wait_for(
-        Duration::from_secs(10),
-        "the policy to judge creates",
-        || last.borrow().clone(),
-        || {
-            let response = client.post(&dry_run, &configmap("probe", "lazy", 4)).ok()?;
-            *last.borrow_mut() = format!("{response:?}");
-            (response.status == 422 && response.body.contains("at most 3 entries")).then_some(())
-        },
-    );
-    let probe = configmap("probe", "eager", 0);
-    wait_for(
-        Duration::from_secs(10),
-        "the second policy to judge creates",
-        || last.borrow().clone(),
-        || {
-            let response = client.post(&dry_run, &probe).ok()?;
-            *last.borrow_mut() = format!("{response:?}");
-            (response.status == 422).then_some(())
-        },
-    );
+    let probe = || {
+        client
+            .post(&dry_run, &configmap("probe", "lazy", 4))
+            .unwrap()
+    };
+    wait_for_answer("the policy to judge creates", probe, |r| {
+        r.status == 422 && r.body.contains("at most 3 entries")
+    });
     // What it admits is judged without the heavy variables, which nothing read.
     let path = kubectl.write_file("small.json", &configmap("small", "lazy", 2).to_string());
     kubectl.ok(&["create", "-f", &path]);

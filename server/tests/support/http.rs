@@ -508,3 +508,25 @@ pub(crate) fn collection(resource: &Value, namespace: Option<&str>) -> String {
         None => format!("{root}/{plural}"),
     }
 }
+
+/// Waits until `probe` answers as `ready` wants (what admission reads from a watch cache
+/// takes a moment to reach it): that answer; on the deadline, the test fails showing the
+/// last one.
+#[track_caller]
+pub(crate) fn wait_for_answer(
+    what: &str,
+    probe: impl Fn() -> Response,
+    ready: impl Fn(&Response) -> bool,
+) -> Response {
+    let last = std::cell::RefCell::new(String::new());
+    super::wait_for(
+        Duration::from_secs(10),
+        what,
+        || last.borrow().clone(),
+        || {
+            let response = probe();
+            *last.borrow_mut() = format!("{response:?}");
+            ready(&response).then_some(response)
+        },
+    )
+}
