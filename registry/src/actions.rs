@@ -29,6 +29,12 @@ pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<Written, ApiError>> + S
 pub trait Action: Send + Sync {
     /// Answers `request`, changing objects through `registry`.
     fn create<'a>(&'a self, registry: &'a Registry, request: ActionRequest<'a>) -> Answer<'a>;
+
+    /// Sets on `body` the defaults kube's decoding sets (its kind's defaulter: a
+    /// TokenRequest's `spec.expirationSeconds`), before admission sees it. None by default.
+    fn default_body(&self, body: &mut Value) {
+        let _ = body;
+    }
 }
 
 /// One create on a subresource, or of a `create_only` kind.
@@ -199,6 +205,7 @@ impl Registry {
             body.insert("apiVersion".into(), Value::from(api_version));
             body.insert("kind".into(), Value::from(kind));
         }
+        action.default_body(&mut request.body);
         let body = std::mem::take(&mut request.body);
         let (body, more) = {
             let admission_options = Registry::options_json("CreateOptions", request.options);

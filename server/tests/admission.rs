@@ -635,3 +635,63 @@ fn mutating_webhooks_judge_deletes_before_validating_ones() {
     let kept = client.get(&format!("{}/last", kind.collection())).unwrap();
     assert_eq!(kept.status, 200, "{kept:?}");
 }
+
+/// A create answered by an action is sent to the mutating webhooks with its body as the
+/// object, in its own kind and with the defaults kube's decoding sets (a TokenRequest's
+/// hour).
+#[test]
+fn webhooks_see_token_requests_with_their_defaults() {
+    let pki = Pki::new();
+    let webhook = Webhook::start("admission_webhook.py", &pki);
+    let server = Server::start();
+    let client = Client::new(server.addr());
+    let account =
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "keep"}});
+    let created = client
+        .post("/api/v1/namespaces/default/serviceaccounts", &account)
+        .unwrap();
+    assert_eq!(created.status, 201, "{created:?}");
+    let mut tokens = hook(
+        "tokens.example.com",
+        webhook.url("/policy"),
+        &pki,
+        WebApps::Compiled,
+        &["CREATE"],
+    );
+    tokens["rules"] = json!([{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+        "resources": ["serviceaccounts/token"]}]);
+    configure(
+        &client,
+        "mutatingwebhookconfigurations",
+        "tokens",
+        vec![tokens],
+    );
+    let request = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+        "spec": {"audiences": ["example"]}});
+    let path = "/api/v1/namespaces/default/serviceaccounts/keep/token";
+    // Issued (the webhook allows it) once the webhook is called.
+    let review = wait_for(
+        Duration::from_secs(10),
+        "the webhook to be sent token requests",
+        String::new,
+        || {
+            let issued = client.post(path, &request).ok()?;
+            assert_eq!(issued.status, 201, "{issued:?}");
+            webhook
+                .drain()
+                .into_iter()
+                .find(|review| review["name"] == "keep")
+        },
+    );
+    assert_eq!(review["operation"], "CREATE", "{review}");
+    assert_eq!(review["subResource"], "token");
+    assert_eq!(
+        review["kind"],
+        json!({"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"})
+    );
+    assert_eq!(
+        review["object"]["spec"]["expirationSeconds"], 3600,
+        "{review}"
+    );
+    assert_eq!(review["object"]["spec"]["audiences"], json!(["example"]));
+}

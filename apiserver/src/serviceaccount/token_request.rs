@@ -45,6 +45,21 @@ impl Action for Issue {
     fn create<'a>(&'a self, registry: &'a Registry, request: ActionRequest<'a>) -> Answer<'a> {
         Box::pin(issue(&self.0, registry, request))
     }
+
+    /// kube's `SetDefaults_TokenRequestSpec`: an hour unless the request says.
+    fn default_body(&self, body: &mut Value) {
+        let Some(body) = body.as_object_mut() else {
+            return;
+        };
+        let spec = body
+            .entry("spec")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(spec) = spec.as_object_mut()
+            && spec.get("expirationSeconds").is_none_or(Value::is_null)
+        {
+            spec.insert("expirationSeconds".into(), Value::from(DEFAULT_SECONDS));
+        }
+    }
 }
 
 fn invalid(name: &str, causes: Vec<FieldError>) -> ApiError {
