@@ -68,6 +68,37 @@ impl Registry {
         }
     }
 
+    /// Both sides of admission on an object nothing else happens to between them (a
+    /// connect's options; a delete's, null: the validating side is given none), as
+    /// `configured` (what [`Registry::webhooks_configured`] said) asks: the object as the
+    /// mutating side leaves it, the warnings of both added to `warnings`.
+    pub(super) async fn admit_through(
+        &self,
+        attributes: &Attributes<'_>,
+        configured: (bool, bool),
+        object: Value,
+        old: Option<&Value>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, ApiError> {
+        let (mutating, validating) = configured;
+        let object = match mutating {
+            true => {
+                let (object, more) = self.mutating_admission(attributes, object, old).await?;
+                warnings.extend(more);
+                object
+            }
+            false => object,
+        };
+        if validating {
+            let given = (!object.is_null()).then_some(&object);
+            warnings.extend(
+                self.validating_admission(attributes, given, old, None)
+                    .await?,
+            );
+        }
+        Ok(object)
+    }
+
     /// The validating admission webhooks on a write (`object` and `old` in the request's
     /// version; no object for a delete), then the in-process checks on its hubs (`new` and
     /// `old_hub`; none for a delete): the webhooks' warnings.

@@ -173,19 +173,7 @@ impl Registry {
                 kind,
             }),
         };
-        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
-        let options = match mutating {
-            true => {
-                let (options, more) = self.mutating_admission(&attributes, options, None).await?;
-                warnings.extend(more);
-                options
-            }
-            false => options,
-        };
-        if validating {
-            let more = (self.validating_admission(&attributes, Some(&options), None, None)).await?;
-            warnings.extend(more);
-        }
-        Ok(options)
+        let configured = self.webhooks_configured(&attributes).await?;
+        (self.admit_through(&attributes, configured, options, None, warnings)).await
     }
 }

@@ -433,20 +433,20 @@ impl Registry {
             options: &admission_options,
             object_kind: None,
         };
-        let (mutating, validating) = self.webhooks_configured(&attributes).await?;
+        let configured = self.webhooks_configured(&attributes).await?;
         let mut warnings = Vec::new();
-        if !mutating && !validating {
+        if configured == (false, false) {
             return Ok(warnings);
         }
         let old = object::stored_in_version(target.kind, kv, target.version, kv.mod_revision)?;
-        if mutating {
-            let (_, more) = (self.mutating_admission(&attributes, Value::Null, Some(&old))).await?;
-            warnings.extend(more);
-        }
-        if validating {
-            let more = (self.validating_admission(&attributes, None, Some(&old), None)).await?;
-            warnings.extend(more);
-        }
+        let admitted = self.admit_through(
+            &attributes,
+            configured,
+            Value::Null,
+            Some(&old),
+            &mut warnings,
+        );
+        admitted.await?;
         Ok(warnings)
     }
 

@@ -676,12 +676,8 @@ impl Registry {
         options: &DeleteOptions,
         user: Option<&kapi_core::user::UserInfo>,
     ) -> Result<Deleted, ApiError> {
-        let mut deleted = (self.delete_object(target, name, options, user, true)).await?;
-        // An object its finalizers hold is answered as it now is, for every kind.
-        if deleted.gone {
-            deleted.answer = delete::answer(target.kind.info, deleted.answer);
-        }
-        Ok(deleted)
+        self.delete_answered(target, name, options, user, true)
+            .await
     }
 
     /// [`Registry::delete_as`] of a delete admitted as something else, which admission
@@ -695,11 +691,25 @@ impl Registry {
         options: &DeleteOptions,
         user: Option<&kapi_core::user::UserInfo>,
     ) -> Result<Value, ApiError> {
-        let deleted = (self.delete_object(target, name, options, user, false)).await?;
-        Ok(match deleted.gone {
-            true => delete::answer(target.kind.info, deleted.answer),
-            false => deleted.answer,
-        })
+        let deleted = (self.delete_answered(target, name, options, user, false)).await?;
+        Ok(deleted.answer)
+    }
+
+    /// A delete (`admit`: through admission) answered as kube's store answers it: a gone
+    /// object by [`delete::answer`], one its finalizers hold as it now is, for every kind.
+    async fn delete_answered(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        options: &DeleteOptions,
+        user: Option<&kapi_core::user::UserInfo>,
+        admit: bool,
+    ) -> Result<Deleted, ApiError> {
+        let mut deleted = (self.delete_object(target, name, options, user, admit)).await?;
+        if deleted.gone {
+            deleted.answer = delete::answer(target.kind.info, deleted.answer);
+        }
+        Ok(deleted)
     }
 
     /// Deletes the objects of a collection that match `list`, each through admission:

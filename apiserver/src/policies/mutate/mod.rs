@@ -166,8 +166,7 @@ impl Reinvocable for MutatingPolicies {
             let Some(version) = matching::version(constraints, attributes, &name) else {
                 continue;
             };
-            let given = (!object.is_null()).then_some(&object);
-            if !matching::selected(registry, constraints, attributes, given, old).await? {
+            if !matching::selected(registry, constraints, attributes, Some(&object), old).await? {
                 continue;
             }
             if let Some(kind) = &policy.param_kind
@@ -183,14 +182,8 @@ impl Reinvocable for MutatingPolicies {
                 if let Some(resources) = &binding.spec.match_resources {
                     let resources = resources.into();
                     let matched = matching::version(&resources, attributes, &name).is_some()
-                        && matching::selected(
-                            registry,
-                            &resources,
-                            attributes,
-                            (!object.is_null()).then_some(&object),
-                            old,
-                        )
-                        .await?;
+                        && matching::selected(registry, &resources, attributes, Some(&object), old)
+                            .await?;
                     if !matched {
                         continue;
                     }
@@ -221,8 +214,7 @@ impl Reinvocable for MutatingPolicies {
                         let trimmed = inputs::namespace_object(registry, attributes).await?;
                         namespace_object = Some(value(&trimmed));
                     }
-                    let given = (!object.is_null()).then_some(&object);
-                    let seen = crate::webhooks::in_version(attributes, given, &version)?
+                    let seen = crate::webhooks::in_version(attributes, Some(&object), &version)?
                         .unwrap_or_default();
                     let seen_old = crate::webhooks::in_version(attributes, old, &version)?;
                     let authorizer = self.authorizer.get().map(|modes| {
